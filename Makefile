@@ -1,0 +1,42 @@
+# Tally — build, run and test.
+#   make run    install what is missing, build and open the app
+#   make test   install what is missing and run every test (what CI runs)
+
+GO      ?= go
+BIN     ?= tally
+PKGS    := ./...
+
+.PHONY: all deps build run test vet unit smoke bench clean package
+
+all: build
+
+deps:
+	@bash scripts/deps.sh
+
+build: deps
+	$(GO) build -o $(BIN) .
+
+run: build
+	./$(BIN)
+
+vet:
+	$(GO) vet $(PKGS)
+	@out=$$(gofmt -l . | grep -v '^vendor/' || true); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+unit:
+	$(GO) test -count=1 $(PKGS)
+
+smoke: build
+	bash scripts/smoke.sh
+
+test: deps vet unit smoke
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+package: deps
+	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package --release
+
+clean:
+	rm -f $(BIN)
+	rm -rf artifacts

@@ -1,0 +1,173 @@
+// Package cli implements Tally's headless command line: run, sessions,
+// inspect and export, sharing one set of flags. Main returns the process
+// exit status: 0 on success, 1 when a turn or command failed, 2 on bad
+// usage. Errors are printed to stderr as one sentence; the API key never is.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tally-dev/tally/config"
+	"github.com/tally-dev/tally/storage"
+)
+
+// Exit statuses.
+const (
+	ExitOK    = 0
+	ExitFail  = 1
+	ExitUsage = 2
+)
+
+// Usage is the command summary printed for `tally help` and bad usage.
+const Usage = `Tally — a context-engineered coding agent for OpenAI-compatible models.
+
+Usage:
+  tally                                 open the desktop app
+  tally run [flags] "PROMPT"            run one user turn headless
+  tally sessions [--json]               list sessions, one a line starting with its ID
+  tally inspect SESSION                 the next request as the model would see it
+  tally export SESSION                  the whole history as JSON lines
+  tally help                            this text
+
+Flags (all commands):
+  --data DIR             data directory (env TALLY_DATA; default ~/.local/share/tally)
+  --base-url URL         OpenAI-compatible endpoint (env OPENAI_BASE_URL)
+  --model NAME           model name (env TALLY_MODEL)
+  --context-window N     override the model's context window in tokens
+  --session ID           continue this session, or start one under this ID
+  --workspace DIR        folder the agent works in (default: current folder)
+  --yes                  approve every tool call without asking
+  --json                 print events as JSON lines on stdout
+  --max-steps N          model requests allowed per turn (default 50)
+The API key is read from OPENAI_API_KEY or DEEPSEEK_API_KEY, or from Settings in the app.
+`
+
+// usageError marks errors that should exit with status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// options are the parsed shared flags.
+type options struct {
+	data, baseURL, model, session, workspace string
+	contextWindow, maxSteps                  int
+	yes, json, ledger                        bool
+	args                                     []string
+}
+
+func parse(name string, args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.data, "data", "", "")
+	fs.StringVar(&o.baseURL, "base-url", "", "")
+	fs.StringVar(&o.model, "model", "", "")
+	fs.StringVar(&o.session, "session", "", "")
+	fs.StringVar(&o.workspace, "workspace", "", "")
+	fs.IntVar(&o.contextWindow, "context-window", 0, "")
+	fs.IntVar(&o.maxSteps, "max-steps", 0, "")
+	fs.BoolVar(&o.yes, "yes", false, "")
+	fs.BoolVar(&o.json, "json", false, "")
+	fs.BoolVar(&o.ledger, "ledger", false, "")
+	// Flags may come before or after the positional arguments.
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usagef("tally %s: %v; run `tally help` for the flags", name, err)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if rest[0] == "--" {
+			o.args = append(o.args, rest[1:]...)
+			break
+		}
+		o.args = append(o.args, rest[0])
+		args = rest[1:]
+	}
+	if o.contextWindow < 0 || o.maxSteps < 0 {
+		return nil, usagef("tally %s: --context-window and --max-steps must be positive", name)
+	}
+	return o, nil
+}
+
+func (o *options) openStore() (*storage.Store, error) {
+	path := ""
+	switch {
+	case o.data != "":
+		path = filepath.Join(o.data, "tally.db")
+	default:
+		p, err := storage.DefaultPath()
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	return storage.Open(path, storage.Options{})
+}
+
+func (o *options) resolve(st *storage.Store) (config.Resolved, config.Settings, error) {
+	saved, err := config.Load(st)
+	if err != nil {
+		return config.Resolved{}, saved, err
+	}
+	r := config.Resolve(config.Flags{BaseURL: o.baseURL, Model: o.model, ContextWindow: o.contextWindow}, os.Getenv, saved)
+	return r, saved, nil
+}
+
+// Main runs the command line with args (without the program name).
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, Usage)
+		return ExitUsage
+	}
+	var err error
+	switch args[0] {
+	case "help", "-h", "--help", "-help":
+		fmt.Fprint(stdout, Usage)
+		return ExitOK
+	case "run":
+		err = cmdRun(args[1:], stdin, stdout, stderr)
+	case "sessions":
+		err = cmdSessions(args[1:], stdout, stderr)
+	case "inspect":
+		err = cmdInspect(args[1:], stdout, stderr)
+	case "export":
+		err = cmdExport(args[1:], stdout, stderr)
+	default:
+		err = usagef("tally: unknown command %q; run `tally help` to see the commands", args[0])
+	}
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintln(stderr, oneLine(err.Error()))
+	var ue usageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	return ExitFail
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.ReplaceAll(s, "\n", " ")
+	return s
+}
+
+func needSession(name string, o *options) (string, error) {
+	switch {
+	case len(o.args) == 1:
+		return o.args[0], nil
+	case len(o.args) == 0 && o.session != "":
+		return o.session, nil
+	}
+	return "", usagef("tally %s: give exactly one session ID (see `tally sessions`)", name)
+}

@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/storage"
+)
+
+func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	o, err := parse("run", args, stderr)
+	if err != nil {
+		return err
+	}
+	text := strings.Join(o.args, " ")
+	if text == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return fmt.Errorf("tally run: cannot read the prompt from standard input: %v", err)
+		}
+		text = string(b)
+	}
+	if strings.TrimSpace(text) == "" {
+		return usagef(`tally run: give the prompt as an argument, e.g. tally run "fix the failing test", or "-" to read it from standard input`)
+	}
+	st, err := o.openStore()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	r, _, err := o.resolve(st)
+	if err != nil {
+		return err
+	}
+	if err := r.Check(); err != nil {
+		return err
+	}
+	ws := o.workspace
+	if ws == "" {
+		if ws, err = os.Getwd(); err != nil {
+			return fmt.Errorf("tally run: cannot read the current folder (%v); pass --workspace", err)
+		}
+	}
+	out := &printer{stdout: stdout, stderr: stderr, json: o.json}
+	cfg := agent.Config{
+		Store:         st,
+		Model:         llm.NewOpenAI(llm.Config{BaseURL: r.BaseURL, APIKey: r.APIKey}),
+		ModelName:     r.Model,
+		ContextWindow: r.ContextWindow,
+		MaxSteps:      o.maxSteps,
+		Approver:      approver(o.yes, stdin, stderr),
+		UserConfigDir: userConfigDir(),
+		OnEvent:       out.event,
+	}
+	var sess *agent.Session
+	if o.session != "" {
+		if err := agent.ValidID(o.session); err != nil {
+			return usageError{err.Error()}
+		}
+		sess, err = agent.OpenOrCreate(cfg, o.session, ws)
+	} else {
+		sess, err = agent.Create(cfg, "", ws, "")
+		if err == nil {
+			fmt.Fprintf(stderr, "session %s\n", sess.ID())
+		}
+	}
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := sess.Run(ctx, text)
+	out.finish()
+	if err != nil {
+		return err
+	}
+	if res.Reason == agent.ReasonCancelled {
+		return fmt.Errorf("tally run: the turn was interrupted; the conversation is saved and can be continued with --session %s", sess.ID())
+	}
+	return nil
+}
+
+func userConfigDir() string {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return d + string(os.PathSeparator) + "tally"
+}
+
+// printer writes events for a person (text on stdout, progress on stderr)
+// or as JSON lines on stdout.
+type printer struct {
+	mu       sync.Mutex
+	stdout   io.Writer
+	stderr   io.Writer
+	json     bool
+	midLine  bool
+	thinking bool
+}
+
+func (p *printer) event(e agent.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.json {
+		b, err := json.Marshal(e)
+		if err == nil {
+			p.stdout.Write(append(b, '\n'))
+		}
+		return
+	}
+	switch e.Kind {
+	case agent.EventDelta:
+		if e.Delta.Content != "" {
+			io.WriteString(p.stdout, e.Delta.Content)
+			p.midLine = !strings.HasSuffix(e.Delta.Content, "\n")
+		}
+	case agent.EventToolStart:
+		p.newline()
+		fmt.Fprintf(p.stderr, "→ %s\n", tool.Summarize(e.Call.Name, json.RawMessage(e.Call.Arguments)))
+	case agent.EventRetry:
+		fmt.Fprintf(p.stderr, "retrying in %s (attempt %d of %d): %s\n", e.Retry.Wait.Round(time.Millisecond), e.Retry.Attempt, e.Retry.MaxAttempts, e.Retry.Reason)
+	case agent.EventMessage:
+		if e.Message != nil && e.Message.Role == "tool" && e.Message.IsError {
+			fmt.Fprintf(p.stderr, "  %s\n", firstLine(e.Message.Text()))
+		}
+	case agent.EventError:
+		p.newline()
+	case agent.EventTurnEnd:
+		p.newline()
+	}
+}
+
+func (p *printer) newline() {
+	if p.midLine {
+		io.WriteString(p.stdout, "\n")
+		p.midLine = false
+	}
+}
+
+func (p *printer) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.newline()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}
+
+// approver returns the CLI's approval gate: --yes approves everything; on a
+// terminal the user is asked; otherwise calls needing approval are denied.
+func approver(yes bool, stdin io.Reader, stderr io.Writer) tool.Approver {
+	if yes {
+		return tool.ApproveAll{}
+	}
+	if f, ok := stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			return &terminalApprover{in: bufio.NewReader(f), out: stderr}
+		}
+	}
+	return noticeDeny{stderr}
+}
+
+type noticeDeny struct{ out io.Writer }
+
+func (n noticeDeny) Approve(_ context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
+	fmt.Fprintf(n.out, "denied %s: not approved (run with --yes to allow tool calls that change files or run commands)\n", req.Summary)
+	return tool.Deny, nil
+}
+
+type terminalApprover struct {
+	in  *bufio.Reader
+	out io.Writer
+}
+
+func (t *terminalApprover) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
+	fmt.Fprintf(t.out, "Allow %s? [y]es / [n]o / [a]lways for this tool: ", req.Summary)
+	line, err := t.in.ReadString('\n')
+	if err != nil && line == "" {
+		return tool.Deny, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return tool.Approve, nil
+	case "a", "always":
+		return tool.ApproveAlways, nil
+	}
+	return tool.Deny, nil
+}
+
+var _ = storage.ErrNotFound

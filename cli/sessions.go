@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tally-dev/tally/storage"
+)
+
+// sessionRow is the JSON form of one listed session.
+type sessionRow struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	Workspace string    `json:"workspace"`
+	Model     string    `json:"model"`
+	Updated   time.Time `json:"updated"`
+	Cycle     int       `json:"cycle"`
+	Messages  int       `json:"messages"`
+}
+
+func cmdSessions(args []string, stdout, stderr io.Writer) error {
+	o, err := parse("sessions", args, stderr)
+	if err != nil {
+		return err
+	}
+	if len(o.args) > 0 {
+		return usagef("tally sessions: takes no arguments, got %q", o.args[0])
+	}
+	st, err := o.openStore()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var rows []sessionRow
+	err = st.View(func(tx *storage.Tx) error {
+		list, err := tx.Sessions()
+		if err != nil {
+			return err
+		}
+		for _, s := range list {
+			n, err := tx.LogLen(s.ID, s.Cycle)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, sessionRow{s.ID, s.Title, s.Workspace, s.Model, s.Updated, s.Cycle, n})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		for _, r := range rows {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, r := range rows {
+		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\tcycle %d\t%d messages\t%s\n",
+			r.ID, r.Title, r.Workspace, r.Model, r.Cycle, r.Messages, r.Updated.Local().Format("2006-01-02 15:04"))
+	}
+	return nil
+}

@@ -1,0 +1,196 @@
+// Package config resolves where Tally talks to a model: the base URL, the
+// model name, the API key, the context window and per-model prices. Values
+// come from command-line flags, then the environment, then the settings
+// saved in the store, then defaults. The API key is kept only in the local
+// store and is never part of any error message.
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/tally-dev/tally/storage"
+)
+
+// Defaults used when nothing else is configured.
+const (
+	DefaultOpenAIBaseURL   = "https://api.openai.com/v1"
+	DefaultDeepSeekBaseURL = "https://api.deepseek.com/v1"
+	DefaultModel           = "deepseek-chat"
+)
+
+// settingKey is the store setting that holds the saved Settings.
+const settingKey = "config"
+
+// Settings are the values a person edits on the settings page.
+type Settings struct {
+	BaseURL       string           `json:"base_url,omitempty"`
+	Model         string           `json:"model,omitempty"`
+	APIKey        string           `json:"api_key,omitempty"`
+	ContextWindow int              `json:"context_window,omitempty"`
+	Prices        map[string]Price `json:"prices,omitempty"`
+	LastSession   string           `json:"last_session,omitempty"`
+	Theme         string           `json:"theme,omitempty"` // "", "light" or "dark"
+}
+
+// Price is a model's price in US dollars per million tokens.
+type Price struct {
+	CacheHit   float64 `json:"cache_hit"`
+	CacheMiss  float64 `json:"cache_miss"`
+	Completion float64 `json:"completion"`
+}
+
+// DefaultPrices are list prices per million tokens (USD) for common models;
+// the settings page can override any of them.
+var DefaultPrices = map[string]Price{
+	"deepseek-chat":     {CacheHit: 0.028, CacheMiss: 0.28, Completion: 0.42},
+	"deepseek-reasoner": {CacheHit: 0.028, CacheMiss: 0.28, Completion: 0.42},
+	"deepseek-v4-flash": {CacheHit: 0.02, CacheMiss: 0.20, Completion: 0.60},
+	"deepseek-v4-pro":   {CacheHit: 0.05, CacheMiss: 0.50, Completion: 1.50},
+	"gpt-4o":            {CacheHit: 1.25, CacheMiss: 2.50, Completion: 10.00},
+	"gpt-4o-mini":       {CacheHit: 0.075, CacheMiss: 0.15, Completion: 0.60},
+	"gpt-4.1":           {CacheHit: 0.50, CacheMiss: 2.00, Completion: 8.00},
+	"gpt-5":             {CacheHit: 0.125, CacheMiss: 1.25, Completion: 10.00},
+}
+
+// PriceFor returns the price of model from the saved table or the defaults,
+// matching the longest prefix, and whether one was found.
+func (s Settings) PriceFor(model string) (Price, bool) {
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	for _, table := range []map[string]Price{s.Prices, DefaultPrices} {
+		best, found := "", false
+		var p Price
+		for k, v := range table {
+			if strings.HasPrefix(m, strings.ToLower(k)) && len(k) >= len(best) {
+				best, p, found = k, v, true
+			}
+		}
+		if found {
+			return p, true
+		}
+	}
+	return Price{}, false
+}
+
+// Cost returns the dollars a request cost at price p.
+func (p Price) Cost(hit, miss, completion int) float64 {
+	return (float64(hit)*p.CacheHit + float64(miss)*p.CacheMiss + float64(completion)*p.Completion) / 1e6
+}
+
+// Load reads the saved settings; a store without them gives zero Settings.
+func Load(st *storage.Store) (Settings, error) {
+	var s Settings
+	err := st.View(func(tx *storage.Tx) error {
+		data, err := tx.Setting(settingKey)
+		if err != nil || data == nil {
+			return err
+		}
+		if err := json.Unmarshal(data, &s); err != nil {
+			return fmt.Errorf("config: saved settings are unreadable (%v); open Settings and save them again", err)
+		}
+		return nil
+	})
+	return s, err
+}
+
+// Save stores s, replacing the saved settings.
+func Save(st *storage.Store, s Settings) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return st.Update(func(tx *storage.Tx) error { return tx.PutSetting(settingKey, data) })
+}
+
+// Env is the environment lookup, replaceable in tests.
+type Env func(string) string
+
+// Resolved is the endpoint a session will use.
+type Resolved struct {
+	BaseURL       string
+	Model         string
+	APIKey        string
+	ContextWindow int
+	// KeySource says where the key came from ("flag", "OPENAI_API_KEY",
+	// "DEEPSEEK_API_KEY", "settings" or ""), never the key itself.
+	KeySource string
+}
+
+// Flags are the command-line overrides; empty fields are unset.
+type Flags struct {
+	BaseURL       string
+	Model         string
+	ContextWindow int
+}
+
+// Resolve merges flags, the environment and saved settings.
+func Resolve(f Flags, env Env, saved Settings) Resolved {
+	if env == nil {
+		env = os.Getenv
+	}
+	r := Resolved{}
+	switch {
+	case env("OPENAI_API_KEY") != "":
+		r.APIKey, r.KeySource = env("OPENAI_API_KEY"), "OPENAI_API_KEY"
+	case env("DEEPSEEK_API_KEY") != "":
+		r.APIKey, r.KeySource = env("DEEPSEEK_API_KEY"), "DEEPSEEK_API_KEY"
+	case saved.APIKey != "":
+		r.APIKey, r.KeySource = saved.APIKey, "settings"
+	}
+	r.BaseURL = first(f.BaseURL, env("OPENAI_BASE_URL"), saved.BaseURL)
+	if r.BaseURL == "" {
+		if r.KeySource == "DEEPSEEK_API_KEY" {
+			r.BaseURL = DefaultDeepSeekBaseURL
+		} else if r.APIKey != "" {
+			r.BaseURL = DefaultOpenAIBaseURL
+		}
+	}
+	r.Model = first(f.Model, env("TALLY_MODEL"), saved.Model)
+	if r.Model == "" {
+		r.Model = DefaultModel
+	}
+	r.ContextWindow = f.ContextWindow
+	if r.ContextWindow == 0 {
+		r.ContextWindow = saved.ContextWindow
+	}
+	return r
+}
+
+// Check reports, in one sentence, what is missing for r to reach a model.
+func (r Resolved) Check() error {
+	if r.BaseURL == "" {
+		return errors.New("config: no model endpoint is configured; pass --base-url (or set OPENAI_BASE_URL) and set OPENAI_API_KEY")
+	}
+	u, err := url.Parse(r.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("config: base URL %q is not an http(s) URL; use something like https://api.deepseek.com/v1", r.BaseURL)
+	}
+	return nil
+}
+
+// Mask renders a secret for display: its last four characters at most.
+func Mask(key string) string {
+	if key == "" {
+		return "(not set)"
+	}
+	if len(key) <= 8 {
+		return "••••"
+	}
+	return "••••" + key[len(key)-4:]
+}
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

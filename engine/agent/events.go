@@ -1,0 +1,65 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/transcript"
+)
+
+// EventKind names what happened.
+type EventKind string
+
+// Event kinds, in the order a turn usually produces them.
+const (
+	EventTurnStart EventKind = "turn_start" // a user turn began
+	EventMessage   EventKind = "message"    // a message was appended and committed
+	EventDelta     EventKind = "delta"      // streamed text or reasoning arrived
+	EventToolStart EventKind = "tool_start" // a tool call is about to run
+	EventUsage     EventKind = "usage"      // a response's usage re-anchored the count
+	EventRetry     EventKind = "retry"      // a request failed and will be retried
+	EventRebuild   EventKind = "rebuild"    // the log was rewritten (with a record)
+	EventError     EventKind = "error"      // something failed; Err says what
+	EventTurnEnd   EventKind = "turn_end"   // the turn ended; Reason says why
+)
+
+// Event is one thing the engine reports to the UI or the CLI. Events are
+// values: they share no memory with the engine, so a receiver may keep them
+// or hand them to another goroutine.
+type Event struct {
+	Kind    EventKind            `json:"kind"`
+	Session string               `json:"session"`
+	Time    time.Time            `json:"time"`
+	Step    int                  `json:"step,omitempty"`
+	Index   int                  `json:"index,omitempty"` // log index of an appended message
+	Message *transcript.Message  `json:"message,omitempty"`
+	Delta   *llm.Delta           `json:"delta,omitempty"`
+	Call    *transcript.ToolCall `json:"call,omitempty"`
+	Usage   *Usage               `json:"usage,omitempty"`
+	Retry   *llm.Retry           `json:"retry,omitempty"`
+	Err     string               `json:"error,omitempty"`
+	Reason  string               `json:"reason,omitempty"`
+}
+
+// Usage is what one response cost and where it left the context.
+type Usage struct {
+	PromptTokens     int           `json:"prompt_tokens"`
+	CompletionTokens int           `json:"completion_tokens"`
+	CacheHitTokens   int           `json:"cache_hit_tokens"`
+	CacheMissTokens  int           `json:"cache_miss_tokens"`
+	CacheReported    bool          `json:"cache_reported"`
+	ContextTokens    int           `json:"context_tokens"` // the anchored level after the response
+	Window           int           `json:"window"`
+	Duration         time.Duration `json:"duration"`
+	Attempts         int           `json:"attempts"`
+	First            bool          `json:"first"` // the session's first request (a cold cache)
+}
+
+// Turn end reasons.
+const (
+	ReasonDone      = "done"       // the model answered without tool calls
+	ReasonStepLimit = "step_limit" // the per-turn step limit was reached
+	ReasonCancelled = "cancelled"  // the user stopped the turn
+	ReasonFailed    = "failed"     // an error ended the turn
+	ReasonHalted    = "halted"     // the loop guard stopped the turn
+)

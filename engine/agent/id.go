@@ -1,0 +1,27 @@
+package agent
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"time"
+)
+
+var idRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// NewID returns a fresh session ID such as "20261130-9f3a1c".
+func NewID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102") + "-" + hex.EncodeToString(b[:])
+}
+
+// ValidID reports whether id can name a session: 1–64 letters, digits,
+// dots, dashes or underscores, starting with a letter or digit.
+func ValidID(id string) error {
+	if !idRe.MatchString(id) {
+		return fmt.Errorf("agent: %q is not a valid session ID; use up to 64 letters, digits, '.', '-' or '_'", id)
+	}
+	return nil
+}

@@ -1,0 +1,441 @@
+// Package agent runs Tally's turn loop: it appends the user's text, asks the
+// model, runs the tools it calls and commits every step to the store before
+// the next request. It wires the other engine packages together and reports
+// progress as Events; it never imports a UI toolkit.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/tally-dev/tally/assets"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/tokens"
+	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/storage"
+)
+
+// DefaultMaxSteps is the per-turn limit of model requests.
+const DefaultMaxSteps = 50
+
+// Config is what a session needs from its host (the CLI or the GUI).
+type Config struct {
+	Store         *storage.Store
+	Model         llm.Model
+	ModelName     string
+	ContextWindow int           // 0: from the known-model table
+	Approver      tool.Approver // nil: deny every call that needs approval
+	MaxSteps      int           // 0: DefaultMaxSteps
+	Now           func() time.Time
+	UserConfigDir string // where the user's AGENTS.md lives; "" skips it
+	ShellTimeout  time.Duration
+	// OnEvent receives every event synchronously on the engine's goroutine.
+	// It must return quickly; the GUI copies the event and hands it over.
+	OnEvent func(Event)
+}
+
+func (c *Config) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+// state is the engine-owned part of a stored session.
+type state struct {
+	System     string        `json:"system"`
+	Spans      []prompt.Span `json:"spans"`
+	WorkingSet WorkingSet    `json:"working_set"`
+	Requests   int           `json:"requests"`
+	Anchor     *anchorState  `json:"anchor,omitempty"`
+}
+
+type anchorState struct {
+	Billed, At, Est int
+}
+
+// Session is one conversation bound to a workspace. Its methods are safe to
+// call from several goroutines, but turns run one at a time.
+type Session struct {
+	cfg   Config
+	mu    sync.Mutex // held for the whole of a turn
+	meta  storage.Session
+	st    state
+	log   *transcript.AppendLog
+	tools *tool.Registry
+	gate  *tool.Gate
+	env   tool.Env
+
+	catalog   []openai.Tool
+	system    openai.ChatCompletionMessage
+	prefixTok int
+	reqMsgs   []openai.ChatCompletionMessage // system + log wires, grown by appends
+	anchor    tokens.Anchor
+	fp        prompt.Fingerprint
+}
+
+// ErrBusy is returned when a turn is started while another one runs.
+var ErrBusy = errors.New("agent: a turn is already running in this session; wait for it or stop it first")
+
+// Create starts a new session with the given ID (generated when empty) in
+// workspace. The system prompt is assembled now, once: the workspace's
+// AGENTS.md files are read at session start and never again.
+func Create(cfg Config, id, workspace, title string) (*Session, error) {
+	abs, err := checkWorkspace(workspace)
+	if err != nil {
+		return nil, err
+	}
+	if id == "" {
+		id = NewID(cfg.now())
+	}
+	if err := ValidID(id); err != nil {
+		return nil, err
+	}
+	now := cfg.now()
+	text, spans := prompt.Assemble(SystemSections(abs, prompt.LoadContext(abs, cfg.UserConfigDir)))
+	if title == "" {
+		title = filepath.Base(abs)
+	}
+	meta := storage.Session{ID: id, Title: title, Workspace: abs, Model: cfg.ModelName, Created: now, Updated: now, Cycle: 1}
+	st := state{System: text, Spans: spans}
+	err = cfg.Store.Update(func(tx *storage.Tx) error {
+		if _, err := tx.Session(id); err == nil {
+			return fmt.Errorf("agent: a session with ID %q already exists; open it or choose another ID", id)
+		}
+		return putMeta(tx, meta, st)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return load(cfg, meta, st, nil)
+}
+
+// Open loads a stored session. A session whose last step was interrupted
+// (a crash between a tool call and its result) is repaired by appending an
+// "interrupted" result for each unanswered call; nothing is rewritten.
+func Open(cfg Config, id string) (*Session, error) {
+	s, err := Inspect(cfg, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.repair(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenOrCreate opens the session with ID id, or creates it in workspace when
+// no such session exists.
+func OpenOrCreate(cfg Config, id, workspace string) (*Session, error) {
+	var exists bool
+	err := cfg.Store.View(func(tx *storage.Tx) error {
+		_, err := tx.Session(id)
+		exists = err == nil
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if exists {
+		return Open(cfg, id)
+	}
+	return Create(cfg, id, workspace, "")
+}
+
+func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*Session, error) {
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = DefaultMaxSteps
+	}
+	if cfg.Approver == nil {
+		cfg.Approver = tool.DenyAll{}
+	}
+	if cfg.ModelName == "" {
+		cfg.ModelName = meta.Model
+	}
+	s := &Session{cfg: cfg, meta: meta, st: st}
+	s.tools = tool.NewRegistry()
+	for _, t := range tool.Builtins() {
+		s.tools.AddBuiltin(t)
+	}
+	s.gate = tool.NewGate(cfg.Approver)
+	s.env = tool.Env{Workspace: meta.Workspace, ShellTimeout: cfg.ShellTimeout}
+	s.log = transcript.NewAppendLog(tokens.Count, transcript.WireRules{FoldTurnMeta: true})
+	for _, r := range recs {
+		m, err := transcript.Decode(r.Data)
+		if err != nil {
+			return nil, fmt.Errorf("agent: session %q message %d: %w", meta.ID, r.Seq, err)
+		}
+		s.log.Append(m)
+		s.log.SetSeq(s.log.Len()-1, r.Seq)
+	}
+	s.resetPrefix()
+	if a := st.Anchor; a != nil {
+		s.anchor.Set(a.Billed, a.At, a.Est)
+	}
+	return s, nil
+}
+
+// resetPrefix recomputes the prefix zone and the request skeleton from the
+// stored system prompt, the tool catalog and the log.
+func (s *Session) resetPrefix() {
+	s.catalog = toOpenAITools(s.tools.Catalog())
+	s.system = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s.st.System}
+	b, _ := json.Marshal(s.catalog)
+	s.prefixTok = tokens.Count(s.st.System) + tokens.MessageOverhead + tokens.Count(string(b))
+	s.fp = prompt.Fingerprints(s.st.System, s.st.Spans, s.catalog)
+	s.reqMsgs = make([]openai.ChatCompletionMessage, 0, s.log.Len()+64)
+	s.reqMsgs = append(s.reqMsgs, s.system)
+	s.reqMsgs = s.log.AppendWire(s.reqMsgs)
+}
+
+func toOpenAITools(specs []tool.Spec) []openai.Tool {
+	out := make([]openai.Tool, 0, len(specs))
+	for _, sp := range specs {
+		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters,
+		}})
+	}
+	return out
+}
+
+func putMeta(tx *storage.Tx, meta storage.Session, st state) error {
+	extra, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	meta.Extra = extra
+	return tx.PutSession(meta)
+}
+
+// SystemSections returns the system prompt sections for a workspace, most
+// stable first. Nothing here reads a clock or git.
+func SystemSections(workspace string, pack prompt.ContextPack) []prompt.Section {
+	secs := []prompt.Section{
+		{Name: "constitution", Tier: prompt.Static, Text: assets.Constitution},
+		{Name: "cache_discipline", Tier: prompt.Static, Text: assets.CacheDiscipline},
+	}
+	secs = append(secs, pack.Sections()...)
+	shell := "bash"
+	if runtime.GOOS == "windows" {
+		shell = "cmd"
+	}
+	secs = append(secs, prompt.Section{Name: "environment", Tier: prompt.Session, Text: fmt.Sprintf(
+		"# Environment\nworkspace: %s\nplatform: %s/%s\nshell: %s\nAll file paths in tool calls are relative to the workspace.",
+		workspace, runtime.GOOS, runtime.GOARCH, shell)})
+	return secs
+}
+
+func checkWorkspace(dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("agent: no workspace folder given; choose the project folder the agent may work in")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("agent: workspace %q cannot be resolved: %v", dir, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("agent: workspace %q does not exist; create it or pick an existing folder", dir)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("agent: workspace %q is a file, not a folder; pick the project folder", dir)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return abs, nil
+}
+
+// ID returns the session's ID.
+func (s *Session) ID() string { return s.meta.ID }
+
+// Meta returns a copy of the session's stored metadata.
+func (s *Session) Meta() storage.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.meta
+}
+
+// Messages returns a copy of the current cycle's messages.
+func (s *Session) Messages() []transcript.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.log.Messages()
+}
+
+// Window returns the context window in force for this session.
+func (s *Session) Window() int {
+	if s.cfg.ContextWindow > 0 {
+		return s.cfg.ContextWindow
+	}
+	w, _ := tokens.Window(s.cfg.ModelName)
+	return w
+}
+
+// ContextTokens returns the current water level: the provider-billed size
+// of the last request plus estimates of what was appended since, and
+// whether it is exact (anchored, nothing estimated).
+func (s *Session) ContextTokens() (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.level()
+}
+
+func (s *Session) level() (int, bool) {
+	return s.anchor.Estimate(func(i int) int { return s.log.At(i).Tokens }, s.log.Len(), s.prefixTok, 0)
+}
+
+// Fingerprint returns the current prefix fingerprint.
+func (s *Session) Fingerprint() prompt.Fingerprint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fp
+}
+
+// NextRequest returns the request the model would receive next, as a copy.
+func (s *Session) NextRequest() llm.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	req := s.request()
+	req.Messages = append([]openai.ChatCompletionMessage(nil), req.Messages...)
+	return req
+}
+
+// request assembles the three zones: the prefix (system prompt and tool
+// catalog, fixed for the session), the log (a verbatim copy of the cached
+// wire messages) and the scratch zone at the tail. It shares its backing
+// array with the session and is valid only until the next append.
+func (s *Session) request() llm.Request {
+	return llm.Request{Model: s.cfg.ModelName, Messages: s.reqMsgs, Tools: s.catalog}
+}
+
+func (s *Session) emit(e Event) {
+	if s.cfg.OnEvent == nil {
+		return
+	}
+	e.Session = s.meta.ID
+	if e.Time.IsZero() {
+		e.Time = s.cfg.now()
+	}
+	s.cfg.OnEvent(e)
+}
+
+// commit appends msgs to the log and to the store in one write transaction,
+// with the session's state, then publishes them. extra runs in the same
+// transaction.
+func (s *Session) commit(msgs []transcript.Message, extra func(tx *storage.Tx) error) error {
+	start := s.log.Len()
+	for _, m := range msgs {
+		s.log.Append(m)
+	}
+	s.meta.Updated = s.cfg.now()
+	s.meta.Model = s.cfg.ModelName
+	if a := s.anchor; a.Valid() {
+		billed, at, est := a.Parts()
+		s.st.Anchor = &anchorState{billed, at, est}
+	} else {
+		s.st.Anchor = nil
+	}
+	seqs := make([]uint64, 0, len(msgs))
+	err := s.cfg.Store.Update(func(tx *storage.Tx) error {
+		for i := start; i < s.log.Len(); i++ {
+			data, err := transcript.Encode(s.log.At(i).Msg)
+			if err != nil {
+				return err
+			}
+			seq, err := tx.Append(s.meta.ID, s.meta.Cycle, data)
+			if err != nil {
+				return err
+			}
+			seqs = append(seqs, seq)
+		}
+		if extra != nil {
+			if err := extra(tx); err != nil {
+				return err
+			}
+		}
+		return putMeta(tx, s.meta, s.st)
+	})
+	if err != nil {
+		// Keep memory equal to the store: drop what was not committed.
+		kept := s.log.Messages()[:start]
+		s.log.Rebuild("rollback after a failed commit", kept, s.cfg.now())
+		s.resetPrefix()
+		return fmt.Errorf("agent: could not save the conversation: %w", err)
+	}
+	for i, seq := range seqs {
+		s.log.SetSeq(start+i, seq)
+		s.reqMsgs = append(s.reqMsgs, s.log.At(start+i).Wire)
+	}
+	for i := start; i < s.log.Len(); i++ {
+		m := s.log.At(i).Msg
+		s.emit(Event{Kind: EventMessage, Index: i, Message: &m})
+	}
+	return nil
+}
+
+// repair answers tool calls left without a result by a crash.
+func (s *Session) repair() error {
+	open := transcript.Unanswered(s.log.Messages())
+	if len(open) == 0 {
+		return nil
+	}
+	now := s.cfg.now()
+	var msgs []transcript.Message
+	for _, c := range open {
+		m := transcript.ToolResult(c, "interrupted: Tally stopped before this call finished; its effect is unknown, so check the workspace before retrying", true, now)
+		m.Kind = transcript.KindRepair
+		msgs = append(msgs, m)
+	}
+	return s.commit(msgs, nil)
+}
+
+// Close is a no-op kept for symmetry; the store outlives sessions.
+func (s *Session) Close() error { return nil }
+
+var _ = context.Background
+
+// Inspect opens a session read-only: no repair is appended, so the store is
+// not changed. Use it to look at what the next request would be.
+func Inspect(cfg Config, id string) (*Session, error) {
+	var meta storage.Session
+	var recs []storage.Record
+	err := cfg.Store.View(func(tx *storage.Tx) error {
+		var err error
+		if meta, err = tx.Session(id); err != nil {
+			return err
+		}
+		recs, err = tx.Log(id, meta.Cycle)
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, fmt.Errorf("agent: no session with ID %q; run `tally sessions` to list them", id)
+		}
+		return nil, err
+	}
+	var st state
+	if len(meta.Extra) > 0 {
+		if err := json.Unmarshal(meta.Extra, &st); err != nil {
+			return nil, fmt.Errorf("agent: session %q has unreadable state (%v); the store may be damaged", id, err)
+		}
+	}
+	return load(cfg, meta, st, recs)
+}
+
+// ModelName returns the model this session talks to.
+func (s *Session) ModelName() string { return s.cfg.ModelName }

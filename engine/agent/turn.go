@@ -1,0 +1,255 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/storage"
+)
+
+// Result is how a turn ended.
+type Result struct {
+	Reason string // one of the Reason constants
+	Steps  int    // model requests made
+	Answer string // the model's final text, if any
+}
+
+// LedgerRow is the stored usage record of one request.
+type LedgerRow struct {
+	Request          int       `json:"request"`
+	Time             time.Time `json:"time"`
+	Model            string    `json:"model"`
+	PromptTokens     int       `json:"prompt_tokens"`
+	CompletionTokens int       `json:"completion_tokens"`
+	CacheHitTokens   int       `json:"cache_hit_tokens"`
+	CacheMissTokens  int       `json:"cache_miss_tokens"`
+	CacheReported    bool      `json:"cache_reported"`
+	DurationMS       int64     `json:"duration_ms"`
+	Messages         int       `json:"messages"`
+}
+
+// TurnMeta renders the <turn_meta> block for a turn: the date at day
+// granularity, the model and the working set. Within one day and with no
+// new paths it is byte-identical.
+func TurnMeta(day time.Time, model string, ws *WorkingSet) string {
+	return fmt.Sprintf("<turn_meta>\ndate: %s\nmodel: %s\nworking_set: %s\n</turn_meta>",
+		day.Format("2006-01-02"), model, ws.Summary())
+}
+
+// Run executes one user turn: it appends text, then alternates model
+// requests and tool calls until the model answers without calling a tool,
+// the step limit is reached, ctx is cancelled, or an error occurs. Every
+// step is committed before the next request. A cancelled turn leaves a
+// transcript the API accepts: pending calls get a "cancelled" result.
+func (s *Session) Run(ctx context.Context, text string) (Result, error) {
+	if !s.mu.TryLock() {
+		return Result{}, ErrBusy
+	}
+	defer s.mu.Unlock()
+	if strings.TrimSpace(text) == "" {
+		return Result{}, errors.New("agent: the message is empty; type what you want the agent to do")
+	}
+	res, err := s.run(ctx, text)
+	ev := Event{Kind: EventTurnEnd, Reason: res.Reason, Step: res.Steps}
+	if err != nil {
+		ev.Err = err.Error()
+	}
+	s.emit(ev)
+	return res, err
+}
+
+func (s *Session) run(ctx context.Context, text string) (Result, error) {
+	s.emit(Event{Kind: EventTurnStart})
+	now := s.cfg.now()
+	s.st.WorkingSet.Touch(PathsIn(text)...)
+	meta := TurnMeta(now, s.cfg.ModelName, &s.st.WorkingSet)
+	if err := s.commit([]transcript.Message{transcript.UserText(meta, text, now)}, nil); err != nil {
+		return Result{Reason: ReasonFailed}, err
+	}
+	res := Result{}
+	for step := 1; ; step++ {
+		if step > s.cfg.MaxSteps {
+			res.Reason = ReasonStepLimit
+			err := fmt.Errorf("agent: stopped after %d model requests, the per-turn step limit; send another message to continue or raise the limit", s.cfg.MaxSteps)
+			s.emit(Event{Kind: EventError, Err: err.Error()})
+			return res, err
+		}
+		res.Steps = step
+		if err := ctx.Err(); err != nil {
+			res.Reason = ReasonCancelled
+			return res, nil
+		}
+		calls, answer, err := s.step(ctx, step)
+		if err != nil {
+			if ctx.Err() != nil {
+				res.Reason = ReasonCancelled
+				return res, nil
+			}
+			res.Reason = ReasonFailed
+			s.emit(Event{Kind: EventError, Err: err.Error()})
+			return res, err
+		}
+		if len(calls) == 0 {
+			res.Reason, res.Answer = ReasonDone, answer
+			return res, nil
+		}
+		if cancelled, err := s.runTools(ctx, step, calls); err != nil || cancelled {
+			if cancelled {
+				res.Reason = ReasonCancelled
+				return res, nil
+			}
+			res.Reason = ReasonFailed
+			return res, err
+		}
+	}
+}
+
+// step makes one model request and commits the reply. It returns the tool
+// calls to run (none means the turn is over) and the reply text.
+func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, string, error) {
+	req := s.request()
+	logLen := s.log.Len()
+	estimate, _ := s.anchorFreeEstimate()
+	cb := llm.Callbacks{
+		OnDelta: func(d llm.Delta) { s.emit(Event{Kind: EventDelta, Step: step, Delta: &d}) },
+		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Step: step, Retry: &r}) },
+	}
+	resp, err := s.cfg.Model.Stream(ctx, req, cb)
+	now := s.cfg.now()
+	if err != nil {
+		if ctx.Err() != nil && resp != nil && resp.Content != "" {
+			// Keep what the user already saw streamed, without its calls.
+			partial := transcript.AssistantReply(resp.Content+"\n\n(stopped by the user)", "", nil, now)
+			_ = s.commit([]transcript.Message{partial}, nil)
+		}
+		return nil, "", err
+	}
+	calls := make([]transcript.ToolCall, 0, len(resp.ToolCalls))
+	for i, c := range resp.ToolCalls {
+		id := c.ID
+		if id == "" {
+			id = fmt.Sprintf("call_%d_%d", s.st.Requests+1, i)
+		}
+		calls = append(calls, transcript.ToolCall{ID: id, Name: c.Name, Arguments: normalizeArgs(c.Arguments)})
+	}
+	reply := transcript.AssistantReply(resp.Content, resp.Reasoning, calls, now)
+	s.st.Requests++
+	first := s.st.Requests == 1
+	u := resp.Usage
+	if resp.HasUsage && u.PromptTokens > 0 {
+		s.anchor.Set(u.PromptTokens, logLen, estimate)
+	}
+	row := LedgerRow{Request: s.st.Requests, Time: now, Model: s.cfg.ModelName,
+		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens,
+		CacheReported: u.CacheReported, DurationMS: resp.Duration.Milliseconds(), Messages: len(req.Messages)}
+	err = s.commit([]transcript.Message{reply}, func(tx *storage.Tx) error {
+		data, _ := json.Marshal(row)
+		_, err := tx.AddRecord(storage.KindLedger, s.meta.ID, data)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	level, _ := s.level()
+	s.emit(Event{Kind: EventUsage, Step: step, Usage: &Usage{
+		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
+		ContextTokens: level, Window: s.Window(), Duration: resp.Duration, Attempts: resp.Attempts, First: first,
+	}})
+	return calls, resp.Content, nil
+}
+
+// anchorFreeEstimate is our own count of the request about to be sent,
+// kept beside the billed number to measure the estimator's drift.
+func (s *Session) anchorFreeEstimate() (int, bool) {
+	return s.prefixTok + s.log.Tokens(), false
+}
+
+// normalizeArgs makes the stored arguments text safe to send back: empty
+// becomes {}, and text that is not a JSON object is kept verbatim but
+// wrapped so strict servers accept the replayed call.
+func normalizeArgs(a string) string {
+	t := strings.TrimSpace(a)
+	if t == "" {
+		return "{}"
+	}
+	var v map[string]any
+	if json.Unmarshal([]byte(t), &v) == nil {
+		return a
+	}
+	b, _ := json.Marshal(map[string]string{"_malformed_arguments": a})
+	return string(b)
+}
+
+// runTools executes calls in order, committing each result. It reports
+// whether the turn was cancelled; then every unrun call got a result.
+func (s *Session) runTools(ctx context.Context, step int, calls []transcript.ToolCall) (bool, error) {
+	for i, c := range calls {
+		if ctx.Err() != nil {
+			return true, s.cancelRest(calls[i:])
+		}
+		s.emit(Event{Kind: EventToolStart, Step: step, Call: &c})
+		res := s.execute(ctx, c)
+		if ctx.Err() != nil && res.IsError {
+			return true, s.cancelRest(calls[i:])
+		}
+		s.st.WorkingSet.Touch(res.Paths...)
+		m := transcript.ToolResult(c, res.Content, res.IsError, s.cfg.now())
+		m.Paths = res.Paths
+		m.Args = c.Arguments
+		if err := s.commit([]transcript.Message{m}, nil); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+func (s *Session) execute(ctx context.Context, c transcript.ToolCall) tool.Result {
+	args := c.Arguments
+	var bad struct {
+		Raw *string `json:"_malformed_arguments"`
+	}
+	if json.Unmarshal([]byte(args), &bad) == nil && bad.Raw != nil {
+		return tool.Result{IsError: true, Content: fmt.Sprintf(
+			"error: the arguments of this %s call were not a valid JSON object (got %q); call it again with valid JSON",
+			c.Name, clip(*bad.Raw, 200))}
+	}
+	t, ok := s.tools.Lookup(c.Name)
+	if ok && t.NeedsApproval() {
+		allowed, err := s.gate.Allow(ctx, t, c.ID, args)
+		if err != nil {
+			return tool.Result{IsError: true, Content: "error: approval failed: " + err.Error()}
+		}
+		if !allowed {
+			return tool.Result{IsError: true, Content: fmt.Sprintf(
+				"denied: the user did not approve this %s call. Do not retry it as is; ask the user or take another approach.", c.Name)}
+		}
+	}
+	return s.tools.Run(ctx, &s.env, c.Name, args)
+}
+
+func (s *Session) cancelRest(calls []transcript.ToolCall) error {
+	now := s.cfg.now()
+	var msgs []transcript.Message
+	for _, c := range calls {
+		m := transcript.ToolResult(c, "cancelled: the user stopped the turn before this call ran", true, now)
+		m.Kind = transcript.KindRepair
+		msgs = append(msgs, m)
+	}
+	return s.commit(msgs, nil)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

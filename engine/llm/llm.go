@@ -1,0 +1,137 @@
+// Package llm is the seam between the agent engine and a chat-completions
+// model.
+//
+// The engine talks to a Model, which streams one chat-completions call and
+// returns the assembled Response. OpenAI implements Model against any
+// OpenAI-compatible backend (OpenAI, DeepSeek, vLLM, llama.cpp, Ollama,
+// OpenRouter ...): it streams with usage reporting, captures reasoning
+// text and prompt-cache statistics in both the DeepSeek and the OpenAI
+// dialect, assembles streamed tool calls, and retries transient failures
+// (HTTP 429 and 5xx, connection errors, streams cut before any output)
+// with exponential backoff and full jitter, honouring Retry-After.
+//
+// Errors are phrased for people: each says what went wrong and what to do,
+// and never contains the API key. APIError carries the HTTP status and the
+// server's message; IsContextLengthExceeded and IsRetryable classify any
+// error returned by this package.
+//
+// Func adapts a plain function to Model, which is convenient for fakes.
+package llm
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Model streams chat completions.
+//
+// Stream sends req and blocks until the answer is complete, the context is
+// done or the call failed for good. Text is passed to cb.OnDelta as it
+// arrives and retries are announced through cb.OnRetry, both on the
+// goroutine that called Stream. On success the Response is non-nil and the
+// error nil; on failure the Response is nil.
+type Model interface {
+	Stream(ctx context.Context, req Request, cb Callbacks) (*Response, error)
+}
+
+// Func adapts an ordinary function to the Model interface.
+type Func func(ctx context.Context, req Request, cb Callbacks) (*Response, error)
+
+// Stream calls f. A nil Func returns an error instead of panicking.
+func (f Func) Stream(ctx context.Context, req Request, cb Callbacks) (*Response, error) {
+	if f == nil {
+		return nil, errors.New("llm: no model function is set; construct the llm.Func with a non-nil function")
+	}
+	return f(ctx, req, cb)
+}
+
+// Request is one chat-completions call.
+type Request struct {
+	// Model is the model name as the backend knows it.
+	Model string
+	// Messages are sent exactly as given, in order.
+	Messages []openai.ChatCompletionMessage
+	// Tools are sent exactly in the given order.
+	Tools []openai.Tool
+	// MaxTokens limits the completion; 0 means the field is not sent.
+	MaxTokens int
+	// Temperature is not sent when nil. A pointer to 0 sends
+	// "temperature": 0.
+	Temperature *float32
+}
+
+// ToolCall is one function call the model made.
+type ToolCall struct {
+	ID   string
+	Name string
+	// Arguments is the raw JSON argument text exactly as streamed. It may
+	// be malformed; this package never validates it.
+	Arguments string
+}
+
+// Response is a completed chat-completions call.
+type Response struct {
+	// Content is the assistant text.
+	Content string
+	// Reasoning is the reasoning text (DeepSeek reasoning_content or the
+	// "reasoning" field some servers use).
+	Reasoning string
+	// ToolCalls are assembled from the stream deltas by index, in index
+	// order.
+	ToolCalls []ToolCall
+	// FinishReason is the backend's finish_reason ("stop", "length",
+	// "tool_calls" ...).
+	FinishReason string
+	// Usage is the reported token usage; it is meaningful only when
+	// HasUsage is true.
+	Usage    Usage
+	HasUsage bool
+	// Duration is the wall time of the successful attempt.
+	Duration time.Duration
+	// Attempts is the number of attempts made, including the successful
+	// one (1 when the first attempt succeeded).
+	Attempts int
+}
+
+// Delta is a piece of streamed text. Either field may be empty.
+type Delta struct {
+	Content   string
+	Reasoning string
+}
+
+// Retry describes a failed attempt that is about to be retried. It is
+// published before the wait starts.
+type Retry struct {
+	// Attempt is the number of the attempt that will be made after the
+	// wait (2 for the first retry); MaxAttempts is the configured limit.
+	Attempt, MaxAttempts int
+	// Wait is how long the model waits before that attempt.
+	Wait time.Duration
+	// Reason says in a few words why the previous attempt failed.
+	Reason string
+	// Status is the HTTP status of the failure, or 0 when there was none
+	// (connection errors, cut streams).
+	Status int
+}
+
+// Callbacks receive progress from Stream. Both are optional and are called
+// on the goroutine running Stream, never concurrently.
+type Callbacks struct {
+	OnDelta func(Delta)
+	OnRetry func(Retry)
+}
+
+func (cb Callbacks) delta(d Delta) {
+	if cb.OnDelta != nil && (d.Content != "" || d.Reasoning != "") {
+		cb.OnDelta(d)
+	}
+}
+
+func (cb Callbacks) retry(r Retry) {
+	if cb.OnRetry != nil {
+		cb.OnRetry(r)
+	}
+}

@@ -1,0 +1,268 @@
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Req is a parsed chat-completions request as the script sees it.
+type Req struct {
+	// Index is the request's position in Server.Requests (0-based, counting
+	// rejected requests too).
+	Index int
+	// Step is the number of script replies produced before this request.
+	Step int
+	// Model is the requested model name.
+	Model string
+	// Messages are the request messages in order.
+	Messages []Message
+	// Tools are the names of the offered functions, in order.
+	Tools []string
+	// MaxTokens is max_tokens, or max_completion_tokens when only that is
+	// set; 0 when neither was sent.
+	MaxTokens int
+	// Temperature is nil when the request had no temperature field.
+	Temperature *float64
+	// Stream reports whether the client asked for a streamed answer.
+	Stream bool
+	// IncludeUsage reports stream_options.include_usage.
+	IncludeUsage bool
+	// Rendered is the prompt text produced by the chat template.
+	Rendered string
+	// PromptTokens is the number of tokens in Rendered.
+	PromptTokens int
+}
+
+// Message is one request message.
+type Message struct {
+	Role string
+	// Content is the message text; for array content the text parts are
+	// concatenated.
+	Content string
+	// ReasoningContent is the DeepSeek-style reasoning_content field.
+	ReasoningContent string
+	// ToolCalls are the assistant's function calls.
+	ToolCalls []ToolCall
+	// ToolCallID is set on tool results.
+	ToolCallID string
+	// Name is the optional participant name.
+	Name string
+}
+
+// LastUser returns the content of the last user message, or "" when there
+// is none. It is a convenience for scripts.
+func (r *Req) LastUser() string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" {
+			return r.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+type wireRequest struct {
+	Model               string            `json:"model"`
+	Messages            []json.RawMessage `json:"messages"`
+	Tools               []json.RawMessage `json:"tools"`
+	MaxTokens           *int              `json:"max_tokens"`
+	MaxCompletionTokens *int              `json:"max_completion_tokens"`
+	Temperature         *float64          `json:"temperature"`
+	Stream              bool              `json:"stream"`
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+type wireMessage struct {
+	Role             string          `json:"role"`
+	Content          json.RawMessage `json:"content"`
+	ReasoningContent *string         `json:"reasoning_content"`
+	ToolCallID       string          `json:"tool_call_id"`
+	Name             string          `json:"name"`
+	ToolCalls        []wireToolCall  `json:"tool_calls"`
+}
+
+type wireToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// parsed is a decoded request plus the raw pieces the renderer needs.
+type parsed struct {
+	req      Req
+	rawMsgs  []json.RawMessage
+	rawTools []json.RawMessage
+}
+
+// parseRequest decodes a chat request body. The error is phrased as an
+// OpenAI error message.
+func parseRequest(body []byte) (*parsed, error) {
+	var w wireRequest
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, fmt.Errorf("We could not parse the JSON body of your request: %v", err)
+	}
+	p := &parsed{rawMsgs: w.Messages, rawTools: w.Tools}
+	p.req.Model = w.Model
+	p.req.Temperature = w.Temperature
+	p.req.Stream = w.Stream
+	if w.StreamOptions != nil {
+		p.req.IncludeUsage = w.StreamOptions.IncludeUsage
+	}
+	switch {
+	case w.MaxTokens != nil:
+		p.req.MaxTokens = *w.MaxTokens
+	case w.MaxCompletionTokens != nil:
+		p.req.MaxTokens = *w.MaxCompletionTokens
+	}
+	for i, raw := range w.Messages {
+		var m wireMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("Invalid value for 'messages[%d]': %v", i, err)
+		}
+		text, err := contentText(m.Content)
+		if err != nil {
+			return nil, fmt.Errorf("Invalid value for 'messages[%d].content': %v", i, err)
+		}
+		msg := Message{Role: m.Role, Content: text, ToolCallID: m.ToolCallID, Name: m.Name}
+		if m.ReasoningContent != nil {
+			msg.ReasoningContent = *m.ReasoningContent
+		}
+		for _, tc := range m.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		}
+		p.req.Messages = append(p.req.Messages, msg)
+	}
+	for i, raw := range w.Tools {
+		var t struct {
+			Type     string `json:"type"`
+			Function *struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		}
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return nil, fmt.Errorf("Invalid value for 'tools[%d]': %v", i, err)
+		}
+		if t.Function == nil || t.Function.Name == "" {
+			return nil, fmt.Errorf("Missing required parameter: 'tools[%d].function.name'.", i)
+		}
+		p.req.Tools = append(p.req.Tools, t.Function.Name)
+	}
+	return p, nil
+}
+
+// contentText flattens a message content field (string, null or an array of
+// parts) into plain text.
+func contentText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", fmt.Errorf("content must be a string or an array of content parts")
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}
+
+var knownRoles = map[string]bool{
+	"system": true, "developer": true, "user": true, "assistant": true, "tool": true,
+}
+
+// validate applies the structural checks strict servers perform and returns
+// an OpenAI-style message describing the first violation, or "".
+func validate(msgs []Message) string {
+	if len(msgs) == 0 {
+		return "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead."
+	}
+	for i, m := range msgs {
+		if !knownRoles[m.Role] {
+			return fmt.Sprintf("Invalid value for 'messages[%d].role': %q is not one of 'system', 'developer', 'user', 'assistant' or 'tool'.", i, m.Role)
+		}
+	}
+	// pending holds the tool call ids of the most recent assistant message
+	// that still await a result; open is true while we are inside the run of
+	// tool messages that answers it.
+	var pending map[string]bool
+	var pendingOrder []string
+	pendingAt := -1
+	open := false
+	closeBlock := func() string {
+		if !open {
+			return ""
+		}
+		open = false
+		var missing []string
+		for _, id := range pendingOrder {
+			if pending[id] {
+				missing = append(missing, id)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Sprintf("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s (assistant message at index %d).", strings.Join(missing, ", "), pendingAt)
+		}
+		return ""
+	}
+	for i, m := range msgs {
+		if m.Role == "tool" {
+			if m.ToolCallID == "" {
+				return fmt.Sprintf("Missing required parameter: 'messages[%d].tool_call_id'.", i)
+			}
+			if !open {
+				return fmt.Sprintf("Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (messages[%d] answers %q).", i, m.ToolCallID)
+			}
+			answered, known := pending[m.ToolCallID]
+			if !known {
+				return fmt.Sprintf("Invalid parameter: messages[%d] has tool_call_id %q, which does not match any tool call of the preceding assistant message.", i, m.ToolCallID)
+			}
+			if !answered {
+				return fmt.Sprintf("Invalid parameter: messages[%d] answers tool_call_id %q a second time; each tool call takes exactly one result.", i, m.ToolCallID)
+			}
+			pending[m.ToolCallID] = false
+			continue
+		}
+		if msg := closeBlock(); msg != "" {
+			return msg
+		}
+		if m.Role == "system" && i != 0 {
+			return fmt.Sprintf("Invalid 'messages[%d]': a system message is only allowed as the first message.", i)
+		}
+		if m.Role == "assistant" && len(m.ToolCalls) > 0 {
+			pending = make(map[string]bool, len(m.ToolCalls))
+			pendingOrder = pendingOrder[:0]
+			pendingAt = i
+			for j, tc := range m.ToolCalls {
+				if tc.ID == "" {
+					return fmt.Sprintf("Missing required parameter: 'messages[%d].tool_calls[%d].id'.", i, j)
+				}
+				if tc.Name == "" {
+					return fmt.Sprintf("Missing required parameter: 'messages[%d].tool_calls[%d].function.name'.", i, j)
+				}
+				if _, dup := pending[tc.ID]; dup {
+					return fmt.Sprintf("Invalid 'messages[%d].tool_calls': duplicate tool call id %q.", i, tc.ID)
+				}
+				pending[tc.ID] = true
+				pendingOrder = append(pendingOrder, tc.ID)
+			}
+			open = true
+		}
+	}
+	return closeBlock()
+}

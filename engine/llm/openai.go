@@ -1,0 +1,276 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// DefaultBaseURL is used when Config.BaseURL is empty.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// Config configures an OpenAI-compatible backend.
+type Config struct {
+	// BaseURL is the API root, usually ending in /v1
+	// (DefaultBaseURL when empty).
+	BaseURL string
+	// APIKey is sent as a bearer token when non-empty. It never appears in
+	// an error message.
+	APIKey string
+	// HTTPClient is used for all requests (http.DefaultClient's settings
+	// when nil). It should have no overall Timeout, since responses are
+	// streamed; use the context instead.
+	HTTPClient *http.Client
+	// MaxAttempts is the total number of attempts per call, including the
+	// first (DefaultMaxAttempts when 0 or less).
+	MaxAttempts int
+	// BaseDelay is the backoff ceiling after the first failure; it doubles
+	// per failure up to MaxDelay (defaults DefaultBaseDelay and
+	// DefaultMaxDelay). MaxDelay is also the longest Retry-After that is
+	// honoured: a server asking for a longer wait fails the call.
+	BaseDelay time.Duration
+	MaxDelay  time.Duration
+	// Sleep waits between attempts. It must return early with ctx.Err()
+	// when ctx is done. Nil means a real timer; tests substitute a
+	// function that records the wait and returns at once.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+func (c Config) withDefaults() Config {
+	if c.BaseURL == "" {
+		c.BaseURL = DefaultBaseURL
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = DefaultMaxAttempts
+	}
+	if c.BaseDelay <= 0 {
+		c.BaseDelay = DefaultBaseDelay
+	}
+	if c.MaxDelay <= 0 {
+		c.MaxDelay = DefaultMaxDelay
+	}
+	if c.MaxDelay < c.BaseDelay {
+		c.MaxDelay = c.BaseDelay
+	}
+	if c.Sleep == nil {
+		c.Sleep = sleepCtx
+	}
+	return c
+}
+
+// OpenAI is a Model backed by an OpenAI-compatible chat-completions API. It
+// is safe for concurrent use.
+type OpenAI struct {
+	cfg     Config
+	client  *openai.Client
+	host    string
+	urlErr  error
+	rand    func() float64
+	nowFunc func() time.Time
+}
+
+var _ Model = (*OpenAI)(nil)
+
+// NewOpenAI returns a Model for the backend described by cfg. It does not
+// contact the server; an unusable BaseURL is reported by every Stream call.
+func NewOpenAI(cfg Config) *OpenAI {
+	cfg = cfg.withDefaults()
+	o := &OpenAI{cfg: cfg, rand: defaultRand, nowFunc: time.Now}
+	u, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+		o.urlErr = fmt.Errorf("llm: the base URL %q is not a valid http(s) URL; enter it like https://api.example.com/v1", redact(cfg.BaseURL, cfg.APIKey))
+	default:
+		o.host = u.Host
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
+	oc.HTTPClient = wrapClient(cfg.HTTPClient)
+	o.client = openai.NewClientWithConfig(oc)
+	return o
+}
+
+// Stream implements Model. Transient failures are retried as described in
+// the package documentation; each retry is announced through cb.OnRetry
+// before the wait. When ctx is done Stream returns promptly with an error
+// wrapping ctx.Err().
+func (o *OpenAI) Stream(ctx context.Context, req Request, cb Callbacks) (*Response, error) {
+	resp, err := o.stream(ctx, req, cb)
+	if err != nil {
+		return nil, guardKey(err, o.cfg.APIKey)
+	}
+	return resp, nil
+}
+
+func (o *OpenAI) stream(ctx context.Context, req Request, cb Callbacks) (*Response, error) {
+	if o.urlErr != nil {
+		return nil, o.urlErr
+	}
+	creq, tempZero, err := req.chatRequest()
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 1; ; attempt++ {
+		if ctx.Err() != nil {
+			return nil, cancelled(ctx)
+		}
+		start := time.Now()
+		resp, err := o.attempt(ctx, creq, tempZero, cb)
+		if err == nil {
+			resp.Duration = time.Since(start)
+			resp.Attempts = attempt
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return nil, cancelled(ctx)
+		}
+		if !IsRetryable(err) {
+			return nil, err
+		}
+		if attempt >= o.cfg.MaxAttempts {
+			if attempt == 1 {
+				return nil, err
+			}
+			return nil, &exhaustedError{attempts: attempt, last: err}
+		}
+		wait := backoff(attempt, o.cfg.BaseDelay, o.cfg.MaxDelay, o.rand)
+		var api *APIError
+		if errors.As(err, &api) && api.RetryAfter > 0 {
+			if api.RetryAfter > o.cfg.MaxDelay {
+				return nil, fmt.Errorf("llm: the server asked to wait %s before retrying, longer than the %s limit; try again later (%s): %w",
+					api.RetryAfter, o.cfg.MaxDelay, strings.TrimPrefix(api.Error(), "llm: "), tooLong{api})
+			}
+			wait = api.RetryAfter
+		}
+		reason, status := retryReason(err)
+		cb.retry(Retry{Attempt: attempt + 1, MaxAttempts: o.cfg.MaxAttempts, Wait: wait, Reason: reason, Status: status})
+		if err := o.cfg.Sleep(ctx, wait); err != nil {
+			if ctx.Err() != nil {
+				return nil, cancelled(ctx)
+			}
+			return nil, fmt.Errorf("llm: waiting before the next attempt failed: %w", err)
+		}
+	}
+}
+
+// tooLong wraps an APIError whose Retry-After exceeded MaxDelay, keeping it
+// reachable for errors.As without repeating its text.
+type tooLong struct{ api *APIError }
+
+func (t tooLong) Error() string { return "retry wait too long" }
+func (t tooLong) Unwrap() error { return t.api }
+
+// cancelled is the error for a call stopped by its context.
+func cancelled(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("llm: the request timed out before the model finished: %w", ctx.Err())
+	}
+	return fmt.Errorf("llm: the request was cancelled: %w", ctx.Err())
+}
+
+// attempt makes one streaming call.
+func (o *OpenAI) attempt(ctx context.Context, creq openai.ChatCompletionRequest, tempZero bool, cb Callbacks) (*Response, error) {
+	info := &attemptInfo{temperatureZero: tempZero}
+	actx, cancel := context.WithCancel(withAttempt(ctx, info))
+	defer cancel()
+	stream, err := o.client.CreateChatCompletionStream(actx, creq)
+	if err != nil {
+		return nil, o.classify(err, info, creq.Model)
+	}
+	defer func() { _ = stream.Close() }()
+	a := newAssembler()
+	for {
+		raw, err := stream.RecvRaw()
+		switch {
+		case err == nil:
+			if err := a.add(raw, cb, o.cfg.APIKey); err != nil {
+				return nil, err
+			}
+			continue
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case a.finish != "":
+			// The answer was complete; at most the usage chunk was lost.
+			return a.response(), nil
+		case errors.Is(err, io.EOF):
+			return nil, &cutError{shown: a.shown}
+		}
+		var oe *openai.APIError
+		if errors.As(err, &oe) {
+			// An error object sent inside the stream.
+			return nil, o.apiError(0, oe.Message, oe.Code, oe.Type, creq.Model, nil)
+		}
+		return nil, &cutError{shown: a.shown, cause: err}
+	}
+}
+
+// classify turns an error from go-openai into one of this package's errors.
+func (o *OpenAI) classify(err error, info *attemptInfo, model string) error {
+	var oe *openai.APIError
+	var re *openai.RequestError
+	var ue *url.Error
+	switch {
+	case errors.As(err, &oe):
+		return o.apiError(oe.HTTPStatusCode, oe.Message, oe.Code, oe.Type, model, info.header)
+	case errors.As(err, &re):
+		return o.apiError(re.HTTPStatusCode, bodyMessage(re.Body), nil, "", model, info.header)
+	case errors.As(err, &ue):
+		return &unreachableError{host: o.host, cause: err, text: redact(ue.Err.Error(), o.cfg.APIKey)}
+	}
+	return fmt.Errorf("llm: the request could not be sent (%s); check the model name and request settings", redact(err.Error(), o.cfg.APIKey))
+}
+
+func (o *OpenAI) apiError(status int, msg string, code any, typ, model string, h http.Header) *APIError {
+	e := &APIError{Status: status, Message: redact(strings.TrimSpace(msg), o.cfg.APIKey), Type: typ, Model: model}
+	switch c := code.(type) {
+	case string:
+		e.Code = c
+	case nil:
+	default:
+		e.Code = fmt.Sprint(c)
+	}
+	if h != nil {
+		if d, ok := parseRetryAfter(h, o.nowFunc()); ok {
+			e.RetryAfter = d
+		}
+	}
+	return e
+}
+
+// bodyMessage extracts a readable message from a non-JSON or unusual error
+// body, shortened to one line of at most 300 characters.
+func bodyMessage(body []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  string          `json:"detail"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		var s string
+		switch {
+		case json.Unmarshal(v.Error, &s) == nil && s != "":
+			return s
+		case v.Message != "":
+			return v.Message
+		case v.Detail != "":
+			return v.Detail
+		}
+	}
+	text := strings.Join(strings.Fields(string(body)), " ")
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "?")
+	}
+	if r := []rune(text); len(r) > 300 {
+		text = string(r[:300]) + "…"
+	}
+	return text
+}

@@ -1,0 +1,36 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Ping checks that the backend described by cfg is reachable, accepts the
+// API key and knows model, by making one tiny chat call (max_tokens 1,
+// no retries). It returns the round-trip time of that call.
+//
+// The error says which check failed: errors.Is(err, ErrUnreachable) for a
+// host that cannot be reached ("llm: cannot reach <host>: ...; check the
+// base URL ..."), IsUnauthorized for a rejected API key, IsModelNotFound
+// for an unknown model; anything else is returned as is.
+func Ping(ctx context.Context, cfg Config, model string) (time.Duration, error) {
+	if strings.TrimSpace(model) == "" {
+		return 0, errors.New("llm: no model is set; choose a model before testing the connection")
+	}
+	cfg.MaxAttempts = 1
+	m := NewOpenAI(cfg)
+	start := time.Now()
+	_, err := m.Stream(ctx, Request{
+		Model:     model,
+		Messages:  []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "ping"}},
+		MaxTokens: 1,
+	}, Callbacks{})
+	if err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
+}

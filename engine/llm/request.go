@@ -1,0 +1,39 @@
+package llm
+
+import (
+	"errors"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// chatRequest converts r to go-openai's request. tempZero reports that a
+// temperature of exactly 0 was asked for, which go-openai would omit and the
+// transport therefore injects.
+func (r Request) chatRequest() (req openai.ChatCompletionRequest, tempZero bool, err error) {
+	if strings.TrimSpace(r.Model) == "" {
+		return req, false, errors.New("llm: no model is set; choose a model in the connection settings")
+	}
+	if len(r.Messages) == 0 {
+		return req, false, errors.New("llm: the request has no messages; add at least one message before calling the model")
+	}
+	if r.MaxTokens < 0 {
+		return req, false, errors.New("llm: MaxTokens is negative; use 0 to leave the limit to the server")
+	}
+	req = openai.ChatCompletionRequest{
+		Model:         r.Model,
+		Messages:      r.Messages,
+		Tools:         r.Tools,
+		MaxTokens:     r.MaxTokens,
+		Stream:        true,
+		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+	}
+	if r.Temperature != nil {
+		if *r.Temperature == 0 {
+			tempZero = true
+		} else {
+			req.Temperature = *r.Temperature
+		}
+	}
+	return req, tempZero, nil
+}

@@ -1,0 +1,173 @@
+package llm
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// wireChunk is one streamed chat.completion.chunk, decoded by hand so the
+// fields go-openai does not model (DeepSeek cache counts, "reasoning") are
+// kept.
+type wireChunk struct {
+	Choices []struct {
+		Index int `json:"index"`
+		Delta struct {
+			Content          *string         `json:"content"`
+			ReasoningContent *string         `json:"reasoning_content"`
+			Reasoning        *string         `json:"reasoning"`
+			ToolCalls        []wireCallDelta `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *wireUsage `json:"usage"`
+	Error *struct {
+		Message string `json:"message"`
+		Type    string `json:"type"`
+	} `json:"error"`
+}
+
+type wireCallDelta struct {
+	Index    *int   `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// callBuf accumulates one tool call.
+type callBuf struct {
+	id, name string
+	args     strings.Builder
+}
+
+// assembler builds a Response from stream chunks.
+type assembler struct {
+	content   strings.Builder
+	reasoning strings.Builder
+	calls     map[int]*callBuf
+	lastCall  int // index of the most recently touched call, -1 if none
+	finish    string
+	usage     *wireUsage
+	shown     bool // some output was passed on (text or a tool call)
+}
+
+func newAssembler() *assembler { return &assembler{calls: map[int]*callBuf{}, lastCall: -1} }
+
+// add folds one raw chunk into the response, passing text to cb.
+func (a *assembler) add(raw []byte, cb Callbacks, key string) error {
+	var c wireChunk
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return fmt.Errorf("llm: the server sent a stream chunk that is not valid chat-completions JSON (%v); check that the base URL points to an OpenAI-compatible API", err)
+	}
+	if c.Error != nil {
+		return &APIError{Message: redact(c.Error.Message, key), Type: c.Error.Type}
+	}
+	if c.Usage != nil {
+		a.usage = c.Usage
+	}
+	for _, ch := range c.Choices {
+		if ch.Index != 0 {
+			continue // only one choice is ever requested
+		}
+		var d Delta
+		if ch.Delta.Content != nil {
+			d.Content = *ch.Delta.Content
+		}
+		switch {
+		case ch.Delta.ReasoningContent != nil:
+			d.Reasoning = *ch.Delta.ReasoningContent
+		case ch.Delta.Reasoning != nil:
+			d.Reasoning = *ch.Delta.Reasoning
+		}
+		a.content.WriteString(d.Content)
+		a.reasoning.WriteString(d.Reasoning)
+		if d.Content != "" || d.Reasoning != "" {
+			a.shown = true
+			cb.delta(d)
+		}
+		for _, tc := range ch.Delta.ToolCalls {
+			a.addCall(tc)
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			a.finish = *ch.FinishReason
+		}
+	}
+	return nil
+}
+
+// addCall merges one tool call delta. Deltas are matched by index; for
+// servers that omit the index, a delta with a new id starts a new call and
+// one without an id continues the latest call.
+func (a *assembler) addCall(tc wireCallDelta) {
+	a.shown = true
+	idx := a.lastCall
+	switch {
+	case tc.Index != nil:
+		idx = *tc.Index
+	case tc.ID != "" && (idx < 0 || (a.calls[idx].id != "" && a.calls[idx].id != tc.ID)):
+		idx = a.nextIndex()
+	case idx < 0:
+		idx = 0
+	}
+	b := a.calls[idx]
+	if b == nil {
+		b = &callBuf{}
+		a.calls[idx] = b
+	}
+	a.lastCall = idx
+	if b.id == "" {
+		b.id = tc.ID
+	}
+	if b.name == "" {
+		b.name = tc.Function.Name
+	}
+	b.args.WriteString(argumentText(tc.Function.Arguments))
+}
+
+func (a *assembler) nextIndex() int {
+	next := 0
+	for i := range a.calls {
+		next = max(next, i+1)
+	}
+	return next
+}
+
+// argumentText returns the text of an arguments delta: the string value when
+// it is a JSON string (the standard), the raw JSON otherwise (some servers
+// send an object), and "" for null or nothing.
+func argumentText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// response returns the assembled response (without timing and attempts).
+func (a *assembler) response() *Response {
+	r := &Response{
+		Content:      a.content.String(),
+		Reasoning:    a.reasoning.String(),
+		FinishReason: a.finish,
+	}
+	idx := make([]int, 0, len(a.calls))
+	for i := range a.calls {
+		idx = append(idx, i)
+	}
+	slices.Sort(idx)
+	for _, i := range idx {
+		b := a.calls[i]
+		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.id, Name: b.name, Arguments: b.args.String()})
+	}
+	if a.usage != nil {
+		r.Usage = a.usage.usage()
+		r.HasUsage = true
+	}
+	return r
+}

@@ -1,0 +1,247 @@
+package tool
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+//go:embed edit_file.md
+var editFileDoc string
+
+// EditFileParams are the arguments of edit_file.
+type EditFileParams struct {
+	// Path is the file to edit, relative to the workspace root.
+	Path string `json:"path"`
+	// OldString is the exact text to replace; it must not be empty.
+	OldString string `json:"old_string"`
+	// NewString is the replacement; empty deletes OldString.
+	NewString string `json:"new_string"`
+	// ReplaceAll replaces every occurrence instead of requiring exactly
+	// one.
+	ReplaceAll bool `json:"replace_all,omitempty"`
+}
+
+// EditFileMaxSize is the size above which edit_file refuses a file.
+const EditFileMaxSize = 8 << 20
+
+var editFileSpec = Spec{
+	Name:        "edit_file",
+	Description: strings.TrimSpace(editFileDoc),
+	Parameters: schema(`{
+		"type": "object",
+		"properties": {
+			"path": {"type": "string", "description": "File path relative to the workspace root."},
+			"old_string": {"type": "string", "description": "Exact text to replace, including indentation and line breaks."},
+			"new_string": {"type": "string", "description": "Replacement text; empty deletes old_string."},
+			"replace_all": {"type": "boolean", "description": "Replace every occurrence instead of exactly one. Default false."}
+		},
+		"required": ["path", "old_string", "new_string"],
+		"additionalProperties": false
+	}`),
+}
+
+type editFile struct{}
+
+// EditFile returns the edit_file tool: it replaces exact text in a workspace
+// file, requiring a unique match unless replace_all is set, writes the file
+// atomically and reports the changed line ranges. It needs approval.
+func EditFile() Tool { return editFile{} }
+
+func (editFile) Spec() Spec          { return editFileSpec }
+func (editFile) NeedsApproval() bool { return true }
+
+func (editFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result {
+	const name = "edit_file"
+	var p EditFileParams
+	if err := decodeParams(name, args, &p); err != nil {
+		return errResult(name, err)
+	}
+	if p.Path == "" {
+		return errorf(name, "path is missing; pass the file path relative to the workspace root")
+	}
+	if p.OldString == "" {
+		return errorf(name, "old_string is empty for %q; pass the exact text to replace, or use write_file to create a file", p.Path)
+	}
+	if p.OldString == p.NewString {
+		return errorf(name, "old_string and new_string are identical for %q; pass the changed text in new_string", p.Path)
+	}
+	abs, rel, _, err := confineArg(env, p.Path)
+	if err != nil {
+		return errResult(name, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return errorf(name, "%s", describeStatError(rel, err))
+	}
+	if fi.IsDir() {
+		return errorf(name, "%q is a directory; pass a file path", rel)
+	}
+	if !fi.Mode().IsRegular() {
+		return errorf(name, "%q is not a regular file; only regular text files can be edited", rel)
+	}
+	if fi.Size() > EditFileMaxSize {
+		return errorf(name, "%q is %s bytes, over the %s-byte limit for editing; use run_shell with a tool such as sed instead", rel, commas(int(fi.Size())), commas(EditFileMaxSize))
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return errorf(name, "%s", describeStatError(rel, err))
+	}
+	if looksBinary(data, true) {
+		return errorf(name, "%q is a binary file; only text files can be edited", rel)
+	}
+	content := string(data)
+	oldS, newS := p.OldString, p.NewString
+
+	count := strings.Count(content, oldS)
+	if count == 0 && strings.Contains(content, "\r\n") && strings.Contains(oldS, "\n") && !strings.Contains(oldS, "\r\n") {
+		// The file uses CRLF line endings, which read_file does not show.
+		crlfOld := strings.ReplaceAll(oldS, "\n", "\r\n")
+		if c := strings.Count(content, crlfOld); c > 0 {
+			oldS, newS, count = crlfOld, strings.ReplaceAll(newS, "\n", "\r\n"), c
+		}
+	}
+	switch {
+	case count == 0:
+		if line, ok := fuzzyLine(content, oldS); ok {
+			return errorf(name, "old_string not found in %q, but text differing only in whitespace starts at line %d; read the file and copy the exact text, including indentation and line breaks", rel, line)
+		}
+		return errorf(name, "old_string not found in %q; read the file and copy the exact text", rel)
+	case count > 1 && !p.ReplaceAll:
+		return errorf(name, "old_string occurs %d times in %q (at lines %s); add surrounding lines to make it unique, or set replace_all to true to change all of them", count, rel, matchLines(content, oldS, 10))
+	}
+	if err := ctx.Err(); err != nil {
+		return errorf(name, "the call was cancelled before %q was changed; call again if still needed", rel)
+	}
+
+	// Replace and record where each replacement lands in the new content.
+	var b strings.Builder
+	b.Grow(len(content) + count*(len(newS)-len(oldS)))
+	var starts []int
+	rest := content
+	for {
+		i := strings.Index(rest, oldS)
+		if i < 0 || (!p.ReplaceAll && len(starts) == 1) {
+			break
+		}
+		b.WriteString(rest[:i])
+		starts = append(starts, b.Len())
+		b.WriteString(newS)
+		rest = rest[i+len(oldS):]
+	}
+	b.WriteString(rest)
+	updated := b.String()
+
+	if _, err := writeAtomic(abs, []byte(updated)); err != nil {
+		return errorf(name, "writing %q failed (%v); check that the file is writable", rel, unwrapPathError(err))
+	}
+	res := Result{Paths: []string{rel}, Wrote: true}
+	ranges := changedRanges(updated, starts, newS, 10)
+	if len(starts) == 1 {
+		res.Content = fmt.Sprintf("edited %s: replaced 1 occurrence; %s", rel, ranges)
+	} else {
+		res.Content = fmt.Sprintf("edited %s: replaced %d occurrences; %s", rel, len(starts), ranges)
+	}
+	return res
+}
+
+// changedRanges describes the line ranges the replacements occupy in the new
+// content, listing at most limit of them.
+func changedRanges(updated string, starts []int, newS string, limit int) string {
+	span := strings.Count(strings.TrimSuffix(newS, "\n"), "\n")
+	var parts []string
+	line, pos := 1, 0
+	for i, s := range starts {
+		if i == limit {
+			parts = append(parts, fmt.Sprintf("and %d more", len(starts)-limit))
+			break
+		}
+		line += strings.Count(updated[pos:s], "\n")
+		pos = s
+		switch {
+		case newS == "":
+			parts = append(parts, fmt.Sprintf("text removed at line %d", line))
+		case span == 0:
+			parts = append(parts, fmt.Sprintf("line %d", line))
+		default:
+			parts = append(parts, fmt.Sprintf("lines %d-%d", line, line+span))
+		}
+	}
+	prefix := "now "
+	if newS == "" {
+		prefix = ""
+	}
+	return prefix + strings.Join(parts, ", ")
+}
+
+// matchLines lists the starting line numbers of the occurrences of sub in s,
+// at most limit of them.
+func matchLines(s, sub string, limit int) string {
+	var parts []string
+	line, pos, total := 1, 0, 0
+	for {
+		i := strings.Index(s[pos:], sub)
+		if i < 0 {
+			break
+		}
+		line += strings.Count(s[pos:pos+i], "\n")
+		total++
+		if len(parts) < limit {
+			parts = append(parts, fmt.Sprint(line))
+		}
+		line += strings.Count(sub, "\n")
+		pos += i + len(sub)
+	}
+	out := strings.Join(parts, ", ")
+	if total > limit {
+		out += fmt.Sprintf(" and %d more", total-limit)
+	}
+	return out
+}
+
+// fuzzyLine reports the line at which sub occurs in s when runs of
+// whitespace are treated as equal (and leading and trailing whitespace of
+// sub is ignored).
+func fuzzyLine(s, sub string) (int, bool) {
+	normSub, _ := collapseSpace(strings.TrimSpace(sub))
+	if normSub == "" {
+		return 0, false
+	}
+	norm, offsets := collapseSpace(s)
+	i := strings.Index(norm, normSub)
+	if i < 0 {
+		return 0, false
+	}
+	return strings.Count(s[:offsets[i]], "\n") + 1, true
+}
+
+// collapseSpace replaces each run of whitespace in s with one space and
+// returns, for every byte of the result, the offset in s it came from.
+func collapseSpace(s string) (string, []int) {
+	var b strings.Builder
+	offsets := make([]int, 0, len(s))
+	inSpace := false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			if !inSpace {
+				b.WriteByte(' ')
+				offsets = append(offsets, i)
+			}
+			inSpace = true
+		} else {
+			b.WriteString(s[i : i+size])
+			for k := range size {
+				offsets = append(offsets, i+k)
+			}
+			inSpace = false
+		}
+		i += size
+	}
+	return b.String(), offsets
+}

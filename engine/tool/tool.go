@@ -1,0 +1,105 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+)
+
+// Spec is what the model sees of a tool: its name, a description of what it
+// does and when to use it, and a JSON Schema object describing its
+// parameters. Parameters is always a JSON object for the built-in tools.
+type Spec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Result is a tool's answer to the model.
+type Result struct {
+	// Content is the text handed back to the model. For failures it is a
+	// single sentence saying what went wrong and what to do next.
+	Content string
+	// IsError reports that the call failed (bad arguments, a refused path,
+	// a missing file, a command that exited non-zero, ...).
+	IsError bool
+	// Paths lists the workspace-relative, slash-separated paths the call
+	// read or wrote, without duplicates, for the engine's working set.
+	Paths []string
+	// Wrote is true when the call changed files in the workspace.
+	Wrote bool
+}
+
+// Env is what a tool may touch. Tools read it and never modify it, so one
+// Env may be shared by concurrent calls.
+type Env struct {
+	// Workspace is the absolute path of the workspace root. Every path a
+	// tool touches is confined to it.
+	Workspace string
+	// ShellTimeout bounds a run_shell call that does not ask for its own
+	// timeout. Zero means [DefaultShellTimeout].
+	ShellTimeout time.Duration
+	// OutputLimit caps the combined output kept from a run_shell call, in
+	// bytes. Zero or negative means [DefaultOutputLimit].
+	OutputLimit int
+}
+
+// Defaults used when the corresponding Env field is zero.
+const (
+	DefaultShellTimeout = 2 * time.Minute
+	DefaultOutputLimit  = 64 << 10
+)
+
+// Tool is one callable tool. Implementations must be safe for concurrent use
+// and must report failures through the returned Result rather than by
+// panicking.
+type Tool interface {
+	// Spec describes the tool to the model. It must return the same value
+	// on every call.
+	Spec() Spec
+	// NeedsApproval reports whether a user must approve each call before
+	// it runs (tools that change files or run commands).
+	NeedsApproval() bool
+	// Run executes one call with the given JSON arguments.
+	Run(ctx context.Context, env *Env, args json.RawMessage) Result
+}
+
+// root returns the cleaned absolute workspace root, or an error when the Env
+// does not name one.
+func (e *Env) root() (string, error) {
+	if e == nil || e.Workspace == "" {
+		return "", errors.New("no workspace is configured; open a workspace folder first")
+	}
+	ws, err := filepath.Abs(e.Workspace)
+	if err != nil {
+		return "", fmt.Errorf("workspace %q cannot be resolved (%v); open a different workspace folder", e.Workspace, err)
+	}
+	return ws, nil
+}
+
+func (e *Env) shellTimeout() time.Duration {
+	if e == nil || e.ShellTimeout <= 0 {
+		return DefaultShellTimeout
+	}
+	return e.ShellTimeout
+}
+
+func (e *Env) outputLimit() int {
+	if e == nil || e.OutputLimit <= 0 {
+		return DefaultOutputLimit
+	}
+	return e.OutputLimit
+}
+
+// errorf builds an error Result whose content is prefixed with the tool name.
+func errorf(tool, format string, args ...any) Result {
+	return Result{Content: tool + ": " + fmt.Sprintf(format, args...), IsError: true}
+}
+
+// errResult turns err into an error Result prefixed with the tool name.
+func errResult(tool string, err error) Result {
+	return Result{Content: tool + ": " + err.Error(), IsError: true}
+}
