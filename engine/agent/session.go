@@ -368,6 +368,10 @@ func (s *Session) commit(msgs []transcript.Message, extra func(tx *storage.Tx) e
 				return err
 			}
 		}
+		// The title may have been renamed from elsewhere; keep it.
+		if cur, err := tx.Session(s.meta.ID); err == nil {
+			s.meta.Title = cur.Title
+		}
 		return putMeta(tx, s.meta, s.st)
 	})
 	if err != nil {

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -153,6 +155,29 @@ func TestZeroRegistry(t *testing.T) {
 	r.Remove("nothing")
 	if names := r.Names(); len(names) != 1 || names[0] != "read_file" {
 		t.Errorf("names = %v", names)
+	}
+}
+
+func TestRegistryConcurrentUse(t *testing.T) {
+	_, env := newWorkspace(t, map[string]string{"a.txt": "x\n"})
+	r := NewRegistry()
+	for _, b := range Builtins() {
+		r.AddBuiltin(b)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			name := fmt.Sprintf("tmp_%d", i)
+			r.Activate(fakeTool{name: name})
+			r.Run(context.Background(), env, "read_file", `{"path":"a.txt"}`)
+			r.Run(context.Background(), env, name, "")
+			r.Catalog()
+			r.Remove(name)
+		})
+	}
+	wg.Wait()
+	if n := len(r.Catalog()); n != 6 {
+		t.Errorf("catalog has %d entries after the temporary tools were removed", n)
 	}
 }
 

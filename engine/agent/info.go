@@ -1,0 +1,64 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/tokens"
+	"github.com/tally-dev/tally/storage"
+)
+
+// Thresholds returns the token levels at which auto-compaction triggers and
+// at which a cycle restarts (0 when cycles are off), for the gauge marks.
+func (s *Session) Thresholds() (compactAt, cycleAt int) {
+	w := s.Window()
+	_, known := tokens.Window(s.cfg.ModelName)
+	known = known || s.cfg.ContextWindow > 0
+	return compact.Threshold(w, known), compact.CycleThreshold(w, compact.DefaultCycleAt)
+}
+
+// Ledger returns the session's stored usage rows, oldest first.
+func (s *Session) Ledger() ([]LedgerRow, error) {
+	return ReadLedger(s.cfg.Store, s.meta.ID)
+}
+
+// ReadLedger returns a session's stored usage rows, oldest first.
+func ReadLedger(st *storage.Store, id string) ([]LedgerRow, error) {
+	recs, err := st.Records(storage.KindLedger, id)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]LedgerRow, 0, len(recs))
+	for _, r := range recs {
+		var row LedgerRow
+		if err := json.Unmarshal(r.Data, &row); err != nil {
+			return nil, fmt.Errorf("agent: ledger row %d of session %q is unreadable (%v)", r.Seq, id, err)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// Rename sets a session's title.
+func Rename(st *storage.Store, id, title string) error {
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return errors.New("agent: a session title cannot be empty; type a name")
+	}
+	return st.Update(func(tx *storage.Tx) error {
+		s, err := tx.Session(id)
+		if err != nil {
+			return err
+		}
+		s.Title = title
+		return tx.PutSession(s)
+	})
+}
+
+// Delete removes a session and all of its data from the store.
+func Delete(st *storage.Store, id string) error {
+	return st.Update(func(tx *storage.Tx) error { return tx.DeleteSession(id) })
+}

@@ -1,0 +1,42 @@
+// Package compact decides when the context is too full and how to shrink
+// it: the trigger threshold, the pins that must survive, a cascade of
+// layers from cheapest to most expensive, its circuit breakers, and a dry
+// run that previews every rewrite before it is applied.
+package compact
+
+// Threshold inputs (DESIGN §4).
+const (
+	SummaryReserve   = 20_000 // tokens kept free for the summary itself
+	SafetyBuffer     = 13_000 // headroom for metadata, schemas and estimator drift
+	SmallWindow      = 200_000
+	UnknownThreshold = 95_000 // threshold for a model whose window is unknown
+	MinFraction      = 0.40   // never trigger below this share of the window
+	DefaultCycleAt   = 0.75   // default cycle-restart fraction of the window
+)
+
+// Threshold returns the auto-compaction trigger in tokens for a context
+// window. Windows under 200K take a further 2/3 haircut; a model whose
+// window is unknown gets 95,000; and the result never falls below 40 % of
+// the window, which the formula alone would do for small windows (32K gives
+// a negative number). known reports whether the window came from a known
+// model or an explicit override.
+func Threshold(window int, known bool) int {
+	if !known {
+		return min(UnknownThreshold, max(window, UnknownThreshold))
+	}
+	t := window - SummaryReserve - SafetyBuffer
+	if window < SmallWindow {
+		t = t * 2 / 3
+	}
+	floor := int(float64(window) * MinFraction)
+	return max(t, floor)
+}
+
+// CycleThreshold returns the token level at which a cycle restarts, or 0
+// when cycles are disabled (fraction <= 0).
+func CycleThreshold(window int, fraction float64) int {
+	if fraction <= 0 {
+		return 0
+	}
+	return int(float64(window) * min(fraction, 1))
+}

@@ -1,0 +1,48 @@
+package llm
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+func TestChatRequestValidation(t *testing.T) {
+	msgs := []openai.ChatCompletionMessage{{Role: "user", Content: "x"}}
+	for _, r := range []Request{
+		{Messages: msgs},
+		{Model: "m"},
+		{Model: "m", Messages: msgs, MaxTokens: -1},
+	} {
+		if _, _, err := r.chatRequest(); err == nil || !strings.HasPrefix(err.Error(), "llm: ") {
+			t.Errorf("%+v: err = %v", r, err)
+		}
+	}
+	zero, half := float32(0), float32(0.5)
+	if _, tz, _ := (Request{Model: "m", Messages: msgs, Temperature: &zero}).chatRequest(); !tz {
+		t.Errorf("temperature 0 not flagged for injection")
+	}
+	req, tz, _ := (Request{Model: "m", Messages: msgs, Temperature: &half}).chatRequest()
+	if tz || req.Temperature != 0.5 || !req.Stream || req.StreamOptions == nil || !req.StreamOptions.IncludeUsage {
+		t.Errorf("req = %+v, tz = %v", req, tz)
+	}
+}
+
+func TestInjectTemperatureZero(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"model":"m","messages":[]}`: `{"temperature":0,"model":"m","messages":[]}`,
+		`{}`:                          `{"temperature":0}`,
+		` { "model":"m"}`:             `{"temperature":0,"model":"m"}`,
+		`[1]`:                         `[1]`,
+		``:                            ``,
+	} {
+		got := string(injectTemperatureZero([]byte(in)))
+		if got != want {
+			t.Errorf("%q -> %q, want %q", in, got, want)
+		}
+		if want != "" && want[0] == '{' && !json.Valid([]byte(got)) {
+			t.Errorf("%q is not valid JSON", got)
+		}
+	}
+}
