@@ -296,7 +296,7 @@ func (s *Session) ContextTokens() (int, bool) {
 }
 
 func (s *Session) level() (int, bool) {
-	return s.anchor.Estimate(func(i int) int { return s.log.At(i).Tokens }, s.log.Len(), s.prefixTok, 0)
+	return s.anchor.Estimate(func(i int) int { return s.log.At(i).Tokens }, s.log.Len(), s.log.Tokens(), s.prefixTok, 0)
 }
 
 // Fingerprint returns the current prefix fingerprint.

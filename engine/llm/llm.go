@@ -9,6 +9,10 @@
 // dialect, assembles streamed tool calls, and retries transient failures
 // (HTTP 429 and 5xx, connection errors, streams cut before any output)
 // with exponential backoff and full jitter, honouring Retry-After.
+// A stream that ends without a finish_reason is treated as cut: it is
+// retried when no output had been passed on yet and otherwise returned as
+// an error wrapping ErrStreamCut, so a truncated answer is never mistaken
+// for a complete one.
 //
 // Errors are phrased for people: each says what went wrong and what to do,
 // and never contains the API key. APIError carries the HTTP status and the

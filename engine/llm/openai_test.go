@@ -513,3 +513,57 @@ func TestFuncAdapter(t *testing.T) {
 		t.Errorf("nil Func returned no error")
 	}
 }
+
+func TestAgentLoopIsValidAndCacheFriendly(t *testing.T) {
+	srv := llmtest.New(llmtest.ScriptFunc(func(r *llmtest.Req) llmtest.Reply {
+		if r.Step < 4 {
+			return llmtest.Reply{
+				Reasoning: "I need to look at more files before answering.",
+				ToolCalls: []llmtest.ToolCall{{Name: "shell", Arguments: fmt.Sprintf(`{"cmd":"cat file%d.go"}`, r.Step)}},
+			}
+		}
+		return llmtest.Text("All files read.")
+	}))
+	defer srv.Close()
+	var rec recorder
+	m := newModel(srv, &rec)
+	req := Request{Model: "m", Tools: []openai.Tool{shellTool, readTool}, Messages: []openai.ChatCompletionMessage{
+		{Role: "system", Content: strings.Repeat("You are a coding agent. Follow the rules carefully. ", 30)},
+		{Role: "user", Content: "Read every file."},
+	}}
+	for step := 0; ; step++ {
+		resp, err := m.Stream(context.Background(), req, Callbacks{})
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		if len(resp.ToolCalls) == 0 {
+			break
+		}
+		msg := openai.ChatCompletionMessage{Role: "assistant", Content: resp.Content, ReasoningContent: resp.Reasoning}
+		for _, tc := range resp.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{ID: tc.ID, Type: "function", Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments}})
+		}
+		req.Messages = append(req.Messages, msg)
+		for _, tc := range resp.ToolCalls {
+			req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: "tool", ToolCallID: tc.ID, Content: strings.Repeat("package main // line\n", 20)})
+		}
+	}
+	if bad := srv.Invalid(); len(bad) > 0 {
+		t.Fatalf("server rejected %d requests; first: %s", len(bad), bad[0].Error)
+	}
+	recs := srv.Requests()
+	if len(recs) != 5 {
+		t.Fatalf("%d requests, want 5", len(recs))
+	}
+	for i, r := range recs {
+		if r.FellBack {
+			t.Errorf("request %d fell back to plain rendering: %s", i, r.RenderError)
+		}
+		if i > 0 && r.Hit < r.Ideal-64 {
+			t.Errorf("request %d: hit %d far below the ideal %d", i, r.Hit, r.Ideal)
+		}
+	}
+	if st := srv.Stats(); st.Hit == 0 || st.Hit > st.Ideal {
+		t.Errorf("stats = %+v", st)
+	}
+}

@@ -107,11 +107,11 @@ func (a *Anchor) Invalidate() { *a = Anchor{} }
 func (a *Anchor) Valid() bool { return a.valid }
 
 // Estimate returns the context size given the per-entry token counts of the
-// log and the fixed cost of the prefix (system prompt and tools) and the
-// scratch zone. It is exact at the anchor point and adds only the entries
-// appended since, so its cost grows with new messages, not with the log.
-// exact reports whether no estimated part was added.
-func (a *Anchor) Estimate(entryTokens func(i int) int, logLen, prefix, scratch int) (total int, exact bool) {
+// log, their running total, and the fixed cost of the prefix (system prompt
+// and tools) and the scratch zone. It is exact at the anchor point and adds
+// only the entries appended since, so its cost grows with new messages, not
+// with the log. exact reports whether no estimated part was added.
+func (a *Anchor) Estimate(entryTokens func(i int) int, logLen, logTotal, prefix, scratch int) (total int, exact bool) {
 	if a.valid && a.at <= logLen {
 		total = a.billed
 		for i := a.at; i < logLen; i++ {
@@ -119,11 +119,7 @@ func (a *Anchor) Estimate(entryTokens func(i int) int, logLen, prefix, scratch i
 		}
 		return total + scratch, a.at == logLen && scratch == 0
 	}
-	total = prefix + scratch
-	for i := 0; i < logLen; i++ {
-		total += entryTokens(i)
-	}
-	return total, false
+	return prefix + logTotal + scratch, false
 }
 
 // Parts returns the anchor's stored values for persisting it.

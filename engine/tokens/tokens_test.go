@@ -35,14 +35,14 @@ func TestAnchor(t *testing.T) {
 	counts := []int{10, 20, 30, 40}
 	at := func(i int) int { return counts[i] }
 	var a Anchor
-	if g, exact := a.Estimate(at, 4, 100, 5); g != 205 || exact {
+	if g, exact := a.Estimate(at, 4, 100, 100, 5); g != 205 || exact {
 		t.Errorf("unanchored estimate = %d, %v; want 205, false", g, exact)
 	}
 	a.Set(500, 2, 130)
-	if g, exact := a.Estimate(at, 2, 100, 0); g != 500 || !exact {
+	if g, exact := a.Estimate(at, 2, 30, 100, 0); g != 500 || !exact {
 		t.Errorf("estimate at anchor = %d, %v; want 500, true", g, exact)
 	}
-	if g, _ := a.Estimate(at, 4, 100, 5); g != 575 {
+	if g, _ := a.Estimate(at, 4, 100, 100, 5); g != 575 {
 		t.Errorf("estimate after two appends = %d; want 575", g)
 	}
 	a.Invalidate()
@@ -50,7 +50,7 @@ func TestAnchor(t *testing.T) {
 		t.Error("anchor still valid after Invalidate")
 	}
 	a.Set(500, 9, 0) // anchored beyond the log (log was rebuilt shorter): fall back
-	if g, _ := a.Estimate(at, 4, 100, 0); g != 200 {
+	if g, _ := a.Estimate(at, 4, 100, 100, 0); g != 200 {
 		t.Errorf("estimate with stale anchor = %d; want 200", g)
 	}
 }

@@ -82,6 +82,8 @@ type Reply struct {
 	// PromptTokens, when positive, replaces the computed prompt_tokens in
 	// the reported usage (cache hit tokens are capped to it).
 	PromptTokens int
+
+	panicked string // set by the server when the script panicked
 }
 
 // Text returns a Reply whose only content is s.

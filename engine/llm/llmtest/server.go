@@ -377,7 +377,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("Rate limit reached for %s. Please try again in %ds.", req.Model, max(s.cfg.retryAfter, 0)), false)
 		return
 	case Fault500:
-		reject(http.StatusInternalServerError, "server_error", "", "The server had an error while processing your request. Sorry about that!", false)
+		msg := "The server had an error while processing your request. Sorry about that!"
+		if reply.panicked != "" {
+			msg = reply.panicked
+		}
+		reject(http.StatusInternalServerError, "server_error", "", msg, false)
 		return
 	case FaultContextLength:
 		reject(http.StatusBadRequest, "invalid_request_error", "context_length_exceeded",
@@ -401,12 +405,13 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// safeReply calls the script, turning a panic into a 500-worthy reply text
-// so one bad script cannot take the whole test binary down silently.
+// safeReply calls the script, turning a panic into an HTTP 500 answer whose
+// message carries the panic value, so one bad script fails its test
+// visibly instead of killing the server goroutine.
 func safeReply(sc Script, req *Req) (r Reply) {
 	defer func() {
 		if p := recover(); p != nil {
-			r = Reply{Fault: Fault500, Content: fmt.Sprintf("llmtest: script panicked: %v", p)}
+			r = Reply{Fault: Fault500, panicked: fmt.Sprintf("llmtest: the script panicked: %v", p)}
 		}
 	}()
 	return sc.Reply(req)

@@ -44,7 +44,9 @@ func chat(msgs ...map[string]any) string {
 	return string(b)
 }
 
-func msg(role, content string) map[string]any { return map[string]any{"role": role, "content": content} }
+func msg(role, content string) map[string]any {
+	return map[string]any{"role": role, "content": content}
+}
 
 func callMsg(ids ...string) map[string]any {
 	var calls []any
