@@ -1,0 +1,48 @@
+package status
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// GitBranch reads the current branch of the repository containing dir from
+// .git/HEAD, without running git. It returns "" when dir is not in a
+// repository or HEAD cannot be read, and "detached@<short sha>" for a
+// detached HEAD.
+func GitBranch(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		gitPath := filepath.Join(d, ".git")
+		st, err := os.Stat(gitPath)
+		if err == nil {
+			head := filepath.Join(gitPath, "HEAD")
+			if !st.IsDir() {
+				// A worktree or submodule: ".git" is a file "gitdir: <path>".
+				b, err := os.ReadFile(gitPath)
+				if err != nil {
+					return ""
+				}
+				g := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(b)), "gitdir:"))
+				if !filepath.IsAbs(g) {
+					g = filepath.Join(d, g)
+				}
+				head = filepath.Join(g, "HEAD")
+			}
+			b, err := os.ReadFile(head)
+			if err != nil {
+				return ""
+			}
+			h := strings.TrimSpace(string(b))
+			if ref, ok := strings.CutPrefix(h, "ref: refs/heads/"); ok {
+				return ref
+			}
+			if len(h) >= 7 {
+				return "detached@" + h[:7]
+			}
+			return ""
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}

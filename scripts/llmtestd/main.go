@@ -1,0 +1,33 @@
+// Command llmtestd serves Tally's scripted demo model over HTTP for the
+// smoke test: it prints the OpenAI-compatible base URL on standard output
+// and serves until it is killed. With --workspace DIR it first writes the
+// demo's sample project into DIR.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/tally-dev/tally/engine/demo"
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+)
+
+func main() {
+	ws := flag.String("workspace", "", "write the demo's sample project into this folder first")
+	flag.Parse()
+	if *ws != "" {
+		if err := demo.NewWorkspace(*ws); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	srv := llmtest.New(demo.ScriptWithPace(0))
+	defer srv.Close()
+	fmt.Println(srv.URL())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	<-sig
+}
