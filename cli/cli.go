@@ -45,6 +45,7 @@ Flags (all commands):
   --yes                  approve every tool call without asking
   --json                 print events as JSON lines on stdout
   --max-steps N          model requests allowed per turn (default 50)
+  --status-mode MODE     where the status block goes: tail (default) or append
 The API key is read from OPENAI_API_KEY or DEEPSEEK_API_KEY, or from Settings in the app.
 `
 
@@ -58,6 +59,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // options are the parsed shared flags.
 type options struct {
 	data, baseURL, model, session, workspace string
+	statusMode                               string
 	contextWindow, maxSteps                  int
 	yes, json, ledger                        bool
 	args                                     []string
@@ -73,6 +75,7 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.session, "session", "", "")
 	fs.StringVar(&o.workspace, "workspace", "", "")
 	fs.IntVar(&o.contextWindow, "context-window", 0, "")
+	fs.StringVar(&o.statusMode, "status-mode", "", "")
 	fs.IntVar(&o.maxSteps, "max-steps", 0, "")
 	fs.BoolVar(&o.yes, "yes", false, "")
 	fs.BoolVar(&o.json, "json", false, "")
@@ -92,6 +95,11 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 		}
 		o.args = append(o.args, rest[0])
 		args = rest[1:]
+	}
+	switch o.statusMode {
+	case "", "tail", "append":
+	default:
+		return nil, usagef("tally %s: --status-mode must be tail or append, not %q", name, o.statusMode)
 	}
 	if o.contextWindow < 0 || o.maxSteps < 0 {
 		return nil, usagef("tally %s: --context-window and --max-steps must be positive", name)

@@ -21,9 +21,16 @@ import (
 func workspace(t *testing.T) string {
 	t.Helper()
 	ws := t.TempDir()
+	// A realistically sized source file: reads in real sessions return
+	// hundreds of lines, not four.
+	var src strings.Builder
+	src.WriteString("package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int { return a - b }\n")
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&src, "\n// Scale%d multiplies v by %d and clamps the result to [lo, hi].\nfunc Scale%d(v, lo, hi int) int {\n\tr := v * %d\n\tif r < lo {\n\t\treturn lo\n\t}\n\treturn min(r, hi)\n}\n", i, i+2, i, i+2)
+	}
 	files := map[string]string{
 		"go.mod":       "module calc\n\ngo 1.22\n",
-		"calc/calc.go": "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int { return a - b }\n",
+		"calc/calc.go": src.String(),
 		"README.md":    "# calc\n",
 	}
 	for name, body := range files {
@@ -36,19 +43,7 @@ func workspace(t *testing.T) string {
 	return ws
 }
 
-// sinceLastUser counts tool results after the last user message.
-func sinceLastUser(req *llmtest.Req) int {
-	n := 0
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		switch req.Messages[i].Role {
-		case "user":
-			return n
-		case "tool":
-			n++
-		}
-	}
-	return n
-}
+func sinceLastUser(req *llmtest.Req) int { return req.ToolResultsSinceHuman() }
 
 // codingScript answers each turn with nine tool calls, then a summary.
 func codingScript(turnLen int) llmtest.Script {
@@ -102,13 +97,19 @@ func rawMessages(t *testing.T, body []byte) []json.RawMessage {
 // turns' assistant messages when a new user turn starts, so no client can
 // keep those bytes; the strict late-system check runs on it below.)
 func TestScriptedSessionKeepsPrefix(t *testing.T) {
+	for _, mode := range []string{"tail", "append"} {
+		t.Run(mode, func(t *testing.T) { scriptedSession(t, mode) })
+	}
+}
+
+func scriptedSession(t *testing.T, mode string) {
 	srv := llmtest.New(codingScript(10), llmtest.WithTemplate(llmtest.TemplateDeepSeekV4))
 	defer srv.Close()
 	data, ws := t.TempDir(), workspace(t)
 	t.Setenv("OPENAI_API_KEY", "sk-test-key-never-printed")
 	for turn := 1; turn <= 6; turn++ {
 		out, errOut, code := runCLI(t, "run", "--data", data, "--base-url", srv.URL(), "--model", "deepseek-chat",
-			"--session", "e2e", "--workspace", ws, "--yes", fmt.Sprintf("Turn %d: check calc/calc.go and keep notes.", turn))
+			"--session", "e2e", "--workspace", ws, "--yes", "--status-mode", mode, fmt.Sprintf("Turn %d: check calc/calc.go and keep notes.", turn))
 		if code != 0 {
 			t.Fatalf("turn %d exited %d: %s", turn, code, errOut)
 		}
@@ -129,6 +130,14 @@ func TestScriptedSessionKeepsPrefix(t *testing.T) {
 	var prev []json.RawMessage
 	for i, r := range reqs {
 		msgs := rawMessages(t, r.Body)
+		if last := r.Messages[len(r.Messages)-1]; last.Role != "user" || !strings.HasPrefix(last.Content, "<agent_status") {
+			t.Fatalf("request %d does not end with the status block", i)
+		}
+		if mode == "tail" {
+			// The last message is the scratch zone, replaced on every
+			// request; the log zone before it only grows.
+			msgs = msgs[:len(msgs)-1]
+		}
 		for j, m := range r.Messages {
 			if j > 0 && m.Role == "system" {
 				t.Fatalf("request %d has a system message at index %d", i, j)
@@ -146,7 +155,9 @@ func TestScriptedSessionKeepsPrefix(t *testing.T) {
 	}
 	st := srv.Stats()
 	ratio := float64(st.Hit) / float64(st.Ideal)
-	t.Logf("prompt %d tokens, hit %d, ideal %d: %.2f%% of ideal", st.Prompt, st.Hit, st.Ideal, 100*ratio)
+	cost := (float64(st.Hit)*0.028 + float64(st.Prompt-st.Hit)*0.28) / 1e6
+	t.Logf("%s: prompt %d tokens, hit %d, ideal %d: %.2f%% of ideal, hit ratio %.2f%%, input cost $%.4f at DeepSeek prices",
+		mode, st.Prompt, st.Hit, st.Ideal, 100*ratio, 100*float64(st.Hit)/float64(st.Prompt), cost)
 	if ratio < 0.99 {
 		t.Errorf("cache hit tokens are %.2f%% of the ideal; want >= 99%%", 100*ratio)
 	}
@@ -156,15 +167,19 @@ func TestScriptedSessionKeepsPrefix(t *testing.T) {
 		t.Errorf("sessions = %q (exit %d)", out, code)
 	}
 	out, _, code = runCLI(t, "export", "--data", data, "e2e")
-	if code != 0 || strings.Count(out, "\n") != 6+60+54 {
-		t.Errorf("export printed %d lines (exit %d); want %d", strings.Count(out, "\n"), code, 6+60+54)
+	want := 6 + 60 + 54 // user turns, replies, tool results
+	if mode == "append" {
+		want += 60 // one status block per request
+	}
+	if code != 0 || strings.Count(out, "\n") != want {
+		t.Errorf("export printed %d lines (exit %d); want %d", strings.Count(out, "\n"), code, want)
 	}
 	out, _, code = runCLI(t, "inspect", "--data", data, "e2e")
 	var rep inspectReport
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
 		t.Fatalf("inspect failed (exit %d): %.200s", code, out)
 	}
-	if len(rep.Request.Messages) != 1+6+60+54 || rep.ContextTokens <= 0 || rep.Window != 1_000_000 {
+	if len(rep.Request.Messages) < 1+6+60+54 || rep.ContextTokens <= 0 || rep.Window != 1_000_000 {
 		t.Errorf("inspect: %d messages, %d tokens, window %d", len(rep.Request.Messages), rep.ContextTokens, rep.Window)
 	}
 }
@@ -228,7 +243,7 @@ func TestKillMidStep(t *testing.T) {
 		os.Exit(Main(strings.Fields(os.Getenv("TALLY_KILL_CHILD")), os.Stdin, os.Stdout, os.Stderr))
 	}
 	srv := llmtest.New(llmtest.ScriptFunc(func(req *llmtest.Req) llmtest.Reply {
-		if strings.Contains(req.LastUser(), "slow") && sinceLastUser(req) == 0 {
+		if strings.Contains(req.LastHuman(), "slow") && sinceLastUser(req) == 0 {
 			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "run_shell", Arguments: `{"command":"sleep 30"}`}}}
 		}
 		return llmtest.Text("fine")

@@ -59,6 +59,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		ModelName:     r.Model,
 		ContextWindow: r.ContextWindow,
 		MaxSteps:      o.maxSteps,
+		StatusMode:    agent.StatusMode(o.statusMode),
 		Approver:      approver(o.yes, stdin, stderr),
 		UserConfigDir: userConfigDir(),
 		OnEvent:       out.event,

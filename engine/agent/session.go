@@ -20,6 +20,7 @@ import (
 	"github.com/tally-dev/tally/assets"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -43,7 +44,27 @@ type Config struct {
 	// OnEvent receives every event synchronously on the engine's goroutine.
 	// It must return quickly; the GUI copies the event and hands it over.
 	OnEvent func(Event)
+	// StatusMode places the <agent_status> block: StatusTail (default)
+	// sends only the newest one at the tail of each request, outside the
+	// log; StatusAppend appends each one to the log.
+	StatusMode StatusMode
+	// ToolCallLimit caps tool calls per turn (DefaultToolCallLimit when 0).
+	ToolCallLimit int
+	// Renderer renders the status block; nil uses status.Render.
+	Renderer status.Renderer
 }
+
+// StatusMode is where the status block goes.
+type StatusMode string
+
+// Status placement strategies.
+const (
+	StatusTail   StatusMode = "tail"
+	StatusAppend StatusMode = "append"
+)
+
+// DefaultToolCallLimit is the per-turn tool call budget shown to the model.
+const DefaultToolCallLimit = 200
 
 func (c *Config) now() time.Time {
 	if c.Now != nil {
@@ -59,6 +80,8 @@ type state struct {
 	WorkingSet WorkingSet    `json:"working_set"`
 	Requests   int           `json:"requests"`
 	Anchor     *anchorState  `json:"anchor,omitempty"`
+	// StatusVersion is the state_version of the last status rendered.
+	StatusVersion int64 `json:"status_version"`
 }
 
 type anchorState struct {
@@ -83,6 +106,14 @@ type Session struct {
 	reqMsgs   []openai.ChatCompletionMessage // system + log wires, grown by appends
 	anchor    tokens.Anchor
 	fp        prompt.Fingerprint
+	turn      turnState
+}
+
+// turnState is the per-turn canonical state behind the status bar.
+type turnState struct {
+	steps     int
+	toolCalls int
+	alerts    []string
 }
 
 // ErrBusy is returned when a turn is started while another one runs.
@@ -165,6 +196,15 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	}
 	if cfg.ModelName == "" {
 		cfg.ModelName = meta.Model
+	}
+	if cfg.StatusMode == "" {
+		cfg.StatusMode = StatusTail
+	}
+	if cfg.ToolCallLimit <= 0 {
+		cfg.ToolCallLimit = DefaultToolCallLimit
+	}
+	if cfg.Renderer == nil {
+		cfg.Renderer = status.Render
 	}
 	s := &Session{cfg: cfg, meta: meta, st: st}
 	s.tools = tool.NewRegistry()

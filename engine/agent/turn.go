@@ -67,6 +67,7 @@ func (s *Session) Run(ctx context.Context, text string) (Result, error) {
 
 func (s *Session) run(ctx context.Context, text string) (Result, error) {
 	s.emit(Event{Kind: EventTurnStart})
+	s.turn = turnState{}
 	now := s.cfg.now()
 	s.st.WorkingSet.Touch(PathsIn(text)...)
 	meta := TurnMeta(now, s.cfg.ModelName, &s.st.WorkingSet)
@@ -82,6 +83,7 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 			return res, err
 		}
 		res.Steps = step
+		s.turn.steps = step
 		if err := ctx.Err(); err != nil {
 			res.Reason = ReasonCancelled
 			return res, nil
@@ -114,7 +116,12 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 // step makes one model request and commits the reply. It returns the tool
 // calls to run (none means the turn is over) and the reply text.
 func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, string, error) {
+	msgs, err := s.prepareRequest()
+	if err != nil {
+		return nil, "", err
+	}
 	req := s.request()
+	req.Messages = msgs
 	logLen := s.log.Len()
 	estimate, _ := s.anchorFreeEstimate()
 	cb := llm.Callbacks{
@@ -197,6 +204,7 @@ func (s *Session) runTools(ctx context.Context, step int, calls []transcript.Too
 			return true, s.cancelRest(calls[i:])
 		}
 		s.emit(Event{Kind: EventToolStart, Step: step, Call: &c})
+		s.turn.toolCalls++
 		res := s.execute(ctx, c)
 		if ctx.Err() != nil && res.IsError {
 			return true, s.cancelRest(calls[i:])

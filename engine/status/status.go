@@ -100,7 +100,6 @@ func Render(s State) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<%s visibility=\"internal\" state_version=\"%d\">\n", Tag, s.Version)
-	b.WriteString("# computed by the Tally runtime, not written by the user; newest state_version wins\n")
 	fmt.Fprintf(&b, "phase: %s\n", s.Phase)
 	if len(s.Goals) == 0 {
 		fmt.Fprintf(&b, "remaining_goals: []  # %d done\n", s.Done)
@@ -118,9 +117,7 @@ func Render(s State) (string, error) {
 			fmt.Fprintf(&b, "  - #%s %s%s\n", safeID(g.ID), quote(g.Content, MaxGoalChars), mark)
 		}
 	}
-	b.WriteString("budgets:\n")
-	fmt.Fprintf(&b, "  tool_calls: {used: %d, limit: %d}\n", s.ToolCalls.Used, s.ToolCalls.Limit)
-	fmt.Fprintf(&b, "  steps: {used: %d, limit: %d}\n", s.Steps.Used, s.Steps.Limit)
+	fmt.Fprintf(&b, "budgets: {tool_calls: %d/%d, steps: %d/%d}\n", s.ToolCalls.Used, s.ToolCalls.Limit, s.Steps.Used, s.Steps.Limit)
 	b.WriteString("environment:\n")
 	fmt.Fprintf(&b, "  cwd: %s\n", quote(s.Cwd, 200))
 	if s.Branch == "" {

@@ -266,3 +266,47 @@ func validate(msgs []Message) string {
 	}
 	return closeBlock()
 }
+
+// injectedPrefixes mark user-role messages written by an agent runtime
+// rather than by the person (status bars, reminders, diagnostics).
+var injectedPrefixes = []string{"<agent_status", "<system-reminder", "<diagnostics", "[CYCLE STATE]"}
+
+// IsInjected reports whether a user message's content is runtime-injected.
+func IsInjected(content string) bool {
+	for _, p := range injectedPrefixes {
+		if strings.HasPrefix(content, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// LastHuman returns the last user message that is not runtime-injected
+// (see IsInjected), or "".
+func (r *Req) LastHuman() string {
+	if i := r.lastHumanIndex(); i >= 0 {
+		return r.Messages[i].Content
+	}
+	return ""
+}
+
+// ToolResultsSinceHuman counts tool results after the last human message:
+// how far into its turn the agent is.
+func (r *Req) ToolResultsSinceHuman() int {
+	n := 0
+	for _, m := range r.Messages[r.lastHumanIndex()+1:] {
+		if m.Role == "tool" {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *Req) lastHumanIndex() int {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if m := r.Messages[i]; m.Role == "user" && !IsInjected(m.Content) {
+			return i
+		}
+	}
+	return -1
+}
