@@ -179,6 +179,9 @@ func scriptedSession(t *testing.T, mode string) {
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
 		t.Fatalf("inspect failed (exit %d): %.200s", code, out)
 	}
+	if rep.StatusAudit.Checked != 60 || len(rep.StatusAudit.Mismatches) > 0 || !strings.Contains(rep.Status, `state_version="61"`) {
+		t.Errorf("inspect status audit: %+v, next status %q", rep.StatusAudit, rep.Status)
+	}
 	if len(rep.Request.Messages) < 1+6+60+54 || rep.ContextTokens <= 0 || rep.Window != 1_000_000 {
 		t.Errorf("inspect: %d messages, %d tokens, window %d", len(rep.Request.Messages), rep.ContextTokens, rep.Window)
 	}

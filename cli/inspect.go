@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/tally-dev/tally/engine/agent"
@@ -18,7 +19,11 @@ type inspectReport struct {
 	Exact         bool               `json:"exact"`
 	Level         float64            `json:"level"` // ContextTokens / Window
 	Fingerprint   prompt.Fingerprint `json:"fingerprint"`
-	Request       llm.Request        `json:"request"`
+	// Status is the status block the next request would carry, and
+	// StatusAudit the re-rendering of every status already sent.
+	Status      string            `json:"status"`
+	StatusAudit agent.StatusAudit `json:"status_audit"`
+	Request     llm.Request       `json:"request"`
 }
 
 func cmdInspect(args []string, stdout, stderr io.Writer) error {
@@ -52,11 +57,21 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		Session: id, Model: sess.ModelName(), Window: sess.Window(),
 		ContextTokens: level, Exact: exact, Fingerprint: sess.Fingerprint(), Request: sess.NextRequest(),
 	}
+	rep.Status = sess.NextStatus()
+	if rep.StatusAudit, err = sess.AuditStatus(); err != nil {
+		return err
+	}
 	if rep.Window > 0 {
 		rep.Level = float64(level) / float64(rep.Window)
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(rep)
+	if err := enc.Encode(rep); err != nil {
+		return err
+	}
+	if n := len(rep.StatusAudit.Mismatches); n > 0 {
+		return fmt.Errorf("tally inspect: %d status block(s) sent to the model disagree with their canonical state; first: %s", n, rep.StatusAudit.Mismatches[0])
+	}
+	return nil
 }

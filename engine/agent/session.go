@@ -346,12 +346,14 @@ func (s *Session) Fingerprint() prompt.Fingerprint {
 	return s.fp
 }
 
-// NextRequest returns the request the model would receive next, as a copy.
+// NextRequest returns the request the model would receive next, as a copy,
+// with the status block it would carry at the tail.
 func (s *Session) NextRequest() llm.Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	req := s.request()
 	req.Messages = append([]openai.ChatCompletionMessage(nil), req.Messages...)
+	req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: s.idleStatus()})
 	return req
 }
 

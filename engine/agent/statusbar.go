@@ -116,6 +116,15 @@ func (s *Session) AuditStatus() (StatusAudit, error) {
 func (s *Session) NextStatus() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.idleStatus()
+}
+
+// idleStatus renders the status the first request of the next turn would
+// carry: a fresh turn's counters on the current checklist.
+func (s *Session) idleStatus() string {
+	saved := s.turn
+	s.turn = turnState{steps: 1}
+	defer func() { s.turn = saved }()
 	return status.Slot(s.cfg.Renderer, s.canonical(s.st.StatusVersion+1))
 }
 

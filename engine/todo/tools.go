@@ -1,0 +1,121 @@
+package todo
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tally-dev/tally/engine/tool"
+)
+
+// Tools returns the eight checklist tools, all working on l:
+// checklist_write, checklist_add, checklist_update and checklist_list, then
+// their aliases todo_write, todo_add, todo_update and todo_list, which take
+// the same parameters and behave the same. None of them needs approval.
+//
+// Every result's Content is the list's [Snapshot] in its String form (the
+// summary line, a blank line, the JSON), followed by notes about items moved
+// back to pending. A failed call leaves the list unchanged and returns a
+// one-sentence error naming the bad value, then the current snapshot, so
+// the model can correct itself without another call.
+func Tools(l *List) []tool.Tool {
+	return []tool.Tool{
+		writeTool{name: "checklist_write", doc: checklistWriteDoc, list: l},
+		addTool{name: "checklist_add", doc: checklistAddDoc, list: l},
+		updateTool{name: "checklist_update", doc: checklistUpdateDoc, list: l},
+		listTool{name: "checklist_list", doc: checklistListDoc, list: l},
+		writeTool{name: "todo_write", doc: todoWriteDoc, list: l},
+		addTool{name: "todo_add", doc: todoAddDoc, list: l},
+		updateTool{name: "todo_update", doc: todoUpdateDoc, list: l},
+		listTool{name: "todo_list", doc: todoListDoc, list: l},
+	}
+}
+
+// compact compacts a JSON Schema literal written in the source. It panics on
+// invalid JSON, which is a programming error caught by the tests.
+func compact(s string) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		panic("todo: invalid parameter schema: " + err.Error())
+	}
+	return json.RawMessage(b.Bytes())
+}
+
+// ok returns the snapshot of l followed by notes.
+func ok(l *List, notes []string) tool.Result {
+	content := l.Snapshot().String()
+	if len(notes) > 0 {
+		content += "\n\n" + strings.Join(notes, "\n")
+	}
+	return tool.Result{Content: content}
+}
+
+// fail returns an error result for tool name: the message, a blank line and
+// the current snapshot of l.
+func fail(l *List, name string, err error) tool.Result {
+	return tool.Result{Content: name + ": " + err.Error() + "\n\n" + l.Snapshot().String(), IsError: true}
+}
+
+// decodeArgs decodes args, a JSON object where empty or null means {}, into
+// v, rejecting unknown fields by name. params describes the accepted
+// parameters for the error message.
+func decodeArgs(args json.RawMessage, v any, params string) error {
+	data := bytes.TrimSpace(args)
+	if len(data) == 0 || string(data) == "null" {
+		data = []byte("{}")
+	}
+	if data[0] != '{' {
+		return fmt.Errorf("arguments must be one JSON object, got %s; %s", snippet(string(data)), shape(params))
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, terr := dec.Token(); !errors.Is(terr, io.EOF) {
+			return errors.New("arguments contain extra text after the JSON object; send exactly one JSON object")
+		}
+		return nil
+	}
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr) && typeErr.Field != "":
+		return fmt.Errorf("parameter %q has the wrong type (got a JSON %s); %s", typeErr.Field, typeErr.Value, shape(params))
+	case errors.As(err, &typeErr):
+		return fmt.Errorf("arguments have the wrong shape (got a JSON %s); %s", typeErr.Value, shape(params))
+	case errors.As(err, &syntaxErr):
+		return fmt.Errorf("arguments are not valid JSON (%v); send the parameters as one valid JSON object", err)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		return fmt.Errorf("unknown field %s; %s", field, shape(params))
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return errors.New("arguments are not valid JSON (unexpected end of input); send one complete JSON object")
+	default:
+		return fmt.Errorf("arguments could not be decoded (%v); %s", err, shape(params))
+	}
+}
+
+// errMissing reports a missing required parameter.
+func errMissing(name, what string) error {
+	return fmt.Errorf("parameter %q is missing; %s", name, what)
+}
+
+// shape describes the accepted parameters for an error message.
+func shape(params string) string {
+	if params == "" {
+		return "this tool takes no parameters; send {}"
+	}
+	return "send the parameters as {" + params + "}"
+}
+
+// snippet quotes s shortened to 60 runes.
+func snippet(s string) string {
+	r := []rune(s)
+	if len(r) > 60 {
+		return fmt.Sprintf("%q…", string(r[:60]))
+	}
+	return fmt.Sprintf("%q", s)
+}
