@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
 )
 
@@ -19,6 +20,7 @@ const (
 	EventUsage     EventKind = "usage"      // a response's usage re-anchored the count
 	EventRetry     EventKind = "retry"      // a request failed and will be retried
 	EventRebuild   EventKind = "rebuild"    // the log was rewritten (with a record)
+	EventChecklist EventKind = "checklist"  // the checklist changed; Checklist holds it
 	EventError     EventKind = "error"      // something failed; Err says what
 	EventTurnEnd   EventKind = "turn_end"   // the turn ended; Reason says why
 )
@@ -39,6 +41,8 @@ type Event struct {
 	Retry   *llm.Retry           `json:"retry,omitempty"`
 	Err     string               `json:"error,omitempty"`
 	Reason  string               `json:"reason,omitempty"`
+	// Checklist is the whole list after a change (a copy).
+	Checklist []todo.Item `json:"checklist,omitempty"`
 }
 
 // Usage is what one response cost and where it left the context.

@@ -18,9 +18,12 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/tally-dev/tally/assets"
+	"github.com/tally-dev/tally/engine/diag"
+	"github.com/tally-dev/tally/engine/guard"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/status"
+	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -52,6 +55,10 @@ type Config struct {
 	ToolCallLimit int
 	// Renderer renders the status block; nil uses status.Render.
 	Renderer status.Renderer
+	// NoDiagnostics turns off the checks run after file writes; DiagRules
+	// replaces the default rules (gofmt and go vet for Go files).
+	NoDiagnostics bool
+	DiagRules     []diag.Rule
 }
 
 // StatusMode is where the status block goes.
@@ -107,6 +114,10 @@ type Session struct {
 	anchor    tokens.Anchor
 	fp        prompt.Fingerprint
 	turn      turnState
+	checklist *todo.List
+	savedList int  // checklist version last saved
+	listDirty bool // checklist changed since the last event
+	guard     *guard.Guard
 }
 
 // turnState is the per-turn canonical state behind the status bar.
@@ -211,6 +222,12 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	for _, t := range tool.Builtins() {
 		s.tools.AddBuiltin(t)
 	}
+	s.checklist = loadChecklist(cfg.Store, meta.ID)
+	s.savedList = s.checklist.Version()
+	for _, t := range todo.Tools(s.checklist) {
+		s.tools.AddBuiltin(t)
+	}
+	s.guard = guard.New()
 	s.gate = tool.NewGate(cfg.Approver)
 	s.env = tool.Env{Workspace: meta.Workspace, ShellTimeout: cfg.ShellTimeout}
 	s.log = transcript.NewAppendLog(tokens.Count, transcript.WireRules{FoldTurnMeta: true})
@@ -430,6 +447,11 @@ func (s *Session) commit(msgs []transcript.Message, extra func(tx *storage.Tx) e
 	for i := start; i < s.log.Len(); i++ {
 		m := s.log.At(i).Msg
 		s.emit(Event{Kind: EventMessage, Index: i, Message: &m})
+	}
+	if s.listDirty {
+		s.listDirty = false
+		items := s.checklist.Items()
+		s.emit(Event{Kind: EventChecklist, Checklist: items})
 	}
 	return nil
 }

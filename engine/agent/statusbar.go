@@ -127,6 +127,3 @@ func (s *Session) idleStatus() string {
 	defer func() { s.turn = saved }()
 	return status.Slot(s.cfg.Renderer, s.canonical(s.st.StatusVersion+1))
 }
-
-// goals returns the open checklist items and the number done.
-func (s *Session) goals() ([]status.Goal, int) { return nil, 0 }

@@ -68,6 +68,7 @@ func (s *Session) Run(ctx context.Context, text string) (Result, error) {
 func (s *Session) run(ctx context.Context, text string) (Result, error) {
 	s.emit(Event{Kind: EventTurnStart})
 	s.turn = turnState{}
+	s.guard.Reset()
 	now := s.cfg.now()
 	s.st.WorkingSet.Touch(PathsIn(text)...)
 	meta := TurnMeta(now, s.cfg.ModelName, &s.st.WorkingSet)
@@ -102,13 +103,19 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 			res.Reason, res.Answer = ReasonDone, answer
 			return res, nil
 		}
-		if cancelled, err := s.runTools(ctx, step, calls); err != nil || cancelled {
-			if cancelled {
-				res.Reason = ReasonCancelled
-				return res, nil
-			}
+		stop, err := s.runTools(ctx, step, calls)
+		if err != nil {
 			res.Reason = ReasonFailed
+			s.emit(Event{Kind: EventError, Err: err.Error()})
 			return res, err
+		}
+		switch stop {
+		case ReasonCancelled:
+			res.Reason = ReasonCancelled
+			return res, nil
+		case ReasonHalted:
+			res.Reason = ReasonHalted
+			return res, fmt.Errorf("agent: %s", s.haltReason())
 		}
 	}
 }
@@ -196,28 +203,55 @@ func normalizeArgs(a string) string {
 	return string(b)
 }
 
-// runTools executes calls in order, committing each result. It reports
-// whether the turn was cancelled; then every unrun call got a result.
-func (s *Session) runTools(ctx context.Context, step int, calls []transcript.ToolCall) (bool, error) {
+// runTools executes calls in order, committing each result, then appends
+// any diagnostics for files written. It returns why the turn must stop
+// early ("" to go on): ReasonCancelled or ReasonHalted; every call that did
+// not run still gets a result, so the transcript stays valid.
+func (s *Session) runTools(ctx context.Context, step int, calls []transcript.ToolCall) (string, error) {
+	var written []string
 	for i, c := range calls {
 		if ctx.Err() != nil {
-			return true, s.cancelRest(calls[i:])
+			return ReasonCancelled, s.skipRest(calls[i:], "cancelled: the user stopped the turn before this call ran")
 		}
 		s.emit(Event{Kind: EventToolStart, Step: step, Call: &c})
 		s.turn.toolCalls++
-		res := s.execute(ctx, c)
-		if ctx.Err() != nil && res.IsError {
-			return true, s.cancelRest(calls[i:])
+		var res tool.Result
+		halt := ""
+		if v := s.guard.Check(c.Name, c.Arguments); v.Blocked {
+			res = tool.Result{IsError: true, Content: v.Message}
+		} else {
+			res = s.execute(ctx, c)
+			if ctx.Err() != nil && res.IsError {
+				return ReasonCancelled, s.skipRest(calls[i:], "cancelled: the user stopped the turn before this call finished")
+			}
+			out := s.guard.Record(c.Name, res.IsError)
+			if out.Message != "" {
+				res.Content += "\n\n" + out.Message
+			}
+			if out.Halt {
+				halt = out.Message
+			}
 		}
+		s.turn.alerts = s.alerts()
 		s.st.WorkingSet.Touch(res.Paths...)
+		if res.Wrote {
+			written = append(written, res.Paths...)
+		}
 		m := transcript.ToolResult(c, res.Content, res.IsError, s.cfg.now())
 		m.Paths = res.Paths
 		m.Args = c.Arguments
-		if err := s.commit([]transcript.Message{m}, nil); err != nil {
-			return false, err
+		if err := s.commit([]transcript.Message{m}, s.saveChecklist()); err != nil {
+			return "", err
+		}
+		if halt != "" {
+			if err := s.skipRest(calls[i+1:], "not run: the turn was stopped by the loop guard"); err != nil {
+				return "", err
+			}
+			s.emit(Event{Kind: EventError, Err: halt})
+			return ReasonHalted, nil
 		}
 	}
-	return false, nil
+	return "", s.diagnose(ctx, written)
 }
 
 func (s *Session) execute(ctx context.Context, c transcript.ToolCall) tool.Result {
@@ -244,11 +278,15 @@ func (s *Session) execute(ctx context.Context, c transcript.ToolCall) tool.Resul
 	return s.tools.Run(ctx, &s.env, c.Name, args)
 }
 
-func (s *Session) cancelRest(calls []transcript.ToolCall) error {
+// skipRest answers calls that will not run with text, in one commit.
+func (s *Session) skipRest(calls []transcript.ToolCall, text string) error {
+	if len(calls) == 0 {
+		return nil
+	}
 	now := s.cfg.now()
 	var msgs []transcript.Message
 	for _, c := range calls {
-		m := transcript.ToolResult(c, "cancelled: the user stopped the turn before this call ran", true, now)
+		m := transcript.ToolResult(c, text, true, now)
 		m.Kind = transcript.KindRepair
 		msgs = append(msgs, m)
 	}

@@ -137,12 +137,14 @@ func reply(req *llmtest.Req) llmtest.Reply {
 		return llmtest.Reply{
 			Content: "Now running the tests:",
 			ToolCalls: []llmtest.ToolCall{{Name: "run_shell",
-				Arguments: `{"command":"if command -v go >/dev/null 2>&1; then go test ./...; else echo 'go is not installed here; skipping: ok example.com/calc/calc'; fi","timeout_seconds":120}`}},
+				Arguments: `{"command":"go test ./...","timeout_seconds":120}`}},
 		}
 	default:
 		tests := "The tests pass."
 		if denied(last) {
 			tests = "You declined running the tests, so they were **not** run; run `go test ./...` yourself to confirm."
+		} else if strings.Contains(last, "not found") {
+			tests = "Go is not installed here, so the tests were not run; run `go test ./...` where Go is installed."
 		} else if strings.Contains(last, "FAIL") {
 			tests = "The tests still fail; see the output above."
 		}

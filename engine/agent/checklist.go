@@ -1,0 +1,100 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/tally-dev/tally/engine/diag"
+	"github.com/tally-dev/tally/engine/status"
+	"github.com/tally-dev/tally/engine/todo"
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/storage"
+)
+
+// checklistKey is the per-session state key of the checklist.
+const checklistKey = "checklist"
+
+// loadChecklist restores the session's checklist from the store; a damaged
+// record gives an empty list rather than a failed session.
+func loadChecklist(st *storage.Store, id string) *todo.List {
+	data, err := st.State(id, checklistKey)
+	if err != nil || data == nil {
+		return todo.New()
+	}
+	l, err := todo.Decode(data)
+	if err != nil {
+		return todo.New()
+	}
+	return l
+}
+
+// saveChecklist returns a commit step that persists the checklist when it
+// changed since it was last saved, and publishes the change.
+func (s *Session) saveChecklist() func(tx *storage.Tx) error {
+	v := s.checklist.Version()
+	if v == s.savedList {
+		return nil
+	}
+	return func(tx *storage.Tx) error {
+		data, err := s.checklist.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		if err := tx.PutState(s.meta.ID, checklistKey, data); err != nil {
+			return err
+		}
+		s.savedList = v
+		s.listDirty = true
+		return nil
+	}
+}
+
+// Checklist returns a copy of the session's checklist items.
+func (s *Session) Checklist() []todo.Item { return s.checklist.Items() }
+
+// goals returns the open checklist items and the number done.
+func (s *Session) goals() ([]status.Goal, int) {
+	var open []status.Goal
+	done := 0
+	for _, it := range s.checklist.Items() {
+		switch it.Status {
+		case todo.Completed:
+			done++
+		default:
+			open = append(open, status.Goal{ID: it.ID, Content: it.Content, InProgress: it.Status == todo.InProgress})
+		}
+	}
+	return open, done
+}
+
+// alerts collects the active alert lines for the status bar.
+func (s *Session) alerts() []string {
+	return s.guard.Alerts()
+}
+
+func (s *Session) haltReason() string {
+	for _, a := range s.guard.Alerts() {
+		if strings.Contains(a, "fail") {
+			return "the turn was stopped because a tool kept failing (" + a + "); change the approach or fix the cause and send another message"
+		}
+	}
+	return "the turn was stopped by the loop guard; send another message to continue"
+}
+
+// DiagnosticsTimeout bounds each checker run after a file write.
+const DiagnosticsTimeout = 20 * time.Second
+
+// diagnose runs the file-type checks for files written in this round and
+// appends their findings as one <diagnostics> message. A missing or
+// failing checker never blocks the turn.
+func (s *Session) diagnose(ctx context.Context, paths []string) error {
+	if len(paths) == 0 || s.cfg.NoDiagnostics {
+		return nil
+	}
+	rep := diag.Run(ctx, s.meta.Workspace, paths, s.cfg.DiagRules, DiagnosticsTimeout)
+	if rep.Text == "" {
+		return nil
+	}
+	return s.commit([]transcript.Message{transcript.Injected(transcript.KindDiagnostics, rep.Text, s.cfg.now())}, nil)
+}
