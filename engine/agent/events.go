@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -21,6 +22,7 @@ const (
 	EventRetry     EventKind = "retry"      // a request failed and will be retried
 	EventRebuild   EventKind = "rebuild"    // the log was rewritten (with a record)
 	EventChecklist EventKind = "checklist"  // the checklist changed; Checklist holds it
+	EventDrift     EventKind = "drift"      // the prompt prefix changed; Drift says how
 	EventError     EventKind = "error"      // something failed; Err says what
 	EventTurnEnd   EventKind = "turn_end"   // the turn ended; Reason says why
 )
@@ -43,6 +45,8 @@ type Event struct {
 	Reason  string               `json:"reason,omitempty"`
 	// Checklist is the whole list after a change (a copy).
 	Checklist []todo.Item `json:"checklist,omitempty"`
+	// Drift describes a change of the prompt prefix.
+	Drift *prompt.Drift `json:"drift,omitempty"`
 }
 
 // Usage is what one response cost and where it left the context.

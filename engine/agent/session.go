@@ -70,6 +70,19 @@ const (
 	StatusAppend StatusMode = "append"
 )
 
+// DedupeMin is the size from which a tool result identical to an earlier
+// one is sent as a <TOOL_RESULT_REF> reference.
+const DedupeMin = 1024
+
+// WireRules are the wire rules of every session: fold repeated
+// <turn_meta> blocks and deduplicate large identical tool results, except
+// those of tools that write.
+func WireRules() transcript.WireRules {
+	return transcript.WireRules{FoldTurnMeta: true, DedupeMin: DedupeMin, Exempt: func(name string) bool {
+		return name == "write_file" || name == "edit_file"
+	}}
+}
+
 // DefaultToolCallLimit is the per-turn tool call budget shown to the model.
 const DefaultToolCallLimit = 200
 
@@ -118,6 +131,10 @@ type Session struct {
 	savedList int  // checklist version last saved
 	listDirty bool // checklist changed since the last event
 	guard     *guard.Guard
+
+	sentFP     prompt.Fingerprint // prefix of the last request sent
+	sentSystem string
+	booked     string // reason for an announced prefix change, or ""
 }
 
 // turnState is the per-turn canonical state behind the status bar.
@@ -230,7 +247,8 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	s.guard = guard.New()
 	s.gate = tool.NewGate(cfg.Approver)
 	s.env = tool.Env{Workspace: meta.Workspace, ShellTimeout: cfg.ShellTimeout}
-	s.log = transcript.NewAppendLog(tokens.Count, transcript.WireRules{FoldTurnMeta: true})
+	s.log = transcript.NewAppendLog(tokens.Count, WireRules())
+	s.tools.AddBuiltin(tool.RetrieveToolResult(func(sha string) ([]byte, error) { return cfg.Store.Blob(sha) }))
 	for _, r := range recs {
 		m, err := transcript.Decode(r.Data)
 		if err != nil {
@@ -254,6 +272,10 @@ func (s *Session) resetPrefix() {
 	b, _ := json.Marshal(s.catalog)
 	s.prefixTok = tokens.Count(s.st.System) + tokens.MessageOverhead + tokens.Count(string(b))
 	s.fp = prompt.Fingerprints(s.st.System, s.st.Spans, s.catalog)
+	if s.sentFP.Combined == "" {
+		// The prefix a reopened session last sent is the one it has now.
+		s.sentFP, s.sentSystem = s.fp, s.st.System
+	}
 	s.reqMsgs = make([]openai.ChatCompletionMessage, 0, s.log.Len()+64)
 	s.reqMsgs = append(s.reqMsgs, s.system)
 	s.reqMsgs = s.log.AppendWire(s.reqMsgs)
@@ -421,6 +443,15 @@ func (s *Session) commit(msgs []transcript.Message, extra func(tx *storage.Tx) e
 				return err
 			}
 			seqs = append(seqs, seq)
+			// Large tool results also go to the blob store, so a later
+			// reference to an identical result can always be paged back.
+			if m := &s.log.At(i).Msg; m.Role == transcript.Tool {
+				if text := m.Text(); len(text) >= DedupeMin {
+					if _, err := tx.PutBlob([]byte(text)); err != nil {
+						return err
+					}
+				}
+			}
 		}
 		if extra != nil {
 			if err := extra(tx); err != nil {

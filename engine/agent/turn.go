@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
@@ -33,6 +34,12 @@ type LedgerRow struct {
 	CacheReported    bool      `json:"cache_reported"`
 	DurationMS       int64     `json:"duration_ms"`
 	Messages         int       `json:"messages"`
+	// Kind is "" for a turn request and "warmup" for a cache warm-up.
+	Kind string `json:"kind,omitempty"`
+	// Drift is set when this request's prefix differed from the last one.
+	Drift *prompt.Drift `json:"drift,omitempty"`
+	// Rebuild names a log rewrite (compaction, cycle) that preceded it.
+	Rebuild string `json:"rebuild,omitempty"`
 }
 
 // TurnMeta renders the <turn_meta> block for a turn: the date at day
@@ -129,6 +136,7 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 	}
 	req := s.request()
 	req.Messages = msgs
+	drift := s.checkDrift()
 	logLen := s.log.Len()
 	estimate, _ := s.anchorFreeEstimate()
 	cb := llm.Callbacks{
@@ -163,7 +171,7 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 	row := LedgerRow{Request: s.st.Requests, Time: now, Model: s.cfg.ModelName,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens,
-		CacheReported: u.CacheReported, DurationMS: resp.Duration.Milliseconds(), Messages: len(req.Messages)}
+		CacheReported: u.CacheReported, DurationMS: resp.Duration.Milliseconds(), Messages: len(req.Messages), Drift: drift}
 	err = s.commit([]transcript.Message{reply}, func(tx *storage.Tx) error {
 		data, _ := json.Marshal(row)
 		_, err := tx.AddRecord(storage.KindLedger, s.meta.ID, data)
