@@ -32,6 +32,7 @@ Usage:
   tally run [flags] "PROMPT"            run one user turn headless
   tally sessions [--json]               list sessions, one a line starting with its ID
   tally inspect SESSION                 the next request as the model would see it
+  tally inspect --ledger SESSION        per-request tokens, cache hits and cost
   tally export SESSION                  the whole history as JSON lines
   tally help                            this text
 

@@ -182,6 +182,10 @@ func scriptedSession(t *testing.T, mode string) {
 	if rep.StatusAudit.Checked != 60 || len(rep.StatusAudit.Mismatches) > 0 || !strings.Contains(rep.Status, `state_version="61"`) {
 		t.Errorf("inspect status audit: %+v, next status %q", rep.StatusAudit, rep.Status)
 	}
+	out, _, code = runCLI(t, "inspect", "--ledger", "--data", data, "e2e")
+	if code != 0 || !strings.Contains(out, "60 requests") || !strings.Contains(out, "without a prefix cache $") {
+		t.Errorf("inspect --ledger (exit %d):\n%s", code, out)
+	}
 	if len(rep.Request.Messages) < 1+6+60+54 || rep.ContextTokens <= 0 || rep.Window != 1_000_000 {
 		t.Errorf("inspect: %d messages, %d tokens, window %d", len(rep.Request.Messages), rep.ContextTokens, rep.Window)
 	}

@@ -40,9 +40,15 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	r, _, err := o.resolve(st)
+	r, saved, err := o.resolve(st)
 	if err != nil {
 		return err
+	}
+	if o.ledger {
+		if _, err := st.Session(id); err != nil {
+			return fmt.Errorf("tally inspect: no session with ID %q; run `tally sessions` to list them", id)
+		}
+		return printLedger(st, id, saved, o.json, stdout)
 	}
 	cfg := agent.Config{Store: st, ContextWindow: r.ContextWindow}
 	if o.model != "" || r.Model != "" {

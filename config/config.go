@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -38,11 +39,7 @@ type Settings struct {
 }
 
 // Price is a model's price in US dollars per million tokens.
-type Price struct {
-	CacheHit   float64 `json:"cache_hit"`
-	CacheMiss  float64 `json:"cache_miss"`
-	Completion float64 `json:"completion"`
-}
+type Price = ledger.Price
 
 // DefaultPrices are list prices per million tokens (USD) for common models;
 // the settings page can override any of them.
@@ -79,10 +76,6 @@ func (s Settings) PriceFor(model string) (Price, bool) {
 	return Price{}, false
 }
 
-// Cost returns the dollars a request cost at price p.
-func (p Price) Cost(hit, miss, completion int) float64 {
-	return (float64(hit)*p.CacheHit + float64(miss)*p.CacheMiss + float64(completion)*p.Completion) / 1e6
-}
 
 // Load reads the saved settings; a store without them gives zero Settings.
 func Load(st *storage.Store) (Settings, error) {

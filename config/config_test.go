@@ -45,7 +45,7 @@ func TestSaveLoadAndPrices(t *testing.T) {
 	if s, err := Load(st); err != nil || s.BaseURL != "" {
 		t.Fatalf("empty load = %+v, %v", s, err)
 	}
-	want := Settings{BaseURL: "http://x/v1", APIKey: "sk-secret-1234", Prices: map[string]Price{"my-model": {1, 2, 3}}}
+	want := Settings{BaseURL: "http://x/v1", APIKey: "sk-secret-1234", Prices: map[string]Price{"my-model": {CacheHit: 1, CacheMiss: 2, Completion: 3}}}
 	if err := Save(st, want); err != nil {
 		t.Fatal(err)
 	}

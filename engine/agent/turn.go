@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
-	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
@@ -23,24 +23,7 @@ type Result struct {
 }
 
 // LedgerRow is the stored usage record of one request.
-type LedgerRow struct {
-	Request          int       `json:"request"`
-	Time             time.Time `json:"time"`
-	Model            string    `json:"model"`
-	PromptTokens     int       `json:"prompt_tokens"`
-	CompletionTokens int       `json:"completion_tokens"`
-	CacheHitTokens   int       `json:"cache_hit_tokens"`
-	CacheMissTokens  int       `json:"cache_miss_tokens"`
-	CacheReported    bool      `json:"cache_reported"`
-	DurationMS       int64     `json:"duration_ms"`
-	Messages         int       `json:"messages"`
-	// Kind is "" for a turn request and "warmup" for a cache warm-up.
-	Kind string `json:"kind,omitempty"`
-	// Drift is set when this request's prefix differed from the last one.
-	Drift *prompt.Drift `json:"drift,omitempty"`
-	// Rebuild names a log rewrite (compaction, cycle) that preceded it.
-	Rebuild string `json:"rebuild,omitempty"`
-}
+type LedgerRow = ledger.Row
 
 // TurnMeta renders the <turn_meta> block for a turn: the date at day
 // granularity, the model and the working set. Within one day and with no
@@ -173,6 +156,7 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens,
 		CacheReported: u.CacheReported, DurationMS: resp.Duration.Milliseconds(), Messages: len(req.Messages), Drift: drift}
 	err = s.commit([]transcript.Message{reply}, func(tx *storage.Tx) error {
+		row.ContextTokens, _ = s.level()
 		data, _ := json.Marshal(row)
 		_, err := tx.AddRecord(storage.KindLedger, s.meta.ID, data)
 		return err

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/tally-dev/tally/config"
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/storage"
+)
+
+// printLedger writes a session's per-request usage and totals: as a table,
+// or as JSON with --json.
+func printLedger(st *storage.Store, id string, saved config.Settings, asJSON bool, stdout io.Writer) error {
+	rows, err := agent.ReadLedger(st, id)
+	if err != nil {
+		return err
+	}
+	model := ""
+	if len(rows) > 0 {
+		model = rows[len(rows)-1].Model
+	}
+	price, priced := saved.PriceFor(model)
+	tot := ledger.Sum(rows, price, priced)
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Session string        `json:"session"`
+			Price   *ledger.Price `json:"price"`
+			Rows    []ledger.Row  `json:"rows"`
+			Totals  ledger.Totals `json:"totals"`
+		}{id, pricePtr(price, priced), rows, tot})
+	}
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "req\tprompt\thit\tmiss\tout\thit %\tcontext\tcost\tnote\t")
+	for _, r := range rows {
+		note := r.Kind
+		if r.Rebuild != "" {
+			note += " after " + r.Rebuild
+		}
+		if r.Drift != nil {
+			note += " " + r.Drift.String()
+		}
+		fmt.Fprintf(w, "%d\t%d\t%d\t%d\t%d\t%s\t%d\t%s\t%s\t\n", r.Request, r.PromptTokens, r.CacheHitTokens, r.CacheMissTokens,
+			r.CompletionTokens, hitPct(r), r.ContextTokens, money(r.Cost(price), priced), note)
+	}
+	w.Flush()
+	fmt.Fprintf(stdout, "\n%d requests · %d prompt tokens (%d hit, %d miss, %.2f%% hit) · %d completion tokens\n",
+		tot.Requests, tot.Prompt, tot.Hit, tot.Miss, 100*tot.HitRatio, tot.Completion)
+	if priced {
+		fmt.Fprintf(stdout, "cost %s · without a prefix cache %s · saved %s\n", money(tot.Cost, true), money(tot.ZeroCacheCost, true), money(tot.ZeroCacheCost-tot.Cost, true))
+	} else {
+		fmt.Fprintf(stdout, "cost n/a: no price is known for model %q; set one in the app's Settings\n", model)
+	}
+	if tot.Drifts > 0 {
+		fmt.Fprintf(stdout, "%d unbooked prefix change(s): each one made the following request miss the cache\n", tot.Drifts)
+	}
+	return nil
+}
+
+func pricePtr(p ledger.Price, ok bool) *ledger.Price {
+	if !ok {
+		return nil
+	}
+	return &p
+}
+
+func hitPct(r ledger.Row) string {
+	if !r.CacheReported {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", 100*r.HitRatio())
+}
+
+func money(v float64, priced bool) string {
+	if !priced {
+		return "n/a"
+	}
+	return fmt.Sprintf("$%.4f", v)
+}

@@ -1,0 +1,119 @@
+// Package ledger keeps the per-request usage record of a session and turns
+// it into money: what each request cost at the model's prices, what a
+// client without a prefix cache would have paid, and the session totals.
+package ledger
+
+import (
+	"time"
+
+	"github.com/tally-dev/tally/engine/prompt"
+)
+
+// Price is a model's list price in US dollars per million tokens.
+type Price struct {
+	CacheHit   float64 `json:"cache_hit"`
+	CacheMiss  float64 `json:"cache_miss"`
+	Completion float64 `json:"completion"`
+}
+
+// Cost returns the dollars for the given token counts.
+func (p Price) Cost(hit, miss, completion int) float64 {
+	return (float64(hit)*p.CacheHit + float64(miss)*p.CacheMiss + float64(completion)*p.Completion) / 1e6
+}
+
+// Row is the stored usage record of one request.
+type Row struct {
+	Request          int       `json:"request"`
+	Time             time.Time `json:"time"`
+	Model            string    `json:"model"`
+	PromptTokens     int       `json:"prompt_tokens"`
+	CompletionTokens int       `json:"completion_tokens"`
+	CacheHitTokens   int       `json:"cache_hit_tokens"`
+	CacheMissTokens  int       `json:"cache_miss_tokens"`
+	CacheReported    bool      `json:"cache_reported"`
+	DurationMS       int64     `json:"duration_ms"`
+	Messages         int       `json:"messages"`
+	// ContextTokens is the water level after the response.
+	ContextTokens int `json:"context_tokens,omitempty"`
+	// Kind is "" for a turn request, KindWarmUp for a cache warm-up and
+	// KindSummary / KindBrief for compaction and cycle hand-off calls.
+	Kind string `json:"kind,omitempty"`
+	// Drift is set when this request's prefix differed from the last one.
+	Drift *prompt.Drift `json:"drift,omitempty"`
+	// Rebuild names a log rewrite (compaction, cycle) just before it.
+	Rebuild string `json:"rebuild,omitempty"`
+}
+
+// Row kinds.
+const (
+	KindWarmUp  = "warmup"
+	KindSummary = "summary"
+	KindBrief   = "brief"
+)
+
+// miss returns the uncached prompt tokens, treating a backend that reports
+// no cache field as all-miss.
+func (r Row) miss() int {
+	if !r.CacheReported {
+		return r.PromptTokens
+	}
+	if r.CacheMissTokens > 0 || r.CacheHitTokens == 0 {
+		return r.CacheMissTokens
+	}
+	return r.PromptTokens - r.CacheHitTokens
+}
+
+// HitRatio is the share of this request's prompt served from the cache.
+func (r Row) HitRatio() float64 {
+	if r.PromptTokens == 0 {
+		return 0
+	}
+	return float64(r.CacheHitTokens) / float64(r.PromptTokens)
+}
+
+// Cost is what this request cost at p.
+func (r Row) Cost(p Price) float64 { return p.Cost(r.CacheHitTokens, r.miss(), r.CompletionTokens) }
+
+// ZeroCacheCost is what a client that never hits the cache would have paid.
+func (r Row) ZeroCacheCost(p Price) float64 { return p.Cost(0, r.PromptTokens, r.CompletionTokens) }
+
+// Totals summarise a session's rows.
+type Totals struct {
+	Requests      int     `json:"requests"`
+	Prompt        int     `json:"prompt_tokens"`
+	Hit           int     `json:"cache_hit_tokens"`
+	Miss          int     `json:"cache_miss_tokens"`
+	Completion    int     `json:"completion_tokens"`
+	HitRatio      float64 `json:"hit_ratio"`
+	Priced        bool    `json:"priced"` // false: no price known, costs are not shown
+	Cost          float64 `json:"cost_usd"`
+	ZeroCacheCost float64 `json:"zero_cache_cost_usd"`
+	Drifts        int     `json:"drifts"`   // unbooked prefix changes
+	Rebuilds      int     `json:"rebuilds"` // compactions and cycles
+}
+
+// Sum adds up rows at price p; priced says whether p is known.
+func Sum(rows []Row, p Price, priced bool) Totals {
+	t := Totals{Priced: priced}
+	for _, r := range rows {
+		t.Requests++
+		t.Prompt += r.PromptTokens
+		t.Hit += r.CacheHitTokens
+		t.Miss += r.miss()
+		t.Completion += r.CompletionTokens
+		if priced {
+			t.Cost += r.Cost(p)
+			t.ZeroCacheCost += r.ZeroCacheCost(p)
+		}
+		if r.Drift != nil && !r.Drift.Booked {
+			t.Drifts++
+		}
+		if r.Rebuild != "" {
+			t.Rebuilds++
+		}
+	}
+	if t.Prompt > 0 {
+		t.HitRatio = float64(t.Hit) / float64(t.Prompt)
+	}
+	return t
+}
