@@ -47,6 +47,7 @@ Flags (all commands):
   --json                 print events as JSON lines on stdout
   --max-steps N          model requests allowed per turn (default 50)
   --status-mode MODE     where the status block goes: tail (default) or append
+  --warm-up              on a new session, pre-warm the provider's prefix cache first
 The API key is read from OPENAI_API_KEY or DEEPSEEK_API_KEY, or from Settings in the app.
 `
 
@@ -62,7 +63,7 @@ type options struct {
 	data, baseURL, model, session, workspace string
 	statusMode                               string
 	contextWindow, maxSteps                  int
-	yes, json, ledger                        bool
+	yes, json, ledger, warmUp                bool
 	args                                     []string
 }
 
@@ -81,6 +82,7 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.yes, "yes", false, "")
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.BoolVar(&o.ledger, "ledger", false, "")
+	fs.BoolVar(&o.warmUp, "warm-up", false, "")
 	// Flags may come before or after the positional arguments.
 	for {
 		if err := fs.Parse(args); err != nil {

@@ -81,6 +81,13 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if o.warmUp && len(sess.Messages()) == 0 {
+		row, err := sess.WarmUp(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "cache warm-up: %d prompt tokens\n", row.PromptTokens)
+	}
 	res, err := sess.Run(ctx, text)
 	out.finish()
 	if err != nil {

@@ -41,12 +41,21 @@ func seeded(b *testing.B, want int) *Session {
 		c := transcript.ToolCall{ID: fmt.Sprintf("c%d", i), Name: "read_file", Arguments: fmt.Sprintf(`{"path":"f%d.go"}`, i)}
 		batch = append(batch[:0],
 			transcript.AssistantReply("", "", []transcript.ToolCall{c}, day),
-			transcript.ToolResult(c, fmt.Sprintf("%d %s", i, para), false, day))
+			transcript.ToolResult(c, resultText(i, para), false, day))
 		if err := s.commit(batch, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
 	return s
+}
+
+// resultText makes every other result identical, so wire dedupe sends
+// half of them as references, as in a session that re-reads files.
+func resultText(i int, para string) string {
+	if i%2 == 1 {
+		return para
+	}
+	return fmt.Sprintf("%d %s", i, para)
 }
 
 // BenchmarkTurnOverhead measures one user turn with an instant model on

@@ -61,6 +61,7 @@ type Usage struct {
 	Duration         time.Duration `json:"duration"`
 	Attempts         int           `json:"attempts"`
 	First            bool          `json:"first"` // the session's first request (a cold cache)
+	WarmUp           bool          `json:"warm_up,omitempty"`
 }
 
 // Turn end reasons.

@@ -1,0 +1,49 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/storage"
+)
+
+// warmUpText is the tiny tail of a warm-up request.
+const warmUpText = "Cache warm-up request from the Tally runtime: reply with OK."
+
+// WarmUp sends the session's stable prefix (system prompt and tool
+// catalog) with a tiny tail, max_tokens 8 and temperature 0, so that the
+// provider caches the prefix and the first real request is billed at the
+// cache-hit price. Nothing is added to the conversation; the request is
+// recorded in the ledger (kind "warmup") so its cost is shown.
+func (s *Session) WarmUp(ctx context.Context) (ledger.Row, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	zero := float32(0)
+	req := llm.Request{
+		Model: s.cfg.ModelName, Tools: s.catalog, MaxTokens: 8, Temperature: &zero,
+		Messages: []openai.ChatCompletionMessage{s.system, {Role: openai.ChatMessageRoleUser, Content: warmUpText}},
+	}
+	resp, err := s.cfg.Model.Stream(ctx, req, llm.Callbacks{
+		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) },
+	})
+	if err != nil {
+		return ledger.Row{}, err
+	}
+	u := resp.Usage
+	row := ledger.Row{Request: 0, Time: s.cfg.now(), Model: s.cfg.ModelName, Kind: ledger.KindWarmUp,
+		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CacheHitTokens: u.CacheHitTokens,
+		CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported, DurationMS: resp.Duration.Milliseconds(), Messages: 2}
+	data, _ := json.Marshal(row)
+	err = s.cfg.Store.Update(func(tx *storage.Tx) error {
+		_, err := tx.AddRecord(storage.KindLedger, s.meta.ID, data)
+		return err
+	})
+	s.emit(Event{Kind: EventUsage, Usage: &Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
+		Window: s.Window(), Duration: resp.Duration, Attempts: resp.Attempts, First: true, WarmUp: true}})
+	return row, err
+}
