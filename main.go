@@ -1,14 +1,34 @@
 // Command tally is a desktop workbench for running LLM coding agents against
-// any OpenAI-compatible backend. Without arguments it opens the app; the
-// subcommands run it headless (see `tally help`).
+// any OpenAI-compatible backend. Without arguments (or with only app flags
+// such as --data DIR) it opens the desktop window; the subcommands run it
+// headless (see `tally help`).
 package main
 
 import (
 	"os"
+	"strings"
 
 	"github.com/tally-dev/tally/cli"
+	"github.com/tally-dev/tally/ui"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	args := os.Args[1:]
+	if opensWindow(args) {
+		os.Exit(ui.Main(args, os.Stderr))
+	}
+	os.Exit(cli.Main(args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// opensWindow reports whether args ask for the desktop app: no arguments,
+// or flags only (help flags excepted).
+func opensWindow(args []string) bool {
+	if len(args) == 0 {
+		return true
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		return false
+	}
+	return strings.HasPrefix(args[0], "-")
 }

@@ -1,7 +1,88 @@
 #!/usr/bin/env bash
-# Smoke test placeholder until the desktop window lands: runs the built
-# binary's help so a broken build or link fails here.
+# Smoke test of the desktop window: seeds a data directory with a real
+# session (headless `tally run` against the scripted demo model served by
+# scripts/llmtestd), opens `./tally --data DIR` under Xvfb (or the current
+# DISPLAY), waits for a window named "Tally", and saves a screenshot to
+# artifacts/smoke.png. Exits non-zero with a clear message on failure.
+# Expects ./tally to be built (make smoke does that).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./tally help >/dev/null
-echo "smoke: ok"
+
+fail() { echo "smoke: $*" >&2; exit 1; }
+
+[ -x ./tally ] || fail "./tally is missing; run 'make build' first"
+./tally help >/dev/null 2>&1 || fail "'./tally help' failed; the binary is broken"
+for tool in xdotool import; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed; run scripts/deps.sh"
+done
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# A display: the current one, or a private Xvfb on a free number.
+if [ -z "${DISPLAY:-}" ]; then
+	command -v Xvfb >/dev/null || fail "no DISPLAY and Xvfb is not installed; run scripts/deps.sh"
+	n=90
+	while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do
+		n=$((n + 1))
+		[ "$n" -lt 200 ] || fail "no free X display number between :90 and :199"
+	done
+	Xvfb ":$n" -screen 0 1280x800x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &
+	pids+=($!)
+	export DISPLAY=":$n"
+	for _ in $(seq 50); do
+		[ -e "/tmp/.X11-unix/X$n" ] && break
+		sleep 0.1
+	done
+	[ -e "/tmp/.X11-unix/X$n" ] || fail "Xvfb did not start on :$n: $(cat "$tmp/xvfb.log")"
+fi
+
+# The scripted model server.
+go build -o "$tmp/llmtestd" ./scripts/llmtestd || fail "cannot build scripts/llmtestd"
+ws="$tmp/workspace"
+mkdir -p "$ws"
+"$tmp/llmtestd" --workspace "$ws" >"$tmp/llmtestd.out" 2>"$tmp/llmtestd.err" &
+pids+=($!)
+url=""
+for _ in $(seq 100); do
+	url=$(head -n1 "$tmp/llmtestd.out" 2>/dev/null || true)
+	[ -n "$url" ] && break
+	sleep 0.1
+done
+[ -n "$url" ] || fail "the scripted model server printed no URL: $(cat "$tmp/llmtestd.err")"
+
+# Seed a real session headless.
+data="$tmp/data"
+export OPENAI_API_KEY=dummy
+./tally run --data "$data" --base-url "$url" --yes --workspace "$ws" --session smoke \
+	"The calculator's Add function gives wrong results. Find the bug, fix it and run the tests." \
+	>"$tmp/run.out" 2>"$tmp/run.err" || fail "seeding the session failed: $(tail -n3 "$tmp/run.err")"
+
+# Open the window on the seeded data.
+OPENAI_BASE_URL="$url" LANG=en_US.UTF-8 ./tally --data "$data" >"$tmp/tally.log" 2>&1 &
+app=$!
+pids+=("$app")
+win=""
+for _ in $(seq 120); do
+	win=$(xdotool search --name Tally 2>/dev/null | head -n1 || true)
+	[ -n "$win" ] && break
+	kill -0 "$app" 2>/dev/null || fail "tally exited before showing a window: $(tail -n5 "$tmp/tally.log")"
+	sleep 0.5
+done
+[ -n "$win" ] || fail "no window named 'Tally' appeared within 60 s: $(tail -n5 "$tmp/tally.log")"
+sleep 3 # let the session load and render
+
+mkdir -p artifacts
+import -window root artifacts/smoke.png || fail "could not take a screenshot"
+size=$(stat -c %s artifacts/smoke.png 2>/dev/null || echo 0)
+[ "$(head -c 8 artifacts/smoke.png | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "artifacts/smoke.png is not a PNG"
+[ "$size" -gt 20000 ] || fail "artifacts/smoke.png is only $size bytes; the window looks empty"
+colors=$(identify -format %k artifacts/smoke.png 2>/dev/null || echo 0)
+[ "$colors" -gt 16 ] || fail "artifacts/smoke.png has only $colors colours; the window looks blank"
+echo "smoke: ok (window $win, artifacts/smoke.png, $size bytes, $colors colours)"

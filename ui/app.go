@@ -1,0 +1,637 @@
+// Package ui is Tally's desktop window, built with Fyne: the session list,
+// the chat with tool cards and approvals, the context gauge, the cache chip,
+// the human footer, settings and the first-run welcome with its demo.
+//
+// The package talks to the engine only through engine/agent's public API
+// and events. Engine work (turns, opening sessions, connection tests) runs
+// on its own goroutines; results reach the widgets through the Bridge,
+// the one file that calls fyne.Do.
+package ui
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/assets"
+	"github.com/tally-dev/tally/config"
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/demo"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/storage"
+)
+
+// AppID is the application's unique ID (also in FyneApp.toml).
+const AppID = "dev.tally.app"
+
+// Options configure the window.
+type Options struct {
+	// DataDir holds tally.db; "" uses storage.DefaultPath.
+	DataDir string
+	// Env looks up environment variables; nil uses os.Getenv.
+	Env func(string) string
+	// Theme forces "light" or "dark" regardless of the saved setting.
+	Theme string
+}
+
+// Main parses the GUI flags (--data DIR, env TALLY_DATA) and runs the
+// window until it is closed. It returns the process exit status.
+func Main(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tally", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var o Options
+	fs.StringVar(&o.DataDir, "data", os.Getenv("TALLY_DATA"), "")
+	fs.StringVar(&o.Theme, "theme", os.Getenv("TALLY_THEME"), "")
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "tally: %v; the app takes only --data DIR (run `tally help` for the commands)\n", err)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "tally: unexpected argument %q; run `tally help` for the commands\n", fs.Arg(0))
+		return 2
+	}
+	Run(o)
+	return 0
+}
+
+// Run opens the window and blocks until it is closed.
+func Run(o Options) {
+	a := app.NewWithID(AppID)
+	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
+	w := a.NewWindow("Tally")
+	w.SetIcon(a.Icon())
+	u := New(a, w, NewBridge(), o)
+	w.Resize(fyne.NewSize(1280, 800))
+	w.SetCloseIntercept(func() {
+		u.Close()
+		w.Close()
+	})
+	w.ShowAndRun()
+}
+
+// UI is the main window's state. Its fields are only touched on the UI
+// goroutine.
+type UI struct {
+	app    fyne.App
+	win    fyne.Window
+	bridge *Bridge
+	opts   Options
+	env    func(string) string
+
+	store    *storage.Store
+	settings config.Settings
+
+	sessions *sessionsView
+	chat     *chatView
+	gauge    *Gauge
+	chip     *CacheChip
+	footer   *Footer
+	banner   *Banner
+	title    *widget.Label
+	demoTag  *widget.Label
+	prompt   *promptEntry
+	sendB    *widget.Button
+	stopB    *widget.Button
+	center   *fyne.Container
+	chatPane fyne.CanvasObject
+	welcome  fyne.CanvasObject
+
+	live     *liveSession
+	autoSend string // a prompt to send as soon as the opening session is shown (the demo)
+
+	demoMu  sync.Mutex
+	demoSrv *llmtest.Server
+}
+
+// liveSession is the open session and its running turn, if any.
+type liveSession struct {
+	id       string
+	sess     *agent.Session
+	demo     bool
+	model    string
+	noModel  error // why turns cannot run (no endpoint configured)
+	running  bool
+	cancel   context.CancelFunc
+	stopped  bool
+	maxSteps int
+	window   int
+}
+
+// New builds the window's content into w. It opens the store under
+// o.DataDir; if that fails the window explains why and what to do.
+func New(a fyne.App, w fyne.Window, b *Bridge, o Options) *UI {
+	u := &UI{app: a, win: w, bridge: b, opts: o, env: o.Env}
+	if u.env == nil {
+		u.env = os.Getenv
+	}
+	st, err := openStore(o.DataDir)
+	if err != nil {
+		u.applyTheme()
+		w.SetContent(storeErrorView(err, func() {
+			nu := New(a, w, b, o)
+			_ = nu
+		}))
+		return u
+	}
+	u.store = st
+	u.settings, err = config.Load(st)
+	u.applyTheme()
+	u.build()
+	if err != nil {
+		u.banner.ShowError(err.Error())
+	}
+	u.refreshSessions(true)
+	return u
+}
+
+func openStore(dir string) (*storage.Store, error) {
+	path := ""
+	if dir != "" {
+		path = filepath.Join(dir, "tally.db")
+	} else {
+		p, err := storage.DefaultPath()
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	return storage.Open(path, storage.Options{})
+}
+
+// storeErrorView explains why the data could not be opened.
+func storeErrorView(err error, retry func()) fyne.CanvasObject {
+	what := "Tally could not open its data."
+	todo := err.Error()
+	switch {
+	case errors.Is(err, storage.ErrLocked):
+		what = "This data is already open in another Tally window."
+		todo = "Close the other Tally and press Retry, or start Tally with --data DIR to use another data folder."
+	case errors.Is(err, storage.ErrNewerFormat):
+		what = "This data was written by a newer version of Tally."
+		todo = "Install the newer Tally to open it, or start with --data DIR to use another data folder."
+	case errors.Is(err, storage.ErrCorrupt):
+		what = "Tally's database file is damaged; it was left untouched."
+		todo = "Restore a backup or move the file aside, then press Retry. (" + err.Error() + ")"
+	}
+	head := widget.NewLabelWithStyle(what, fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	body := &widget.Label{Text: todo, Wrapping: fyne.TextWrapWord, Alignment: fyne.TextAlignCenter}
+	btn := &widget.Button{Text: "Retry", Icon: theme.ViewRefreshIcon(), Importance: widget.HighImportance, OnTapped: retry}
+	box := container.NewVBox(head, body, container.NewCenter(btn))
+	return container.NewCenter(container.NewGridWrap(fyne.NewSize(560, 200), box))
+}
+
+func (u *UI) applyTheme() {
+	name := u.settings.Theme
+	if u.opts.Theme != "" {
+		name = u.opts.Theme
+	}
+	u.app.Settings().SetTheme(themeFor(name))
+}
+
+// build lays the main window out.
+func (u *UI) build() {
+	u.banner = NewBanner()
+	u.gauge = NewGauge()
+	u.chip = NewCacheChip()
+	u.footer = NewFooter(func(d time.Duration, fn func()) { u.bridge.After(d, fn) })
+	u.chat = newChatView(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })
+	u.sessions = newSessionsView(u)
+	u.title = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}
+	u.demoTag = &widget.Label{Text: "Demo — scripted model, no network", Importance: widget.WarningImportance, TextStyle: fyne.TextStyle{Bold: true}}
+	u.demoTag.Hide()
+	u.prompt = newPromptEntry(u.send)
+	u.sendB = &widget.Button{Text: "Send", Icon: theme.MailSendIcon(), Importance: widget.HighImportance, OnTapped: u.send}
+	u.stopB = &widget.Button{Text: "Stop", Icon: theme.MediaStopIcon(), Importance: widget.DangerImportance, OnTapped: u.stop}
+	u.stopB.Disable()
+	settingsB := &widget.Button{Icon: theme.SettingsIcon(), Importance: widget.LowImportance, OnTapped: u.showSettings}
+
+	hint := &widget.Label{Text: "Ctrl+Enter sends", Importance: widget.LowImportance}
+	buttons := container.NewVBox(u.sendB, u.stopB, hint)
+	input := container.NewBorder(nil, nil, nil, buttons, u.prompt)
+	top := container.NewVBox(
+		container.NewBorder(nil, nil, nil, container.NewHBox(u.demoTag, settingsB), u.title),
+		u.banner)
+	u.chatPane = container.NewBorder(nil, input, nil, nil, u.chat.box)
+	u.welcome = u.welcomeView()
+	u.center = container.NewStack(u.welcome)
+	main := container.NewBorder(top, nil, nil, nil, u.center)
+
+	side := container.NewVBox(u.gauge, container.NewHBox(u.chip, layout.NewSpacer()))
+	right := container.NewPadded(side)
+	split := container.NewHSplit(main, right)
+	split.Offset = 0.76
+	outer := container.NewHSplit(u.sessions.box, split)
+	outer.Offset = 0.2
+	u.win.SetContent(container.NewBorder(nil, u.footer, nil, nil, outer))
+	u.setIdle()
+}
+
+// Close stops a running turn and releases the store and the demo model.
+func (u *UI) Close() {
+	if u.live != nil && u.live.cancel != nil {
+		u.live.cancel()
+	}
+	u.demoMu.Lock()
+	if u.demoSrv != nil {
+		u.demoSrv.Close()
+		u.demoSrv = nil
+	}
+	u.demoMu.Unlock()
+	if u.store != nil {
+		_ = u.store.Close()
+	}
+}
+
+// resolved merges the environment and the saved settings.
+func (u *UI) resolved() config.Resolved {
+	return config.Resolve(config.Flags{}, u.env, u.settings)
+}
+
+// configured reports whether a model endpoint is set up.
+func (u *UI) configured() bool { return u.resolved().Check() == nil }
+
+// demoURL starts the scripted demo model on loopback (once) and returns
+// its base URL. Safe to call from any goroutine.
+func (u *UI) demoURL() string {
+	u.demoMu.Lock()
+	defer u.demoMu.Unlock()
+	if u.demoSrv == nil {
+		u.demoSrv = llmtest.New(demo.Script())
+	}
+	return u.demoSrv.URL()
+}
+
+// showChat puts the chat in the centre; showWelcome the welcome view.
+func (u *UI) showChat() {
+	u.center.Objects = []fyne.CanvasObject{u.chatPane}
+	u.center.Refresh()
+}
+
+func (u *UI) showWelcome() {
+	u.welcome = u.welcomeView()
+	u.center.Objects = []fyne.CanvasObject{u.welcome}
+	u.center.Refresh()
+	u.title.SetText("")
+	u.demoTag.Hide()
+	u.win.SetTitle("Tally")
+}
+
+// agentConfig builds the engine configuration for a session. It runs on
+// the UI goroutine and captures copies of everything the goroutine needs.
+func (u *UI) agentConfig(live *liveSession, isDemo bool) agent.Config {
+	cfg := agent.Config{Store: u.store, MaxSteps: agent.DefaultMaxSteps}
+	cfg.Approver = &approver{bridge: u.bridge,
+		show:     func(p *pendingApproval) { u.showApproval(live, p) },
+		withdraw: func(p *pendingApproval) { u.withdrawApproval(live, p) }}
+	cfg.OnEvent = u.bridge.Events(func(e agent.Event) { u.onEvent(live, e) })
+	if dir, err := os.UserConfigDir(); err == nil {
+		cfg.UserConfigDir = filepath.Join(dir, "tally")
+	}
+	if isDemo {
+		cfg.ModelName = demo.ModelName
+		cfg.ContextWindow = 128_000
+		return cfg
+	}
+	r := u.resolved()
+	cfg.ModelName, cfg.ContextWindow = r.Model, r.ContextWindow
+	if err := r.Check(); err != nil {
+		live.noModel = errors.New("No model endpoint is configured; open Settings (the gear) to connect one, or try the demo.")
+		return cfg
+	}
+	cfg.Model = llm.NewOpenAI(llm.Config{BaseURL: r.BaseURL, APIKey: r.APIKey})
+	return cfg
+}
+
+// openSession opens a stored session off the UI goroutine and shows it.
+func (u *UI) openSession(id string) {
+	if u.live != nil && u.live.id == id {
+		return
+	}
+	u.stopTurn()
+	live := &liveSession{id: id, maxSteps: agent.DefaultMaxSteps}
+	u.live = live
+	u.chat.clear()
+	u.showChat()
+	u.title.SetText("Opening…")
+	st := u.store
+	var meta storage.Session
+	go func() {
+		var err error
+		meta, err = st.Session(id)
+		isDemo := err == nil && meta.Model == demo.ModelName
+		var cfg agent.Config
+		u.bridge.DoAndWait(func() { cfg = u.agentConfig(live, isDemo) })
+		if isDemo {
+			cfg.Model = llm.NewOpenAI(llm.Config{BaseURL: u.demoURL(), APIKey: "demo"})
+		}
+		var sess *agent.Session
+		if err == nil {
+			sess, err = agent.Open(cfg, id)
+		}
+		u.loaded(live, sess, isDemo, cfg, err)
+	}()
+}
+
+// loaded gathers what the panels need from a freshly opened session (on
+// the engine side) and hands it to the UI goroutine.
+func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg agent.Config, err error) {
+	if err != nil {
+		u.bridge.Do(func() {
+			if u.live != live {
+				return
+			}
+			u.live = nil
+			u.showWelcome()
+			u.banner.ShowError("Could not open the session: " + err.Error())
+		})
+		return
+	}
+	msgs := sess.Messages()
+	level, exact := sess.ContextTokens()
+	compactAt, cycleAt := sess.Thresholds()
+	window := sess.Window()
+	meta := sess.Meta()
+	rows, _ := sess.Ledger()
+	u.bridge.Do(func() {
+		if u.live != live {
+			return
+		}
+		live.sess, live.demo, live.model, live.window = sess, isDemo, cfg.ModelName, window
+		u.title.SetText(meta.Title + "  ·  " + meta.Workspace)
+		u.win.SetTitle("Tally — " + meta.Title)
+		showIf(u.demoTag, isDemo)
+		u.chat.setMessages(msgs)
+		u.gauge.SetLevel(level, window, exact)
+		u.gauge.SetThresholds(compactAt, cycleAt)
+		u.applyLedger(rows, live.model)
+		u.sessions.selectID(live.id)
+		if live.noModel != nil {
+			u.banner.ShowAction(live.noModel.Error(), "Settings", u.showSettings)
+		} else {
+			u.banner.Hide()
+		}
+		u.setIdle()
+		if u.settings.LastSession != live.id {
+			u.settings.LastSession = live.id
+			u.saveSettings(u.settings)
+		}
+		u.prompt.FocusIn()
+		if u.autoSend != "" && live.noModel == nil {
+			u.prompt.SetText(u.autoSend)
+			u.autoSend = ""
+			u.send()
+		}
+	})
+}
+
+// applyLedger sets the footer cost, the last duration and the chip from
+// stored usage rows.
+func (u *UI) applyLedger(rows []agent.LedgerRow, model string) {
+	cost := make([]costRow, 0, len(rows))
+	hit, all := 0, 0
+	for _, r := range rows {
+		cost = append(cost, costRow{Model: r.Model, Prompt: r.PromptTokens, Hit: r.CacheHitTokens,
+			Miss: r.CacheMissTokens, Completion: r.CompletionTokens, CacheReported: r.CacheReported})
+		if r.CacheReported {
+			hit += r.CacheHitTokens
+			all += r.PromptTokens
+		}
+	}
+	u.footer.State.Model = model
+	u.footer.State.LastDuration = 0
+	u.footer.State.RetryAt = time.Time{}
+	u.chip.Reset()
+	u.chip.SetSession(hit, all)
+	if n := len(rows); n > 0 {
+		last := rows[n-1]
+		u.footer.State.LastDuration = time.Duration(last.DurationMS) * time.Millisecond
+		u.chip.Set(agent.Usage{PromptTokens: last.PromptTokens, CacheHitTokens: last.CacheHitTokens,
+			CacheMissTokens: last.CacheMissTokens, CacheReported: last.CacheReported, First: last.Request == 1})
+	}
+	u.footer.SetCostFromLedger(cost, u.settings)
+}
+
+// saveSettings stores s off the UI goroutine.
+func (u *UI) saveSettings(s config.Settings) {
+	st := u.store
+	go func() {
+		if err := config.Save(st, s); err != nil {
+			u.bridge.Do(func() { u.banner.ShowError("Could not save the settings: " + err.Error()) })
+		}
+	}()
+}
+
+// send starts a turn with the prompt's text.
+func (u *UI) send() {
+	live := u.live
+	text := strings.TrimSpace(u.prompt.Text)
+	if live == nil || live.sess == nil || live.running || text == "" {
+		return
+	}
+	if live.noModel != nil {
+		u.banner.ShowAction(live.noModel.Error(), "Settings", u.showSettings)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	live.running, live.cancel, live.stopped = true, cancel, false
+	u.prompt.SetText("")
+	u.setRunning(1)
+	u.banner.Hide()
+	sess := live.sess
+	go func() {
+		res, err := sess.Run(ctx, text)
+		level, exact := sess.ContextTokens()
+		u.bridge.Do(func() { u.turnDone(live, res, err, level, exact) })
+	}()
+}
+
+// stop cancels the running turn; the engine keeps the transcript valid.
+func (u *UI) stop() {
+	if u.live != nil && u.live.running && u.live.cancel != nil {
+		u.live.stopped = true
+		u.live.cancel()
+		u.footer.State.Run = "stopping…"
+		u.footer.Update()
+	}
+}
+
+// stopTurn cancels any turn of the current session before switching away.
+func (u *UI) stopTurn() {
+	if u.live != nil && u.live.cancel != nil {
+		u.live.cancel()
+	}
+}
+
+func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int, exact bool) {
+	live.running = false
+	live.cancel = nil
+	if u.live != live {
+		return
+	}
+	u.chat.dropStreaming()
+	u.footer.ClearRetry()
+	switch {
+	case res.Reason == agent.ReasonCancelled:
+		u.footer.State.Run = "stopped"
+		u.chat.notice("Stopped. The conversation is saved; send a message to continue.", false)
+	case err != nil:
+		u.footer.State.Run = "failed"
+		u.banner.ShowError(friendlyError(err))
+	default:
+		u.footer.State.Run = "idle"
+	}
+	u.gauge.SetLevel(level, live.window, exact)
+	u.setIdleButtons()
+	u.footer.Update()
+	u.sessions.refresh()
+}
+
+// friendlyError phrases an engine error for the banner.
+func friendlyError(err error) string {
+	switch {
+	case errors.Is(err, llm.ErrUnreachable):
+		return "Cannot reach the model server: " + err.Error()
+	case llm.IsUnauthorized(err):
+		return "The model server rejected the API key; open Settings and check the key."
+	case llm.IsModelNotFound(err):
+		return "The model server does not know this model; open Settings and check the model name."
+	}
+	return "The turn failed: " + err.Error()
+}
+
+func (u *UI) setRunning(step int) {
+	u.sendB.Disable()
+	u.stopB.Enable()
+	u.footer.State.Run = fmt.Sprintf("running step %d/%d", step, u.live.maxSteps)
+	u.footer.Update()
+}
+
+func (u *UI) setIdleButtons() {
+	u.stopB.Disable()
+	if u.live != nil && u.live.sess != nil {
+		u.sendB.Enable()
+	} else {
+		u.sendB.Disable()
+	}
+}
+
+func (u *UI) setIdle() {
+	u.setIdleButtons()
+	if u.live == nil || !u.live.running {
+		if u.footer.State.Run != "stopped" && u.footer.State.Run != "failed" {
+			u.footer.State.Run = "idle"
+		}
+	}
+	u.footer.Update()
+}
+
+// onEvent applies one engine event on the UI goroutine.
+func (u *UI) onEvent(live *liveSession, e agent.Event) {
+	if u.live != live {
+		return
+	}
+	switch e.Kind {
+	case agent.EventTurnStart:
+		u.setRunning(1)
+	case agent.EventDelta:
+		u.footer.ClearRetry()
+		u.chat.delta(e.Delta.Content, e.Delta.Reasoning)
+	case agent.EventMessage:
+		u.chat.commit(e.Message)
+	case agent.EventToolStart:
+		u.chat.toolStarted(e.Call.ID)
+		u.footer.State.Run = fmt.Sprintf("running step %d/%d · %s", e.Step, live.maxSteps, e.Call.Name)
+		u.footer.Update()
+	case agent.EventUsage:
+		us := *e.Usage
+		u.footer.ClearRetry()
+		u.gauge.SetLevel(us.ContextTokens, us.Window, false)
+		u.chip.Update(us)
+		u.footer.State.LastDuration = us.Duration
+		if p, ok := u.settings.PriceFor(live.model); ok && u.footer.State.CostKnown {
+			hit, miss := us.CacheHitTokens, us.CacheMissTokens
+			if !us.CacheReported {
+				hit, miss = 0, us.PromptTokens
+			}
+			u.footer.State.Cost += p.Cost(hit, miss, us.CompletionTokens)
+		} else if !ok {
+			u.footer.State.CostKnown = false
+		}
+		u.footer.State.Run = fmt.Sprintf("running step %d/%d", e.Step, live.maxSteps)
+		u.footer.Update()
+	case agent.EventRetry:
+		u.footer.StartRetry(e.Retry.Wait, e.Retry.Attempt, e.Retry.MaxAttempts)
+	case agent.EventError:
+		u.chat.dropStreaming()
+	}
+}
+
+// showApproval puts the Approve / Deny / Always buttons on the call's card.
+func (u *UI) showApproval(live *liveSession, p *pendingApproval) {
+	if u.live != live {
+		p.answer(tool.Deny)
+		return
+	}
+	it := u.chat.byCall[p.req.CallID]
+	if it == nil {
+		it = &chatItem{kind: itemTool, call: toolCallOf(p.req), title: p.req.Summary,
+			argsText: argsDisplay(p.req.Tool, p.req.Arguments)}
+		u.chat.byCall[p.req.CallID] = it
+		u.chat.appendItems(it)
+	}
+	it.approval = p
+	it.status = toolWaiting
+	u.chat.refreshItem(it)
+	u.chat.list.ScrollToBottom()
+	u.footer.State.Run = "waiting for your approval"
+	u.footer.Update()
+}
+
+func (u *UI) withdrawApproval(live *liveSession, p *pendingApproval) {
+	it := u.chat.byCall[p.req.CallID]
+	if it == nil || it.approval != p {
+		return
+	}
+	it.approval = nil
+	it.status = toolStopped
+	u.chat.refreshItem(it)
+}
+
+// decide answers a pending approval from its card.
+func (u *UI) decide(it *chatItem, d tool.Decision) {
+	p := it.approval
+	if p == nil {
+		return
+	}
+	it.approval = nil
+	switch d {
+	case tool.Approve:
+		it.decided, it.status = "Approved by you", toolRunning
+	case tool.ApproveAlways:
+		it.decided, it.status = "Approved — "+it.call.Name+" is allowed for the rest of this session", toolRunning
+	default:
+		it.decided, it.status = "Denied by you; the model was told", toolDenied
+	}
+	u.chat.refreshItem(it)
+	p.answer(d)
+	if u.live != nil && u.live.running {
+		u.footer.State.Run = fmt.Sprintf("running · %s", it.call.Name)
+		u.footer.Update()
+	}
+}

@@ -1,0 +1,148 @@
+package ui
+
+import (
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/transcript"
+)
+
+// flushInterval is how often streamed text reaches the screen (~30/s).
+const flushInterval = 33 * time.Millisecond
+
+// Bridge carries work from engine goroutines to the UI goroutine. It is the
+// only place in Tally that calls fyne.Do: everything else hands it a
+// function, and engine events are copied before they cross over.
+type Bridge struct {
+	do func(func()) // runs a function on the UI goroutine, in order
+}
+
+// NewBridge returns a Bridge that posts to Fyne's UI goroutine.
+func NewBridge() *Bridge { return &Bridge{do: fyne.Do} }
+
+// newBridgeWith returns a Bridge posting through do (used by tests, which
+// drain a queue on the test goroutine).
+func newBridgeWith(do func(func())) *Bridge { return &Bridge{do: do} }
+
+// Do runs fn on the UI goroutine without waiting for it.
+func (b *Bridge) Do(fn func()) { b.do(fn) }
+
+// DoAndWait runs fn on the UI goroutine and waits until it has run.
+func (b *Bridge) DoAndWait(fn func()) {
+	if b.do == nil {
+		fyne.DoAndWait(fn)
+		return
+	}
+	done := make(chan struct{})
+	b.do(func() { defer close(done); fn() })
+	<-done
+}
+
+// After runs fn on the UI goroutine once d has passed. Stop the returned
+// timer to cancel it.
+func (b *Bridge) After(d time.Duration, fn func()) *time.Timer {
+	return time.AfterFunc(d, func() { b.do(fn) })
+}
+
+// Events returns an agent.Config.OnEvent function that copies every event
+// and delivers it to handle on the UI goroutine, in order. Streamed deltas
+// are merged and delivered at most about 30 times a second; any other event
+// first flushes the deltas before it, so the order is kept.
+func (b *Bridge) Events(handle func(agent.Event)) func(agent.Event) {
+	s := &eventStream{b: b, handle: handle}
+	return s.event
+}
+
+type eventStream struct {
+	b      *Bridge
+	handle func(agent.Event)
+
+	mu        sync.Mutex
+	content   strings.Builder
+	reasoning strings.Builder
+	step      int
+	session   string
+	timer     *time.Timer
+}
+
+func (s *eventStream) event(e agent.Event) {
+	if e.Kind == agent.EventDelta && e.Delta != nil {
+		s.mu.Lock()
+		s.content.WriteString(e.Delta.Content)
+		s.reasoning.WriteString(e.Delta.Reasoning)
+		s.step, s.session = e.Step, e.Session
+		if s.timer == nil {
+			s.timer = time.AfterFunc(flushInterval, s.flushTimer)
+		}
+		s.mu.Unlock()
+		return
+	}
+	c := copyEvent(e)
+	s.mu.Lock()
+	s.flushLocked()
+	handle := s.handle
+	s.b.do(func() { handle(c) })
+	s.mu.Unlock()
+}
+
+func (s *eventStream) flushTimer() {
+	s.mu.Lock()
+	s.flushLocked()
+	s.mu.Unlock()
+}
+
+// flushLocked posts the merged deltas. Posting while holding the lock keeps
+// deltas and other events in engine order.
+func (s *eventStream) flushLocked() {
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	if s.content.Len() == 0 && s.reasoning.Len() == 0 {
+		return
+	}
+	d := llm.Delta{Content: s.content.String(), Reasoning: s.reasoning.String()}
+	s.content.Reset()
+	s.reasoning.Reset()
+	e := agent.Event{Kind: agent.EventDelta, Step: s.step, Session: s.session, Delta: &d, Time: time.Now()}
+	handle := s.handle
+	s.b.do(func() { handle(e) })
+}
+
+// copyEvent returns a deep copy of e that shares no memory with the engine.
+func copyEvent(e agent.Event) agent.Event {
+	c := e
+	if e.Message != nil {
+		m := copyMessage(*e.Message)
+		c.Message = &m
+	}
+	if e.Delta != nil {
+		d := *e.Delta
+		c.Delta = &d
+	}
+	if e.Call != nil {
+		call := *e.Call
+		c.Call = &call
+	}
+	if e.Usage != nil {
+		u := *e.Usage
+		c.Usage = &u
+	}
+	if e.Retry != nil {
+		r := *e.Retry
+		c.Retry = &r
+	}
+	return c
+}
+
+func copyMessage(m transcript.Message) transcript.Message {
+	m.Blocks = append([]transcript.Block(nil), m.Blocks...)
+	m.ToolCalls = append([]transcript.ToolCall(nil), m.ToolCalls...)
+	m.Paths = append([]string(nil), m.Paths...)
+	return m
+}

@@ -1,0 +1,611 @@
+package ui
+
+import (
+	"encoding/json"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/engine/transcript"
+)
+
+// itemKind is what a chat row shows.
+type itemKind int
+
+const (
+	itemUser itemKind = iota
+	itemAssistant
+	itemTool
+	itemNotice
+)
+
+// chatItem is one row of the chat. Items are only touched on the UI
+// goroutine.
+type chatItem struct {
+	kind      itemKind
+	text      string
+	reasoning string
+	streaming bool // an assistant reply still arriving: plain text
+	md        []widget.RichTextSegment
+	reasonOn  bool
+	isError   bool // notices: an error
+
+	call      transcript.ToolCall
+	title     string
+	argsText  string
+	status    string
+	result    string
+	resultLen int
+	resultErr bool
+	hasResult bool
+	expanded  bool
+	approval  *pendingApproval
+	decided   string
+
+	measuredAt float32 // width of the last exact measurement; 0: estimated
+}
+
+func (it *chatItem) longResult() bool {
+	return len(it.result) > 1200 || strings.Count(it.result, "\n") > 14
+}
+
+// copyText is what the Copy button puts on the clipboard.
+func (it *chatItem) copyText() string {
+	switch it.kind {
+	case itemTool:
+		s := it.title + "\n" + it.argsText
+		if it.hasResult {
+			s += "\n\n" + it.result
+		}
+		return s
+	}
+	return it.text
+}
+
+// chatView is the conversation: a virtualized list whose rows are measured
+// at the list's real width whenever their content or the width changes.
+type chatView struct {
+	list     *widget.List
+	box      *fyne.Container
+	queued   map[*chatItem]bool
+	est      map[itemKind]float32 // one-line height of each kind at width
+	estW     float32
+	lineH    float32
+	charW    float32
+	items    []*chatItem
+	byCall   map[string]*chatItem
+	heights  []float32
+	width    float32
+	measurer *messageRow
+	later    func(func()) // runs a function on the UI goroutine after this one
+
+	onDecide func(it *chatItem, d tool.Decision)
+	copy     func(string)
+	deltas   int // streamed updates shown, for tests and diagnostics
+}
+
+func newChatView(later func(func()), onDecide func(*chatItem, tool.Decision), copyFn func(string)) *chatView {
+	c := &chatView{byCall: map[string]*chatItem{}, later: later, onDecide: onDecide, copy: copyFn}
+	c.measurer = newMessageRow(c)
+	c.list = c.newList()
+	c.box = container.New(&widthWatcher{onWidth: c.widthChanged}, c.list)
+	return c
+}
+
+// newList makes a fresh list. Setting the heights of many rows on a list
+// that has not been rendered yet is cheap (each SetItemHeight on a live
+// list refreshes all of it), so bulk changes build a new list and swap it
+// in.
+func (c *chatView) newList() *widget.List {
+	l := widget.NewList(
+		func() int { return len(c.items) },
+		func() fyne.CanvasObject { return newMessageRow(c) },
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id < len(c.items) {
+				it := c.items[id]
+				o.(*messageRow).set(it)
+				if it.measuredAt != c.width && c.width > 0 {
+					c.measureLater(it)
+				}
+			}
+		})
+	l.OnSelected = func(id widget.ListItemID) { l.Unselect(id) }
+	return l
+}
+
+// measureLater measures an estimated row exactly once it is on screen;
+// heights must not change inside the list's UpdateItem, so it is queued.
+func (c *chatView) measureLater(it *chatItem) {
+	if c.queued == nil {
+		c.queued = map[*chatItem]bool{}
+	}
+	if c.queued[it] {
+		return
+	}
+	c.queued[it] = true
+	c.later(func() {
+		delete(c.queued, it)
+		if it.measuredAt != c.width {
+			c.refreshItem(it)
+		}
+	})
+}
+
+// rebuild sets every row's height on a fresh list and swaps it in: rows
+// near the end are measured exactly, the others estimated until shown.
+func (c *chatView) rebuild(keepOffset bool) {
+	off := c.list.GetScrollOffset()
+	l := c.newList()
+	c.heights = c.heights[:0]
+	n := len(c.items)
+	for i, it := range c.items {
+		var h float32
+		if n-i <= exactTail || it.expanded || it.reasonOn {
+			h = c.measure(it)
+		} else {
+			h = c.estimate(it)
+		}
+		c.heights = append(c.heights, h)
+		l.SetItemHeight(i, h)
+	}
+	c.list = l
+	c.box.Objects = []fyne.CanvasObject{l}
+	c.box.Refresh()
+	if keepOffset {
+		l.ScrollToOffset(off)
+	} else {
+		l.ScrollToBottom()
+	}
+}
+
+// exactTail is how many rows at the end are measured exactly when a
+// session opens; the rest are estimated until they scroll into view.
+const exactTail = 60
+
+// widthWatcher lays its one child out full size and reports width changes.
+type widthWatcher struct {
+	last    float32
+	onWidth func(float32)
+}
+
+func (w *widthWatcher) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Resize(size)
+		o.Move(fyne.NewPos(0, 0))
+	}
+	if size.Width != w.last && size.Width > 0 {
+		w.last = size.Width
+		w.onWidth(size.Width)
+	}
+}
+
+func (w *widthWatcher) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	return fyne.NewSize(200, 100)
+}
+
+var _ fyne.Layout = (*widthWatcher)(nil)
+
+func (c *chatView) widthChanged(w float32) {
+	c.later(func() {
+		if c.width == w {
+			return
+		}
+		c.width = w
+		c.remeasureAll()
+	})
+}
+
+// remeasureAll measures every row at the current width.
+func (c *chatView) remeasureAll() {
+	if c.width <= 0 {
+		return
+	}
+	c.rebuild(true)
+}
+
+// estimate guesses the height of it from its text length, calibrated on
+// one-line rows measured at the current width.
+func (c *chatView) estimate(it *chatItem) float32 {
+	if c.estW != c.width || c.est == nil {
+		c.estW = c.width
+		c.est = map[itemKind]float32{}
+		for _, k := range []itemKind{itemUser, itemAssistant, itemNotice} {
+			c.est[k] = c.measure(&chatItem{kind: k, text: "x", md: parseMarkdown("x")})
+		}
+		two := c.measure(&chatItem{kind: itemUser, text: "x\nx"})
+		c.lineH = two - c.est[itemUser]
+		c.charW = fyne.MeasureText("abcdefghijklmnopqrstuvwxyz ABCDEFGHIJ", theme.TextSize(), fyne.TextStyle{}).Width / 37
+	}
+	switch it.kind {
+	case itemTool:
+		key := itemKind(10)
+		if it.hasResult {
+			key++
+		}
+		if it.decided != "" {
+			key += 2
+		}
+		h, ok := c.est[key]
+		if !ok {
+			h = c.measure(&chatItem{kind: itemTool, title: "x", status: toolOK, hasResult: it.hasResult, resultLen: 1, decided: it.decided})
+			c.est[key] = h
+		}
+		return h
+	}
+	base := c.est[it.kind]
+	if it.kind == itemAssistant && it.reasoning != "" {
+		base += c.lineH + theme.Padding()*2
+	}
+	perLine := int((c.width - 4*theme.Padding()) / c.charW)
+	if perLine < 10 {
+		perLine = 10
+	}
+	lines := 0
+	for _, para := range strings.Split(it.text, "\n") {
+		lines += 1 + len([]rune(para))/perLine
+	}
+	if it.kind == itemAssistant && !it.streaming {
+		lines += strings.Count(it.text, "\n\n") // Markdown paragraph spacing
+	}
+	return base + float32(max(lines-1, 0))*c.lineH
+}
+
+// measure returns the height of it at the current width.
+func (c *chatView) measure(it *chatItem) float32 {
+	w := c.width
+	if w <= 0 {
+		w = 600
+	}
+	m := c.measurer
+	m.set(it)
+	m.Resize(fyne.NewSize(w, 10))
+	h := m.MinSize().Height
+	m.Resize(fyne.NewSize(w, h))
+	if c.width > 0 {
+		it.measuredAt = c.width
+	}
+	return m.MinSize().Height
+}
+
+func (c *chatView) setHeight(i int) {
+	h := c.measure(c.items[i])
+	for len(c.heights) <= i {
+		c.heights = append(c.heights, 0)
+	}
+	c.heights[i] = h
+	c.list.SetItemHeight(i, h)
+}
+
+// atBottom reports whether the list shows its last row, so new content
+// should keep it scrolled down.
+func (c *chatView) atBottom() bool {
+	total := float32(0)
+	pad := theme.Padding()
+	for _, h := range c.heights {
+		total += h + pad
+	}
+	view := c.list.Size().Height
+	return c.list.GetScrollOffset()+view >= total-40
+}
+
+// setMessages replaces the conversation with msgs.
+func (c *chatView) setMessages(msgs []transcript.Message) {
+	c.items = c.items[:0]
+	c.heights = c.heights[:0]
+	c.byCall = map[string]*chatItem{}
+	for i := range msgs {
+		c.addMessage(&msgs[i])
+	}
+	c.rebuild(false)
+}
+
+// clear empties the chat.
+func (c *chatView) clear() { c.setMessages(nil) }
+
+// addMessage turns a committed message into items (no measuring).
+func (c *chatView) addMessage(m *transcript.Message) {
+	switch {
+	case m.Role == transcript.User && m.Kind == transcript.KindChat:
+		c.items = append(c.items, &chatItem{kind: itemUser, text: m.Body()})
+	case m.Role == transcript.User:
+		c.items = append(c.items, &chatItem{kind: itemNotice, text: noticeFor(m)})
+	case m.Role == transcript.Assistant:
+		if strings.TrimSpace(m.Text()) != "" || m.Reasoning != "" {
+			it := &chatItem{kind: itemAssistant, text: m.Text(), reasoning: m.Reasoning}
+			it.md = parseMarkdown(it.text)
+			c.items = append(c.items, it)
+		}
+		for _, call := range m.ToolCalls {
+			it := &chatItem{kind: itemTool, call: call, status: toolQueued,
+				title: tool.Summarize(call.Name, json.RawMessage(call.Arguments)), argsText: argsDisplay(call.Name, call.Arguments)}
+			c.items = append(c.items, it)
+			c.byCall[call.ID] = it
+		}
+	case m.Role == transcript.Tool:
+		it := c.byCall[m.ToolCallID]
+		if it == nil {
+			call := transcript.ToolCall{ID: m.ToolCallID, Name: m.ToolName}
+			it = &chatItem{kind: itemTool, call: call, title: m.ToolName}
+			c.items = append(c.items, it)
+			c.byCall[m.ToolCallID] = it
+		}
+		text := m.Text()
+		it.result, it.resultLen, it.resultErr, it.hasResult = clipForDisplay(text), len([]rune(text)), m.IsError, true
+		it.status = statusOfResult(text, m.IsError)
+	}
+}
+
+func statusOfResult(text string, isErr bool) string {
+	if !isErr {
+		return toolOK
+	}
+	t := strings.ToLower(strings.TrimSpace(text))
+	switch {
+	case strings.HasPrefix(t, "denied") || strings.Contains(t, "user denied"):
+		return toolDenied
+	case strings.HasPrefix(t, "cancelled") || strings.HasPrefix(t, "interrupted"):
+		return toolStopped
+	}
+	return toolFailed
+}
+
+// noticeFor describes an engine-injected message in one line.
+func noticeFor(m *transcript.Message) string {
+	label := string(m.Kind)
+	switch m.Kind {
+	case transcript.KindSeed:
+		label = "new cycle seeded"
+	case transcript.KindReminder:
+		label = "reminder to the model"
+	case transcript.KindStatus:
+		label = "status sent to the model"
+	case transcript.KindDiagnostics:
+		label = "diagnostics"
+	}
+	return "· " + label + ": " + firstLine(m.Body(), 140)
+}
+
+func parseMarkdown(s string) []widget.RichTextSegment {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return widget.NewRichTextFromMarkdown(s).Segments
+}
+
+// appendItems adds items at the end, measures them and follows the bottom
+// when the list was there.
+func (c *chatView) appendItems(its ...*chatItem) {
+	follow := c.atBottom()
+	start := len(c.items)
+	c.items = append(c.items, its...)
+	for i := start; i < len(c.items); i++ {
+		c.setHeight(i)
+	}
+	c.list.Refresh()
+	if follow {
+		c.list.ScrollToBottom()
+	}
+}
+
+// commit shows a committed message. An assistant reply replaces the
+// streamed tail it completes; a tool result fills its call's card.
+func (c *chatView) commit(m *transcript.Message) {
+	switch m.Role {
+	case transcript.Assistant:
+		n := len(c.items)
+		if n > 0 && c.items[n-1].streaming {
+			c.items = c.items[:n-1]
+			c.heights = c.heights[:min(len(c.heights), n-1)]
+		}
+		before := len(c.items)
+		c.addMessage(m)
+		added := append([]*chatItem(nil), c.items[before:]...)
+		c.items = c.items[:before]
+		c.appendItems(added...)
+	case transcript.Tool:
+		if it := c.byCall[m.ToolCallID]; it != nil {
+			c.addMessage(m)
+			c.refreshItem(it)
+			return
+		}
+		before := len(c.items)
+		c.addMessage(m)
+		added := append([]*chatItem(nil), c.items[before:]...)
+		c.items = c.items[:before]
+		c.appendItems(added...)
+	default:
+		before := len(c.items)
+		c.addMessage(m)
+		added := append([]*chatItem(nil), c.items[before:]...)
+		c.items = c.items[:before]
+		c.appendItems(added...)
+	}
+}
+
+// delta adds streamed text to the unfinished assistant tail.
+func (c *chatView) delta(content, reasoning string) {
+	c.deltas++
+	n := len(c.items)
+	if n == 0 || !c.items[n-1].streaming {
+		c.appendItems(&chatItem{kind: itemAssistant, streaming: true, text: content, reasoning: reasoning})
+		return
+	}
+	it := c.items[n-1]
+	it.text += content
+	it.reasoning += reasoning
+	follow := c.atBottom()
+	c.refreshItem(it)
+	if follow {
+		c.list.ScrollToBottom()
+	}
+}
+
+// dropStreaming removes an unfinished tail that will never be committed.
+func (c *chatView) dropStreaming() {
+	n := len(c.items)
+	if n > 0 && c.items[n-1].streaming {
+		c.items = c.items[:n-1]
+		c.heights = c.heights[:min(len(c.heights), n-1)]
+		c.list.Refresh()
+	}
+}
+
+// notice adds a line from Tally itself (not part of the transcript).
+func (c *chatView) notice(text string, isErr bool) {
+	c.appendItems(&chatItem{kind: itemNotice, text: text, isError: isErr})
+}
+
+// toolStarted marks a call as running.
+func (c *chatView) toolStarted(id string) {
+	if it := c.byCall[id]; it != nil && !it.hasResult {
+		it.status = toolRunning
+		c.refreshItem(it)
+	}
+}
+
+// index returns the position of it, searching from the end.
+func (c *chatView) index(it *chatItem) int {
+	for i := len(c.items) - 1; i >= 0; i-- {
+		if c.items[i] == it {
+			return i
+		}
+	}
+	return -1
+}
+
+// refreshItem re-measures and redraws one item.
+func (c *chatView) refreshItem(it *chatItem) {
+	i := c.index(it)
+	if i < 0 {
+		return
+	}
+	c.setHeight(i)
+	c.list.RefreshItem(i)
+}
+
+func (c *chatView) toggleResult(it *chatItem) {
+	it.expanded = !it.expanded
+	c.refreshItem(it)
+}
+
+func (c *chatView) toggleReasoning(it *chatItem) {
+	it.reasonOn = !it.reasonOn
+	c.refreshItem(it)
+}
+
+// messageRow draws any chat item; one row type keeps the list's recycling
+// simple and lets the same widget measure rows off screen.
+type messageRow struct {
+	widget.BaseWidget
+
+	chat   *chatView
+	item   *chatItem
+	bg     *canvas.Rectangle
+	role   *widget.Label
+	copyB  *widget.Button
+	header *fyne.Container
+	reason *widget.Button
+	rtext  *widget.Label
+	plain  *widget.Label
+	rich   *widget.RichText
+	card   *toolCard
+}
+
+func newMessageRow(c *chatView) *messageRow {
+	r := &messageRow{chat: c}
+	r.bg = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	r.bg.CornerRadius = theme.Size(theme.SizeNameInputRadius)
+	r.role = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}}
+	r.copyB = &widget.Button{Icon: theme.ContentCopyIcon(), Importance: widget.LowImportance, OnTapped: func() {
+		if r.item != nil && r.chat.copy != nil {
+			r.chat.copy(r.item.copyText())
+		}
+	}}
+	r.header = container.NewBorder(nil, nil, nil, r.copyB, r.role)
+	r.reason = &widget.Button{Importance: widget.LowImportance, Alignment: widget.ButtonAlignLeading, OnTapped: func() {
+		if r.item != nil {
+			r.chat.toggleReasoning(r.item)
+		}
+	}}
+	r.rtext = &widget.Label{TextStyle: fyne.TextStyle{Italic: true}, Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance}
+	r.plain = &widget.Label{Wrapping: fyne.TextWrapWord, Selectable: true}
+	r.rich = &widget.RichText{Wrapping: fyne.TextWrapWord, Scroll: container.ScrollNone}
+	r.card = newToolCard(func(it *chatItem, d tool.Decision) {
+		if r.chat.onDecide != nil {
+			r.chat.onDecide(it, d)
+		}
+	}, func(it *chatItem) { r.chat.toggleResult(it) })
+	r.ExtendBaseWidget(r)
+	return r
+}
+
+func showIf(o fyne.CanvasObject, on bool) {
+	if on {
+		o.Show()
+	} else {
+		o.Hide()
+	}
+}
+
+// set shows it in the row.
+func (r *messageRow) set(it *chatItem) {
+	r.item = it
+	showIf(r.bg, it.kind == itemUser)
+	showIf(r.header, it.kind == itemUser || it.kind == itemAssistant)
+	showIf(r.card, it.kind == itemTool)
+	hasReason := it.kind == itemAssistant && it.reasoning != ""
+	showIf(r.reason, hasReason)
+	showIf(r.rtext, hasReason && it.reasonOn)
+	plain := it.kind == itemUser || it.kind == itemNotice || (it.kind == itemAssistant && it.streaming && it.text != "")
+	rich := it.kind == itemAssistant && !it.streaming && len(it.md) > 0
+	showIf(r.plain, plain)
+	showIf(r.rich, rich)
+	switch it.kind {
+	case itemUser:
+		r.role.SetText("You")
+	case itemAssistant:
+		if it.streaming {
+			r.role.SetText("Assistant · writing…")
+		} else {
+			r.role.SetText("Assistant")
+		}
+	case itemTool:
+		r.card.set(it)
+	}
+	if hasReason {
+		arrow := "▸"
+		if it.reasonOn {
+			arrow = "▾"
+			r.rtext.SetText(clipForDisplay(it.reasoning))
+		}
+		r.reason.SetText(arrow + " Reasoning (" + thousands(len([]rune(it.reasoning))) + " chars)")
+	}
+	if plain {
+		style := fyne.TextStyle{}
+		imp := widget.MediumImportance
+		if it.kind == itemNotice {
+			style.Italic = true
+			imp = widget.LowImportance
+			if it.isError {
+				imp = widget.DangerImportance
+			}
+		}
+		r.plain.TextStyle, r.plain.Importance = style, imp
+		r.plain.SetText(it.text)
+	}
+	if rich {
+		r.rich.Segments = it.md
+		r.rich.Refresh()
+	}
+}
+
+// CreateRenderer implements fyne.Widget.
+func (r *messageRow) CreateRenderer() fyne.WidgetRenderer {
+	body := container.NewVBox(r.header, r.reason, r.rtext, r.plain, r.rich, r.card)
+	return widget.NewSimpleRenderer(container.NewStack(r.bg, container.NewPadded(body)))
+}

@@ -1,0 +1,159 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/config"
+)
+
+// FooterState is the human footer: volatile facts for the person at the
+// screen that are never sent to the model.
+type FooterState struct {
+	Model        string
+	RetryAt      time.Time // when a pending retry fires; zero when none
+	RetryAttempt int
+	RetryMax     int
+	Cost         float64
+	CostKnown    bool // false: no price for some request, shown as "n/a"
+	LastDuration time.Duration
+	Run          string // "idle", "running step 7/50", "stopped" ...
+}
+
+// Parts returns the footer's pieces as shown at time now.
+func (s FooterState) Parts(now time.Time) []string {
+	var p []string
+	if s.Model != "" {
+		p = append(p, s.Model)
+	}
+	if !s.RetryAt.IsZero() {
+		left := int(math.Ceil(s.RetryAt.Sub(now).Seconds()))
+		if left < 0 {
+			left = 0
+		}
+		p = append(p, fmt.Sprintf("retry in %d s (%d of %d)", left, s.RetryAttempt, s.RetryMax))
+	}
+	if s.CostKnown {
+		p = append(p, "cost "+dollars(s.Cost))
+	} else {
+		p = append(p, "cost n/a")
+	}
+	if s.LastDuration > 0 {
+		p = append(p, "last request "+duration(s.LastDuration))
+	}
+	if s.Run != "" {
+		p = append(p, s.Run)
+	}
+	return p
+}
+
+// Text joins the parts with " · ".
+func (s FooterState) Text(now time.Time) string { return strings.Join(s.Parts(now), " · ") }
+
+// Footer displays a FooterState and counts a pending retry down.
+type Footer struct {
+	widget.BaseWidget
+
+	State FooterState
+	label *widget.Label
+	tick  func(d time.Duration, fn func()) // schedules fn on the UI goroutine
+	timer interface{ Stop() bool }
+}
+
+// NewFooter returns an idle footer. after schedules a function on the UI
+// goroutine (Bridge.After), used for the retry countdown.
+func NewFooter(after func(time.Duration, func())) *Footer {
+	f := &Footer{label: widget.NewLabel(""), tick: after}
+	f.label.Truncation = fyne.TextTruncateEllipsis
+	f.State.Run = "idle"
+	f.ExtendBaseWidget(f)
+	f.Update()
+	return f
+}
+
+// Update re-renders the footer from State.
+func (f *Footer) Update() {
+	f.label.SetText(f.State.Text(time.Now()))
+}
+
+// Text returns the footer text as shown.
+func (f *Footer) Text() string { return f.label.Text }
+
+// StartRetry shows a retry countdown that ticks every second until
+// ClearRetry or until the retry fires.
+func (f *Footer) StartRetry(wait time.Duration, attempt, maxAttempts int) {
+	f.State.RetryAt = time.Now().Add(wait)
+	f.State.RetryAttempt, f.State.RetryMax = attempt, maxAttempts
+	f.Update()
+	f.scheduleTick()
+}
+
+func (f *Footer) scheduleTick() {
+	if f.tick == nil {
+		return
+	}
+	at := f.State.RetryAt
+	f.tick(time.Second, func() {
+		if f.State.RetryAt.IsZero() || !f.State.RetryAt.Equal(at) {
+			return
+		}
+		if time.Now().After(at) {
+			f.ClearRetry()
+			return
+		}
+		f.Update()
+		f.scheduleTick()
+	})
+}
+
+// ClearRetry removes the retry countdown.
+func (f *Footer) ClearRetry() {
+	if f.State.RetryAt.IsZero() {
+		return
+	}
+	f.State.RetryAt = time.Time{}
+	f.Update()
+}
+
+// SetCostFromLedger sets the cost so far from stored usage rows and prices.
+func (f *Footer) SetCostFromLedger(rows []costRow, s config.Settings) {
+	f.State.Cost, f.State.CostKnown = ledgerCost(rows, s)
+	f.Update()
+}
+
+// costRow is the part of a ledger row the cost needs.
+type costRow struct {
+	Model                         string
+	Prompt, Hit, Miss, Completion int
+	CacheReported                 bool
+}
+
+// ledgerCost sums the cost of rows at the configured prices. It reports
+// false when any row's model has no price: a partial sum would understate
+// the cost, so the footer shows "n/a".
+func ledgerCost(rows []costRow, s config.Settings) (float64, bool) {
+	total := 0.0
+	for _, r := range rows {
+		p, ok := s.PriceFor(r.Model)
+		if !ok {
+			return 0, false
+		}
+		hit, miss := r.Hit, r.Miss
+		if !r.CacheReported {
+			hit, miss = 0, r.Prompt
+		}
+		total += p.Cost(hit, miss, r.Completion)
+	}
+	return total, true
+}
+
+// CreateRenderer implements fyne.Widget.
+func (f *Footer) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.NewPadded(f.label))
+}

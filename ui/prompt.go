@@ -1,0 +1,48 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+)
+
+// promptEntry is the multi-line message box; Ctrl+Enter (Cmd+Enter on
+// macOS) sends.
+type promptEntry struct {
+	widget.Entry
+	onSend func()
+}
+
+func newPromptEntry(onSend func()) *promptEntry {
+	e := &promptEntry{onSend: onSend}
+	e.MultiLine = true
+	e.Wrapping = fyne.TextWrapWord
+	e.SetPlaceHolder("Tell the agent what to do…")
+	e.SetMinRowsVisible(3)
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// TypedShortcut sends on Ctrl+Enter and passes everything else on.
+func (e *promptEntry) TypedShortcut(s fyne.Shortcut) {
+	if cs, ok := s.(*desktop.CustomShortcut); ok && isSendShortcut(cs) {
+		if e.onSend != nil {
+			e.onSend()
+		}
+		return
+	}
+	e.Entry.TypedShortcut(s)
+}
+
+func isSendShortcut(cs *desktop.CustomShortcut) bool {
+	enter := cs.KeyName == fyne.KeyReturn || cs.KeyName == fyne.KeyEnter
+	mod := cs.Modifier == fyne.KeyModifierControl || cs.Modifier == fyne.KeyModifierShortcutDefault
+	return enter && mod
+}
+
+// FocusIn focuses the entry when it is on a canvas.
+func (e *promptEntry) FocusIn() {
+	if c := fyne.CurrentApp().Driver().CanvasForObject(e); c != nil {
+		c.Focus(e)
+	}
+}

@@ -1,0 +1,269 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/storage"
+)
+
+// sessionsView lists the stored sessions, newest activity first, with New,
+// Rename and Delete.
+type sessionsView struct {
+	u     *UI
+	list  *widget.List
+	box   fyne.CanvasObject
+	items []storage.Session
+	sel   string
+	quiet bool // selecting programmatically
+}
+
+func newSessionsView(u *UI) *sessionsView {
+	v := &sessionsView{u: u}
+	v.list = widget.NewList(
+		func() int { return len(v.items) },
+		func() fyne.CanvasObject {
+			t := &widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}
+			d := &widget.Label{Importance: widget.LowImportance, Truncation: fyne.TextTruncateEllipsis, SizeName: theme.SizeNameCaptionText}
+			return container.NewVBox(t, d)
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= len(v.items) {
+				return
+			}
+			s := v.items[id]
+			box := o.(*fyne.Container)
+			box.Objects[0].(*widget.Label).SetText(s.Title)
+			box.Objects[1].(*widget.Label).SetText(sessionDetail(s, time.Now()))
+		})
+	v.list.OnSelected = func(id widget.ListItemID) {
+		if id >= len(v.items) {
+			return
+		}
+		v.sel = v.items[id].ID
+		if !v.quiet {
+			u.openSession(v.sel)
+		}
+	}
+	newB := &widget.Button{Text: "New", Icon: theme.ContentAddIcon(), Importance: widget.HighImportance, OnTapped: v.showNew}
+	renB := &widget.Button{Icon: theme.DocumentCreateIcon(), Importance: widget.LowImportance, OnTapped: v.showRename}
+	delB := &widget.Button{Icon: theme.DeleteIcon(), Importance: widget.LowImportance, OnTapped: v.confirmDelete}
+	head := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Sessions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		container.NewHBox(renB, delB))
+	v.box = container.NewBorder(container.NewVBox(head, newB), nil, nil, nil, v.list)
+	return v
+}
+
+// sessionDetail is the second line of a row: workspace, activity, cycle.
+func sessionDetail(s storage.Session, now time.Time) string {
+	ws := s.Workspace
+	if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(ws, home) {
+		ws = "~" + strings.TrimPrefix(ws, home)
+	}
+	return fmt.Sprintf("%s · %s · cycle %d", ws, ago(s.Updated, now), max(s.Cycle, 1))
+}
+
+// refresh reloads the list off the UI goroutine.
+func (v *sessionsView) refresh() { v.u.refreshSessions(false) }
+
+// refreshSessions reloads the session list; on start it also restores the
+// last open session.
+func (u *UI) refreshSessions(restore bool) {
+	st := u.store
+	go func() {
+		list, err := st.Sessions()
+		sort.SliceStable(list, func(i, j int) bool { return list[i].Updated.After(list[j].Updated) })
+		u.bridge.Do(func() {
+			if err != nil {
+				u.banner.ShowError("Could not list the sessions: " + err.Error())
+				return
+			}
+			u.sessions.set(list)
+			if restore {
+				last := u.settings.LastSession
+				for _, s := range list {
+					if s.ID == last {
+						u.openSession(last)
+						return
+					}
+				}
+				if len(list) > 0 && last == "" {
+					u.openSession(list[0].ID) // the most recent one
+					return
+				}
+				u.showWelcome()
+			}
+		})
+	}()
+}
+
+func (v *sessionsView) set(list []storage.Session) {
+	v.items = list
+	v.list.Refresh()
+	v.selectID(v.sel)
+}
+
+// selectID highlights the row of id without reopening it.
+func (v *sessionsView) selectID(id string) {
+	v.sel = id
+	for i, s := range v.items {
+		if s.ID == id {
+			v.quiet = true
+			v.list.Select(i)
+			v.quiet = false
+			return
+		}
+	}
+	v.list.UnselectAll()
+}
+
+func (v *sessionsView) selected() (storage.Session, bool) {
+	for _, s := range v.items {
+		if s.ID == v.sel {
+			return s, true
+		}
+	}
+	return storage.Session{}, false
+}
+
+// showNew asks for a workspace folder (typed, or chosen in a folder
+// dialog) and an optional title, then creates the session.
+func (v *sessionsView) showNew() {
+	u := v.u
+	ws := widget.NewEntry()
+	ws.SetPlaceHolder("/path/to/project")
+	if wd, err := os.Getwd(); err == nil {
+		ws.SetText(wd)
+	}
+	title := widget.NewEntry()
+	title.SetPlaceHolder("optional; defaults to the folder name")
+	browse := &widget.Button{Text: "Choose…", Icon: theme.FolderOpenIcon(), OnTapped: func() {
+		d := dialog.NewFolderOpen(func(lu fyne.ListableURI, err error) {
+			if err == nil && lu != nil {
+				ws.SetText(lu.Path())
+			}
+		}, u.win)
+		d.Show()
+	}}
+	items := []*widget.FormItem{
+		{Text: "Workspace", Widget: container.NewBorder(nil, nil, nil, browse, ws), HintText: "the folder the agent may read and change"},
+		{Text: "Title", Widget: title},
+	}
+	dlg := dialog.NewForm("New session", "Create", "Cancel", items, func(ok bool) {
+		if ok {
+			u.createSession(ws.Text, title.Text)
+		}
+	}, u.win)
+	dlg.Resize(fyne.NewSize(560, 260))
+	dlg.Show()
+}
+
+// createSession creates a session off the UI goroutine and opens it.
+func (u *UI) createSession(workspace, title string) {
+	workspace = strings.TrimSpace(workspace)
+	if strings.HasPrefix(workspace, "~") {
+		if home, err := os.UserHomeDir(); err == nil {
+			workspace = filepath.Join(home, strings.TrimPrefix(workspace, "~"))
+		}
+	}
+	if fi, err := os.Stat(workspace); workspace == "" || err != nil || !fi.IsDir() {
+		u.banner.ShowError(fmt.Sprintf("The workspace %q is not an existing folder; choose or type the path of your project folder.", workspace))
+		return
+	}
+	st := u.store
+	go func() {
+		cfg := agent.Config{Store: st}
+		sess, err := agent.Create(cfg, "", workspace, strings.TrimSpace(title))
+		u.bridge.Do(func() {
+			if err != nil {
+				u.banner.ShowError("Could not create the session: " + err.Error())
+				return
+			}
+			u.refreshSessions(false)
+			u.openSession(sess.ID())
+		})
+	}()
+}
+
+func (v *sessionsView) showRename() {
+	s, ok := v.selected()
+	if !ok {
+		v.u.banner.ShowInfo("Select a session in the list first, then press Rename.")
+		return
+	}
+	e := widget.NewEntry()
+	e.SetText(s.Title)
+	dialog.ShowForm("Rename session", "Rename", "Cancel", []*widget.FormItem{{Text: "Title", Widget: e}}, func(ok bool) {
+		if !ok {
+			return
+		}
+		st, id, title := v.u.store, s.ID, e.Text
+		go func() {
+			err := agent.Rename(st, id, title)
+			v.u.bridge.Do(func() {
+				if err != nil {
+					v.u.banner.ShowError("Could not rename the session: " + err.Error())
+					return
+				}
+				if v.u.live != nil && v.u.live.id == id {
+					v.u.title.SetText(strings.TrimSpace(title))
+					v.u.win.SetTitle("Tally — " + strings.TrimSpace(title))
+				}
+				v.refresh()
+			})
+		}()
+	}, v.u.win)
+}
+
+func (v *sessionsView) confirmDelete() {
+	s, ok := v.selected()
+	if !ok {
+		v.u.banner.ShowInfo("Select a session in the list first, then press Delete.")
+		return
+	}
+	msg := fmt.Sprintf("Delete %q and all of its messages? This cannot be undone. The workspace folder is not touched.", s.Title)
+	dialog.ShowConfirm("Delete session", msg, func(ok bool) {
+		if ok {
+			v.u.deleteSession(s.ID)
+		}
+	}, v.u.win)
+}
+
+// deleteSession removes a session's data; a running turn is stopped first.
+func (u *UI) deleteSession(id string) {
+	if u.live != nil && u.live.id == id {
+		if u.live.running {
+			u.banner.ShowError("This session is running a turn; press Stop and try again.")
+			return
+		}
+		u.live = nil
+		u.chat.clear()
+		u.showWelcome()
+	}
+	st := u.store
+	go func() {
+		err := agent.Delete(st, id)
+		if errors.Is(err, storage.ErrNotFound) {
+			err = nil
+		}
+		u.bridge.Do(func() {
+			if err != nil {
+				u.banner.ShowError("Could not delete the session: " + err.Error())
+			}
+			u.sessions.sel = ""
+			u.refreshSessions(false)
+		})
+	}()
+}

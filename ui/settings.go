@@ -1,0 +1,292 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/config"
+	"github.com/tally-dev/tally/engine/llm"
+)
+
+// settingsForm edits the endpoint, the model, the API key, the window,
+// the current model's prices and the theme. The API key is never put into
+// a widget: the password entry starts empty and its placeholder shows the
+// masked saved key; leaving it empty keeps the saved key.
+type settingsForm struct {
+	u         *UI
+	saved     config.Settings
+	baseURL   *widget.Entry
+	model     *widget.Entry
+	apiKey    *widget.Entry
+	forgetKey *widget.Check
+	window    *widget.Entry
+	hit       *widget.Entry
+	miss      *widget.Entry
+	compl     *widget.Entry
+	theme     *widget.Select
+	testB     *widget.Button
+	result    *widget.Label
+	form      fyne.CanvasObject
+}
+
+var themeChoices = []string{"Follow the system", "Light", "Dark"}
+
+func themeLabel(v string) string {
+	switch v {
+	case "light":
+		return "Light"
+	case "dark":
+		return "Dark"
+	}
+	return "Follow the system"
+}
+
+func themeValue(label string) string {
+	switch label {
+	case "Light":
+		return "light"
+	case "Dark":
+		return "dark"
+	}
+	return ""
+}
+
+func priceText(v float64) string {
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// newSettingsForm builds the form pre-filled from the environment and the
+// saved settings.
+func (u *UI) newSettingsForm() *settingsForm {
+	r := u.resolved()
+	f := &settingsForm{u: u, saved: u.settings}
+	f.baseURL = widget.NewEntry()
+	f.baseURL.SetPlaceHolder("https://api.deepseek.com/v1")
+	f.baseURL.SetText(r.BaseURL)
+	f.model = widget.NewEntry()
+	f.model.SetText(r.Model)
+	f.apiKey = widget.NewPasswordEntry()
+	switch r.KeySource {
+	case "":
+		f.apiKey.SetPlaceHolder("not set")
+	case "settings":
+		f.apiKey.SetPlaceHolder("saved " + config.Mask(r.APIKey) + " — type to replace")
+	default:
+		f.apiKey.SetPlaceHolder("from " + r.KeySource + " " + config.Mask(r.APIKey) + " — type to save one here")
+	}
+	f.forgetKey = widget.NewCheck("Forget the saved key", nil)
+	if u.settings.APIKey == "" {
+		f.forgetKey.Hide()
+	}
+	f.window = widget.NewEntry()
+	f.window.SetPlaceHolder("from the model table")
+	if u.settings.ContextWindow > 0 {
+		f.window.SetText(strconv.Itoa(u.settings.ContextWindow))
+	}
+	f.hit, f.miss, f.compl = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	for _, e := range []*widget.Entry{f.hit, f.miss, f.compl} {
+		e.SetPlaceHolder("unknown")
+	}
+	f.fillPrices()
+	f.model.OnChanged = func(string) { f.fillPrices() }
+	f.theme = widget.NewSelect(themeChoices, nil)
+	f.theme.SetSelected(themeLabel(u.settings.Theme))
+	f.result = &widget.Label{Wrapping: fyne.TextWrapWord}
+	f.testB = &widget.Button{Text: "Test connection", Icon: theme.MediaPlayIcon(), OnTapped: f.test}
+
+	prices := container.NewGridWithColumns(3,
+		labelled("cache hit", f.hit), labelled("cache miss", f.miss), labelled("completion", f.compl))
+	form := widget.NewForm(
+		&widget.FormItem{Text: "Base URL", Widget: f.baseURL, HintText: "any OpenAI-compatible endpoint, ending in /v1"},
+		&widget.FormItem{Text: "Model", Widget: f.model},
+		&widget.FormItem{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forgetKey), HintText: "kept only in Tally's local store"},
+		&widget.FormItem{Text: "Context window", Widget: f.window, HintText: "tokens; empty uses the known size of the model"},
+		&widget.FormItem{Text: "Prices", Widget: prices, HintText: "US$ per million tokens for this model; empty shows cost as n/a"},
+		&widget.FormItem{Text: "Theme", Widget: f.theme},
+	)
+	f.form = container.NewVBox(form, container.NewBorder(nil, nil, f.testB, nil, f.result))
+	return f
+}
+
+func labelled(s string, o fyne.CanvasObject) fyne.CanvasObject {
+	return container.NewBorder(nil, &widget.Label{Text: s, Importance: widget.LowImportance, SizeName: theme.SizeNameCaptionText}, nil, nil, o)
+}
+
+// fillPrices shows the saved (or default) prices of the model typed.
+func (f *settingsForm) fillPrices() {
+	p, ok := f.saved.PriceFor(strings.TrimSpace(f.model.Text))
+	if !ok {
+		f.hit.SetText("")
+		f.miss.SetText("")
+		f.compl.SetText("")
+		return
+	}
+	f.hit.SetText(priceText(p.CacheHit))
+	f.miss.SetText(priceText(p.CacheMiss))
+	f.compl.SetText(priceText(p.Completion))
+}
+
+// values returns the settings the form describes, or an error naming the
+// field to fix.
+func (f *settingsForm) values() (config.Settings, error) {
+	s := f.saved
+	s.Prices = map[string]config.Price{}
+	for k, v := range f.saved.Prices {
+		s.Prices[k] = v
+	}
+	s.BaseURL = strings.TrimSpace(f.baseURL.Text)
+	s.Model = strings.TrimSpace(f.model.Text)
+	if k := strings.TrimSpace(f.apiKey.Text); k != "" {
+		s.APIKey = k
+	} else if f.forgetKey.Checked {
+		s.APIKey = ""
+	}
+	s.ContextWindow = 0
+	if w := strings.TrimSpace(f.window.Text); w != "" {
+		n, err := strconv.Atoi(strings.ReplaceAll(w, ",", ""))
+		if err != nil || n < 1000 {
+			return s, fmt.Errorf("the context window %q is not a number of tokens; type something like 128000 or leave it empty", w)
+		}
+		s.ContextWindow = n
+	}
+	if s.Model != "" {
+		var p config.Price
+		var set int
+		for _, fld := range []struct {
+			e    *widget.Entry
+			v    *float64
+			name string
+		}{{f.hit, &p.CacheHit, "cache hit"}, {f.miss, &p.CacheMiss, "cache miss"}, {f.compl, &p.Completion, "completion"}} {
+			t := strings.TrimSpace(strings.TrimPrefix(fld.e.Text, "$"))
+			if t == "" {
+				continue
+			}
+			v, err := strconv.ParseFloat(t, 64)
+			if err != nil || v < 0 {
+				return s, fmt.Errorf("the %s price %q is not a number; type dollars per million tokens, like 0.28", fld.name, fld.e.Text)
+			}
+			*fld.v = v
+			set++
+		}
+		if set > 0 {
+			s.Prices[s.Model] = p
+		} else {
+			delete(s.Prices, s.Model)
+		}
+	}
+	if len(s.Prices) == 0 {
+		s.Prices = nil
+	}
+	s.Theme = themeValue(f.theme.Selected)
+	if s.BaseURL != "" {
+		if err := (config.Resolved{BaseURL: s.BaseURL}).Check(); err != nil {
+			return s, fmt.Errorf("the base URL %q is not an http(s) URL; use something like https://api.deepseek.com/v1", s.BaseURL)
+		}
+	}
+	return s, nil
+}
+
+// test pings the endpoint in the form off the UI goroutine.
+func (f *settingsForm) test() {
+	s, err := f.values()
+	if err != nil {
+		f.result.SetText(upperFirst(err.Error()) + ".")
+		return
+	}
+	r := config.Resolve(config.Flags{}, f.u.env, s)
+	if err := r.Check(); err != nil {
+		f.result.SetText("Type the base URL of your model server first.")
+		return
+	}
+	f.testB.Disable()
+	f.result.SetText("Testing " + r.BaseURL + " …")
+	cfg := llm.Config{BaseURL: r.BaseURL, APIKey: r.APIKey}
+	model := r.Model
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		d, err := llm.Ping(ctx, cfg, model)
+		msg := pingMessage(d, err, model)
+		f.u.bridge.Do(func() {
+			f.testB.Enable()
+			f.result.SetText(msg)
+		})
+	}()
+}
+
+// pingMessage turns a connection test into one clear sentence.
+func pingMessage(d time.Duration, err error, model string) string {
+	switch {
+	case err == nil:
+		return fmt.Sprintf("OK — %s answered in %s.", model, duration(d))
+	case errors.Is(err, llm.ErrUnreachable):
+		return "Unreachable: the host did not answer; check the base URL and your network."
+	case llm.IsUnauthorized(err):
+		return "Rejected (401): the server refused the API key; check or replace the key."
+	case llm.IsModelNotFound(err):
+		return fmt.Sprintf("Unknown model: the server does not serve %q; check the model name.", model)
+	case errors.Is(err, context.DeadlineExceeded):
+		return "No answer within 20 s; the server may be overloaded or the URL wrong."
+	}
+	return "Failed: " + err.Error()
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// showSettings opens the settings dialog.
+func (u *UI) showSettings() {
+	if u.store == nil {
+		return
+	}
+	f := u.newSettingsForm()
+	var dlg *dialog.CustomDialog
+	save := &widget.Button{Text: "Save", Importance: widget.HighImportance, OnTapped: func() {
+		if f.save() {
+			dlg.Hide()
+		}
+	}}
+	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { dlg.Hide() }}
+	dlg = dialog.NewCustomWithoutButtons("Settings", f.form, u.win)
+	dlg.SetButtons([]fyne.CanvasObject{cancel, save})
+	dlg.Resize(fyne.NewSize(640, 520))
+	dlg.Show()
+}
+
+// save validates and stores the form; it reports whether it did.
+func (f *settingsForm) save() bool {
+	s, err := f.values()
+	if err != nil {
+		f.result.SetText(upperFirst(err.Error()) + ".")
+		return false
+	}
+	f.u.applySettings(s)
+	return true
+}
+
+// applySettings makes s current, saves it and reconnects the open session.
+func (u *UI) applySettings(s config.Settings) {
+	u.settings = s
+	u.saveSettings(s)
+	u.applyTheme()
+	if live := u.live; live != nil && !live.running && !live.demo {
+		u.live = nil
+		u.openSession(live.id)
+	} else if live == nil {
+		u.showWelcome()
+	}
+}

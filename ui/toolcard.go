@@ -1,0 +1,193 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/tool"
+)
+
+// Tool call states shown on a card.
+const (
+	toolQueued   = "queued"
+	toolRunning  = "running…"
+	toolWaiting  = "awaiting approval"
+	toolOK       = "ok"
+	toolFailed   = "error"
+	toolDenied   = "denied"
+	toolStopped  = "cancelled"
+	resultScroll = 220 // height of an expanded long result
+)
+
+// toolCard shows one tool call: the real path or command in its title, the
+// arguments, Approve / Deny / Always allow while it waits for the user, and
+// its result, collapsed until asked for.
+type toolCard struct {
+	widget.BaseWidget
+
+	item     *chatItem
+	onDecide func(it *chatItem, d tool.Decision)
+	onToggle func(it *chatItem)
+
+	border   *canvas.Rectangle
+	title    *widget.Label
+	status   *widget.Label
+	args     *widget.Label
+	approve  *widget.Button
+	deny     *widget.Button
+	always   *widget.Button
+	buttons  *fyne.Container
+	decision *widget.Label
+	toggle   *widget.Button
+	result   *widget.Label
+	scroll   *container.Scroll
+	short    *widget.Label
+}
+
+func newToolCard(onDecide func(*chatItem, tool.Decision), onToggle func(*chatItem)) *toolCard {
+	c := &toolCard{onDecide: onDecide, onToggle: onToggle}
+	c.border = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	c.border.StrokeColor = theme.Color(theme.ColorNameSeparator)
+	c.border.StrokeWidth = 1
+	c.border.CornerRadius = theme.Size(theme.SizeNameInputRadius)
+	c.title = &widget.Label{TextStyle: fyne.TextStyle{Monospace: true, Bold: true}, Truncation: fyne.TextTruncateEllipsis}
+	c.status = &widget.Label{Importance: widget.LowImportance}
+	c.args = &widget.Label{TextStyle: fyne.TextStyle{Monospace: true}, Wrapping: fyne.TextWrapBreak}
+	c.approve = &widget.Button{Text: "Approve", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance,
+		OnTapped: func() { c.decide(tool.Approve) }}
+	c.deny = &widget.Button{Text: "Deny", Icon: theme.CancelIcon(), OnTapped: func() { c.decide(tool.Deny) }}
+	c.always = &widget.Button{Text: "Always allow", OnTapped: func() { c.decide(tool.ApproveAlways) }}
+	c.buttons = container.NewHBox(c.approve, c.deny, c.always)
+	c.decision = &widget.Label{Importance: widget.LowImportance}
+	c.toggle = &widget.Button{Importance: widget.LowImportance, Alignment: widget.ButtonAlignLeading,
+		OnTapped: func() {
+			if c.item != nil && c.onToggle != nil {
+				c.onToggle(c.item)
+			}
+		}}
+	c.result = &widget.Label{TextStyle: fyne.TextStyle{Monospace: true}, Wrapping: fyne.TextWrapBreak}
+	c.scroll = container.NewVScroll(c.result)
+	c.scroll.SetMinSize(fyne.NewSize(0, resultScroll))
+	c.short = &widget.Label{TextStyle: fyne.TextStyle{Monospace: true}, Wrapping: fyne.TextWrapBreak}
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+func (c *toolCard) decide(d tool.Decision) {
+	if c.item != nil && c.onDecide != nil {
+		c.onDecide(c.item, d)
+	}
+}
+
+// set shows it.
+func (c *toolCard) set(it *chatItem) {
+	c.item = it
+	c.title.SetText(it.title)
+	st := it.status
+	if it.hasResult && it.resultErr && st == toolOK {
+		st = toolFailed
+	}
+	c.status.SetText(st)
+	switch st {
+	case toolFailed, toolDenied:
+		c.status.Importance = widget.DangerImportance
+	case toolWaiting:
+		c.status.Importance = widget.WarningImportance
+	case toolOK:
+		c.status.Importance = widget.SuccessImportance
+	default:
+		c.status.Importance = widget.LowImportance
+	}
+	c.status.Refresh()
+	pending := it.approval != nil
+	if pending || it.expanded {
+		c.args.SetText(it.argsText)
+		c.args.Show()
+	} else {
+		c.args.Hide()
+	}
+	if pending {
+		c.always.SetText("Always allow " + it.call.Name + " in this session")
+		c.buttons.Show()
+	} else {
+		c.buttons.Hide()
+	}
+	if it.decided != "" {
+		c.decision.SetText(it.decided)
+		c.decision.Show()
+	} else {
+		c.decision.Hide()
+	}
+	c.scroll.Hide()
+	c.short.Hide()
+	if it.hasResult {
+		arrow := "▸"
+		if it.expanded {
+			arrow = "▾"
+		}
+		c.toggle.SetText(fmt.Sprintf("%s Result (%s chars)", arrow, thousands(it.resultLen)))
+		c.toggle.Show()
+		if it.expanded {
+			if it.longResult() {
+				c.result.SetText(it.result)
+				c.scroll.Show()
+			} else {
+				c.short.SetText(it.result)
+				c.short.Show()
+			}
+		}
+	} else {
+		c.toggle.Hide()
+	}
+	c.border.FillColor = theme.Color(theme.ColorNameInputBackground)
+	c.border.StrokeColor = theme.Color(theme.ColorNameSeparator)
+	if pending {
+		c.border.StrokeColor = theme.Color(theme.ColorNameWarning)
+	}
+	c.border.Refresh()
+}
+
+// CreateRenderer implements fyne.Widget.
+func (c *toolCard) CreateRenderer() fyne.WidgetRenderer {
+	head := container.NewBorder(nil, nil, nil, c.status, c.title)
+	body := container.NewVBox(head, c.args, c.buttons, c.decision, c.toggle, c.short, c.scroll)
+	return widget.NewSimpleRenderer(container.NewStack(c.border, container.NewPadded(body)))
+}
+
+// argsDisplay renders a call's arguments for people: an edit as a small
+// diff, a command as itself, anything else as indented JSON.
+func argsDisplay(name, args string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return clipForDisplay(args)
+	}
+	str := func(k string) string { s, _ := m[k].(string); return s }
+	switch name {
+	case "edit_file":
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s\n", str("path"))
+		for _, l := range strings.Split(str("old_string"), "\n") {
+			b.WriteString("- " + l + "\n")
+		}
+		for _, l := range strings.Split(str("new_string"), "\n") {
+			b.WriteString("+ " + l + "\n")
+		}
+		return clipForDisplay(strings.TrimRight(b.String(), "\n"))
+	case "run_shell":
+		return clipForDisplay("$ " + str("command"))
+	case "write_file":
+		return clipForDisplay(str("path") + "\n" + str("content"))
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return clipForDisplay(args)
+	}
+	return clipForDisplay(string(b))
+}
