@@ -57,6 +57,8 @@ type Usage struct {
 	CacheMissTokens  int           `json:"cache_miss_tokens"`
 	CacheReported    bool          `json:"cache_reported"`
 	ContextTokens    int           `json:"context_tokens"` // the anchored level after the response
+	Exact            bool          `json:"exact"`          // ContextTokens is the billed count, nothing estimated
+	Model            string        `json:"model"`
 	Window           int           `json:"window"`
 	Duration         time.Duration `json:"duration"`
 	Attempts         int           `json:"attempts"`

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -134,7 +135,8 @@ type Session struct {
 
 	sentFP     prompt.Fingerprint // prefix of the last request sent
 	sentSystem string
-	booked     string // reason for an announced prefix change, or ""
+	booked     string       // reason for an announced prefix change, or ""
+	published  atomic.Int64 // level<<1 | exact, see ContextTokens
 }
 
 // turnState is the per-turn canonical state behind the status bar.
@@ -261,6 +263,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	if a := st.Anchor; a != nil {
 		s.anchor.Set(a.Billed, a.At, a.Est)
 	}
+	s.publishLevel()
 	return s, nil
 }
 
@@ -367,11 +370,21 @@ func (s *Session) Window() int {
 
 // ContextTokens returns the current water level: the provider-billed size
 // of the last request plus estimates of what was appended since, and
-// whether it is exact (anchored, nothing estimated).
+// whether it is exact (anchored, nothing estimated). It never waits for a
+// running turn: it reads the level published after the last commit.
 func (s *Session) ContextTokens() (int, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.level()
+	v := s.published.Load()
+	return int(v >> 1), v&1 == 1
+}
+
+// publishLevel stores the current level for lock-free readers.
+func (s *Session) publishLevel() {
+	lvl, exact := s.level()
+	v := int64(lvl) << 1
+	if exact {
+		v |= 1
+	}
+	s.published.Store(v)
 }
 
 func (s *Session) level() (int, bool) {
@@ -475,6 +488,7 @@ func (s *Session) commit(msgs []transcript.Message, extra func(tx *storage.Tx) e
 		s.log.SetSeq(start+i, seq)
 		s.reqMsgs = append(s.reqMsgs, s.log.At(start+i).Wire)
 	}
+	s.publishLevel()
 	for i := start; i < s.log.Len(); i++ {
 		m := s.log.At(i).Msg
 		s.emit(Event{Kind: EventMessage, Index: i, Message: &m})

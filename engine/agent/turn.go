@@ -164,8 +164,8 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 	if err != nil {
 		return nil, "", err
 	}
-	level, _ := s.level()
-	s.emit(Event{Kind: EventUsage, Step: step, Usage: &Usage{
+	level, exact := s.level()
+	s.emit(Event{Kind: EventUsage, Step: step, Usage: &Usage{Exact: exact, Model: s.cfg.ModelName,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
 		ContextTokens: level, Window: s.Window(), Duration: resp.Duration, Attempts: resp.Attempts, First: first,

@@ -42,7 +42,7 @@ func (s *Session) WarmUp(ctx context.Context) (ledger.Row, error) {
 		_, err := tx.AddRecord(storage.KindLedger, s.meta.ID, data)
 		return err
 	})
-	s.emit(Event{Kind: EventUsage, Usage: &Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+	s.emit(Event{Kind: EventUsage, Usage: &Usage{Model: s.cfg.ModelName, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
 		Window: s.Window(), Duration: resp.Duration, Attempts: resp.Attempts, First: true, WarmUp: true}})
 	return row, err
