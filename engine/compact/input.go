@@ -1,0 +1,177 @@
+package compact
+
+import (
+	"strconv"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/tally-dev/tally/engine/tokens"
+	"github.com/tally-dev/tally/engine/transcript"
+)
+
+// Input is everything the compaction decisions look at. It is read only:
+// no function of this package modifies the slices it holds.
+type Input struct {
+	// Messages is the cycle's log, oldest first.
+	Messages []transcript.Message
+	// Tokens holds the token count of each message, framing included, as
+	// the log cached it. Missing or negative entries are counted with
+	// [MessageTokens].
+	Tokens []int
+	// Wire optionally holds the cached wire form of each message exactly as
+	// it was sent. When it has one entry per message, the cache-aligned
+	// summary request replays it byte for byte; otherwise messages are
+	// rendered afresh.
+	Wire []openai.ChatCompletionMessage
+	// PrefixTokens is the cost of the system prompt and the tool catalog.
+	PrefixTokens int
+	// Level is the current context size in tokens, from the usage anchor.
+	// Zero means unknown: PrefixTokens plus the message tokens is used.
+	Level int
+	// Threshold is the auto-compaction trigger (see [Threshold]). Zero or
+	// less means there is no target and every layer runs as with Force.
+	Threshold int
+	// Window is the model's context window in tokens; zero when unknown.
+	Window int
+	// WorkingSet lists the workspace-relative paths recently touched, most
+	// recent last.
+	WorkingSet []string
+	// Now is the time of the decision; it is compared with message times
+	// to find idle gaps.
+	Now time.Time
+	// Memory is the content of the workspace MEMORY.md, or "" when there
+	// is none. The caller reads the file.
+	Memory string
+	// PreviousSummary is the summary already merged into the system prompt
+	// by an earlier compaction, or "". The flattened summary request shows
+	// it to the model so a second compaction keeps what the first one
+	// learnt.
+	PreviousSummary string
+	// Force runs the layers even below the threshold: a manual /compact or
+	// an emergency.
+	Force bool
+	// HitPrice and MissPrice are the provider's prices per million input
+	// tokens for cache hits and misses. Zero means unknown; the break-even
+	// estimate then assumes misses cost [DefaultMissHitRatio] times hits.
+	HitPrice, MissPrice float64
+	// Reminders is what [Apply] re-injects after the history was cut.
+	Reminders ReminderInputs
+	// ReminderBudget caps the tokens of the re-injected reminders; zero
+	// means [DefaultReminderBudget].
+	ReminderBudget int
+}
+
+// MessageTokens estimates the tokens m costs on the wire: the framing
+// overhead, the text, the replayed reasoning and each tool call. It follows
+// the same rules as the append log, so it agrees with the cached counts.
+func MessageTokens(m transcript.Message) int {
+	text := m.Text()
+	switch {
+	case m.Role == transcript.Assistant && text == "" && len(m.ToolCalls) == 0:
+		text = "(no reply)"
+	case m.Role == transcript.Tool && text == "":
+		text = "(no output)"
+	}
+	n := tokens.MessageOverhead + tokens.Count(text)
+	if m.Role == transcript.Assistant && m.ReplayReasoning {
+		n += tokens.Count(m.Reasoning)
+	}
+	for _, c := range m.ToolCalls {
+		n += tokens.MessageOverhead + tokens.Count(c.Name) + tokens.Count(c.Arguments)
+	}
+	return n
+}
+
+// messageTokens returns one count per message of in, taking in.Tokens
+// where it is present and counting the rest.
+func messageTokens(in Input) []int {
+	out := make([]int, len(in.Messages))
+	for i, m := range in.Messages {
+		if i < len(in.Tokens) && in.Tokens[i] >= 0 {
+			out[i] = in.Tokens[i]
+		} else {
+			out[i] = MessageTokens(m)
+		}
+	}
+	return out
+}
+
+// level returns in.Level, or the estimate from the prefix and the message
+// counts when it is unknown.
+func level(in Input, toks []int) int {
+	if in.Level > 0 {
+		return in.Level
+	}
+	return max(in.PrefixTokens, 0) + sum(toks)
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+// normalized returns a copy of in whose Tokens has one entry per message and
+// whose Level is known. Messages are copied so layers may replace entries.
+func normalized(in Input) Input {
+	toks := messageTokens(in)
+	in.Level = level(in, toks)
+	in.Tokens = toks
+	in.Messages = append([]transcript.Message(nil), in.Messages...)
+	return in
+}
+
+// fits reports whether a level is at or under the threshold. Without a
+// threshold nothing fits, so every layer runs.
+func fits(in Input, lvl int) bool {
+	return in.Threshold > 0 && lvl <= in.Threshold
+}
+
+// keepGoing reports whether a layer should continue shrinking.
+func keepGoing(in Input, lvl int) bool {
+	return in.Force || !fits(in, lvl)
+}
+
+// ShouldCompact reports whether automatic compaction should run. It looks
+// at tokens only, and only at the summable portion: pinned messages stay
+// after compaction, so they are taken out of both the level and the
+// threshold. With threshold 967,000 and a level of 950,000 of which 40,000
+// are pinned, the summable 910,000 is still under the docked 927,000, so
+// compaction does not fire yet. Since the pinned tokens leave both sides,
+// this is the same as level > threshold whenever something is summable;
+// pinning more does not make it fire earlier, it only leaves less for
+// compaction to remove. Negative inputs, a missing threshold, or a history
+// with nothing summable never trigger.
+func ShouldCompact(level, pinned, threshold int) bool {
+	if level <= 0 || threshold <= 0 || pinned < 0 {
+		return false
+	}
+	summable := level - pinned
+	if summable <= 0 {
+		return false
+	}
+	return summable > threshold-pinned
+}
+
+// commas formats n with thousands separators: 12345 → "12,345".
+func commas(n int) string {
+	s := strconv.Itoa(n)
+	neg := false
+	if n < 0 {
+		neg, s = true, s[1:]
+	}
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}

@@ -1,0 +1,213 @@
+package compact
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/tally-dev/tally/engine/transcript"
+)
+
+func TestShouldCompact(t *testing.T) {
+	cases := []struct {
+		name                     string
+		level, pinned, threshold int
+		want                     bool
+	}{
+		{"article example: 910K summable under the docked 927K", 950_000, 40_000, 967_000, false},
+		{"summable crosses the docked threshold", 968_000, 40_000, 967_000, true},
+		{"exactly at the threshold does not fire", 967_000, 40_000, 967_000, false},
+		{"nothing pinned", 968_000, 0, 967_000, true},
+		{"everything pinned: nothing to summarise", 990_000, 990_000, 967_000, false},
+		{"pins above the threshold", 990_000, 980_000, 967_000, true},
+		{"no threshold", 990_000, 0, 0, false},
+		{"negative pinned", 990_000, -1, 967_000, false},
+		{"zero level", 0, 0, 967_000, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := ShouldCompact(c.level, c.pinned, c.threshold); got != c.want {
+				t.Errorf("ShouldCompact(%d, %d, %d) = %v; want %v", c.level, c.pinned, c.threshold, got, c.want)
+			}
+		})
+	}
+}
+
+func TestMentionsPath(t *testing.T) {
+	cases := []struct {
+		name, text, path string
+		want             bool
+	}{
+		{"plain mention", "open pkg/a.go now", "pkg/a.go", true},
+		{"at start and end", "pkg/a.go", "pkg/a.go", true},
+		{"tail of a longer name", "see data.go", "a.go", false},
+		{"under another directory", "see src/a.go", "a.go", false},
+		{"head of a longer name", "see a.gox", "a.go", false},
+		{"dot-slash prefix", "see ./a.go", "a.go", true},
+		{"sentence full stop", "I edited a.go.", "a.go", true},
+		{"extension continues", "a.go.bak", "a.go", false},
+		{"quoted in JSON", `{"path":"a.go"}`, "a.go", true},
+		{"second occurrence matches", "data.go and a.go", "a.go", true},
+		{"empty text", "", "a.go", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := mentionsPath(c.text, c.path); got != c.want {
+				t.Errorf("mentionsPath(%q, %q) = %v; want %v", c.text, c.path, got, c.want)
+			}
+		})
+	}
+}
+
+func reasonsOf(pins []Pin, i int) []string {
+	var out []string
+	for _, p := range pins {
+		if p.Index == i {
+			out = append(out, p.Reason)
+		}
+	}
+	return out
+}
+
+func TestPins(t *testing.T) {
+	rd := call("r", "read_file", `{"path":"x.go"}`)
+	a := call("a", "list_dir", `{}`)
+	b := call("b", "run_shell", `{"cmd":"make"}`)
+	wr := call("w", "write_file", `{"path":"y.go"}`)
+	pad := func(msgs ...transcript.Message) []transcript.Message {
+		// Four trailing replies keep the rule under test away from "recent"
+		// and a user text at the start keeps "user-text" there.
+		out := append([]transcript.Message{user("start")}, msgs...)
+		return append(out, reply("r1"), reply("r2"), reply("r3"), reply("r4"))
+	}
+	cases := []struct {
+		name string
+		in   Input
+		want map[int][]string // index → reasons; indexes not listed are unpinned
+	}{
+		{
+			name: "empty log",
+			in:   Input{},
+			want: map[int][]string{},
+		},
+		{
+			name: "short log pins everything recent and the user text",
+			in:   Input{Messages: []transcript.Message{user("hi"), reply("hello")}},
+			want: map[int][]string{0: {ReasonRecent, ReasonUserText}, 1: {ReasonRecent}},
+		},
+		{
+			name: "last four and the newest user text",
+			in:   Input{Messages: pad(user("older"), reply("x"))},
+			want: map[int][]string{3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}, 6: {ReasonRecent}, 1: {ReasonUserText}},
+		},
+		{
+			name: "working-set path in a result pins its call too",
+			in:   Input{Messages: pad(calls("", rd), result(rd, "package x")), WorkingSet: []string{"x.go"}},
+			want: map[int][]string{1: {ReasonWorkingSet}, 2: {ReasonPair}, 0: {ReasonUserText}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}, 6: {ReasonRecent}},
+		},
+		{
+			name: "tail of a longer file name does not pin",
+			in:   Input{Messages: pad(reply("edited xx.go")), WorkingSet: []string{"x.go"}},
+			want: map[int][]string{0: {ReasonUserText}, 2: {ReasonRecent}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}},
+		},
+		{
+			name: "failed result pins its call and sibling result",
+			in:   Input{Messages: pad(calls("", a, b), result(a, "a.txt"), failure(b, "make: no rule"))},
+			want: map[int][]string{1: {ReasonPair}, 2: {ReasonPair}, 3: {ReasonError}, 0: {ReasonUserText}, 4: {ReasonRecent}, 5: {ReasonRecent}, 6: {ReasonRecent}, 7: {ReasonRecent}},
+		},
+		{
+			name: "error words in text, any case",
+			in:   Input{Messages: pad(reply("Traceback (most recent call last)"), reply("the build FAILED"), reply("Error: nope"), reply("PANIC at the disco"))},
+			want: map[int][]string{1: {ReasonError}, 2: {ReasonError}, 3: {ReasonError}, 4: {ReasonError}, 0: {ReasonUserText}, 5: {ReasonRecent}, 6: {ReasonRecent}, 7: {ReasonRecent}, 8: {ReasonRecent}},
+		},
+		{
+			name: "engine status never pins itself",
+			in:   Input{Messages: pad(transcript.Injected(transcript.KindStatus, "<agent_status>1 failed call</agent_status>", t0))},
+			want: map[int][]string{0: {ReasonUserText}, 2: {ReasonRecent}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}},
+		},
+		{
+			name: "write call and diff text are patches",
+			in:   Input{Messages: pad(calls("", wr), result(wr, "wrote y.go"), reply("diff --git a/z b/z"), reply("+++ b/z"))},
+			want: map[int][]string{1: {ReasonPatch}, 2: {ReasonPatch}, 3: {ReasonPatch}, 4: {ReasonPatch}, 0: {ReasonUserText}, 5: {ReasonRecent}, 6: {ReasonRecent}, 7: {ReasonRecent}, 8: {ReasonRecent}},
+		},
+		{
+			name: "several reasons keep their fixed order",
+			in:   Input{Messages: []transcript.Message{reply("warm up"), user("x.go failed: error: boom")}, WorkingSet: []string{"x.go"}},
+			want: map[int][]string{0: {ReasonRecent}, 1: {ReasonRecent, ReasonWorkingSet, ReasonError, ReasonUserText}},
+		},
+		{
+			name: "recent window starting inside a call group pins the call",
+			in:   Input{Messages: []transcript.Message{user("go"), calls("", a, b), result(a, "1"), result(b, "2"), reply("r1"), reply("r2")}},
+			want: map[int][]string{0: {ReasonUserText}, 1: {ReasonPair}, 2: {ReasonRecent}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			pins := Pins(c.in)
+			got := map[int][]string{}
+			for _, p := range pins {
+				got[p.Index] = append(got[p.Index], p.Reason)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("pins = %v\nwant   %v", got, c.want)
+			}
+			if !slices.IsSortedFunc(pins, func(a, b Pin) int { return a.Index - b.Index }) {
+				t.Errorf("pins not sorted by index: %s", describePins(pins))
+			}
+		})
+	}
+}
+
+func TestPinsWorkingSetLimits(t *testing.T) {
+	t.Run("only the 12 most recent paths are scanned", func(t *testing.T) {
+		var ws []string
+		for i := range 13 {
+			ws = append(ws, fmt.Sprintf("f%02d.go", i))
+		}
+		msgs := []transcript.Message{user("start"), reply("touching f00.go"), reply("touching f12.go")}
+		msgs = append(msgs, reply("a"), reply("b"), reply("c"), reply("d"))
+		pins := Pins(Input{Messages: msgs, WorkingSet: ws})
+		if r := reasonsOf(pins, 1); len(r) != 0 {
+			t.Errorf("the oldest path f00.go pinned message 1: %v", r)
+		}
+		if r := reasonsOf(pins, 2); !slices.Contains(r, ReasonWorkingSet) {
+			t.Errorf("f12.go did not pin message 2: %v", r)
+		}
+	})
+	t.Run("at most 24 messages, the newest", func(t *testing.T) {
+		msgs := []transcript.Message{user("start")}
+		for range 30 {
+			msgs = append(msgs, reply("editing x.go"))
+		}
+		pins := Pins(Input{Messages: msgs, WorkingSet: []string{"x.go"}})
+		n, oldest := 0, len(msgs)
+		for _, p := range pins {
+			if p.Reason == ReasonWorkingSet {
+				n++
+				oldest = min(oldest, p.Index)
+			}
+		}
+		if n != WorkingSetCap || oldest != len(msgs)-WorkingSetCap {
+			t.Errorf("working-set pins = %d from index %d; want %d from %d", n, oldest, WorkingSetCap, len(msgs)-WorkingSetCap)
+		}
+	})
+}
+
+func TestPinnedTokensAndIndexes(t *testing.T) {
+	in := sessionInput()
+	pins := Pins(in)
+	idx := PinnedIndexes(pins)
+	if !slices.IsSorted(idx) || len(slices.Compact(slices.Clone(idx))) != len(idx) {
+		t.Fatalf("PinnedIndexes not sorted and distinct: %v", idx)
+	}
+	want := 0
+	for _, i := range idx {
+		want += in.Tokens[i]
+	}
+	if got := PinnedTokens(in, pins); got != want {
+		t.Errorf("PinnedTokens = %d; want %d", got, want)
+	}
+	if got := describePins(pins); got == "" {
+		t.Error("session has no pins")
+	}
+}

@@ -1,0 +1,319 @@
+package compact
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/tally-dev/tally/engine/tokens"
+	"github.com/tally-dev/tally/engine/transcript"
+)
+
+// Summary and memory limits (DESIGN §4).
+const (
+	// MemoryMinTokens and MemoryMaxTokens bound the summable history for
+	// which MEMORY.md may stand in as the summary.
+	MemoryMinTokens = 10_000
+	MemoryMaxTokens = 40_000
+	// SummaryTokens is the largest summary. The dry run assumes the
+	// summary is this long, or as long as what it replaces if that is
+	// shorter.
+	SummaryTokens = 2_048
+	// DefaultMissHitRatio is the assumed price of a cache miss relative to
+	// a hit when the prices are unknown.
+	DefaultMissHitRatio = 10.0
+	// MaxPreviewChanges is the number of changes listed per layer in
+	// [Plan.Text]; the rest are counted.
+	MaxPreviewChanges = 12
+	// perMillion converts prices per million tokens.
+	perMillion = 1_000_000
+)
+
+// Headings of the section merged into the system prompt.
+const (
+	SummaryHeading = "# Summary of earlier work"
+	MemoryHeading  = "# Session memory"
+	summaryLead    = "The conversation before the messages below was compacted into this summary. It is a paraphrase, not a record: re-read files and re-run commands instead of trusting remembered details."
+	memoryLead     = "The conversation before the messages below was dropped; the workspace MEMORY.md, loaded here, stands in for it."
+)
+
+// CacheCost weighs applying a plan against the provider's prefix cache.
+type CacheCost struct {
+	// InvalidatedTokens is how many tokens of the next request miss the
+	// cache because they come after the first changed byte: everything
+	// from the first rewritten message on, or the whole request when the
+	// system prompt changes (a summary or memory merge does).
+	InvalidatedTokens int `json:"invalidated_tokens"`
+	// FirstChanged is the index of the first rewritten message, or -1.
+	FirstChanged int `json:"first_changed"`
+	// SystemChanges is true when the plan merges a section into the
+	// system prompt.
+	SystemChanges bool `json:"system_changes"`
+	// SavedPerRequest is how many fewer tokens every later request sends.
+	SavedPerRequest int `json:"saved_per_request"`
+	// MissHitRatio is the price ratio used for BreakEven.
+	MissHitRatio float64 `json:"miss_hit_ratio"`
+	// HitPrice and MissPrice are the input prices per million tokens the
+	// plan was made with; zero when unknown.
+	HitPrice  float64 `json:"hit_price,omitempty"`
+	MissPrice float64 `json:"miss_price,omitempty"`
+	// BreakEven is the number of later requests after which applying the
+	// plan has cost less than not applying it: 0 when nothing is
+	// invalidated, -1 when nothing is saved.
+	BreakEven float64 `json:"break_even"`
+}
+
+// Dollars prices the trade at hitPrice and missPrice per million input
+// tokens: the one-time cost of re-sending the invalidated tokens at the
+// miss price instead of the hit price, and the saving on each later
+// request, whose saved tokens would otherwise have been cache hits.
+// Negative prices count as zero.
+func (c CacheCost) Dollars(hitPrice, missPrice float64) (oneTime, perRequest float64) {
+	hitPrice, missPrice = max(hitPrice, 0), max(missPrice, 0)
+	oneTime = float64(c.InvalidatedTokens) * max(missPrice-hitPrice, 0) / perMillion
+	perRequest = float64(max(c.SavedPerRequest, 0)) * hitPrice / perMillion
+	return oneTime, perRequest
+}
+
+func breakEven(invalidated, saved int, ratio float64) float64 {
+	switch {
+	case invalidated <= 0:
+		return 0
+	case saved <= 0:
+		return -1
+	}
+	return float64(invalidated) * max(ratio-1, 0) / float64(saved)
+}
+
+// Plan is the dry run of a compaction: what each layer did or would do, the
+// pins, and the cost. It holds no model output; [Summarize] and [Apply]
+// complete it.
+type Plan struct {
+	Threshold int           `json:"threshold"`
+	Window    int           `json:"window"`
+	Force     bool          `json:"force,omitempty"`
+	Layers    []LayerReport `json:"layers"`
+	Pins      []Pin         `json:"pins"`
+	// Messages is the log after the pure layers (intake, micro, prune),
+	// one entry per input message at the same index.
+	Messages []transcript.Message `json:"-"`
+	// Tokens holds the token count of each entry of Messages.
+	Tokens []int `json:"-"`
+	// NeedsSummary is true when a model-written summary is the next step.
+	NeedsSummary bool `json:"needs_summary"`
+	// Summarize lists the indexes the summary (or the memory file)
+	// replaces; Keep lists the indexes that stay, ascending.
+	Summarize []int `json:"summarize,omitempty"`
+	Keep      []int `json:"keep,omitempty"`
+	// Summary is text a pure layer already supplied: the memory file.
+	Summary string `json:"-"`
+	// SummarySource is LayerMemory when Summary came from MEMORY.md.
+	SummarySource string `json:"summary_source,omitempty"`
+	// TokensBefore is the level now; TokensAfter the level the plan
+	// reaches, with the summary estimated at SummaryTokens.
+	TokensBefore int `json:"tokens_before"`
+	TokensAfter  int `json:"tokens_after"`
+	// PureTokensAfter is the level after the pure layers alone.
+	PureTokensAfter int       `json:"pure_tokens_after"`
+	Cache           CacheCost `json:"cache"`
+}
+
+// JSON returns the plan as indented JSON for the command line. It never
+// fails: a plan holds only plain values.
+func (p Plan) JSON() []byte {
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return []byte(fmt.Sprintf(`{"error":%q}`, err.Error()))
+	}
+	return b
+}
+
+// PlanCascade runs the pure layers (intake, micro, prune, memory) on in and,
+// if the level is still over the threshold (or in.Force is set), describes
+// what the summary layer would do and, failing that, the emergency
+// truncation. It calls no model and never modifies in.
+func PlanCascade(in Input) Plan {
+	in = normalized(in)
+	pins := Pins(in)
+	p := Plan{
+		Threshold: in.Threshold, Window: in.Window, Force: in.Force,
+		Pins: pins, TokensBefore: in.Level,
+		Cache: CacheCost{FirstChanged: -1},
+	}
+	cur, rep := Intake(in, pins)
+	p.Layers = append(p.Layers, rep)
+	for _, layer := range []func(Input, []Pin) (Input, LayerReport){Micro, Prune} {
+		cur, rep = layer(cur, pins)
+		p.Layers = append(p.Layers, rep)
+		for _, c := range rep.Changes {
+			if p.Cache.FirstChanged < 0 || c.Index < p.Cache.FirstChanged {
+				p.Cache.FirstChanged = c.Index
+			}
+		}
+	}
+	p.Messages, p.Tokens = cur.Messages, cur.Tokens
+	p.PureTokensAfter, p.TokensAfter = cur.Level, cur.Level
+
+	notNeeded := func(name string) LayerReport {
+		return LayerReport{Name: name, Skipped: "not needed: the level is under the threshold",
+			Enough: true, TokensBefore: cur.Level, TokensAfter: cur.Level}
+	}
+	pinned := pinnedSet(pins)
+	var drop []int
+	summable := 0
+	for i := range cur.Messages {
+		if pinned[i] {
+			p.Keep = append(p.Keep, i)
+		} else {
+			drop = append(drop, i)
+			summable += cur.Tokens[i]
+		}
+	}
+
+	// Layer 4: the memory file as the summary.
+	mem := LayerReport{Name: LayerMemory, TokensBefore: cur.Level, TokensAfter: cur.Level}
+	switch {
+	case !keepGoing(cur, cur.Level):
+		mem = notNeeded(LayerMemory)
+	case strings.TrimSpace(in.Memory) == "":
+		mem.Skipped = "the workspace has no MEMORY.md"
+	case len(drop) == 0:
+		mem.Skipped = "every message is pinned, so there is nothing to replace"
+	case summable < MemoryMinTokens || summable > MemoryMaxTokens:
+		mem.Skipped = fmt.Sprintf("the summable history is %s tokens; MEMORY.md stands in only for %s–%s",
+			commas(summable), commas(MemoryMinTokens), commas(MemoryMaxTokens))
+	default:
+		mem.Ran = true
+		section := MemorySection(in.Memory)
+		mem.TokensAfter = cur.Level - summable + tokens.Count(section)
+		for _, i := range drop {
+			mem.Changes = append(mem.Changes, Change{Index: i, Action: ActionReplaced, TokensBefore: cur.Tokens[i], Note: describe(cur.Messages[i])})
+		}
+		p.Summary, p.SummarySource = in.Memory, LayerMemory
+		p.Summarize = drop
+		p.TokensAfter = mem.TokensAfter
+		p.Cache.SystemChanges = true
+	}
+	mem.Enough = fits(in, mem.TokensAfter)
+	p.Layers = append(p.Layers, mem)
+
+	// Layer 5: the model-written summary, estimated.
+	sr := LayerReport{Name: LayerSummary, TokensBefore: p.TokensAfter, TokensAfter: p.TokensAfter}
+	switch {
+	case mem.Ran:
+		sr.Skipped = "MEMORY.md stands in for the summary"
+	case !keepGoing(cur, cur.Level):
+		sr = notNeeded(LayerSummary)
+	case len(drop) == 0:
+		sr.Skipped = "every message is pinned, so there is nothing to summarise"
+	default:
+		sr.Estimated = true
+		sr.TokensAfter = cur.Level - summable + min(SummaryTokens, summable) + tokens.Count(SummarySection(""))
+		for _, i := range drop {
+			sr.Changes = append(sr.Changes, Change{Index: i, Action: ActionSummarise, TokensBefore: cur.Tokens[i], Note: describe(cur.Messages[i])})
+		}
+		p.NeedsSummary = true
+		p.Summarize = drop
+		p.TokensAfter = sr.TokensAfter
+		p.Cache.SystemChanges = true
+	}
+	sr.Enough = fits(in, sr.TokensAfter)
+	p.Layers = append(p.Layers, sr)
+
+	// Layer 6: emergency truncation, forecast only.
+	em := LayerReport{Name: LayerEmergency, TokensBefore: p.TokensAfter, TokensAfter: p.TokensAfter, Enough: fits(in, p.TokensAfter)}
+	switch {
+	case in.Threshold <= 0:
+		em.Skipped = "no threshold is set"
+	case fits(in, p.TokensAfter):
+		em.Skipped = "not needed: the level fits after the layers above"
+	default:
+		em.Estimated = true
+		keepIdx := p.Keep
+		if !p.Cache.SystemChanges {
+			keepIdx = allIndexes(len(cur.Messages))
+		}
+		msgs := make([]transcript.Message, len(keepIdx))
+		toks := make([]int, len(keepIdx))
+		for k, i := range keepIdx {
+			msgs[k], toks[k] = cur.Messages[i], cur.Tokens[i]
+		}
+		fixed := p.TokensAfter - sum(toks)
+		dropped := truncation(msgs, toks, in.Threshold-fixed)
+		gone := 0
+		for k, d := range dropped {
+			if !d {
+				continue
+			}
+			i := keepIdx[k]
+			gone += toks[k]
+			em.Changes = append(em.Changes, Change{Index: i, Action: ActionDrop, TokensBefore: toks[k], Note: describe(cur.Messages[i])})
+		}
+		em.TokensAfter = p.TokensAfter - gone
+		em.Enough = fits(in, em.TokensAfter)
+	}
+	p.Layers = append(p.Layers, em)
+
+	p.Cache.SavedPerRequest = p.TokensBefore - p.TokensAfter
+	switch {
+	case p.Cache.SystemChanges:
+		p.Cache.InvalidatedTokens = p.TokensAfter
+	case p.Cache.FirstChanged >= 0:
+		p.Cache.InvalidatedTokens = sum(cur.Tokens[p.Cache.FirstChanged:])
+	}
+	p.Cache.MissHitRatio = DefaultMissHitRatio
+	if in.HitPrice > 0 && in.MissPrice > 0 {
+		p.Cache.MissHitRatio = in.MissPrice / in.HitPrice
+		p.Cache.HitPrice, p.Cache.MissPrice = in.HitPrice, in.MissPrice
+	}
+	p.Cache.BreakEven = breakEven(p.Cache.InvalidatedTokens, p.Cache.SavedPerRequest, p.Cache.MissHitRatio)
+	return p
+}
+
+func allIndexes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// SummarySection returns the block merged into the system prompt for a
+// model-written summary.
+func SummarySection(summary string) string {
+	return SummaryHeading + "\n" + summaryLead + "\n\n" + strings.TrimSpace(summary)
+}
+
+// MemorySection returns the block merged into the system prompt when the
+// workspace MEMORY.md stands in for the summary.
+func MemorySection(memory string) string {
+	return MemoryHeading + "\n" + memoryLead + "\n\n" + strings.TrimSpace(memory)
+}
+
+// describe names a message in a few words for previews.
+func describe(m transcript.Message) string {
+	switch m.Role {
+	case transcript.Tool:
+		return "result of " + orTool(m.ToolName)
+	case transcript.Assistant:
+		if len(m.ToolCalls) > 0 {
+			names := make([]string, len(m.ToolCalls))
+			for i, c := range m.ToolCalls {
+				names[i] = orTool(c.Name)
+			}
+			return "assistant calls " + strings.Join(names, ", ")
+		}
+		return "assistant reply"
+	}
+	if m.Kind != transcript.KindChat {
+		return "user (" + string(m.Kind) + ")"
+	}
+	return "user text"
+}
+
+func orTool(name string) string {
+	if name == "" {
+		return "tool"
+	}
+	return name
+}

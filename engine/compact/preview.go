@@ -1,0 +1,150 @@
+package compact
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Text renders the plan for people: the level against the threshold, what
+// each layer did or would do with the messages it touches, the pins and
+// their reasons, and the cache trade. The output depends only on the plan.
+func (p Plan) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Compaction preview: %s → %s tokens", commas(p.TokensBefore), commas(p.TokensAfter))
+	if p.Threshold > 0 {
+		fmt.Fprintf(&b, " (threshold %s", commas(p.Threshold))
+		if p.Window > 0 {
+			fmt.Fprintf(&b, ", window %s", commas(p.Window))
+		}
+		b.WriteString(")")
+	}
+	b.WriteString("\n")
+	switch {
+	case p.Force:
+		b.WriteString("Forced: every layer runs even under the threshold.\n")
+	case p.Threshold > 0 && p.TokensBefore <= p.Threshold:
+		b.WriteString("Nothing to do: the level is under the threshold.\n")
+	}
+	if p.NeedsSummary {
+		fmt.Fprintf(&b, "Needs a summary: %d messages would be summarised by the model (estimated at up to %s tokens).\n",
+			len(p.Summarize), commas(SummaryTokens))
+	}
+
+	b.WriteString("\nLayers\n")
+	for i, l := range p.Layers {
+		fmt.Fprintf(&b, "%d. %-9s %s\n", i+1, l.Name, p.layerLine(l))
+		for k, c := range l.Changes {
+			if k == MaxPreviewChanges {
+				fmt.Fprintf(&b, "     … and %d more\n", len(l.Changes)-k)
+				break
+			}
+			fmt.Fprintf(&b, "     #%-4d %-19s %s", c.Index, c.Action, commas(c.TokensBefore))
+			if c.Action != ActionIntake {
+				fmt.Fprintf(&b, " → %s", commas(c.TokensAfter))
+			}
+			b.WriteString(" tokens")
+			if c.Note != "" {
+				b.WriteString("  " + c.Note)
+			}
+			b.WriteString("\n")
+		}
+	}
+
+	idx := PinnedIndexes(p.Pins)
+	fmt.Fprintf(&b, "\nPinned: %d messages kept verbatim\n", len(idx))
+	for _, i := range idx {
+		var reasons []string
+		for _, pin := range p.Pins {
+			if pin.Index == i {
+				reasons = append(reasons, pin.Reason)
+			}
+		}
+		fmt.Fprintf(&b, "     #%-4d %-28s %s\n", i, p.label(i), strings.Join(reasons, ", "))
+	}
+
+	b.WriteString("\nCache\n")
+	c := p.Cache
+	switch {
+	case c.InvalidatedTokens == 0:
+		b.WriteString("     no change to the request prefix; the cache keeps hitting\n")
+	case c.SystemChanges:
+		fmt.Fprintf(&b, "     the system prompt changes, so the next request misses the cache on all %s tokens\n", commas(c.InvalidatedTokens))
+	default:
+		fmt.Fprintf(&b, "     the next request misses the cache from message #%d on: %s tokens\n", c.FirstChanged, commas(c.InvalidatedTokens))
+	}
+	if c.SavedPerRequest > 0 {
+		fmt.Fprintf(&b, "     each later request sends %s fewer tokens\n", commas(c.SavedPerRequest))
+	}
+	switch {
+	case c.BreakEven < 0:
+		b.WriteString("     it never pays off in cache terms: nothing is saved\n")
+	case c.BreakEven > 0:
+		fmt.Fprintf(&b, "     it pays off after %.1f later requests (a miss costs %.1f× a hit)\n", c.BreakEven, c.MissHitRatio)
+	}
+	if c.HitPrice > 0 && c.MissPrice > 0 {
+		once, per := c.Dollars(c.HitPrice, c.MissPrice)
+		fmt.Fprintf(&b, "     at $%.3f (hit) / $%.3f (miss) per million tokens: %s once, %s saved per later request\n",
+			c.HitPrice, c.MissPrice, money(once), money(per))
+	}
+	return b.String()
+}
+
+func (p Plan) layerLine(l LayerReport) string {
+	if l.Skipped != "" {
+		return "skipped: " + l.Skipped
+	}
+	n := len(l.Changes)
+	if n == 0 && l.Name != LayerIntake {
+		return "nothing to change"
+	}
+	var what string
+	switch l.Name {
+	case LayerIntake:
+		if n == 0 {
+			return "no tool result was shortened at intake"
+		}
+		return fmt.Sprintf("%s already shortened at intake; nothing to do", plural(n, "tool result"))
+	case LayerMicro:
+		what = "cleared " + plural(n, "stale tool result")
+	case LayerPrune:
+		what = "pruned " + plural(n, "older duplicate")
+	case LayerMemory:
+		what = fmt.Sprintf("MEMORY.md replaces %s", plural(n, "message"))
+	case LayerSummary:
+		what = fmt.Sprintf("would summarise %s with one model call", plural(n, "message"))
+	case LayerEmergency:
+		what = fmt.Sprintf("would drop the oldest %s", plural(n, "message"))
+	default:
+		what = plural(n, "change")
+	}
+	line := fmt.Sprintf("%s: %s → %s tokens", what, commas(l.TokensBefore), commas(l.TokensAfter))
+	if l.Enough {
+		line += ", under the threshold"
+	} else if p.Threshold > 0 {
+		line += ", still over"
+	}
+	return line
+}
+
+// label describes message i of the plan in a few words.
+func (p Plan) label(i int) string {
+	if i < 0 || i >= len(p.Messages) {
+		return ""
+	}
+	return describe(p.Messages[i])
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// money formats dollars with enough digits to show small amounts.
+func money(x float64) string {
+	if x >= 0.01 || x == 0 {
+		return fmt.Sprintf("$%.4f", x)
+	}
+	return fmt.Sprintf("$%.6f", x)
+}

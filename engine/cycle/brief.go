@@ -1,0 +1,118 @@
+package cycle
+
+import (
+	_ "embed"
+	"strings"
+	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/tokens"
+)
+
+// BriefInstruction is the hand-off request appended as the last user
+// message when a cycle ends: what the brief to the next cycle must carry
+// and what it must leave out.
+//
+//go:embed brief.md
+var BriefInstruction string
+
+// Brief limits (DESIGN §4).
+const (
+	// BriefTokens is the largest hand-off brief.
+	BriefTokens = 3_000
+	// BriefTemperature is the sampling temperature of the brief call.
+	BriefTemperature float32 = 0.3
+)
+
+// briefCutNote marks a brief that EnforceBrief shortened.
+const briefCutNote = "\n[brief cut at 3,000 tokens]"
+
+// Tags around the brief in the model's answer and in the seed.
+const (
+	carryOpen  = "<carry_forward>"
+	carryClose = "</carry_forward>"
+)
+
+// BriefRequest builds the hand-off call that ends a cycle. It replays the
+// session's system prompt, tools and wire messages verbatim, so the
+// provider's prefix cache serves the whole conversation, and appends
+// [BriefInstruction] as a final user message. A trailing assistant message
+// whose calls were never answered is left off, so a strict server accepts
+// the request; system messages in msgs are dropped, since only index 0 may
+// be one. msgs is not modified.
+func BriefRequest(model, system string, tools []openai.Tool, msgs []openai.ChatCompletionMessage) llm.Request {
+	out := make([]openai.ChatCompletionMessage, 0, len(msgs)+2)
+	if system != "" {
+		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
+	}
+	for _, m := range msgs[:answered(msgs)] {
+		if m.Role != openai.ChatMessageRoleSystem {
+			out = append(out, m)
+		}
+	}
+	out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: strings.TrimSpace(BriefInstruction)})
+	t := BriefTemperature
+	return llm.Request{Model: model, Messages: out, Tools: tools, MaxTokens: BriefTokens, Temperature: &t}
+}
+
+// answered returns the length of the longest prefix of msgs that does not
+// end inside an unanswered tool-call group.
+func answered(msgs []openai.ChatCompletionMessage) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role == openai.ChatMessageRoleTool {
+			continue
+		}
+		if m.Role != openai.ChatMessageRoleAssistant || len(m.ToolCalls) == 0 {
+			return len(msgs)
+		}
+		got := map[string]bool{}
+		for _, r := range msgs[i+1:] {
+			got[r.ToolCallID] = true
+		}
+		for _, c := range m.ToolCalls {
+			if !got[c.ID] {
+				return i
+			}
+		}
+		return len(msgs)
+	}
+	return len(msgs)
+}
+
+// EnforceBrief extracts the brief from the model's answer (the text inside
+// <carry_forward> when the tags are there, the whole answer otherwise),
+// trims it, and cuts it to at most [BriefTokens] tokens with a note at the
+// cut.
+func EnforceBrief(text string) string {
+	if i := strings.Index(text, carryOpen); i >= 0 {
+		rest := text[i+len(carryOpen):]
+		if j := strings.Index(rest, carryClose); j >= 0 {
+			rest = rest[:j]
+		}
+		text = rest
+	}
+	text = strings.TrimSpace(text)
+	if tokens.Count(text) <= BriefTokens {
+		return text
+	}
+	room := BriefTokens - tokens.Count(briefCutNote)
+	lo, hi := 0, len(text) // the prefix of length lo fits
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		for mid < len(text) && !utf8.RuneStart(text[mid]) {
+			mid++
+		}
+		if mid > hi {
+			break
+		}
+		if tokens.Count(text[:mid]) <= room {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return strings.TrimRight(text[:lo], " \n") + briefCutNote
+}
