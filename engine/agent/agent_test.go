@@ -288,15 +288,21 @@ func TestRetriesAreVisible(t *testing.T) {
 	}
 }
 
-func TestBadRequestIsNotRetriedAndExplained(t *testing.T) {
-	h := newHarness(t, llmtest.Sequence(llmtest.Reply{Fault: llmtest.FaultContextLength}), nil)
+// A provider's "context length exceeded" 400 is not retried as is: it
+// triggers emergency recovery, at most twice per turn, then fails clearly.
+func TestContextLengthErrorsEndInAClearFailure(t *testing.T) {
+	h := newHarness(t, llmtest.Sequence(
+		llmtest.Reply{Fault: llmtest.FaultContextLength},
+		llmtest.Reply{Fault: llmtest.FaultContextLength},
+		llmtest.Reply{Fault: llmtest.FaultContextLength},
+	), nil)
 	s := h.session("s")
 	res, err := s.Run(context.Background(), "hi")
-	if err == nil || res.Reason != ReasonFailed || len(h.srv.Requests()) != 1 {
-		t.Fatalf("Run = %+v, %v after %d requests", res, err, len(h.srv.Requests()))
+	if err == nil || res.Reason != ReasonFailed || len(h.srv.Requests()) != 3 {
+		t.Fatalf("Run = %+v, %v after %d requests; want failure after 3", res, err, len(h.srv.Requests()))
 	}
-	if !strings.Contains(err.Error(), "400") {
-		t.Errorf("error %q does not show the 400", err)
+	if !strings.Contains(err.Error(), "emergency") || !strings.Contains(err.Error(), "400") {
+		t.Errorf("error %q does not explain the recovery and the 400", err)
 	}
 }
 

@@ -70,7 +70,7 @@ func (s *Session) goals() ([]status.Goal, int) {
 
 // alerts collects the active alert lines for the status bar.
 func (s *Session) alerts() []string {
-	return s.guard.Alerts()
+	return append(s.guard.Alerts(), s.st.Breakers.Alerts()...)
 }
 
 func (s *Session) haltReason() string {

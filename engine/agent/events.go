@@ -47,6 +47,8 @@ type Event struct {
 	Checklist []todo.Item `json:"checklist,omitempty"`
 	// Drift describes a change of the prompt prefix.
 	Drift *prompt.Drift `json:"drift,omitempty"`
+	// Rebuild describes a rewrite of the log (compaction, cycle, purge).
+	Rebuild *RebuildInfo `json:"rebuild,omitempty"`
 }
 
 // Usage is what one response cost and where it left the context.

@@ -17,7 +17,11 @@ func (s *Session) Thresholds() (compactAt, cycleAt int) {
 	w := s.Window()
 	_, known := tokens.Window(s.cfg.ModelName)
 	known = known || s.cfg.ContextWindow > 0
-	return compact.Threshold(w, known), compact.CycleThreshold(w, compact.DefaultCycleAt)
+	at := s.cfg.CycleAt
+	if at == 0 {
+		at = compact.DefaultCycleAt
+	}
+	return compact.Threshold(w, known), compact.CycleThreshold(w, at)
 }
 
 // Ledger returns the session's stored usage rows, oldest first.

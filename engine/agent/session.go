@@ -19,6 +19,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/tally-dev/tally/assets"
+	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/diag"
 	"github.com/tally-dev/tally/engine/guard"
 	"github.com/tally-dev/tally/engine/llm"
@@ -60,6 +62,16 @@ type Config struct {
 	// replaces the default rules (gofmt and go vet for Go files).
 	NoDiagnostics bool
 	DiagRules     []diag.Rule
+	// Compaction is what happens at the auto-compaction threshold
+	// (CompactAuto when empty); Asker answers in CompactAsk mode.
+	Compaction CompactionMode
+	Asker      Asker
+	// CycleAt is the share of the window at which a new cycle starts:
+	// 0 means compact.DefaultCycleAt, a negative value turns cycles off.
+	CycleAt float64
+	// HitPrice and MissPrice (USD per million input tokens) price the cache
+	// cost in compaction previews; zero means unknown.
+	HitPrice, MissPrice float64
 }
 
 // StatusMode is where the status block goes.
@@ -103,6 +115,16 @@ type state struct {
 	Anchor     *anchorState  `json:"anchor,omitempty"`
 	// StatusVersion is the state_version of the last status rendered.
 	StatusVersion int64 `json:"status_version"`
+	// Base is the system prompt assembled at session start; Summary the
+	// compaction summary section merged after it (System = Base + Summary).
+	Base      string        `json:"base,omitempty"`
+	BaseSpans []prompt.Span `json:"base_spans,omitempty"`
+	Summary   string        `json:"summary,omitempty"`
+	// Breakers is the state of the compaction circuit breakers.
+	Breakers compact.Breakers `json:"breakers"`
+	// CycleStarted and CycleRequests describe the current cycle.
+	CycleStarted  time.Time `json:"cycle_started,omitzero"`
+	CycleRequests int       `json:"cycle_requests"`
 }
 
 type anchorState struct {
@@ -137,13 +159,18 @@ type Session struct {
 	sentSystem string
 	booked     string       // reason for an announced prefix change, or ""
 	published  atomic.Int64 // level<<1 | exact, see ContextTokens
+
+	pendingRebuild string // the rewrite the next ledger row follows
 }
 
 // turnState is the per-turn canonical state behind the status bar.
 type turnState struct {
-	steps     int
-	toolCalls int
-	alerts    []string
+	steps         int
+	toolCalls     int
+	alerts        []string
+	emergencies   int  // emergency recoveries this turn
+	declined      bool // the user declined compaction this turn (ask mode)
+	warnedBreaker bool // the breaker message was shown this turn
 }
 
 // ErrBusy is returned when a turn is started while another one runs.
@@ -169,7 +196,7 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 		title = filepath.Base(abs)
 	}
 	meta := storage.Session{ID: id, Title: title, Workspace: abs, Model: cfg.ModelName, Created: now, Updated: now, Cycle: 1}
-	st := state{System: text, Spans: spans}
+	st := state{System: text, Spans: spans, Base: text, BaseSpans: spans, CycleStarted: now}
 	err = cfg.Store.Update(func(tx *storage.Tx) error {
 		if _, err := tx.Session(id); err == nil {
 			return fmt.Errorf("agent: a session with ID %q already exists; open it or choose another ID", id)
@@ -236,6 +263,13 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	if cfg.Renderer == nil {
 		cfg.Renderer = status.Render
 	}
+	if cfg.Compaction == "" {
+		cfg.Compaction = CompactAuto
+	}
+	if st.Base == "" {
+		// Sessions saved before compaction existed: their prompt is the base.
+		st.Base, st.BaseSpans = st.System, st.Spans
+	}
 	s := &Session{cfg: cfg, meta: meta, st: st}
 	s.tools = tool.NewRegistry()
 	for _, t := range tool.Builtins() {
@@ -247,6 +281,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 		s.tools.AddBuiltin(t)
 	}
 	s.guard = guard.New()
+	s.tools.AddBuiltin(cycle.RecallTool(func() ([]cycle.Archive, error) { return ReadArchives(cfg.Store, meta.ID) }))
 	s.gate = tool.NewGate(cfg.Approver)
 	s.env = tool.Env{Workspace: meta.Workspace, ShellTimeout: cfg.ShellTimeout}
 	s.log = transcript.NewAppendLog(tokens.Count, WireRules())

@@ -59,6 +59,7 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 	s.emit(Event{Kind: EventTurnStart})
 	s.turn = turnState{}
 	s.guard.Reset()
+	s.st.Breakers.NewTurn()
 	now := s.cfg.now()
 	s.st.WorkingSet.Touch(PathsIn(text)...)
 	meta := TurnMeta(now, s.cfg.ModelName, &s.st.WorkingSet)
@@ -94,6 +95,7 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 			return res, nil
 		}
 		stop, err := s.runTools(ctx, step, calls)
+		s.st.Breakers.ToolRound()
 		if err != nil {
 			res.Reason = ReasonFailed
 			s.emit(Event{Kind: EventError, Err: err.Error()})
@@ -113,6 +115,9 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 // step makes one model request and commits the reply. It returns the tool
 // calls to run (none means the turn is over) and the reply text.
 func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, string, error) {
+	if err := s.checkPressure(ctx); err != nil {
+		return nil, "", err
+	}
 	msgs, err := s.prepareRequest()
 	if err != nil {
 		return nil, "", err
@@ -128,6 +133,12 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 	}
 	resp, err := s.cfg.Model.Stream(ctx, req, cb)
 	now := s.cfg.now()
+	if err != nil && llm.IsContextLengthExceeded(err) && ctx.Err() == nil {
+		if rerr := s.emergency(ctx, err); rerr != nil {
+			return nil, "", rerr
+		}
+		return s.step(ctx, step)
+	}
 	if err != nil {
 		if ctx.Err() != nil && resp != nil && resp.Content != "" {
 			// Keep what the user already saw streamed, without its calls.
@@ -146,6 +157,7 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 	}
 	reply := transcript.AssistantReply(resp.Content, resp.Reasoning, calls, now)
 	s.st.Requests++
+	s.st.CycleRequests++
 	first := s.st.Requests == 1
 	u := resp.Usage
 	if resp.HasUsage && u.PromptTokens > 0 {
@@ -154,7 +166,8 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 	row := LedgerRow{Request: s.st.Requests, Time: now, Model: s.cfg.ModelName,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens,
-		CacheReported: u.CacheReported, DurationMS: resp.Duration.Milliseconds(), Messages: len(req.Messages), Drift: drift}
+		CacheReported: u.CacheReported, DurationMS: resp.Duration.Milliseconds(), Messages: len(req.Messages), Drift: drift, Rebuild: s.pendingRebuild}
+	s.pendingRebuild = ""
 	err = s.commit([]transcript.Message{reply}, func(tx *storage.Tx) error {
 		row.ContextTokens, _ = s.level()
 		data, _ := json.Marshal(row)

@@ -113,6 +113,9 @@ func Fingerprints(system string, spans []Span, tools []openai.Tool) Fingerprint 
 	return fp
 }
 
+// Digest returns the hex SHA-256 of s, the hash used in spans.
+func Digest(s string) string { return digest([]byte(s)) }
+
 func digest(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])

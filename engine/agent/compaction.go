@@ -1,0 +1,294 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/todo"
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/storage"
+)
+
+// CompactionMode says what happens when the context reaches the
+// auto-compaction threshold.
+type CompactionMode string
+
+// Compaction modes.
+const (
+	CompactAuto CompactionMode = "auto" // compact without asking (default)
+	CompactAsk  CompactionMode = "ask"  // ask the Asker first; headless: skip
+	CompactOff  CompactionMode = "off"  // never compact automatically; cycles still roll
+)
+
+// ParseCompactionMode accepts "", auto, ask or off.
+func ParseCompactionMode(s string) (CompactionMode, error) {
+	switch CompactionMode(s) {
+	case "":
+		return CompactAuto, nil
+	case CompactAuto, CompactAsk, CompactOff:
+		return CompactionMode(s), nil
+	}
+	return "", fmt.Errorf("agent: compaction mode %q is not auto, ask or off", s)
+}
+
+// Asker is asked before an automatic compaction in CompactAsk mode: it
+// sees the dry-run plan and answers whether to apply it. It should return
+// ctx.Err() when ctx is done first.
+type Asker interface {
+	AskCompaction(ctx context.Context, plan compact.Plan) (bool, error)
+}
+
+// MemoryFile is the workspace file that may stand in for a summary.
+const MemoryFile = "MEMORY.md"
+
+// RebuildInfo describes a log rewrite for the UI.
+type RebuildInfo struct {
+	Reason       string `json:"reason"`
+	TokensBefore int    `json:"tokens_before"`
+	TokensAfter  int    `json:"tokens_after"`
+	Summary      string `json:"summary,omitempty"`
+	Cycle        int    `json:"cycle,omitempty"`
+}
+
+// CompactionResult is what a compaction did.
+type CompactionResult struct {
+	Plan         compact.Plan `json:"plan"`
+	Source       string       `json:"source,omitempty"` // summary, memory, or "" (cheap layers only)
+	TokensBefore int          `json:"tokens_before"`
+	TokensAfter  int          `json:"tokens_after"`
+	Applied      bool         `json:"applied"`
+}
+
+// ErrNothingToCompact is returned by a manual compaction that would change
+// nothing.
+var ErrNothingToCompact = errors.New("agent: there is nothing to compact yet; the history has no messages that can be cleared or summarised")
+
+// statusReserve is the tokens kept for the status block at the tail when
+// comparing the level with a threshold.
+const statusReserve = 200
+
+// compactionThreshold is the auto-compaction trigger for this session.
+func (s *Session) compactionThreshold() int {
+	c, _ := s.Thresholds()
+	return c
+}
+
+// compactInput gathers what the compaction planner needs.
+func (s *Session) compactInput(force bool) compact.Input {
+	n := s.log.Len()
+	in := compact.Input{
+		Messages:        s.log.Messages(),
+		Tokens:          make([]int, n),
+		Wire:            s.log.AppendWire(nil),
+		PrefixTokens:    s.prefixTok,
+		Threshold:       s.compactionThreshold(),
+		Window:          s.Window(),
+		WorkingSet:      append([]string(nil), s.st.WorkingSet.Paths...),
+		Now:             s.cfg.now(),
+		PreviousSummary: s.st.Summary,
+		Force:           force,
+		HitPrice:        s.cfg.HitPrice,
+		MissPrice:       s.cfg.MissPrice,
+	}
+	for i := 0; i < n; i++ {
+		in.Tokens[i] = s.log.At(i).Tokens
+	}
+	in.Level, _ = s.level()
+	if b, err := os.ReadFile(filepath.Join(s.meta.Workspace, MemoryFile)); err == nil {
+		in.Memory = string(b)
+	}
+	for _, it := range s.checklist.Items() {
+		if it.Status != todo.Completed {
+			mark := "[ ]"
+			if it.Status == todo.InProgress {
+				mark = "[~]"
+			}
+			in.Reminders.Checklist = append(in.Reminders.Checklist, fmt.Sprintf("%s #%s %s", mark, it.ID, it.Content))
+		}
+	}
+	in.Reminders.WorkingSet = in.WorkingSet
+	in.Reminders.At = in.Now
+	msgs := in.Messages
+	for i, m := range msgs {
+		if m.Role != transcript.Tool || m.ToolName != "read_file" || m.IsError {
+			continue
+		}
+		var p struct {
+			Path string `json:"path"`
+		}
+		if json.Unmarshal([]byte(m.Args), &p) == nil && p.Path != "" {
+			in.Reminders.Reads = append(in.Reminders.Reads, compact.FileRead{Path: p.Path, Text: msgs[i].Text()})
+		}
+	}
+	return in
+}
+
+// PreviewCompaction returns the dry run of a manual compaction now: what
+// each layer would do, the pins and the cache cost. Nothing changes.
+func (s *Session) PreviewCompaction() (compact.Plan, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log.Len() == 0 {
+		return compact.Plan{}, ErrNothingToCompact
+	}
+	return compact.PlanCascade(s.compactInput(true)), nil
+}
+
+// Compact applies a compaction now, as the user asked: it bypasses the
+// failure breaker and runs even below the threshold. It may call the model
+// for a summary.
+func (s *Session) Compact(ctx context.Context) (CompactionResult, error) {
+	if !s.mu.TryLock() {
+		return CompactionResult{}, ErrBusy
+	}
+	defer s.mu.Unlock()
+	return s.compactNow(ctx, true, "manual compaction")
+}
+
+// compactNow plans, summarises if needed and rebuilds the log. The caller
+// holds s.mu.
+func (s *Session) compactNow(ctx context.Context, force bool, reason string) (CompactionResult, error) {
+	if s.log.Len() == 0 {
+		return CompactionResult{}, ErrNothingToCompact
+	}
+	in := s.compactInput(force)
+	plan := compact.PlanCascade(in)
+	res := CompactionResult{Plan: plan, TokensBefore: plan.TokensBefore}
+	summary := plan.Summary
+	if plan.NeedsSummary && summary == "" {
+		var err error
+		summary, err = compact.Summarize(ctx, s.cfg.Model, in, plan, s.cfg.ModelName, s.st.System, s.catalog)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.st.Breakers.Failed(s.cfg.now())
+			}
+			return res, fmt.Errorf("agent: compaction failed while summarising (%w); the history is unchanged", err)
+		}
+	}
+	out := compact.Apply(in, plan, summary)
+	if out.Source == "" && !changed(in.Messages, out.Messages) {
+		if force {
+			return res, ErrNothingToCompact
+		}
+		s.st.Breakers.Failed(s.cfg.now())
+		return res, errors.New("agent: compaction found nothing to clear or summarise")
+	}
+	system := s.st.System
+	if out.SummarySection != "" {
+		s.st.Summary = out.SummarySection
+		system = s.systemWithSummary()
+	}
+	if err := s.rebuild(reason, out.Messages, system, summary); err != nil {
+		return res, err
+	}
+	s.st.Breakers.Compacted()
+	res.Applied, res.Source = true, out.Source
+	res.TokensAfter, _ = s.level()
+	return res, nil
+}
+
+func changed(a, b []transcript.Message) bool {
+	if len(a) != len(b) {
+		return true
+	}
+	for i := range a {
+		if a[i].Text() != b[i].Text() {
+			return true
+		}
+	}
+	return false
+}
+
+// systemWithSummary is the cycle's base system prompt with the current
+// compaction summary merged in as its last, dynamic section.
+func (s *Session) systemWithSummary() string {
+	if s.st.Summary == "" {
+		return s.st.Base
+	}
+	return s.st.Base + "\n\n" + s.st.Summary
+}
+
+// rebuild is the single rewrite entrance of the session: it replaces the
+// current cycle's log (in memory and in the store, in one transaction),
+// records the RebuildRecord, swaps the system prompt when it changed (a
+// booked prefix change), invalidates the usage anchor and publishes the
+// event.
+func (s *Session) rebuild(reason string, msgs []transcript.Message, system, summary string) error {
+	before, _ := s.level()
+	oldLog := s.log.Messages()
+	rec := s.log.Rebuild(reason, msgs, s.cfg.now())
+	if system != s.st.System {
+		rec.Detail = "system prompt changed (booked)"
+	}
+	prevSystem, prevSpans := s.st.System, s.st.Spans
+	if system != s.st.System {
+		s.st.System = system
+		s.st.Spans = summarySpans(s.st.BaseSpans, s.st.Base, system)
+	}
+	s.anchor.Invalidate()
+	s.st.Anchor = nil
+	err := s.cfg.Store.Update(func(tx *storage.Tx) error {
+		data := make([][]byte, 0, s.log.Len())
+		for i := 0; i < s.log.Len(); i++ {
+			b, err := transcript.Encode(s.log.At(i).Msg)
+			if err != nil {
+				return err
+			}
+			data = append(data, b)
+		}
+		if err := tx.ReplaceLog(s.meta.ID, s.meta.Cycle, data); err != nil {
+			return err
+		}
+		r, _ := json.Marshal(rec)
+		if _, err := tx.AddRecord(storage.KindRebuild, s.meta.ID, r); err != nil {
+			return err
+		}
+		return putMeta(tx, s.meta, s.st)
+	})
+	if err != nil {
+		s.log.Rebuild("rollback after a failed rebuild", oldLog, s.cfg.now())
+		s.st.System, s.st.Spans = prevSystem, prevSpans
+		s.resetPrefix()
+		return fmt.Errorf("agent: could not save the rewritten history (%w); nothing was changed", err)
+	}
+	recs, _ := s.cfg.Store.Log(s.meta.ID, s.meta.Cycle)
+	for i := range recs {
+		if i < s.log.Len() {
+			s.log.SetSeq(i, recs[i].Seq)
+		}
+	}
+	if system != prevSystem {
+		s.bookPrefixChange(reason)
+	}
+	s.resetPrefix()
+	s.publishLevel()
+	s.pendingRebuild = reason
+	after, _ := s.level()
+	s.emit(Event{Kind: EventRebuild, Reason: reason, Rebuild: &RebuildInfo{
+		Reason: reason, TokensBefore: before, TokensAfter: after, Summary: summary, Cycle: s.meta.Cycle}})
+	return nil
+}
+
+// summarySpans extends the base spans with the summary section's span.
+func summarySpans(base []prompt.Span, baseText, system string) []prompt.Span {
+	spans := append([]prompt.Span(nil), base...)
+	if len(system) > len(baseText) && strings.HasPrefix(system, baseText) {
+		rest := system[len(baseText):]
+		off := len(baseText) + len(rest) - len(strings.TrimLeft(rest, "\n"))
+		spans = append(spans, prompt.Span{Name: "compaction_summary", Tier: prompt.Dynamic, Offset: off, SHA: prompt.Digest(system[off:])})
+	}
+	return spans
+}
+
+// Alerts returns the active alert lines: loop guard and compaction
+// breakers. They are also in the status bar.
+func (s *Session) Alerts() []string {
+	return s.alerts()
+}

@@ -1,0 +1,284 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/storage"
+)
+
+// cycleThreshold is the level at which a new cycle starts, or 0 when
+// cycles are off.
+func (s *Session) cycleThreshold() int {
+	_, c := s.Thresholds()
+	return c
+}
+
+// checkPressure runs before every request: at the cycle threshold the
+// session rolls over into a new cycle; at the compaction threshold it
+// compacts (auto), asks first (ask) or does nothing (off). Tokens are the
+// only signal. Breakers stop compaction that keeps failing or is undone
+// within a few tool rounds.
+func (s *Session) checkPressure(ctx context.Context) error {
+	level, _ := s.level()
+	level += statusReserve
+	compactAt, cycleAt := s.compactionThreshold(), s.cycleThreshold()
+	if cycleAt > 0 && level >= cycleAt && (cycleAt <= compactAt || s.cfg.Compaction == CompactOff || s.st.Breakers.Paused) {
+		return s.rollCycle(ctx, cycle.ModeAuto)
+	}
+	if level < compactAt {
+		return nil
+	}
+	if s.st.Breakers.Armed {
+		if paused, msg := s.st.Breakers.AtThreshold(); paused {
+			s.emit(Event{Kind: EventError, Err: msg})
+		}
+	}
+	if s.cfg.Compaction == CompactOff {
+		return nil
+	}
+	if ok, why := s.st.Breakers.Allow(s.cfg.now(), false); !ok {
+		if why != "" && !s.turn.warnedBreaker {
+			s.turn.warnedBreaker = true
+			s.emit(Event{Kind: EventError, Err: why})
+		}
+		s.turn.alerts = s.alerts()
+		return nil
+	}
+	in := s.compactInput(false)
+	pinned := compact.PinnedTokens(in, compact.Pins(in))
+	if !compact.ShouldCompact(level, pinned, compactAt) {
+		return nil
+	}
+	if s.cfg.Compaction == CompactAsk {
+		if s.turn.declined {
+			return nil
+		}
+		if s.cfg.Asker == nil {
+			// Headless: "ask" means never compact without a person.
+			return nil
+		}
+		ok, err := s.cfg.Asker.AskCompaction(ctx, compact.PlanCascade(s.compactInput(false)))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			s.turn.declined = true
+			return nil
+		}
+	}
+	_, err := s.compactNow(ctx, false, "auto compaction")
+	if err != nil && ctx.Err() == nil {
+		// A failed automatic compaction is not fatal: the request still
+		// fits until the window itself is reached.
+		s.emit(Event{Kind: EventError, Err: err.Error()})
+		s.turn.alerts = s.alerts()
+		return nil
+	}
+	s.turn.alerts = s.alerts()
+	return err
+}
+
+func (s *Session) tokensOf() []int {
+	out := make([]int, s.log.Len())
+	for i := range out {
+		out[i] = s.log.At(i).Tokens
+	}
+	return out
+}
+
+// emergency recovers from a provider's "context length exceeded": a forced
+// compaction, then hard truncation from the front if that is not enough.
+// At most compact.MaxEmergencyPerTurn recoveries run per turn.
+func (s *Session) emergency(ctx context.Context, cause error) error {
+	if s.turn.emergencies >= compact.MaxEmergencyPerTurn {
+		return fmt.Errorf("agent: the request is still too long for the model after %d emergency recoveries (%w); start a new cycle or session", s.turn.emergencies, cause)
+	}
+	s.turn.emergencies++
+	if _, err := s.compactNow(ctx, true, "emergency compaction"); err != nil && ctx.Err() != nil {
+		return err
+	}
+	budget := s.compactionThreshold() - s.prefixTok - statusReserve
+	level, _ := s.level()
+	if level+statusReserve <= s.compactionThreshold() {
+		return nil
+	}
+	kept, dropped := compact.Truncate(s.log.Messages(), s.tokensOf(), budget)
+	if dropped == 0 {
+		return fmt.Errorf("agent: the request is too long for the model and nothing more can be dropped (%w); start a new session", cause)
+	}
+	return s.rebuild("emergency truncation", kept, s.st.System, "")
+}
+
+// rollCycle closes the current cycle and opens the next one: the model
+// writes a hand-off brief, the cycle is archived (its log stays in the
+// store; the archive record holds the brief and stats), and the new cycle
+// starts from the original system prompt, a [CYCLE STATE] seed, a one-line
+// acknowledgement and the current request of the user.
+func (s *Session) rollCycle(ctx context.Context, mode string) error {
+	brief, err := s.handOffBrief(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		brief = "(no hand-off brief: the model could not write one — " + err.Error() + ". Rely on the checklist and re-read the files you need.)"
+	}
+	level, _ := s.level()
+	now := s.cfg.now()
+	arch := archiveRecord{Cycle: s.meta.Cycle, Started: s.st.CycleStarted, Ended: now, Brief: brief, Tokens: level, Requests: s.st.CycleRequests}
+	if arch.Started.IsZero() {
+		arch.Started = s.meta.Created
+	}
+	next := s.meta.Cycle + 1
+	seed := cycle.Messages(cycle.State{
+		Mode: mode, Workspace: s.meta.Workspace, Cycle: next,
+		Checklist: s.checklist.Items(), WorkingSet: s.st.WorkingSet.Paths, Brief: brief,
+	}, now)
+	msgs := seed
+	if u, ok := s.lastUserText(); ok {
+		msgs = append(msgs, u)
+	}
+	old := s.log.Messages()
+	oldCycle, oldState := s.meta.Cycle, s.st
+	rec := s.log.Rebuild("cycle", msgs, now)
+	rec.Detail = fmt.Sprintf("cycle %d archived; cycle %d started", oldCycle, next)
+	s.meta.Cycle = next
+	s.st.Summary = ""
+	s.st.System, s.st.Spans = s.st.Base, s.st.BaseSpans
+	s.st.Breakers.Reset()
+	s.st.CycleStarted, s.st.CycleRequests = now, 0
+	s.anchor.Invalidate()
+	s.st.Anchor = nil
+	err = s.cfg.Store.Update(func(tx *storage.Tx) error {
+		a, _ := json.Marshal(arch)
+		if _, err := tx.AddRecord(storage.KindArchive, s.meta.ID, a); err != nil {
+			return err
+		}
+		for i := 0; i < s.log.Len(); i++ {
+			b, err := transcript.Encode(s.log.At(i).Msg)
+			if err != nil {
+				return err
+			}
+			seq, err := tx.Append(s.meta.ID, next, b)
+			if err != nil {
+				return err
+			}
+			s.log.SetSeq(i, seq)
+		}
+		r, _ := json.Marshal(rec)
+		if _, err := tx.AddRecord(storage.KindRebuild, s.meta.ID, r); err != nil {
+			return err
+		}
+		return putMeta(tx, s.meta, s.st)
+	})
+	if err != nil {
+		s.meta.Cycle, s.st = oldCycle, oldState
+		s.log.Rebuild("rollback after a failed cycle", old, now)
+		s.resetPrefix()
+		return fmt.Errorf("agent: could not save the new cycle (%w); the session continues in cycle %d", err, oldCycle)
+	}
+	if oldState.System != s.st.System {
+		s.bookPrefixChange("cycle")
+	}
+	s.resetPrefix()
+	s.publishLevel()
+	s.pendingRebuild = "cycle"
+	after, _ := s.level()
+	s.emit(Event{Kind: EventRebuild, Reason: "cycle", Rebuild: &RebuildInfo{Reason: "cycle", TokensBefore: level, TokensAfter: after, Summary: brief, Cycle: next}})
+	return nil
+}
+
+// lastUserText returns the newest message the human typed in this cycle.
+func (s *Session) lastUserText() (transcript.Message, bool) {
+	for i := s.log.Len() - 1; i >= 0; i-- {
+		if m := s.log.At(i).Msg; m.IsPlainUserText() {
+			return m, true
+		}
+	}
+	return transcript.Message{}, false
+}
+
+// handOffBrief asks the model for the brief to its next self.
+func (s *Session) handOffBrief(ctx context.Context) (string, error) {
+	req := cycle.BriefRequest(s.cfg.ModelName, s.st.System, s.catalog, s.log.AppendWire(nil))
+	resp, err := s.cfg.Model.Stream(ctx, req, llm.Callbacks{
+		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) },
+	})
+	if err != nil {
+		return "", err
+	}
+	brief := cycle.EnforceBrief(resp.Content)
+	if brief == "" {
+		return "", errors.New("the model returned an empty brief")
+	}
+	return brief, nil
+}
+
+// NewCycle closes the current cycle now and opens the next one, as the
+// user asked.
+func (s *Session) NewCycle(ctx context.Context) error {
+	if !s.mu.TryLock() {
+		return ErrBusy
+	}
+	defer s.mu.Unlock()
+	if s.log.Len() == 0 {
+		return errors.New("agent: this cycle is empty; there is nothing to archive yet")
+	}
+	return s.rollCycle(ctx, cycle.ModeManual)
+}
+
+// archiveRecord is the stored record of a closed cycle; its messages stay
+// in the cycle's own log in the store.
+type archiveRecord struct {
+	Cycle    int       `json:"cycle"`
+	Started  time.Time `json:"started"`
+	Ended    time.Time `json:"ended"`
+	Brief    string    `json:"brief"`
+	Tokens   int       `json:"tokens"`
+	Requests int       `json:"requests"`
+}
+
+// Archives returns the session's closed cycles, oldest first, with their
+// messages read from the store.
+func (s *Session) Archives() ([]cycle.Archive, error) {
+	return ReadArchives(s.cfg.Store, s.meta.ID)
+}
+
+// ReadArchives returns a session's closed cycles, oldest first.
+func ReadArchives(st *storage.Store, id string) ([]cycle.Archive, error) {
+	var out []cycle.Archive
+	err := st.View(func(tx *storage.Tx) error {
+		recs, err := tx.Records(storage.KindArchive, id)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			var a archiveRecord
+			if err := json.Unmarshal(r.Data, &a); err != nil {
+				return fmt.Errorf("agent: archive record %d of session %q is unreadable (%v)", r.Seq, id, err)
+			}
+			logRecs, err := tx.Log(id, a.Cycle)
+			if err != nil {
+				return err
+			}
+			arch := cycle.Archive{Cycle: a.Cycle, Started: a.Started, Ended: a.Ended, Brief: a.Brief, Tokens: a.Tokens, Requests: a.Requests}
+			for _, lr := range logRecs {
+				m, err := transcript.Decode(lr.Data)
+				if err != nil {
+					return err
+				}
+				arch.Messages = append(arch.Messages, m)
+			}
+			out = append(out, arch)
+		}
+		return nil
+	})
+	return out, err
+}
