@@ -76,7 +76,6 @@ func (s Settings) PriceFor(model string) (Price, bool) {
 	return Price{}, false
 }
 
-
 // Load reads the saved settings; a store without them gives zero Settings.
 func Load(st *storage.Store) (Settings, error) {
 	var s Settings
