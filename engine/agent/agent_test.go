@@ -289,21 +289,44 @@ func TestRetriesAreVisible(t *testing.T) {
 }
 
 // A provider's "context length exceeded" 400 is not retried as is: it
-// triggers emergency recovery, at most twice per turn, then fails clearly.
+// triggers emergency recovery, at most twice per turn, then fails clearly;
+// with nothing left to drop it fails at once.
 func TestContextLengthErrorsEndInAClearFailure(t *testing.T) {
-	h := newHarness(t, llmtest.Sequence(
-		llmtest.Reply{Fault: llmtest.FaultContextLength},
-		llmtest.Reply{Fault: llmtest.FaultContextLength},
-		llmtest.Reply{Fault: llmtest.FaultContextLength},
-	), nil)
-	s := h.session("s")
-	res, err := s.Run(context.Background(), "hi")
-	if err == nil || res.Reason != ReasonFailed || len(h.srv.Requests()) != 3 {
-		t.Fatalf("Run = %+v, %v after %d requests; want failure after 3", res, err, len(h.srv.Requests()))
-	}
-	if !strings.Contains(err.Error(), "emergency") || !strings.Contains(err.Error(), "400") {
-		t.Errorf("error %q does not explain the recovery and the 400", err)
-	}
+	t.Run("nothing to drop", func(t *testing.T) {
+		h := newHarness(t, llmtest.Sequence(llmtest.Reply{Fault: llmtest.FaultContextLength}), nil)
+		s := h.session("s")
+		res, err := s.Run(context.Background(), "hi")
+		if err == nil || res.Reason != ReasonFailed || len(h.srv.Requests()) != 1 || !strings.Contains(err.Error(), "400") {
+			t.Fatalf("Run = %+v, %v after %d requests", res, err, len(h.srv.Requests()))
+		}
+	})
+	t.Run("two recoveries then a clear failure", func(t *testing.T) {
+		script := llmtest.ScriptFunc(func(req *llmtest.Req) llmtest.Reply {
+			if strings.Contains(req.LastHuman(), "too long") {
+				if strings.Contains(req.Messages[len(req.Messages)-2].Content, "Write a summary") || strings.Contains(req.Messages[0].Content, "You summarise") {
+					return llmtest.Text("summary of the reads")
+				}
+				return llmtest.Reply{Fault: llmtest.FaultContextLength}
+			}
+			if k := req.ToolResultsSinceHuman(); k < 8 {
+				return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: fmt.Sprintf(`{"path":"a.txt","offset":1,"limit":%d}`, k+1)}}}
+			}
+			return llmtest.Text("read")
+		})
+		h := newHarness(t, script, nil)
+		s := h.session("s")
+		if _, err := s.Run(context.Background(), "read a lot"); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Run(context.Background(), "this one is too long")
+		if err == nil || res.Reason != ReasonFailed || !strings.Contains(err.Error(), "emergency") {
+			t.Fatalf("Run = %+v, %v", res, err)
+		}
+		if got := len(h.rec.kinds(EventRebuild)); got == 0 {
+			t.Error("no emergency rebuild happened")
+		}
+		h.noInvalid()
+	})
 }
 
 func TestWorkspaceErrors(t *testing.T) {

@@ -49,7 +49,6 @@ func (s *Session) checkPressure(ctx context.Context) error {
 			s.turn.warnedBreaker = true
 			s.emit(Event{Kind: EventError, Err: why})
 		}
-		s.turn.alerts = s.alerts()
 		return nil
 	}
 	in := s.compactInput(false)
@@ -79,11 +78,36 @@ func (s *Session) checkPressure(ctx context.Context) error {
 		// A failed automatic compaction is not fatal: the request still
 		// fits until the window itself is reached.
 		s.emit(Event{Kind: EventError, Err: err.Error()})
-		s.turn.alerts = s.alerts()
 		return nil
 	}
-	s.turn.alerts = s.alerts()
 	return err
+}
+
+// idleMicroCompact runs at the start of a turn: after MicroIdle without a
+// reply the provider's cache has expired anyway, so clearing stale tool
+// results now costs no extra cache miss. Only the micro-compact layer runs.
+func (s *Session) idleMicroCompact() error {
+	if s.cfg.Compaction == CompactOff || s.log.Len() == 0 {
+		return nil
+	}
+	in := s.compactInput(false)
+	last := time.Time{}
+	for i := len(in.Messages) - 1; i >= 0; i-- {
+		if in.Messages[i].Role == transcript.Assistant {
+			last = in.Messages[i].Time
+			break
+		}
+	}
+	if last.IsZero() || in.Now.Sub(last) < compact.MicroIdle {
+		return nil
+	}
+	pins := compact.MechanicalPins(compact.Pins(in))
+	in.Force = true // the cache is cold: clear every stale result, not just enough
+	out, rep := compact.Micro(in, pins)
+	if len(rep.Changes) == 0 {
+		return nil
+	}
+	return s.rebuild("idle micro-compact", out.Messages, s.st.System, "")
 }
 
 func (s *Session) tokensOf() []int {
@@ -102,17 +126,37 @@ func (s *Session) emergency(ctx context.Context, cause error) error {
 		return fmt.Errorf("agent: the request is still too long for the model after %d emergency recoveries (%w); start a new cycle or session", s.turn.emergencies, cause)
 	}
 	s.turn.emergencies++
-	if _, err := s.compactNow(ctx, true, "emergency compaction"); err != nil && ctx.Err() != nil {
+	s.turn.rejectedAt, _ = s.level()
+	res, err := s.compactNow(ctx, true, "emergency compaction")
+	if err != nil && ctx.Err() != nil {
 		return err
 	}
-	budget := s.compactionThreshold() - s.prefixTok - statusReserve
+	compacted := err == nil && res.Applied
+	// The provider counts more than our estimate does: aim a quarter
+	// below the level it rejected, or at the threshold if that is lower.
 	level, _ := s.level()
-	if level+statusReserve <= s.compactionThreshold() {
+	target := min(s.compactionThreshold(), s.turn.rejectedAt*3/4)
+	if s.turn.rejectedAt == 0 {
+		target = s.compactionThreshold()
+	}
+	if level+statusReserve <= target {
 		return nil
 	}
-	kept, dropped := compact.Truncate(s.log.Messages(), s.tokensOf(), budget)
+	// The level may be in the provider's units (anchored) and the log's
+	// counts are ours: remove the excess scaled to our units.
+	est := s.prefixTok + s.log.Tokens()
+	ratio := 1.0
+	if est > 0 && level > est {
+		ratio = float64(level) / float64(est)
+	}
+	excess := level + statusReserve - target
+	budget := s.log.Tokens() - int(float64(excess)/ratio) - 1
+	kept, dropped := compact.Truncate(s.log.Messages(), s.tokensOf(), max(budget, 0))
+	if dropped == 0 && compacted {
+		return nil // the compaction shrank it; let the retry tell
+	}
 	if dropped == 0 {
-		return fmt.Errorf("agent: the request is too long for the model and nothing more can be dropped (%w); start a new session", cause)
+		return fmt.Errorf("agent: the request is too long for the model, and after emergency recovery nothing more can be dropped (%w); start a new cycle or session", cause)
 	}
 	return s.rebuild("emergency truncation", kept, s.st.System, "")
 }

@@ -167,8 +167,8 @@ type Session struct {
 type turnState struct {
 	steps         int
 	toolCalls     int
-	alerts        []string
 	emergencies   int  // emergency recoveries this turn
+	rejectedAt    int  // the level the provider last rejected as too long
 	declined      bool // the user declined compaction this turn (ask mode)
 	warnedBreaker bool // the breaker message was shown this turn
 }

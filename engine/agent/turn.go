@@ -60,6 +60,9 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 	s.turn = turnState{}
 	s.guard.Reset()
 	s.st.Breakers.NewTurn()
+	if err := s.idleMicroCompact(); err != nil {
+		return Result{Reason: ReasonFailed}, err
+	}
 	now := s.cfg.now()
 	s.st.WorkingSet.Touch(PathsIn(text)...)
 	meta := TurnMeta(now, s.cfg.ModelName, &s.st.WorkingSet)
@@ -237,7 +240,6 @@ func (s *Session) runTools(ctx context.Context, step int, calls []transcript.Too
 				halt = out.Message
 			}
 		}
-		s.turn.alerts = s.alerts()
 		s.st.WorkingSet.Touch(res.Paths...)
 		if res.Wrote {
 			written = append(written, res.Paths...)

@@ -48,13 +48,37 @@ type Pin struct {
 	Reason string `json:"reason"`
 }
 
+// MaxPinnedShare bounds the working-set pins: when the pinned messages
+// would take more than this share of the threshold, the oldest working-set
+// paths stop pinning until they fit (or none is left). Without it a small
+// window whose recent reads are all in the working set could pin more than
+// compaction can ever free.
+const MaxPinnedShare = 0.5
+
 // Pins returns the messages of in.Messages that compaction must keep, sorted
 // by index and, for one index, in the order of the Reason constants. The set
 // is closed under call/result pairing (a pinned result keeps its call and
 // every sibling result, a pinned call keeps all its results), so the kept
 // messages never hold an orphan, and it contains the newest plain user text
-// when there is one.
+// when there is one. Working-set pins are trimmed, oldest path first, while
+// the pinned tokens exceed MaxPinnedShare of the threshold.
 func Pins(in Input) []Pin {
+	pins := pinsFor(in)
+	if in.Threshold <= 0 {
+		return pins
+	}
+	budget := int(float64(in.Threshold) * MaxPinnedShare)
+	ws := in.WorkingSet
+	for len(ws) > 0 && PinnedTokens(in, pins) > budget {
+		ws = ws[1:]
+		trimmed := in
+		trimmed.WorkingSet = ws
+		pins = pinsFor(trimmed)
+	}
+	return pins
+}
+
+func pinsFor(in Input) []Pin {
 	msgs := in.Messages
 	reasons := make([]map[string]bool, len(msgs))
 	add := func(i int, r string) {

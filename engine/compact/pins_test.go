@@ -3,7 +3,9 @@ package compact
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -209,5 +211,39 @@ func TestPinnedTokensAndIndexes(t *testing.T) {
 	}
 	if got := describePins(pins); got == "" {
 		t.Error("session has no pins")
+	}
+}
+
+func TestWorkingSetPinsAreTrimmedToTheBudget(t *testing.T) {
+	at := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	msgs := []transcript.Message{transcript.UserText("", "read the files", at)}
+	var ws []string
+	for i := 0; i < 8; i++ {
+		p := fmt.Sprintf("f%d.txt", i)
+		ws = append(ws, p)
+		c := transcript.ToolCall{ID: fmt.Sprintf("c%d", i), Name: "read_file", Arguments: fmt.Sprintf(`{"path":%q}`, p)}
+		msgs = append(msgs, transcript.AssistantReply("", "", []transcript.ToolCall{c}, at),
+			transcript.ToolResult(c, p+": "+strings.Repeat("data ", 400), false, at))
+	}
+	msgs = append(msgs, transcript.AssistantReply("done", "", nil, at))
+	in := Input{Messages: msgs, WorkingSet: ws, Threshold: 100_000}
+	all := PinnedTokens(in, Pins(in))
+	in.Threshold = all // the pins alone would take the whole threshold
+	got := PinnedTokens(in, Pins(in))
+	if got > in.Threshold/2 {
+		t.Errorf("pinned %d tokens; want at most half of the threshold %d", got, in.Threshold)
+	}
+	pins := Pins(in)
+	recent := false
+	for _, p := range pins {
+		if p.Reason == ReasonWorkingSet && strings.Contains(msgs[p.Index].Text(), "f7.txt") {
+			recent = true
+		}
+		if p.Reason == ReasonWorkingSet && strings.Contains(msgs[p.Index].Text(), "f0.txt") {
+			t.Error("the oldest working-set path is still pinned")
+		}
+	}
+	if !recent {
+		t.Error("the newest working-set path lost its pin")
 	}
 }

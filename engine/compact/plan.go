@@ -128,6 +128,19 @@ func (p Plan) JSON() []byte {
 	return b
 }
 
+// MechanicalPins returns the pins that hold back micro-compact and prune:
+// every reason except the working set and pairing, which matter only when
+// messages are removed.
+func MechanicalPins(pins []Pin) []Pin {
+	var out []Pin
+	for _, p := range pins {
+		if p.Reason != ReasonWorkingSet && p.Reason != ReasonPair {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // PlanCascade runs the pure layers (intake, micro, prune, memory) on in and,
 // if the level is still over the threshold (or in.Force is set), describes
 // what the summary layer would do and, failing that, the emergency
@@ -142,8 +155,14 @@ func PlanCascade(in Input) Plan {
 	}
 	cur, rep := Intake(in, pins)
 	p.Layers = append(p.Layers, rep)
+	// The mechanical layers only shrink tool output and keep every
+	// message in place, so the working-set rule does not hold them back:
+	// the newest copy of a re-read file survives pruning anyway, and a
+	// cleared stale read can be repeated. Recent messages, errors and
+	// patches stay untouched.
+	mech := MechanicalPins(pins)
 	for _, layer := range []func(Input, []Pin) (Input, LayerReport){Micro, Prune} {
-		cur, rep = layer(cur, pins)
+		cur, rep = layer(cur, mech)
 		p.Layers = append(p.Layers, rep)
 		for _, c := range rep.Changes {
 			if p.Cache.FirstChanged < 0 || c.Index < p.Cache.FirstChanged {

@@ -11,8 +11,9 @@ const maxWordBytes = 6
 
 // Tokenize splits s into tokens with a cheap deterministic scheme that is
 // close enough to a BPE tokenizer for cache and budget tests: each run of
-// letters, digits and underscores becomes one token per started 6 bytes,
-// each run of whitespace is one token, and every other character is its own
+// letters, digits and underscores becomes one token per started 6 bytes
+// (a single space before a word joins it, as in BPE vocabularies), each
+// other run of whitespace is one token, and every other character is its own
 // token. Concatenating the tokens gives back s exactly, and appending text
 // to s changes at most the last of its tokens.
 func Tokenize(s string) []string {
@@ -25,6 +26,18 @@ func Tokenize(s string) []string {
 			for j < len(s) && j-i < maxWordBytes {
 				r2, n := utf8.DecodeRuneInString(s[j:])
 				if !isWord(r2) || j+n-i > maxWordBytes {
+					break
+				}
+				j += n
+			}
+			out = append(out, s[i:j])
+			i = j
+		case r == ' ' && i+1 < len(s) && startsWord(s[i+1:]):
+			// Like BPE vocabularies, a single space joins the word after it.
+			j := i + 1
+			for j < len(s) && j-i < maxWordBytes+1 {
+				r2, n := utf8.DecodeRuneInString(s[j:])
+				if !isWord(r2) || j+n-i > maxWordBytes+1 {
 					break
 				}
 				j += n
@@ -52,6 +65,11 @@ func Tokenize(s string) []string {
 
 // CountTokens returns len(Tokenize(s)).
 func CountTokens(s string) int { return len(Tokenize(s)) }
+
+func startsWord(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return isWord(r)
+}
 
 func isWord(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
