@@ -36,7 +36,28 @@ type Settings struct {
 	Prices        map[string]Price `json:"prices,omitempty"`
 	LastSession   string           `json:"last_session,omitempty"`
 	Theme         string           `json:"theme,omitempty"` // "", "light" or "dark"
+	// Compaction is when the history is compacted: "auto" (or "") when the
+	// level reaches the threshold, "ask" to show the preview and wait for
+	// the user, "off" to never compact on its own. Compaction rewrites the
+	// history once, so the next request misses the cache.
+	Compaction string `json:"compaction,omitempty"`
+	// CycleAt is the share of the context window at which a new cycle
+	// starts (0 means the default, 0.75). A cycle resets the conversation
+	// to a hand-off brief: the next request is a full cache miss.
+	CycleAt float64 `json:"cycle_at,omitempty"`
+	// CyclesOff disables cycles altogether; CycleAt is then ignored.
+	CyclesOff bool `json:"cycles_off,omitempty"`
+	// WarmUp sends the stable prompt prefix once when a session is created,
+	// so the first real request is billed at the cache-hit price.
+	WarmUp bool `json:"warm_up,omitempty"`
 }
+
+// Compaction modes of Settings.Compaction.
+const (
+	CompactionAuto = "auto"
+	CompactionAsk  = "ask"
+	CompactionOff  = "off"
+)
 
 // Price is a model's price in US dollars per million tokens.
 type Price = ledger.Price

@@ -66,3 +66,22 @@ func TestSaveLoadAndPrices(t *testing.T) {
 		t.Errorf("Mask leaks: %q", m)
 	}
 }
+
+func TestCompactionCycleAndWarmUpSettingsRoundTrip(t *testing.T) {
+	st, err := storage.Open(filepath.Join(t.TempDir(), "t.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if s, _ := Load(st); s.Compaction != "" || s.CycleAt != 0 || s.CyclesOff || s.WarmUp {
+		t.Fatalf("defaults = %+v; want zero values (auto, 0.75, cycles on, no warm-up)", s)
+	}
+	want := Settings{Compaction: CompactionAsk, CycleAt: 0.6, CyclesOff: true, WarmUp: true}
+	if err := Save(st, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(st)
+	if err != nil || got.Compaction != CompactionAsk || got.CycleAt != 0.6 || !got.CyclesOff || !got.WarmUp {
+		t.Fatalf("round trip = %+v, %v", got, err)
+	}
+}
