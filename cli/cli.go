@@ -11,9 +11,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/tally-dev/tally/config"
+	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -33,6 +35,10 @@ Usage:
   tally sessions [--json]               list sessions, one a line starting with its ID
   tally inspect SESSION                 the next request as the model would see it
   tally inspect --ledger SESSION        per-request tokens, cache hits and cost
+  tally preview SESSION                 compaction dry run: each layer, pins, cache cost
+  tally compact SESSION                 apply compaction now (may ask the model for a summary)
+  tally archive SESSION [CYCLE]         list archived cycles, or print one
+  tally purge SESSION [--yes]           let the model propose what to remove; apply with --yes
   tally export SESSION                  the whole history as JSON lines
   tally help                            this text
 
@@ -48,6 +54,8 @@ Flags (all commands):
   --max-steps N          model requests allowed per turn (default 50)
   --status-mode MODE     where the status block goes: tail (default) or append
   --warm-up              on a new session, pre-warm the provider's prefix cache first
+  --compaction MODE      at the threshold: auto (default), ask (headless: skip) or off
+  --cycle-at FRACTION    start a new cycle at this share of the window (default 0.75; 0 = never)
 The API key is read from OPENAI_API_KEY or DEEPSEEK_API_KEY, or from Settings in the app.
 `
 
@@ -61,7 +69,9 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // options are the parsed shared flags.
 type options struct {
 	data, baseURL, model, session, workspace string
-	statusMode                               string
+	statusMode, compaction                   string
+	cycleAt                                  float64
+	cycleAtSet                               bool
 	contextWindow, maxSteps                  int
 	yes, json, ledger, warmUp                bool
 	args                                     []string
@@ -78,6 +88,15 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.workspace, "workspace", "", "")
 	fs.IntVar(&o.contextWindow, "context-window", 0, "")
 	fs.StringVar(&o.statusMode, "status-mode", "", "")
+	fs.StringVar(&o.compaction, "compaction", "", "")
+	fs.Func("cycle-at", "", func(v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || f > 1 {
+			return fmt.Errorf("--cycle-at must be a fraction between 0 and 1, not %q", v)
+		}
+		o.cycleAt, o.cycleAtSet = f, true
+		return nil
+	})
 	fs.IntVar(&o.maxSteps, "max-steps", 0, "")
 	fs.BoolVar(&o.yes, "yes", false, "")
 	fs.BoolVar(&o.json, "json", false, "")
@@ -103,6 +122,9 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	case "", "tail", "append":
 	default:
 		return nil, usagef("tally %s: --status-mode must be tail or append, not %q", name, o.statusMode)
+	}
+	if _, err := agent.ParseCompactionMode(o.compaction); err != nil {
+		return nil, usagef("tally %s: --compaction must be auto, ask or off, not %q", name, o.compaction)
 	}
 	if o.contextWindow < 0 || o.maxSteps < 0 {
 		return nil, usagef("tally %s: --context-window and --max-steps must be positive", name)
@@ -153,6 +175,14 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdInspect(args[1:], stdout, stderr)
 	case "export":
 		err = cmdExport(args[1:], stdout, stderr)
+	case "preview":
+		err = cmdPreview(args[1:], stdout, stderr)
+	case "compact":
+		err = cmdCompact(args[1:], stdout, stderr)
+	case "archive":
+		err = cmdArchive(args[1:], stdout, stderr)
+	case "purge":
+		err = cmdPurge(args[1:], stdin, stdout, stderr)
 	default:
 		err = usagef("tally: unknown command %q; run `tally help` to see the commands", args[0])
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tally-dev/tally/config"
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/tool"
@@ -39,7 +40,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	r, _, err := o.resolve(st)
+	r, saved, err := o.resolve(st)
 	if err != nil {
 		return err
 	}
@@ -53,17 +54,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 	}
 	out := &printer{stdout: stdout, stderr: stderr, json: o.json}
-	cfg := agent.Config{
-		Store:         st,
-		Model:         llm.NewOpenAI(llm.Config{BaseURL: r.BaseURL, APIKey: r.APIKey}),
-		ModelName:     r.Model,
-		ContextWindow: r.ContextWindow,
-		MaxSteps:      o.maxSteps,
-		StatusMode:    agent.StatusMode(o.statusMode),
-		Approver:      approver(o.yes, stdin, stderr),
-		UserConfigDir: userConfigDir(),
-		OnEvent:       out.event,
-	}
+	cfg := o.agentConfig(st, r, saved)
+	cfg.Approver = approver(o.yes, stdin, stderr)
+	cfg.OnEvent = out.event
 	var sess *agent.Session
 	if o.session != "" {
 		if err := agent.ValidID(o.session); err != nil {
@@ -97,6 +90,39 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("tally run: the turn was interrupted; the conversation is saved and can be continued with --session %s", sess.ID())
 	}
 	return nil
+}
+
+// agentConfig builds the engine configuration from the flags, the
+// resolved endpoint and the saved settings.
+func (o *options) agentConfig(st *storage.Store, r config.Resolved, saved config.Settings) agent.Config {
+	price, _ := saved.PriceFor(r.Model)
+	cycleAt := o.cycleAt
+	if !o.cycleAtSet {
+		cycleAt = saved.CycleAt
+		if saved.CyclesOff {
+			cycleAt = -1
+		}
+	} else if cycleAt == 0 {
+		cycleAt = -1 // --cycle-at 0 turns cycles off
+	}
+	mode := agent.CompactionMode(o.compaction)
+	if mode == "" {
+		mode = agent.CompactionMode(saved.Compaction)
+	}
+	return agent.Config{
+		Store:         st,
+		Model:         llm.NewOpenAI(llm.Config{BaseURL: r.BaseURL, APIKey: r.APIKey}),
+		ModelName:     r.Model,
+		ContextWindow: r.ContextWindow,
+		MaxSteps:      o.maxSteps,
+		StatusMode:    agent.StatusMode(o.statusMode),
+		Compaction:    mode,
+		CycleAt:       cycleAt,
+		HitPrice:      price.CacheHit,
+		MissPrice:     price.CacheMiss,
+		UserConfigDir: userConfigDir(),
+		Approver:      tool.DenyAll{},
+	}
 }
 
 func userConfigDir() string {
@@ -213,5 +239,3 @@ func (t *terminalApprover) Approve(ctx context.Context, req tool.ApprovalRequest
 	}
 	return tool.Deny, nil
 }
-
-var _ = storage.ErrNotFound

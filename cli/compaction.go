@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/storage"
+)
+
+// openSession opens a stored session for a maintenance command; withModel
+// says whether the command may call the model (then an endpoint is needed).
+func openSession(name string, args []string, stderr io.Writer, withModel bool) (*options, *storage.Store, *agent.Session, error) {
+	o, err := parse(name, args, stderr)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	id, err := needSession(name, o)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st, err := o.openStore()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	r, saved, err := o.resolve(st)
+	if err != nil {
+		st.Close()
+		return nil, nil, nil, err
+	}
+	if withModel {
+		if err := r.Check(); err != nil {
+			st.Close()
+			return nil, nil, nil, err
+		}
+	}
+	cfg := o.agentConfig(st, r, saved)
+	var sess *agent.Session
+	if withModel {
+		sess, err = agent.Open(cfg, id)
+	} else {
+		sess, err = agent.Inspect(cfg, id)
+	}
+	if err != nil {
+		st.Close()
+		return nil, nil, nil, err
+	}
+	return o, st, sess, nil
+}
+
+func cmdPreview(args []string, stdout, stderr io.Writer) error {
+	o, st, sess, err := openSession("preview", args, stderr, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	plan, err := sess.PreviewCompaction()
+	if err != nil {
+		return err
+	}
+	if o.json {
+		_, err = stdout.Write(append(plan.JSON(), '\n'))
+		return err
+	}
+	_, err = io.WriteString(stdout, plan.Text())
+	return err
+}
+
+func cmdCompact(args []string, stdout, stderr io.Writer) error {
+	o, st, sess, err := openSession("compact", args, stderr, true)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := sess.Compact(ctx)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	how := "cheap layers only (no model call)"
+	switch res.Source {
+	case "summary":
+		how = "summary written by the model, merged into the system prompt"
+	case "memory":
+		how = "MEMORY.md used as the summary"
+	}
+	fmt.Fprintf(stdout, "compacted %s: %d → %d tokens; %s\n", sess.ID(), res.TokensBefore, res.TokensAfter, how)
+	return nil
+}
+
+func cmdArchive(args []string, stdout, stderr io.Writer) error {
+	o, err := parse("archive", args, stderr)
+	if err != nil {
+		return err
+	}
+	if len(o.args) < 1 || len(o.args) > 2 {
+		return usagef("tally archive: give a session ID and optionally a cycle number")
+	}
+	id := o.args[0]
+	st, err := o.openStore()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if _, err := st.Session(id); err != nil {
+		if errors.Is(err, storage.ErrNotFound) {
+			return fmt.Errorf("tally archive: no session with ID %q; run `tally sessions` to list them", id)
+		}
+		return err
+	}
+	arch, err := agent.ReadArchives(st, id)
+	if err != nil {
+		return err
+	}
+	if len(o.args) == 1 {
+		if o.json {
+			enc := json.NewEncoder(stdout)
+			for _, a := range arch {
+				a.Messages = nil
+				if err := enc.Encode(a); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if len(arch) == 0 {
+			fmt.Fprintf(stdout, "session %s has no archived cycles yet\n", id)
+			return nil
+		}
+		for _, a := range arch {
+			fmt.Fprintf(stdout, "cycle %d\t%s – %s\t%d tokens\t%d requests\t%d messages\t%s\n", a.Cycle,
+				a.Started.Local().Format("2006-01-02 15:04"), a.Ended.Local().Format("2006-01-02 15:04"),
+				a.Tokens, a.Requests, len(a.Messages), firstLine(a.Brief))
+		}
+		return nil
+	}
+	n, err := strconv.Atoi(o.args[1])
+	if err != nil {
+		return usagef("tally archive: %q is not a cycle number", o.args[1])
+	}
+	for _, a := range arch {
+		if a.Cycle != n {
+			continue
+		}
+		if o.json {
+			return json.NewEncoder(stdout).Encode(a)
+		}
+		printArchive(stdout, a)
+		return nil
+	}
+	return fmt.Errorf("tally archive: session %s has no archived cycle %d; run `tally archive %s` to list them", id, n, id)
+}
+
+func printArchive(w io.Writer, a cycle.Archive) {
+	fmt.Fprintf(w, "Cycle %d · %s – %s · %d tokens · %d requests\n\nHand-off brief:\n%s\n\nMessages:\n",
+		a.Cycle, a.Started.Local().Format(time.DateTime), a.Ended.Local().Format(time.DateTime), a.Tokens, a.Requests, a.Brief)
+	for i, m := range a.Messages {
+		fmt.Fprintf(w, "[%s] %s\n", cycle.Handle(a.Cycle, i), strings.TrimSpace(cycle.MessageText(m)))
+	}
+}
+
+func cmdPurge(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	o, st, sess, err := openSession("purge", args, stderr, true)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	p, err := sess.PreviewPurge(ctx)
+	if err != nil {
+		return err
+	}
+	io.WriteString(stdout, p.Text())
+	for _, e := range p.Errors {
+		fmt.Fprintln(stdout, "  ignored:", e)
+	}
+	if len(p.Changes) == 0 {
+		return nil
+	}
+	apply := o.yes
+	if !apply {
+		if f, ok := stdin.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+				fmt.Fprint(stderr, "Apply this purge? [y/N] ")
+				line, _ := bufio.NewReader(f).ReadString('\n')
+				apply = strings.EqualFold(strings.TrimSpace(line), "y")
+			}
+		}
+	}
+	if !apply {
+		fmt.Fprintln(stdout, "Not applied. Run again with --yes to apply a purge without asking.")
+		return nil
+	}
+	if err := sess.ApplyPurge(p); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Applied: %d → %d tokens.\n", p.Before, p.After)
+	return nil
+}

@@ -1,0 +1,60 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/purge"
+)
+
+// PurgePreview is a purge the model proposed, not yet applied.
+type PurgePreview struct {
+	purge.Plan
+	logHash string // the log the plan was made from
+	Errors  []string
+}
+
+// PreviewPurge shows the model a numbered list of the current cycle's
+// messages with a temporary purge_context tool, collects the operations it
+// proposes and returns the resulting plan. Nothing changes until
+// ApplyPurge.
+func (s *Session) PreviewPurge(ctx context.Context) (PurgePreview, error) {
+	if !s.mu.TryLock() {
+		return PurgePreview{}, ErrBusy
+	}
+	defer s.mu.Unlock()
+	msgs := s.log.Messages()
+	if len(msgs) == 0 {
+		return PurgePreview{}, errors.New("agent: the conversation is empty; there is nothing to purge")
+	}
+	resp, err := s.cfg.Model.Stream(ctx, purge.Request(s.cfg.ModelName, s.st.System, msgs), llm.Callbacks{
+		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) },
+	})
+	if err != nil {
+		return PurgePreview{}, fmt.Errorf("agent: the purge request failed (%w); the history is unchanged", err)
+	}
+	ops, errs := purge.ParseOps(resp.ToolCalls)
+	p := PurgePreview{Plan: purge.Apply(msgs, ops), logHash: s.log.Hash()}
+	for _, e := range errs {
+		p.Errors = append(p.Errors, e.Error())
+	}
+	return p, nil
+}
+
+// ApplyPurge applies a previewed purge as one recorded rebuild. It refuses
+// a preview made from a history that has changed since.
+func (s *Session) ApplyPurge(p PurgePreview) error {
+	if !s.mu.TryLock() {
+		return ErrBusy
+	}
+	defer s.mu.Unlock()
+	if p.logHash == "" || p.logHash != s.log.Hash() {
+		return errors.New("agent: the history changed since this purge was previewed; preview it again")
+	}
+	if len(p.Changes) == 0 {
+		return purge.ErrNothing
+	}
+	return s.rebuild("purge", p.Messages, s.st.System, "")
+}
