@@ -49,7 +49,8 @@ type Pin struct {
 }
 
 // MaxPinnedShare bounds the working-set pins: when the pinned messages
-// would take more than this share of the threshold, the oldest working-set
+// would take more than this share of the threshold's room for messages
+// (the threshold less the prefix), the oldest working-set
 // paths stop pinning until they fit (or none is left). Without it a small
 // window whose recent reads are all in the working set could pin more than
 // compaction can ever free.
@@ -61,13 +62,14 @@ const MaxPinnedShare = 0.5
 // every sibling result, a pinned call keeps all its results), so the kept
 // messages never hold an orphan, and it contains the newest plain user text
 // when there is one. Working-set pins are trimmed, oldest path first, while
-// the pinned tokens exceed MaxPinnedShare of the threshold.
+// the pinned tokens exceed MaxPinnedShare of the threshold's room for
+// messages.
 func Pins(in Input) []Pin {
 	pins := pinsFor(in)
 	if in.Threshold <= 0 {
 		return pins
 	}
-	budget := int(float64(in.Threshold) * MaxPinnedShare)
+	budget := int(float64(max(in.Threshold-in.PrefixTokens, 0)) * MaxPinnedShare)
 	ws := in.WorkingSet
 	for len(ws) > 0 && PinnedTokens(in, pins) > budget {
 		ws = ws[1:]

@@ -1,12 +1,18 @@
 package demo
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/todo"
+	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/storage"
 )
 
 func TestNewWorkspaceHasTheBug(t *testing.T) {
@@ -27,7 +33,7 @@ func TestScriptFollowsTheTurn(t *testing.T) {
 	s := ScriptWithPace(0)
 	user := llmtest.Message{Role: "user", Content: "<turn_meta>\n</turn_meta>\n" + Prompt}
 	msgs := []llmtest.Message{user}
-	want := []string{"list_dir", "read_file", "grep", "edit_file", "run_shell", ""}
+	want := []string{"checklist_write", "list_dir", "read_file", "grep", "checklist_write", "edit_file", "checklist_update", "run_shell", "todo_update", ""}
 	for i, name := range want {
 		r := s.Reply(&llmtest.Req{Messages: msgs})
 		got := ""
@@ -45,14 +51,75 @@ func TestScriptFollowsTheTurn(t *testing.T) {
 }
 
 func TestScriptAfterDeniedEdit(t *testing.T) {
-	msgs := []llmtest.Message{
-		{Role: "user", Content: Prompt},
-		{Role: "assistant"}, {Role: "tool"}, {Role: "assistant"}, {Role: "tool"},
-		{Role: "assistant"}, {Role: "tool"}, {Role: "assistant"},
-		{Role: "tool", Content: "denied: the user did not approve this edit_file call."},
+	msgs := []llmtest.Message{{Role: "user", Content: Prompt}}
+	for i := 0; i < 5; i++ {
+		msgs = append(msgs, llmtest.Message{Role: "assistant"}, llmtest.Message{Role: "tool"})
 	}
+	msgs = append(msgs, llmtest.Message{Role: "assistant"},
+		llmtest.Message{Role: "tool", Content: "denied: the user did not approve this edit_file call."})
 	r := ScriptWithPace(0).Reply(&llmtest.Req{Messages: msgs})
 	if len(r.ToolCalls) != 0 || !strings.Contains(r.Content, "declined") {
 		t.Errorf("reply after a denial = %+v; want a text answer acknowledging it", r)
 	}
+}
+
+// TestDemoSessionShowsEveryPanel runs the whole demo through the engine
+// over real HTTP: the fix with its checklist, the exploration that triggers
+// a compaction, a new cycle, and the recall from the archive.
+func TestDemoSessionShowsEveryPanel(t *testing.T) {
+	srv := llmtest.New(ScriptWithPace(0))
+	defer srv.Close()
+	st, err := storage.Open(filepath.Join(t.TempDir(), "tally.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ws := t.TempDir()
+	if err := NewWorkspace(ws); err != nil {
+		t.Fatal(err)
+	}
+	var rebuilds []string
+	cfg := agent.Config{
+		Store: st, ModelName: ModelName, ContextWindow: ContextWindow, Approver: tool.ApproveAll{},
+		Model:   llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "demo"}),
+		OnEvent: func(e agent.Event) {
+			if e.Kind == agent.EventRebuild {
+				rebuilds = append(rebuilds, e.Reason)
+			}
+		},
+	}
+	s, err := agent.Create(cfg, "demo", ws, "Demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := s.Run(ctx, Prompt)
+	if err != nil || !strings.Contains(res.Answer, "Fixed") {
+		t.Fatalf("fix turn: %+v, %v", res, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(ws, "calc", "calc.go"))
+	if !strings.Contains(string(b), "return a + b") {
+		t.Error("the demo did not fix calc.go")
+	}
+	items := s.Checklist()
+	if len(items) != 3 || items[2].Status != todo.Completed {
+		t.Errorf("checklist after the fix: %+v", items)
+	}
+	if _, err := s.Run(ctx, ExplorePrompt); err != nil {
+		t.Fatal(err)
+	}
+	if len(rebuilds) == 0 {
+		t.Fatal("exploring the project did not trigger a compaction")
+	}
+	if err := s.NewCycle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.Run(ctx, RecallPrompt)
+	if err != nil || !strings.Contains(res.Answer, "From the archive") {
+		t.Fatalf("recall turn: %+v, %v", res, err)
+	}
+	if bad := srv.Invalid(); len(bad) > 0 {
+		t.Fatalf("server rejected a request: %s", bad[0].Error)
+	}
+	t.Logf("rebuilds: %v", rebuilds)
 }
