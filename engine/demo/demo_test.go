@@ -81,7 +81,7 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 	var rebuilds []string
 	cfg := agent.Config{
 		Store: st, ModelName: ModelName, ContextWindow: ContextWindow, Approver: tool.ApproveAll{},
-		Model:   llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "demo"}),
+		Model: llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "demo"}),
 		OnEvent: func(e agent.Event) {
 			if e.Kind == agent.EventRebuild {
 				rebuilds = append(rebuilds, e.Reason)
