@@ -30,7 +30,9 @@ import (
 	"github.com/tally-dev/tally/assets"
 	"github.com/tally-dev/tally/config"
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/demo"
+	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/tool"
@@ -97,23 +99,35 @@ type UI struct {
 	store    *storage.Store
 	settings config.Settings
 
-	sessions *sessionsView
-	chat     *chatView
-	gauge    *Gauge
-	chip     *CacheChip
-	footer   *Footer
-	banner   *Banner
-	title    *widget.Label
-	demoTag  *widget.Label
-	prompt   *promptEntry
-	sendB    *widget.Button
-	stopB    *widget.Button
-	center   *fyne.Container
-	chatPane fyne.CanvasObject
-	welcome  fyne.CanvasObject
+	sessions  *sessionsView
+	chat      *chatView
+	gauge     *Gauge
+	chip      *CacheChip
+	checklist *Checklist
+	chart     *Chart
+	compactB  *widget.Button
+	purgeB    *widget.Button
+	archiveB  *widget.Button
+	footer    *Footer
+	banner    *Banner
+	title     *widget.Label
+	demoTag   *widget.Label
+	prompt    *promptEntry
+	sendB     *widget.Button
+	stopB     *widget.Button
+	center    *fyne.Container
+	chatPane  fyne.CanvasObject
+	welcome   fyne.CanvasObject
 
 	live     *liveSession
 	autoSend string // a prompt to send as soon as the opening session is shown (the demo)
+	warmNext string // a just-created session to warm the cache of when it opens
+
+	// The open dialogs, kept for tests and for closing them.
+	compactDlg  *compactionPreview
+	purgeDlg    *purgeView
+	archive     *archiveBrowser
+	compactions int // manual compactions applied
 
 	demoMu  sync.Mutex
 	demoSrv *llmtest.Server
@@ -123,6 +137,7 @@ type UI struct {
 type liveSession struct {
 	id       string
 	sess     *agent.Session
+	ops      sessionOps // the session's compaction, purge and archive calls
 	demo     bool
 	model    string
 	noModel  error // why turns cannot run (no endpoint configured)
@@ -209,6 +224,11 @@ func (u *UI) build() {
 	u.banner = NewBanner()
 	u.gauge = NewGauge()
 	u.chip = NewCacheChip()
+	u.checklist = NewChecklist()
+	u.chart = NewChart()
+	u.compactB = &widget.Button{Text: "Compact…", Icon: theme.ViewRestoreIcon(), OnTapped: u.startCompaction}
+	u.purgeB = &widget.Button{Text: "Purge…", Icon: theme.ContentCutIcon(), OnTapped: u.startPurge}
+	u.archiveB = &widget.Button{Text: "Archive", Icon: theme.HistoryIcon(), OnTapped: u.showArchive}
 	u.footer = NewFooter(func(d time.Duration, fn func()) { u.bridge.After(d, fn) })
 	u.chat = newChatView(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })
 	u.sessions = newSessionsView(u)
@@ -232,10 +252,14 @@ func (u *UI) build() {
 	u.center = container.NewStack(u.welcome)
 	main := container.NewBorder(top, nil, nil, nil, u.center)
 
-	side := container.NewVBox(u.gauge, container.NewHBox(u.chip, layout.NewSpacer()))
-	right := container.NewPadded(side)
+	// The right column: the checklist takes the free height; under it the
+	// context gauge with its actions, the cache chip and the chart.
+	actions := container.NewGridWithColumns(3, u.compactB, u.purgeB, u.archiveB)
+	bottom := container.NewVBox(widget.NewSeparator(), u.gauge, actions,
+		container.NewHBox(u.chip, layout.NewSpacer()), widget.NewSeparator(), u.chart)
+	right := container.NewPadded(container.NewBorder(nil, bottom, nil, nil, u.checklist))
 	split := container.NewHSplit(main, right)
-	split.Offset = 0.76
+	split.Offset = 0.7
 	outer := container.NewHSplit(u.sessions.box, split)
 	outer.Offset = 0.2
 	u.win.SetContent(container.NewBorder(nil, u.footer, nil, nil, outer))
@@ -300,16 +324,21 @@ func (u *UI) agentConfig(live *liveSession, isDemo bool) agent.Config {
 		show:     func(p *pendingApproval) { u.showApproval(live, p) },
 		withdraw: func(p *pendingApproval) { u.withdrawApproval(live, p) }}
 	cfg.OnEvent = u.bridge.Events(func(e agent.Event) { u.onEvent(live, e) })
+	asker := &compactionAsker{bridge: u.bridge, show: func(plan compact.Plan, answer func(bool)) func() {
+		return u.askCompaction(live, plan, answer)
+	}}
 	if dir, err := os.UserConfigDir(); err == nil {
 		cfg.UserConfigDir = filepath.Join(dir, "tally")
 	}
 	if isDemo {
 		cfg.ModelName = demo.ModelName
 		cfg.ContextWindow = 128_000
+		applyEngineSettings(&cfg, u.settings, asker)
 		return cfg
 	}
 	r := u.resolved()
 	cfg.ModelName, cfg.ContextWindow = r.Model, r.ContextWindow
+	applyEngineSettings(&cfg, u.settings, asker)
 	if err := r.Check(); err != nil {
 		live.noModel = errors.New("No model endpoint is configured; open Settings (the gear) to connect one, or try the demo.")
 		return cfg
@@ -327,6 +356,9 @@ func (u *UI) openSession(id string) {
 	live := &liveSession{id: id, maxSteps: agent.DefaultMaxSteps}
 	u.live = live
 	u.chat.clear()
+	u.checklist.SetItems(nil)
+	u.chart.SetRows(nil, 0)
+	u.footer.State.Drift, u.footer.State.Alerts, u.footer.State.WarmUp = "", nil, ""
 	u.showChat()
 	u.title.SetText("Opening…")
 	st := u.store
@@ -368,11 +400,13 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg age
 	window := sess.Window()
 	meta := sess.Meta()
 	rows, _ := sess.Ledger()
+	items := sess.Checklist()
+	alerts := sess.Alerts()
 	u.bridge.Do(func() {
 		if u.live != live {
 			return
 		}
-		live.sess, live.demo, live.model, live.window = sess, isDemo, cfg.ModelName, window
+		live.sess, live.ops, live.demo, live.model, live.window = sess, engineOps{sess}, isDemo, cfg.ModelName, window
 		u.title.SetText(meta.Title + "  ·  " + meta.Workspace)
 		u.win.SetTitle("Tally — " + meta.Title)
 		showIf(u.demoTag, isDemo)
@@ -380,6 +414,8 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg age
 		u.gauge.SetLevel(level, window, exact)
 		u.gauge.SetThresholds(compactAt, cycleAt)
 		u.applyLedger(rows, live.model)
+		u.checklist.SetItems(items)
+		u.footer.State.Alerts = alerts
 		u.sessions.selectID(live.id)
 		if live.noModel != nil {
 			u.banner.ShowAction(live.noModel.Error(), "Settings", u.showSettings)
@@ -387,6 +423,12 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg age
 			u.banner.Hide()
 		}
 		u.setIdle()
+		if u.warmNext == live.id {
+			u.warmNext = ""
+			if u.settings.WarmUp && !isDemo && live.noModel == nil {
+				u.warmUp(live)
+			}
+		}
 		if u.settings.LastSession != live.id {
 			u.settings.LastSession = live.id
 			u.saveSettings(u.settings)
@@ -425,6 +467,85 @@ func (u *UI) applyLedger(rows []agent.LedgerRow, model string) {
 			CacheMissTokens: last.CacheMissTokens, CacheReported: last.CacheReported, First: last.Request == 1})
 	}
 	u.footer.SetCostFromLedger(cost, u.settings)
+	p, ok := u.settings.PriceFor(model)
+	u.chart.SetPrice(p, ok)
+	window := 0
+	if u.live != nil {
+		window = u.live.window
+	}
+	u.chart.SetRows(rows, window)
+}
+
+// warmUp sends the new session's stable prefix once, off the UI goroutine,
+// so its first real request is billed at the cache-hit price. The cost
+// arrives as a usage event and is shown in the footer.
+func (u *UI) warmUp(live *liveSession) {
+	sess := live.sess
+	u.footer.State.WarmUp = "warming the cache…"
+	u.footer.Update()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, err := sess.WarmUp(ctx)
+		if err != nil {
+			u.bridge.Do(func() {
+				if u.live == live {
+					u.footer.State.WarmUp = "warm-up failed"
+					u.footer.Update()
+				}
+			})
+		}
+	}()
+}
+
+// warmUpText is the footer part for a warm-up request's usage.
+func (u *UI) warmUpText(us agent.Usage) string {
+	p, ok := u.settings.PriceFor(us.Model)
+	if !ok {
+		return fmt.Sprintf("warm-up %s tokens (cost n/a)", tokensShort(us.PromptTokens))
+	}
+	return fmt.Sprintf("warm-up %s tokens %s", tokensShort(us.PromptTokens),
+		dollars(p.Cost(us.CacheHitTokens, us.PromptTokens-us.CacheHitTokens, us.CompletionTokens)))
+}
+
+// askCompaction shows the engine's compaction question ("ask" mode) in the
+// preview dialog; it returns a function that closes the dialog unanswered.
+func (u *UI) askCompaction(live *liveSession, plan compact.Plan, answer func(bool)) func() {
+	if u.live != live {
+		answer(false)
+		return nil
+	}
+	u.footer.State.Run = "waiting for your answer: compact now?"
+	u.footer.Update()
+	_, closeFn := u.showCompactionDialog(plan, nil, func(ok bool) {
+		if u.live == live && live.running {
+			u.footer.State.Run = "running"
+			if ok {
+				u.footer.State.Run = "compacting…"
+			}
+			u.footer.Update()
+		}
+		answer(ok)
+	})
+	return closeFn
+}
+
+// setBusyButtons enables the session actions when a session is open and
+// idle (busy false).
+func (u *UI) setBusyButtons(busy bool) {
+	ok := !busy && u.live != nil && u.live.ops != nil
+	for _, b := range []*widget.Button{u.compactB, u.purgeB} {
+		if ok {
+			b.Enable()
+		} else {
+			b.Disable()
+		}
+	}
+	if u.live != nil && u.live.ops != nil {
+		u.archiveB.Enable()
+	} else {
+		u.archiveB.Disable()
+	}
 }
 
 // saveSettings stores s off the UI goroutine.
@@ -454,10 +575,17 @@ func (u *UI) send() {
 	u.setRunning(1)
 	u.banner.Hide()
 	sess := live.sess
+	u.setBusyButtons(true)
 	go func() {
 		res, err := sess.Run(ctx, text)
 		level, exact := sess.ContextTokens()
-		u.bridge.Do(func() { u.turnDone(live, res, err, level, exact) })
+		alerts := sess.Alerts()
+		u.bridge.Do(func() {
+			if u.live == live {
+				u.footer.State.Alerts = alerts
+			}
+			u.turnDone(live, res, err, level, exact)
+		})
 	}()
 }
 
@@ -529,6 +657,7 @@ func (u *UI) setIdleButtons() {
 	} else {
 		u.sendB.Disable()
 	}
+	u.setBusyButtons(u.live != nil && u.live.running)
 }
 
 func (u *UI) setIdle() {
@@ -558,21 +687,39 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 		u.chat.toolStarted(e.Call.ID)
 		u.footer.State.Run = fmt.Sprintf("running step %d/%d · %s", e.Step, live.maxSteps, e.Call.Name)
 		u.footer.Update()
+	case agent.EventChecklist:
+		u.checklist.SetItems(e.Checklist)
+	case agent.EventDrift:
+		if d := e.Drift; d != nil && d.Changed {
+			u.chart.NoteDrift(*d)
+			if !d.Booked {
+				u.footer.State.Drift = DriftAlert(*d)
+				u.footer.Update()
+			}
+		}
+	case agent.EventRebuild:
+		if e.Rebuild != nil {
+			u.showRebuild(*e.Rebuild)
+			u.chart.NoteRebuild(rebuildKind(e.Rebuild.Reason))
+			u.gauge.SetLevel(e.Rebuild.TokensAfter, live.window, false)
+		} else {
+			u.chart.NoteRebuild(rebuildKind(e.Reason))
+		}
 	case agent.EventUsage:
 		us := *e.Usage
 		u.footer.ClearRetry()
-		u.gauge.SetLevel(us.ContextTokens, us.Window, false)
+		u.chart.SetWindow(us.Window)
+		u.chart.Add(rowOfUsage(us))
+		if us.WarmUp {
+			u.footer.State.WarmUp = u.warmUpText(us)
+			u.addCost(live, us)
+			u.footer.Update()
+			return
+		}
+		u.gauge.SetLevel(us.ContextTokens, us.Window, us.Exact)
 		u.chip.Update(us)
 		u.footer.State.LastDuration = us.Duration
-		if p, ok := u.settings.PriceFor(live.model); ok && u.footer.State.CostKnown {
-			hit, miss := us.CacheHitTokens, us.CacheMissTokens
-			if !us.CacheReported {
-				hit, miss = 0, us.PromptTokens
-			}
-			u.footer.State.Cost += p.Cost(hit, miss, us.CompletionTokens)
-		} else if !ok {
-			u.footer.State.CostKnown = false
-		}
+		u.addCost(live, us)
 		u.footer.State.Run = fmt.Sprintf("running step %d/%d", e.Step, live.maxSteps)
 		u.footer.Update()
 	case agent.EventRetry:
@@ -580,6 +727,30 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 	case agent.EventError:
 		u.chat.dropStreaming()
 	}
+}
+
+// addCost adds a request's cost to the footer.
+func (u *UI) addCost(live *liveSession, us agent.Usage) {
+	if p, ok := u.settings.PriceFor(live.model); ok && u.footer.State.CostKnown {
+		hit, miss := us.CacheHitTokens, us.CacheMissTokens
+		if !us.CacheReported {
+			hit, miss = 0, us.PromptTokens
+		}
+		u.footer.State.Cost += p.Cost(hit, miss, us.CompletionTokens)
+	} else if !ok {
+		u.footer.State.CostKnown = false
+	}
+}
+
+// rowOfUsage turns a usage event into a ledger row for the chart.
+func rowOfUsage(us agent.Usage) ledger.Row {
+	r := ledger.Row{Time: time.Now(), Model: us.Model, PromptTokens: us.PromptTokens, CompletionTokens: us.CompletionTokens,
+		CacheHitTokens: us.CacheHitTokens, CacheMissTokens: us.CacheMissTokens, CacheReported: us.CacheReported,
+		DurationMS: us.Duration.Milliseconds(), ContextTokens: us.ContextTokens}
+	if us.WarmUp {
+		r.Kind = ledger.KindWarmUp
+	}
+	return r
 }
 
 // showApproval puts the Approve / Deny / Always buttons on the call's card.

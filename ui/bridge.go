@@ -9,6 +9,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
 )
 
@@ -137,6 +138,15 @@ func copyEvent(e agent.Event) agent.Event {
 		r := *e.Retry
 		c.Retry = &r
 	}
+	if e.Drift != nil {
+		d := *e.Drift
+		c.Drift = &d
+	}
+	if e.Rebuild != nil {
+		r := *e.Rebuild
+		c.Rebuild = &r
+	}
+	c.Checklist = append([]todo.Item(nil), e.Checklist...)
 	return c
 }
 

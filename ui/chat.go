@@ -22,6 +22,7 @@ const (
 	itemAssistant
 	itemTool
 	itemNotice
+	itemRebuild // a compaction or a new cycle, with its summary or brief
 )
 
 // chatItem is one row of the chat. Items are only touched on the UI
@@ -34,6 +35,9 @@ type chatItem struct {
 	md        []widget.RichTextSegment
 	reasonOn  bool
 	isError   bool // notices: an error
+	// detailName names the expandable text of a rebuild row ("Summary");
+	// the text itself is kept in reasoning.
+	detailName string
 
 	call      transcript.ToolCall
 	title     string
@@ -214,7 +218,7 @@ func (c *chatView) estimate(it *chatItem) float32 {
 	if c.estW != c.width || c.est == nil {
 		c.estW = c.width
 		c.est = map[itemKind]float32{}
-		for _, k := range []itemKind{itemUser, itemAssistant, itemNotice} {
+		for _, k := range []itemKind{itemUser, itemAssistant, itemNotice, itemRebuild} {
 			c.est[k] = c.measure(&chatItem{kind: k, text: "x", md: parseMarkdown("x")})
 		}
 		two := c.measure(&chatItem{kind: itemUser, text: "x\nx"})
@@ -238,7 +242,7 @@ func (c *chatView) estimate(it *chatItem) float32 {
 		return h
 	}
 	base := c.est[it.kind]
-	if it.kind == itemAssistant && it.reasoning != "" {
+	if (it.kind == itemAssistant || it.kind == itemRebuild) && it.reasoning != "" {
 		base += c.lineH + theme.Padding()*2
 	}
 	perLine := int((c.width - 4*theme.Padding()) / c.charW)
@@ -532,7 +536,9 @@ func newMessageRow(c *chatView) *messageRow {
 			r.chat.toggleReasoning(r.item)
 		}
 	}}
-	r.rtext = &widget.Label{TextStyle: fyne.TextStyle{Italic: true}, Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance}
+	// Italic tells reasoning apart; the low-importance colour (the theme's
+	// disabled colour) would be unreadable on the light theme.
+	r.rtext = &widget.Label{TextStyle: fyne.TextStyle{Italic: true}, Wrapping: fyne.TextWrapWord}
 	r.plain = &widget.Label{Wrapping: fyne.TextWrapWord, Selectable: true}
 	r.rich = &widget.RichText{Wrapping: fyne.TextWrapWord, Scroll: container.ScrollNone}
 	r.card = newToolCard(func(it *chatItem, d tool.Decision) {
@@ -558,10 +564,10 @@ func (r *messageRow) set(it *chatItem) {
 	showIf(r.bg, it.kind == itemUser)
 	showIf(r.header, it.kind == itemUser || it.kind == itemAssistant)
 	showIf(r.card, it.kind == itemTool)
-	hasReason := it.kind == itemAssistant && it.reasoning != ""
+	hasReason := (it.kind == itemAssistant || it.kind == itemRebuild) && it.reasoning != ""
 	showIf(r.reason, hasReason)
 	showIf(r.rtext, hasReason && it.reasonOn)
-	plain := it.kind == itemUser || it.kind == itemNotice || (it.kind == itemAssistant && it.streaming && it.text != "")
+	plain := it.kind == itemUser || it.kind == itemNotice || it.kind == itemRebuild || (it.kind == itemAssistant && it.streaming && it.text != "")
 	rich := it.kind == itemAssistant && !it.streaming && len(it.md) > 0
 	showIf(r.plain, plain)
 	showIf(r.rich, rich)
@@ -583,11 +589,19 @@ func (r *messageRow) set(it *chatItem) {
 			arrow = "▾"
 			r.rtext.SetText(clipForDisplay(it.reasoning))
 		}
-		r.reason.SetText(arrow + " Reasoning (" + thousands(len([]rune(it.reasoning))) + " chars)")
+		name := "Reasoning"
+		if it.detailName != "" {
+			name = it.detailName
+		}
+		r.reason.SetText(arrow + " " + name + " (" + thousands(len([]rune(it.reasoning))) + " chars)")
 	}
 	if plain {
 		style := fyne.TextStyle{}
 		imp := widget.MediumImportance
+		if it.kind == itemRebuild {
+			style.Bold = true
+			imp = widget.HighImportance
+		}
 		if it.kind == itemNotice {
 			style.Italic = true
 			imp = widget.LowImportance

@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/config"
@@ -24,6 +25,22 @@ type FooterState struct {
 	CostKnown    bool // false: no price for some request, shown as "n/a"
 	LastDuration time.Duration
 	Run          string // "idle", "running step 7/50", "stopped" ...
+	WarmUp       string // the warm-up request's cost, e.g. "warm-up $0.0004"
+	// Drift is the alert of an unbooked prefix change; Alerts are the
+	// engine's alert lines (loop guard, compaction breaker). Both are shown
+	// apart from the parts, in warning styling.
+	Drift  string
+	Alerts []string
+}
+
+// AlertText joins the drift alert and the engine's alerts.
+func (s FooterState) AlertText() string {
+	var a []string
+	if s.Drift != "" {
+		a = append(a, s.Drift)
+	}
+	a = append(a, s.Alerts...)
+	return strings.Join(a, " · ")
 }
 
 // Parts returns the footer's pieces as shown at time now.
@@ -44,6 +61,9 @@ func (s FooterState) Parts(now time.Time) []string {
 	} else {
 		p = append(p, "cost n/a")
 	}
+	if s.WarmUp != "" {
+		p = append(p, s.WarmUp)
+	}
 	if s.LastDuration > 0 {
 		p = append(p, "last request "+duration(s.LastDuration))
 	}
@@ -62,6 +82,10 @@ type Footer struct {
 
 	State FooterState
 	label *widget.Label
+	alert *widget.Label
+	icon  *widget.Icon
+	close *widget.Button
+	box   *fyne.Container
 	tick  func(d time.Duration, fn func()) // schedules fn on the UI goroutine
 	timer interface{ Stop() bool }
 }
@@ -71,6 +95,10 @@ type Footer struct {
 func NewFooter(after func(time.Duration, func())) *Footer {
 	f := &Footer{label: widget.NewLabel(""), tick: after}
 	f.label.Truncation = fyne.TextTruncateEllipsis
+	f.alert = &widget.Label{Importance: widget.WarningImportance, TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}
+	f.icon = widget.NewIcon(theme.WarningIcon())
+	f.close = &widget.Button{Icon: theme.CancelIcon(), Importance: widget.LowImportance, OnTapped: f.DismissAlerts}
+	f.box = container.NewBorder(nil, nil, f.icon, f.close, f.alert)
 	f.State.Run = "idle"
 	f.ExtendBaseWidget(f)
 	f.Update()
@@ -80,6 +108,24 @@ func NewFooter(after func(time.Duration, func())) *Footer {
 // Update re-renders the footer from State.
 func (f *Footer) Update() {
 	f.label.SetText(f.State.Text(time.Now()))
+	a := f.State.AlertText()
+	f.alert.SetText(a)
+	showIf(f.box, a != "")
+}
+
+// Alert returns the alert text as shown ("" when hidden).
+func (f *Footer) Alert() string {
+	if !f.box.Visible() {
+		return ""
+	}
+	return f.alert.Text
+}
+
+// DismissAlerts hides the drift alert and the alert lines until new ones
+// arrive.
+func (f *Footer) DismissAlerts() {
+	f.State.Drift, f.State.Alerts = "", nil
+	f.Update()
 }
 
 // Text returns the footer text as shown.
@@ -155,5 +201,31 @@ func ledgerCost(rows []costRow, s config.Settings) (float64, bool) {
 
 // CreateRenderer implements fyne.Widget.
 func (f *Footer) CreateRenderer() fyne.WidgetRenderer {
-	return widget.NewSimpleRenderer(container.NewPadded(f.label))
+	// The alert takes at most half of the footer; the facts the rest.
+	row := container.New(&footerLayout{}, f.label, f.box)
+	return widget.NewSimpleRenderer(container.NewPadded(row))
+}
+
+// footerLayout puts the facts on the left and the alert, when shown, on
+// the right, giving the alert up to half the width.
+type footerLayout struct{}
+
+func (footerLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	label, alert := objs[0], objs[1]
+	aw := float32(0)
+	if alert.Visible() {
+		aw = min(alert.MinSize().Width+40, size.Width/2)
+		alert.Resize(fyne.NewSize(aw, size.Height))
+		alert.Move(fyne.NewPos(size.Width-aw, 0))
+	}
+	label.Resize(fyne.NewSize(size.Width-aw, size.Height))
+	label.Move(fyne.NewPos(0, 0))
+}
+
+func (footerLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	h := objs[0].MinSize().Height
+	if objs[1].Visible() {
+		h = max(h, objs[1].MinSize().Height)
+	}
+	return fyne.NewSize(100, h)
 }

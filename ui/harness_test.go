@@ -31,6 +31,13 @@ func (q *queue) post(fn func()) {
 	q.mu.Unlock()
 }
 
+// empty reports whether nothing is queued.
+func (q *queue) empty() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.fns) == 0
+}
+
 func (q *queue) drain() {
 	for {
 		q.mu.Lock()
@@ -64,7 +71,7 @@ func newHarness(t testing.TB, env map[string]string) *harness {
 	h.ui = New(a, w, newBridgeWith(h.q.post), Options{DataDir: h.dir, Env: func(k string) string { return env[k] }})
 	w.Resize(fyne.NewSize(1200, 800))
 	t.Cleanup(func() { h.ui.Close() })
-	h.waitFor("the session list", func() bool { return h.ui.sessions != nil && len(h.q.fns) == 0 })
+	h.waitFor("the session list", func() bool { return h.ui.sessions != nil && h.q.empty() })
 	return h
 }
 

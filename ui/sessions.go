@@ -36,8 +36,7 @@ func newSessionsView(u *UI) *sessionsView {
 		func() int { return len(v.items) },
 		func() fyne.CanvasObject {
 			t := &widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}
-			d := &widget.Label{Importance: widget.LowImportance, Truncation: fyne.TextTruncateEllipsis, SizeName: theme.SizeNameCaptionText}
-			return container.NewVBox(t, d)
+			return container.NewVBox(t, styledText("", theme.ColorNamePlaceHolder, false))
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id >= len(v.items) {
@@ -46,13 +45,17 @@ func newSessionsView(u *UI) *sessionsView {
 			s := v.items[id]
 			box := o.(*fyne.Container)
 			box.Objects[0].(*widget.Label).SetText(s.Title)
-			box.Objects[1].(*widget.Label).SetText(sessionDetail(s, time.Now()))
+			// The selected row's background is tinted: the detail uses the
+			// full foreground colour there to stay readable.
+			setStyledTextSized(box.Objects[1].(*widget.RichText), sessionDetail(s, time.Now()),
+				detailColor(s.ID == v.sel), false, theme.SizeNameCaptionText)
 		})
 	v.list.OnSelected = func(id widget.ListItemID) {
 		if id >= len(v.items) {
 			return
 		}
 		v.sel = v.items[id].ID
+		v.list.Refresh()
 		if !v.quiet {
 			u.openSession(v.sel)
 		}
@@ -73,6 +76,15 @@ func sessionDetail(s storage.Session, now time.Time) string {
 		ws = "~" + strings.TrimPrefix(ws, home)
 	}
 	return fmt.Sprintf("%s · %s · cycle %d", ws, ago(s.Updated, now), max(s.Cycle, 1))
+}
+
+// detailColor is the colour of a row's second line: muted, except on the
+// selected row, whose tinted background would swallow the muted colour.
+func detailColor(selected bool) fyne.ThemeColorName {
+	if selected {
+		return theme.ColorNameForeground
+	}
+	return theme.ColorNamePlaceHolder
 }
 
 // refresh reloads the list off the UI goroutine.
@@ -191,6 +203,7 @@ func (u *UI) createSession(workspace, title string) {
 				u.banner.ShowError("Could not create the session: " + err.Error())
 				return
 			}
+			u.warmNext = sess.ID()
 			u.refreshSessions(false)
 			u.openSession(sess.ID())
 		})

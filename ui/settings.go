@@ -34,6 +34,10 @@ type settingsForm struct {
 	miss      *widget.Entry
 	compl     *widget.Entry
 	theme     *widget.Select
+	compactM  *widget.Select
+	cycleAt   *widget.Entry
+	cyclesOff *widget.Check
+	warmUp    *widget.Check
 	testB     *widget.Button
 	result    *widget.Label
 	form      fyne.CanvasObject
@@ -59,6 +63,28 @@ func themeValue(label string) string {
 		return "dark"
 	}
 	return ""
+}
+
+var compactionChoices = []string{"Automatic", "Ask me first", "Off"}
+
+func compactionLabel(v string) string {
+	switch v {
+	case config.CompactionAsk:
+		return "Ask me first"
+	case config.CompactionOff:
+		return "Off"
+	}
+	return "Automatic"
+}
+
+func compactionValue(label string) string {
+	switch label {
+	case "Ask me first":
+		return config.CompactionAsk
+	case "Off":
+		return config.CompactionOff
+	}
+	return config.CompactionAuto
 }
 
 func priceText(v float64) string {
@@ -101,6 +127,23 @@ func (u *UI) newSettingsForm() *settingsForm {
 	f.model.OnChanged = func(string) { f.fillPrices() }
 	f.theme = widget.NewSelect(themeChoices, nil)
 	f.theme.SetSelected(themeLabel(u.settings.Theme))
+	f.compactM = widget.NewSelect(compactionChoices, nil)
+	f.compactM.SetSelected(compactionLabel(u.settings.Compaction))
+	f.cycleAt = widget.NewEntry()
+	f.cycleAt.SetPlaceHolder("75 (default)")
+	if u.settings.CycleAt > 0 {
+		f.cycleAt.SetText(strconv.FormatFloat(u.settings.CycleAt*100, 'f', -1, 64))
+	}
+	f.cyclesOff = widget.NewCheck("No cycles", func(off bool) {
+		if off {
+			f.cycleAt.Disable()
+		} else {
+			f.cycleAt.Enable()
+		}
+	})
+	f.cyclesOff.SetChecked(u.settings.CyclesOff)
+	f.warmUp = widget.NewCheck("Warm the cache when a session is created", nil)
+	f.warmUp.SetChecked(u.settings.WarmUp)
 	f.result = &widget.Label{Wrapping: fyne.TextWrapWord}
 	f.testB = &widget.Button{Text: "Test connection", Icon: theme.MediaPlayIcon(), OnTapped: f.test}
 
@@ -112,6 +155,12 @@ func (u *UI) newSettingsForm() *settingsForm {
 		&widget.FormItem{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forgetKey), HintText: "kept only in Tally's local store"},
 		&widget.FormItem{Text: "Context window", Widget: f.window, HintText: "tokens; empty uses the known size of the model"},
 		&widget.FormItem{Text: "Prices", Widget: prices, HintText: "US$ per million tokens for this model; empty shows cost as n/a"},
+		&widget.FormItem{Text: "Compaction", Widget: f.compactM,
+			HintText: "rewrites the history once: the next request misses the cache; Ask shows the preview first"},
+		&widget.FormItem{Text: "New cycle at", Widget: container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewLabel("% of the window"), f.cyclesOff), f.cycleAt),
+			HintText: "a cycle restarts from a hand-off brief: the next request misses the cache entirely"},
+		&widget.FormItem{Text: "Cache warm-up", Widget: f.warmUp,
+			HintText: "one small request per new session (the prefix at the miss price) so the first turn hits the cache"},
 		&widget.FormItem{Text: "Theme", Widget: f.theme},
 	)
 	f.form = container.NewVBox(form, container.NewBorder(nil, nil, f.testB, nil, f.result))
@@ -188,6 +237,19 @@ func (f *settingsForm) values() (config.Settings, error) {
 		s.Prices = nil
 	}
 	s.Theme = themeValue(f.theme.Selected)
+	s.Compaction = compactionValue(f.compactM.Selected)
+	if s.Compaction == config.CompactionAuto {
+		s.Compaction = "" // the default, stored as absent
+	}
+	s.CyclesOff, s.WarmUp = f.cyclesOff.Checked, f.warmUp.Checked
+	s.CycleAt = 0
+	if c := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(f.cycleAt.Text), "%")); c != "" {
+		v, err := strconv.ParseFloat(c, 64)
+		if err != nil || v < 10 || v > 100 {
+			return s, fmt.Errorf("the cycle threshold %q is not a percentage between 10 and 100; type something like 75 or leave it empty", f.cycleAt.Text)
+		}
+		s.CycleAt = v / 100
+	}
 	if s.BaseURL != "" {
 		if err := (config.Resolved{BaseURL: s.BaseURL}).Check(); err != nil {
 			return s, fmt.Errorf("the base URL %q is not an http(s) URL; use something like https://api.deepseek.com/v1", s.BaseURL)
@@ -263,7 +325,7 @@ func (u *UI) showSettings() {
 	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { dlg.Hide() }}
 	dlg = dialog.NewCustomWithoutButtons("Settings", f.form, u.win)
 	dlg.SetButtons([]fyne.CanvasObject{cancel, save})
-	dlg.Resize(fyne.NewSize(640, 520))
+	dlg.Resize(fyne.NewSize(700, 680))
 	dlg.Show()
 }
 

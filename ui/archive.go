@@ -1,0 +1,249 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/cycle"
+)
+
+// CycleLine describes an archived cycle in the list: its number, dates,
+// size and the start of its hand-off brief.
+func CycleLine(a cycle.Archive) string {
+	when := a.Started.Local().Format("2 Jan 15:04")
+	if !a.Ended.IsZero() {
+		end := a.Ended.Local().Format("15:04")
+		if a.Ended.YearDay() != a.Started.YearDay() || a.Ended.Year() != a.Started.Year() {
+			end = a.Ended.Local().Format("2 Jan 15:04")
+		}
+		when += " – " + end
+	}
+	s := fmt.Sprintf("Cycle %d · %s · %s tokens · %d messages", a.Cycle, when, tokensShort(a.Tokens), len(a.Messages))
+	if b := firstLine(a.Brief, 90); b != "" {
+		s += "\n" + b
+	}
+	return s
+}
+
+// archiveBrowser shows the closed cycles of a session, read-only: their
+// briefs and messages, searchable with cycle.Search. Nothing shown here is
+// sent to the model; only the recall_archive tool can bring it back.
+type archiveBrowser struct {
+	archives []cycle.Archive
+	sel      int // index into archives, -1 none
+	query    string
+	hits     map[int]bool // message indexes of the selected cycle that match
+	perCycle map[int]int  // hits per cycle number
+	total    int
+
+	search  *widget.Entry
+	status  *widget.Label
+	cycles  *widget.List
+	brief   *widget.Label
+	msgs    *widget.List
+	content fyne.CanvasObject
+}
+
+func newArchiveBrowser(archives []cycle.Archive) *archiveBrowser {
+	b := &archiveBrowser{archives: archives, sel: -1}
+	b.search = widget.NewEntry()
+	b.search.SetPlaceHolder("Search every archived message (all words must match)")
+	b.search.OnChanged = b.setQuery
+	b.status = &widget.Label{Importance: widget.MediumImportance}
+	b.brief = &widget.Label{Wrapping: fyne.TextWrapWord}
+	b.cycles = widget.NewList(
+		func() int { return len(b.archives) },
+		func() fyne.CanvasObject {
+			return &widget.Label{Wrapping: fyne.TextWrapOff, Truncation: fyne.TextTruncateEllipsis}
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= len(b.archives) {
+				return
+			}
+			a := b.archives[id]
+			s := CycleLine(a)
+			if n := b.perCycle[a.Cycle]; b.query != "" {
+				s = fmt.Sprintf("%d hits · %s", n, s)
+			}
+			o.(*widget.Label).SetText(s)
+		})
+	b.cycles.OnSelected = func(id widget.ListItemID) { b.open(id) }
+	b.msgs = widget.NewList(
+		func() int {
+			if b.sel < 0 {
+				return 0
+			}
+			return len(b.archives[b.sel].Messages)
+		},
+		func() fyne.CanvasObject { return styledText("", theme.ColorNameForeground, false) },
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if b.sel < 0 || id >= len(b.archives[b.sel].Messages) {
+				return
+			}
+			m := b.archives[b.sel].Messages[id]
+			text := fmt.Sprintf("%s  %s", cycle.Handle(b.archives[b.sel].Cycle, id), messageLine(m))
+			color := theme.ColorNameForeground
+			if b.hits[id] {
+				text, color = "● "+text, theme.ColorNamePrimary
+			}
+			setStyledText(o.(*widget.RichText), text, color, b.hits[id])
+		})
+	b.msgs.OnSelected = func(id widget.ListItemID) { b.msgs.Unselect(id) }
+	b.updateStatus()
+	right := container.NewVSplit(
+		container.NewBorder(boldLabel("Hand-off brief"), nil, nil, nil, container.NewVScroll(b.brief)),
+		container.NewBorder(boldLabel("Messages (read-only)"), nil, nil, nil, b.msgs))
+	right.Offset = 0.35
+	split := container.NewHSplit(b.cycles, right)
+	split.Offset = 0.4
+	b.content = container.NewBorder(container.NewVBox(b.search, b.status), nil, nil, nil, split)
+	if len(archives) > 0 {
+		b.cycles.Select(len(archives) - 1)
+	}
+	return b
+}
+
+// setQuery runs a search and marks the hits.
+func (b *archiveBrowser) setQuery(q string) {
+	b.query = strings.TrimSpace(q)
+	b.perCycle = map[int]int{}
+	b.total = 0
+	if b.query != "" {
+		res := cycle.Search(b.archives, b.query, 1, cycle.MaxPageSize)
+		b.total = res.Total
+		// Count every hit per cycle; Search pages, so walk all pages.
+		for page := 1; ; page++ {
+			if page > 1 {
+				res = cycle.Search(b.archives, b.query, page, cycle.MaxPageSize)
+			}
+			for _, h := range res.Hits {
+				b.perCycle[h.Cycle]++
+			}
+			if page >= res.Pages() {
+				break
+			}
+		}
+	}
+	b.markHits()
+	b.cycles.Refresh()
+	b.updateStatus()
+	// Jump to the newest cycle with hits when the open one has none.
+	if b.query != "" && (b.sel < 0 || b.perCycle[b.archives[b.sel].Cycle] == 0) {
+		for i := len(b.archives) - 1; i >= 0; i-- {
+			if b.perCycle[b.archives[i].Cycle] > 0 {
+				b.cycles.Select(i)
+				break
+			}
+		}
+	}
+}
+
+// markHits recomputes the hits of the selected cycle and scrolls to the
+// first one.
+func (b *archiveBrowser) markHits() {
+	b.hits = map[int]bool{}
+	if b.sel < 0 || b.query == "" {
+		b.msgs.Refresh()
+		return
+	}
+	a := b.archives[b.sel]
+	only := []cycle.Archive{a}
+	first := -1
+	for page := 1; ; page++ {
+		res := cycle.Search(only, b.query, page, cycle.MaxPageSize)
+		for _, h := range res.Hits {
+			b.hits[h.Index] = true
+			if first < 0 || h.Index < first {
+				first = h.Index
+			}
+		}
+		if page >= res.Pages() {
+			break
+		}
+	}
+	b.msgs.Refresh()
+	if first >= 0 {
+		b.msgs.ScrollTo(first)
+	}
+}
+
+// open shows cycle i's brief and messages.
+func (b *archiveBrowser) open(i int) {
+	if i < 0 || i >= len(b.archives) {
+		return
+	}
+	b.sel = i
+	a := b.archives[i]
+	brief := strings.TrimSpace(a.Brief)
+	if brief == "" {
+		brief = "This cycle has no hand-off brief."
+	}
+	b.brief.SetText(brief)
+	b.markHits()
+	b.msgs.Refresh()
+	b.updateStatus()
+}
+
+// Hits returns the highlighted message indexes of the open cycle.
+func (b *archiveBrowser) Hits() []int {
+	var out []int
+	if b.sel < 0 {
+		return out
+	}
+	for i := range b.archives[b.sel].Messages {
+		if b.hits[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (b *archiveBrowser) updateStatus() {
+	switch {
+	case len(b.archives) == 0:
+		b.status.SetText("No cycles are archived yet: a session archives its messages when it starts a new cycle.")
+	case b.query == "":
+		b.status.SetText(fmt.Sprintf("%d archived cycles. They are shown here only; the model sees them only through recall_archive.", len(b.archives)))
+	default:
+		cycles := 0
+		for _, n := range b.perCycle {
+			if n > 0 {
+				cycles++
+			}
+		}
+		b.status.SetText(fmt.Sprintf("%d matching messages in %d cycles", b.total, cycles))
+	}
+}
+
+// showArchive loads the session's archives off the UI goroutine and opens
+// the browser.
+func (u *UI) showArchive() {
+	live := u.live
+	if live == nil || live.ops == nil {
+		return
+	}
+	ops := live.ops
+	go func() {
+		archives, err := ops.Archives()
+		u.bridge.Do(func() {
+			if u.live != live {
+				return
+			}
+			if err != nil {
+				u.banner.ShowError("Could not read the archive: " + err.Error())
+				return
+			}
+			b := newArchiveBrowser(archives)
+			u.archive = b
+			d := dialog.NewCustom("Archive", "Close", b.content, u.win)
+			d.Resize(fyne.NewSize(940, 620))
+			d.Show()
+		})
+	}()
+}

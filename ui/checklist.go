@@ -1,0 +1,211 @@
+package ui
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/todo"
+)
+
+// ChecklistSummary is the collapsed form of a checklist: "3/7 · current
+// item" (done / all, then the item in progress, if any).
+func ChecklistSummary(items []todo.Item) string {
+	if len(items) == 0 {
+		return "no checklist yet"
+	}
+	done, cur := 0, ""
+	for _, it := range items {
+		switch it.Status {
+		case todo.Completed:
+			done++
+		case todo.InProgress:
+			cur = it.Content
+		}
+	}
+	s := fmt.Sprintf("%d/%d", done, len(items))
+	if cur != "" {
+		s += " · " + firstLine(cur, 80)
+	}
+	return s
+}
+
+// activeIndex returns the index of the item in progress, or of the first
+// pending one when none is, or -1.
+func activeIndex(items []todo.Item) int {
+	pending := -1
+	for i, it := range items {
+		if it.Status == todo.InProgress {
+			return i
+		}
+		if pending < 0 && it.Status == todo.Pending {
+			pending = i
+		}
+	}
+	return pending
+}
+
+// Checklist is the session's task list as the agent keeps it: the item in
+// progress highlighted, pending ones dimmed, completed ones ticked. Its
+// header toggles between the full list and the one-line summary.
+type Checklist struct {
+	widget.BaseWidget
+
+	items     []todo.Item
+	collapsed bool
+	header    *widget.Button
+	list      *widget.List
+	empty     *widget.Label
+}
+
+// NewChecklist returns an empty, expanded checklist.
+func NewChecklist() *Checklist {
+	c := &Checklist{}
+	c.header = &widget.Button{Alignment: widget.ButtonAlignLeading, Importance: widget.LowImportance, OnTapped: c.Toggle}
+	c.empty = &widget.Label{Text: "The agent has not made a checklist yet.", TextStyle: fyne.TextStyle{Italic: true}, Wrapping: fyne.TextWrapWord}
+	c.list = widget.NewList(
+		func() int { return len(c.items) },
+		func() fyne.CanvasObject { return newChecklistRow() },
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id < len(c.items) {
+				o.(*checklistRow).set(c.items[id])
+			}
+		})
+	c.list.OnSelected = func(id widget.ListItemID) { c.list.Unselect(id) }
+	c.ExtendBaseWidget(c)
+	c.update(false)
+	return c
+}
+
+// SetItems shows items (the whole list) and scrolls to the active one.
+func (c *Checklist) SetItems(items []todo.Item) {
+	c.items = append([]todo.Item(nil), items...)
+	c.update(true)
+}
+
+// Items returns the items shown.
+func (c *Checklist) Items() []todo.Item { return append([]todo.Item(nil), c.items...) }
+
+// Summary returns the collapsed text.
+func (c *Checklist) Summary() string { return ChecklistSummary(c.items) }
+
+// Collapsed reports whether only the summary is shown.
+func (c *Checklist) Collapsed() bool { return c.collapsed }
+
+// Toggle switches between the list and the summary.
+func (c *Checklist) Toggle() {
+	c.collapsed = !c.collapsed
+	c.update(true)
+}
+
+// HeaderText returns the header as shown.
+func (c *Checklist) HeaderText() string { return c.header.Text }
+
+func (c *Checklist) update(scroll bool) {
+	arrow := "▾"
+	if c.collapsed {
+		arrow = "▸"
+	}
+	c.header.SetText(arrow + " Checklist  " + c.Summary())
+	showIf(c.list, !c.collapsed && len(c.items) > 0)
+	showIf(c.empty, !c.collapsed && len(c.items) == 0)
+	c.list.Refresh()
+	if i := activeIndex(c.items); scroll && i >= 0 && !c.collapsed {
+		c.list.ScrollTo(i)
+	}
+	c.Refresh()
+}
+
+// MinSize keeps the list a few rows tall when expanded.
+func (c *Checklist) MinSize() fyne.Size {
+	m := c.BaseWidget.MinSize()
+	if !c.collapsed && len(c.items) > 0 {
+		m.Height = max(m.Height, c.header.MinSize().Height+3*c.list.MinSize().Height)
+	}
+	return m
+}
+
+// CreateRenderer implements fyne.Widget.
+func (c *Checklist) CreateRenderer() fyne.WidgetRenderer {
+	body := container.NewStack(c.list, container.NewVBox(c.empty))
+	return widget.NewSimpleRenderer(container.NewBorder(c.header, nil, nil, nil, body))
+}
+
+// checklistRow is one item: a status icon and the text, styled by status.
+type checklistRow struct {
+	widget.BaseWidget
+
+	item  todo.Item
+	bg    *canvas.Rectangle
+	icon  *widget.Icon
+	label *widget.RichText
+}
+
+func newChecklistRow() *checklistRow {
+	r := &checklistRow{bg: canvas.NewRectangle(theme.Color(theme.ColorNameSelection)),
+		icon:  widget.NewIcon(theme.CheckButtonIcon()),
+		label: styledText("", theme.ColorNameForeground, false)}
+	r.bg.CornerRadius = theme.Size(theme.SizeNameInputRadius)
+	r.ExtendBaseWidget(r)
+	return r
+}
+
+// checklistStyle is how an item of a status is drawn.
+type checklistStyle struct {
+	Icon      fyne.Resource
+	Color     fyne.ThemeColorName
+	Bold      bool
+	Highlight bool
+}
+
+func styleFor(s todo.Status) checklistStyle {
+	switch s {
+	case todo.Completed:
+		return checklistStyle{Icon: theme.CheckButtonCheckedIcon(), Color: theme.ColorNameForeground}
+	case todo.InProgress:
+		return checklistStyle{Icon: theme.MediaPlayIcon(), Color: theme.ColorNamePrimary, Bold: true, Highlight: true}
+	default:
+		return checklistStyle{Icon: theme.CheckButtonIcon(), Color: theme.ColorNamePlaceHolder}
+	}
+}
+
+func (r *checklistRow) set(it todo.Item) {
+	r.item = it
+	st := styleFor(it.Status)
+	r.icon.SetResource(st.Icon)
+	setStyledText(r.label, it.Content, st.Color, st.Bold)
+	r.bg.FillColor = theme.Color(theme.ColorNameSelection)
+	showIf(r.bg, st.Highlight)
+	r.bg.Refresh()
+}
+
+// CreateRenderer implements fyne.Widget.
+func (r *checklistRow) CreateRenderer() fyne.WidgetRenderer {
+	row := container.NewBorder(nil, nil, r.icon, nil, r.label)
+	return widget.NewSimpleRenderer(container.NewStack(r.bg, row))
+}
+
+// styledText is a one-line, truncated text in a theme colour. Unlike a
+// low-importance Label (drawn in the nearly invisible disabled colour), it
+// stays readable on any background, selected rows included.
+func styledText(text string, c fyne.ThemeColorName, bold bool) *widget.RichText {
+	t := &widget.RichText{Truncation: fyne.TextTruncateEllipsis, Scroll: container.ScrollNone}
+	setStyledText(t, text, c, bold)
+	return t
+}
+
+// setStyledText replaces the text and colour of a styledText.
+func setStyledText(t *widget.RichText, text string, c fyne.ThemeColorName, bold bool) {
+	setStyledTextSized(t, text, c, bold, theme.SizeNameText)
+}
+
+// setStyledTextSized is setStyledText with a text size.
+func setStyledTextSized(t *widget.RichText, text string, c fyne.ThemeColorName, bold bool, size fyne.ThemeSizeName) {
+	t.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: text, Style: widget.RichTextStyle{
+		ColorName: c, TextStyle: fyne.TextStyle{Bold: bold}, SizeName: size, Inline: true}}}
+	t.Refresh()
+}

@@ -1,0 +1,493 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/tokens"
+	"github.com/tally-dev/tally/engine/transcript"
+)
+
+// LayerLine describes one layer of a compaction plan in a line: its name,
+// whether it ran, was skipped (and why) or is a forecast, the messages it
+// touches and the tokens before and after.
+func LayerLine(l compact.LayerReport) string {
+	state := "ran"
+	switch {
+	case l.Skipped != "":
+		state = "skipped: " + l.Skipped
+	case l.Estimated:
+		state = "forecast (needs the model or is a last resort)"
+	case !l.Ran:
+		state = "did not run"
+	}
+	n := len(l.Changes)
+	msgs := fmt.Sprintf("%d messages", n)
+	if n == 1 {
+		msgs = "1 message"
+	}
+	return fmt.Sprintf("%s — %s · %s touched · %s → %s tokens", l.Name, state, msgs,
+		thousands(l.TokensBefore), thousands(l.TokensAfter))
+}
+
+// CacheCostText explains what applying a plan costs in cache terms: the
+// prefix tokens the next request re-sends at the miss price, what each
+// later request saves and after how many requests it pays off. Without a
+// price it says so and counts in tokens.
+func CacheCostText(c compact.CacheCost, p ledger.Price, priced bool) string {
+	var b strings.Builder
+	switch {
+	case c.InvalidatedTokens == 0:
+		b.WriteString("The request prefix does not change: the cache keeps hitting.")
+	case c.SystemChanges:
+		fmt.Fprintf(&b, "The system prompt changes, so the next request misses the cache on all %s tokens", thousands(c.InvalidatedTokens))
+	default:
+		fmt.Fprintf(&b, "The next request misses the cache from message #%d on: %s tokens", c.FirstChanged, thousands(c.InvalidatedTokens))
+	}
+	oneTime, perReq := c.Dollars(p.CacheHit, p.CacheMiss)
+	if c.InvalidatedTokens > 0 {
+		if priced {
+			fmt.Fprintf(&b, " (%s once).", dollars(oneTime))
+		} else {
+			b.WriteString(" (no price for this model: cost n/a).")
+		}
+	}
+	if c.SavedPerRequest > 0 {
+		fmt.Fprintf(&b, "\nEvery later request sends %s fewer tokens", thousands(c.SavedPerRequest))
+		if priced {
+			fmt.Fprintf(&b, " (saves %s each).", dollars(perReq))
+		} else {
+			b.WriteString(".")
+		}
+	}
+	switch {
+	case c.BreakEven < 0:
+		b.WriteString("\nIt never pays off in cache terms: nothing is saved.")
+	case c.BreakEven > 0:
+		fmt.Fprintf(&b, "\nBreaks even after %.1f later requests", c.BreakEven)
+		if !priced {
+			fmt.Fprintf(&b, " (assuming a miss costs %.0f× a hit)", c.MissHitRatio)
+		}
+		b.WriteString(".")
+	}
+	return b.String()
+}
+
+// previewRow is one message in the before / after lists of the preview.
+type previewRow struct {
+	Text   string
+	Pinned bool
+	Change string // what the plan does to it: "cleared", "summarise", …
+	Added  bool   // a summary or memory row that only exists after
+}
+
+// compactionRows builds the before and after transcripts of a plan. before
+// is the log as it is; when nil (the engine asked mid-turn) the plan's own
+// messages stand in for it, with their original token counts.
+func compactionRows(plan compact.Plan, before []transcript.Message) (bef, aft []previewRow) {
+	pins := map[int][]string{}
+	for _, p := range plan.Pins {
+		pins[p.Index] = append(pins[p.Index], p.Reason)
+	}
+	change := map[int]compact.Change{}
+	for _, l := range plan.Layers {
+		for _, c := range l.Changes {
+			if c.Action == compact.ActionIntake {
+				continue
+			}
+			change[c.Index] = c // later layers override earlier ones
+		}
+	}
+	gone := map[int]bool{}
+	for _, i := range plan.Summarize {
+		gone[i] = true
+	}
+	for i, c := range change {
+		if c.Action == compact.ActionDrop {
+			gone[i] = true
+		}
+	}
+	n := len(plan.Messages)
+	if before != nil {
+		n = len(before)
+	}
+	for i := 0; i < n; i++ {
+		var m transcript.Message
+		toks := 0
+		if before != nil {
+			m = before[i]
+			toks = tokens.Count(m.Text()) + tokens.Count(m.Reasoning)
+		} else {
+			m = plan.Messages[i]
+			if i < len(plan.Tokens) {
+				toks = plan.Tokens[i]
+			}
+		}
+		if c, ok := change[i]; ok && c.TokensBefore > 0 {
+			toks = c.TokensBefore
+		}
+		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, messageLine(m), tokensShort(toks)), Change: change[i].Action}
+		if r, ok := pins[i]; ok {
+			row.Pinned = true
+			row.Text = fmt.Sprintf("#%d  pinned: %s · %s  (%s)", i, strings.Join(r, ", "), messageLine(m), tokensShort(toks))
+		}
+		bef = append(bef, row)
+	}
+	if len(plan.Summarize) > 0 {
+		what := fmt.Sprintf("Summary of %d messages, written by the model (≈%s tokens)", len(plan.Summarize), thousands(compact.SummaryTokens))
+		if plan.SummarySource == compact.LayerMemory {
+			what = fmt.Sprintf("MEMORY.md stands in for %d messages", len(plan.Summarize))
+		}
+		aft = append(aft, previewRow{Text: what, Added: true})
+	}
+	for i := 0; i < len(plan.Messages); i++ {
+		if gone[i] {
+			continue
+		}
+		m := plan.Messages[i]
+		toks := 0
+		if i < len(plan.Tokens) {
+			toks = plan.Tokens[i]
+		}
+		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, messageLine(m), tokensShort(toks)), Change: change[i].Action}
+		if _, ok := pins[i]; ok {
+			row.Pinned = true
+			row.Text = fmt.Sprintf("#%d  pinned · %s  (%s)", i, messageLine(m), tokensShort(toks))
+		}
+		aft = append(aft, row)
+	}
+	return bef, aft
+}
+
+// messageLine names a message in a line: its role and first words.
+func messageLine(m transcript.Message) string {
+	switch {
+	case m.Role == transcript.Tool:
+		return "result of " + orName(m.ToolName) + ": " + firstLine(m.Text(), 70)
+	case m.Role == transcript.Assistant && len(m.ToolCalls) > 0:
+		names := make([]string, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			names[i] = c.Name
+		}
+		s := "assistant calls " + strings.Join(names, ", ")
+		if t := firstLine(m.Text(), 50); t != "" {
+			s += ": " + t
+		}
+		return s
+	case m.Role == transcript.User && m.Kind != transcript.KindChat:
+		return string(m.Kind) + ": " + firstLine(m.Body(), 70)
+	case m.Role == transcript.User:
+		return "you: " + firstLine(m.Body(), 70)
+	}
+	return string(m.Role) + ": " + firstLine(m.Text(), 70)
+}
+
+func orName(s string) string {
+	if s == "" {
+		return "a tool"
+	}
+	return s
+}
+
+// compactionPreview is the content of the preview dialog.
+type compactionPreview struct {
+	plan     compact.Plan
+	head     *widget.Label
+	layers   *fyne.Container
+	pins     *widget.Label
+	cost     *widget.Label
+	before   []previewRow
+	after    []previewRow
+	beforeL  *widget.List
+	afterL   *widget.List
+	tabs     *container.AppTabs
+	apply    *widget.Button
+	cancel   *widget.Button
+	answered bool
+}
+
+func newCompactionPreview(plan compact.Plan, before []transcript.Message, price ledger.Price, priced bool) *compactionPreview {
+	v := &compactionPreview{plan: plan}
+	head := fmt.Sprintf("%s → %s tokens", thousands(plan.TokensBefore), thousands(plan.TokensAfter))
+	if plan.Threshold > 0 {
+		head += fmt.Sprintf(" (auto-compaction at %s)", thousands(plan.Threshold))
+	}
+	if plan.NeedsSummary {
+		head += fmt.Sprintf("\nApplying asks the model to summarise %d messages; the figures after it are estimates.", len(plan.Summarize))
+	}
+	v.head = &widget.Label{Text: head, TextStyle: fyne.TextStyle{Bold: true}, Wrapping: fyne.TextWrapWord}
+	v.layers = container.NewVBox()
+	for i, l := range plan.Layers {
+		color := theme.ColorNameForeground
+		if l.Skipped != "" {
+			color = theme.ColorNamePlaceHolder
+		}
+		t := &widget.RichText{Wrapping: fyne.TextWrapWord, Scroll: container.ScrollNone}
+		setStyledText(t, fmt.Sprintf("%d. %s", i+1, LayerLine(l)), color, l.Ran && len(l.Changes) > 0)
+		v.layers.Add(t)
+	}
+	var pins []string
+	byIndex := map[int][]string{}
+	for _, p := range plan.Pins {
+		byIndex[p.Index] = append(byIndex[p.Index], p.Reason)
+	}
+	idx := make([]int, 0, len(byIndex))
+	for i := range byIndex {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	for _, i := range idx {
+		line := fmt.Sprintf("#%d", i)
+		if i < len(plan.Messages) {
+			line += "  " + messageLine(plan.Messages[i])
+		}
+		pins = append(pins, line+"\n      kept because: "+strings.Join(byIndex[i], ", "))
+	}
+	if len(pins) == 0 {
+		pins = []string{"Nothing is pinned."}
+	}
+	v.pins = &widget.Label{Text: strings.Join(pins, "\n"), Wrapping: fyne.TextWrapWord}
+	v.cost = &widget.Label{Text: CacheCostText(plan.Cache, price, priced), Wrapping: fyne.TextWrapWord}
+	v.before, v.after = compactionRows(plan, before)
+	v.beforeL = previewList(&v.before)
+	v.afterL = previewList(&v.after)
+	split := container.NewHSplit(
+		container.NewBorder(boldLabel(fmt.Sprintf("Before — %d messages", len(v.before))), nil, nil, nil, v.beforeL),
+		container.NewBorder(boldLabel(fmt.Sprintf("After — %d rows", len(v.after))), nil, nil, nil, v.afterL))
+	v.tabs = container.NewAppTabs(
+		container.NewTabItem("Layers", container.NewVScroll(v.layers)),
+		container.NewTabItem("Before / after", split),
+		container.NewTabItem(fmt.Sprintf("Pinned (%d)", len(idx)), container.NewVScroll(v.pins)),
+	)
+	return v
+}
+
+func boldLabel(s string) *widget.Label {
+	return &widget.Label{Text: s, TextStyle: fyne.TextStyle{Bold: true}}
+}
+
+// previewList shows preview rows: pinned ones bold, changed ones muted
+// with the change named.
+func previewList(rows *[]previewRow) *widget.List {
+	l := widget.NewList(
+		func() int { return len(*rows) },
+		func() fyne.CanvasObject { return styledText("", theme.ColorNameForeground, false) },
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= len(*rows) {
+				return
+			}
+			r := (*rows)[id]
+			text, color := r.Text, theme.ColorNameForeground
+			switch {
+			case r.Added:
+				color = theme.ColorNameSuccess
+			case r.Pinned:
+				color = theme.ColorNamePrimary
+			case r.Change != "":
+				text, color = r.Change+" · "+text, theme.ColorNamePlaceHolder
+			}
+			setStyledText(o.(*widget.RichText), text, color, r.Pinned || r.Added)
+		})
+	l.OnSelected = func(id widget.ListItemID) { l.Unselect(id) }
+	return l
+}
+
+// content lays the preview out.
+func (v *compactionPreview) content() fyne.CanvasObject {
+	costBox := container.NewVBox(widget.NewSeparator(), boldLabel("Cache cost of applying"), v.cost)
+	return container.NewBorder(v.head, costBox, nil, nil, v.tabs)
+}
+
+// showCompactionDialog opens the preview; answer gets true for Apply and
+// false for Cancel (or the dialog being closed). It returns a function
+// that closes the dialog without answering (the engine gave up asking).
+func (u *UI) showCompactionDialog(plan compact.Plan, before []transcript.Message, answer func(bool)) (*compactionPreview, func()) {
+	price, priced := u.price()
+	v := newCompactionPreview(plan, before, price, priced)
+	var dlg *dialog.CustomDialog
+	done := func(ok bool) {
+		if v.answered {
+			return
+		}
+		v.answered = true
+		dlg.Hide()
+		answer(ok)
+	}
+	v.apply = &widget.Button{Text: "Apply", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, OnTapped: func() { done(true) }}
+	v.cancel = &widget.Button{Text: "Cancel", Icon: theme.CancelIcon(), OnTapped: func() { done(false) }}
+	dlg = dialog.NewCustomWithoutButtons("Compaction preview", v.content(), u.win)
+	dlg.SetButtons([]fyne.CanvasObject{v.cancel, v.apply})
+	dlg.SetOnClosed(func() { done(false) })
+	dlg.Resize(fyne.NewSize(860, 620))
+	dlg.Show()
+	u.compactDlg = v
+	return v, func() {
+		v.answered = true
+		dlg.Hide()
+	}
+}
+
+// price returns the open session's model price.
+func (u *UI) price() (ledger.Price, bool) {
+	model := ""
+	if u.live != nil {
+		model = u.live.model
+	}
+	return u.settings.PriceFor(model)
+}
+
+// startCompaction previews a manual compaction off the UI goroutine and
+// opens the dialog; Apply runs it.
+func (u *UI) startCompaction() {
+	live := u.live
+	if live == nil || live.ops == nil || live.running {
+		return
+	}
+	ops := live.ops
+	u.setBusyButtons(true)
+	go func() {
+		plan, err := ops.PreviewCompaction()
+		var msgs []transcript.Message
+		if err == nil {
+			msgs = ops.Messages()
+		}
+		u.bridge.Do(func() {
+			if u.live != live {
+				return
+			}
+			u.setBusyButtons(live.running)
+			switch {
+			case errors.Is(err, agent.ErrNothingToCompact):
+				u.banner.ShowInfo("There is nothing to compact yet: the history has no messages that can be cleared or summarised.")
+			case err != nil:
+				u.banner.ShowError("Could not preview the compaction: " + err.Error())
+			default:
+				u.showCompactionDialog(plan, msgs, func(ok bool) {
+					if ok {
+						u.applyCompaction(live)
+					}
+				})
+			}
+		})
+	}()
+}
+
+// applyCompaction runs the compaction off the UI goroutine. Stop cancels
+// it (a summary request may take a while); the chat row comes from the
+// engine's rebuild event.
+func (u *UI) applyCompaction(live *liveSession) {
+	if u.live != live || live.running {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	live.running, live.cancel, live.stopped = true, cancel, false
+	u.sendB.Disable()
+	u.stopB.Enable()
+	u.setBusyButtons(true)
+	u.footer.State.Run = "compacting…"
+	u.footer.Update()
+	ops := live.ops
+	go func() {
+		res, err := ops.Compact(ctx)
+		level, exact := ops.ContextTokens()
+		u.bridge.Do(func() { u.compactionDone(live, res, err, level, exact) })
+	}()
+}
+
+func (u *UI) compactionDone(live *liveSession, res agent.CompactionResult, err error, level int, exact bool) {
+	live.running, live.cancel = false, nil
+	if u.live != live {
+		return
+	}
+	u.setBusyButtons(false)
+	switch {
+	case errors.Is(err, context.Canceled):
+		u.footer.State.Run = "stopped"
+		u.chat.notice("Compaction stopped; the history is unchanged.", false)
+	case errors.Is(err, agent.ErrNothingToCompact):
+		u.footer.State.Run = "idle"
+		u.banner.ShowInfo("There was nothing to compact; the history is unchanged.")
+	case errors.Is(err, agent.ErrBusy):
+		u.footer.State.Run = "idle"
+		u.banner.ShowInfo("The session is busy with a turn; compact when it has finished.")
+	case err != nil:
+		u.footer.State.Run = "failed"
+		u.banner.ShowError("The compaction failed: " + err.Error())
+	default:
+		u.footer.State.Run = "idle"
+		u.compactions++
+	}
+	u.gauge.SetLevel(level, live.window, exact)
+	u.setIdleButtons()
+	u.footer.Update()
+}
+
+// showRebuild adds the chat row of a log rewrite: "compacted: 84.2k →
+// 21.0k tokens" with the summary expandable, or the start of a new cycle
+// with its hand-off brief.
+func (u *UI) showRebuild(info agent.RebuildInfo) {
+	kind := rebuildKind(info.Reason)
+	text := fmt.Sprintf("compacted: %s → %s tokens", tokensShort(info.TokensBefore), tokensShort(info.TokensAfter))
+	detail := "Summary"
+	switch kind {
+	case "purge":
+		text = fmt.Sprintf("purged: %s → %s tokens", tokensShort(info.TokensBefore), tokensShort(info.TokensAfter))
+	case "cycle":
+		text = fmt.Sprintf("new cycle %d: %s → %s tokens; the earlier messages are in the Archive", info.Cycle,
+			tokensShort(info.TokensBefore), tokensShort(info.TokensAfter))
+		detail = "Hand-off brief"
+	}
+	if r := strings.TrimSpace(info.Reason); r != "" && r != kind && !strings.Contains(r, kind) {
+		text += " (" + r + ")"
+	}
+	u.chat.appendItems(&chatItem{kind: itemRebuild, text: text, reasoning: strings.TrimSpace(info.Summary), detailName: detail})
+}
+
+// compactionAsker implements agent.Asker for "ask" mode: the engine's
+// request opens the same preview dialog, and the engine goroutine waits
+// until the user answers or the turn is stopped.
+type compactionAsker struct {
+	bridge *Bridge
+	// show opens the dialog on the UI goroutine and returns a function
+	// that closes it unanswered.
+	show func(plan compact.Plan, answer func(bool)) func()
+}
+
+// AskCompaction implements agent.Asker.
+func (a *compactionAsker) AskCompaction(ctx context.Context, plan compact.Plan) (bool, error) {
+	ch := make(chan bool, 1)
+	var closeFn func()
+	a.bridge.Do(func() {
+		closeFn = a.show(plan, func(ok bool) {
+			select {
+			case ch <- ok:
+			default:
+			}
+		})
+	})
+	select {
+	case ok := <-ch:
+		return ok, nil
+	case <-ctx.Done():
+		a.bridge.Do(func() {
+			if closeFn != nil {
+				closeFn()
+			}
+		})
+		return false, ctx.Err()
+	}
+}
+
+var _ agent.Asker = (*compactionAsker)(nil)

@@ -1,0 +1,126 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/purge"
+)
+
+// purgeView is the purge preview: the model's proposed changes and what
+// was refused, with Apply and Cancel.
+type purgeView struct {
+	plan   agent.PurgePreview
+	text   *widget.Label
+	apply  *widget.Button
+	cancel *widget.Button
+	dlg    *dialog.CustomDialog
+}
+
+// startPurge asks the model (off the UI goroutine) which messages can go,
+// then shows the plan. Stop cancels the question.
+func (u *UI) startPurge() {
+	live := u.live
+	if live == nil || live.ops == nil || live.running {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	live.running, live.cancel, live.stopped = true, cancel, false
+	u.sendB.Disable()
+	u.stopB.Enable()
+	u.setBusyButtons(true)
+	u.footer.State.Run = "asking the model what to purge…"
+	u.footer.Update()
+	ops := live.ops
+	go func() {
+		plan, err := ops.PreviewPurge(ctx)
+		u.bridge.Do(func() {
+			live.running, live.cancel = false, nil
+			if u.live != live {
+				return
+			}
+			u.setBusyButtons(false)
+			u.setIdleButtons()
+			u.footer.State.Run = "idle"
+			u.footer.Update()
+			switch {
+			case errors.Is(err, context.Canceled):
+				u.footer.State.Run = "stopped"
+				u.footer.Update()
+			case errors.Is(err, agent.ErrBusy):
+				u.banner.ShowInfo("The session is busy with a turn; purge when it has finished.")
+			case errors.Is(err, purge.ErrNothing):
+				u.banner.ShowInfo("The model proposed nothing to purge; the history is unchanged.")
+			case err != nil:
+				u.banner.ShowError("Could not prepare the purge: " + err.Error())
+			default:
+				u.showPurgeDialog(live, plan)
+			}
+		})
+	}()
+}
+
+// showPurgeDialog shows the plan with Apply / Cancel.
+func (u *UI) showPurgeDialog(live *liveSession, plan agent.PurgePreview) *purgeView {
+	v := &purgeView{plan: plan}
+	text := plan.Text()
+	for _, e := range plan.Errors {
+		text += "  ignored: " + e + "\n"
+	}
+	v.text = &widget.Label{Text: text, TextStyle: fyne.TextStyle{Monospace: true}, Wrapping: fyne.TextWrapWord}
+	head := boldLabel(fmt.Sprintf("History %s → %s tokens · %d changes", thousands(plan.Before), thousands(plan.After), len(plan.Changes)))
+	note := &widget.Label{Wrapping: fyne.TextWrapWord,
+		Text: "Purging rewrites the history once: the next request misses the cache from the first changed message on."}
+	v.apply = &widget.Button{Text: "Apply", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, OnTapped: func() {
+		v.dlg.Hide()
+		u.applyPurge(live, plan)
+	}}
+	if len(plan.Changes) == 0 {
+		v.apply.Disable()
+	}
+	v.cancel = &widget.Button{Text: "Cancel", Icon: theme.CancelIcon(), OnTapped: func() { v.dlg.Hide() }}
+	v.dlg = dialog.NewCustomWithoutButtons("Purge preview",
+		container.NewBorder(head, note, nil, nil, container.NewVScroll(v.text)), u.win)
+	v.dlg.SetButtons([]fyne.CanvasObject{v.cancel, v.apply})
+	v.dlg.Resize(fyne.NewSize(760, 520))
+	v.dlg.Show()
+	u.purgeDlg = v
+	return v
+}
+
+// applyPurge applies the plan off the UI goroutine; the chat row comes
+// from the engine's rebuild event.
+func (u *UI) applyPurge(live *liveSession, plan agent.PurgePreview) {
+	if u.live != live || live.running {
+		return
+	}
+	live.running = true
+	u.sendB.Disable()
+	u.setBusyButtons(true)
+	ops := live.ops
+	go func() {
+		err := ops.ApplyPurge(plan)
+		level, exact := ops.ContextTokens()
+		u.bridge.Do(func() {
+			live.running = false
+			if u.live != live {
+				return
+			}
+			u.setBusyButtons(false)
+			u.setIdleButtons()
+			if err != nil {
+				u.banner.ShowError("The purge failed; the history is unchanged: " + err.Error())
+				return
+			}
+			u.gauge.SetLevel(level, live.window, exact)
+		})
+	}()
+}
