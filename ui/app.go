@@ -108,6 +108,8 @@ type UI struct {
 	compactB  *widget.Button
 	purgeB    *widget.Button
 	archiveB  *widget.Button
+	cycleB    *widget.Button
+	suggest   *fyne.Container // the demo's suggested prompts
 	footer    *Footer
 	banner    *Banner
 	title     *widget.Label
@@ -229,6 +231,8 @@ func (u *UI) build() {
 	u.compactB = &widget.Button{Text: "Compact…", Icon: theme.ViewRestoreIcon(), OnTapped: u.startCompaction}
 	u.purgeB = &widget.Button{Text: "Purge…", Icon: theme.ContentCutIcon(), OnTapped: u.startPurge}
 	u.archiveB = &widget.Button{Text: "Archive", Icon: theme.HistoryIcon(), OnTapped: u.showArchive}
+	u.cycleB = &widget.Button{Text: "New cycle", Icon: theme.ContentAddIcon(), OnTapped: u.startNewCycle}
+	u.suggest = u.demoSuggestions()
 	u.footer = NewFooter(func(d time.Duration, fn func()) { u.bridge.After(d, fn) })
 	u.chat = newChatView(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })
 	u.sessions = newSessionsView(u)
@@ -243,7 +247,7 @@ func (u *UI) build() {
 
 	hint := &widget.Label{Text: "Ctrl+Enter sends", Importance: widget.LowImportance}
 	buttons := container.NewVBox(u.sendB, u.stopB, hint)
-	input := container.NewBorder(nil, nil, nil, buttons, u.prompt)
+	input := container.NewBorder(u.suggest, nil, nil, buttons, u.prompt)
 	top := container.NewVBox(
 		container.NewBorder(nil, nil, nil, container.NewHBox(u.demoTag, settingsB), u.title),
 		u.banner)
@@ -254,7 +258,7 @@ func (u *UI) build() {
 
 	// The right column: the checklist takes the free height; under it the
 	// context gauge with its actions, the cache chip and the chart.
-	actions := container.NewGridWithColumns(3, u.compactB, u.purgeB, u.archiveB)
+	actions := container.NewGridWithColumns(2, u.compactB, u.purgeB, u.cycleB, u.archiveB)
 	bottom := container.NewVBox(widget.NewSeparator(), u.gauge, actions,
 		container.NewHBox(u.chip, layout.NewSpacer()), widget.NewSeparator(), u.chart)
 	right := container.NewPadded(container.NewBorder(nil, bottom, nil, nil, u.checklist))
@@ -332,7 +336,7 @@ func (u *UI) agentConfig(live *liveSession, isDemo bool) agent.Config {
 	}
 	if isDemo {
 		cfg.ModelName = demo.ModelName
-		cfg.ContextWindow = 128_000
+		cfg.ContextWindow = demo.ContextWindow
 		applyEngineSettings(&cfg, u.settings, asker)
 		return cfg
 	}
@@ -410,6 +414,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg age
 		u.title.SetText(meta.Title + "  ·  " + meta.Workspace)
 		u.win.SetTitle("Tally — " + meta.Title)
 		showIf(u.demoTag, isDemo)
+		showIf(u.suggest, isDemo)
 		u.chat.setMessages(msgs)
 		u.gauge.SetLevel(level, window, exact)
 		u.gauge.SetThresholds(compactAt, cycleAt)
@@ -534,7 +539,7 @@ func (u *UI) askCompaction(live *liveSession, plan compact.Plan, answer func(boo
 // idle (busy false).
 func (u *UI) setBusyButtons(busy bool) {
 	ok := !busy && u.live != nil && u.live.ops != nil
-	for _, b := range []*widget.Button{u.compactB, u.purgeB} {
+	for _, b := range []*widget.Button{u.compactB, u.purgeB, u.cycleB} {
 		if ok {
 			b.Enable()
 		} else {

@@ -87,6 +87,10 @@ type chatView struct {
 	width    float32
 	measurer *messageRow
 	later    func(func()) // runs a function on the UI goroutine after this one
+	// stickBottom is set while a freshly loaded list should end up at its
+	// bottom whatever the first layout does.
+	stickBottom bool
+	autoOffset  float32 // the offset of the last automatic scroll to the bottom
 
 	onDecide func(it *chatItem, d tool.Decision)
 	copy     func(string)
@@ -97,7 +101,7 @@ func newChatView(later func(func()), onDecide func(*chatItem, tool.Decision), co
 	c := &chatView{byCall: map[string]*chatItem{}, later: later, onDecide: onDecide, copy: copyFn}
 	c.measurer = newMessageRow(c)
 	c.list = c.newList()
-	c.box = container.New(&widthWatcher{onWidth: c.widthChanged}, c.list)
+	c.box = container.New(&widthWatcher{onWidth: c.widthChanged, onHeight: c.heightChanged}, c.list)
 	return c
 }
 
@@ -116,6 +120,7 @@ func (c *chatView) newList() *widget.List {
 				if it.measuredAt != c.width && c.width > 0 {
 					c.measureLater(it)
 				}
+				c.verifyLater(id, o.(*messageRow))
 			}
 		})
 	l.OnSelected = func(id widget.ListItemID) { l.Unselect(id) }
@@ -136,6 +141,28 @@ func (c *chatView) measureLater(it *chatItem) {
 		delete(c.queued, it)
 		if it.measuredAt != c.width {
 			c.refreshItem(it)
+		}
+	})
+}
+
+// verifyLater checks, after the frame, that a shown row got the height it
+// really needs at the list's width, and corrects it if the measurement or
+// the estimate was off (wrapped rich text can measure differently off
+// screen). The list then keeps following the bottom if it was there.
+func (c *chatView) verifyLater(id int, row *messageRow) {
+	it := row.item
+	c.later(func() {
+		if row.item != it || id >= len(c.items) || c.items[id] != it || id >= len(c.heights) || c.width <= 0 {
+			return
+		}
+		h := row.MinSize().Height
+		if d := h - c.heights[id]; d > 1 || d < -1 {
+			follow := c.following()
+			c.heights[id] = h
+			c.list.SetItemHeight(id, h)
+			if follow {
+				c.toBottom()
+			}
 		}
 	})
 }
@@ -163,7 +190,14 @@ func (c *chatView) rebuild(keepOffset bool) {
 	if keepOffset {
 		l.ScrollToOffset(off)
 	} else {
-		l.ScrollToBottom()
+		c.toBottom()
+		// The first layout of a new list may come after this call, with
+		// another viewport height: scroll again once it is laid out.
+		c.stickBottom = true
+		c.later(func() {
+			c.toBottom()
+			c.stickBottom = false
+		})
 	}
 }
 
@@ -171,10 +205,14 @@ func (c *chatView) rebuild(keepOffset bool) {
 // session opens; the rest are estimated until they scroll into view.
 const exactTail = 60
 
-// widthWatcher lays its one child out full size and reports width changes.
+// widthWatcher lays its one child out full size and reports width
+// changes; when only the height changes (a row above or below the chat
+// appears) it reports that too, so a list at the bottom can stay there.
 type widthWatcher struct {
-	last    float32
-	onWidth func(float32)
+	last     float32
+	lastH    float32
+	onWidth  func(float32)
+	onHeight func()
 }
 
 func (w *widthWatcher) Layout(objs []fyne.CanvasObject, size fyne.Size) {
@@ -186,6 +224,12 @@ func (w *widthWatcher) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		w.last = size.Width
 		w.onWidth(size.Width)
 	}
+	if size.Height != w.lastH && size.Height > 0 {
+		w.lastH = size.Height
+		if w.onHeight != nil {
+			w.onHeight()
+		}
+	}
 }
 
 func (w *widthWatcher) MinSize(objs []fyne.CanvasObject) fyne.Size {
@@ -193,6 +237,16 @@ func (w *widthWatcher) MinSize(objs []fyne.CanvasObject) fyne.Size {
 }
 
 var _ fyne.Layout = (*widthWatcher)(nil)
+
+// heightChanged keeps the view at the bottom when the chat area grows or
+// shrinks, and after a freshly loaded conversation is first laid out.
+func (c *chatView) heightChanged() {
+	c.later(func() {
+		if c.stickBottom || c.following() {
+			c.toBottom()
+		}
+	})
+}
 
 func (c *chatView) widthChanged(w float32) {
 	c.later(func() {
@@ -283,6 +337,24 @@ func (c *chatView) setHeight(i int) {
 	}
 	c.heights[i] = h
 	c.list.SetItemHeight(i, h)
+}
+
+// toBottom scrolls to the end and remembers where that was, so a later
+// check can tell whether the user has scrolled away since.
+func (c *chatView) toBottom() {
+	c.list.ScrollToBottom()
+	c.autoOffset = c.list.GetScrollOffset()
+}
+
+// following reports whether new content should keep the list scrolled
+// down: the user has not scrolled since the last automatic scroll, or the
+// list shows its last row anyway. It does not rely on every row height
+// being exact.
+func (c *chatView) following() bool {
+	if off := c.list.GetScrollOffset(); off >= c.autoOffset-1 && c.autoOffset > 0 {
+		return true
+	}
+	return c.atBottom()
 }
 
 // atBottom reports whether the list shows its last row, so new content
@@ -384,7 +456,7 @@ func parseMarkdown(s string) []widget.RichTextSegment {
 // appendItems adds items at the end, measures them and follows the bottom
 // when the list was there.
 func (c *chatView) appendItems(its ...*chatItem) {
-	follow := c.atBottom()
+	follow := c.following()
 	start := len(c.items)
 	c.items = append(c.items, its...)
 	for i := start; i < len(c.items); i++ {
@@ -392,7 +464,7 @@ func (c *chatView) appendItems(its ...*chatItem) {
 	}
 	c.list.Refresh()
 	if follow {
-		c.list.ScrollToBottom()
+		c.toBottom()
 	}
 }
 
@@ -442,10 +514,10 @@ func (c *chatView) delta(content, reasoning string) {
 	it := c.items[n-1]
 	it.text += content
 	it.reasoning += reasoning
-	follow := c.atBottom()
+	follow := c.following()
 	c.refreshItem(it)
 	if follow {
-		c.list.ScrollToBottom()
+		c.toBottom()
 	}
 }
 

@@ -19,6 +19,7 @@ type sessionOps interface {
 	PreviewCompaction() (compact.Plan, error)
 	Compact(ctx context.Context) (agent.CompactionResult, error)
 	Archives() ([]cycle.Archive, error)
+	NewCycle(ctx context.Context) error
 	PreviewPurge(ctx context.Context) (agent.PurgePreview, error)
 	ApplyPurge(p agent.PurgePreview) error
 	Alerts() []string

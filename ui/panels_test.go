@@ -36,6 +36,7 @@ type fakeOps struct {
 	purgePlan agent.PurgePreview
 	compacted int
 	purged    int
+	cycles    int
 	emit      func(agent.Event) // the session's OnEvent
 	alerts    []string
 }
@@ -50,6 +51,12 @@ func (f *fakeOps) Compact(ctx context.Context) (agent.CompactionResult, error) {
 	return agent.CompactionResult{Applied: true, TokensBefore: 84_200, TokensAfter: 21_000}, nil
 }
 func (f *fakeOps) Archives() ([]cycle.Archive, error) { return f.archives, nil }
+func (f *fakeOps) NewCycle(ctx context.Context) error {
+	f.mu.Lock()
+	f.cycles++
+	f.mu.Unlock()
+	return nil
+}
 func (f *fakeOps) PreviewPurge(ctx context.Context) (agent.PurgePreview, error) {
 	return f.purgePlan, nil
 }
@@ -674,5 +681,27 @@ func TestManualCompactionAgainstTheEngine(t *testing.T) {
 	}
 	if inv := srv.Invalid(); len(inv) > 0 {
 		t.Errorf("the server rejected a request: %s", inv[0].Error)
+	}
+}
+
+func TestNewCycleRunsOffTheUIGoroutine(t *testing.T) {
+	srv := llmtest.New(nil)
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	f := &fakeOps{emit: h.events()}
+	h.ui.live.ops = f
+	h.ui.setIdleButtons()
+	if h.ui.cycleB.Disabled() {
+		t.Fatal("New cycle is disabled on an idle session")
+	}
+	h.ui.runNewCycle(h.ui.live)
+	h.waitFor("the new cycle", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.cycles == 1 && !h.ui.live.running
+	})
+	if h.ui.suggest.Visible() {
+		t.Error("the demo suggestions show in a normal session")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 )
 
@@ -168,6 +169,11 @@ func reply(req *llmtest.Req) llmtest.Reply {
 	case strings.Contains(human, Prompt):
 		return fixStory(step, lastTool)
 	case strings.Contains(human, ExplorePrompt):
+		// Once the history was compacted the reads before it are gone
+		// from the request, so counting steps would start over: answer.
+		if strings.Contains(req.Messages[0].Content, compact.SummaryHeading) {
+			step = len(exploreReads)
+		}
 		return exploreStory(step)
 	case strings.Contains(human, RecallPrompt):
 		return recallStory(step, lastTool)
@@ -208,7 +214,8 @@ func fixStory(step int, last string) llmtest.Reply {
 				"The fix is one character in `calc/calc.go`:\n\n```go\nfunc Add(a, b int) int {\n\treturn a + b\n}\n```\n\n" +
 				"Send another message if you want me to try again.")
 		}
-		return call("", "checklist_update", `{"id":"3","status":"in_progress"}`)
+		return call("Fixed. Ticking that off and moving on to the tests:", "checklist_write",
+			`{"items":[{"id":"1","content":"Find the bug in Add","status":"completed"},{"id":"2","content":"Fix calc.Add","status":"completed"},{"id":"3","content":"Run the tests","status":"in_progress"}]}`)
 	case 7:
 		return call("Now running the tests:", "run_shell", `{"command":"go test ./...","timeout_seconds":120}`)
 	case 8:
@@ -231,14 +238,15 @@ func fixStory(step int, last string) llmtest.Reply {
 }
 
 // exploreStory reads the large files, which fills the demo's small window.
+var exploreReads = []string{
+	`{"path":"docs/design.md"}`, `{"path":"calc/table.go"}`, `{"path":"README.md"}`,
+	`{"path":"calc/calc_test.go"}`, `{"path":"docs/design.md","offset":20}`, `{"path":"calc/table.go","offset":80}`,
+	`{"path":"docs/design.md","offset":40}`, `{"path":"go.mod"}`,
+}
+
 func exploreStory(step int) llmtest.Reply {
-	reads := []string{
-		`{"path":"docs/design.md"}`, `{"path":"calc/table.go"}`, `{"path":"README.md"}`,
-		`{"path":"calc/calc_test.go"}`, `{"path":"docs/design.md","offset":20}`, `{"path":"calc/table.go","offset":80}`,
-		`{"path":"docs/design.md","offset":40}`, `{"path":"go.mod"}`,
-	}
-	if step < len(reads) {
-		return call("", "read_file", reads[step])
+	if step < len(exploreReads) {
+		return call("", "read_file", exploreReads[step])
 	}
 	return llmtest.Text("## How the project is organised\n\n" +
 		"- `calc/calc.go` — `Add` and `Mul` on plain ints.\n" +

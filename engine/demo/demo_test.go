@@ -33,7 +33,7 @@ func TestScriptFollowsTheTurn(t *testing.T) {
 	s := ScriptWithPace(0)
 	user := llmtest.Message{Role: "user", Content: "<turn_meta>\n</turn_meta>\n" + Prompt}
 	msgs := []llmtest.Message{user}
-	want := []string{"checklist_write", "list_dir", "read_file", "grep", "checklist_write", "edit_file", "checklist_update", "run_shell", "todo_update", ""}
+	want := []string{"checklist_write", "list_dir", "read_file", "grep", "checklist_write", "edit_file", "checklist_write", "run_shell", "todo_update", ""}
 	for i, name := range want {
 		r := s.Reply(&llmtest.Req{Messages: msgs})
 		got := ""
@@ -102,7 +102,7 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 		t.Error("the demo did not fix calc.go")
 	}
 	items := s.Checklist()
-	if len(items) != 3 || items[2].Status != todo.Completed {
+	if len(items) != 3 || items[0].Status != todo.Completed || items[1].Status != todo.Completed || items[2].Status != todo.Completed {
 		t.Errorf("checklist after the fix: %+v", items)
 	}
 	if _, err := s.Run(ctx, ExplorePrompt); err != nil {

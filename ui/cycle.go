@@ -1,0 +1,94 @@
+package ui
+
+import (
+	"context"
+	"errors"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/demo"
+)
+
+// startNewCycle asks for confirmation, then closes the current cycle off
+// the UI goroutine: the model writes its hand-off brief, the cycle goes to
+// the archive and the next one starts from the brief and the checklist.
+// The chat shows the result from the engine's rebuild event.
+func (u *UI) startNewCycle() {
+	live := u.live
+	if live == nil || live.ops == nil || live.running {
+		return
+	}
+	msg := "Archive this cycle and start a new one?\n\nThe model writes a hand-off brief first; the next request starts from the brief and the checklist, so it misses the cache once. The archive stays searchable."
+	dialog.ShowConfirm("New cycle", msg, func(ok bool) {
+		if ok {
+			u.runNewCycle(live)
+		}
+	}, u.win)
+}
+
+func (u *UI) runNewCycle(live *liveSession) {
+	if u.live != live || live.running {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	live.running, live.cancel, live.stopped = true, cancel, false
+	u.sendB.Disable()
+	u.stopB.Enable()
+	u.setBusyButtons(true)
+	u.footer.State.Run = "writing the hand-off brief…"
+	u.footer.Update()
+	ops := live.ops
+	go func() {
+		err := ops.NewCycle(ctx)
+		u.bridge.Do(func() {
+			live.running, live.cancel = false, nil
+			if u.live != live {
+				return
+			}
+			u.setIdle()
+			switch {
+			case errors.Is(err, context.Canceled):
+				u.footer.State.Run = "stopped"
+				u.footer.Update()
+			case errors.Is(err, agent.ErrBusy):
+				u.banner.ShowInfo("The session is busy with a turn; start a new cycle when it has finished.")
+			case err != nil:
+				u.banner.ShowError("Could not start a new cycle: " + err.Error())
+			default:
+				u.refreshThresholds(live)
+			}
+		})
+	}()
+}
+
+// refreshThresholds re-reads the level after a rewrite.
+func (u *UI) refreshThresholds(live *liveSession) {
+	if live.ops == nil {
+		return
+	}
+	level, exact := live.ops.ContextTokens()
+	u.gauge.SetLevel(level, live.window, exact)
+}
+
+// demoSuggestions is the row of the demo's follow-up prompts, shown above
+// the prompt entry in demo sessions only.
+func (u *UI) demoSuggestions() *fyne.Container {
+	row := container.NewHBox(&widget.Label{Text: "Try:", Importance: widget.LowImportance})
+	labels := map[string]string{demo.ExplorePrompt: "Explore the project (fills the window: compaction)", demo.RecallPrompt: "Ask the archive (after New cycle)"}
+	for _, p := range demo.FollowUps {
+		prompt := p
+		row.Add(&widget.Button{Text: labels[prompt], Importance: widget.LowImportance, OnTapped: func() {
+			if u.live == nil || u.live.running {
+				return
+			}
+			u.prompt.SetText(prompt)
+			u.send()
+		}})
+	}
+	row.Hide()
+	return row
+}
