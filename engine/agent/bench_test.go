@@ -94,3 +94,26 @@ func BenchmarkAssemble(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCompact1M applies a manual compaction to a session holding a
+// 1M-token transcript: planning, the (instant) summary call, Apply, and the
+// recorded rebuild that rewrites the log in the store. Run it with
+// -benchtime 1x; seeding the session is not timed.
+func BenchmarkCompact1M(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		s := seeded(b, 1_000_000)
+		s.cfg.Model = llm.Func(func(ctx context.Context, req llm.Request, cb llm.Callbacks) (*llm.Response, error) {
+			return &llm.Response{Content: "Summary: files were read; nothing changed."}, nil
+		})
+		before := s.log.Tokens()
+		b.StartTimer()
+		res, err := s.Compact(context.Background())
+		if err != nil || !res.Applied {
+			b.Fatalf("compact: %+v, %v", res, err)
+		}
+		b.StopTimer()
+		b.ReportMetric(float64(before)/1000, "ktokens-before")
+		b.ReportMetric(float64(s.log.Tokens())/1000, "ktokens-after")
+	}
+}
