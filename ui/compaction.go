@@ -388,16 +388,10 @@ func (u *UI) startCompaction() {
 // it (a summary request may take a while); the chat row comes from the
 // engine's rebuild event.
 func (u *UI) applyCompaction(live *liveSession) {
-	if u.live != live || live.running {
+	ctx, ok := u.beginBusy(live, "compacting…")
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	live.running, live.cancel, live.stopped = true, cancel, false
-	u.sendB.Disable()
-	u.stopB.Enable()
-	u.setBusyButtons(true)
-	u.footer.State.Run = "compacting…"
-	u.footer.Update()
 	ops := live.ops
 	go func() {
 		res, err := ops.Compact(ctx)

@@ -31,16 +31,10 @@ func (u *UI) startNewCycle() {
 }
 
 func (u *UI) runNewCycle(live *liveSession) {
-	if u.live != live || live.running {
+	ctx, ok := u.beginBusy(live, "writing the hand-off brief…")
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	live.running, live.cancel, live.stopped = true, cancel, false
-	u.sendB.Disable()
-	u.stopB.Enable()
-	u.setBusyButtons(true)
-	u.footer.State.Run = "writing the hand-off brief…"
-	u.footer.Update()
 	ops := live.ops
 	go func() {
 		err := ops.NewCycle(ctx)
@@ -63,6 +57,24 @@ func (u *UI) runNewCycle(live *liveSession) {
 			}
 		})
 	}()
+}
+
+// beginBusy marks live as running a maintenance job (compaction, purge, a
+// new cycle) that Stop can cancel: it disables Send and the other actions
+// and shows state in the footer. It reports false when live is not the open
+// session or is already busy.
+func (u *UI) beginBusy(live *liveSession, state string) (context.Context, bool) {
+	if u.live != live || live == nil || live.running {
+		return nil, false
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	live.running, live.cancel, live.stopped = true, cancel, false
+	u.sendB.Disable()
+	u.stopB.Enable()
+	u.setBusyButtons(true)
+	u.footer.State.Run = state
+	u.footer.Update()
+	return ctx, true
 }
 
 // refreshThresholds re-reads the level after a rewrite.

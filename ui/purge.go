@@ -29,16 +29,13 @@ type purgeView struct {
 // then shows the plan. Stop cancels the question.
 func (u *UI) startPurge() {
 	live := u.live
-	if live == nil || live.ops == nil || live.running {
+	if live == nil || live.ops == nil {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	live.running, live.cancel, live.stopped = true, cancel, false
-	u.sendB.Disable()
-	u.stopB.Enable()
-	u.setBusyButtons(true)
-	u.footer.State.Run = "asking the model what to purge…"
-	u.footer.Update()
+	ctx, ok := u.beginBusy(live, "asking the model what to purge…")
+	if !ok {
+		return
+	}
 	ops := live.ops
 	go func() {
 		plan, err := ops.PreviewPurge(ctx)

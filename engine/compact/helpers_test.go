@@ -1,35 +1,13 @@
 package compact
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tally-dev/tally/engine/transcript"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden file %s (run go test with -update): %v", path, err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file; run with -update after checking:\n%s", name, got)
-	}
-}
 
 var t0 = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/transcript"
+
+	"github.com/tally-dev/tally/internal/golden"
 )
 
 func layer(p Plan, name string) LayerReport {
@@ -141,19 +143,19 @@ func TestPlanGolden(t *testing.T) {
 		in.Threshold = 4000
 		in.Now = t0.Add(90 * time.Minute)
 		p := PlanCascade(in)
-		golden(t, "plan_summary.txt", p.Text())
-		golden(t, "plan_summary.json", string(p.JSON())+"\n")
+		golden.Check(t, "plan_summary.txt", p.Text())
+		golden.Check(t, "plan_summary.json", string(p.JSON())+"\n")
 	})
 	t.Run("prune enough", func(t *testing.T) {
 		in := sessionInput()
 		in.Threshold = in.Level - 1000
 		in.HitPrice, in.MissPrice = 0.028, 0.28
-		golden(t, "plan_prune.txt", PlanCascade(in).Text())
+		golden.Check(t, "plan_prune.txt", PlanCascade(in).Text())
 	})
 	t.Run("nothing to do", func(t *testing.T) {
 		in := sessionInput()
 		in.Threshold = in.Level + 1
-		golden(t, "plan_nothing.txt", PlanCascade(in).Text())
+		golden.Check(t, "plan_nothing.txt", PlanCascade(in).Text())
 	})
 	t.Run("deterministic", func(t *testing.T) {
 		in := sessionInput()

@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,26 +14,8 @@ import (
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden file %s (run go test with -update): %v", path, err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file; run with -update after checking:\n%s", name, got)
-	}
-}
 
 var t0 = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
 
@@ -54,9 +33,9 @@ func sampleState() State {
 }
 
 func TestSeedGolden(t *testing.T) {
-	t.Run("auto", func(t *testing.T) { golden(t, "seed_auto.txt", Seed(sampleState())) })
+	t.Run("auto", func(t *testing.T) { golden.Check(t, "seed_auto.txt", Seed(sampleState())) })
 	t.Run("manual and empty", func(t *testing.T) {
-		golden(t, "seed_manual_empty.txt", Seed(State{Mode: ModeManual, Cycle: 2}))
+		golden.Check(t, "seed_manual_empty.txt", Seed(State{Mode: ModeManual, Cycle: 2}))
 	})
 	t.Run("deterministic", func(t *testing.T) {
 		if Seed(sampleState()) != Seed(sampleState()) {

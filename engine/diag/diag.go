@@ -22,6 +22,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tally-dev/tally/internal/proc"
 )
 
 // DefaultTimeout bounds each command when [Run] is given a timeout of zero
@@ -305,13 +307,13 @@ func (r *runner) runOne(ctx context.Context, name, exe string, c Command, args [
 	cmd := exec.CommandContext(cctx, exe, args...)
 	cmd.Dir = r.ws
 	cmd.Env = append(os.Environ(), c.Env...)
-	startInGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
+	proc.StartInGroup(cmd)
+	cmd.Cancel = func() error { return proc.KillGroup(cmd) }
 	cmd.WaitDelay = time.Second
 	var stdout, stderr capBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	killGroup(cmd) // anything the command left running in the background
+	proc.KillGroup(cmd) // anything the command left running in the background
 	if ctx.Err() != nil {
 		return // the caller gave up; say nothing
 	}

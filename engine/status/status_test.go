@@ -2,33 +2,14 @@ package status
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tally-dev/tally/engine/tokens"
+	"github.com/tally-dev/tally/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.WriteFile(path, []byte(got), 0o644)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden file %s (run with -update): %v", path, err)
-	}
-	if got != string(want) {
-		os.MkdirAll(filepath.Join("testdata", "failed"), 0o755)
-		os.WriteFile(filepath.Join("testdata", "failed", name), []byte(got), 0o644)
-		t.Errorf("%s differs from golden; got written to testdata/failed/%s:\n%s", name, name, got)
-	}
-}
 
 func sample() State {
 	s := State{
@@ -53,14 +34,14 @@ func TestRenderGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "status.golden", text)
+	golden.Check(t, "status.golden", text)
 	if n := tokens.Count(text); n > 300 {
 		t.Errorf("status is %d tokens; want under 300", n)
 	}
 	empty := State{Version: 1, Cwd: "/w", Steps: Budget{1, 50}, ToolCalls: Budget{0, 200}}
 	empty.Phase = PhaseOf(empty)
 	text, _ = Render(empty)
-	golden(t, "status_empty.golden", text)
+	golden.Check(t, "status_empty.golden", text)
 }
 
 func TestRenderIsBoundedAndDeterministic(t *testing.T) {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tally-dev/tally/internal/proc"
 )
 
 //go:embed run_shell.md
@@ -137,7 +139,7 @@ func runCommand(ctx context.Context, shell, command, dir string, timeout time.Du
 	cmd.Stdin = nil // /dev/null
 	cmd.Env = append(os.Environ(),
 		"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "TERM=dumb", "NO_COLOR=1")
-	startInGroup(cmd)
+	proc.StartInGroup(cmd)
 
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -164,17 +166,17 @@ func runCommand(ctx context.Context, shell, command, dir string, timeout time.Du
 	select {
 	case <-waited:
 	case <-timer.C:
-		killGroup(cmd)
+		proc.KillGroup(cmd)
 		<-waited
 		note = fmt.Sprintf("timed out after %s; the command and its child processes were killed", seconds(timeout))
 	case <-ctx.Done():
-		killGroup(cmd)
+		proc.KillGroup(cmd)
 		<-waited
 		note = "cancelled; the command and its child processes were killed"
 	}
 	// Stop anything the command left running in the background; this also
 	// closes the last write ends of the output pipe.
-	killGroup(cmd)
+	proc.KillGroup(cmd)
 	select {
 	case <-copied:
 	case <-time.After(drainGrace):
@@ -183,7 +185,7 @@ func runCommand(ctx context.Context, shell, command, dir string, timeout time.Du
 	pr.Close()
 	<-copied
 
-	code, signal := exitStatus(cmd.ProcessState)
+	code, signal := proc.ExitStatus(cmd.ProcessState)
 	if signal != "" && note == "" {
 		note = signal
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package tool
+package proc
 
 import (
 	"errors"
@@ -10,16 +10,15 @@ import (
 	"syscall"
 )
 
-// startInGroup puts the command in a new process group, so the whole group
-// can be killed.
-func startInGroup(cmd *exec.Cmd) {
+// StartInGroup makes cmd start in a new process group, so KillGroup can
+// kill it with every process it spawns. Call it before cmd.Start.
+func StartInGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
-// killGroup kills the command's process group, including children the
-// command started in the background. A group that is already gone is not
-// an error.
-func killGroup(cmd *exec.Cmd) error {
+// KillGroup kills the command's process group, including children it
+// started in the background. A group that is already gone is not an error.
+func KillGroup(cmd *exec.Cmd) error {
 	if cmd.Process == nil {
 		return nil
 	}
@@ -30,9 +29,9 @@ func killGroup(cmd *exec.Cmd) error {
 	return err
 }
 
-// exitStatus returns the command's exit status, using the shell convention
+// ExitStatus returns the command's exit status, using the shell convention
 // 128+N for a command killed by signal N, and a note naming the signal.
-func exitStatus(ps *os.ProcessState) (int, string) {
+func ExitStatus(ps *os.ProcessState) (int, string) {
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return 128 + int(ws.Signal()), fmt.Sprintf("killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
 	}
