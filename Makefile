@@ -6,7 +6,7 @@ GO      ?= go
 BIN     ?= tally
 PKGS    := ./...
 
-.PHONY: all deps build run test vet unit smoke bench clean package
+.PHONY: all deps build run test vet unit race smoke bench clean package
 
 all: build
 
@@ -26,10 +26,16 @@ vet:
 unit:
 	$(GO) test -count=1 $(PKGS)
 
+# The race detector over the concurrent parts: the UI (engine events cross
+# into Fyne's goroutine), the engine and the store. -short skips the long
+# 300-request cache comparison, which the plain run above covers.
+race:
+	$(GO) test -race -short -count=1 ./ui/... ./engine/... ./storage/...
+
 smoke: build
 	bash scripts/smoke.sh
 
-test: deps vet unit smoke
+test: deps vet unit race smoke
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
