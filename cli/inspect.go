@@ -23,7 +23,17 @@ type inspectReport struct {
 	// StatusAudit the re-rendering of every status already sent.
 	Status      string            `json:"status"`
 	StatusAudit agent.StatusAudit `json:"status_audit"`
+	// Drifts lists the requests whose prompt prefix changed, with the
+	// autopsy: the section or tool, the byte offset, booked or not.
+	Drifts []driftRow `json:"drifts,omitempty"`
 	Request     llm.Request       `json:"request"`
+}
+
+// driftRow is one prefix change in the inspect report.
+type driftRow struct {
+	Request int          `json:"request"`
+	Summary string       `json:"summary"`
+	Drift   prompt.Drift `json:"drift"`
 }
 
 func cmdInspect(args []string, stdout, stderr io.Writer) error {
@@ -64,6 +74,15 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		ContextTokens: level, Exact: exact, Fingerprint: sess.Fingerprint(), Request: sess.NextRequest(),
 	}
 	rep.Status = sess.NextStatus()
+	rows, err := sess.Ledger()
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.Drift != nil {
+			rep.Drifts = append(rep.Drifts, driftRow{Request: r.Request, Drift: *r.Drift, Summary: r.Drift.String()})
+		}
+	}
 	if rep.StatusAudit, err = sess.AuditStatus(); err != nil {
 		return err
 	}
