@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -68,8 +69,24 @@ func Main(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tally: unexpected argument %q; run `tally help` for the commands\n", fs.Arg(0))
 		return 2
 	}
+	if err := displayAvailable(os.Getenv); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
 	Run(o)
 	return 0
+}
+
+// displayAvailable reports, on X11/Wayland systems, a missing display as
+// one clear sentence instead of letting the windowing library panic.
+func displayAvailable(getenv func(string) string) error {
+	switch runtime.GOOS {
+	case "linux", "freebsd", "openbsd", "netbsd", "dragonfly":
+		if getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "" {
+			return errors.New("tally: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set); start the app from a desktop session, or use `tally run` to work headless")
+		}
+	}
+	return nil
 }
 
 // Run opens the window and blocks until it is closed.

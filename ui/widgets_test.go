@@ -2,6 +2,8 @@ package ui
 
 import (
 	"math"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,5 +160,19 @@ func TestClipForDisplay(t *testing.T) {
 	}
 	if got := clipForDisplay("a\x00b"); !stringsContains(got, "binary output") {
 		t.Errorf("binary shown as %q", got)
+	}
+}
+
+func TestMissingDisplayIsAClearError(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	err := displayAvailable(env(nil))
+	if runtime.GOOS == "linux" && (err == nil || !strings.Contains(err.Error(), "tally run")) {
+		t.Errorf("no display: %v", err)
+	}
+	if err := displayAvailable(env(map[string]string{"DISPLAY": ":0"})); err != nil {
+		t.Errorf("with DISPLAY: %v", err)
+	}
+	if err := displayAvailable(env(map[string]string{"WAYLAND_DISPLAY": "wayland-0"})); err != nil {
+		t.Errorf("with WAYLAND_DISPLAY: %v", err)
 	}
 }
