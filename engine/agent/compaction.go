@@ -188,10 +188,38 @@ func (s *Session) compactNow(ctx context.Context, force bool, reason string) (Co
 	if err := s.rebuild(reason, out.Messages, system, summary); err != nil {
 		return res, err
 	}
+	if out.Source != "" {
+		// Messages that named older paths are gone: rebuild the working
+		// set from what the history still shows.
+		s.st.WorkingSet = workingSetOf(s.log.Messages(), s.st.WorkingSet)
+	}
 	s.st.Breakers.Compacted()
 	res.Applied, res.Source = true, out.Source
 	res.TokensAfter, _ = s.level()
 	return res, nil
+}
+
+// workingSetOf rebuilds the working set from the paths msgs still
+// mention, in the order of prev where it knew them.
+func workingSetOf(msgs []transcript.Message, prev WorkingSet) WorkingSet {
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		for _, p := range m.Paths {
+			seen[p] = true
+		}
+		if m.IsPlainUserText() {
+			for _, p := range PathsIn(m.Body()) {
+				seen[p] = true
+			}
+		}
+	}
+	var ws WorkingSet
+	for _, p := range prev.Paths {
+		if seen[p] {
+			ws.Touch(p)
+		}
+	}
+	return ws
 }
 
 func changed(a, b []transcript.Message) bool {

@@ -437,7 +437,19 @@ func TestCyclesAndRecall(t *testing.T) {
 	}
 	// The new cycle starts from the seed and the acknowledgement.
 	msgs := s.Messages()
-	if msgs[0].Kind != transcript.KindSeed || msgs[1].Kind != transcript.KindAck {
-		t.Errorf("cycle starts with %s/%s", msgs[0].Kind, msgs[1].Kind)
+	if msgs[0].Kind != transcript.KindSeed || msgs[1].Kind != transcript.KindAck || !msgs[2].IsPlainUserText() {
+		t.Errorf("cycle starts with %s/%s/%s; want the seed, the acknowledgement and the user's request", msgs[0].Kind, msgs[1].Kind, msgs[2].Kind)
+	}
+}
+
+func TestWorkingSetIsRebuiltFromWhatRemains(t *testing.T) {
+	prev := WorkingSet{Paths: []string{"gone.go", "kept.go", "typed.md"}}
+	msgs := []transcript.Message{
+		transcript.UserText("", "look at typed.md", day),
+		{Role: transcript.Tool, Paths: []string{"kept.go"}},
+	}
+	got := workingSetOf(msgs, prev)
+	if strings.Join(got.Paths, ",") != "kept.go,typed.md" {
+		t.Errorf("working set = %v; want kept.go, typed.md", got.Paths)
 	}
 }

@@ -165,7 +165,7 @@ func (s *Session) emergency(ctx context.Context, cause error) error {
 // writes a hand-off brief, the cycle is archived (its log stays in the
 // store; the archive record holds the brief and stats), and the new cycle
 // starts from the original system prompt, a [CYCLE STATE] seed, a one-line
-// acknowledgement and, mid-turn, the current request of the user.
+// acknowledgement and the user's latest request.
 func (s *Session) rollCycle(ctx context.Context, mode string) error {
 	brief, err := s.handOffBrief(ctx)
 	if err != nil {
@@ -186,9 +186,10 @@ func (s *Session) rollCycle(ctx context.Context, mode string) error {
 		Checklist: s.checklist.Items(), WorkingSet: s.st.WorkingSet.Paths, Brief: brief,
 	}, now)
 	msgs := seed
-	// Mid-turn (auto), the request being worked on must carry over; a
-	// manual cycle between turns is followed by the user's next message.
-	if u, ok := s.lastUserText(); ok && mode == cycle.ModeAuto {
+	// The user's latest request carries over: mid-turn it is the work in
+	// progress, and either way a plain user text must survive the rebuild
+	// (strict chat templates reject a conversation without one).
+	if u, ok := s.lastUserText(); ok {
 		msgs = append(msgs, u)
 	}
 	old := s.log.Messages()
