@@ -130,13 +130,20 @@ func scriptedSession(t *testing.T, mode string) {
 	var prev []json.RawMessage
 	for i, r := range reqs {
 		msgs := rawMessages(t, r.Body)
-		if last := r.Messages[len(r.Messages)-1]; last.Role != "user" || !strings.HasPrefix(last.Content, "<agent_status") {
+		if last := r.Messages[len(r.Messages)-1]; last.Role != "user" || !strings.HasSuffix(last.Content, "</agent_status>") {
 			t.Fatalf("request %d does not end with the status block", i)
 		}
 		if mode == "tail" {
-			// The last message is the scratch zone, replaced on every
-			// request; the log zone before it only grows.
+			// The last message holds the scratch zone (the status, joined
+			// to a user message before it so user and assistant turns
+			// alternate), replaced on every request; the log zone before
+			// it only grows.
 			msgs = msgs[:len(msgs)-1]
+		}
+		for j := 1; j < len(r.Messages); j++ {
+			if r.Messages[j].Role == "user" && r.Messages[j-1].Role == "user" {
+				t.Fatalf("request %d has two user messages in a row at %d", i, j)
+			}
 		}
 		for j, m := range r.Messages {
 			if j > 0 && m.Role == "system" {

@@ -25,8 +25,8 @@ type inspectReport struct {
 	StatusAudit agent.StatusAudit `json:"status_audit"`
 	// Drifts lists the requests whose prompt prefix changed, with the
 	// autopsy: the section or tool, the byte offset, booked or not.
-	Drifts []driftRow `json:"drifts,omitempty"`
-	Request     llm.Request       `json:"request"`
+	Drifts  []driftRow  `json:"drifts,omitempty"`
+	Request llm.Request `json:"request"`
 }
 
 // driftRow is one prefix change in the inspect report.

@@ -64,8 +64,15 @@ func humanTexts(req *llmtest.Req) []string {
 func naiveModel(next llm.Model, now func() time.Time) llm.Model {
 	return llm.Func(func(ctx context.Context, req llm.Request, cb llm.Callbacks) (*llm.Response, error) {
 		msgs := append([]openai.ChatCompletionMessage(nil), req.Messages...)
-		status := msgs[len(msgs)-1].Content
-		msgs = msgs[:len(msgs)-1]
+		// Take the status off the end of the last message (it may be
+		// joined to the user's text) to inline it in the system prompt.
+		last := &msgs[len(msgs)-1]
+		cut := strings.LastIndex(last.Content, "<agent_status")
+		status := last.Content[cut:]
+		last.Content = strings.TrimSpace(last.Content[:cut])
+		if last.Content == "" {
+			msgs = msgs[:len(msgs)-1]
+		}
 		msgs[0].Content = fmt.Sprintf("Current time: %s\n\n%s\n\nCurrent status:\n%s", now().Format(time.RFC3339Nano), msgs[0].Content, status)
 		lastHuman := 0
 		for i, m := range msgs {
@@ -162,8 +169,8 @@ func TestCacheDisciplineAgainstNaiveClient(t *testing.T) {
 		t.Logf("%s: %d requests, %d prompt tokens, %d hit (%.2f%%), ideal %d, hit/ideal %.2f%%, cost $%.4f",
 			r.name, s.Accepted, s.Prompt, s.Hit, 100*float64(s.Hit)/float64(s.Prompt), s.Ideal, 100*float64(s.Hit)/float64(s.Ideal), r.run.cost)
 	}
-	if tally.stats.Accepted != 300 {
-		t.Fatalf("tally made %d requests; want 300", tally.stats.Accepted)
+	if tally.stats.Accepted != 300 || naive.stats.Accepted != 300 {
+		t.Fatalf("tally made %d requests and the naive client %d; want 300 each", tally.stats.Accepted, naive.stats.Accepted)
 	}
 	if tally.diagnostics == 0 {
 		t.Error("the session produced no <diagnostics> message; the write step is not exercising it")

@@ -316,7 +316,9 @@ func (s *Session) resetPrefix() {
 	}
 	s.reqMsgs = make([]openai.ChatCompletionMessage, 0, s.log.Len()+64)
 	s.reqMsgs = append(s.reqMsgs, s.system)
-	s.reqMsgs = s.log.AppendWire(s.reqMsgs)
+	for i := 0; i < s.log.Len(); i++ {
+		s.reqMsgs = pushWire(s.reqMsgs, s.log.At(i).Wire)
+	}
 }
 
 func toOpenAITools(specs []tool.Spec) []openai.Tool {
@@ -440,8 +442,28 @@ func (s *Session) NextRequest() llm.Request {
 	defer s.mu.Unlock()
 	req := s.request()
 	req.Messages = append([]openai.ChatCompletionMessage(nil), req.Messages...)
-	req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: s.idleStatus()})
+	req.Messages = pushWire(req.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: s.idleStatus()})
 	return req
+}
+
+// pushWire appends m to a request's messages, merging it into the last one
+// when both are user messages, so the request strictly alternates user and
+// assistant turns (some providers and chat templates reject two user
+// messages in a row). Index 0, the system prompt, is never merged into.
+// Merging only ever changes the last message, so the bytes before it stay
+// the same from request to request.
+func pushWire(dst []openai.ChatCompletionMessage, m openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+	if n := len(dst); n > 1 && m.Role == openai.ChatMessageRoleUser && dst[n-1].Role == openai.ChatMessageRoleUser {
+		dst[n-1] = joinUser(dst[n-1], m)
+		return dst
+	}
+	return append(dst, m)
+}
+
+// joinUser is two consecutive user messages as one.
+func joinUser(a, b openai.ChatCompletionMessage) openai.ChatCompletionMessage {
+	a.Content += "\n\n" + b.Content
+	return a
 }
 
 // request assembles the three zones: the prefix (system prompt and tool
@@ -521,7 +543,7 @@ func (s *Session) commit(msgs []transcript.Message, extra func(tx *storage.Tx) e
 	}
 	for i, seq := range seqs {
 		s.log.SetSeq(start+i, seq)
-		s.reqMsgs = append(s.reqMsgs, s.log.At(start+i).Wire)
+		s.reqMsgs = pushWire(s.reqMsgs, s.log.At(start+i).Wire)
 	}
 	s.publishLevel()
 	for i := start; i < s.log.Len(); i++ {

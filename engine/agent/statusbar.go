@@ -48,7 +48,12 @@ func (s *Session) statusFor() StatusRecord {
 // prepareRequest places the status for the coming request and records it.
 // In tail mode the status rides at the end of the request only; in append
 // mode it is committed to the log first.
-func (s *Session) prepareRequest() ([]openai.ChatCompletionMessage, error) {
+//
+// The returned restore must be called as soon as the request has been
+// sent: when the status joins a user message at the end of the log, that
+// message is merged in place for the request (see pushWire) and restore
+// puts it back.
+func (s *Session) prepareRequest() ([]openai.ChatCompletionMessage, func(), error) {
 	rec := s.statusFor()
 	data, _ := json.Marshal(rec)
 	audit := func(tx *storage.Tx) error {
@@ -58,9 +63,9 @@ func (s *Session) prepareRequest() ([]openai.ChatCompletionMessage, error) {
 	if s.cfg.StatusMode == StatusAppend {
 		m := transcript.Injected(transcript.KindStatus, rec.Text, s.cfg.now())
 		if err := s.commit([]transcript.Message{m}, audit); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return s.reqMsgs, nil
+		return s.reqMsgs, func() {}, nil
 	}
 	if err := s.cfg.Store.Update(func(tx *storage.Tx) error {
 		if err := audit(tx); err != nil {
@@ -68,17 +73,22 @@ func (s *Session) prepareRequest() ([]openai.ChatCompletionMessage, error) {
 		}
 		return putMeta(tx, s.meta, s.st)
 	}); err != nil {
-		return nil, fmt.Errorf("agent: could not record the status block: %w", err)
+		return nil, nil, fmt.Errorf("agent: could not record the status block: %w", err)
 	}
 	tail := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: rec.Text}
 	// Write the scratch message into the spare capacity past the end of
 	// the request skeleton, without growing the skeleton: the next append
 	// overwrites the slot. Growing happens in amortised steps, so the
 	// request never copies the transcript.
+	if n := len(s.reqMsgs); n > 1 && s.reqMsgs[n-1].Role == openai.ChatMessageRoleUser {
+		arr, saved := s.reqMsgs, s.reqMsgs[n-1]
+		arr[n-1] = joinUser(saved, tail)
+		return arr, func() { arr[n-1] = saved }, nil
+	}
 	if cap(s.reqMsgs) == len(s.reqMsgs) {
 		s.reqMsgs = slices.Grow(s.reqMsgs, len(s.reqMsgs)/4+16)
 	}
-	return append(s.reqMsgs, tail), nil
+	return append(s.reqMsgs, tail), func() {}, nil
 }
 
 // StatusAudit is the result of re-rendering recorded status blocks.

@@ -49,6 +49,7 @@ func TestLoopGuardChecklistAndStatusEndToEnd(t *testing.T) {
 	lastVersion := int64(0)
 	for i, r := range reqs {
 		tail := r.Messages[len(r.Messages)-1]
+		tail.Content = statusOf(tail.Content) // it may be joined to the user's message
 		v, ok := status.Version(tail.Content)
 		if tail.Role != "user" || !ok {
 			t.Fatalf("request %d does not end with a status block: %.80q", i, tail.Content)
@@ -109,6 +110,14 @@ func TestLoopGuardChecklistAndStatusEndToEnd(t *testing.T) {
 	if err != nil || audit.Checked != 14 || len(audit.Mismatches) != 0 {
 		t.Errorf("status audit = %+v, %v", audit, err)
 	}
+}
+
+// statusOf returns the status block at the end of a message's content.
+func statusOf(content string) string {
+	if i := strings.LastIndex(content, "<agent_status"); i >= 0 {
+		return content[i:]
+	}
+	return content
 }
 
 // toolResult returns the content of the n-th tool result (1-based) in r.

@@ -121,7 +121,7 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 	if err := s.checkPressure(ctx); err != nil {
 		return nil, "", err
 	}
-	msgs, err := s.prepareRequest()
+	msgs, restore, err := s.prepareRequest()
 	if err != nil {
 		return nil, "", err
 	}
@@ -135,6 +135,7 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Step: step, Retry: &r}) },
 	}
 	resp, err := s.cfg.Model.Stream(ctx, req, cb)
+	restore()
 	now := s.cfg.now()
 	if err != nil && llm.IsContextLengthExceeded(err) && ctx.Err() == nil {
 		if rerr := s.emergency(ctx, err); rerr != nil {

@@ -88,7 +88,7 @@ func SummaryRequest(in Input, plan Plan, model, system string, tools []openai.To
 
 func summaryRequestBase(model string, msgs []openai.ChatCompletionMessage, tools []openai.Tool) llm.Request {
 	t := SummaryTemperature
-	return llm.Request{Model: model, Messages: msgs, Tools: tools, MaxTokens: SummaryTokens, Temperature: &t}
+	return llm.Request{Model: model, Messages: llm.JoinUserRuns(msgs), Tools: tools, MaxTokens: SummaryTokens, Temperature: &t}
 }
 
 func replayRequest(in Input, plan Plan, model, system string, tools []openai.Tool) llm.Request {

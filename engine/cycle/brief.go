@@ -54,7 +54,7 @@ func BriefRequest(model, system string, tools []openai.Tool, msgs []openai.ChatC
 	}
 	out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: strings.TrimSpace(BriefInstruction)})
 	t := BriefTemperature
-	return llm.Request{Model: model, Messages: out, Tools: tools, MaxTokens: BriefTokens, Temperature: &t}
+	return llm.Request{Model: model, Messages: llm.JoinUserRuns(out), Tools: tools, MaxTokens: BriefTokens, Temperature: &t}
 }
 
 // answered returns the length of the longest prefix of msgs that does not

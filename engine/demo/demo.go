@@ -163,19 +163,23 @@ func reply(req *llmtest.Req) llmtest.Reply {
 		return llmtest.Text("Nothing in this short demo is worth removing; keeping everything.")
 	}
 	human, step, lastTool := progress(req.Messages)
-	switch {
-	case human == "":
-		return llmtest.Text("Hello! I am Tally's scripted demo model.")
-	case strings.Contains(human, Prompt):
+	// A human message may hold several requests joined together (the
+	// latest is the last one): answer the one that comes last.
+	switch latest(human, Prompt, ExplorePrompt, RecallPrompt) {
+	case "":
+		if human == "" {
+			return llmtest.Text("Hello! I am Tally's scripted demo model.")
+		}
+	case Prompt:
 		return fixStory(step, lastTool)
-	case strings.Contains(human, ExplorePrompt):
+	case ExplorePrompt:
 		// Once the history was compacted the reads before it are gone
 		// from the request, so counting steps would start over: answer.
 		if strings.Contains(req.Messages[0].Content, compact.SummaryHeading) {
 			step = len(exploreReads)
 		}
 		return exploreStory(step)
-	case strings.Contains(human, RecallPrompt):
+	case RecallPrompt:
 		return recallStory(step, lastTool)
 	}
 	return llmtest.Text("I am the **scripted demo model**, so I only know a few stories. Try one of the suggested prompts, " +
@@ -267,6 +271,17 @@ func recallStory(step int, last string) llmtest.Reply {
 			"`calc/calc.go`, and the tests passed afterwards.")
 	}
 	return llmtest.Text("The archive has no earlier cycle yet. Press **New cycle** first, then ask again.")
+}
+
+// latest returns the prompt that appears last in text, or "".
+func latest(text string, prompts ...string) string {
+	best, at := "", -1
+	for _, p := range prompts {
+		if i := strings.LastIndex(text, p); i > at {
+			best, at = p, i
+		}
+	}
+	return best
 }
 
 // progress finds the human turn the request answers: the text of the last

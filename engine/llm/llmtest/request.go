@@ -310,3 +310,13 @@ func (r *Req) lastHumanIndex() int {
 	}
 	return -1
 }
+
+// alternation rejects two user messages in a row, as strict providers do.
+func alternation(msgs []Message) string {
+	for i := 1; i < len(msgs); i++ {
+		if msgs[i].Role == "user" && msgs[i-1].Role == "user" {
+			return fmt.Sprintf("The model does not support successive user or assistant messages (messages[%d] and messages[%d] in your input). You should interleave the user/assistant messages in the message sequence.", i-1, i)
+		}
+	}
+	return ""
+}

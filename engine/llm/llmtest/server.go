@@ -35,6 +35,7 @@ type config struct {
 	models     []string
 	apiKey     string
 	usage      UsageFields
+	lenient    bool // accept two user messages in a row
 }
 
 // Option configures a Server.
@@ -61,6 +62,11 @@ func WithCacheUnit(n int) Option {
 func WithModels(models []string) Option {
 	return func(c *config) { c.models = slices.Clone(models) }
 }
+
+// WithConsecutiveUsers makes the server accept two user messages in a
+// row. By default it rejects them with HTTP 400, as DeepSeek's reasoner
+// and the strictly alternating chat templates (Gemma, Mistral) do.
+func WithConsecutiveUsers() Option { return func(c *config) { c.lenient = true } }
 
 // WithAPIKey makes the server require "Authorization: Bearer <key>"; any
 // other value is answered with HTTP 401. By default any key is accepted.
@@ -336,7 +342,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		reject(http.StatusBadRequest, "invalid_request_error", "", rd.refusal, true)
 		return
 	}
-	if msg := validate(req.Messages); msg != "" {
+	msg := validate(req.Messages)
+	if msg == "" && !s.cfg.lenient {
+		msg = alternation(req.Messages)
+	}
+	if msg != "" {
 		reject(http.StatusBadRequest, "invalid_request_error", "", msg, true)
 		return
 	}
