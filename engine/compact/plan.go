@@ -128,6 +128,18 @@ func (p Plan) JSON() []byte {
 	return b
 }
 
+// Estimating a summary before it exists: a quarter of what it replaces,
+// at least SummaryFloor and at most SummaryTokens.
+const (
+	SummaryRatio = 4
+	SummaryFloor = 200
+)
+
+// summaryEstimate is the expected size of a summary of summable tokens.
+func summaryEstimate(summable int) int {
+	return min(SummaryTokens, max(summable/SummaryRatio, SummaryFloor))
+}
+
 // MechanicalPins returns the pins that hold back micro-compact and prune:
 // every reason except the working set and pairing, which matter only when
 // messages are removed.
@@ -225,9 +237,11 @@ func PlanCascade(in Input) Plan {
 		sr = notNeeded(LayerSummary)
 	case len(drop) == 0:
 		sr.Skipped = "every message is pinned, so there is nothing to summarise"
+	case cur.Level-summable+summaryEstimate(summable)+tokens.Count(SummarySection("")) >= cur.Level:
+		sr.Skipped = fmt.Sprintf("summarising the %d unpinned messages would not make the context smaller", len(drop))
 	default:
 		sr.Estimated = true
-		sr.TokensAfter = cur.Level - summable + min(SummaryTokens, summable) + tokens.Count(SummarySection(""))
+		sr.TokensAfter = cur.Level - summable + summaryEstimate(summable) + tokens.Count(SummarySection(""))
 		for _, i := range drop {
 			sr.Changes = append(sr.Changes, Change{Index: i, Action: ActionSummarise, TokensBefore: cur.Tokens[i], Note: describe(cur.Messages[i])})
 		}
