@@ -57,18 +57,22 @@ func TestPreviewCompactArchivePurge(t *testing.T) {
 	if _, errOut, code := runCLI(t, "archive", "--data", data, "m", "99"); code != 1 || !strings.Contains(errOut, "no archived cycle 99") {
 		t.Errorf("missing cycle: exit %d, %q", code, errOut)
 	}
+	// Two more turns without cycles leave something to compact.
+	for i := 0; i < 2; i++ {
+		run(append([]string{"run", "--context-window", "16000", "--compaction", "off", "--cycle-at", "0"}, append(common, fmt.Sprintf("More %d: read calc/calc.go again.", i))...)...)
+	}
 	// Preview is a dry run; compact applies it.
-	out, _ = run("preview", "--data", data, "m")
+	before := len(srv.Requests())
+	out, _ = run("preview", "--data", data, "--context-window", "16000", "m")
 	for _, want := range []string{"Compaction preview", "1. intake", "2. micro", "3. prune", "4. memory", "5. summary", "6. emergency", "Pinned"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("preview lacks %q:\n%s", want, out)
 		}
 	}
-	before := len(srv.Requests())
 	if len(srv.Requests()) != before {
 		t.Error("preview called the model")
 	}
-	out, _ = run("compact", "--data", data, "--base-url", srv.URL(), "m")
+	out, _ = run("compact", "--data", data, "--context-window", "16000", "--base-url", srv.URL(), "m")
 	if !strings.HasPrefix(out, "compacted m: ") {
 		t.Errorf("compact printed %q", out)
 	}
