@@ -327,6 +327,10 @@ func (u *UI) showCompactionDialog(plan compact.Plan, before []transcript.Message
 	}
 	v.apply = &widget.Button{Text: "Apply", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, OnTapped: func() { done(true) }}
 	v.cancel = &widget.Button{Text: "Cancel", Icon: theme.CancelIcon(), OnTapped: func() { done(false) }}
+	if !planChanges(plan) {
+		v.apply.Disable()
+		v.apply.SetText("Nothing to apply")
+	}
 	dlg = dialog.NewCustomWithoutButtons("Compaction preview", v.content(), u.win)
 	dlg.SetButtons([]fyne.CanvasObject{v.cancel, v.apply})
 	dlg.SetOnClosed(func() { done(false) })
@@ -337,6 +341,20 @@ func (u *UI) showCompactionDialog(plan compact.Plan, before []transcript.Message
 		v.answered = true
 		dlg.Hide()
 	}
+}
+
+// planChanges reports whether applying plan would change anything: a
+// layer touched a message or a summary would be written.
+func planChanges(plan compact.Plan) bool {
+	if plan.NeedsSummary || plan.Summary != "" {
+		return true
+	}
+	for _, l := range plan.Layers {
+		if l.Ran && len(l.Changes) > 0 && !l.Estimated {
+			return true
+		}
+	}
+	return false
 }
 
 // price returns the open session's model price.

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -653,8 +654,8 @@ func TestManualCompactionAgainstTheEngine(t *testing.T) {
 	defer srv.Close()
 	h := newHarness(t, endpoint(srv))
 	h.newSession()
-	for _, p := range []string{"first task", "second task", "third task"} {
-		h.send(p)
+	for i := 0; i < 8; i++ { // enough history that a summary is smaller than what it replaces
+		h.send(fmt.Sprintf("task %d", i))
 		h.waitIdle()
 	}
 	test.Tap(h.ui.compactB)
@@ -703,5 +704,17 @@ func TestNewCycleRunsOffTheUIGoroutine(t *testing.T) {
 	})
 	if h.ui.suggest.Visible() {
 		t.Error("the demo suggestions show in a normal session")
+	}
+}
+
+func TestNothingToApply(t *testing.T) {
+	if planChanges(compact.Plan{Layers: []compact.LayerReport{{Name: "micro", Ran: false}, {Name: "prune", Ran: true}}}) {
+		t.Error("an empty plan offers Apply")
+	}
+	if !planChanges(compact.Plan{NeedsSummary: true}) {
+		t.Error("a plan that needs a summary does not offer Apply")
+	}
+	if !planChanges(compact.Plan{Layers: []compact.LayerReport{{Name: "prune", Ran: true, Changes: []compact.Change{{Index: 3}}}}}) {
+		t.Error("a plan that prunes does not offer Apply")
 	}
 }
