@@ -136,12 +136,11 @@ func userConfigDir() string {
 // printer writes events for a person (text on stdout, progress on stderr)
 // or as JSON lines on stdout.
 type printer struct {
-	mu       sync.Mutex
-	stdout   io.Writer
-	stderr   io.Writer
-	json     bool
-	midLine  bool
-	thinking bool
+	mu      sync.Mutex
+	stdout  io.Writer
+	stderr  io.Writer
+	json    bool
+	midLine bool
 }
 
 func (p *printer) event(e agent.Event) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // FormatVersion is the version of the database layout written by this
@@ -91,10 +92,10 @@ func Open(path string, opts Options) (*Store, error) {
 	db, err := openBolt(path, timeout)
 	switch {
 	case err == nil:
-	case errors.Is(err, bolt.ErrTimeout):
+	case errors.Is(err, berrors.ErrTimeout):
 		return nil, newError(ErrLocked, err, "storage: %s is already open by another Tally; close it or use --data to pick another data directory", path)
-	case errors.As(err, new(panicError)), errors.Is(err, bolt.ErrInvalid),
-		errors.Is(err, bolt.ErrVersionMismatch), errors.Is(err, bolt.ErrChecksum):
+	case errors.As(err, new(panicError)), errors.Is(err, berrors.ErrInvalid),
+		errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
 		return nil, corruptFile(path, err)
 	default:
 		var pe *fs.PathError
@@ -276,7 +277,7 @@ func (s *Store) run(write bool, fn func(tx *Tx) error) (err error) {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, bolt.ErrDatabaseNotOpen):
+	case errors.Is(err, berrors.ErrDatabaseNotOpen):
 		return newError(ErrClosed, err, "storage: %s is closed; open it again with Open", s.path)
 	case fnReturned && fnErr == nil && tx.failed == nil:
 		if !write {

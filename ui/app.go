@@ -77,6 +77,12 @@ func Main(args []string, stderr io.Writer) int {
 	return 0
 }
 
+// errNoModel is shown in the banner when no endpoint is configured; it is
+// a sentence for people, hence the capital and the full stop.
+//
+//lint:ignore ST1005 shown verbatim in the banner
+var errNoModel = errors.New("No model endpoint is configured; open Settings (the gear) to connect one, or try the demo.")
+
 // displayAvailable reports, on X11/Wayland systems, a missing display as
 // one clear sentence instead of letting the windowing library panic.
 func displayAvailable(getenv func(string) string) error {
@@ -361,7 +367,7 @@ func (u *UI) agentConfig(live *liveSession, isDemo bool) agent.Config {
 	cfg.ModelName, cfg.ContextWindow = r.Model, r.ContextWindow
 	applyEngineSettings(&cfg, u.settings, asker)
 	if err := r.Check(); err != nil {
-		live.noModel = errors.New("No model endpoint is configured; open Settings (the gear) to connect one, or try the demo.")
+		live.noModel = errNoModel
 		return cfg
 	}
 	cfg.Model = llm.NewOpenAI(llm.Config{BaseURL: r.BaseURL, APIKey: r.APIKey})

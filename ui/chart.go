@@ -389,16 +389,15 @@ func (c *Chart) CreateRenderer() fyne.WidgetRenderer {
 }
 
 type chartRenderer struct {
-	c              *Chart
-	bg             *canvas.Rectangle
-	half           *canvas.Line
-	title, legend  *canvas.Text
-	hitLeg         *canvas.Text
-	level, hit     []*canvas.Line
-	dots           []*canvas.Circle
-	marks          []*canvas.Line
-	objects        []fyne.CanvasObject
-	headH, plotTop float32
+	c             *Chart
+	bg            *canvas.Rectangle
+	half          *canvas.Line
+	title, legend *canvas.Text
+	hitLeg        *canvas.Text
+	level, hit    []*canvas.Line
+	dots          []*canvas.Circle
+	marks         []*canvas.Line
+	objects       []fyne.CanvasObject
 }
 
 func (r *chartRenderer) MinSize() fyne.Size {

@@ -87,7 +87,6 @@ type Footer struct {
 	close *widget.Button
 	box   *fyne.Container
 	tick  func(d time.Duration, fn func()) // schedules fn on the UI goroutine
-	timer interface{ Stop() bool }
 }
 
 // NewFooter returns an idle footer. after schedules a function on the UI

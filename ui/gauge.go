@@ -113,13 +113,12 @@ func (g *Gauge) CreateRenderer() fyne.WidgetRenderer {
 }
 
 type gaugeRenderer struct {
-	g                 *Gauge
-	title, text       *canvas.Text
-	track, fill       *canvas.Rectangle
-	ticks             []*canvas.Rectangle
-	tickLabels        []*canvas.Text
-	objects           []fyne.CanvasObject
-	barY, barH, textH float32
+	g           *Gauge
+	title, text *canvas.Text
+	track, fill *canvas.Rectangle
+	ticks       []*canvas.Rectangle
+	tickLabels  []*canvas.Text
+	objects     []fyne.CanvasObject
 }
 
 const gaugeBarHeight = 14

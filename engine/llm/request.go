@@ -21,9 +21,10 @@ func (r Request) chatRequest() (req openai.ChatCompletionRequest, tempZero bool,
 		return req, false, errors.New("llm: MaxTokens is negative; use 0 to leave the limit to the server")
 	}
 	req = openai.ChatCompletionRequest{
-		Model:         r.Model,
-		Messages:      r.Messages,
-		Tools:         r.Tools,
+		Model:    r.Model,
+		Messages: r.Messages,
+		Tools:    r.Tools,
+		//lint:ignore SA1019 max_tokens is what OpenAI-compatible servers (DeepSeek, vLLM, llama.cpp) accept
 		MaxTokens:     r.MaxTokens,
 		Stream:        true,
 		StreamOptions: &openai.StreamOptions{IncludeUsage: true},

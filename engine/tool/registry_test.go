@@ -192,6 +192,7 @@ func TestRegistryRun(t *testing.T) {
 	r.AddExtra(fakeTool{name: "boom", run: func(json.RawMessage) Result { panic("kaboom") }})
 	r.AddExtra(fakeTool{name: "nilmap", run: func(json.RawMessage) Result {
 		var m map[string]int
+		//lint:ignore SA5000 the tool must panic at run time to test the recovery
 		m["x"] = 1
 		return Result{}
 	}})

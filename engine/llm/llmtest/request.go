@@ -105,6 +105,7 @@ type parsed struct {
 func parseRequest(body []byte) (*parsed, error) {
 	var w wireRequest
 	if err := json.Unmarshal(body, &w); err != nil {
+		//lint:ignore ST1005 the text mimics the OpenAI API's own error message
 		return nil, fmt.Errorf("We could not parse the JSON body of your request: %v", err)
 	}
 	p := &parsed{rawMsgs: w.Messages, rawTools: w.Tools}
@@ -149,6 +150,7 @@ func parseRequest(body []byte) (*parsed, error) {
 			return nil, fmt.Errorf("Invalid value for 'tools[%d]': %v", i, err)
 		}
 		if t.Function == nil || t.Function.Name == "" {
+			//lint:ignore ST1005 the text mimics the OpenAI API's own error message
 			return nil, fmt.Errorf("Missing required parameter: 'tools[%d].function.name'.", i)
 		}
 		p.req.Tools = append(p.req.Tools, t.Function.Name)
