@@ -6,7 +6,7 @@ GO      ?= go
 BIN     ?= tally
 PKGS    := ./...
 
-.PHONY: all deps build run test vet unit race smoke bench clean package
+.PHONY: all deps build run test vet lint unit race smoke bench clean package
 
 all: build
 
@@ -22,6 +22,9 @@ run: build
 vet:
 	$(GO) vet $(PKGS)
 	@out=$$(gofmt -l . | grep -v '^vendor/' || true); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+lint:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 
 unit:
 	$(GO) test -count=1 $(PKGS)
