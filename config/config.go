@@ -22,6 +22,7 @@ const (
 	DefaultOpenAIBaseURL   = "https://api.openai.com/v1"
 	DefaultDeepSeekBaseURL = "https://api.deepseek.com/v1"
 	DefaultModel           = "deepseek-chat"
+	DefaultOpenAIModel     = "gpt-4o-mini"
 )
 
 // settingKey is the store setting that holds the saved Settings.
@@ -168,6 +169,9 @@ func Resolve(f Flags, env Env, saved Settings) Resolved {
 	r.Model = first(f.Model, env("TALLY_MODEL"), saved.Model)
 	if r.Model == "" {
 		r.Model = DefaultModel
+		if strings.Contains(r.BaseURL, "api.openai.com") {
+			r.Model = DefaultOpenAIModel
+		}
 	}
 	r.ContextWindow = f.ContextWindow
 	if r.ContextWindow == 0 {

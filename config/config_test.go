@@ -28,6 +28,10 @@ func TestResolveOrder(t *testing.T) {
 	if r.BaseURL != DefaultDeepSeekBaseURL || r.Model != DefaultModel {
 		t.Errorf("deepseek key default: %+v", r)
 	}
+	r = Resolve(Flags{}, env(map[string]string{"OPENAI_API_KEY": "sk-oa"}), Settings{})
+	if r.BaseURL != DefaultOpenAIBaseURL || r.Model != DefaultOpenAIModel {
+		t.Errorf("openai key default: %+v", r)
+	}
 	if err := Resolve(Flags{}, env(nil), Settings{}).Check(); err == nil {
 		t.Error("nothing configured passed Check")
 	}
