@@ -5,7 +5,6 @@
 package agent
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -576,8 +575,6 @@ func (s *Session) repair() error {
 
 // Close is a no-op kept for symmetry; the store outlives sessions.
 func (s *Session) Close() error { return nil }
-
-var _ = context.Background
 
 // Inspect opens a session read-only: no repair is appended, so the store is
 // not changed. Use it to look at what the next request would be.

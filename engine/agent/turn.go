@@ -129,7 +129,7 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 	req.Messages = msgs
 	drift := s.checkDrift()
 	logLen := s.log.Len()
-	estimate, _ := s.anchorFreeEstimate()
+	estimate := s.prefixTok + s.log.Tokens() // our own count, kept beside the billed one
 	cb := llm.Callbacks{
 		OnDelta: func(d llm.Delta) { s.emit(Event{Kind: EventDelta, Step: step, Delta: &d}) },
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Step: step, Retry: &r}) },
@@ -190,11 +190,6 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 	return calls, resp.Content, nil
 }
 
-// anchorFreeEstimate is our own count of the request about to be sent,
-// kept beside the billed number to measure the estimator's drift.
-func (s *Session) anchorFreeEstimate() (int, bool) {
-	return s.prefixTok + s.log.Tokens(), false
-}
 
 // normalizeArgs makes the stored arguments text safe to send back: empty
 // becomes {}, and text that is not a JSON object is kept verbatim but
