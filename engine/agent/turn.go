@@ -190,7 +190,6 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 	return calls, resp.Content, nil
 }
 
-
 // normalizeArgs makes the stored arguments text safe to send back: empty
 // becomes {}, and text that is not a JSON object is kept verbatim but
 // wrapped so strict servers accept the replayed call.
