@@ -89,4 +89,8 @@ func TestPreviewCompactArchivePurge(t *testing.T) {
 	if !strings.Contains(out, `"cycle":1`) || !strings.Contains(out, `"cycle":2`) {
 		t.Error("export lacks the archived cycles")
 	}
+	// What compaction and purge removed is still exported, marked.
+	if !strings.Contains(out, `"superseded_by":"manual compaction"`) || !strings.Contains(out, `"superseded_by":"purge"`) {
+		t.Errorf("export lacks the superseded messages:\n%.300s", out)
+	}
 }

@@ -252,9 +252,11 @@ func (s *Session) rebuild(reason string, msgs []transcript.Message, system, summ
 	before, _ := s.level()
 	oldLog := s.log.Messages()
 	rec := s.log.Rebuild(reason, msgs, s.cfg.now())
+	rec.Cycle = s.meta.Cycle
 	if system != s.st.System {
 		rec.Detail = "system prompt changed (booked)"
 	}
+	gone := transcript.SupersededBy(oldLog, msgs)
 	prevSystem, prevSpans := s.st.System, s.st.Spans
 	if system != s.st.System {
 		s.st.System = system
@@ -270,6 +272,17 @@ func (s *Session) rebuild(reason string, msgs []transcript.Message, system, summ
 				return err
 			}
 			data = append(data, b)
+		}
+		if len(gone) > 0 {
+			// Keep what the rewrite removes: nothing committed is lost.
+			blob, err := json.Marshal(gone)
+			if err != nil {
+				return err
+			}
+			if rec.Superseded, err = tx.PutBlob(blob); err != nil {
+				return err
+			}
+			rec.SupersededCount = len(gone)
 		}
 		if err := tx.ReplaceLog(s.meta.ID, s.meta.Cycle, data); err != nil {
 			return err

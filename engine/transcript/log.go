@@ -55,6 +55,41 @@ type RebuildRecord struct {
 	BeforeHash   string    `json:"before_hash"`
 	AfterHash    string    `json:"after_hash"`
 	Detail       string    `json:"detail,omitempty"`
+	// Cycle is the cycle whose log was rewritten.
+	Cycle int `json:"cycle,omitempty"`
+	// Superseded is the SHA-256 of a stored blob holding the messages the
+	// rebuild removed or changed (a JSON array of Superseded), so nothing
+	// committed is ever lost; "" when none.
+	Superseded      string `json:"superseded,omitempty"`
+	SupersededCount int    `json:"superseded_count,omitempty"`
+}
+
+// Superseded is a message a rebuild removed or rewrote, with its position
+// in the log before the rebuild.
+type Superseded struct {
+	Index   int     `json:"index"`
+	Message Message `json:"message"`
+}
+
+// SupersededBy returns the messages of before that after no longer holds
+// byte for byte, in their order, for safe keeping.
+func SupersededBy(before, after []Message) []Superseded {
+	kept := make(map[string]int, len(after))
+	for _, m := range after {
+		if b, err := Encode(m); err == nil {
+			kept[string(b)]++
+		}
+	}
+	var out []Superseded
+	for i, m := range before {
+		b, err := Encode(m)
+		if err == nil && kept[string(b)] > 0 {
+			kept[string(b)]--
+			continue
+		}
+		out = append(out, Superseded{Index: i, Message: m})
+	}
+	return out
 }
 
 // AppendLog is the append-only transcript of one cycle. Append is the only

@@ -168,3 +168,17 @@ func TestDecodeRejectsGarbage(t *testing.T) {
 		}
 	}
 }
+
+func TestSupersededBy(t *testing.T) {
+	a := UserText("", "keep me", t0)
+	b := AssistantReply("drop me", "", nil, t0)
+	c := UserText("", "rewrite me", t0)
+	c2 := UserText("", "rewritten", t0)
+	gone := SupersededBy([]Message{a, b, c}, []Message{a, c2})
+	if len(gone) != 2 || gone[0].Index != 1 || gone[1].Index != 2 || gone[1].Message.Text() != "rewrite me" {
+		t.Errorf("SupersededBy = %+v", gone)
+	}
+	if g := SupersededBy([]Message{a}, []Message{a}); len(g) != 0 {
+		t.Errorf("an unchanged log supersedes %d messages", len(g))
+	}
+}
