@@ -422,6 +422,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg age
 		return
 	}
 	msgs := sess.Messages()
+	past, _ := sess.History()
 	level, exact := sess.ContextTokens()
 	compactAt, cycleAt := sess.Thresholds()
 	window := sess.Window()
@@ -438,7 +439,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg age
 		u.win.SetTitle("Tally — " + meta.Title)
 		showIf(u.demoTag, isDemo)
 		showIf(u.suggest, isDemo)
-		u.chat.setMessages(msgs)
+		u.chat.setHistory(past, msgs)
 		u.gauge.SetLevel(level, window, exact)
 		u.gauge.SetThresholds(compactAt, cycleAt)
 		u.applyLedger(rows, live.model)

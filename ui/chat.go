@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -374,6 +375,26 @@ func (c *chatView) setMessages(msgs []transcript.Message) {
 	c.items = c.items[:0]
 	c.heights = c.heights[:0]
 	c.byCall = map[string]*chatItem{}
+	for i := range msgs {
+		c.addMessage(&msgs[i])
+	}
+	c.rebuild(false)
+}
+
+// setHistory shows a reopened conversation whole: for each earlier rewrite
+// of the log, the messages it removed and a row saying what happened; then
+// the messages the log holds now.
+func (c *chatView) setHistory(past []agent.PastRebuild, msgs []transcript.Message) {
+	c.items = c.items[:0]
+	c.heights = c.heights[:0]
+	c.byCall = map[string]*chatItem{}
+	for _, p := range past {
+		for i := range p.Superseded {
+			c.addMessage(&p.Superseded[i])
+		}
+		c.items = append(c.items, rebuildItem(agent.RebuildInfo{
+			Reason: p.Record.Reason, TokensBefore: p.Record.BeforeTokens, TokensAfter: p.Record.AfterTokens}))
+	}
 	for i := range msgs {
 		c.addMessage(&msgs[i])
 	}

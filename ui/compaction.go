@@ -450,6 +450,11 @@ func (u *UI) compactionDone(live *liveSession, res agent.CompactionResult, err e
 // 21.0k tokens" with the summary expandable, or the start of a new cycle
 // with its hand-off brief.
 func (u *UI) showRebuild(info agent.RebuildInfo) {
+	u.chat.appendItems(rebuildItem(info))
+}
+
+// rebuildItem is the chat row describing a log rewrite.
+func rebuildItem(info agent.RebuildInfo) *chatItem {
 	kind := rebuildKind(info.Reason)
 	text := fmt.Sprintf("compacted: %s → %s tokens", tokensShort(info.TokensBefore), tokensShort(info.TokensAfter))
 	detail := "Summary"
@@ -464,7 +469,7 @@ func (u *UI) showRebuild(info agent.RebuildInfo) {
 	if r := strings.TrimSpace(info.Reason); r != "" && r != kind && !strings.Contains(r, kind) {
 		text += " (" + r + ")"
 	}
-	u.chat.appendItems(&chatItem{kind: itemRebuild, text: text, reasoning: strings.TrimSpace(info.Summary), detailName: detail})
+	return &chatItem{kind: itemRebuild, text: text, reasoning: strings.TrimSpace(info.Summary), detailName: detail}
 }
 
 // compactionAsker implements agent.Asker for "ask" mode: the engine's

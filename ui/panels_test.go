@@ -683,6 +683,23 @@ func TestManualCompactionAgainstTheEngine(t *testing.T) {
 	if inv := srv.Invalid(); len(inv) > 0 {
 		t.Errorf("the server rejected a request: %s", inv[0].Error)
 	}
+	// Reopened, the session shows the whole conversation again: what the
+	// compaction removed, its row, and what the log holds now.
+	id := h.ui.live.id
+	h.ui.live = nil
+	h.ui.openSession(id)
+	h.waitFor("the session to reopen", func() bool { return h.ui.live != nil && h.ui.live.sess != nil })
+	h.q.drain()
+	rows, firstTask := 0, false
+	for _, it := range h.ui.chat.items {
+		if it.kind == itemRebuild {
+			rows++
+		}
+		firstTask = firstTask || strings.Contains(it.text, "task 0")
+	}
+	if rows != 1 || !firstTask {
+		t.Errorf("reopened chat: %d compaction rows, first task shown %v", rows, firstTask)
+	}
 }
 
 func TestNewCycleRunsOffTheUIGoroutine(t *testing.T) {

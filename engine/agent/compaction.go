@@ -333,3 +333,44 @@ func summarySpans(base []prompt.Span, baseText, system string) []prompt.Span {
 func (s *Session) Alerts() []string {
 	return s.alerts()
 }
+
+// PastRebuild is a rewrite of the current cycle's log, with the messages it
+// removed or changed, for showing the whole conversation again.
+type PastRebuild struct {
+	Record     transcript.RebuildRecord `json:"record"`
+	Superseded []transcript.Message     `json:"superseded"`
+}
+
+// History returns the rebuilds of the current cycle, oldest first, each
+// with the messages it superseded. Together with Messages it is everything
+// the cycle ever held.
+func (s *Session) History() ([]PastRebuild, error) {
+	var out []PastRebuild
+	err := s.cfg.Store.View(func(tx *storage.Tx) error {
+		recs, err := tx.Records(storage.KindRebuild, s.meta.ID)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			var rec transcript.RebuildRecord
+			if json.Unmarshal(r.Data, &rec) != nil || rec.Cycle != s.meta.Cycle || rec.Superseded == "" {
+				continue
+			}
+			blob, err := tx.Blob(rec.Superseded)
+			if err != nil {
+				return err
+			}
+			var gone []transcript.Superseded
+			if err := json.Unmarshal(blob, &gone); err != nil {
+				return fmt.Errorf("agent: the messages superseded by a %s are unreadable (%v)", rec.Reason, err)
+			}
+			p := PastRebuild{Record: rec}
+			for _, g := range gone {
+				p.Superseded = append(p.Superseded, g.Message)
+			}
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err
+}
