@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -164,7 +165,7 @@ func (s *Session) compactNow(ctx context.Context, force bool, reason string) (Co
 	summary := plan.Summary
 	if plan.NeedsSummary && summary == "" {
 		var err error
-		summary, err = compact.Summarize(ctx, s.cfg.Model, in, plan, s.cfg.ModelName, s.st.System, s.catalog)
+		summary, err = compact.Summarize(ctx, s.metered(ledger.KindSummary), in, plan, s.cfg.ModelName, s.st.System, s.catalog)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.st.Breakers.Failed(s.cfg.now())

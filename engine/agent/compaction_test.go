@@ -221,6 +221,16 @@ func TestSummaryKeepsPinsAndChecklist(t *testing.T) {
 	if len(recs) == 0 {
 		t.Error("no rebuild record was stored")
 	}
+	rows, _ := s.Ledger()
+	summaryRows := 0
+	for _, r := range rows {
+		if r.Kind == "summary" && r.PromptTokens > 0 {
+			summaryRows++
+		}
+	}
+	if summaryRows != summaries {
+		t.Errorf("%d summary calls but %d summary rows in the ledger", summaries, summaryRows)
+	}
 }
 
 // TestMemoryFileStandsInForTheSummary: a long question-and-answer session

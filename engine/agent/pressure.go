@@ -9,6 +9,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
@@ -255,9 +256,7 @@ func (s *Session) lastUserText() (transcript.Message, bool) {
 // handOffBrief asks the model for the brief to its next self.
 func (s *Session) handOffBrief(ctx context.Context) (string, error) {
 	req := cycle.BriefRequest(s.cfg.ModelName, s.st.System, s.catalog, s.log.AppendWire(nil))
-	resp, err := s.cfg.Model.Stream(ctx, req, llm.Callbacks{
-		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) },
-	})
+	resp, err := s.metered(ledger.KindBrief).Stream(ctx, req, llm.Callbacks{})
 	if err != nil {
 		return "", err
 	}

@@ -29,9 +29,7 @@ func (s *Session) PreviewPurge(ctx context.Context) (PurgePreview, error) {
 	if len(msgs) == 0 {
 		return PurgePreview{}, errors.New("agent: the conversation is empty; there is nothing to purge")
 	}
-	resp, err := s.cfg.Model.Stream(ctx, purge.Request(s.cfg.ModelName, s.st.System, msgs), llm.Callbacks{
-		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) },
-	})
+	resp, err := s.metered(ledgerPurge).Stream(ctx, purge.Request(s.cfg.ModelName, s.st.System, msgs), llm.Callbacks{})
 	if err != nil {
 		return PurgePreview{}, fmt.Errorf("agent: the purge request failed (%w); the history is unchanged", err)
 	}

@@ -1,0 +1,42 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/storage"
+)
+
+// Ledger kinds of the engine's own calls.
+const ledgerPurge = "purge"
+
+// metered returns the session's model wrapped so that every successful
+// call is recorded in the ledger under kind: the engine's own requests
+// (summaries, hand-off briefs, purges) cost money too, and the totals must
+// say so.
+func (s *Session) metered(kind string) llm.Model {
+	return llm.Func(func(ctx context.Context, req llm.Request, cb llm.Callbacks) (*llm.Response, error) {
+		if cb.OnRetry == nil {
+			cb.OnRetry = func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) }
+		}
+		resp, err := s.cfg.Model.Stream(ctx, req, cb)
+		if err != nil || resp == nil {
+			return resp, err
+		}
+		u := resp.Usage
+		row := ledger.Row{Time: s.cfg.now(), Model: s.cfg.ModelName, Kind: kind,
+			PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+			CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
+			DurationMS: resp.Duration.Milliseconds(), Messages: len(req.Messages)}
+		data, _ := json.Marshal(row)
+		// A ledger write failure must not lose the answer: the call is
+		// already paid for, and the next commit surfaces store errors.
+		_ = s.cfg.Store.Update(func(tx *storage.Tx) error {
+			_, err := tx.AddRecord(storage.KindLedger, s.meta.ID, data)
+			return err
+		})
+		return resp, nil
+	})
+}
