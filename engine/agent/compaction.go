@@ -300,12 +300,6 @@ func (s *Session) rebuild(reason string, msgs []transcript.Message, system, summ
 		s.resetPrefix()
 		return fmt.Errorf("agent: could not save the rewritten history (%w); nothing was changed", err)
 	}
-	recs, _ := s.cfg.Store.Log(s.meta.ID, s.meta.Cycle)
-	for i := range recs {
-		if i < s.log.Len() {
-			s.log.SetSeq(i, recs[i].Seq)
-		}
-	}
 	if system != prevSystem {
 		s.bookPrefixChange(reason)
 	}

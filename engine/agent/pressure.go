@@ -214,11 +214,9 @@ func (s *Session) rollCycle(ctx context.Context, mode string) error {
 			if err != nil {
 				return err
 			}
-			seq, err := tx.Append(s.meta.ID, next, b)
-			if err != nil {
+			if _, err := tx.Append(s.meta.ID, next, b); err != nil {
 				return err
 			}
-			s.log.SetSeq(i, seq)
 		}
 		r, _ := json.Marshal(rec)
 		if _, err := tx.AddRecord(storage.KindRebuild, s.meta.ID, r); err != nil {

@@ -291,7 +291,6 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 			return nil, fmt.Errorf("agent: session %q message %d: %w", meta.ID, r.Seq, err)
 		}
 		s.log.Append(m)
-		s.log.SetSeq(s.log.Len()-1, r.Seq)
 	}
 	s.resetPrefix()
 	if a := st.Anchor; a != nil {
@@ -500,18 +499,15 @@ func (s *Session) commit(msgs []transcript.Message, extra func(tx *storage.Tx) e
 	} else {
 		s.st.Anchor = nil
 	}
-	seqs := make([]uint64, 0, len(msgs))
 	err := s.cfg.Store.Update(func(tx *storage.Tx) error {
 		for i := start; i < s.log.Len(); i++ {
 			data, err := transcript.Encode(s.log.At(i).Msg)
 			if err != nil {
 				return err
 			}
-			seq, err := tx.Append(s.meta.ID, s.meta.Cycle, data)
-			if err != nil {
+			if _, err := tx.Append(s.meta.ID, s.meta.Cycle, data); err != nil {
 				return err
 			}
-			seqs = append(seqs, seq)
 			// Large tool results also go to the blob store, so a later
 			// reference to an identical result can always be paged back.
 			if m := &s.log.At(i).Msg; m.Role == transcript.Tool {
@@ -540,9 +536,8 @@ func (s *Session) commit(msgs []transcript.Message, extra func(tx *storage.Tx) e
 		s.resetPrefix()
 		return fmt.Errorf("agent: could not save the conversation: %w", err)
 	}
-	for i, seq := range seqs {
-		s.log.SetSeq(start+i, seq)
-		s.reqMsgs = pushWire(s.reqMsgs, s.log.At(start+i).Wire)
+	for i := start; i < s.log.Len(); i++ {
+		s.reqMsgs = pushWire(s.reqMsgs, s.log.At(i).Wire)
 	}
 	s.publishLevel()
 	for i := start; i < s.log.Len(); i++ {
@@ -572,9 +567,6 @@ func (s *Session) repair() error {
 	}
 	return s.commit(msgs, nil)
 }
-
-// Close is a no-op kept for symmetry; the store outlives sessions.
-func (s *Session) Close() error { return nil }
 
 // Inspect opens a session read-only: no repair is appended, so the store is
 // not changed. Use it to look at what the next request would be.

@@ -39,7 +39,6 @@ type Entry struct {
 	Wire   openai.ChatCompletionMessage
 	Bytes  []byte // canonical JSON of Wire, exactly as sent
 	Tokens int    // estimated tokens of Wire including framing
-	Seq    uint64 // store sequence, set by the owner after committing
 	// Ref is the SHA-256 of a tool result sent as a reference, or "".
 	Ref string
 }
@@ -150,9 +149,6 @@ func (l *AppendLog) Append(m Message) *Entry {
 	l.total += e.Tokens
 	return &l.entries[len(l.entries)-1]
 }
-
-// SetSeq records the store sequence of the last entry.
-func (l *AppendLog) SetSeq(i int, seq uint64) { l.entries[i].Seq = seq }
 
 // Rebuild replaces the whole log with msgs and returns the record of it.
 // Every entry is rendered again from scratch, since the wire rules look
