@@ -83,10 +83,9 @@ func (s *Session) compactionThreshold() int {
 
 // compactInput gathers what the compaction planner needs.
 func (s *Session) compactInput(force bool) compact.Input {
-	n := s.log.Len()
 	in := compact.Input{
 		Messages:        s.log.Messages(),
-		Tokens:          make([]int, n),
+		Tokens:          s.tokensOf(),
 		Wire:            s.log.AppendWire(nil),
 		PrefixTokens:    s.prefixTok,
 		Threshold:       s.compactionThreshold(),
@@ -97,9 +96,6 @@ func (s *Session) compactInput(force bool) compact.Input {
 		Force:           force,
 		HitPrice:        s.cfg.HitPrice,
 		MissPrice:       s.cfg.MissPrice,
-	}
-	for i := 0; i < n; i++ {
-		in.Tokens[i] = s.log.At(i).Tokens
 	}
 	in.Level, _ = s.level()
 	if b, err := os.ReadFile(filepath.Join(s.meta.Workspace, MemoryFile)); err == nil {
@@ -150,16 +146,17 @@ func (s *Session) Compact(ctx context.Context) (CompactionResult, error) {
 		return CompactionResult{}, ErrBusy
 	}
 	defer s.mu.Unlock()
-	return s.compactNow(ctx, true, "manual compaction")
-}
-
-// compactNow plans, summarises if needed and rebuilds the log. The caller
-// holds s.mu.
-func (s *Session) compactNow(ctx context.Context, force bool, reason string) (CompactionResult, error) {
 	if s.log.Len() == 0 {
 		return CompactionResult{}, ErrNothingToCompact
 	}
-	in := s.compactInput(force)
+	return s.compactNow(ctx, s.compactInput(true), "manual compaction")
+}
+
+// compactNow plans in (see compactInput), summarises if needed and
+// rebuilds the log. A forced input is a compaction someone asked for: when
+// it changes nothing that is reported, not counted as a failure. The caller
+// holds s.mu.
+func (s *Session) compactNow(ctx context.Context, in compact.Input, reason string) (CompactionResult, error) {
 	plan := compact.PlanCascade(in)
 	res := CompactionResult{Plan: plan, TokensBefore: plan.TokensBefore}
 	summary := plan.Summary
@@ -175,7 +172,7 @@ func (s *Session) compactNow(ctx context.Context, force bool, reason string) (Co
 	}
 	out := compact.Apply(in, plan, summary)
 	if out.Source == "" && !changed(in.Messages, out.Messages) {
-		if force {
+		if in.Force {
 			return res, ErrNothingToCompact
 		}
 		s.st.Breakers.Failed(s.cfg.now())

@@ -65,7 +65,7 @@ func (s *Session) checkPressure(ctx context.Context) error {
 			// Headless: "ask" means never compact without a person.
 			return nil
 		}
-		ok, err := s.cfg.Asker.AskCompaction(ctx, compact.PlanCascade(s.compactInput(false)))
+		ok, err := s.cfg.Asker.AskCompaction(ctx, compact.PlanCascade(in))
 		if err != nil {
 			return err
 		}
@@ -74,7 +74,7 @@ func (s *Session) checkPressure(ctx context.Context) error {
 			return nil
 		}
 	}
-	_, err := s.compactNow(ctx, false, "auto compaction")
+	_, err := s.compactNow(ctx, in, "auto compaction")
 	if err != nil && ctx.Err() == nil {
 		// A failed automatic compaction is not fatal: the request still
 		// fits until the window itself is reached.
@@ -88,20 +88,22 @@ func (s *Session) checkPressure(ctx context.Context) error {
 // reply the provider's cache has expired anyway, so clearing stale tool
 // results now costs no extra cache miss. Only the micro-compact layer runs.
 func (s *Session) idleMicroCompact() error {
-	if s.cfg.Compaction == CompactOff || s.log.Len() == 0 {
+	if s.cfg.Compaction == CompactOff {
 		return nil
 	}
-	in := s.compactInput(false)
+	// Decide from the log alone; gathering the planner's input (a copy of
+	// the log, MEMORY.md) is only worth it after a real pause.
 	last := time.Time{}
-	for i := len(in.Messages) - 1; i >= 0; i-- {
-		if in.Messages[i].Role == transcript.Assistant {
-			last = in.Messages[i].Time
+	for i := s.log.Len() - 1; i >= 0; i-- {
+		if m := &s.log.At(i).Msg; m.Role == transcript.Assistant {
+			last = m.Time
 			break
 		}
 	}
-	if last.IsZero() || in.Now.Sub(last) < compact.MicroIdle {
+	if last.IsZero() || s.cfg.now().Sub(last) < compact.MicroIdle {
 		return nil
 	}
+	in := s.compactInput(false)
 	pins := compact.MechanicalPins(compact.Pins(in))
 	in.Force = true // the cache is cold: clear every stale result, not just enough
 	out, rep := compact.Micro(in, pins)
@@ -128,7 +130,7 @@ func (s *Session) emergency(ctx context.Context, cause error) error {
 	}
 	s.turn.emergencies++
 	s.turn.rejectedAt, _ = s.level()
-	res, err := s.compactNow(ctx, true, "emergency compaction")
+	res, err := s.compactNow(ctx, s.compactInput(true), "emergency compaction")
 	if err != nil && ctx.Err() != nil {
 		return err
 	}
