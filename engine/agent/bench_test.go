@@ -30,7 +30,8 @@ func seeded(b *testing.B, want int) *Session {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	cfg := Config{Store: st, Model: instantModel(), ModelName: "deepseek-chat", Now: func() time.Time { return day }}
+	// Cycles and compaction off: this measures the plain turn, not a rewrite.
+	cfg := Config{Store: st, Model: instantModel(), ModelName: "deepseek-chat", Now: func() time.Time { return day }, CycleAt: -1, Compaction: CompactOff}
 	s, err := Create(cfg, "bench", b.TempDir(), "")
 	if err != nil {
 		b.Fatal(err)
@@ -71,6 +72,9 @@ func BenchmarkTurnOverhead(b *testing.B) {
 				if _, err := s.Run(ctx, "next step"); err != nil {
 					b.Fatal(err)
 				}
+			}
+			if s.log.Tokens() < size {
+				b.Fatalf("the transcript shrank to %d tokens: the benchmark measured a rewrite", s.log.Tokens())
 			}
 			b.ReportMetric(float64(s.log.Tokens())/1000, "ktokens")
 		})

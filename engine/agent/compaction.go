@@ -289,6 +289,9 @@ func (s *Session) rebuild(reason string, msgs []transcript.Message, system, summ
 		if _, err := tx.AddRecord(storage.KindRebuild, s.meta.ID, r); err != nil {
 			return err
 		}
+		if err := putPrompt(tx, s.meta.ID, s.st); err != nil {
+			return err
+		}
 		return putMeta(tx, s.meta, s.st)
 	})
 	if err != nil {

@@ -200,6 +200,13 @@ func TestSummaryKeepsPinsAndChecklist(t *testing.T) {
 	if !strings.Contains(s.st.System, "Files f0-f5 were read") {
 		t.Error("the summary is not in the system prompt")
 	}
+	reopened, err := Open(sw.cfg, "summary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sys := reopened.NextRequest().Messages[0].Content; !strings.Contains(sys, "Files f0-f5 were read") || !strings.HasPrefix(sys, reopened.st.Base) {
+		t.Error("a reopened session lost the summary merged into its system prompt")
+	}
 	drifts := sw.rec.kinds(EventDrift)
 	if len(drifts) == 0 || !drifts[0].Drift.Booked {
 		t.Errorf("the summary merge was not a booked drift: %+v", drifts)

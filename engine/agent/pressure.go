@@ -224,6 +224,9 @@ func (s *Session) rollCycle(ctx context.Context, mode string) error {
 		if _, err := tx.AddRecord(storage.KindRebuild, s.meta.ID, r); err != nil {
 			return err
 		}
+		if err := putPrompt(tx, s.meta.ID, s.st); err != nil {
+			return err
+		}
 		return putMeta(tx, s.meta, s.st)
 	})
 	if err != nil {

@@ -105,10 +105,13 @@ func (c *Config) now() time.Time {
 	return time.Now()
 }
 
-// state is the engine-owned part of a stored session.
+// state is the engine-owned part of a stored session, rewritten with every
+// committed step. The system prompt fields are kept apart (see
+// promptState): they change only at session start, a compaction summary or
+// a new cycle, and would otherwise be rewritten on every step.
 type state struct {
-	System     string        `json:"system"`
-	Spans      []prompt.Span `json:"spans"`
+	System     string        `json:"-"`
+	Spans      []prompt.Span `json:"-"`
 	WorkingSet WorkingSet    `json:"working_set"`
 	Requests   int           `json:"requests"`
 	Anchor     *anchorState  `json:"anchor,omitempty"`
@@ -116,14 +119,37 @@ type state struct {
 	StatusVersion int64 `json:"status_version"`
 	// Base is the system prompt assembled at session start; Summary the
 	// compaction summary section merged after it (System = Base + Summary).
-	Base      string        `json:"base,omitempty"`
-	BaseSpans []prompt.Span `json:"base_spans,omitempty"`
-	Summary   string        `json:"summary,omitempty"`
+	Base      string        `json:"-"`
+	BaseSpans []prompt.Span `json:"-"`
+	Summary   string        `json:"-"`
 	// Breakers is the state of the compaction circuit breakers.
 	Breakers compact.Breakers `json:"breakers"`
 	// CycleStarted and CycleRequests describe the current cycle.
 	CycleStarted  time.Time `json:"cycle_started,omitzero"`
 	CycleRequests int       `json:"cycle_requests"`
+}
+
+// promptKey is the per-session state key of the stored promptState.
+const promptKey = "prompt"
+
+// promptState is the stored system prompt of a session: the prompt sent
+// now, the one assembled at session start, and the compaction summary
+// merged into it.
+type promptState struct {
+	System    string        `json:"system"`
+	Spans     []prompt.Span `json:"spans"`
+	Base      string        `json:"base"`
+	BaseSpans []prompt.Span `json:"base_spans"`
+	Summary   string        `json:"summary,omitempty"`
+}
+
+// putPrompt stores the session's system prompt fields of st.
+func putPrompt(tx *storage.Tx, id string, st state) error {
+	data, err := json.Marshal(promptState{st.System, st.Spans, st.Base, st.BaseSpans, st.Summary})
+	if err != nil {
+		return err
+	}
+	return tx.PutState(id, promptKey, data)
 }
 
 type anchorState struct {
@@ -200,7 +226,10 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 		if _, err := tx.Session(id); err == nil {
 			return fmt.Errorf("agent: a session with ID %q already exists; open it or choose another ID", id)
 		}
-		return putMeta(tx, meta, st)
+		if err := putMeta(tx, meta, st); err != nil {
+			return err
+		}
+		return putPrompt(tx, id, st)
 	})
 	if err != nil {
 		return nil, err
@@ -264,10 +293,6 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	}
 	if cfg.Compaction == "" {
 		cfg.Compaction = CompactAuto
-	}
-	if st.Base == "" {
-		// Sessions saved before compaction existed: their prompt is the base.
-		st.Base, st.BaseSpans = st.System, st.Spans
 	}
 	s := &Session{cfg: cfg, meta: meta, st: st}
 	s.tools = tool.NewRegistry()
@@ -573,9 +598,13 @@ func (s *Session) repair() error {
 func Inspect(cfg Config, id string) (*Session, error) {
 	var meta storage.Session
 	var recs []storage.Record
+	var stored []byte
 	err := cfg.Store.View(func(tx *storage.Tx) error {
 		var err error
 		if meta, err = tx.Session(id); err != nil {
+			return err
+		}
+		if stored, err = tx.State(id, promptKey); err != nil {
 			return err
 		}
 		recs, err = tx.Log(id, meta.Cycle)
@@ -593,6 +622,11 @@ func Inspect(cfg Config, id string) (*Session, error) {
 			return nil, fmt.Errorf("agent: session %q has unreadable state (%v); the store may be damaged", id, err)
 		}
 	}
+	var ps promptState
+	if err := json.Unmarshal(stored, &ps); err != nil || ps.System == "" {
+		return nil, fmt.Errorf("agent: session %q has no readable system prompt in the store; it may be damaged", id)
+	}
+	st.System, st.Spans, st.Base, st.BaseSpans, st.Summary = ps.System, ps.Spans, ps.Base, ps.BaseSpans, ps.Summary
 	return load(cfg, meta, st, recs)
 }
 
