@@ -76,15 +76,17 @@ func (s *Session) prepareRequest() ([]openai.ChatCompletionMessage, func(), erro
 		return nil, nil, fmt.Errorf("agent: could not record the status block: %w", err)
 	}
 	tail := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: rec.Text}
-	// Write the scratch message into the spare capacity past the end of
-	// the request skeleton, without growing the skeleton: the next append
-	// overwrites the slot. Growing happens in amortised steps, so the
-	// request never copies the transcript.
+	// After a user message the status joins it (see pushWire): merge it in
+	// place for this request and put the message back afterwards.
 	if n := len(s.reqMsgs); n > 1 && s.reqMsgs[n-1].Role == openai.ChatMessageRoleUser {
 		arr, saved := s.reqMsgs, s.reqMsgs[n-1]
 		arr[n-1] = joinUser(saved, tail)
 		return arr, func() { arr[n-1] = saved }, nil
 	}
+	// Otherwise write it into the spare capacity past the end of the
+	// request skeleton, without growing the skeleton: the next append
+	// overwrites the slot. Growing happens in amortised steps, so the
+	// request never copies the transcript.
 	if cap(s.reqMsgs) == len(s.reqMsgs) {
 		s.reqMsgs = slices.Grow(s.reqMsgs, len(s.reqMsgs)/4+16)
 	}
