@@ -44,7 +44,7 @@ func openSession(name string, args []string, stderr io.Writer, withModel bool) (
 			return nil, nil, nil, err
 		}
 	}
-	cfg := o.agentConfig(st, r, saved)
+	cfg := o.agentConfig(st, r, saved, id)
 	var sess *agent.Session
 	if withModel {
 		sess, err = agent.Open(cfg, id)

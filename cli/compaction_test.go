@@ -57,6 +57,12 @@ func TestPreviewCompactArchivePurge(t *testing.T) {
 	if _, errOut, code := runCLI(t, "archive", "--data", data, "m", "99"); code != 1 || !strings.Contains(errOut, "no archived cycle 99") {
 		t.Errorf("missing cycle: exit %d, %q", code, errOut)
 	}
+	// Without --model, maintenance commands use the session's own model
+	// (qwen3-8b, a 32K window), not the default one.
+	t.Setenv("TALLY_MODEL", "")
+	if out, _ := run("preview", "--data", data, "m"); !strings.Contains(out, "window 32,768") {
+		t.Errorf("preview did not use the session's model:\n%.200s", out)
+	}
 	// Two more turns without cycles leave something to compact.
 	for i := 0; i < 2; i++ {
 		run(append([]string{"run", "--context-window", "16000", "--compaction", "off", "--cycle-at", "0"}, append(common, fmt.Sprintf("More %d: read calc/calc.go again.", i))...)...)

@@ -60,10 +60,8 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		}
 		return printLedger(st, id, saved, o.json, stdout)
 	}
-	cfg := agent.Config{Store: st, ContextWindow: r.ContextWindow}
-	if o.model != "" || r.Model != "" {
-		cfg.ModelName = o.model
-	}
+	// Without --model the session's own model (and window) is shown.
+	cfg := agent.Config{Store: st, ContextWindow: r.ContextWindow, ModelName: o.model}
 	sess, err := agent.Inspect(cfg, id)
 	if err != nil {
 		return err

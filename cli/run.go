@@ -54,7 +54,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 	}
 	out := &printer{stdout: stdout, stderr: stderr, json: o.json}
-	cfg := o.agentConfig(st, r, saved)
+	cfg := o.agentConfig(st, r, saved, o.session)
 	cfg.Approver = approver(o.yes, stdin, stderr)
 	cfg.OnEvent = out.event
 	var sess *agent.Session
@@ -93,8 +93,14 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 }
 
 // agentConfig builds the engine configuration from the flags, the
-// resolved endpoint and the saved settings.
-func (o *options) agentConfig(st *storage.Store, r config.Resolved, saved config.Settings) agent.Config {
+// resolved endpoint and the saved settings. For an existing session (id)
+// the model it was made with is kept unless one was chosen explicitly.
+func (o *options) agentConfig(st *storage.Store, r config.Resolved, saved config.Settings, id string) agent.Config {
+	if !r.ModelChosen && id != "" {
+		if meta, err := st.Session(id); err == nil && meta.Model != "" {
+			r.Model = meta.Model
+		}
+	}
 	price, _ := saved.PriceFor(r.Model)
 	cycleAt := o.cycleAt
 	if !o.cycleAtSet {

@@ -135,6 +135,9 @@ type Resolved struct {
 	// KeySource says where the key came from ("flag", "OPENAI_API_KEY",
 	// "DEEPSEEK_API_KEY", "settings" or ""), never the key itself.
 	KeySource string
+	// ModelChosen is false when Model is only the default for the
+	// endpoint; a stored session then keeps the model it was made with.
+	ModelChosen bool
 }
 
 // Flags are the command-line overrides; empty fields are unset.
@@ -167,6 +170,7 @@ func Resolve(f Flags, env Env, saved Settings) Resolved {
 		}
 	}
 	r.Model = first(f.Model, env("TALLY_MODEL"), saved.Model)
+	r.ModelChosen = r.Model != ""
 	if r.Model == "" {
 		r.Model = DefaultModel
 		if strings.Contains(r.BaseURL, "api.openai.com") {

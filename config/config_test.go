@@ -25,8 +25,11 @@ func TestResolveOrder(t *testing.T) {
 		t.Errorf("flags over env: %+v", r)
 	}
 	r = Resolve(Flags{}, env(map[string]string{"DEEPSEEK_API_KEY": "sk-ds"}), Settings{})
-	if r.BaseURL != DefaultDeepSeekBaseURL || r.Model != DefaultModel {
+	if r.BaseURL != DefaultDeepSeekBaseURL || r.Model != DefaultModel || r.ModelChosen {
 		t.Errorf("deepseek key default: %+v", r)
+	}
+	if r := Resolve(Flags{Model: "m"}, env(nil), Settings{}); !r.ModelChosen {
+		t.Errorf("a --model is not marked chosen: %+v", r)
 	}
 	r = Resolve(Flags{}, env(map[string]string{"OPENAI_API_KEY": "sk-oa"}), Settings{})
 	if r.BaseURL != DefaultOpenAIBaseURL || r.Model != DefaultOpenAIModel {
