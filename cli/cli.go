@@ -203,6 +203,38 @@ func oneLine(s string) string {
 	return s
 }
 
+// openSessionStore parses the flags of a command about one stored session
+// (its ID as the only argument, or --session), opens the store and checks
+// the session exists. The caller closes the store.
+func openSessionStore(name string, args []string, stderr io.Writer) (*options, string, *storage.Store, error) {
+	o, err := parse(name, args, stderr)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	id, err := needSession(name, o)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	st, err := o.openStore()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if err := checkSession(st, name, id); err != nil {
+		st.Close()
+		return nil, "", nil, err
+	}
+	return o, id, st, nil
+}
+
+// checkSession reports a session that is not in the store in one sentence.
+func checkSession(st *storage.Store, name, id string) error {
+	_, err := st.Session(id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return fmt.Errorf("tally %s: no session with ID %q; run `tally sessions` to list them", name, id)
+	}
+	return err
+}
+
 func needSession(name string, o *options) (string, error) {
 	switch {
 	case len(o.args) == 1:

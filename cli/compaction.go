@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,15 +20,7 @@ import (
 // openSession opens a stored session for a maintenance command; withModel
 // says whether the command may call the model (then an endpoint is needed).
 func openSession(name string, args []string, stderr io.Writer, withModel bool) (*options, *storage.Store, *agent.Session, error) {
-	o, err := parse(name, args, stderr)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	id, err := needSession(name, o)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	st, err := o.openStore()
+	o, id, st, err := openSessionStore(name, args, stderr)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -116,10 +107,7 @@ func cmdArchive(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	if _, err := st.Session(id); err != nil {
-		if errors.Is(err, storage.ErrNotFound) {
-			return fmt.Errorf("tally archive: no session with ID %q; run `tally sessions` to list them", id)
-		}
+	if err := checkSession(st, "archive", id); err != nil {
 		return err
 	}
 	arch, err := agent.ReadArchives(st, id)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -24,27 +23,13 @@ type exportLine struct {
 }
 
 func cmdExport(args []string, stdout, stderr io.Writer) error {
-	o, err := parse("export", args, stderr)
-	if err != nil {
-		return err
-	}
-	id, err := needSession("export", o)
-	if err != nil {
-		return err
-	}
-	st, err := o.openStore()
+	_, id, st, err := openSessionStore("export", args, stderr)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	enc := json.NewEncoder(stdout)
 	return st.View(func(tx *storage.Tx) error {
-		if _, err := tx.Session(id); err != nil {
-			if errors.Is(err, storage.ErrNotFound) {
-				return fmt.Errorf("tally export: no session with ID %q; run `tally sessions` to list them", id)
-			}
-			return err
-		}
 		cycles, err := tx.Cycles(id)
 		if err != nil {
 			return err

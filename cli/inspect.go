@@ -37,15 +37,7 @@ type driftRow struct {
 }
 
 func cmdInspect(args []string, stdout, stderr io.Writer) error {
-	o, err := parse("inspect", args, stderr)
-	if err != nil {
-		return err
-	}
-	id, err := needSession("inspect", o)
-	if err != nil {
-		return err
-	}
-	st, err := o.openStore()
+	o, id, st, err := openSessionStore("inspect", args, stderr)
 	if err != nil {
 		return err
 	}
@@ -55,9 +47,6 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.ledger {
-		if _, err := st.Session(id); err != nil {
-			return fmt.Errorf("tally inspect: no session with ID %q; run `tally sessions` to list them", id)
-		}
 		return printLedger(st, id, saved, o.json, stdout)
 	}
 	// Without --model the session's own model (and window) is shown.
