@@ -325,7 +325,11 @@ func summarySpans(base []prompt.Span, baseText, system string) []prompt.Span {
 
 // Alerts returns the active alert lines: loop guard and compaction
 // breakers. They are also in the status bar.
+//
+// It waits for a running turn to finish, since the breakers belong to it.
 func (s *Session) Alerts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.alerts()
 }
 
