@@ -344,6 +344,9 @@ type PastRebuild struct {
 // with the messages it superseded. Together with Messages it is everything
 // the cycle ever held.
 func (s *Session) History() ([]PastRebuild, error) {
+	s.mu.Lock()
+	cycleNow := s.meta.Cycle
+	s.mu.Unlock()
 	var out []PastRebuild
 	err := s.cfg.Store.View(func(tx *storage.Tx) error {
 		recs, err := tx.Records(storage.KindRebuild, s.meta.ID)
@@ -352,7 +355,7 @@ func (s *Session) History() ([]PastRebuild, error) {
 		}
 		for _, r := range recs {
 			var rec transcript.RebuildRecord
-			if json.Unmarshal(r.Data, &rec) != nil || rec.Cycle != s.meta.Cycle || rec.Superseded == "" {
+			if json.Unmarshal(r.Data, &rec) != nil || rec.Cycle != cycleNow || rec.Superseded == "" {
 				continue
 			}
 			blob, err := tx.Blob(rec.Superseded)
