@@ -124,15 +124,35 @@ func (h *harness) waitIdle() {
 	h.waitFor("the turn to end", func() bool { return !h.ui.live.running })
 }
 
+// walkTree visits o and everything drawn inside it (container children,
+// scroll content, the objects of widget renderers), depth first. visit
+// returns false to skip what is inside o.
+func walkTree(o fyne.CanvasObject, visit func(fyne.CanvasObject) bool) {
+	if o == nil || !visit(o) {
+		return
+	}
+	switch v := o.(type) {
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			walkTree(c, visit)
+		}
+	case *container.Scroll:
+		walkTree(v.Content, visit)
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(v).Objects() {
+			walkTree(c, visit)
+		}
+	}
+}
+
 // texts walks the whole canvas (content and overlays) and returns every
 // string a widget or canvas object shows.
 func (h *harness) texts() []string {
 	var out []string
 	seen := map[fyne.CanvasObject]bool{}
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		if o == nil || seen[o] {
-			return
+	visit := func(o fyne.CanvasObject) bool {
+		if seen[o] {
+			return false
 		}
 		seen[o] = true
 		switch v := o.(type) {
@@ -153,23 +173,12 @@ func (h *harness) texts() []string {
 		case *widget.Check:
 			out = append(out, v.Text)
 		}
-		switch v := o.(type) {
-		case *fyne.Container:
-			for _, c := range v.Objects {
-				walk(c)
-			}
-		case *container.Scroll:
-			walk(v.Content)
-		case fyne.Widget:
-			for _, c := range test.WidgetRenderer(v).Objects() {
-				walk(c)
-			}
-		}
+		return true
 	}
 	c := h.win.Canvas()
-	walk(c.Content())
+	walkTree(c.Content(), visit)
 	for _, o := range c.Overlays().List() {
-		walk(o)
+		walkTree(o, visit)
 	}
 	out = append(out, h.win.Title())
 	return out
@@ -187,30 +196,16 @@ func (h *harness) shows(s string) bool {
 // card finds the on-screen tool card showing it.
 func (h *harness) card(it *chatItem) *toolCard {
 	var found *toolCard
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		if found != nil || o == nil {
-			return
+	walkTree(h.win.Canvas().Content(), func(o fyne.CanvasObject) bool {
+		if found != nil {
+			return false
 		}
-		switch v := o.(type) {
-		case *toolCard:
-			if v.item == it && v.Visible() {
-				found = v
-				return
-			}
-		case *fyne.Container:
-			for _, c := range v.Objects {
-				walk(c)
-			}
-			return
+		if v, ok := o.(*toolCard); ok && v.item == it && v.Visible() {
+			found = v
+			return false
 		}
-		if w, ok := o.(fyne.Widget); ok {
-			for _, c := range test.WidgetRenderer(w).Objects() {
-				walk(c)
-			}
-		}
-	}
-	walk(h.win.Canvas().Content())
+		return true
+	})
 	return found
 }
 

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -170,28 +169,16 @@ func TestChecklistFollowsEvents(t *testing.T) {
 
 func visibleChecklistRows(o fyne.CanvasObject) []*checklistRow {
 	var out []*checklistRow
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		if o == nil || !o.Visible() {
-			return
+	walkTree(o, func(o fyne.CanvasObject) bool {
+		if !o.Visible() {
+			return false
 		}
-		switch v := o.(type) {
-		case *checklistRow:
+		if v, ok := o.(*checklistRow); ok {
 			out = append(out, v)
-			return
-		case *fyne.Container:
-			for _, c := range v.Objects {
-				walk(c)
-			}
-			return
+			return false
 		}
-		if w, ok := o.(fyne.Widget); ok {
-			for _, c := range test.WidgetRenderer(w).Objects() {
-				walk(c)
-			}
-		}
-	}
-	walk(o)
+		return true
+	})
 	return out
 }
 
@@ -475,26 +462,12 @@ func TestArchiveBrowserSearch(t *testing.T) {
 	}
 	// The hit row is drawn highlighted.
 	found := false
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		switch v := o.(type) {
-		case *widget.RichText:
-			if strings.HasPrefix(v.String(), "● c2:m0") {
-				found = true
-			}
-		case *fyne.Container:
-			for _, c := range v.Objects {
-				walk(c)
-			}
-			return
+	walkTree(w.Canvas().Content(), func(o fyne.CanvasObject) bool {
+		if v, ok := o.(*widget.RichText); ok && strings.HasPrefix(v.String(), "● c2:m0") {
+			found = true
 		}
-		if wd, ok := o.(fyne.Widget); ok {
-			for _, c := range test.WidgetRenderer(wd).Objects() {
-				walk(c)
-			}
-		}
-	}
-	walk(w.Canvas().Content())
+		return true
+	})
 	if !found {
 		t.Error("the matching message is not shown highlighted")
 	}
@@ -621,27 +594,12 @@ func TestSessionDetailReadableWhenSelected(t *testing.T) {
 	h.waitFor("the row", func() bool { return len(h.ui.sessions.items) == 1 })
 	h.ui.sessions.list.Refresh()
 	var seg *widget.TextSegment
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		switch v := o.(type) {
-		case *widget.RichText:
-			if strings.Contains(v.String(), "cycle 1") {
-				seg = v.Segments[0].(*widget.TextSegment)
-			}
-		case *canvas.Text:
-		case *fyne.Container:
-			for _, c := range v.Objects {
-				walk(c)
-			}
-			return
+	walkTree(h.ui.sessions.list, func(o fyne.CanvasObject) bool {
+		if v, ok := o.(*widget.RichText); ok && strings.Contains(v.String(), "cycle 1") {
+			seg = v.Segments[0].(*widget.TextSegment)
 		}
-		if wd, ok := o.(fyne.Widget); ok {
-			for _, c := range test.WidgetRenderer(wd).Objects() {
-				walk(c)
-			}
-		}
-	}
-	walk(h.ui.sessions.list)
+		return true
+	})
 	if seg == nil || seg.Style.ColorName != theme.ColorNameForeground {
 		t.Errorf("selected row detail = %+v; want the foreground colour", seg)
 	}
