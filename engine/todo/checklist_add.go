@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"strings"
 
 	"github.com/tally-dev/tally/engine/tool"
 )
@@ -29,16 +28,7 @@ var addSchema = compact(`{
 }`)
 
 // addTool appends one item to the checklist.
-type addTool struct {
-	name, doc string
-	list      *List
-}
-
-func (t addTool) Spec() tool.Spec {
-	return tool.Spec{Name: t.name, Description: strings.TrimSpace(t.doc), Parameters: addSchema}
-}
-
-func (addTool) NeedsApproval() bool { return false }
+type addTool struct{ base }
 
 func (t addTool) Run(_ context.Context, _ *tool.Env, args json.RawMessage) tool.Result {
 	var p struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"strings"
 
 	"github.com/tally-dev/tally/engine/tool"
 )
@@ -19,16 +18,7 @@ var (
 var listSchema = compact(`{"type": "object", "properties": {}, "additionalProperties": false}`)
 
 // listTool shows the checklist without changing it.
-type listTool struct {
-	name, doc string
-	list      *List
-}
-
-func (t listTool) Spec() tool.Spec {
-	return tool.Spec{Name: t.name, Description: strings.TrimSpace(t.doc), Parameters: listSchema}
-}
-
-func (listTool) NeedsApproval() bool { return false }
+type listTool struct{ base }
 
 func (t listTool) Run(_ context.Context, _ *tool.Env, args json.RawMessage) tool.Result {
 	var p struct{}

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/tally-dev/tally/engine/tool"
 )
@@ -31,16 +30,7 @@ var updateSchema = compact(`{
 }`)
 
 // updateTool changes one item's status or content.
-type updateTool struct {
-	name, doc string
-	list      *List
-}
-
-func (t updateTool) Spec() tool.Spec {
-	return tool.Spec{Name: t.name, Description: strings.TrimSpace(t.doc), Parameters: updateSchema}
-}
-
-func (updateTool) NeedsApproval() bool { return false }
+type updateTool struct{ base }
 
 func (t updateTool) Run(_ context.Context, _ *tool.Env, args json.RawMessage) tool.Result {
 	var p struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"strings"
 
 	"github.com/tally-dev/tally/engine/tool"
 )
@@ -41,16 +40,7 @@ var writeSchema = compact(`{
 }`)
 
 // writeTool replaces the whole checklist.
-type writeTool struct {
-	name, doc string
-	list      *List
-}
-
-func (t writeTool) Spec() tool.Spec {
-	return tool.Spec{Name: t.name, Description: strings.TrimSpace(t.doc), Parameters: writeSchema}
-}
-
-func (writeTool) NeedsApproval() bool { return false }
+type writeTool struct{ base }
 
 func (t writeTool) Run(_ context.Context, _ *tool.Env, args json.RawMessage) tool.Result {
 	var p struct {

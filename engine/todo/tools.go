@@ -23,14 +23,14 @@ import (
 // the model can correct itself without another call.
 func Tools(l *List) []tool.Tool {
 	return []tool.Tool{
-		writeTool{name: "checklist_write", doc: checklistWriteDoc, list: l},
-		addTool{name: "checklist_add", doc: checklistAddDoc, list: l},
-		updateTool{name: "checklist_update", doc: checklistUpdateDoc, list: l},
-		listTool{name: "checklist_list", doc: checklistListDoc, list: l},
-		writeTool{name: "todo_write", doc: todoWriteDoc, list: l},
-		addTool{name: "todo_add", doc: todoAddDoc, list: l},
-		updateTool{name: "todo_update", doc: todoUpdateDoc, list: l},
-		listTool{name: "todo_list", doc: todoListDoc, list: l},
+		writeTool{base{"checklist_write", checklistWriteDoc, writeSchema, l}},
+		addTool{base{"checklist_add", checklistAddDoc, addSchema, l}},
+		updateTool{base{"checklist_update", checklistUpdateDoc, updateSchema, l}},
+		listTool{base{"checklist_list", checklistListDoc, listSchema, l}},
+		writeTool{base{"todo_write", todoWriteDoc, writeSchema, l}},
+		addTool{base{"todo_add", todoAddDoc, addSchema, l}},
+		updateTool{base{"todo_update", todoUpdateDoc, updateSchema, l}},
+		listTool{base{"todo_list", todoListDoc, listSchema, l}},
 	}
 }
 
@@ -119,3 +119,17 @@ func snippet(s string) string {
 	}
 	return fmt.Sprintf("%q", s)
 }
+
+// base is what the eight checklist tools share: a name, a description, a
+// parameter schema and the session's list. None needs approval.
+type base struct {
+	name, doc string
+	schema    json.RawMessage
+	list      *List
+}
+
+func (b base) Spec() tool.Spec {
+	return tool.Spec{Name: b.name, Description: strings.TrimSpace(b.doc), Parameters: b.schema}
+}
+
+func (base) NeedsApproval() bool { return false }
