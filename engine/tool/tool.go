@@ -31,6 +31,11 @@ type Result struct {
 	Paths []string
 	// Wrote is true when the call changed files in the workspace.
 	Wrote bool
+	// Redacted counts the secrets replaced by "[redacted: kind]" in
+	// Content at intake; RedactedKinds names their kinds, without
+	// duplicates.
+	Redacted      int
+	RedactedKinds []string
 }
 
 // Env is what a tool may touch. Tools read it and never modify it, so one
@@ -45,6 +50,25 @@ type Env struct {
 	// OutputLimit caps the combined output kept from a run_shell call, in
 	// bytes. Zero or negative means [DefaultOutputLimit].
 	OutputLimit int
+	// SecretFiles are the deny-list patterns of files the file tools refuse
+	// unless the user allows that one read: nil means the default list, an
+	// empty non-nil slice none.
+	SecretFiles []string
+	// ShellEnv names extra environment variables run_shell passes to
+	// commands, on top of the built-in allow-list; names that look like
+	// secrets never pass.
+	ShellEnv []string
+	// TempDir is the session's own temporary directory, writable inside
+	// the sandbox and exported to commands as TMPDIR; "" means none.
+	TempDir string
+	// CacheDirs are build-cache directories commands may write inside the
+	// sandbox (Go, npm, pip caches the user allowed).
+	CacheDirs []string
+	// AllowNetwork lets sandboxed commands open TCP connections.
+	AllowNetwork bool
+	// RequireSandbox makes run_shell refuse to run a command when the
+	// sandbox cannot be applied, instead of running it unsandboxed.
+	RequireSandbox bool
 }
 
 // Defaults used when the corresponding Env field is zero.
