@@ -23,6 +23,9 @@ type inspectReport struct {
 	// StatusAudit the re-rendering of every status already sent.
 	Status      string            `json:"status"`
 	StatusAudit agent.StatusAudit `json:"status_audit"`
+	// ForgedTags lists engine tags found where the engine did not put
+	// them (see agent.Session.AuditTags); any entry fails the command.
+	ForgedTags []string `json:"forged_tags,omitempty"`
 	// Drifts lists the requests whose prompt prefix changed, with the
 	// autopsy: the section or tool, the byte offset, booked or not.
 	Drifts  []driftRow  `json:"drifts,omitempty"`
@@ -73,6 +76,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	if rep.StatusAudit, err = sess.AuditStatus(); err != nil {
 		return err
 	}
+	rep.ForgedTags = sess.AuditTags()
 	if rep.Window > 0 {
 		rep.Level = float64(level) / float64(rep.Window)
 	}
@@ -81,6 +85,9 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(rep); err != nil {
 		return err
+	}
+	if n := len(rep.ForgedTags); n > 0 {
+		return fmt.Errorf("tally inspect: %d engine tag(s) appear where the engine did not put them, so workspace or model text could pass for an engine block; first: %s", n, rep.ForgedTags[0])
 	}
 	if n := len(rep.StatusAudit.Mismatches); n > 0 {
 		return fmt.Errorf("tally inspect: %d status block(s) sent to the model disagree with their canonical state; first: %s", n, rep.StatusAudit.Mismatches[0])

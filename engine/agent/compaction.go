@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/tally-dev/tally/engine/compact"
@@ -14,6 +13,7 @@ import (
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/safefile"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -48,6 +48,25 @@ type Asker interface {
 
 // MemoryFile is the workspace file that may stand in for a summary.
 const MemoryFile = "MEMORY.md"
+
+// MaxMemoryBytes caps what is read of MemoryFile.
+const MaxMemoryBytes = 64 << 10
+
+// readMemory returns the workspace's MemoryFile, neutralised, or "". It is
+// read only when it is a regular file inside the workspace (not a symlink,
+// FIFO or device), at most MaxMemoryBytes of it.
+func readMemory(workspace string) string {
+	root, err := os.OpenRoot(workspace)
+	if err != nil {
+		return ""
+	}
+	defer root.Close()
+	b, _, err := safefile.ReadIn(root, MemoryFile, MaxMemoryBytes)
+	if err != nil {
+		return ""
+	}
+	return transcript.Neutralize(strings.ToValidUTF8(string(b), "\uFFFD"))
+}
 
 // RebuildInfo describes a log rewrite for the UI.
 type RebuildInfo struct {
@@ -98,9 +117,7 @@ func (s *Session) compactInput(force bool) compact.Input {
 		MissPrice:       s.cfg.MissPrice,
 	}
 	in.Level, _ = s.level()
-	if b, err := os.ReadFile(filepath.Join(s.meta.Workspace, MemoryFile)); err == nil {
-		in.Memory = string(b)
-	}
+	in.Memory = readMemory(s.meta.Workspace)
 	for _, it := range s.checklist.Items() {
 		if it.Status != todo.Completed {
 			mark := "[ ]"

@@ -30,7 +30,7 @@ type LedgerRow = ledger.Row
 // new paths it is byte-identical.
 func TurnMeta(day time.Time, model string, ws *WorkingSet) string {
 	return fmt.Sprintf("<turn_meta>\ndate: %s\nmodel: %s\nworking_set: %s\n</turn_meta>",
-		day.Format("2006-01-02"), model, ws.Summary())
+		day.Format("2006-01-02"), transcript.NeutralizeLine(model), ws.Summary())
 }
 
 // Run executes one user turn: it appends text, then alternates model
@@ -151,14 +151,7 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 		}
 		return nil, "", err
 	}
-	calls := make([]transcript.ToolCall, 0, len(resp.ToolCalls))
-	for i, c := range resp.ToolCalls {
-		id := c.ID
-		if id == "" {
-			id = fmt.Sprintf("call_%d_%d", s.st.Requests+1, i)
-		}
-		calls = append(calls, transcript.ToolCall{ID: id, Name: c.Name, Arguments: normalizeArgs(c.Arguments)})
-	}
+	calls := s.intakeCalls(resp.ToolCalls)
 	reply := transcript.AssistantReply(resp.Content, resp.Reasoning, calls, now)
 	s.st.Requests++
 	s.st.CycleRequests++
@@ -191,8 +184,10 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 }
 
 // normalizeArgs makes the stored arguments text safe to send back: empty
-// becomes {}, and text that is not a JSON object is kept verbatim but
-// wrapped so strict servers accept the replayed call.
+// becomes {}, text that is not a JSON object is kept verbatim but wrapped
+// so strict servers accept the replayed call, and engine tags are
+// neutralised (the replacement keeps valid JSON valid), so replaying the
+// call can never open or close an engine block.
 func normalizeArgs(a string) string {
 	t := strings.TrimSpace(a)
 	if t == "" {
@@ -200,9 +195,9 @@ func normalizeArgs(a string) string {
 	}
 	var v map[string]any
 	if json.Unmarshal([]byte(t), &v) == nil {
-		return a
+		return transcript.Neutralize(a)
 	}
-	b, _ := json.Marshal(map[string]string{"_malformed_arguments": a})
+	b, _ := json.Marshal(map[string]string{"_malformed_arguments": transcript.Neutralize(a)})
 	return string(b)
 }
 
@@ -265,6 +260,12 @@ func (s *Session) execute(ctx context.Context, c transcript.ToolCall) tool.Resul
 		return tool.Result{IsError: true, Content: fmt.Sprintf(
 			"error: the arguments of this %s call were not a valid JSON object (got %q); call it again with valid JSON",
 			c.Name, clip(*bad.Raw, 200))}
+	}
+	var unusable struct {
+		Why *string `json:"_unusable_call"`
+	}
+	if c.Name == UnusableCallName && json.Unmarshal([]byte(args), &unusable) == nil && unusable.Why != nil {
+		return tool.Result{IsError: true, Content: "error: " + *unusable.Why}
 	}
 	t, ok := s.tools.Lookup(c.Name)
 	if ok && t.NeedsApproval() {

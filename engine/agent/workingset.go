@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/tally-dev/tally/engine/transcript"
 )
 
 // WorkingSetLimit caps the paths shown in <turn_meta>.
@@ -16,10 +18,13 @@ type WorkingSet struct {
 	Paths []string `json:"paths"` // most recent last
 }
 
-// Touch records paths as the most recently used.
+// Touch records paths as the most recently used. Paths come from file
+// names, tool output and the human, so each is neutralised on entry (see
+// transcript.NeutralizeLine): a file named like an engine block can never
+// open or close one in <turn_meta>.
 func (w *WorkingSet) Touch(paths ...string) {
 	for _, p := range paths {
-		p = strings.TrimPrefix(strings.TrimSpace(p), "./")
+		p = transcript.NeutralizeLine(strings.TrimPrefix(strings.TrimSpace(p), "./"))
 		if p == "" || p == "." {
 			continue
 		}
@@ -48,7 +53,11 @@ func (w *WorkingSet) Summary() string {
 	if len(w.Paths) == 0 {
 		return "(none yet)"
 	}
-	return strings.Join(w.Sorted(), ", ")
+	sorted := w.Sorted()
+	for i, p := range sorted {
+		sorted[i] = transcript.NeutralizeLine(p) // sets stored before paths were neutralised on entry
+	}
+	return strings.Join(sorted, ", ")
 }
 
 // pathLike finds workspace-looking paths in human text: a word with a slash

@@ -23,6 +23,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/proc"
 )
 
@@ -383,7 +384,7 @@ func render(findings []string) string {
 	b.WriteString(head)
 	shown := 0
 	for _, f := range findings {
-		line := clip(f, MaxLineBytes) + "\n"
+		line := clip(transcript.NeutralizeLine(f), MaxLineBytes) + "\n"
 		if shown == MaxLines || b.Len()+len(line)+len(tail)+noteRoom > MaxBytes {
 			break
 		}

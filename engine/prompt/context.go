@@ -7,17 +7,21 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/safefile"
 )
 
 // Limits of the workspace context pack.
 const (
 	MaxContextFileBytes = 16 << 10 // each AGENTS.md (and each include) is cut here
+	MaxContextBytes     = 64 << 10 // all instructions together, includes counted
 	MaxIncludeDepth     = 5        // @path includes nest at most this deep
 	MaxListingEntries   = 80       // top-level entries shown in the layout section
 )
 
 // ContextFileName is the instructions file looked up in the user config
-// dir, the workspace's parents and the workspace root.
+// dir and the workspace root.
 const ContextFileName = "AGENTS.md"
 
 // ContextPack is what Tally reads from disk about a workspace, once, when a
@@ -44,41 +48,44 @@ func (p ContextPack) Sections() []Section {
 }
 
 // LoadContext reads the context pack for workspace. userDir is the user's
-// Tally config directory ("" to skip it). Files are merged in a fixed order:
-// the user's file, then the workspace's ancestors from the outermost down,
-// then the workspace root. Unreadable files are skipped; nothing here fails
-// the session.
+// Tally config directory ("" to skip it). The user's AGENTS.md comes first,
+// then the workspace root's.
+//
+// A repository is untrusted, so every file read here stays inside its own
+// root (the workspace, or the user's config directory for the user's file
+// and its includes) whatever symlinks or "@../x" and "@/abs" includes say;
+// AGENTS.md itself and every include must be a regular file, not a symlink,
+// FIFO or device; each is cut at MaxContextFileBytes and all together at
+// MaxContextBytes. The text is neutralised (see transcript.Neutralize) so it
+// cannot open or close an engine block. Unreadable files are skipped and
+// refused includes are marked in place; nothing here fails the session.
 func LoadContext(workspace, userDir string) ContextPack {
 	var pack ContextPack
-	var files []string
-	if userDir != "" {
-		files = append(files, filepath.Join(userDir, ContextFileName))
-	}
 	abs, err := filepath.Abs(workspace)
-	if err == nil {
-		var chain []string
-		for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
-			chain = append(chain, filepath.Join(dir, ContextFileName))
-			if dir == filepath.Dir(dir) {
-				break
-			}
-		}
-		for i := len(chain) - 1; i >= 0; i-- {
-			files = append(files, chain[i])
-		}
-		files = append(files, filepath.Join(abs, ContextFileName))
+	if err != nil {
+		abs = workspace
 	}
 	var parts []string
-	for _, f := range files {
-		text, ok := readBounded(f)
-		if !ok {
+	budget := MaxContextBytes
+	for _, dir := range []string{userDir, abs} {
+		if dir == "" || budget <= 0 {
 			continue
 		}
-		text = expandIncludes(text, filepath.Dir(f), 1, map[string]bool{f: true})
-		pack.Sources = append(pack.Sources, f)
-		parts = append(parts, fmt.Sprintf("## From %s\n%s", displayPath(f, abs), strings.TrimSpace(text)))
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			continue
+		}
+		r := includer{root: root, dir: dir, budget: &budget}
+		text, ok := r.read(ContextFileName)
+		if ok {
+			text = r.expand(text, ".", 1, map[string]bool{ContextFileName: true})
+			f := filepath.Join(dir, ContextFileName)
+			pack.Sources = append(pack.Sources, f)
+			parts = append(parts, fmt.Sprintf("## From %s\n%s", transcript.NeutralizeLine(displayPath(f, abs)), strings.TrimSpace(text)))
+		}
+		root.Close()
 	}
-	pack.Instructions = strings.Join(parts, "\n\n")
+	pack.Instructions = transcript.Neutralize(strings.Join(parts, "\n\n"))
 	pack.Listing = listing(abs)
 	return pack
 }
@@ -93,59 +100,76 @@ func displayPath(f, workspace string) string {
 	return filepath.ToSlash(f)
 }
 
-func readBounded(path string) (string, bool) {
-	f, err := os.Open(path)
+// includer reads AGENTS.md and its includes inside one root.
+type includer struct {
+	root   *os.Root
+	dir    string // the root's path, to accept absolute includes inside it
+	budget *int   // bytes left for all instructions
+}
+
+// read returns the text of name (relative to the root), cut at
+// MaxContextFileBytes and at what is left of the budget.
+func (r includer) read(name string) (string, bool) {
+	limit := min(MaxContextFileBytes, *r.budget)
+	data, cut, err := safefile.ReadIn(r.root, name, int64(limit))
 	if err != nil {
 		return "", false
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return "", false
-	}
-	buf := make([]byte, MaxContextFileBytes+1)
-	n, _ := f.Read(buf)
-	for n < len(buf) {
-		m, err := f.Read(buf[n:])
-		n += m
-		if err != nil || m == 0 {
-			break
-		}
-	}
-	text := string(buf[:min(n, MaxContextFileBytes)])
-	if n > MaxContextFileBytes {
-		text += "\n[... cut at 16 KB ...]"
+	*r.budget -= len(data)
+	text := strings.ToValidUTF8(string(data), "\uFFFD")
+	if cut {
+		text += fmt.Sprintf("\n[... cut at %d KB ...]", limit>>10)
 	}
 	return text, true
 }
 
 var includeRe = regexp.MustCompile(`(?m)^@(\S+)\s*$`)
 
-// expandIncludes replaces lines of the form "@relative/path" with the
-// contents of that file, up to MaxIncludeDepth levels and never a file twice
-// in one chain.
-func expandIncludes(text, dir string, depth int, seen map[string]bool) string {
+// expand replaces lines of the form "@relative/path" with the contents of
+// that file, up to MaxIncludeDepth levels and never a file twice in one
+// chain. dir is the including file's directory, relative to the root.
+func (r includer) expand(text, dir string, depth int, seen map[string]bool) string {
 	return includeRe.ReplaceAllStringFunc(text, func(line string) string {
-		rel := strings.TrimSpace(line[1:])
-		p := rel
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		if depth > MaxIncludeDepth {
+		rel, ok := r.relative(strings.TrimSpace(line[1:]), dir)
+		switch {
+		case !ok:
+			return line + " (not included: outside the folder of this AGENTS.md)"
+		case depth > MaxIncludeDepth:
 			return line + " (not included: more than 5 levels of @includes)"
-		}
-		if seen[p] {
+		case seen[rel]:
 			return line + " (not included: include cycle)"
+		case *r.budget <= 0:
+			return line + fmt.Sprintf(" (not included: instructions exceed %d KB)", MaxContextBytes>>10)
 		}
-		body, ok := readBounded(p)
+		body, ok := r.read(rel)
 		if !ok {
 			return line + " (not found)"
 		}
-		next := map[string]bool{p: true}
+		next := map[string]bool{rel: true}
 		for k := range seen {
 			next[k] = true
 		}
-		return strings.TrimSpace(expandIncludes(body, filepath.Dir(p), depth+1, next))
+		return strings.TrimSpace(r.expand(body, filepath.Dir(rel), depth+1, next))
 	})
+}
+
+// relative turns an include target into a clean path relative to the
+// root, or reports false when it would leave the root.
+func (r includer) relative(p, dir string) (string, bool) {
+	if filepath.IsAbs(p) {
+		rel, err := filepath.Rel(r.dir, p)
+		if err != nil {
+			return "", false
+		}
+		p = rel
+	} else {
+		p = filepath.Join(dir, p)
+	}
+	p = filepath.Clean(p)
+	if !filepath.IsLocal(p) {
+		return "", false
+	}
+	return p, true
 }
 
 func listing(workspace string) string {
@@ -155,7 +179,7 @@ func listing(workspace string) string {
 	}
 	var names []string
 	for _, e := range entries {
-		n := e.Name()
+		n := transcript.NeutralizeLine(e.Name())
 		if n == ".git" {
 			continue
 		}

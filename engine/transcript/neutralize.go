@@ -1,6 +1,11 @@
 package transcript
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // reservedTags are the markers only the engine may write. Text from the
 // human, the model, files or tool output that contains one (in any letter
@@ -56,4 +61,74 @@ func reservedAt(s string) bool {
 		}
 	}
 	return false
+}
+
+// NeutralizeLine is [Neutralize] for text that must stay on one line inside
+// an engine block (a path, a file name, a branch, a model name): on top of
+// defusing engine tags, line breaks and other control or invisible format
+// characters are written as visible escapes such as "\n" and "\u202e", so a
+// file name cannot start a new line of a block, let alone a new block.
+func NeutralizeLine(s string) string {
+	s = Neutralize(s)
+	clean := true
+	for _, r := range s {
+		if unsafeInLine(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case unsafeInLine(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func unsafeInLine(r rune) bool {
+	return r == utf8.RuneError || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r)
+}
+
+// ReservedTags reports every engine tag (opening or closing, any letter
+// case) and "[CYCLE STATE]" marker in s, in order, as the lower-case tag
+// name with a leading "/" for a closing tag. It is the audit's view of the
+// same rule Neutralize applies.
+func ReservedTags(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '<':
+			j, closing := i+1, false
+			if j < len(s) && s[j] == '/' {
+				j, closing = j+1, true
+			}
+			for _, t := range reservedTags {
+				if len(s)-j >= len(t) && strings.EqualFold(s[j:j+len(t)], t) {
+					if closing {
+						t = "/" + t
+					}
+					out = append(out, t)
+					break
+				}
+			}
+		case '[':
+			if len(s)-i >= 13 && strings.EqualFold(s[i:i+13], "[CYCLE STATE]") {
+				out = append(out, "cycle_state_marker")
+			}
+		}
+	}
+	return out
 }

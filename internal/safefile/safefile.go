@@ -1,0 +1,89 @@
+// Package safefile reads the files the engine opens on its own (AGENTS.md,
+// its includes, .git/HEAD, the memory file) without trusting the workspace:
+// a read never blocks on a FIFO or a device, never follows a symlink it was
+// told not to, never grows past a caller's cap, and, through an [os.Root],
+// never leaves the directory it was confined to, whatever a concurrent
+// process swaps in.
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ErrNotRegular is matched (errors.Is) by the error returned for a FIFO, a
+// device, a socket, a directory or a symlink where a regular file was
+// required.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Read opens path (read-only and non-blocking, so a FIFO cannot hang the
+// caller), refuses anything but a regular file, and returns at most limit
+// bytes; truncated reports that the file held more.
+func Read(path string, limit int64) (data []byte, truncated bool, err error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	return readOpen(f, path, limit)
+}
+
+// ReadIn is [Read] confined to root: name is relative to it, resolution
+// never leaves it, and a name that is itself a symlink is refused even when
+// the link points inside root.
+func ReadIn(root *os.Root, name string, limit int64) (data []byte, truncated bool, err error) {
+	fi, err := root.Lstat(name)
+	if err != nil {
+		return nil, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, false, notRegular(name, fi.Mode())
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	return readOpen(f, name, limit)
+}
+
+func readOpen(f *os.File, name string, limit int64) ([]byte, bool, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, false, notRegular(name, fi.Mode())
+	}
+	if limit < 0 {
+		limit = 0
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(data)) > limit {
+		return data[:limit], true, nil
+	}
+	return data, false, nil
+}
+
+func notRegular(name string, mode fs.FileMode) error {
+	kind := "special file"
+	switch {
+	case mode&fs.ModeSymlink != 0:
+		kind = "symlink"
+	case mode.IsDir():
+		kind = "directory"
+	case mode&fs.ModeNamedPipe != 0:
+		kind = "FIFO"
+	case mode&fs.ModeDevice != 0:
+		kind = "device"
+	case mode&fs.ModeSocket != 0:
+		kind = "socket"
+	}
+	return fmt.Errorf("%s is a %s, %w; only regular files are read", name, kind, ErrNotRegular)
+}
