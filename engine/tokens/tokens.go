@@ -5,11 +5,22 @@
 // Counting uses tiktoken's o200k_base encoding loaded from BPE ranks embedded
 // in the binary, so it never touches the network. Counts are estimates of the
 // provider's own tokenizer; the anchor corrects them after every response.
+//
+// Count's cost is linear in the length of its input, whatever the input:
+// the BPE merge is quadratic in the length of one pre-tokenized piece, so a
+// run of more than maxRun bytes of one character class (a megabyte of "a",
+// of one emoji, of spaces) is cut into maxRun-byte pieces before it reaches
+// the tokenizer. Ordinary prose, code and CJK text have no such runs and
+// are counted exactly as tiktoken counts them; a cut run may be counted a
+// token or so differently per cut than whole, which is well within what
+// the usage anchor corrects.
 package tokens
 
 import (
+	"iter"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/pkoukk/tiktoken-go"
@@ -26,6 +37,15 @@ const MessageOverhead = 4
 // chunkSize bounds the text handed to the tokenizer's regexp in one call so a
 // pathological input (a megabyte without a newline) costs linear time.
 const chunkSize = 8 << 10
+
+// maxRun is the longest run of one character class (see classAt) handed to
+// the tokenizer whole. The BPE merge costs O(n²) in the length n of one
+// pre-tokenized piece, and a piece never spans two classes, so cutting runs
+// here bounds the merge to O(maxRun) per byte. 256 bytes is far longer than
+// any word, identifier or CJK phrase between punctuation marks, so ordinary
+// text is never cut; at 256 a megabyte of one repeated letter costs about a
+// third of a second, less than a megabyte of prose.
+const maxRun = 256
 
 var (
 	once    sync.Once
@@ -53,27 +73,96 @@ func Count(s string) int {
 		return (len(s) + 3) / 4
 	}
 	n := 0
-	for len(s) > 0 {
-		part := s
-		if len(part) > chunkSize {
-			cut := strings.LastIndexByte(part[:chunkSize], '\n')
-			if cut <= 0 {
-				cut = chunkSize
-				for cut > 0 && !utf8.RuneStart(part[cut]) {
-					cut--
-				}
-				if cut == 0 {
-					cut = chunkSize
-				}
-			} else {
-				cut++
-			}
-			part = part[:cut]
-		}
+	for part := range parts(s) {
 		n += len(e.EncodeOrdinary(part))
-		s = s[len(part):]
 	}
 	return n
+}
+
+// parts splits s into the consecutive pieces handed to the tokenizer one at
+// a time: at most chunkSize bytes, cut after the last newline when there is
+// one (else at a rune boundary), and cut again where a run of one character
+// class would pass maxRun bytes.
+func parts(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for len(s) > 0 {
+			part := s
+			if len(part) > chunkSize {
+				cut := strings.LastIndexByte(part[:chunkSize], '\n')
+				if cut <= 0 {
+					cut = chunkSize
+					for cut > 0 && !utf8.RuneStart(part[cut]) {
+						cut--
+					}
+					if cut == 0 {
+						cut = chunkSize
+					}
+				} else {
+					cut++
+				}
+				part = part[:cut]
+			}
+			if cut := runCut(part); cut > 0 {
+				part = part[:cut]
+			}
+			if !yield(part) {
+				return
+			}
+			s = s[len(part):]
+		}
+	}
+}
+
+// runCut returns the offset in s at which a run of one character class
+// reaches maxRun bytes, or 0 when s has no such run. The offset is always a
+// rune boundary.
+func runCut(s string) int {
+	start, cls := 0, -1
+	for i := 0; i < len(s); {
+		c, size := classAt(s, i)
+		if c != cls {
+			start, cls = i, c
+		}
+		if i+size-start > maxRun && i > start {
+			return i
+		}
+		i += size
+	}
+	return 0
+}
+
+// Character classes that no pre-tokenized piece of o200k_base spans two of
+// (apart from one leading character, which the cut only moves).
+const (
+	classLetter = iota // letters and marks
+	classNumber
+	classSpace
+	classOther // punctuation, symbols, emoji, invalid bytes
+)
+
+// classAt returns the class of the rune at s[i] and its length in bytes.
+func classAt(s string, i int) (int, int) {
+	if b := s[i]; b < utf8.RuneSelf {
+		switch {
+		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z':
+			return classLetter, 1
+		case '0' <= b && b <= '9':
+			return classNumber, 1
+		case b == ' ', '\t' <= b && b <= '\r':
+			return classSpace, 1
+		}
+		return classOther, 1
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case unicode.IsLetter(r), unicode.IsMark(r):
+		return classLetter, size
+	case unicode.IsNumber(r):
+		return classNumber, size
+	case unicode.IsSpace(r):
+		return classSpace, size
+	}
+	return classOther, size
 }
 
 // Err reports why the embedded encoding failed to load, or nil.
