@@ -33,6 +33,9 @@ type Settings struct {
 	BaseURL       string           `json:"base_url,omitempty"`
 	Model         string           `json:"model,omitempty"`
 	APIKey        string           `json:"api_key,omitempty"`
+	// KeyStore says where APIKey is kept: KeyInKeychain (then it is never
+	// written to the database) or KeyInDatabase, the labelled fallback.
+	KeyStore string `json:"key_store,omitempty"`
 	ContextWindow int              `json:"context_window,omitempty"`
 	Prices        map[string]Price `json:"prices,omitempty"`
 	LastSession   string           `json:"last_session,omitempty"`
@@ -51,6 +54,23 @@ type Settings struct {
 	// WarmUp sends the stable prompt prefix once when a session is created,
 	// so the first real request is billed at the cache-hit price.
 	WarmUp bool `json:"warm_up,omitempty"`
+	// Shell is what commands are allowed beyond the built-in policy.
+	Shell ShellSettings `json:"shell,omitzero"`
+	// Mode is the permission mode new sessions start in ("" means ask).
+	Mode string `json:"mode,omitempty"`
+}
+
+// ShellSettings are the user's additions to the command policy. Its fields
+// match agent.ShellConfig, so one is converted to the other directly.
+type ShellSettings struct {
+	// Env names extra environment variables commands receive; names that
+	// look like secrets never pass.
+	Env []string `json:"env,omitempty"`
+	// CacheDirs are the build caches commands may write inside the
+	// sandbox; nil means the detected defaults (Go, npm, pip, Cargo).
+	CacheDirs []string `json:"cache_dirs,omitempty"`
+	// SecretFiles is the secret-file deny list; nil means the default.
+	SecretFiles []string `json:"secret_files,omitempty"`
 }
 
 // Compaction modes of Settings.Compaction.
@@ -99,6 +119,8 @@ func (s Settings) PriceFor(model string) (Price, bool) {
 }
 
 // Load reads the saved settings; a store without them gives zero Settings.
+// The API key is read from the OS keychain when it is kept there; a key
+// still kept in the database moves into the keychain when one answers.
 func Load(st *storage.Store) (Settings, error) {
 	var s Settings
 	err := st.View(func(tx *storage.Tx) error {
@@ -111,11 +133,23 @@ func Load(st *storage.Store) (Settings, error) {
 		}
 		return nil
 	})
+	if err == nil && loadKey(&s) {
+		moved := s
+		moved.APIKey = "" // now in the keychain
+		if werr := write(st, moved); werr != nil {
+			s.KeyStore = KeyInDatabase // still there; moved next time
+		}
+	}
 	return s, err
 }
 
-// Save stores s, replacing the saved settings.
+// Save stores s, replacing the saved settings; the API key goes to the OS
+// keychain when one answers and to the database otherwise.
 func Save(st *storage.Store, s Settings) error {
+	return write(st, storeKey(s))
+}
+
+func write(st *storage.Store, s Settings) error {
 	data, err := json.Marshal(s)
 	if err != nil {
 		return err
