@@ -19,6 +19,22 @@ var ErrStreamCut = errors.New("llm: the response stream was cut off before the a
 // connected to at all (DNS failure, refused connection, TLS failure ...).
 var ErrUnreachable = errors.New("llm: the server could not be reached")
 
+// ErrTimeout is wrapped by errors for a server that kept the call waiting
+// longer than one of the Config timeouts: connecting (those errors also
+// match ErrUnreachable), the first byte of the answer, or the silence
+// between two parts of a stream (those also match ErrStreamCut). Like a cut
+// stream, a timeout is retried only while no output had been passed on.
+var ErrTimeout = errors.New("llm: the server did not answer in time")
+
+// ErrReplyTooLarge is wrapped by errors for a reply stopped because it
+// passed one of the size caps (Config.MaxReplyBytes,
+// Config.MaxToolCallBytes, MaxToolCalls, or the limits on the raw stream
+// derived from MaxReplyBytes). The stream is closed at once and nothing
+// past the cap is kept. It is not retried: the same request tends to make
+// a model run away the same way again, and each retry would cost a full
+// cap's worth of output.
+var ErrReplyTooLarge = errors.New("llm: the reply was too large")
+
 // APIError is an error answer from the backend.
 type APIError struct {
 	// Status is the HTTP status code; 0 for an error sent inside an
@@ -117,11 +133,15 @@ func IsContextLengthExceeded(err error) bool {
 }
 
 // IsRetryable reports whether err is a transient failure worth trying again
-// later: HTTP 408, 429 and 5xx, an unreachable server, or a stream cut
-// before any output. Cancellation, a stream cut after output and every
-// other rejection are not retryable.
+// later: HTTP 408, 429 and 5xx, an unreachable server, or a stream cut or
+// timed out before any output. Cancellation, a stream cut or stalled after
+// output, a reply too large and every other rejection are not retryable.
 func IsRetryable(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	var te *timeoutError
+	if errors.As(err, &te) {
+		return !te.shown
+	}
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrReplyTooLarge) {
 		return false
 	}
 	var cut *cutError

@@ -28,8 +28,41 @@ type Config struct {
 	APIKey string
 	// HTTPClient is used for all requests (http.DefaultClient's settings
 	// when nil). It should have no overall Timeout, since responses are
-	// streamed; use the context instead.
+	// streamed; use the context and the timeouts below instead. Its
+	// Transport is wrapped, never modified; an *http.Transport is cloned to
+	// apply ConnectTimeout.
 	HTTPClient *http.Client
+	// ConnectTimeout bounds DNS, TCP connect and the TLS handshake, each
+	// (DefaultConnectTimeout when 0, off when negative). It is applied
+	// when the HTTPClient's Transport is nil or an *http.Transport; with
+	// any other RoundTripper the connection is bounded only by
+	// FirstByteTimeout.
+	ConnectTimeout time.Duration
+	// FirstByteTimeout bounds the wait from sending a request to the first
+	// byte of the answer's body, any byte: headers alone do not stop it,
+	// while a keep-alive comment does (DefaultFirstByteTimeout when 0, off
+	// when negative).
+	FirstByteTimeout time.Duration
+	// StreamIdleTimeout bounds the silence between two reads of the
+	// answer's body once it started (DefaultStreamIdleTimeout when 0, off
+	// when negative).
+	//
+	// A call that hits any of the three timeouts fails with an error
+	// wrapping ErrTimeout; it is retried like a cut stream, that is only
+	// when no output had been passed to OnDelta yet.
+	StreamIdleTimeout time.Duration
+	// MaxReplyBytes caps the text one reply may carry: content, reasoning
+	// and every tool call's id, name and arguments together
+	// (DefaultMaxReplyBytes when 0 or less; the cap cannot be turned off).
+	// It also sets the limits on the raw stream: one line may hold at most
+	// twice the cap plus 64 KiB, lines that carry no data at most the cap
+	// in total, and the whole body at most 64 times the cap. A reply that
+	// passes a cap is stopped at once and fails with an error wrapping
+	// ErrReplyTooLarge; nothing past the cap is kept.
+	MaxReplyBytes int
+	// MaxToolCallBytes caps the arguments of one tool call
+	// (DefaultMaxToolCallBytes when 0 or less).
+	MaxToolCallBytes int
 	// MaxAttempts is the total number of attempts per call, including the
 	// first (DefaultMaxAttempts when 0 or less).
 	MaxAttempts int
@@ -64,7 +97,22 @@ func (c Config) withDefaults() Config {
 	if c.Sleep == nil {
 		c.Sleep = sleepCtx
 	}
+	c.ConnectTimeout = timeoutOrDefault(c.ConnectTimeout, DefaultConnectTimeout)
+	c.FirstByteTimeout = timeoutOrDefault(c.FirstByteTimeout, DefaultFirstByteTimeout)
+	c.StreamIdleTimeout = timeoutOrDefault(c.StreamIdleTimeout, DefaultStreamIdleTimeout)
+	if c.MaxReplyBytes <= 0 {
+		c.MaxReplyBytes = DefaultMaxReplyBytes
+	}
+	if c.MaxToolCallBytes <= 0 {
+		c.MaxToolCallBytes = DefaultMaxToolCallBytes
+	}
 	return c
+}
+
+// replyLimits returns the size caps of a Config that went through
+// withDefaults.
+func (c Config) replyLimits() replyLimits {
+	return replyLimits{reply: c.MaxReplyBytes, call: c.MaxToolCallBytes}
 }
 
 // OpenAI is a Model backed by an OpenAI-compatible chat-completions API. It
@@ -94,7 +142,7 @@ func NewOpenAI(cfg Config) *OpenAI {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
-	oc.HTTPClient = wrapClient(cfg.HTTPClient)
+	oc.HTTPClient = wrapClient(guardedClient(cfg.HTTPClient, cfg))
 	o.client = openai.NewClientWithConfig(oc)
 	return o
 }
@@ -187,9 +235,11 @@ func (o *OpenAI) attempt(ctx context.Context, creq openai.ChatCompletionRequest,
 		return nil, o.classify(err, info, creq.Model)
 	}
 	defer func() { _ = stream.Close() }()
-	a := newAssembler()
+	a := newAssembler(o.cfg.replyLimits())
 	for {
 		raw, err := stream.RecvRaw()
+		var te *timeoutError
+		var tl *tooLargeError
 		switch {
 		case err == nil:
 			if err := a.add(raw, cb, o.cfg.APIKey); err != nil {
@@ -203,6 +253,10 @@ func (o *OpenAI) attempt(ctx context.Context, creq openai.ChatCompletionRequest,
 			return a.response(), nil
 		case errors.Is(err, io.EOF):
 			return nil, &cutError{shown: a.shown}
+		case errors.As(err, &te):
+			return nil, te.at(o.host, a.shown)
+		case errors.As(err, &tl):
+			return nil, tl
 		}
 		var oe *openai.APIError
 		if errors.As(err, &oe) {
@@ -218,11 +272,15 @@ func (o *OpenAI) classify(err error, info *attemptInfo, model string) error {
 	var oe *openai.APIError
 	var re *openai.RequestError
 	var ue *url.Error
+	var te *timeoutError
 	switch {
+	case errors.As(err, &te):
+		return te.at(o.host, false)
 	case errors.As(err, &oe):
 		return o.apiError(oe.HTTPStatusCode, oe.Message, oe.Code, oe.Type, model, info.header)
 	case errors.As(err, &re):
-		return o.apiError(re.HTTPStatusCode, bodyMessage(re.Body), nil, "", model, info.header)
+		// Redact before shortening, so a key cut in half cannot show.
+		return o.apiError(re.HTTPStatusCode, bodyMessage([]byte(redact(string(re.Body), o.cfg.APIKey))), nil, "", model, info.header)
 	case errors.As(err, &ue):
 		return &unreachableError{host: o.host, cause: err, text: redact(ue.Err.Error(), o.cfg.APIKey)}
 	}
@@ -230,7 +288,7 @@ func (o *OpenAI) classify(err error, info *attemptInfo, model string) error {
 }
 
 func (o *OpenAI) apiError(status int, msg string, code any, typ, model string, h http.Header) *APIError {
-	e := &APIError{Status: status, Message: redact(strings.TrimSpace(msg), o.cfg.APIKey), Type: typ, Model: model}
+	e := &APIError{Status: status, Message: oneLine(redact(msg, o.cfg.APIKey)), Type: typ, Model: model}
 	switch c := code.(type) {
 	case string:
 		e.Code = c
@@ -265,7 +323,13 @@ func bodyMessage(body []byte) string {
 			return v.Detail
 		}
 	}
-	text := strings.Join(strings.Fields(string(body)), " ")
+	return oneLine(string(body))
+}
+
+// oneLine shortens a server's text for an error message: white space
+// collapsed, invalid UTF-8 replaced, at most 300 characters.
+func oneLine(s string) string {
+	text := strings.Join(strings.Fields(s), " ")
 	if !utf8.ValidString(text) {
 		text = strings.ToValidUTF8(text, "?")
 	}

@@ -74,7 +74,10 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 func retryReason(err error) (reason string, status int) {
 	var api *APIError
 	var cut *cutError
+	var te *timeoutError
 	switch {
+	case errors.As(err, &te):
+		return te.reason(), 0
 	case errors.As(err, &api) && api.Status == http.StatusTooManyRequests:
 		return "rate limited (HTTP 429)", api.Status
 	case errors.As(err, &api):

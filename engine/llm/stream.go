@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -43,7 +44,9 @@ type callBuf struct {
 	args     strings.Builder
 }
 
-// assembler builds a Response from stream chunks.
+// assembler builds a Response from stream chunks. It never holds more than
+// its limits allow: a chunk that would pass a cap is refused whole, before
+// any of it is kept or passed on.
 type assembler struct {
 	content   strings.Builder
 	reasoning strings.Builder
@@ -52,9 +55,22 @@ type assembler struct {
 	finish    string
 	usage     *wireUsage
 	shown     bool // some output was passed on (text or a tool call)
+	lim       replyLimits
+	size      int // bytes kept so far, counted against lim.reply
 }
 
-func newAssembler() *assembler { return &assembler{calls: map[int]*callBuf{}, lastCall: -1} }
+func newAssembler(lim replyLimits) *assembler {
+	return &assembler{calls: map[int]*callBuf{}, lastCall: -1, lim: lim}
+}
+
+// grow accounts for n more bytes of the reply.
+func (a *assembler) grow(n int) error {
+	if a.size+n > a.lim.reply {
+		return &tooLargeError{what: fmt.Sprintf("its text (content, reasoning and tool-call arguments together) passed the %s limit", sizeText(int64(a.lim.reply)))}
+	}
+	a.size += n
+	return nil
+}
 
 // add folds one raw chunk into the response, passing text to cb.
 func (a *assembler) add(raw []byte, cb Callbacks, key string) error {
@@ -63,7 +79,7 @@ func (a *assembler) add(raw []byte, cb Callbacks, key string) error {
 		return fmt.Errorf("llm: the server sent a stream chunk that is not valid chat-completions JSON (%v); check that the base URL points to an OpenAI-compatible API", err)
 	}
 	if c.Error != nil {
-		return &APIError{Message: redact(c.Error.Message, key), Type: c.Error.Type}
+		return &APIError{Message: oneLine(redact(c.Error.Message, key)), Type: oneLine(redact(c.Error.Type, key))}
 	}
 	if c.Usage != nil {
 		a.usage = c.Usage
@@ -82,6 +98,9 @@ func (a *assembler) add(raw []byte, cb Callbacks, key string) error {
 		case ch.Delta.Reasoning != nil:
 			d.Reasoning = *ch.Delta.Reasoning
 		}
+		if err := a.grow(len(d.Content) + len(d.Reasoning)); err != nil {
+			return err
+		}
 		a.content.WriteString(d.Content)
 		a.reasoning.WriteString(d.Reasoning)
 		if d.Content != "" || d.Reasoning != "" {
@@ -89,7 +108,9 @@ func (a *assembler) add(raw []byte, cb Callbacks, key string) error {
 			cb.delta(d)
 		}
 		for _, tc := range ch.Delta.ToolCalls {
-			a.addCall(tc)
+			if err := a.addCall(tc); err != nil {
+				return err
+			}
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			a.finish = *ch.FinishReason
@@ -100,8 +121,9 @@ func (a *assembler) add(raw []byte, cb Callbacks, key string) error {
 
 // addCall merges one tool call delta. Deltas are matched by index; for
 // servers that omit the index, a delta with a new id starts a new call and
-// one without an id continues the latest call.
-func (a *assembler) addCall(tc wireCallDelta) {
+// one without an id continues the latest call. It fails when the call
+// would pass a size cap or be one call too many.
+func (a *assembler) addCall(tc wireCallDelta) error {
 	a.shown = true
 	idx := a.lastCall
 	switch {
@@ -114,17 +136,48 @@ func (a *assembler) addCall(tc wireCallDelta) {
 	}
 	b := a.calls[idx]
 	if b == nil {
+		if len(a.calls) >= MaxToolCalls {
+			return &tooLargeError{what: fmt.Sprintf("it made more than %d tool calls", MaxToolCalls)}
+		}
 		b = &callBuf{}
 		a.calls[idx] = b
 	}
 	a.lastCall = idx
+	args := argumentText(tc.Function.Arguments)
+	if b.args.Len()+len(args) > a.lim.call {
+		name := b.name
+		if name == "" {
+			name = tc.Function.Name
+		}
+		return &tooLargeError{what: fmt.Sprintf("the arguments of tool call %s passed the %s limit", callName(name), sizeText(int64(a.lim.call)))}
+	}
+	var grow int
+	if b.id == "" {
+		grow += len(tc.ID)
+	}
+	if b.name == "" {
+		grow += len(tc.Function.Name)
+	}
+	if err := a.grow(grow + len(args)); err != nil {
+		return err
+	}
 	if b.id == "" {
 		b.id = tc.ID
 	}
 	if b.name == "" {
 		b.name = tc.Function.Name
 	}
-	b.args.WriteString(argumentText(tc.Function.Arguments))
+	b.args.WriteString(args)
+	return nil
+}
+
+// callName quotes a tool name from the server for an error message,
+// shortened to 64 bytes.
+func callName(name string) string {
+	if len(name) > 64 {
+		name = strings.ToValidUTF8(name[:64], "") + "…"
+	}
+	return strconv.Quote(name)
 }
 
 func (a *assembler) nextIndex() int {

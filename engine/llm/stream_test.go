@@ -8,7 +8,7 @@ import (
 
 func feed(t *testing.T, chunks ...string) (*assembler, []Delta) {
 	t.Helper()
-	a := newAssembler()
+	a := newAssembler(Config{}.withDefaults().replyLimits())
 	var deltas []Delta
 	cb := Callbacks{OnDelta: func(d Delta) { deltas = append(deltas, d) }}
 	for _, c := range chunks {
@@ -79,7 +79,7 @@ func TestAssembleReasoningFieldsAndDeltas(t *testing.T) {
 }
 
 func TestAssembleErrorsOnBadChunks(t *testing.T) {
-	a := newAssembler()
+	a := newAssembler(Config{}.withDefaults().replyLimits())
 	if err := a.add([]byte(`{"choices":`), Callbacks{}, ""); err == nil {
 		t.Errorf("malformed chunk accepted")
 	}

@@ -26,6 +26,9 @@ type Server struct {
 	records   []Recorded
 	caches    map[string]*promptCache
 	resetNext bool
+
+	closing   chan struct{} // closed by Close, ends stalled answers
+	closeOnce sync.Once
 }
 
 type config struct {
@@ -102,7 +105,7 @@ func New(script Script, opts ...Option) *Server {
 	if script == nil {
 		script = ScriptFunc(nil)
 	}
-	s := &Server{script: script, cfg: cfg, caches: map[string]*promptCache{}}
+	s := &Server{script: script, cfg: cfg, caches: map[string]*promptCache{}, closing: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/chat/completions", s.handleChat)
 	mux.HandleFunc("/v1/models", s.handleModels)
@@ -117,8 +120,12 @@ func New(script Script, opts ...Option) *Server {
 // URL returns the base URL to give an OpenAI client; it ends in "/v1".
 func (s *Server) URL() string { return s.ts.URL + "/v1" }
 
-// Close shuts the server down and waits for in-flight requests to finish.
-func (s *Server) Close() { s.ts.Close() }
+// Close shuts the server down and waits for in-flight requests to finish;
+// stalled answers (FaultStall and the like) end at once.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.closing) })
+	s.ts.Close()
+}
 
 // Recorded is one chat request the server received, with how it answered.
 type Recorded struct {
@@ -399,6 +406,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if reply.Fault == FaultStall {
+		s.store(rec)
+		(&answer{reply: reply}).stall(r.Context(), w, s.closing)
+		return
+	}
 	u := s.account(req.Model, toks, reply)
 	rec.Status = http.StatusOK
 	rec.Prompt, rec.Completion, rec.Hit, rec.Miss, rec.Ideal = u.prompt, u.completion, u.hit, u.miss, u.ideal
@@ -408,7 +420,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		id: fmt.Sprintf("chatcmpl-llmtest-%d", rec.Index), model: req.Model, reply: reply,
 		usage: u, fields: s.cfg.usage, includeUsage: req.IncludeUsage,
 	}
-	if req.Stream {
+	if isStall(reply.Fault) {
+		a.stall(r.Context(), w, s.closing)
+	} else if req.Stream {
 		a.stream(w)
 	} else {
 		a.json(w)
