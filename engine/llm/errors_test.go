@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestIsContextLengthExceeded(t *testing.T) {
@@ -47,6 +48,13 @@ func TestIsRetryable(t *testing.T) {
 		{&cutError{shown: true, cause: io.ErrUnexpectedEOF}, false},
 		{&unreachableError{host: "h", cause: errors.New("refused"), text: "refused"}, true},
 		{&exhaustedError{attempts: 5, last: &APIError{Status: 500}}, true},
+		{&timeoutError{phase: phaseConnect}, true},
+		{&timeoutError{phase: phaseFirstByte}, true},
+		{&timeoutError{phase: phaseIdle}, true},
+		{&timeoutError{phase: phaseIdle, shown: true}, false},
+		{&exhaustedError{attempts: 2, last: &timeoutError{phase: phaseIdle}}, true},
+		{&tooLargeError{what: "x"}, false},
+		{fmt.Errorf("wrapped: %w", &tooLargeError{what: "x", server: true}), false},
 		{fmt.Errorf("llm: x: %w", context.Canceled), false},
 		{errors.New("other"), false},
 	} {
@@ -67,6 +75,11 @@ func TestErrorTexts(t *testing.T) {
 		{&APIError{Status: 404, Message: "404 page not found"}, "llm: the server has no chat-completions endpoint at this address (HTTP 404); check the base URL, which usually ends in /v1: 404 page not found"},
 		{&unreachableError{host: "example.invalid", text: "no such host"}, "llm: cannot reach example.invalid: no such host; check the base URL and the network connection"},
 		{&exhaustedError{attempts: 3, last: &APIError{Status: 500, Message: "x"}}, "llm: gave up after 3 attempts; the last one failed: the server failed to answer (HTTP 500); try again later: x"},
+		{&timeoutError{phase: phaseConnect, limit: 15 * time.Second, host: "api.example.com"}, "llm: could not connect to api.example.com within 15s (connect timeout); check the base URL and the network, or raise the timeout in Settings"},
+		{&timeoutError{phase: phaseFirstByte, limit: 3 * time.Minute}, "llm: the server sent nothing for 180s after the request (first-byte timeout); check the server or raise the timeout in Settings"},
+		{&timeoutError{phase: phaseIdle, limit: 90 * time.Second}, "llm: the server sent nothing for 90s (stream idle timeout); check the server or raise the timeout in Settings"},
+		{&timeoutError{phase: phaseIdle}, "llm: the server sent nothing (stream idle timeout); check the server or raise the timeout in Settings"},
+		{&tooLargeError{what: "the server sent more than 64 MiB for it", server: true}, "llm: the reply was stopped because the server sent more than 64 MiB for it; check that the base URL points to a well-behaved OpenAI-compatible server"},
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("got  %q\nwant %q", got, tc.want)
@@ -74,6 +87,15 @@ func TestErrorTexts(t *testing.T) {
 	}
 	if !errors.Is(&cutError{shown: true}, ErrStreamCut) || !strings.HasPrefix((&cutError{}).Error(), "llm: ") {
 		t.Errorf("cutError does not wrap ErrStreamCut")
+	}
+	if te := (&timeoutError{phase: phaseConnect, cause: io.EOF}); !errors.Is(te, ErrTimeout) || !errors.Is(te, ErrUnreachable) || !errors.Is(te, io.EOF) || errors.Is(te, ErrStreamCut) {
+		t.Errorf("connect timeout chain broken")
+	}
+	if te := (&timeoutError{phase: phaseIdle}); !errors.Is(te, ErrTimeout) || !errors.Is(te, ErrStreamCut) || errors.Is(te, ErrUnreachable) {
+		t.Errorf("idle timeout chain broken")
+	}
+	if !errors.Is(&tooLargeError{}, ErrReplyTooLarge) {
+		t.Errorf("tooLargeError does not wrap ErrReplyTooLarge")
 	}
 	if !errors.Is(&unreachableError{cause: io.EOF}, ErrUnreachable) || !errors.Is(&unreachableError{cause: io.EOF}, io.EOF) {
 		t.Errorf("unreachableError chain broken")

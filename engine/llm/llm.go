@@ -14,10 +14,23 @@
 // an error wrapping ErrStreamCut, so a truncated answer is never mistaken
 // for a complete one.
 //
+// No call can hang or grow without bound. Connecting, the wait for the
+// first byte of an answer and every silence within a stream are bounded by
+// Config timeouts; a call that runs into one fails with an error wrapping
+// ErrTimeout and is retried under the same rule as a cut stream. What one
+// reply may carry is capped while it streams (Config.MaxReplyBytes,
+// Config.MaxToolCallBytes, MaxToolCalls, and limits on the raw stream
+// derived from them): a reply that passes a cap is stopped at once, nothing
+// past the cap is kept, and the call fails with an error wrapping
+// ErrReplyTooLarge, which is not retried. Error answers are read up to
+// 64 KiB.
+//
 // Errors are phrased for people: each says what went wrong and what to do,
 // and never contains the API key. APIError carries the HTTP status and the
 // server's message; IsContextLengthExceeded and IsRetryable classify any
-// error returned by this package.
+// error returned by this package; errors.Is with ErrStreamCut,
+// ErrUnreachable, ErrTimeout and ErrReplyTooLarge tells the failures
+// apart.
 //
 // Func adapts a plain function to Model, which is convenient for fakes.
 package llm

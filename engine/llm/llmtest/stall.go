@@ -62,5 +62,21 @@ func (a *answer) stall(ctx context.Context, w http.ResponseWriter, closing <-cha
 	select {
 	case <-ctx.Done():
 	case <-closing:
+		if a.reply.Fault == FaultStall {
+			// Returning would make net/http send an empty 200 answer;
+			// drop the connection instead.
+			abort(w)
+		}
 	}
+}
+
+// abort closes the client connection without writing anything more.
+func abort(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
 }
