@@ -16,7 +16,10 @@ import (
 // The error says which check failed: errors.Is(err, ErrUnreachable) for a
 // host that cannot be reached ("llm: cannot reach <host>: ...; check the
 // base URL ..."), IsUnauthorized for a rejected API key, IsModelNotFound
-// for an unknown model; anything else is returned as is.
+// for an unknown model, errors.Is(err, ErrTimeout) for a server that took
+// longer than one of cfg's timeouts (a connect timeout also matches
+// ErrUnreachable); anything else is returned as is. A caller that wants a
+// quick answer sets a short cfg.FirstByteTimeout or a context deadline.
 func Ping(ctx context.Context, cfg Config, model string) (time.Duration, error) {
 	if strings.TrimSpace(model) == "" {
 		return 0, errors.New("llm: no model is set; choose a model before testing the connection")
