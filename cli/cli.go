@@ -16,6 +16,7 @@ import (
 
 	"github.com/tally-dev/tally/config"
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -49,7 +50,8 @@ Flags (all commands):
   --context-window N     override the model's context window in tokens
   --session ID           continue this session, or start one under this ID
   --workspace DIR        folder the agent works in (default: current folder)
-  --yes                  approve every tool call without asking
+  --yes                  approve every tool call that would ask (the mode still refuses what it refuses)
+  --mode MODE            permission mode: read-only, ask (default), auto-edit or full-auto (sandbox needed)
   --json                 print events as JSON lines on stdout
   --max-steps N          model requests allowed per turn (default 50)
   --status-mode MODE     where the status block goes: tail (default) or append
@@ -69,7 +71,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // options are the parsed shared flags.
 type options struct {
 	data, baseURL, model, session, workspace string
-	statusMode, compaction                   string
+	statusMode, compaction, mode             string
 	cycleAt                                  float64
 	cycleAtSet                               bool
 	contextWindow, maxSteps                  int
@@ -89,6 +91,7 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.contextWindow, "context-window", 0, "")
 	fs.StringVar(&o.statusMode, "status-mode", "", "")
 	fs.StringVar(&o.compaction, "compaction", "", "")
+	fs.StringVar(&o.mode, "mode", "", "")
 	fs.Func("cycle-at", "", func(v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 || f > 1 {
@@ -125,6 +128,9 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	}
 	if _, err := agent.ParseCompactionMode(o.compaction); err != nil {
 		return nil, usagef("tally %s: --compaction must be auto, ask or off, not %q", name, o.compaction)
+	}
+	if _, err := tool.ParseMode(o.mode); err != nil {
+		return nil, usagef("tally %s: --mode: %v", name, err)
 	}
 	if o.contextWindow < 0 || o.maxSteps < 0 {
 		return nil, usagef("tally %s: --context-window and --max-steps must be positive", name)

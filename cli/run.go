@@ -117,7 +117,7 @@ func (o *options) agentConfig(st *storage.Store, r config.Resolved, saved config
 	}
 	return agent.Config{
 		Store:         st,
-		Model:         llm.NewOpenAI(llm.Config{BaseURL: r.BaseURL, APIKey: r.APIKey}),
+		Model:         llm.NewOpenAI(saved.Client(r)),
 		ModelName:     r.Model,
 		ContextWindow: r.ContextWindow,
 		MaxSteps:      o.maxSteps,
@@ -128,7 +128,23 @@ func (o *options) agentConfig(st *storage.Store, r config.Resolved, saved config
 		MissPrice:     price.CacheMiss,
 		UserConfigDir: userConfigDir(),
 		Approver:      tool.DenyAll{},
+		Mode:          o.permissionMode(st, saved, id),
+		Shell:         agent.ShellConfig(saved.Shell),
 	}
+}
+
+// permissionMode is --mode when given; otherwise a stored session keeps its
+// own mode and a new one starts in the mode chosen in Settings.
+func (o *options) permissionMode(st *storage.Store, saved config.Settings, id string) tool.Mode {
+	if o.mode != "" {
+		return tool.Mode(o.mode)
+	}
+	if id != "" {
+		if _, err := st.Session(id); err == nil {
+			return ""
+		}
+	}
+	return tool.Mode(saved.Mode)
 }
 
 func userConfigDir() string {
@@ -230,8 +246,27 @@ type terminalApprover struct {
 	out io.Writer
 }
 
+// Approve shows the whole call (see tool.Display: wrapped, control
+// characters and long runs of spaces made visible, never cut) and reads
+// the answer.
 func (t *terminalApprover) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
-	fmt.Fprintf(t.out, "Allow %s? [y]es / [n]o / [a]lways for this tool: ", req.Summary)
+	shown := req.Display
+	if shown == "" {
+		var ok bool
+		if shown, ok = tool.Display(req.Tool, json.RawMessage(req.Arguments)); !ok {
+			fmt.Fprintf(t.out, "denied %s: too long to show for review\n", req.Summary)
+			return tool.Deny, nil
+		}
+	}
+	fmt.Fprintf(t.out, "\nApprove this call?\n%s\n", shown)
+	if req.Note != "" {
+		fmt.Fprintf(t.out, "  (%s)\n", req.Note)
+	}
+	choices := "[y]es / [n]o / [a]lways for this tool: "
+	if req.NoAlways {
+		choices = "[y]es / [n]o: "
+	}
+	fmt.Fprint(t.out, choices)
 	line, err := t.in.ReadString('\n')
 	if err != nil && line == "" {
 		return tool.Deny, nil
@@ -240,6 +275,9 @@ func (t *terminalApprover) Approve(ctx context.Context, req tool.ApprovalRequest
 	case "y", "yes":
 		return tool.Approve, nil
 	case "a", "always":
+		if req.NoAlways {
+			return tool.Approve, nil
+		}
 		return tool.ApproveAlways, nil
 	}
 	return tool.Deny, nil

@@ -12,8 +12,10 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -58,6 +60,19 @@ type Settings struct {
 	Shell ShellSettings `json:"shell,omitzero"`
 	// Mode is the permission mode new sessions start in ("" means ask).
 	Mode string `json:"mode,omitempty"`
+	// Timeouts of the model client in seconds; 0 means the default (see
+	// llm.Config), a negative value turns one off.
+	ConnectTimeout   float64 `json:"connect_timeout,omitempty"`
+	FirstByteTimeout float64 `json:"first_byte_timeout,omitempty"`
+	IdleTimeout      float64 `json:"idle_timeout,omitempty"`
+}
+
+// Client is the model client configuration for r with these settings'
+// timeouts: the one mapping the app and the CLI use.
+func (s Settings) Client(r Resolved) llm.Config {
+	secs := func(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
+	return llm.Config{BaseURL: r.BaseURL, APIKey: r.APIKey,
+		ConnectTimeout: secs(s.ConnectTimeout), FirstByteTimeout: secs(s.FirstByteTimeout), StreamIdleTimeout: secs(s.IdleTimeout)}
 }
 
 // ShellSettings are the user's additions to the command policy. Its fields

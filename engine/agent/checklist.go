@@ -70,8 +70,17 @@ func (s *Session) goals() ([]status.Goal, int) {
 
 // alerts collects the active alert lines for the status bar.
 func (s *Session) alerts() []string {
-	return append(s.guard.Alerts(), s.st.Breakers.Alerts()...)
+	a := append(s.guard.Alerts(), s.st.Breakers.Alerts()...)
+	if !s.env.RequireSandbox {
+		a = append(a, NotSandboxedAlert)
+	}
+	return a
 }
+
+// NotSandboxedAlert is the alert the status block and the footer carry
+// where commands cannot run inside the sandbox, so the downgrade is never
+// silent.
+const NotSandboxedAlert = "not sandboxed: commands run with your account's full access and each one asks first"
 
 func (s *Session) haltReason() string {
 	for _, a := range s.guard.Alerts() {

@@ -20,7 +20,6 @@ import (
 	"github.com/tally-dev/tally/assets"
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/cycle"
-	"github.com/tally-dev/tally/engine/diag"
 	"github.com/tally-dev/tally/engine/guard"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
@@ -31,79 +30,6 @@ import (
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
-
-// DefaultMaxSteps is the per-turn limit of model requests.
-const DefaultMaxSteps = 50
-
-// Config is what a session needs from its host (the CLI or the GUI).
-type Config struct {
-	Store         *storage.Store
-	Model         llm.Model
-	ModelName     string
-	ContextWindow int           // 0: from the known-model table
-	Approver      tool.Approver // nil: deny every call that needs approval
-	MaxSteps      int           // 0: DefaultMaxSteps
-	Now           func() time.Time
-	UserConfigDir string // where the user's AGENTS.md lives; "" skips it
-	ShellTimeout  time.Duration
-	// OnEvent receives every event synchronously on the engine's goroutine.
-	// It must return quickly; the GUI copies the event and hands it over.
-	OnEvent func(Event)
-	// StatusMode places the <agent_status> block: StatusTail (default)
-	// sends only the newest one at the tail of each request, outside the
-	// log; StatusAppend appends each one to the log.
-	StatusMode StatusMode
-	// ToolCallLimit caps tool calls per turn (DefaultToolCallLimit when 0).
-	ToolCallLimit int
-	// Renderer renders the status block; nil uses status.Render.
-	Renderer status.Renderer
-	// NoDiagnostics turns off the checks run after file writes; DiagRules
-	// replaces the default rules (gofmt and go vet for Go files).
-	NoDiagnostics bool
-	DiagRules     []diag.Rule
-	// Compaction is what happens at the auto-compaction threshold
-	// (CompactAuto when empty); Asker answers in CompactAsk mode.
-	Compaction CompactionMode
-	Asker      Asker
-	// CycleAt is the share of the window at which a new cycle starts:
-	// 0 means compact.DefaultCycleAt, a negative value turns cycles off.
-	CycleAt float64
-	// HitPrice and MissPrice (USD per million input tokens) price the cache
-	// cost in compaction previews; zero means unknown.
-	HitPrice, MissPrice float64
-}
-
-// StatusMode is where the status block goes.
-type StatusMode string
-
-// Status placement strategies.
-const (
-	StatusTail   StatusMode = "tail"
-	StatusAppend StatusMode = "append"
-)
-
-// DedupeMin is the size from which a tool result identical to an earlier
-// one is sent as a <TOOL_RESULT_REF> reference.
-const DedupeMin = 1024
-
-// WireRules are the wire rules of every session: fold repeated
-// <turn_meta> blocks and deduplicate large identical tool results, except
-// those of tools that write.
-func WireRules() transcript.WireRules {
-	return transcript.WireRules{FoldTurnMeta: true, DedupeMin: DedupeMin, Exempt: func(name string) bool {
-		return name == "write_file" || name == "edit_file"
-	}}
-}
-
-// DefaultToolCallLimit is the per-turn tool call budget shown to the model.
-const DefaultToolCallLimit = 200
-
-func (c *Config) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
-	}
-	return time.Now()
-}
 
 // state is the engine-owned part of a stored session, rewritten with every
 // committed step. The system prompt fields are kept apart (see
@@ -124,6 +50,10 @@ type state struct {
 	Summary   string        `json:"-"`
 	// Breakers is the state of the compaction circuit breakers.
 	Breakers compact.Breakers `json:"breakers"`
+	// Mode is the session's permission mode and AllowNetwork its "allow
+	// network" switch for commands.
+	Mode         tool.Mode `json:"mode,omitempty"`
+	AllowNetwork bool      `json:"allow_network,omitempty"`
 	// CycleStarted and CycleRequests describe the current cycle.
 	CycleStarted  time.Time `json:"cycle_started,omitzero"`
 	CycleRequests int       `json:"cycle_requests"`
@@ -306,8 +236,9 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	}
 	s.guard = guard.New()
 	s.tools.AddBuiltin(cycle.RecallTool(func() ([]cycle.Archive, error) { return ReadArchives(cfg.Store, meta.ID) }))
-	s.gate = tool.NewGate(cfg.Approver)
-	s.env = tool.Env{Workspace: meta.Workspace, ShellTimeout: cfg.ShellTimeout}
+	if err := s.setupPermissions(); err != nil {
+		return nil, err
+	}
 	s.log = transcript.NewAppendLog(tokens.Count, WireRules())
 	s.tools.AddBuiltin(tool.RetrieveToolResult(func(sha string) ([]byte, error) { return cfg.Store.Blob(sha) }))
 	for _, r := range recs {

@@ -237,6 +237,7 @@ func (s *Session) runTools(ctx context.Context, step int, calls []transcript.Too
 		m := transcript.ToolResult(c, res.Content, res.IsError, s.cfg.now())
 		m.Paths = res.Paths
 		m.Args = c.Arguments
+		m.Redacted = res.Redacted
 		if err := s.commit([]transcript.Message{m}, s.saveChecklist()); err != nil {
 			return "", err
 		}
@@ -267,16 +268,15 @@ func (s *Session) execute(ctx context.Context, c transcript.ToolCall) tool.Resul
 	if c.Name == UnusableCallName && json.Unmarshal([]byte(args), &unusable) == nil && unusable.Why != nil {
 		return tool.Result{IsError: true, Content: "error: " + *unusable.Why}
 	}
-	t, ok := s.tools.Lookup(c.Name)
-	if ok && t.NeedsApproval() {
-		allowed, err := s.gate.Allow(ctx, t, c.ID, args)
+	if t, ok := s.tools.Lookup(c.Name); ok {
+		v, err := s.gate.Decide(ctx, &s.env, t, c.ID, args)
 		if err != nil {
 			return tool.Result{IsError: true, Content: "error: approval failed: " + err.Error()}
 		}
-		if !allowed {
-			return tool.Result{IsError: true, Content: fmt.Sprintf(
-				"denied: the user did not approve this %s call. Do not retry it as is; ask the user or take another approach.", c.Name)}
+		if !v.Allowed {
+			return v.Refusal
 		}
+		ctx = v.Ctx
 	}
 	return s.tools.Run(ctx, &s.env, c.Name, args)
 }

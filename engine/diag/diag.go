@@ -25,6 +25,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/proc"
+	"github.com/tally-dev/tally/internal/sandbox"
 )
 
 // DefaultTimeout bounds each command when [Run] is given a timeout of zero
@@ -307,7 +308,10 @@ func (r *runner) runOne(ctx context.Context, name, exe string, c Command, args [
 	defer cancel()
 	cmd := exec.CommandContext(cctx, exe, args...)
 	cmd.Dir = r.ws
-	cmd.Env = append(os.Environ(), c.Env...)
+	// Checkers see the same allow-listed environment as commands (no
+	// provider keys or other secrets), and never fetch a toolchain a
+	// repository's go.mod asks for.
+	cmd.Env = append(sandbox.Environ(os.Environ(), nil), append([]string{"GOTOOLCHAIN=local"}, c.Env...)...)
 	proc.StartInGroup(cmd)
 	cmd.Cancel = func() error { return proc.KillGroup(cmd) }
 	cmd.WaitDelay = time.Second

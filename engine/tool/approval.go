@@ -3,7 +3,9 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"unicode"
@@ -16,6 +18,18 @@ type ApprovalRequest struct {
 	Tool      string // tool name
 	Arguments string // the raw JSON arguments, exactly as the model sent them
 	Summary   string // a one-line human summary, see [Summarize]
+	// Display is the whole call for review, wrapped over several lines
+	// with control characters visible (see [Display]); approvers show it
+	// rather than Summary.
+	Display string
+	// Note says why the user is asked when it is not the usual reason,
+	// for example that a command will run without a sandbox or that a
+	// file is on the secret-file deny list.
+	Note string
+	// NoAlways is set when "always allow" cannot be granted for this call
+	// (a read of a secret file, a command that is not sandboxed); an
+	// ApproveAlways answer then approves this call only.
+	NoAlways bool
 }
 
 // Decision is the user's answer to an [ApprovalRequest]. The zero value is
@@ -67,68 +81,178 @@ type DenyAll struct{}
 // Approve always returns [Deny].
 func (DenyAll) Approve(context.Context, ApprovalRequest) (Decision, error) { return Deny, nil }
 
-// Gate consults an [Approver] before approval-gated calls and remembers
-// [ApproveAlways] answers per tool name for its lifetime, which is meant to
-// be one session. It is safe for concurrent use.
+// Gate decides, for each call of an approval-gated tool, whether it runs
+// without asking, asks the [Approver], or is refused, by the session's
+// permission [Mode]; it remembers "always allow" answers as visible,
+// revocable rules for its lifetime, which is meant to be one session. It
+// is safe for concurrent use.
 type Gate struct {
 	approver Approver
 	mu       sync.Mutex
+	mode     Mode
 	always   map[string]bool
+	// sandboxed reports that commands run inside the sandbox; without it
+	// every command asks, whatever the rules, and full-auto is refused.
+	sandboxed bool
 }
 
-// NewGate returns a Gate asking a. A nil a denies every gated call.
+// NewGate returns a Gate in ModeAsk asking a. A nil a denies every call
+// that would ask.
 func NewGate(a Approver) *Gate {
-	return &Gate{approver: a, always: make(map[string]bool)}
+	return &Gate{approver: a, mode: ModeAsk, always: make(map[string]bool)}
 }
 
-// Allow reports whether the call may run. Tools whose NeedsApproval is false,
-// and tools the user approved always earlier in the session, are allowed
-// without asking. An error from the Approver (such as a cancelled context)
-// is returned with allowed false.
-func (g *Gate) Allow(ctx context.Context, t Tool, callID, args string) (allowed bool, err error) {
-	if t == nil {
-		return false, nil
+// SetSandboxed tells the gate whether commands run inside the sandbox.
+// Turning it off while in full-auto mode falls back to ModeAsk.
+func (g *Gate) SetSandboxed(ok bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.sandboxed = ok
+	if !ok && g.mode == ModeFullAuto {
+		g.mode = ModeAsk
 	}
-	if !t.NeedsApproval() {
-		return true, nil
+}
+
+// SetMode switches the permission mode. Full-auto is refused, with an
+// error saying why, when commands cannot be sandboxed.
+func (g *Gate) SetMode(m Mode) error {
+	if _, err := ParseMode(string(m)); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if m == ModeFullAuto && !g.sandboxed {
+		return errors.New("full-auto mode needs the command sandbox, which is not available here; use auto-edit or ask")
+	}
+	g.mode = m
+	return nil
+}
+
+// Mode returns the permission mode in force.
+func (g *Gate) Mode() Mode {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.mode
+}
+
+// Rules returns the tools the user allowed always in this session, sorted.
+func (g *Gate) Rules() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make([]string, 0, len(g.always))
+	for k := range g.always {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Revoke removes the "always allow" rule of the named tool: its next call
+// asks again.
+func (g *Gate) Revoke(name string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.always, name)
+}
+
+// Verdict is the gate's answer for one call.
+type Verdict struct {
+	// Allowed says the call may run, with Ctx (which may carry a
+	// one-call allowance, see [WithSecretReadAllowed]).
+	Allowed bool
+	Ctx     context.Context
+	// Refusal is the result for the model when the call may not run.
+	Refusal Result
+	// Asked says the user was asked.
+	Asked bool
+}
+
+// Decide applies the mode, the rules and the user's answer to one call:
+//   - a call of a file tool on a secret file (see [SecretTarget]) always
+//     asks, in every mode, and is never covered by "always allow";
+//   - tools that need no approval run;
+//   - read-only refuses every other gated call;
+//   - full-auto runs everything (commands must then require the sandbox,
+//     see Env.RequireSandbox); auto-edit runs workspace edits;
+//   - a tool the user allowed always runs, except a command that is not
+//     sandboxed, which asks every time;
+//   - a call whose arguments cannot be shown whole (see [Display]) is
+//     refused without asking;
+//   - everything else asks the Approver; with none, it is refused.
+//
+// An error from the Approver (such as a cancelled context) is returned
+// with a refusing Verdict.
+func (g *Gate) Decide(ctx context.Context, env *Env, t Tool, callID, args string) (Verdict, error) {
+	allow := Verdict{Allowed: true, Ctx: ctx}
+	if t == nil {
+		return allow, nil
 	}
 	name := t.Spec().Name
 	g.mu.Lock()
-	always := g.always[name]
+	mode, always, sandboxed := g.mode, g.always[name], g.sandboxed
 	g.mu.Unlock()
-	if always {
-		return true, nil
+	req := ApprovalRequest{CallID: callID, Tool: name, Arguments: args, Summary: Summarize(name, json.RawMessage(args))}
+	secret, isSecret := SecretTarget(env, name, json.RawMessage(args))
+	switch {
+	case isSecret:
+		req.Note = fmt.Sprintf("%s matches the secret-file deny list: allow this one read only if the model really needs it", secret)
+		req.NoAlways = true
+	case !t.NeedsApproval():
+		return allow, nil
+	case mode == ModeReadOnly:
+		return Verdict{Ctx: ctx, Refusal: Result{IsError: true, Content: fmt.Sprintf(
+			"%s: refused, the session is in read-only mode (%s); say what you would change instead, or ask the user to switch the mode", name, ModeReadOnly.Explain())}}, nil
+	case mode == ModeFullAuto:
+		return allow, nil
+	case mode == ModeAutoEdit && effectOf(t) == EffectEdits:
+		return allow, nil
+	case effectOf(t) == EffectCommands && !sandboxed:
+		req.Note = "not sandboxed: this command can read and write anything your user account can"
+		req.NoAlways = true
+	case always:
+		return allow, nil
 	}
+	display, ok := Display(name, json.RawMessage(args))
+	if !ok {
+		return Verdict{Ctx: ctx, Refusal: Result{IsError: true, Content: fmt.Sprintf(
+			"%s: refused without asking, the arguments are over %s and too long for the user to review; write the script to a file with write_file and run that file", name, byteCount(DisplayLimit))}}, nil
+	}
+	req.Display = display
 	if g.approver == nil {
-		return false, nil
+		return Verdict{Ctx: ctx, Refusal: DeniedResult(name)}, nil
 	}
-	d, err := g.approver.Approve(ctx, ApprovalRequest{
-		CallID:    callID,
-		Tool:      name,
-		Arguments: args,
-		Summary:   Summarize(name, json.RawMessage(args)),
-	})
+	d, err := g.approver.Approve(ctx, req)
 	if err != nil {
-		return false, err
+		return Verdict{Ctx: ctx, Refusal: DeniedResult(name), Asked: true}, err
 	}
 	switch d {
-	case ApproveAlways:
-		g.mu.Lock()
-		g.always[name] = true
-		g.mu.Unlock()
-		return true, nil
-	case Approve:
-		return true, nil
+	case ApproveAlways, Approve:
+		if d == ApproveAlways && !req.NoAlways {
+			g.mu.Lock()
+			g.always[name] = true
+			g.mu.Unlock()
+		}
+		if isSecret {
+			ctx = WithSecretReadAllowed(ctx)
+		}
+		return Verdict{Allowed: true, Ctx: ctx, Asked: true}, nil
 	default:
-		return false, nil
+		return Verdict{Ctx: ctx, Refusal: DeniedResult(name), Asked: true}, nil
 	}
+}
+
+// Allow is [Gate.Decide] without an Env, for callers that only need the
+// yes or no.
+func (g *Gate) Allow(ctx context.Context, t Tool, callID, args string) (allowed bool, err error) {
+	v, err := g.Decide(ctx, nil, t, callID, args)
+	return v.Allowed, err
 }
 
 // DeniedResult is the error Result to hand back to the model when the user
 // denies a call of the named tool.
 func DeniedResult(name string) Result {
 	return Result{
-		Content: fmt.Sprintf("%s: the user denied this call; do not retry it unchanged, ask the user or try a different approach", name),
+		Content: fmt.Sprintf("denied: the user did not approve this %s call. Do not retry it as is; ask the user or take another approach.", name),
 		IsError: true,
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -358,77 +357,4 @@ type recordingApprover struct {
 func (a *recordingApprover) Approve(_ context.Context, req ApprovalRequest) (Decision, error) {
 	a.reqs = append(a.reqs, req)
 	return a.decision, a.err
-}
-
-func TestGate(t *testing.T) {
-	ctx := context.Background()
-	shell := RunShell()
-	args := `{"command":"ls"}`
-	t.Run("ungated tools run without asking", func(t *testing.T) {
-		a := &recordingApprover{decision: Deny}
-		ok, err := NewGate(a).Allow(ctx, ReadFile(), "1", `{"path":"x"}`)
-		if !ok || err != nil || len(a.reqs) != 0 {
-			t.Errorf("ok=%v err=%v asked=%d", ok, err, len(a.reqs))
-		}
-	})
-	t.Run("approve once asks every time", func(t *testing.T) {
-		a := &recordingApprover{decision: Approve}
-		g := NewGate(a)
-		for range 2 {
-			if ok, _ := g.Allow(ctx, shell, "c1", args); !ok {
-				t.Fatal("denied")
-			}
-		}
-		if len(a.reqs) != 2 {
-			t.Errorf("asked %d times, want 2", len(a.reqs))
-		}
-		want := ApprovalRequest{CallID: "c1", Tool: "run_shell", Arguments: args, Summary: "run_shell: ls"}
-		if a.reqs[0] != want {
-			t.Errorf("request = %+v, want %+v", a.reqs[0], want)
-		}
-	})
-	t.Run("approve always is remembered per tool", func(t *testing.T) {
-		a := &recordingApprover{decision: ApproveAlways}
-		g := NewGate(a)
-		g.Allow(ctx, shell, "1", args)
-		g.Allow(ctx, shell, "2", args)
-		g.Allow(ctx, WriteFile(), "3", `{}`)
-		if len(a.reqs) != 2 {
-			t.Errorf("asked %d times, want 2 (once per tool)", len(a.reqs))
-		}
-	})
-	t.Run("deny", func(t *testing.T) {
-		for _, a := range []Approver{DenyAll{}, nil, &recordingApprover{decision: Decision(99)}} {
-			if ok, _ := NewGate(a).Allow(ctx, shell, "1", args); ok {
-				t.Errorf("%T allowed the call", a)
-			}
-		}
-	})
-	t.Run("approver error", func(t *testing.T) {
-		a := &recordingApprover{decision: Approve, err: context.Canceled}
-		ok, err := NewGate(a).Allow(ctx, shell, "1", args)
-		if ok || !errors.Is(err, context.Canceled) {
-			t.Errorf("ok=%v err=%v", ok, err)
-		}
-	})
-	t.Run("approve all", func(t *testing.T) {
-		if ok, _ := NewGate(ApproveAll{}).Allow(ctx, shell, "1", args); !ok {
-			t.Error("ApproveAll denied")
-		}
-	})
-	t.Run("decision names", func(t *testing.T) {
-		if Deny.String() != "deny" || Approve.String() != "approve" || ApproveAlways.String() != "approve always" {
-			t.Error("unexpected names")
-		}
-		var zero Decision
-		if zero != Deny {
-			t.Error("zero Decision is not Deny")
-		}
-	})
-	t.Run("denied result", func(t *testing.T) {
-		res := DeniedResult("run_shell")
-		if !res.IsError || !strings.HasPrefix(res.Content, "run_shell: the user denied") {
-			t.Errorf("got %+v", res)
-		}
-	})
 }

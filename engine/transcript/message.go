@@ -83,6 +83,9 @@ type Message struct {
 	Args  string    `json:"args,omitempty"`
 	Paths []string  `json:"paths,omitempty"`
 	Time  time.Time `json:"time,omitzero"`
+	// Redacted counts the secrets replaced in a tool result's text at
+	// intake, for the tool card; never sent.
+	Redacted int `json:"redacted,omitempty"`
 }
 
 // Text returns the concatenated text of the message's blocks, separated by a

@@ -1,0 +1,123 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/sandbox"
+	"github.com/tally-dev/tally/storage"
+)
+
+// ShellConfig is what the host allows commands: the settings' extra
+// environment variables, build caches and secret-file list.
+type ShellConfig struct {
+	// Env names extra environment variables commands receive on top of
+	// the built-in allow-list; secret-looking names never pass.
+	Env []string
+	// CacheDirs are build caches commands may write inside the sandbox;
+	// nil means sandbox.DefaultCacheDirs().
+	CacheDirs []string
+	// SecretFiles is the secret-file deny list; nil means the default.
+	SecretFiles []string
+}
+
+// setupPermissions builds the session's gate and tool environment from the
+// host's config and the session's stored mode and network switch. A mode
+// given in the config replaces the stored one.
+func (s *Session) setupPermissions() error {
+	cfg := s.cfg
+	s.gate = tool.NewGate(cfg.Approver)
+	ok, _ := sandbox.Available()
+	s.gate.SetSandboxed(ok)
+	if cfg.Mode != "" {
+		s.st.Mode = cfg.Mode
+	}
+	mode, err := tool.ParseMode(string(s.st.Mode))
+	if err != nil {
+		return fmt.Errorf("agent: session %q: %w", s.meta.ID, err)
+	}
+	if err := s.gate.SetMode(mode); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	s.st.Mode = mode
+	caches := cfg.Shell.CacheDirs
+	if caches == nil {
+		caches = sandbox.DefaultCacheDirs()
+	}
+	s.env = tool.Env{
+		Workspace: s.meta.Workspace, ShellTimeout: cfg.ShellTimeout,
+		SecretFiles: cfg.Shell.SecretFiles, ShellEnv: cfg.Shell.Env, CacheDirs: caches,
+		// Where the sandbox works, a command never runs without it: a
+		// failure to apply it refuses the command instead of a silent
+		// downgrade. Where it does not, every command asks (see Gate).
+		AllowNetwork: s.st.AllowNetwork, RequireSandbox: ok,
+	}
+	root := cfg.TempRoot
+	if root == "" {
+		root = filepath.Join(os.TempDir(), fmt.Sprintf("tally-%d", os.Getuid()), "sessions")
+	}
+	if dir, err := sandbox.SessionTempDir(root, s.meta.ID); err == nil {
+		s.env.TempDir = dir
+	}
+	return nil
+}
+
+// Mode returns the session's permission mode.
+func (s *Session) Mode() tool.Mode { return s.gate.Mode() }
+
+// SetMode switches the session's permission mode; full-auto is refused
+// where commands cannot be sandboxed. The new mode decides the next call
+// at once, even inside a running turn; storing it waits for that turn to
+// end, so call it off the UI goroutine.
+func (s *Session) SetMode(m tool.Mode) error {
+	if err := s.gate.SetMode(m); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.Mode = m
+	return s.saveMeta()
+}
+
+// AllowNetwork reports whether this session's commands may open network
+// connections.
+func (s *Session) AllowNetwork() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.env.AllowNetwork
+}
+
+// SetAllowNetwork turns the session's "allow network" switch and stores
+// it. It waits for a running turn.
+func (s *Session) SetAllowNetwork(on bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.AllowNetwork = on
+	s.env.AllowNetwork = on
+	return s.saveMeta()
+}
+
+// Sandboxed reports whether this session's commands run inside the
+// sandbox (where it is available they always do).
+func (s *Session) Sandboxed() bool { return s.env.RequireSandbox }
+
+// Rules returns the tools the user allowed always in this session.
+func (s *Session) Rules() []string { return s.gate.Rules() }
+
+// Revoke withdraws the "always allow" rule of a tool.
+func (s *Session) Revoke(name string) { s.gate.Revoke(name) }
+
+// SandboxNote describes how this session's commands run, such as
+// "sandboxed: …; network blocked" or "not sandboxed".
+func (s *Session) SandboxNote() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return tool.ShellSandboxNote(&s.env)
+}
+
+// saveMeta stores the session's state; the caller holds s.mu.
+func (s *Session) saveMeta() error {
+	return s.cfg.Store.Update(func(tx *storage.Tx) error { return putMeta(tx, s.meta, s.st) })
+}
