@@ -32,12 +32,12 @@ const settingKey = "config"
 
 // Settings are the values a person edits on the settings page.
 type Settings struct {
-	BaseURL       string           `json:"base_url,omitempty"`
-	Model         string           `json:"model,omitempty"`
-	APIKey        string           `json:"api_key,omitempty"`
+	BaseURL string `json:"base_url,omitempty"`
+	Model   string `json:"model,omitempty"`
+	APIKey  string `json:"api_key,omitempty"`
 	// KeyStore says where APIKey is kept: KeyInKeychain (then it is never
 	// written to the database) or KeyInDatabase, the labelled fallback.
-	KeyStore string `json:"key_store,omitempty"`
+	KeyStore      string           `json:"key_store,omitempty"`
 	ContextWindow int              `json:"context_window,omitempty"`
 	Prices        map[string]Price `json:"prices,omitempty"`
 	LastSession   string           `json:"last_session,omitempty"`
