@@ -37,7 +37,10 @@ const maxSymlinkHops = 40
 //     followed to where they would create a file.
 //
 // An empty p is refused. The check is made at call time; it cannot prevent
-// a concurrent process from swapping a directory for a symlink afterwards.
+// a concurrent process from swapping a directory for a symlink afterwards,
+// which is why the built-in file tools use Confine only for its messages and
+// then reach the file through an [os.Root] on the workspace, whose
+// resolution never leaves it.
 func Confine(workspace, p string) (string, error) {
 	if p == "" {
 		return "", errors.New("path is empty; give a path relative to the workspace root, such as \".\" or \"src/main.go\"")
@@ -154,18 +157,4 @@ func relPath(ws, abs string) string {
 		return filepath.ToSlash(abs)
 	}
 	return filepath.ToSlash(rel)
-}
-
-// confineArg confines a path argument for a tool and returns the absolute
-// path, its workspace-relative form and the workspace root.
-func confineArg(env *Env, p string) (abs, rel, ws string, err error) {
-	ws, err = env.root()
-	if err != nil {
-		return "", "", "", err
-	}
-	abs, err = Confine(ws, p)
-	if err != nil {
-		return "", "", "", err
-	}
-	return abs, relPath(ws, abs), ws, nil
 }

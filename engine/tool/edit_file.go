@@ -4,8 +4,8 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -71,11 +71,16 @@ func (editFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 	if p.OldString == p.NewString {
 		return errorf(name, "old_string and new_string are identical for %q; pass the changed text in new_string", p.Path)
 	}
-	abs, rel, _, err := confineArg(env, p.Path)
+	w, err := openWorkspace(env)
 	if err != nil {
 		return errResult(name, err)
 	}
-	fi, err := os.Stat(abs)
+	defer w.Close()
+	rel, fname, err := w.confine(p.Path)
+	if err != nil {
+		return errResult(name, err)
+	}
+	fi, used, err := w.stat(fname)
 	if err != nil {
 		return errorf(name, "%s", describeStatError(rel, err))
 	}
@@ -88,7 +93,13 @@ func (editFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 	if fi.Size() > EditFileMaxSize {
 		return errorf(name, "%q is %s bytes, over the %s-byte limit for editing; use run_shell with a tool such as sed instead", rel, commas(int(fi.Size())), commas(EditFileMaxSize))
 	}
-	data, err := os.ReadFile(abs)
+	if what, secret := w.secretPath(env, rel, fname); secret && !secretReadAllowed(ctx) {
+		return refuseSecret(name, what, "edited", "edit")
+	}
+	data, err := w.readRegular(used, fi, EditFileMaxSize)
+	if errors.Is(err, errTooBig) {
+		return errorf(name, "%q grew over the %s-byte limit for editing; use run_shell with a tool such as sed instead", rel, commas(EditFileMaxSize))
+	}
 	if err != nil {
 		return errorf(name, "%s", describeStatError(rel, err))
 	}
@@ -137,7 +148,10 @@ func (editFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 	b.WriteString(rest)
 	updated := b.String()
 
-	if _, err := writeAtomic(abs, []byte(updated)); err != nil {
+	if _, err := w.writeAtomic(fname, []byte(updated)); err != nil {
+		if errors.Is(err, ErrOutsideWorkspace) {
+			return errorf(name, "%s", describeStatError(rel, err))
+		}
 		return errorf(name, "writing %q failed (%v); check that the file is writable", rel, unwrapPathError(err))
 	}
 	res := Result{Paths: []string{rel}, Wrote: true}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"unicode/utf8"
 )
 
@@ -45,6 +43,12 @@ func describeStatError(rel string, err error) string {
 		return fmt.Sprintf("%q does not exist; use list_dir or grep to find the right path", rel)
 	case errors.Is(err, fs.ErrPermission):
 		return fmt.Sprintf("%q cannot be accessed (permission denied); choose a file you can read", rel)
+	case errors.Is(err, ErrOutsideWorkspace):
+		return fmt.Sprintf("%q leads outside the workspace; use a path inside the workspace, relative to its root", rel)
+	case errors.Is(err, errNotRegular):
+		return fmt.Sprintf("%q is not a regular file; use a regular file instead", rel)
+	case errors.Is(err, errChanged):
+		return fmt.Sprintf("%q was replaced while it was being opened; call again once it is stable", rel)
 	default:
 		return fmt.Sprintf("%q cannot be accessed (%v); check the path with list_dir", rel, unwrapPathError(err))
 	}
@@ -58,76 +62,6 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-// writeAtomic replaces the file at abs with data by writing a temporary file
-// in the same directory and renaming it over the target, so readers see
-// either the old or the new content. The parent directories are created as
-// needed. An existing file keeps its permission bits; a new one gets 0644.
-// If abs is a symlink, even a dangling one, the file it points to is written
-// and the link kept.
-func writeAtomic(abs string, data []byte) (created bool, err error) {
-	target := abs
-	if real, err := resolveExisting(abs, 0); err == nil {
-		target = real
-	}
-	mode := fs.FileMode(0o644)
-	fi, statErr := os.Stat(target)
-	switch {
-	case statErr == nil:
-		if fi.IsDir() {
-			return false, errIsDir
-		}
-		mode = fi.Mode().Perm()
-	case errors.Is(statErr, fs.ErrNotExist):
-		created = true
-	default:
-		return false, statErr
-	}
-	dir := filepath.Dir(target)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
-	if err != nil {
-		return false, err
-	}
-	tmpName := tmp.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(tmpName)
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		tmp.Close()
-		return false, err
-	}
-	if err = tmp.Sync(); err != nil {
-		tmp.Close()
-		return false, err
-	}
-	if err = tmp.Close(); err != nil {
-		return false, err
-	}
-	if err = os.Chmod(tmpName, mode); err != nil {
-		return false, err
-	}
-	if err = os.Rename(tmpName, target); err != nil {
-		return false, err
-	}
-	return created, nil
-}
-
-var errIsDir = errors.New("is a directory")
-
-// walkRoot returns the directory to walk for abs: abs itself, or its target
-// when abs is a symlink (which Confine has already checked), because
-// filepath.WalkDir does not descend into a symlinked root.
-func walkRoot(abs string) string {
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real
-	}
-	return abs
 }
 
 // joinRel joins a workspace-relative directory and a slash path below it.

@@ -6,9 +6,9 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -99,19 +99,32 @@ func (grepTool) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 	if p.Path == "" {
 		p.Path = "."
 	}
-	abs, rel, ws, err := confineArg(env, p.Path)
+	w, err := openWorkspace(env)
 	if err != nil {
 		return errResult(name, err)
 	}
-	fi, err := os.Stat(abs)
+	defer w.Close()
+	rel, fname, err := w.confine(p.Path)
+	if err != nil {
+		return errResult(name, err)
+	}
+	fi, used, err := w.stat(fname)
 	if err != nil {
 		return errorf(name, "%s", describeStatError(rel, err))
 	}
 
-	g := grepper{re: re, glob: p.Glob, max: maxResults}
+	var res Result
+	g := grepper{re: re, glob: p.Glob, max: maxResults, w: w, secrets: env.secretFiles(), res: &res}
 	if fi.IsDir() {
-		root := walkRoot(abs)
-		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		// Walk through the root: a directory swapped for a symlink
+		// meanwhile is not followed out of the workspace, and symlinked
+		// directories are not descended.
+		top := filepath.ToSlash(used)
+		realTop := top
+		if r, err := w.resolve(used); err == nil {
+			realTop = filepath.ToSlash(r)
+		}
+		err = fs.WalkDir(w.root.FS(), top, func(p string, d fs.DirEntry, err error) error {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return ctxErr
 			}
@@ -119,33 +132,29 @@ func (grepTool) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 				return nil // unreadable entries are skipped
 			}
 			if g.full {
-				return filepath.SkipAll
+				return fs.SkipAll
 			}
 			if d.IsDir() {
-				if d.Name() == ".git" && p != root {
-					return filepath.SkipDir
+				if d.Name() == ".git" && p != top {
+					return fs.SkipDir
 				}
 				return nil
 			}
-			fileRel := joinRel(rel, relPath(root, p))
-			if d.Type()&fs.ModeSymlink != 0 {
-				// Follow symlinked files only when they stay inside the
-				// workspace; symlinked directories are not descended.
-				if _, cerr := Confine(ws, fileRel); cerr != nil {
-					return nil
-				}
-			}
-			g.file(p, fileRel, true)
+			below := belowTop(top, p)
+			g.file(filepath.FromSlash(p), joinRel(rel, below), joinRel(realTop, below), d)
 			return nil
 		})
 		if err != nil && ctx.Err() != nil {
 			return errorf(name, "the search was cancelled; call again with a narrower path if still needed")
 		}
 	} else {
-		g.file(abs, rel, false)
+		if what, secret := w.secretPath(env, rel, fname); secret && !secretReadAllowed(ctx) {
+			return refuseSecret(name, what, "searched", "search")
+		}
+		g.search(used, rel, fi)
 	}
 
-	res := Result{Paths: g.paths}
+	res.Paths = g.paths
 	var b strings.Builder
 	for _, m := range g.matches {
 		b.WriteString(m)
@@ -160,6 +169,9 @@ func (grepTool) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 	if g.tooBig > 0 {
 		fmt.Fprintf(&b, "[skipped %s files over 2 MB]\n", commas(g.tooBig))
 	}
+	if g.secret > 0 {
+		fmt.Fprintf(&b, "[skipped %s files on the secret-file deny list]\n", commas(g.secret))
+	}
 	res.Content = strings.TrimSuffix(b.String(), "\n")
 	return res
 }
@@ -168,17 +180,33 @@ type grepper struct {
 	re       *regexp.Regexp
 	glob     string
 	max      int
+	w        *wsRoot
+	secrets  []string // the deny list
+	res      *Result  // counts the secrets redacted from cut lines
 	matches  []string
 	paths    []string
 	searched int
 	tooBig   int
+	secret   int
 	full     bool
 }
 
-// file searches one file; filtered says whether the glob applies (it does
-// not to a file named explicitly by path).
-func (g *grepper) file(abs, rel string, filtered bool) {
-	if filtered && g.glob != "" {
+// belowTop returns the walked path p relative to the walk's top directory,
+// both slash-separated; "" for top itself.
+func belowTop(top, p string) string {
+	if top == "." {
+		return p
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(p, top), "/")
+}
+
+// file searches one file met while walking a directory, unless the glob
+// filters it out or it is on the deny list. name is its name in the root,
+// rel its path as shown, realRel the path of its directory's real location
+// joined with its name, and d its directory entry. The file searched must
+// be the one checked: one swapped meanwhile is skipped.
+func (g *grepper) file(name, rel, realRel string, d fs.DirEntry) {
+	if g.glob != "" {
 		target := path.Base(rel)
 		if strings.Contains(g.glob, "/") {
 			target = rel
@@ -187,15 +215,38 @@ func (g *grepper) file(abs, rel string, filtered bool) {
 			return
 		}
 	}
-	fi, err := os.Stat(abs)
-	if err != nil || !fi.Mode().IsRegular() {
+	if MatchSecretFile(g.secrets, rel) || MatchSecretFile(g.secrets, realRel) {
+		g.secret++
 		return
 	}
-	if fi.Size() > GrepMaxFileSize {
+	if d.Type()&fs.ModeSymlink != 0 {
+		// Search what the link leads to, if it stays in the workspace.
+		real, err := g.w.resolve(name)
+		if err != nil {
+			return // dangling, looping or leading outside the workspace
+		}
+		if MatchSecretFile(g.secrets, filepath.ToSlash(real)) {
+			g.secret++
+			return
+		}
+		name = real
+	}
+	info, err := g.w.root.Lstat(name)
+	if err != nil || !info.Mode().IsRegular() {
+		return
+	}
+	g.search(name, rel, info)
+}
+
+// search searches the regular file name (shown as rel) through the root;
+// want is what an earlier stat found there, and a file swapped in since is
+// skipped.
+func (g *grepper) search(name, rel string, want fs.FileInfo) {
+	data, err := g.w.readRegular(name, want, GrepMaxFileSize)
+	if errors.Is(err, errTooBig) {
 		g.tooBig++
 		return
 	}
-	data, err := os.ReadFile(abs)
 	if err != nil || looksBinary(data, true) {
 		return
 	}
@@ -212,7 +263,12 @@ func (g *grepper) file(abs, rel string, filtered bool) {
 			g.full = true
 			break
 		}
-		text := cutHead(string(line), GrepMaxLineLen)
+		full := string(line)
+		if len(full) > GrepMaxLineLen {
+			// Redact before cutting, so no part of a secret is left.
+			full = g.res.redact(full[:min(len(full), GrepMaxLineLen+secretSlack)])
+		}
+		text := cutHead(full, GrepMaxLineLen)
 		if len(text) < len(line) {
 			text += " [...]"
 		}

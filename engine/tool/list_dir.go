@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -68,11 +67,16 @@ func (listDir) Run(ctx context.Context, env *Env, args json.RawMessage) Result {
 	if depth == 0 {
 		depth = 1
 	}
-	abs, rel, _, err := confineArg(env, p.Path)
+	w, err := openWorkspace(env)
 	if err != nil {
 		return errResult(name, err)
 	}
-	fi, err := os.Stat(abs)
+	defer w.Close()
+	rel, fname, err := w.confine(p.Path)
+	if err != nil {
+		return errResult(name, err)
+	}
+	fi, used, err := w.stat(fname)
 	if err != nil {
 		return errorf(name, "%s", describeStatError(rel, err))
 	}
@@ -91,15 +95,17 @@ func (listDir) Run(ctx context.Context, env *Env, args json.RawMessage) Result {
 			omitted++
 		}
 	}
-	root := walkRoot(abs)
-	walkErr := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	// Walk through the root, so nothing outside the workspace is listed
+	// even if a directory is swapped for a symlink meanwhile.
+	top := filepath.ToSlash(used)
+	walkErr := fs.WalkDir(w.root.FS(), top, func(path string, d fs.DirEntry, err error) error {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return ctxErr
 		}
-		if path == root {
+		if path == top {
 			return err
 		}
-		below := relPath(root, path)
+		below := belowTop(top, path)
 		entryRel := joinRel(rel, below)
 		level := strings.Count(below, "/") + 1
 		if err != nil {
@@ -109,14 +115,14 @@ func (listDir) Run(ctx context.Context, env *Env, args json.RawMessage) Result {
 		switch {
 		case d.IsDir():
 			if d.Name() == ".git" {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
 			add(entryRel + "/")
 			if level >= depth {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
 		case d.Type()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(path)
+			target, _ := w.root.Readlink(filepath.FromSlash(path))
 			add(fmt.Sprintf("%s -> %s", entryRel, target))
 		default:
 			info, ierr := d.Info()

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -89,11 +88,16 @@ func (readFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 	}
 	limit = min(limit, ReadFileMaxLimit)
 
-	abs, rel, _, err := confineArg(env, p.Path)
+	w, err := openWorkspace(env)
 	if err != nil {
 		return errResult(name, err)
 	}
-	fi, err := os.Stat(abs)
+	defer w.Close()
+	rel, fname, err := w.confine(p.Path)
+	if err != nil {
+		return errResult(name, err)
+	}
+	fi, used, err := w.stat(fname)
 	if err != nil {
 		return errorf(name, "%s", describeStatError(rel, err))
 	}
@@ -103,7 +107,10 @@ func (readFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 	if !fi.Mode().IsRegular() {
 		return errorf(name, "%q is not a regular file; read a regular file instead", rel)
 	}
-	f, err := os.Open(abs)
+	if what, secret := w.secretPath(env, rel, fname); secret && !secretReadAllowed(ctx) {
+		return refuseSecret(name, what, "read", "read")
+	}
+	f, fi, err := w.openRegular(used, fi)
 	if err != nil {
 		return errorf(name, "%s", describeStatError(rel, err))
 	}
@@ -117,7 +124,7 @@ func (readFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 		return res
 	}
 
-	page, total, err := readLines(ctx, br, offset, limit)
+	page, total, err := readLines(ctx, br, offset, limit, &res)
 	if err != nil {
 		return errorf(name, "reading %q failed (%v); try again or read a different file", rel, unwrapPathError(err))
 	}
@@ -146,8 +153,9 @@ func (readFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 // readLines returns up to limit lines starting at line offset (1-based),
 // stopping early once the page reaches readFileBudget bytes, and the total
 // number of lines in r. Lines are cut at ReadFileMaxLineLen bytes with a
-// marker, and invalid UTF-8 is replaced.
-func readLines(ctx context.Context, r *bufio.Reader, offset, limit int) (page []string, total int, err error) {
+// marker, after the secrets in them are redacted (counted in res), and
+// invalid UTF-8 is replaced.
+func readLines(ctx context.Context, r *bufio.Reader, offset, limit int, res *Result) (page []string, total int, err error) {
 	var (
 		cur     []byte // kept prefix of the current line
 		curLen  int    // full length of the current line
@@ -162,7 +170,7 @@ func readLines(ctx context.Context, r *bufio.Reader, offset, limit int) (page []
 			s := strings.TrimSuffix(string(cur), "\r")
 			s = strings.ToValidUTF8(s, "\uFFFD")
 			if curLen > ReadFileMaxLineLen {
-				s = cutHead(s, ReadFileMaxLineLen)
+				s = cutHead(res.redact(s), ReadFileMaxLineLen)
 				s += fmt.Sprintf(" [... line cut: %s bytes in total]", commas(curLen))
 			}
 			// Each line costs its text plus the number, tab and newline.
@@ -188,9 +196,9 @@ func readLines(ctx context.Context, r *bufio.Reader, offset, limit int) (page []
 				body = body[:len(body)-1]
 			}
 			curLen += len(body)
-			// Keep one byte more than the cap so a cut is detectable, and a
-			// few more so the cut can back up to a rune boundary.
-			if keep := ReadFileMaxLineLen + 8 - len(cur); keep > 0 {
+			// Keep more than the cap, so that a secret straddling the cut
+			// can be redacted whole before the line is cut.
+			if keep := ReadFileMaxLineLen + secretSlack - len(cur); keep > 0 {
 				cur = append(cur, body[:min(keep, len(body))]...)
 			}
 			if ended {

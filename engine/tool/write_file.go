@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -59,7 +58,12 @@ func (writeFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result
 	if p.Content == nil {
 		return errorf(name, "content is missing for %q; pass the complete file text in content (an empty string for an empty file)", p.Path)
 	}
-	abs, rel, _, err := confineArg(env, p.Path)
+	w, err := openWorkspace(env)
+	if err != nil {
+		return errResult(name, err)
+	}
+	defer w.Close()
+	rel, fname, err := w.confine(p.Path)
 	if err != nil {
 		return errResult(name, err)
 	}
@@ -70,7 +74,7 @@ func (writeFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result
 		return errorf(name, "the call was cancelled before %q was written; call again if still needed", rel)
 	}
 	var oldSize int64 = -1
-	if fi, err := os.Stat(abs); err == nil {
+	if fi, _, err := w.stat(fname); err == nil {
 		if fi.IsDir() {
 			return errorf(name, "%q is a directory; pass a file path", rel)
 		}
@@ -79,10 +83,16 @@ func (writeFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result
 		}
 		oldSize = fi.Size()
 	}
-	created, err := writeAtomic(abs, []byte(*p.Content))
+	if what, secret := w.secretPath(env, rel, fname); secret && !secretReadAllowed(ctx) {
+		return refuseSecret(name, what, "written", "write")
+	}
+	created, err := w.writeAtomic(fname, []byte(*p.Content))
 	if err != nil {
-		if errors.Is(err, errIsDir) {
+		switch {
+		case errors.Is(err, errIsDir):
 			return errorf(name, "%q is a directory; pass a file path", rel)
+		case errors.Is(err, ErrOutsideWorkspace):
+			return errorf(name, "%s", describeStatError(rel, err))
 		}
 		return errorf(name, "writing %q failed (%v); check that its directory is writable and not a file", rel, unwrapPathError(err))
 	}
