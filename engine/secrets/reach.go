@@ -28,10 +28,11 @@ const (
 	spanFar
 )
 
-// Window bounds of spanFar rules, in bytes: they cover the longest secrets
-// that span lines, such as PEM private keys.
+// Window bounds of spanFar rules, in bytes, on each side of the keyword:
+// they cover the longest secrets that span lines, such as PEM private keys,
+// whose keyword may be at either end.
 const (
-	farBack  = 1 << 10
+	farBack  = 32 << 10
 	farAhead = 32 << 10
 )
 

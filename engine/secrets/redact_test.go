@@ -70,6 +70,9 @@ func TestRedactCatchesCommonSecrets(t *testing.T) {
 		{"plain sk- key in dotenv", "LLM_KEY=" + openAIPlain + "\n", []string{openAIPlain}, "sk-api-key"},
 		{"plain sk- key in json", `{"api_key": "` + openAIPlain + `"}`, []string{openAIPlain}, "sk-api-key"},
 		{"pem private key", "here:\n" + pemBlock + "\nthere", []string{pemBody[:64], "PRIVATE KEY"}, "private-key"},
+		{"pem private key without its end", "key:\n" + pemBlock[:len(pemBlock)/2], []string{pemBody[:64]}, "private-key"},
+		{"pem private key without its start", pemBlock[len(pemBlock)/2:] + "\nmore", []string{pemBody[len(pemBody)-65 : len(pemBody)-1]}, "private-key"},
+		{"pem private key cut into numbered lines", numbered(pemBlock[:len(pemBlock)*2/3]), []string{pemBody[65 : 65+64]}, "private-key"},
 		{"pem private key in dotenv", "PRIVATE_KEY=\"" + strings.ReplaceAll(pemBlock, "\n", `\n`) + "\"\n", []string{pemBody[:64]}, "private-key"},
 	}
 	for _, tc := range cases {
@@ -93,6 +96,16 @@ func TestRedactCatchesCommonSecrets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// numbered prefixes each line with a line number and a tab, as read_file
+// shows files.
+func numbered(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = fmt.Sprintf("%6d\t%s", i+1, l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func hasRule(fs []Finding, rule string) bool {
@@ -138,6 +151,8 @@ func TestRedactLeavesOrdinaryTextAlone(t *testing.T) {
 		"AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n", // AWS's documented example
 		"password = ${DB_PASSWORD}\n",
 		"Redacted earlier: " + Marker("github-pat") + " and " + Marker("generic-api-key"),
+		"if strings.HasPrefix(s, \"-----BEGIN RSA PRIVATE KEY-----\") {\n\treturn parse(s)\n}\n",
+		"-----END RSA PRIVATE KEY-----\n",
 	}
 	for _, in := range texts {
 		out, findings := Redact(in)

@@ -172,8 +172,16 @@ func (r *Registry) Lookup(name string) (Tool, bool) {
 //     Anything else gives an error Result quoting the parse error and asking
 //     for valid JSON.
 //   - A panic inside the tool is recovered into an error Result.
-//   - Content longer than [IntakeLimit] bytes is shortened with [Truncate].
-func (r *Registry) Run(ctx context.Context, env *Env, name, args string) (res Result) {
+//   - Every Result, error Results included, goes through intake: secrets in
+//     Content are replaced by "[redacted: kind]" markers with
+//     secrets.Redact (counted in Redacted and RedactedKinds), then
+//     Content longer than [IntakeLimit] bytes is shortened with [Truncate].
+//     Nothing a secret rule recognises survives into the returned Content.
+func (r *Registry) Run(ctx context.Context, env *Env, name, args string) Result {
+	return intake(r.run(ctx, env, name, args))
+}
+
+func (r *Registry) run(ctx context.Context, env *Env, name, args string) (res Result) {
 	t, ok := r.Lookup(name)
 	if !ok {
 		names := r.Names()
@@ -200,9 +208,16 @@ func (r *Registry) Run(ctx context.Context, env *Env, name, args string) (res Re
 				IsError: true,
 			}
 		}
-		res.Content = Truncate(res.Content, IntakeLimit)
 	}()
 	return t.Run(ctx, env, json.RawMessage(data))
+}
+
+// intake redacts the secrets in res.Content, recording what it replaced,
+// and then bounds its size. Redaction comes first, so that a cut cannot
+// leave part of a secret that a rule would no longer recognise.
+func intake(res Result) Result {
+	res.Content = Truncate(res.redact(res.Content), IntakeLimit)
+	return res
 }
 
 // checkObject reports why data is not exactly one JSON object.
