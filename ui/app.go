@@ -136,6 +136,7 @@ type UI struct {
 	footer    *Footer
 	banner    *Banner
 	title     *widget.Label
+	perm      *permissionBar // mode, network switch, sandbox state and rules of the open session
 	demoTag   *widget.Label
 	prompt    *promptEntry
 	sendB     *widget.Button
@@ -171,6 +172,15 @@ type liveSession struct {
 	stopped  bool
 	maxSteps int
 	window   int
+	perm     permState
+}
+
+// permState is what the header shows of a session's permissions, read on
+// the engine side when the session opens.
+type permState struct {
+	network   bool
+	sandboxed bool
+	sandbox   string // the sandbox note, e.g. "not sandboxed"
 }
 
 // New builds the window's content into w. It opens the store under
@@ -259,6 +269,7 @@ func (u *UI) build() {
 	u.footer = NewFooter(func(d time.Duration, fn func()) { u.bridge.After(d, fn) })
 	u.chat = newChatView(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })
 	u.sessions = newSessionsView(u)
+	u.perm = newPermissionBar(u)
 	u.title = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}
 	u.demoTag = &widget.Label{Text: "Demo — scripted model, no network", Importance: widget.WarningImportance, TextStyle: fyne.TextStyle{Bold: true}}
 	u.demoTag.Hide()
@@ -272,7 +283,7 @@ func (u *UI) build() {
 	buttons := container.NewVBox(u.sendB, u.stopB, hint)
 	input := container.NewBorder(u.suggest, nil, nil, buttons, u.prompt)
 	top := container.NewVBox(
-		container.NewBorder(nil, nil, nil, container.NewHBox(u.demoTag, settingsB), u.title),
+		container.NewBorder(nil, nil, nil, container.NewHBox(u.perm.box, u.demoTag, settingsB), u.title),
 		u.banner)
 	u.chatPane = container.NewBorder(nil, input, nil, nil, u.chat.box)
 	u.welcome = u.welcomeView()
@@ -339,6 +350,7 @@ func (u *UI) showWelcome() {
 	u.center.Objects = []fyne.CanvasObject{u.welcome}
 	u.center.Refresh()
 	u.title.SetText("")
+	u.perm.load(nil)
 	u.demoTag.Hide()
 	u.win.SetTitle("Tally")
 }
@@ -370,7 +382,7 @@ func (u *UI) agentConfig(live *liveSession, isDemo bool) agent.Config {
 		live.noModel = errNoModel
 		return cfg
 	}
-	cfg.Model = llm.NewOpenAI(llm.Config{BaseURL: r.BaseURL, APIKey: r.APIKey})
+	cfg.Model = llm.NewOpenAI(u.settings.Client(r))
 	return cfg
 }
 
@@ -430,11 +442,14 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg age
 	rows, _ := sess.Ledger()
 	items := sess.Checklist()
 	alerts := sess.Alerts()
+	perm := permState{network: sess.AllowNetwork(), sandboxed: sess.Sandboxed(), sandbox: sess.SandboxNote()}
 	u.bridge.Do(func() {
 		if u.live != live {
 			return
 		}
 		live.sess, live.ops, live.demo, live.model, live.window = sess, engineOps{sess}, isDemo, cfg.ModelName, window
+		live.perm = perm
+		u.perm.load(live)
 		u.title.SetText(meta.Title + "  ·  " + meta.Workspace)
 		u.win.SetTitle("Tally — " + meta.Title)
 		showIf(u.demoTag, isDemo)
@@ -824,7 +839,7 @@ func (u *UI) decide(it *chatItem, d tool.Decision) {
 	case tool.Approve:
 		it.decided, it.status = "Approved by you", toolRunning
 	case tool.ApproveAlways:
-		it.decided, it.status = "Approved — "+it.call.Name+" is allowed for the rest of this session", toolRunning
+		it.decided, it.status = "Approved — "+it.call.Name+" is allowed for the rest of this session (revoke under Rules)", toolRunning
 	default:
 		it.decided, it.status = "Denied by you; the model was told", toolDenied
 	}

@@ -51,6 +51,7 @@ type chatItem struct {
 	expanded  bool
 	approval  *pendingApproval
 	decided   string
+	redacted  int // secrets replaced in the result at intake
 
 	measuredAt float32 // width of the last exact measurement; 0: estimated
 }
@@ -433,6 +434,7 @@ func (c *chatView) addMessage(m *transcript.Message) {
 		}
 		text := m.Text()
 		it.result, it.resultLen, it.resultErr, it.hasResult = clipForDisplay(text), len([]rune(text)), m.IsError, true
+		it.redacted = m.Redacted
 		it.status = statusOfResult(text, m.IsError)
 	}
 }

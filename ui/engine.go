@@ -61,6 +61,7 @@ func applyEngineSettings(cfg *agent.Config, s config.Settings, asker agent.Asker
 	cfg.Compaction = compactionMode(s.Compaction)
 	cfg.CycleAt = cycleAt(s)
 	cfg.Asker = asker
+	cfg.Shell = agent.ShellConfig(s.Shell)
 	if p, ok := s.PriceFor(cfg.ModelName); ok {
 		cfg.HitPrice, cfg.MissPrice = p.CacheHit, p.CacheMiss
 	}

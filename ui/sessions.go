@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -195,8 +196,9 @@ func (u *UI) createSession(workspace, title string) {
 		return
 	}
 	st := u.store
+	mode := tool.Mode(u.settings.Mode) // a new session starts in the default mode
 	go func() {
-		cfg := agent.Config{Store: st}
+		cfg := agent.Config{Store: st, Mode: mode}
 		sess, err := agent.Create(cfg, "", workspace, strings.TrimSpace(title))
 		u.bridge.Do(func() {
 			if err != nil {

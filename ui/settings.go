@@ -38,6 +38,7 @@ type settingsForm struct {
 	cycleAt   *widget.Entry
 	cyclesOff *widget.Check
 	warmUp    *widget.Check
+	safety    safetyFields
 	testB     *widget.Button
 	result    *widget.Label
 	form      fyne.CanvasObject
@@ -106,7 +107,11 @@ func (u *UI) newSettingsForm() *settingsForm {
 	case "":
 		f.apiKey.SetPlaceHolder("not set")
 	case "settings":
-		f.apiKey.SetPlaceHolder("saved " + config.Mask(r.APIKey) + " — type to replace")
+		where := "in the system keychain"
+		if u.settings.KeyStore != config.KeyInKeychain {
+			where = "in the local database (no keychain found)"
+		}
+		f.apiKey.SetPlaceHolder("saved " + where + " " + config.Mask(r.APIKey) + " — type to replace")
 	default:
 		f.apiKey.SetPlaceHolder("from " + r.KeySource + " " + config.Mask(r.APIKey) + " — type to save one here")
 	}
@@ -144,6 +149,7 @@ func (u *UI) newSettingsForm() *settingsForm {
 	f.cyclesOff.SetChecked(u.settings.CyclesOff)
 	f.warmUp = widget.NewCheck("Warm the cache when a session is created", nil)
 	f.warmUp.SetChecked(u.settings.WarmUp)
+	f.safety = newSafetyFields(u.settings)
 	f.result = &widget.Label{Wrapping: fyne.TextWrapWord}
 	f.testB = &widget.Button{Text: "Test connection", Icon: theme.MediaPlayIcon(), OnTapped: f.test}
 
@@ -152,7 +158,7 @@ func (u *UI) newSettingsForm() *settingsForm {
 	form := widget.NewForm(
 		&widget.FormItem{Text: "Base URL", Widget: f.baseURL, HintText: "any OpenAI-compatible endpoint, ending in /v1"},
 		&widget.FormItem{Text: "Model", Widget: f.model},
-		&widget.FormItem{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forgetKey), HintText: "kept only in Tally's local store"},
+		&widget.FormItem{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forgetKey), HintText: "kept in the system keychain, or in Tally's local store where there is none"},
 		&widget.FormItem{Text: "Context window", Widget: f.window, HintText: "tokens; empty uses the known size of the model"},
 		&widget.FormItem{Text: "Prices", Widget: prices, HintText: "US$ per million tokens for this model; empty shows cost as n/a"},
 		&widget.FormItem{Text: "Compaction", Widget: f.compactM,
@@ -163,6 +169,9 @@ func (u *UI) newSettingsForm() *settingsForm {
 			HintText: "one small request per new session (the prefix at the miss price) so the first turn hits the cache"},
 		&widget.FormItem{Text: "Theme", Widget: f.theme},
 	)
+	for _, it := range f.safety.items() {
+		form.AppendItem(it)
+	}
 	f.form = container.NewVBox(form, container.NewBorder(nil, nil, f.testB, nil, f.result))
 	return f
 }
@@ -242,6 +251,9 @@ func (f *settingsForm) values() (config.Settings, error) {
 		s.Compaction = "" // the default, stored as absent
 	}
 	s.CyclesOff, s.WarmUp = f.cyclesOff.Checked, f.warmUp.Checked
+	if err := f.safety.apply(&s); err != nil {
+		return s, err
+	}
 	s.CycleAt = 0
 	if c := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(f.cycleAt.Text), "%")); c != "" {
 		v, err := strconv.ParseFloat(c, 64)
@@ -272,7 +284,7 @@ func (f *settingsForm) test() {
 	}
 	f.testB.Disable()
 	f.result.SetText("Testing " + r.BaseURL + " …")
-	cfg := llm.Config{BaseURL: r.BaseURL, APIKey: r.APIKey}
+	cfg := s.Client(r)
 	model := r.Model
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

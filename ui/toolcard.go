@@ -45,6 +45,7 @@ type toolCard struct {
 	always   *widget.Button
 	buttons  *fyne.Container
 	decision *widget.Label
+	note     *widget.Label // why this approval is special (not sandboxed, a secret file)
 	toggle   *widget.Button
 	result   *widget.Label
 	scroll   *container.Scroll
@@ -66,6 +67,7 @@ func newToolCard(onDecide func(*chatItem, tool.Decision), onToggle func(*chatIte
 	c.always = &widget.Button{Text: "Always allow", OnTapped: func() { c.decide(tool.ApproveAlways) }}
 	c.buttons = container.NewHBox(c.approve, c.deny, c.always)
 	c.decision = &widget.Label{Importance: widget.LowImportance}
+	c.note = &widget.Label{Importance: widget.WarningImportance, Wrapping: fyne.TextWrapWord}
 	c.toggle = &widget.Button{Importance: widget.LowImportance, Alignment: widget.ButtonAlignLeading,
 		OnTapped: func() {
 			if c.item != nil && c.onToggle != nil {
@@ -94,6 +96,9 @@ func (c *toolCard) set(it *chatItem) {
 	if it.hasResult && it.resultErr && st == toolOK {
 		st = toolFailed
 	}
+	if it.redacted > 0 {
+		st += fmt.Sprintf(" · %d secret%s redacted", it.redacted, plural(it.redacted))
+	}
 	c.status.SetText(st)
 	switch st {
 	case toolFailed, toolDenied:
@@ -107,14 +112,24 @@ func (c *toolCard) set(it *chatItem) {
 	}
 	c.status.Refresh()
 	pending := it.approval != nil
-	if pending || it.expanded {
+	switch {
+	case pending:
+		c.args.SetText(approvalText(it.approval.req))
+		c.args.Show()
+	case it.expanded:
 		c.args.SetText(it.argsText)
 		c.args.Show()
-	} else {
+	default:
 		c.args.Hide()
 	}
+	c.note.Hide()
 	if pending {
 		c.always.SetText("Always allow " + it.call.Name + " in this session")
+		showIf(c.always, !it.approval.req.NoAlways)
+		if n := it.approval.req.Note; n != "" {
+			c.note.SetText("⚠ " + n)
+			c.note.Show()
+		}
 		c.buttons.Show()
 	} else {
 		c.buttons.Hide()
@@ -157,13 +172,32 @@ func (c *toolCard) set(it *chatItem) {
 // CreateRenderer implements fyne.Widget.
 func (c *toolCard) CreateRenderer() fyne.WidgetRenderer {
 	head := container.NewBorder(nil, nil, nil, c.status, c.title)
-	body := container.NewVBox(head, c.args, c.buttons, c.decision, c.toggle, c.short, c.scroll)
+	body := container.NewVBox(head, c.args, c.note, c.buttons, c.decision, c.toggle, c.short, c.scroll)
 	return widget.NewSimpleRenderer(container.NewStack(c.border, container.NewPadded(body)))
+}
+
+// approvalText is what a card waiting for approval shows: never cut, so
+// nothing of what will run is out of sight. Edits keep their small diff;
+// every other call shows tool.Display's rendering (the whole command with
+// control characters and padding made visible).
+func approvalText(r tool.ApprovalRequest) string {
+	switch r.Tool {
+	case "edit_file", "write_file":
+		return argsView(r.Tool, r.Arguments, func(s string) string { return s })
+	}
+	if r.Display != "" {
+		return r.Display
+	}
+	d, _ := tool.Display(r.Tool, json.RawMessage(r.Arguments))
+	return d
 }
 
 // argsDisplay renders a call's arguments for people: an edit as a small
 // diff, a command as itself, anything else as indented JSON.
-func argsDisplay(name, args string) string {
+func argsDisplay(name, args string) string { return argsView(name, args, clipForDisplay) }
+
+// argsView is argsDisplay with the clipping rule given.
+func argsView(name, args string, clipForDisplay func(string) string) string {
 	var m map[string]any
 	if json.Unmarshal([]byte(args), &m) != nil {
 		return clipForDisplay(args)

@@ -1,0 +1,145 @@
+package ui
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/tool"
+)
+
+// permissionBar sits in the header of an open session: the permission
+// mode, the "allow network" switch for commands, whether commands are
+// sandboxed, and the "always allow" rules, each revocable.
+type permissionBar struct {
+	u       *UI
+	mode    *widget.Select
+	network *widget.Check
+	sandbox *widget.Label
+	rules   *widget.Button
+	box     *fyne.Container
+	loading bool // set while load fills the widgets, so their callbacks stay quiet
+}
+
+func newPermissionBar(u *UI) *permissionBar {
+	p := &permissionBar{u: u}
+	labels := make([]string, len(tool.Modes))
+	for i, m := range tool.Modes {
+		labels[i] = m.Label()
+	}
+	p.mode = widget.NewSelect(labels, p.onMode)
+	p.network = widget.NewCheck("Network", p.onNetwork)
+	p.sandbox = &widget.Label{Importance: widget.LowImportance}
+	p.rules = &widget.Button{Text: "Rules", Icon: theme.ListIcon(), Importance: widget.LowImportance, OnTapped: p.showRules}
+	p.box = container.NewHBox(p.mode, p.network, p.sandbox, p.rules)
+	p.box.Hide()
+	return p
+}
+
+// load shows the open session's mode, switch and sandbox state; nil hides
+// the bar (no session open).
+func (p *permissionBar) load(live *liveSession) {
+	if live == nil || live.sess == nil {
+		p.box.Hide()
+		return
+	}
+	p.loading = true
+	defer func() { p.loading = false }()
+	p.mode.SetSelected(live.sess.Mode().Label())
+	p.network.SetChecked(live.perm.network)
+	p.sandbox.SetText(live.perm.sandbox)
+	if live.perm.sandboxed {
+		p.sandbox.Importance = widget.LowImportance
+	} else {
+		p.sandbox.Importance = widget.WarningImportance
+	}
+	p.sandbox.Refresh()
+	p.box.Show()
+}
+
+func modeOfLabel(label string) tool.Mode {
+	for _, m := range tool.Modes {
+		if m.Label() == label {
+			return m
+		}
+	}
+	return tool.ModeAsk
+}
+
+func (p *permissionBar) onMode(label string) {
+	live := p.u.live
+	if p.loading || live == nil || live.sess == nil {
+		return
+	}
+	m := modeOfLabel(label)
+	sess := live.sess
+	go func() {
+		err := sess.SetMode(m)
+		p.u.bridge.Do(func() {
+			if err != nil {
+				p.u.banner.ShowError("Could not switch the mode: " + err.Error())
+				p.loading = true
+				p.mode.SetSelected(sess.Mode().Label())
+				p.loading = false
+				return
+			}
+			p.u.banner.ShowInfo(fmt.Sprintf("%s mode: %s.", m.Label(), m.Explain()))
+		})
+	}()
+}
+
+func (p *permissionBar) onNetwork(on bool) {
+	live := p.u.live
+	if p.loading || live == nil || live.sess == nil {
+		return
+	}
+	sess := live.sess
+	if live.running {
+		p.u.banner.ShowInfo("The network switch applies once the current turn ends.")
+	}
+	go func() {
+		err := sess.SetAllowNetwork(on)
+		note := sess.SandboxNote()
+		p.u.bridge.Do(func() {
+			if err != nil {
+				p.u.banner.ShowError("Could not change the network switch: " + err.Error())
+				return
+			}
+			if p.u.live == live {
+				live.perm.network, live.perm.sandbox = on, note
+				p.sandbox.SetText(note)
+			}
+		})
+	}()
+}
+
+// showRules lists the tools allowed always in this session, each with
+// Revoke.
+func (p *permissionBar) showRules() {
+	live := p.u.live
+	if live == nil || live.sess == nil {
+		return
+	}
+	rules := live.sess.Rules()
+	list := container.NewVBox()
+	if len(rules) == 0 {
+		list.Add(widget.NewLabel("No tool is allowed always in this session: every gated call asks, as the mode says."))
+	}
+	var d dialog.Dialog
+	for _, name := range rules {
+		row := container.NewBorder(nil, nil, nil,
+			&widget.Button{Text: "Revoke", Icon: theme.DeleteIcon(), OnTapped: func() {
+				live.sess.Revoke(name)
+				d.Hide()
+				p.u.banner.ShowInfo(name + " asks again from its next call.")
+			}},
+			widget.NewLabel("Always allow "+name))
+		list.Add(row)
+	}
+	d = dialog.NewCustom("Rules of this session", "Close", list, p.u.win)
+	d.Show()
+}
