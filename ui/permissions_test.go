@@ -122,7 +122,11 @@ func TestToolCardCountsRedactedSecrets(t *testing.T) {
 	h := newHarness(t, endpoint(srv))
 	ws := h.newSession()
 	key := "ghp_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
-	if err := os.WriteFile(filepath.Join(ws, "config.txt"), []byte("token = "+key+"\n"), 0o644); err != nil {
+	others := []string{"AKIA" + "QZ4XK7RW2M5PLJ3N", "sk-proj-" + strings.Repeat("Xy7Qp2Lm9Rt4", 4) + "T3BlbkFJ" + strings.Repeat("Kd8Wn3Vb6Hs1", 4),
+		"MIIEowIBAAKCAQEA" + strings.Repeat("q8Zr3Tn5Wm2Yk7Xp", 3)}
+	body := "token = " + key + "\naws_access_key_id = " + others[0] + "\nOPENAI_API_KEY=" + others[1] +
+		"\n-----BEGIN RSA PRIVATE KEY-----\n" + others[2] + "\n-----END RSA PRIVATE KEY-----\n"
+	if err := os.WriteFile(filepath.Join(ws, "config.txt"), []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h.send("read config.txt")
@@ -136,6 +140,11 @@ func TestToolCardCountsRedactedSecrets(t *testing.T) {
 	}
 	it.expanded = true
 	h.ui.chat.refreshItem(it)
+	for _, s := range append(others, key) {
+		if h.shows(s) || strings.Contains(it.result, s) {
+			t.Errorf("a secret reached the screen: %s…", s[:8])
+		}
+	}
 	if c := h.card(it); c == nil || !strings.Contains(c.status.Text, "secret") {
 		t.Errorf("the card's status does not mention the redaction")
 	}

@@ -30,6 +30,9 @@ type ApprovalRequest struct {
 	// (a read of a secret file, a command that is not sandboxed); an
 	// ApproveAlways answer then approves this call only.
 	NoAlways bool
+	// SecretFile names the deny-listed file the call would read, if any;
+	// only a person may allow that (ApproveAll refuses it).
+	SecretFile string
 }
 
 // Decision is the user's answer to an [ApprovalRequest]. The zero value is
@@ -68,12 +71,18 @@ type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (Decision, error)
 }
 
-// ApproveAll approves every request without asking; it backs the CLI's
-// --yes flag.
+// ApproveAll approves every request without asking, except a read of a
+// file on the secret-file deny list, which only a person may allow; it
+// backs the CLI's --yes flag.
 type ApproveAll struct{}
 
-// Approve always returns [Approve].
-func (ApproveAll) Approve(context.Context, ApprovalRequest) (Decision, error) { return Approve, nil }
+// Approve returns [Approve], or [Deny] for a secret-file read.
+func (ApproveAll) Approve(_ context.Context, r ApprovalRequest) (Decision, error) {
+	if r.SecretFile != "" {
+		return Deny, nil
+	}
+	return Approve, nil
+}
 
 // DenyAll denies every request without asking.
 type DenyAll struct{}
@@ -196,7 +205,7 @@ func (g *Gate) Decide(ctx context.Context, env *Env, t Tool, callID, args string
 	switch {
 	case isSecret:
 		req.Note = fmt.Sprintf("%s matches the secret-file deny list: allow this one read only if the model really needs it", secret)
-		req.NoAlways = true
+		req.NoAlways, req.SecretFile = true, secret
 	case !t.NeedsApproval():
 		return allow, nil
 	case mode == ModeReadOnly:
@@ -237,7 +246,11 @@ func (g *Gate) Decide(ctx context.Context, env *Env, t Tool, callID, args string
 		}
 		return Verdict{Allowed: true, Ctx: ctx, Asked: true}, nil
 	default:
-		return Verdict{Ctx: ctx, Refusal: DeniedResult(name), Asked: true}, nil
+		refusal := DeniedResult(name)
+		if isSecret {
+			refusal.Content = fmt.Sprintf("%s: %q matches the secret-file deny list and the user did not allow reading it; do not retry, and ask the user if it is really needed", name, secret)
+		}
+		return Verdict{Ctx: ctx, Refusal: refusal, Asked: true}, nil
 	}
 }
 
