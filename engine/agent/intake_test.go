@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -104,4 +105,38 @@ func TestForgedFileNameCannotPlantABlockAcrossTurns(t *testing.T) {
 	if f := s.AuditTags(); len(f) == 0 {
 		t.Error("the audit passed a <turn_meta> header carrying a status block")
 	}
+}
+
+// A workspace whose AGENTS.md and .git/HEAD are FIFOs hung the session
+// before its first request; with /dev/zero behind them memory grew without
+// bound. The turn now runs as if they were absent.
+func TestSpecialWorkspaceFilesDoNotHangTheSession(t *testing.T) {
+	h := newHarness(t, llmtest.Sequence(llmtest.Text("hello")), nil)
+	if err := os.MkdirAll(filepath.Join(h.ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := mkfifo(filepath.Join(h.ws, "AGENTS.md")); err != nil {
+		t.Skipf("cannot make a FIFO here: %v", err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(h.ws, ".git", "HEAD")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(h.ws, MemoryFile)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		s := h.session("s1")
+		_, err := s.Run(context.Background(), "hi")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the session hung on a FIFO or device in the workspace")
+	}
+	h.noInvalid()
 }
