@@ -18,6 +18,10 @@ type inspectReport struct {
 	ContextTokens int                `json:"context_tokens"`
 	Exact         bool               `json:"exact"`
 	Level         float64            `json:"level"` // ContextTokens / Window
+	// Mode is the session's permission mode and Sandbox how its commands
+	// run ("sandboxed: …" or "not sandboxed").
+	Mode    string `json:"mode"`
+	Sandbox string `json:"sandbox"`
 	Fingerprint   prompt.Fingerprint `json:"fingerprint"`
 	// Status is the status block the next request would carry, and
 	// StatusAudit the re-rendering of every status already sent.
@@ -64,6 +68,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		ContextTokens: level, Exact: exact, Fingerprint: sess.Fingerprint(), Request: sess.NextRequest(),
 	}
 	rep.Status = sess.NextStatus()
+	rep.Mode, rep.Sandbox = string(sess.Mode()), sess.SandboxNote()
 	rows, err := sess.Ledger()
 	if err != nil {
 		return err
