@@ -12,17 +12,17 @@ import (
 
 // inspectReport is what `tally inspect` prints.
 type inspectReport struct {
-	Session       string             `json:"session"`
-	Model         string             `json:"model"`
-	Window        int                `json:"window"`
-	ContextTokens int                `json:"context_tokens"`
-	Exact         bool               `json:"exact"`
-	Level         float64            `json:"level"` // ContextTokens / Window
+	Session       string  `json:"session"`
+	Model         string  `json:"model"`
+	Window        int     `json:"window"`
+	ContextTokens int     `json:"context_tokens"`
+	Exact         bool    `json:"exact"`
+	Level         float64 `json:"level"` // ContextTokens / Window
 	// Mode is the session's permission mode and Sandbox how its commands
 	// run ("sandboxed: …" or "not sandboxed").
-	Mode    string `json:"mode"`
-	Sandbox string `json:"sandbox"`
-	Fingerprint   prompt.Fingerprint `json:"fingerprint"`
+	Mode        string             `json:"mode"`
+	Sandbox     string             `json:"sandbox"`
+	Fingerprint prompt.Fingerprint `json:"fingerprint"`
 	// Status is the status block the next request would carry, and
 	// StatusAudit the re-rendering of every status already sent.
 	Status      string            `json:"status"`

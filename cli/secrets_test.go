@@ -41,9 +41,9 @@ func TestPlantedSecretsReachNoRequestStoreOrExport(t *testing.T) {
 
 	ws := workspace(t)
 	files := map[string]string{
-		".env":           "AWS_ACCESS_KEY_ID=" + awsID + "\nAWS_SECRET_ACCESS_KEY=" + awsSecret + "\nOPENAI_API_KEY=" + openai + "\n",
-		"notes/setup.md": "# setup\nexport GITHUB_TOKEN=" + github + "\naws_secret_access_key = " + awsSecret + "\n",
-		"deploy/id_rsa":  pem,
+		".env":            "AWS_ACCESS_KEY_ID=" + awsID + "\nAWS_SECRET_ACCESS_KEY=" + awsSecret + "\nOPENAI_API_KEY=" + openai + "\n",
+		"notes/setup.md":  "# setup\nexport GITHUB_TOKEN=" + github + "\naws_secret_access_key = " + awsSecret + "\n",
+		"deploy/id_rsa":   pem,
 		"deploy/copy.txt": "the deploy key:\n" + pem,
 	}
 	for name, body := range files {
