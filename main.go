@@ -9,10 +9,14 @@ import (
 	"strings"
 
 	"github.com/tally-dev/tally/cli"
+	"github.com/tally-dev/tally/internal/sandbox"
 	"github.com/tally-dev/tally/ui"
 )
 
 func main() {
+	// Must come first: in the run_shell sandbox helper (a re-exec of this
+	// binary) it runs the helper and exits before any UI or CLI code.
+	sandbox.RunHelperIfRequested()
 	args := os.Args[1:]
 	if opensWindow(args) {
 		os.Exit(ui.Main(args, os.Stderr))

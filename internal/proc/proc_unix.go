@@ -11,9 +11,11 @@ import (
 )
 
 // StartInGroup makes cmd start in a new process group, so KillGroup can
-// kill it with every process it spawns. Call it before cmd.Start.
+// kill it with every process it spawns; on Linux the command is also sent
+// SIGKILL when the process that started it dies. Call it before cmd.Start.
 func StartInGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setParentDeathSignal(cmd.SysProcAttr, syscall.SIGKILL)
 }
 
 // KillGroup kills the command's process group, including children it
@@ -33,7 +35,13 @@ func KillGroup(cmd *exec.Cmd) error {
 // 128+N for a command killed by signal N, and a note naming the signal.
 func ExitStatus(ps *os.ProcessState) (int, string) {
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal()), fmt.Sprintf("killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
+		return SignalStatus(ws.Signal())
 	}
 	return ps.ExitCode(), ""
+}
+
+// SignalStatus returns the shell's exit status 128+N for a process killed by
+// signal N, and a note naming the signal.
+func SignalStatus(sig syscall.Signal) (int, string) {
+	return 128 + int(sig), fmt.Sprintf("killed by signal %d (%s)", int(sig), sig)
 }

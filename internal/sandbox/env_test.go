@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestLooksSecret(t *testing.T) {
+	for _, name := range []string{
+		"OPENAI_API_KEY", "DEEPSEEK_API_KEY", "ANTHROPIC_API_KEY", "MY_SECRET_TOKEN", "github_token",
+		"DB_PASSWORD", "PASSWD", "AWS_CREDENTIALS", "SSH_AUTH_SOCK", "COOKIE_JAR", "SESSION_ID", "PRIVATE_DIR", "ApiKey",
+	} {
+		if !LooksSecret(name) {
+			t.Errorf("LooksSecret(%q) = false", name)
+		}
+	}
+	for _, name := range []string{"PATH", "HOME", "GOPRIVATE", "GOFLAGS", "LANG"} {
+		if LooksSecret(name) {
+			t.Errorf("LooksSecret(%q) = true", name)
+		}
+	}
+}
+
+func TestEnviron(t *testing.T) {
+	base := []string{
+		"PATH=/usr/bin", "HOME=/home/u", "OPENAI_API_KEY=sk-abc", "MY_SECRET_TOKEN=tok", "LC_ALL=C.UTF-8",
+		"GOPATH=/home/u/go", "GOPRIVATE=example.com/*", "DISPLAY=:0", "EXTRA=1", "EXTRA_KEY=2",
+		"HTTPS_PROXY=http://user:hunter2@proxy:3128", "HTTP_PROXY=http://proxy:3128", "GOPROXY=https://u:p@goproxy.example,direct",
+		"TZ=UTC", "TZ=Europe/Paris", "malformed", "=x",
+	}
+	got := Environ(base, []string{"EXTRA", "EXTRA_KEY", "OPENAI_API_KEY"})
+	want := []string{
+		"PATH=/usr/bin", "HOME=/home/u", "LC_ALL=C.UTF-8", "GOPATH=/home/u/go", "GOPRIVATE=example.com/*",
+		"EXTRA=1", "HTTP_PROXY=http://proxy:3128", "TZ=Europe/Paris",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Environ =\n%q\nwant\n%q", got, want)
+	}
+	for _, kv := range got {
+		for _, secret := range []string{"sk-abc", "tok", "hunter2", "u:p@"} {
+			if strings.Contains(kv, secret) {
+				t.Errorf("secret %q passed in %q", secret, kv)
+			}
+		}
+	}
+}
+
+func TestToolchainDirs(t *testing.T) {
+	got := toolchainDirs([]string{
+		"PATH=/usr/local/go/bin:/bin:relative:/home/u/.cargo/bin", "HOME=/", "GOROOT=/opt/go/", "VIRTUAL_ENV=",
+	})
+	want := []string{"/usr/local/go/bin", "/usr/local/go", "/bin", "/home/u/.cargo/bin", "/home/u/.cargo", "/opt/go"}
+	if !slices.Equal(got, want) {
+		t.Errorf("toolchainDirs = %q, want %q", got, want)
+	}
+}
+
+func TestSessionTempDir(t *testing.T) {
+	root := t.TempDir()
+	dir, err := SessionTempDir(root, "s-1.a_B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir != filepath.Join(root, "s-1.a_B") {
+		t.Errorf("dir = %q", dir)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Errorf("stat = %v, %v", fi, err)
+	}
+	for _, bad := range []string{"", ".", "..", "../x", "a/b", "a b"} {
+		if _, err := SessionTempDir(root, bad); err == nil {
+			t.Errorf("SessionTempDir(%q) succeeded", bad)
+		}
+	}
+	if _, err := SessionTempDir("", "s"); err == nil {
+		t.Error("an empty root was accepted")
+	}
+}
+
+func TestDefaultCacheDirs(t *testing.T) {
+	home := t.TempDir()
+	gocache := filepath.Join(home, "gocache")
+	npm := filepath.Join(home, ".npm")
+	for _, d := range []string{gocache, npm, filepath.Join(home, "go", "pkg", "mod")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
+	t.Setenv("GOCACHE", gocache)
+	t.Setenv("GOMODCACHE", "")
+	t.Setenv("GOPATH", "")
+	t.Setenv("npm_config_cache", "")
+	t.Setenv("NPM_CONFIG_CACHE", "")
+	t.Setenv("PIP_CACHE_DIR", "")
+	t.Setenv("CARGO_HOME", "")
+	got := DefaultCacheDirs()
+	want := []string{gocache, filepath.Join(home, "go", "pkg", "mod"), npm}
+	if !slices.Equal(got, want) {
+		t.Errorf("DefaultCacheDirs = %q, want %q", got, want)
+	}
+}

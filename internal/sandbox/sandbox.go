@@ -1,0 +1,200 @@
+// Package sandbox runs the agent's shell commands so that they cannot
+// outlive Tally and, where the kernel allows it, cannot write outside the
+// places the user allowed or reach the network.
+//
+// On Linux [Start] re-executes the running binary as a small helper (see
+// [RunHelperIfRequested], which main must call first). The helper is
+// started with a parent-death signal, makes itself a child subreaper,
+// confines itself with Landlock (reading and executing the system,
+// toolchain and home directories; writing only the workspace and the
+// policy's writable directories; no TCP unless allowed), drops the
+// capabilities a root user would otherwise keep, and only then starts the
+// shell, which inherits all of it. When the shell exits, when Tally asks it
+// to stop, or when Tally dies, the helper kills every process below it,
+// including ones that called setsid, before it exits. Tally itself is never
+// confined.
+//
+// Where Landlock is missing, too old or not Linux, [Available] says why;
+// commands then run unconfined (still tied to Tally on Linux) unless the
+// policy requires the sandbox, in which case [Start] refuses with an
+// [UnavailableError].
+//
+// Landlock does not cover everything: chmod, chown and timestamps are not
+// restricted, UDP and Multipath TCP are not blocked on current kernels, and
+// connecting to Unix sockets is only restricted from Landlock ABI 9 on.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+)
+
+// helperArg is the first argument that turns the binary into the helper.
+const helperArg = "__sandbox-exec"
+
+// helperInstalled records that this binary dispatches helperArg to the
+// helper, so re-executing it is safe.
+var helperInstalled atomic.Bool
+
+// RunHelperIfRequested must be the first statement of main (and of
+// TestMain in tests that run commands through [Start]). When the process
+// was started by [Start] as the sandbox helper it runs the helper and exits
+// without returning; otherwise it records that this binary can serve as the
+// helper and returns at once. Without that call [Start] does not re-execute
+// the binary and runs commands unconfined.
+func RunHelperIfRequested() {
+	if len(os.Args) > 1 && os.Args[1] == helperArg {
+		os.Exit(helperMain(os.Args[2:]))
+	}
+	helperInstalled.Store(true)
+}
+
+// Policy says what a confined command may write and reach. Everything the
+// system, the toolchains named in the command's environment and the home
+// directory hold stays readable and executable.
+type Policy struct {
+	// Workspace is the absolute path of the directory the command works
+	// in; it is writable.
+	Workspace string `json:"workspace"`
+	// Writable lists further absolute directories the command may write,
+	// such as the session temp dir and build caches. Missing cache
+	// directories are created before the sandbox is applied.
+	Writable []string `json:"writable,omitempty"`
+	// AllowNetwork lets the command connect to and listen on TCP ports.
+	AllowNetwork bool `json:"allow_network,omitempty"`
+	// Require makes Start refuse to run the command when the sandbox
+	// cannot be applied, instead of running it unconfined.
+	Require bool `json:"require,omitempty"`
+}
+
+// UnavailableError reports that a command was not run because its policy
+// requires the sandbox and the sandbox cannot be applied.
+type UnavailableError struct {
+	// Why says in a few words why the sandbox cannot be applied.
+	Why string
+}
+
+func (e *UnavailableError) Error() string {
+	return "the sandbox cannot be applied (" + e.Why + ")"
+}
+
+// SessionTempDir creates (if needed) and returns the absolute path of the
+// private temporary directory of one session, root/sessionID, with mode
+// 0700. Root should be a directory Tally owns, such as a folder in its data
+// directory. The caller removes the directory (os.RemoveAll) when the
+// session ends.
+func SessionTempDir(root, sessionID string) (string, error) {
+	if root == "" {
+		return "", errors.New("no root directory for session temp dirs was given; pass a folder in Tally's data directory")
+	}
+	if !validSessionID(sessionID) {
+		return "", fmt.Errorf("session ID %q cannot name a directory; use only letters, digits, '.', '_' and '-'", sessionID)
+	}
+	dir, err := filepath.Abs(filepath.Join(root, sessionID))
+	if err != nil {
+		return "", fmt.Errorf("the session temp dir under %q cannot be resolved (%v); pass an absolute root", root, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("the session temp dir %s cannot be created (%v); check that %s is writable", dir, err, root)
+	}
+	return dir, nil
+}
+
+// validSessionID reports whether id is a plain, non-empty file name.
+func validSessionID(id string) bool {
+	if id == "" || id == "." || id == ".." {
+		return false
+	}
+	for _, r := range id {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// DefaultCacheDirs returns the build caches of this user that exist: the Go
+// build and module caches, the npm cache, the pip cache and Cargo's
+// registry and git checkouts, honouring the variables that move them
+// (GOCACHE, GOMODCACHE, GOPATH, npm_config_cache, PIP_CACHE_DIR,
+// CARGO_HOME). It is a starting point for the writable cache list the user
+// confirms in the settings.
+func DefaultCacheDirs() []string {
+	home, _ := os.UserHomeDir()
+	cache, _ := os.UserCacheDir()
+	join := func(base string, elem ...string) string {
+		if base == "" {
+			return ""
+		}
+		return filepath.Join(append([]string{base}, elem...)...)
+	}
+	firstSet := func(names ...string) string {
+		for _, n := range names {
+			if v := os.Getenv(n); v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	gopath := join(home, "go")
+	if v := os.Getenv("GOPATH"); v != "" {
+		gopath = filepath.SplitList(v)[0]
+	}
+	cargo := firstSet("CARGO_HOME")
+	if cargo == "" {
+		cargo = join(home, ".cargo")
+	}
+	candidates := []string{
+		or(os.Getenv("GOCACHE"), join(cache, "go-build")),
+		or(os.Getenv("GOMODCACHE"), join(gopath, "pkg", "mod")),
+		or(firstSet("npm_config_cache", "NPM_CONFIG_CACHE"), join(home, ".npm")),
+		or(os.Getenv("PIP_CACHE_DIR"), join(cache, "pip")),
+		join(cargo, "registry"),
+		join(cargo, "git"),
+	}
+	var dirs []string
+	seen := map[string]bool{}
+	for _, d := range candidates {
+		if d == "" || !filepath.IsAbs(d) || seen[d] {
+			continue
+		}
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// or returns a unless it is empty, and b otherwise.
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// cleanAbs returns the cleaned absolute paths among paths, without "/"
+// itself and without duplicates.
+func cleanAbs(paths []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		p = strings.TrimSpace(p)
+		if p == "" || !filepath.IsAbs(p) {
+			continue
+		}
+		p = filepath.Clean(p)
+		if p == "/" || seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	return out
+}

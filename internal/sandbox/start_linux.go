@@ -1,0 +1,160 @@
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/tally-dev/tally/internal/proc"
+)
+
+// helperStartTimeout bounds how long Start waits for the helper to report
+// that the shell started.
+const helperStartTimeout = 30 * time.Second
+
+// selfExe is the running binary; re-executing it through /proc keeps
+// working when the file was replaced or deleted since Tally started.
+const selfExe = "/proc/self/exe"
+
+// helperRequest is what Start tells the helper, as JSON in its argument.
+type helperRequest struct {
+	Shell   string `json:"shell"`
+	Command string `json:"command"`
+	Dir     string `json:"dir"`
+	// Parent is Tally's process ID; the helper stops when its parent
+	// changes.
+	Parent int    `json:"parent"`
+	Policy Policy `json:"policy"`
+}
+
+// helperStatus is one line the helper writes to its status pipe (fd 3):
+// first whether the shell started and how, last how it ended.
+type helperStatus struct {
+	Started   bool   `json:"started,omitempty"`
+	Sandboxed bool   `json:"sandboxed,omitempty"`
+	Why       string `json:"why,omitempty"`
+	// Refused is set when the policy requires the sandbox and it could
+	// not be applied; Error when the helper failed otherwise.
+	Refused bool   `json:"refused,omitempty"`
+	Error   string `json:"error,omitempty"`
+	Exited  bool   `json:"exited,omitempty"`
+	Code    int    `json:"code,omitempty"`
+	Signal  int    `json:"signal,omitempty"`
+}
+
+// status returns the shell's exit status and a note naming its signal.
+func (s *helperStatus) status() (int, string) {
+	if s.Signal != 0 {
+		return proc.SignalStatus(syscall.Signal(s.Signal))
+	}
+	return s.Code, ""
+}
+
+// helperUsable reports whether Start may re-execute this binary as the
+// helper.
+func helperUsable() (bool, string) {
+	if !helperInstalled.Load() {
+		return false, "this program does not include the sandbox helper"
+	}
+	return true, ""
+}
+
+// startHelper runs spec through the helper and waits for it to report that
+// the shell started.
+func startHelper(spec Spec) (*Cmd, error) {
+	arg, err := json.Marshal(helperRequest{
+		Shell: spec.Shell, Command: spec.Command, Dir: spec.Dir, Parent: os.Getpid(), Policy: spec.Policy,
+	})
+	if err != nil {
+		return nil, err
+	}
+	sr, sw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(selfExe, helperArg, string(arg))
+	cmd.Args[0] = "tally-sandbox"
+	cmd.Dir = spec.Dir
+	cmd.Env = spec.Env
+	cmd.Stdout, cmd.Stderr = spec.Output, spec.Output
+	cmd.ExtraFiles = []*os.File{sw}
+	// SIGTERM, unlike SIGKILL, lets the helper kill the command's
+	// processes when Tally dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	err = cmd.Start()
+	sw.Close()
+	if err != nil {
+		sr.Close()
+		return nil, err
+	}
+
+	sr.SetReadDeadline(time.Now().Add(helperStartTimeout))
+	lines := bufio.NewReader(sr)
+	first, err := readStatus(lines)
+	if err != nil || !first.Started {
+		sr.Close()
+		proc.KillGroup(cmd)
+		cmd.Wait()
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("the sandbox helper did not start the command: %w", err)
+		case first.Refused:
+			return nil, &UnavailableError{Why: first.Why}
+		default:
+			return nil, errors.New(first.Error)
+		}
+	}
+	sr.SetReadDeadline(time.Time{})
+	c := &Cmd{cmd: cmd, helper: true, sandboxed: first.Sandboxed, why: first.Why, done: make(chan struct{})}
+
+	// The status pipe ends when the helper exits: fd 3 is close-on-exec
+	// in the helper, so the command's processes do not hold it.
+	final := make(chan *helperStatus, 1)
+	go func() {
+		defer sr.Close()
+		var last *helperStatus
+		for {
+			s, err := readStatus(lines)
+			if err != nil {
+				break
+			}
+			last = s
+		}
+		final <- last
+	}()
+	go func() {
+		cmd.Wait()
+		if s := <-final; s != nil && s.Exited {
+			c.final = s
+		}
+		close(c.done)
+	}()
+	return c, nil
+}
+
+// readStatus reads one status line.
+func readStatus(r *bufio.Reader) (*helperStatus, error) {
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("the helper exited without a report")
+		}
+		return nil, err
+	}
+	var s helperStatus
+	if err := json.Unmarshal(line, &s); err != nil {
+		return nil, fmt.Errorf("the helper sent an unreadable report: %v", err)
+	}
+	return &s, nil
+}
+
+// signalHelper asks the helper to kill the command's processes and exit.
+func (c *Cmd) signalHelper() {
+	c.cmd.Process.Signal(syscall.SIGTERM)
+}
