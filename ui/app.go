@@ -283,8 +283,8 @@ func (u *UI) build() {
 	buttons := container.NewVBox(u.sendB, u.stopB, hint)
 	input := container.NewBorder(u.suggest, nil, nil, buttons, u.prompt)
 	top := container.NewVBox(
-		container.NewBorder(nil, nil, nil, container.NewHBox(u.perm.box, u.demoTag, settingsB), u.title),
-		u.banner)
+		container.NewBorder(nil, nil, nil, container.NewHBox(u.demoTag, settingsB), u.title),
+		u.perm.box, u.banner)
 	u.chatPane = container.NewBorder(nil, input, nil, nil, u.chat.box)
 	u.welcome = u.welcomeView()
 	u.center = container.NewStack(u.welcome)

@@ -35,7 +35,7 @@ func newPermissionBar(u *UI) *permissionBar {
 	p.network = widget.NewCheck("Network", p.onNetwork)
 	p.sandbox = &widget.Label{Importance: widget.LowImportance}
 	p.rules = &widget.Button{Text: "Rules", Icon: theme.ListIcon(), Importance: widget.LowImportance, OnTapped: p.showRules}
-	p.box = container.NewHBox(p.mode, p.network, p.sandbox, p.rules)
+	p.box = container.NewHBox(&widget.Label{Text: "Permissions", Importance: widget.LowImportance}, p.mode, p.network, p.sandbox, p.rules)
 	p.box.Hide()
 	return p
 }
@@ -51,13 +51,7 @@ func (p *permissionBar) load(live *liveSession) {
 	defer func() { p.loading = false }()
 	p.mode.SetSelected(live.sess.Mode().Label())
 	p.network.SetChecked(live.perm.network)
-	p.sandbox.SetText(live.perm.sandbox)
-	if live.perm.sandboxed {
-		p.sandbox.Importance = widget.LowImportance
-	} else {
-		p.sandbox.Importance = widget.WarningImportance
-	}
-	p.sandbox.Refresh()
+	p.showSandbox(live.perm)
 	p.box.Show()
 }
 
@@ -111,10 +105,23 @@ func (p *permissionBar) onNetwork(on bool) {
 			}
 			if p.u.live == live {
 				live.perm.network, live.perm.sandbox = on, note
-				p.sandbox.SetText(note)
+				p.showSandbox(live.perm)
 			}
 		})
 	}()
+}
+
+// showSandbox shows the short sandbox state; the full policy is in the
+// Permissions dialog.
+func (p *permissionBar) showSandbox(st permState) {
+	if st.sandboxed {
+		p.sandbox.SetText("sandboxed")
+		p.sandbox.Importance = widget.LowImportance
+	} else {
+		p.sandbox.SetText("not sandboxed")
+		p.sandbox.Importance = widget.WarningImportance
+	}
+	p.sandbox.Refresh()
 }
 
 // showRules lists the tools allowed always in this session, each with
@@ -125,7 +132,11 @@ func (p *permissionBar) showRules() {
 		return
 	}
 	rules := live.sess.Rules()
-	list := container.NewVBox()
+	m := live.sess.Mode()
+	list := container.NewVBox(
+		&widget.Label{Text: m.Label() + " mode: " + m.Explain() + ".", Wrapping: fyne.TextWrapWord},
+		&widget.Label{Text: "Commands: " + live.perm.sandbox + ".", Wrapping: fyne.TextWrapWord},
+		widget.NewSeparator())
 	if len(rules) == 0 {
 		list.Add(widget.NewLabel("No tool is allowed always in this session: every gated call asks, as the mode says."))
 	}
@@ -140,6 +151,7 @@ func (p *permissionBar) showRules() {
 			widget.NewLabel("Always allow "+name))
 		list.Add(row)
 	}
-	d = dialog.NewCustom("Rules of this session", "Close", list, p.u.win)
+	d = dialog.NewCustom("Permissions of this session", "Close", list, p.u.win)
+	d.Resize(fyne.NewSize(520, 0))
 	d.Show()
 }
