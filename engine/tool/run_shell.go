@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tally-dev/tally/internal/proc"
+	"github.com/tally-dev/tally/internal/sandbox"
 )
 
 //go:embed run_shell.md
@@ -34,7 +34,7 @@ type RunShellParams struct {
 const RunShellMaxTimeout = 10 * time.Minute
 
 // drainGrace bounds how long output is still collected after the command's
-// process group was killed, in case a process escaped the group.
+// processes were killed, in case a process escaped.
 const drainGrace = 2 * time.Second
 
 var runShellSpec = Spec{
@@ -54,11 +54,15 @@ var runShellSpec = Spec{
 type runShell struct{}
 
 // RunShell returns the run_shell tool: it runs a command with bash -c (or
-// sh -c) in the workspace root with stdin from /dev/null, in its own process
-// group that is killed on timeout, on cancellation and when the command
-// exits, and reports the combined output (capped at Env.OutputLimit, head
-// and tail kept) and the exit status. A non-zero exit status makes the
-// result an error. It needs approval.
+// sh -c) in the workspace root with stdin from /dev/null and only the
+// environment [ShellEnviron] allows, under the sandbox of package
+// internal/sandbox where it applies (see [ShellSandboxNote]), and reports
+// the combined output (capped at Env.OutputLimit, head and tail kept) and
+// the exit status. The command and every process it started are killed on
+// timeout, on cancellation, when the command exits and when Tally dies. A
+// non-zero exit status makes the result an error; a command run without
+// the sandbox carries a "not sandboxed" note, and with Env.RequireSandbox
+// it is refused instead. It needs approval.
 func RunShell() Tool { return runShell{} }
 
 func (runShell) Spec() Spec          { return runShellSpec }
@@ -96,10 +100,17 @@ func (runShell) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 		return errorf(name, "the call was cancelled before the command started; call again if still needed")
 	}
 
+	policy := shellPolicy(env, ws)
 	out := newCapWriter(env.outputLimit())
-	exitCode, note, runErr := runCommand(ctx, shell, p.Command, ws, timeout, out)
-	if runErr != nil {
-		return errorf(name, "the command could not be started (%v); check that a shell is installed", runErr)
+	run, err := runCommand(ctx, sandbox.Spec{
+		Shell: shell, Command: p.Command, Dir: ws, Env: ShellEnviron(env, os.Environ()), Policy: policy,
+	}, timeout, out)
+	var unavailable *sandbox.UnavailableError
+	if errors.As(err, &unavailable) {
+		return errorf(name, "the command was not run: %s and the settings require it; enable Landlock in the kernel or turn off the sandbox requirement", unavailable.Error())
+	}
+	if err != nil {
+		return errorf(name, "the command could not be started (%v); check that a shell is installed", err)
 	}
 
 	var b strings.Builder
@@ -112,12 +123,14 @@ func (runShell) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 			b.WriteByte('\n')
 		}
 	}
-	if note != "" {
-		b.WriteString(note)
-		b.WriteByte('\n')
+	for _, n := range []string{run.note, run.sandboxNote(text, policy)} {
+		if n != "" {
+			b.WriteString(n)
+			b.WriteByte('\n')
+		}
 	}
-	fmt.Fprintf(&b, "exit status %d", exitCode)
-	return Result{Content: b.String(), IsError: exitCode != 0 || note != ""}
+	fmt.Fprintf(&b, "exit status %d", run.code)
+	return Result{Content: b.String(), IsError: run.code != 0 || run.note != ""}
 }
 
 // findShell returns bash when it is installed and sh otherwise.
@@ -130,66 +143,69 @@ func findShell() (string, error) {
 	return "", errors.New("neither bash nor sh was found; install a POSIX shell to run commands")
 }
 
-// runCommand runs command with shell -c in dir, writing its combined output
-// to out. It returns the exit status and a note when the command was
-// stopped by the timeout or by ctx.
-func runCommand(ctx context.Context, shell, command, dir string, timeout time.Duration, out io.Writer) (code int, note string, err error) {
-	cmd := exec.Command(shell, "-c", command)
-	cmd.Dir = dir
-	cmd.Stdin = nil // /dev/null
-	cmd.Env = append(os.Environ(),
-		"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "TERM=dumb", "NO_COLOR=1")
-	proc.StartInGroup(cmd)
+// shellRun is how a command ended.
+type shellRun struct {
+	code int
+	// note says why the command was stopped (timeout, cancellation,
+	// signal); it makes the result an error.
+	note string
+	// sandboxed reports whether the sandbox was applied, and why not.
+	sandboxed bool
+	why       string
+}
 
+// runCommand runs spec (through the sandbox where it applies), writing its
+// combined output to out, and stops it with every process it started on
+// timeout, on cancellation of ctx and when it exits.
+func runCommand(ctx context.Context, spec sandbox.Spec, timeout time.Duration, out io.Writer) (shellRun, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return 0, "", err
+		return shellRun{}, err
 	}
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		pr.Close()
-		pw.Close()
-		return 0, "", err
-	}
+	spec.Output = pw
+	cmd, err := sandbox.Start(spec)
 	pw.Close() // the command's processes hold the only write ends now
+	if err != nil {
+		pr.Close()
+		return shellRun{}, err
+	}
+	var run shellRun
+	run.sandboxed, run.why = cmd.Sandboxed()
 
 	copied := make(chan struct{})
 	go func() {
 		io.Copy(out, pr)
 		close(copied)
 	}()
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
-	case <-waited:
+	case <-cmd.Done():
 	case <-timer.C:
-		proc.KillGroup(cmd)
-		<-waited
-		note = fmt.Sprintf("timed out after %s; the command and its child processes were killed", seconds(timeout))
+		cmd.Stop()
+		run.note = fmt.Sprintf("timed out after %s; the command and its child processes were killed", seconds(timeout))
 	case <-ctx.Done():
-		proc.KillGroup(cmd)
-		<-waited
-		note = "cancelled; the command and its child processes were killed"
+		cmd.Stop()
+		run.note = "cancelled; the command and its child processes were killed"
 	}
 	// Stop anything the command left running in the background; this also
 	// closes the last write ends of the output pipe.
-	proc.KillGroup(cmd)
+	cmd.Stop()
 	select {
 	case <-copied:
 	case <-time.After(drainGrace):
-		// A process escaped the group and still holds the pipe.
+		// A process escaped and still holds the pipe.
 	}
 	pr.Close()
 	<-copied
 
-	code, signal := proc.ExitStatus(cmd.ProcessState)
-	if signal != "" && note == "" {
-		note = signal
+	code, signal := cmd.ExitStatus()
+	run.code = code
+	if signal != "" && run.note == "" {
+		run.note = signal
 	}
-	return code, note, nil
+	return run, nil
 }
 
 // seconds formats d as a number of seconds, such as "2s" or "0.5s".

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"time"
 
 	"github.com/tally-dev/tally/internal/proc"
@@ -62,6 +63,7 @@ func Start(spec Spec) (*Cmd, error) {
 // startDirect runs the shell itself in a new process group.
 func startDirect(spec Spec, why string) (*Cmd, error) {
 	cmd := exec.Command(spec.Shell, "-c", spec.Command)
+	cmd.Args[0] = filepath.Base(spec.Shell) // "bash: ..." in error messages
 	cmd.Dir = spec.Dir
 	cmd.Env = spec.Env
 	cmd.Stdout, cmd.Stderr = spec.Output, spec.Output

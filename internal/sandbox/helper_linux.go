@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"syscall"
 	"time"
@@ -87,7 +88,7 @@ func (h *helper) run() int {
 		return helperExitRefused
 	}
 
-	pid, err := syscall.ForkExec(h.req.Shell, []string{h.req.Shell, "-c", h.req.Command}, &syscall.ProcAttr{
+	pid, err := syscall.ForkExec(h.req.Shell, []string{filepath.Base(h.req.Shell), "-c", h.req.Command}, &syscall.ProcAttr{
 		Dir:   h.req.Dir,
 		Env:   os.Environ(),
 		Files: []uintptr{0, 1, 2},

@@ -1,0 +1,247 @@
+package tool
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tally-dev/tally/internal/sandbox"
+)
+
+// TestRunShellKillsSetsidChildren is the regression test for background
+// processes that escaped the process group with setsid and outlived the
+// call.
+func TestRunShellKillsSetsidChildren(t *testing.T) {
+	ws, env := newWorkspace(t, nil)
+	res := call(t, RunShell(), env, map[string]any{
+		"command": "sleep 1000 & echo $! > bg.pid; setsid sleep 1000 & echo $! > setsid.pid; echo started",
+	})
+	mustContain(t, res.Content, "started\n", "exit status 0")
+	waitGone(t, readPIDFile(t, filepath.Join(ws, "bg.pid")))
+	waitGone(t, readPIDFile(t, filepath.Join(ws, "setsid.pid")))
+}
+
+// TestRunShellDiesWithTally is the regression test for commands that kept
+// running after Tally was killed: a re-exec of the test binary acts as
+// Tally, runs a command that starts a plain and a setsid'd background
+// process, and is killed.
+func TestRunShellDiesWithTally(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			ws := t.TempDir()
+			req, _ := json.Marshal(fakeTallyCall{
+				Workspace: ws,
+				Command:   "echo $$ > shell.pid; sleep 1000 & echo $! > bg.pid; setsid sleep 1000 & echo $! > setsid.pid; sleep 1000",
+			})
+			tally := exec.Command(os.Args[0])
+			tally.Env = append(os.Environ(), fakeTallyEnv+"="+string(req))
+			if err := tally.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer tally.Process.Kill()
+			var pids []int
+			for _, f := range []string{"shell.pid", "bg.pid", "setsid.pid"} {
+				pids = append(pids, waitPIDFile(t, filepath.Join(ws, f)))
+			}
+			for _, pid := range pids {
+				if err := syscall.Kill(pid, 0); err != nil {
+					t.Fatalf("process %d is not running before Tally dies: %v", pid, err)
+				}
+			}
+			tally.Process.Signal(sig)
+			tally.Wait()
+			for _, pid := range pids {
+				waitGone(t, pid)
+			}
+		})
+	}
+}
+
+// requireSandbox skips the test where the kernel cannot confine commands.
+func requireSandbox(t *testing.T) {
+	t.Helper()
+	if ok, why := sandbox.Available(); !ok {
+		t.Skipf("the sandbox is not available here: %s", why)
+	}
+}
+
+// sandboxEnv returns a workspace and an Env with a session temp dir.
+func sandboxEnv(t *testing.T) (string, *Env) {
+	ws, env := newWorkspace(t, nil)
+	env.TempDir = t.TempDir()
+	return ws, env
+}
+
+// TestRunShellSandboxBlocksWritesOutside checks that a command cannot write
+// outside the workspace, the session temp dir and the caches, and that the
+// model is told why.
+func TestRunShellSandboxBlocksWritesOutside(t *testing.T) {
+	requireSandbox(t)
+	ws, env := sandboxEnv(t)
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home directory")
+	}
+	name := fmt.Sprintf("tally-sandbox-test-%d", os.Getpid())
+	for _, target := range []string{
+		filepath.Join(home, "."+name),
+		filepath.Join(os.TempDir(), name),
+		filepath.Join(filepath.Dir(ws), name),
+	} {
+		t.Cleanup(func() { os.Remove(target) })
+	}
+	for _, c := range []struct{ command, path string }{
+		{"echo x > \"$HOME/." + name + "\"", filepath.Join(home, "."+name)},
+		{"echo x > /tmp/" + name, filepath.Join("/tmp", name)},
+		{"echo x > ../" + name, filepath.Join(filepath.Dir(ws), name)},
+		{"touch ../" + name, filepath.Join(filepath.Dir(ws), name)},
+	} {
+		res := call(t, RunShell(), env, map[string]any{"command": c.command})
+		if !res.IsError {
+			t.Errorf("%s: not an error:\n%s", c.command, res.Content)
+		}
+		mustContain(t, res.Content, "Permission denied", blockedFileNote)
+		if _, err := os.Stat(c.path); err == nil {
+			t.Errorf("%s: %s was written", c.command, c.path)
+		}
+	}
+}
+
+func TestRunShellSandboxAllowsWorkspaceTempAndCaches(t *testing.T) {
+	requireSandbox(t)
+	ws, env := sandboxEnv(t)
+	cache := filepath.Join(t.TempDir(), "cache") // created by the sandbox
+	env.CacheDirs = []string{cache}
+	res := call(t, RunShell(), env, map[string]any{"command": fmt.Sprintf(
+		"mkdir -p a/b && echo ws > a/b/f && mv a/b/f a/g && echo tmp > \"$TMPDIR/t\" && echo c > %s/c && cat a/g \"$TMPDIR/t\" %s/c && cat /etc/hostname >/dev/null && echo done",
+		cache, cache)})
+	if res.IsError {
+		t.Fatalf("got %s", res.Content)
+	}
+	mustContain(t, res.Content, "ws\ntmp\nc\ndone\n", "exit status 0")
+	if readWS(t, ws, "a/g") != "ws\n" {
+		t.Error("workspace file not written")
+	}
+	if strings.Contains(res.Content, "not sandboxed") {
+		t.Errorf("unexpected note: %s", res.Content)
+	}
+}
+
+// TestRunShellSandboxBlocksNetwork checks that TCP connections are refused
+// unless the network is allowed.
+func TestRunShellSandboxBlocksNetwork(t *testing.T) {
+	requireSandbox(t)
+	if !sandbox.BlocksNetwork() {
+		t.Skip("this kernel's Landlock cannot restrict TCP (ABI 4, Linux 6.7, is needed)")
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	command := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port)
+
+	_, env := sandboxEnv(t)
+	res := call(t, RunShell(), env, map[string]any{"command": command})
+	if !res.IsError || strings.Contains(res.Content, "connected") {
+		t.Errorf("the connection was not blocked:\n%s", res.Content)
+	}
+	mustContain(t, res.Content, blockedNetNote)
+	if strings.Contains(res.Content, blockedFileNote) {
+		t.Errorf("a blocked connection is reported as a blocked write:\n%s", res.Content)
+	}
+	if n := accepted.Load(); n != 0 {
+		t.Errorf("the listener accepted %d connections", n)
+	}
+
+	env.AllowNetwork = true
+	res = call(t, RunShell(), env, map[string]any{"command": command})
+	if res.IsError {
+		t.Errorf("with the network allowed: %s", res.Content)
+	}
+	mustContain(t, res.Content, "connected\n")
+}
+
+// TestRunShellSandboxCannotReadTallyEnviron checks that a command cannot
+// read the API key from Tally's own initial environment through /proc.
+func TestRunShellSandboxCannotReadTallyEnviron(t *testing.T) {
+	requireSandbox(t)
+	ws := t.TempDir()
+	req, _ := json.Marshal(fakeTallyCall{
+		Workspace: ws,
+		// $PPID is the helper; its parent is Tally.
+		Command: "tally=$(awk '{print $4}' /proc/$PPID/stat); echo tally=$tally; tr '\\0' '\\n' < /proc/$tally/environ",
+	})
+	tally := exec.Command(os.Args[0])
+	tally.Env = append(os.Environ(), fakeTallyEnv+"="+string(req), "OPENAI_API_KEY=sk-test-initial-env-42")
+	out, err := tally.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, string(out), "tally=", "Permission denied")
+	if strings.Contains(string(out), "sk-test-initial-env-42") {
+		t.Errorf("the command read Tally's environment:\n%s", out)
+	}
+}
+
+// TestRunShellSandboxGoTest checks that a Go toolchain works in the
+// sandbox with its caches writable.
+func TestRunShellSandboxGoTest(t *testing.T) {
+	requireSandbox(t)
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not installed")
+	}
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, env := sandboxEnv(t)
+	env.CacheDirs = strings.Fields(string(out))
+	files := map[string]string{
+		"go.mod":    "module example.com/m\n\ngo 1.26\n",
+		"m.go":      "package m\n\nfunc Add(a, b int) int { return a + b }\n",
+		"m_test.go": "package m\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"bad\")\n\t}\n}\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := call(t, RunShell(), env, map[string]any{"command": "go test -count=1 ./...", "timeout_seconds": 300})
+	if res.IsError {
+		t.Fatalf("go test failed in the sandbox:\n%s", res.Content)
+	}
+	mustContain(t, res.Content, "ok  \texample.com/m")
+}
+
+// waitPIDFile waits (boundedly) for a command to write a pid file.
+func waitPIDFile(t *testing.T, path string) int {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(b), "\n") {
+			return readPIDFile(t, path)
+		}
+	}
+	t.Fatalf("%s was not written", path)
+	return 0
+}

@@ -1,0 +1,172 @@
+package tool
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tally-dev/tally/internal/sandbox"
+)
+
+// shellFixedEnv are set for every command, replacing inherited values, so
+// that tools do not page, prompt or colour their output.
+var shellFixedEnv = []string{"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "TERM=dumb", "NO_COLOR=1"}
+
+// ShellEnviron returns the environment run_shell gives commands, built from
+// base (normally os.Environ()): the allow-list of [sandbox.Environ] plus
+// the names in env.ShellEnv (names that look like secrets never pass), then
+// TMPDIR set to env.TempDir when that is set, and PAGER=cat, GIT_PAGER=cat,
+// GIT_TERMINAL_PROMPT=0, TERM=dumb and NO_COLOR=1. The app may show it.
+func ShellEnviron(env *Env, base []string) []string {
+	var extra []string
+	fixed := shellFixedEnv
+	if env != nil {
+		extra = env.ShellEnv
+		if env.TempDir != "" {
+			fixed = append([]string{"TMPDIR=" + env.TempDir}, fixed...)
+		}
+	}
+	out := sandbox.Environ(base, extra)
+	for _, kv := range fixed {
+		name, _, _ := strings.Cut(kv, "=")
+		out = setEnvVar(out, name, kv)
+	}
+	return out
+}
+
+// setEnvVar replaces the entry for name in list by kv, or appends kv.
+func setEnvVar(list []string, name, kv string) []string {
+	for i, e := range list {
+		if strings.HasPrefix(e, name+"=") {
+			list[i] = kv
+			return list
+		}
+	}
+	return append(list, kv)
+}
+
+// ShellSandboxNote describes in one line what commands run by run_shell
+// may do under env, for the approval card and the status footer, such as
+// "sandboxed: writes only in the workspace, temp dir and build caches;
+// network blocked", or "not sandboxed: <why>" (or "commands refused: ..."
+// when env.RequireSandbox is set and the sandbox is unavailable).
+func ShellSandboxNote(env *Env) string {
+	if env == nil {
+		env = &Env{}
+	}
+	ok, why := sandbox.Available()
+	if !ok {
+		if env.RequireSandbox {
+			return "commands refused: the sandbox is required but unavailable (" + why + ")"
+		}
+		return "not sandboxed: " + why
+	}
+	places := []string{"the workspace"}
+	if env.TempDir != "" {
+		places = append(places, "temp dir")
+	}
+	if len(env.CacheDirs) > 0 {
+		places = append(places, "build caches")
+	}
+	where := places[0]
+	if len(places) > 1 {
+		where = strings.Join(places[:len(places)-1], ", ") + " and " + places[len(places)-1]
+	}
+	network := "network blocked"
+	switch {
+	case env.AllowNetwork:
+		network = "network allowed"
+	case !sandbox.BlocksNetwork():
+		network = "network not blocked (the kernel is too old)"
+	}
+	return "sandboxed: writes only in " + where + "; " + network
+}
+
+// shellPolicy is the sandbox policy of a command run in workspace ws.
+func shellPolicy(env *Env, ws string) sandbox.Policy {
+	p := sandbox.Policy{Workspace: ws, AllowNetwork: env.AllowNetwork, Require: env.RequireSandbox}
+	if env.TempDir != "" {
+		p.Writable = append(p.Writable, env.TempDir)
+	}
+	p.Writable = append(p.Writable, env.CacheDirs...)
+	return p
+}
+
+// Notes appended to a run_shell result.
+const (
+	notSandboxedNote = "note: not sandboxed (%s)"
+	blockedFileNote  = "note: the sandbox blocks writes outside the workspace (allowed: workspace, session temp dir, build caches) and reads outside system, toolchain and home directories"
+	blockedNetNote   = "note: the sandbox blocks network access; the user can allow it in the settings"
+)
+
+// sandboxNote returns the note to append about the sandbox: that the
+// command ran without it, or, when it failed with "permission denied" on a
+// path outside the writable places or on a connection, that the sandbox
+// blocked it.
+func (r shellRun) sandboxNote(output string, p sandbox.Policy) string {
+	if !r.sandboxed {
+		return strings.Replace(notSandboxedNote, "%s", r.why, 1)
+	}
+	if r.code == 0 {
+		return ""
+	}
+	var notes []string
+	for line := range strings.Lines(output) {
+		low := strings.ToLower(line)
+		if !strings.Contains(low, "permission denied") && !strings.Contains(low, "eacces") {
+			continue
+		}
+		if !p.AllowNetwork && sandbox.BlocksNetwork() && mentionsNetwork(low) && !slices.Contains(notes, blockedNetNote) {
+			notes = append(notes, blockedNetNote)
+		}
+		if deniedOutside(line, p) && !slices.Contains(notes, blockedFileNote) {
+			notes = append(notes, blockedFileNote)
+		}
+	}
+	return strings.Join(notes, "\n")
+}
+
+// mentionsNetwork reports whether a lower-cased error line is about a
+// network operation.
+func mentionsNetwork(low string) bool {
+	for _, w := range []string{"connect", "bind", "socket", "dial", "/dev/tcp/", "/dev/udp/", "network"} {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// deniedOutside reports whether an error line names a path outside the
+// policy's writable places.
+func deniedOutside(line string, p sandbox.Policy) bool {
+	for _, tok := range strings.Fields(line) {
+		tok = strings.Trim(tok, "'\"`‘’“”:,;()[]")
+		switch {
+		case strings.HasPrefix(tok, "/dev/tcp/"), strings.HasPrefix(tok, "/dev/udp/"):
+			continue
+		case strings.HasPrefix(tok, "/"):
+		case strings.HasPrefix(tok, "./"), strings.HasPrefix(tok, "../"):
+			tok = filepath.Join(p.Workspace, tok)
+		default:
+			continue
+		}
+		inside := false
+		for _, root := range append([]string{p.Workspace}, p.Writable...) {
+			if root != "" && underRoot(root, filepath.Clean(tok)) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			return true
+		}
+	}
+	return false
+}
+
+// underRoot reports whether path is root or below it.
+func underRoot(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
