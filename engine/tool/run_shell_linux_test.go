@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -244,4 +245,17 @@ func waitPIDFile(t *testing.T, path string) int {
 	}
 	t.Fatalf("%s was not written", path)
 	return 0
+}
+
+// BenchmarkRunShell measures one short command through the sandbox helper
+// (or directly where it is unavailable).
+func BenchmarkRunShell(b *testing.B) {
+	ws := b.TempDir()
+	env := &Env{Workspace: ws, TempDir: b.TempDir()}
+	args := []byte(`{"command":"true"}`)
+	for b.Loop() {
+		if res := RunShell().Run(context.Background(), env, args); res.IsError {
+			b.Fatal(res.Content)
+		}
+	}
 }
