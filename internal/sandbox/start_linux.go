@@ -84,9 +84,11 @@ func startHelper(spec Spec) (*Cmd, error) {
 	cmd.Env = spec.Env
 	cmd.Stdout, cmd.Stderr = spec.Output, spec.Output
 	cmd.ExtraFiles = []*os.File{sw}
-	// SIGTERM, unlike SIGKILL, lets the helper kill the command's
-	// processes when Tally dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	// A new session without a controlling terminal makes prompts that
+	// open /dev/tty fail at once instead of stopping the command, and
+	// keeps the terminal's Ctrl-C away from it. SIGTERM, unlike SIGKILL,
+	// lets the helper kill the command's processes when Tally dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGTERM}
 	err = cmd.Start()
 	sw.Close()
 	if err != nil {
