@@ -54,12 +54,21 @@ func (s *Session) setupPermissions() error {
 		// downgrade. Where it does not, every command asks (see Gate).
 		AllowNetwork: s.st.AllowNetwork, RequireSandbox: ok,
 	}
+	if cfg.Store != nil && cfg.Store.Path() != "" {
+		// The store holds every session and, without a keychain, the key.
+		s.env.Private = []string{filepath.Dir(cfg.Store.Path())}
+	}
 	root := cfg.TempRoot
 	if root == "" {
 		root = filepath.Join(os.TempDir(), fmt.Sprintf("tally-%d", os.Getuid()), "sessions")
 	}
 	if dir, err := sandbox.SessionTempDir(root, s.meta.ID); err == nil {
-		s.env.TempDir = dir
+		// A fresh temp dir each time the session is opened: no command of
+		// an earlier run is alive (they die with Tally), so none uses it.
+		os.RemoveAll(dir)
+		if dir, err = sandbox.SessionTempDir(root, s.meta.ID); err == nil {
+			s.env.TempDir = dir
+		}
 	}
 	return nil
 }

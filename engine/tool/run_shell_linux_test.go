@@ -259,3 +259,36 @@ func BenchmarkRunShell(b *testing.B) {
 		}
 	}
 }
+
+// Reading is allowed across the home directory, but not its credential
+// stores nor the paths the session marks private (Tally's data directory,
+// which holds every session and, without a keychain, the API key).
+func TestRunShellSandboxHidesCredentialStores(t *testing.T) {
+	requireSandbox(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	files := map[string]string{
+		".ssh/id_ed25519":              "SSH-PRIVATE",
+		".aws/credentials":             "AWS-CREDS",
+		".netrc":                       "NETRC-LINE",
+		".local/share/tally/tally.db":  "TALLY-STORE",
+		".local/share/other/notes.txt": "OTHER-OK",
+		".profile":                     "PROFILE-OK",
+	}
+	for name, body := range files {
+		p := filepath.Join(home, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, env := sandboxEnv(t)
+	env.Private = []string{filepath.Join(home, ".local/share/tally")}
+	for name, body := range files {
+		res := call(t, RunShell(), env, map[string]any{"command": "cat \"$HOME/" + name + "\""})
+		visible := strings.HasSuffix(body, "-OK")
+		if got := strings.Contains(res.Content, body); got != visible {
+			t.Errorf("cat ~/%s: readable %v, want %v:\n%s", name, got, visible, res.Content)
+		}
+	}
+}

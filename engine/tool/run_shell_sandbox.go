@@ -84,7 +84,7 @@ func ShellSandboxNote(env *Env) string {
 
 // shellPolicy is the sandbox policy of a command run in workspace ws.
 func shellPolicy(env *Env, ws string) sandbox.Policy {
-	p := sandbox.Policy{Workspace: ws, AllowNetwork: env.AllowNetwork, Require: env.RequireSandbox}
+	p := sandbox.Policy{Workspace: ws, AllowNetwork: env.AllowNetwork, Require: env.RequireSandbox, Hidden: env.Private}
 	if env.TempDir != "" {
 		p.Writable = append(p.Writable, env.TempDir)
 	}

@@ -64,6 +64,10 @@ type Env struct {
 	// CacheDirs are build-cache directories commands may write inside the
 	// sandbox (Go, npm, pip caches the user allowed).
 	CacheDirs []string
+	// Private lists paths sandboxed commands may not read even where the
+	// rest of their tree is readable (Tally's data directory); the home
+	// directory's credential stores are always private.
+	Private []string
 	// AllowNetwork lets sandboxed commands open TCP connections.
 	AllowNetwork bool
 	// RequireSandbox makes run_shell refuse to run a command when the

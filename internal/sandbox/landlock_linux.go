@@ -79,8 +79,11 @@ func restrict(p Policy, env []string, shell string) error {
 		os.MkdirAll(d, 0o700) // a configured cache that does not exist yet
 	}
 	readable := append(append(append([]string{}, systemDirs...), toolchainDirs(env)...), filepath.Dir(shell))
+	home, _ := os.UserHomeDir()
+	roDirs, roFiles := carve(existingDirs(cleanAbs(readable)), cleanAbs(append(PrivatePaths(home), p.Hidden...)))
 	rules := []landlock.Rule{
-		landlock.RODirs(existingDirs(cleanAbs(readable))...),
+		landlock.RODirs(roDirs...),
+		landlock.ROFiles(roFiles...).IgnoreIfMissing(),
 		landlock.RWFiles(deviceFiles...).IgnoreIfMissing(),
 		landlock.RWDirs(existingDirs(append([]string{p.Workspace}, writable...))...).WithRefer(),
 	}

@@ -64,6 +64,10 @@ type Policy struct {
 	// such as the session temp dir and build caches. Missing cache
 	// directories are created before the sandbox is applied.
 	Writable []string `json:"writable,omitempty"`
+	// Hidden lists absolute paths that stay unreadable even inside a
+	// readable tree, on top of the credential stores of the home directory
+	// (see PrivatePaths): Tally's own data directory, for one.
+	Hidden []string `json:"hidden,omitempty"`
 	// AllowNetwork lets the command connect to and listen on TCP ports.
 	AllowNetwork bool `json:"allow_network,omitempty"`
 	// Require makes Start refuse to run the command when the sandbox
