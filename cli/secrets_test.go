@@ -1,24 +1,14 @@
 package cli
 
 import (
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/secrets/secretstest"
 )
-
-// fakeSecret returns n characters of alphabet, reproducibly.
-func fakeSecret(seed uint64, alphabet string, n int) string {
-	r := rand.New(rand.NewPCG(seed, seed*31+7))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = alphabet[r.IntN(len(alphabet))]
-	}
-	return string(b)
-}
 
 // Secrets planted in a workspace and read by the model — with read_file,
 // with grep, and with `cat` in the shell — never reach a request, the
@@ -26,18 +16,9 @@ func fakeSecret(seed uint64, alphabet string, n int) string {
 // secret files themselves are refused to the file tools (--yes does not
 // allow a secret-file read; only a person at the prompt can).
 func TestPlantedSecretsReachNoRequestStoreOrExport(t *testing.T) {
-	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	awsID := "AKIA" + fakeSecret(1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16)
-	awsSecret := fakeSecret(2, alnum+"+/", 40)
-	github := "ghp_" + fakeSecret(3, alnum, 36)
-	openai := "sk-proj-" + fakeSecret(4, alnum, 40) + "T3BlbkFJ" + fakeSecret(5, alnum, 40)
-	pemBody := ""
-	for i := range 6 {
-		pemBody += fakeSecret(uint64(10+i), alnum+"+/", 64) + "\n"
-	}
-	pem := "-----BEGIN RSA PRIVATE KEY-----\n" + pemBody + "-----END RSA PRIVATE KEY-----\n"
-	secrets := map[string]string{"AWS key id": awsID, "AWS secret": awsSecret, "GitHub token": github, "OpenAI key": openai,
-		"PEM body": strings.SplitN(pemBody, "\n", 2)[0]}
+	fake := secretstest.New(1)
+	awsID, awsSecret, github, openai, pem := fake.AWSKeyID, fake.AWSSecret, fake.GitHubPAT, fake.OpenAIProj, fake.PEM
+	secrets := fake.Values()
 
 	ws := workspace(t)
 	files := map[string]string{

@@ -220,3 +220,19 @@ func (h *harness) toolItem(name string) *chatItem {
 }
 
 func stringsContains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// pending waits for the card of a call waiting for approval.
+func (h *harness) pending() *chatItem {
+	h.t.Helper()
+	var it *chatItem
+	h.waitFor("an approval request", func() bool {
+		for _, x := range h.ui.chat.items {
+			if x.approval != nil {
+				it = x
+				return true
+			}
+		}
+		return false
+	})
+	return it
+}

@@ -13,22 +13,6 @@ import (
 	"github.com/tally-dev/tally/engine/tool"
 )
 
-// pending waits for the card of a call waiting for approval.
-func (h *harness) pending() *chatItem {
-	h.t.Helper()
-	var it *chatItem
-	h.waitFor("an approval request", func() bool {
-		for _, x := range h.ui.chat.items {
-			if x.approval != nil {
-				it = x
-				return true
-			}
-		}
-		return false
-	})
-	return it
-}
-
 // The approval card used to clip long arguments; a command padded with
 // spaces hid "; touch SPOOFED". The card shows the whole command.
 func TestApprovalCardShowsTheWholeCommand(t *testing.T) {

@@ -72,16 +72,7 @@ func TestApproveAndDenyToolCalls(t *testing.T) {
 	ws := h.newSession()
 
 	decide := func(button func(*toolCard) func()) {
-		var it *chatItem
-		h.waitFor("an approval request", func() bool {
-			for _, x := range h.ui.chat.items {
-				if x.approval != nil {
-					it = x
-					return true
-				}
-			}
-			return false
-		})
+		it := h.pending()
 		if it.title != "write_file "+strings.Split(strings.Split(it.call.Arguments, `"path":"`)[1], `"`)[0]+" (3 B)" &&
 			!strings.HasPrefix(it.title, "write_file ") {
 			t.Errorf("card title %q does not name the tool and path", it.title)

@@ -8,18 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tally-dev/tally/engine/secrets/secretstest"
 )
 
 // fake returns n characters drawn from alphabet with a fixed seed, so the
 // fake secrets are random-looking (high entropy) but stable.
-func fake(seed uint64, alphabet string, n int) string {
-	r := rand.New(rand.NewPCG(seed, seed*7+1))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = alphabet[r.IntN(len(alphabet))]
-	}
-	return string(b)
-}
+var fake = secretstest.Chars
 
 const (
 	alnum  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"

@@ -2,29 +2,20 @@ package tool
 
 import (
 	"context"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
-)
 
-// randomChars returns n characters of alphabet, fixed by seed, so the fake
-// credentials look random (high entropy) to the secret rules.
-func randomChars(seed uint64, alphabet string, n int) string {
-	r := rand.New(rand.NewPCG(seed, seed+1))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = alphabet[r.IntN(len(alphabet))]
-	}
-	return string(b)
-}
+	"github.com/tally-dev/tally/engine/secrets/secretstest"
+)
 
 // TestRegistryRunRedactsSecrets checks that a file's secrets never reach
 // the Result: a planted .env read with the user's allowance, and an
 // ordinary file, each holding an AWS key pair, GitHub tokens, OpenAI-style
 // keys and a PEM private key.
 func TestRegistryRunRedactsSecrets(t *testing.T) {
-	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	const alnum = secretstest.Alnum
+	randomChars := secretstest.Chars
 	awsID := "AKIA" + randomChars(1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16)
 	awsSecret := randomChars(2, alnum+"+/", 40)
 	ghp := "ghp_" + randomChars(3, alnum, 36)

@@ -202,3 +202,12 @@ func cleanAbs(paths []string) []string {
 	}
 	return out
 }
+
+// RunTests serves as the TestMain of a test package whose tests run
+// commands: the test binary then doubles as the sandbox helper, exactly as
+// the tally binary does, and commands in tests run sandboxed as they do
+// for users.
+func RunTests(m interface{ Run() int }) {
+	RunHelperIfRequested()
+	os.Exit(m.Run())
+}
