@@ -113,8 +113,9 @@ func (runShell) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 		return errorf(name, "the command could not be started (%v); check that a shell is installed", err)
 	}
 
+	var res Result
 	var b strings.Builder
-	text := out.String()
+	text := out.Redacted(res.redact)
 	if text == "" {
 		b.WriteString("(no output)\n")
 	} else {
@@ -130,7 +131,8 @@ func (runShell) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 		}
 	}
 	fmt.Fprintf(&b, "exit status %d", run.code)
-	return Result{Content: b.String(), IsError: run.code != 0 || run.note != ""}
+	res.Content, res.IsError = b.String(), run.code != 0 || run.note != ""
+	return res
 }
 
 // findShell returns bash when it is installed and sh otherwise.
@@ -249,23 +251,43 @@ func (w *capWriter) Write(p []byte) (int, error) {
 // String returns everything written when it fits in the limit, and
 // otherwise the head and tail joined by a truncation envelope, cut on UTF-8
 // boundaries.
-func (w *capWriter) String() string {
+func (w *capWriter) String() string { return w.Redacted(func(s string) string { return s }) }
+
+// Redacted is String with redact applied to the kept head and tail before
+// they are cut to size: both hold more than is shown, so a secret that
+// straddles a cut is replaced whole rather than leaving a prefix that no
+// rule recognises.
+func (w *capWriter) Redacted(redact func(string) string) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.total <= w.limit {
-		return strings.ToValidUTF8(string(w.head), "\uFFFD")
+		return strings.ToValidUTF8(redact(string(w.head)), "\uFFFD")
 	}
 	tail := w.tail
+	if len(tail) > w.limit+secretSlack {
+		tail = tail[len(tail)-w.limit-secretSlack:]
+	}
+	head, rest := redact(string(w.head)), redact(string(tail))
+	if len(head) >= len(w.head) && len(rest) >= len(tail) {
+		head, rest = string(w.head), string(tail) // nothing was redacted; keep the byte counts exact
+	}
+	return w.join(head, rest)
+}
+
+// join cuts the kept head and tail to the limit and joins them with the
+// truncation envelope; the caller holds w.mu.
+func (w *capWriter) join(headText, tailText string) string {
+	tail := []byte(tailText)
 	if len(tail) > w.limit {
 		tail = tail[len(tail)-w.limit:]
 	}
 	const hint = "the output was too long; filter it (for example with grep, head or tail) to see the omitted part"
-	if len(w.head)+len(tail) == w.total {
+	if len(w.head)+min(len(w.tail), w.limit) == w.total {
 		// Nothing was dropped yet; truncate the whole text normally.
-		return strings.ToValidUTF8(truncate(string(w.head)+string(tail), w.limit, hint), "\uFFFD")
+		return strings.ToValidUTF8(truncate(headText+string(tail), w.limit, hint), "\uFFFD")
 	}
 	headLen := w.limit / 2
-	head := cutHead(string(w.head), headLen)
+	head := cutHead(headText, headLen)
 	t := cutTail(string(tail), w.limit-headLen)
 	return strings.ToValidUTF8(joinEnvelope(head, t, w.total, hint), "\uFFFD")
 }
