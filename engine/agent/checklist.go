@@ -44,8 +44,7 @@ func (s *Session) saveChecklist() func(tx *storage.Tx) error {
 		if err := tx.PutState(s.meta.ID, checklistKey, data); err != nil {
 			return err
 		}
-		s.savedList = v
-		s.listDirty = true
+		s.pendingList = v // saved only if the whole commit succeeds (see commit)
 		return nil
 	}
 }

@@ -106,9 +106,12 @@ type Session struct {
 	fp        prompt.Fingerprint
 	turn      turnState
 	checklist *todo.List
-	savedList int  // checklist version last saved
-	listDirty bool // checklist changed since the last event
-	guard     *guard.Guard
+	savedList int // checklist version last saved
+	// pendingList is the checklist version a commit in flight writes; it
+	// becomes savedList only once that commit succeeded.
+	pendingList int
+	listDirty   bool // checklist changed since the last event
+	guard       *guard.Guard
 
 	sentFP     prompt.Fingerprint // prefix of the last request sent
 	sentSystem string
@@ -486,6 +489,7 @@ func (s *Session) commit(msgs []transcript.Message, extra func(tx *storage.Tx) e
 		return putMeta(tx, s.meta, s.st)
 	})
 	if err != nil {
+		s.pendingList = 0 // the checklist was not saved
 		// Keep memory equal to the store: drop what was not committed.
 		kept := s.log.Messages()[:start]
 		s.log.Rebuild("rollback after a failed commit", kept, s.cfg.now())
@@ -497,8 +501,11 @@ func (s *Session) commit(msgs []transcript.Message, extra func(tx *storage.Tx) e
 	}
 	s.publishLevel()
 	for i := start; i < s.log.Len(); i++ {
-		m := s.log.At(i).Msg
+		m := s.log.At(i).Msg.Clone() // events share no memory with the log
 		s.emit(Event{Kind: EventMessage, Index: i, Message: &m})
+	}
+	if s.pendingList != 0 {
+		s.savedList, s.pendingList, s.listDirty = s.pendingList, 0, true
 	}
 	if s.listDirty {
 		s.listDirty = false

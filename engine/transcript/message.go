@@ -191,3 +191,12 @@ func Decode(data []byte) (Message, error) {
 	}
 	return m, nil
 }
+
+// Clone returns a deep copy of m: it shares no slice with m, so one may be
+// handed to another goroutine while the other stays in the log.
+func (m Message) Clone() Message {
+	m.Blocks = append([]Block(nil), m.Blocks...)
+	m.ToolCalls = append([]ToolCall(nil), m.ToolCalls...)
+	m.Paths = append([]string(nil), m.Paths...)
+	return m
+}
