@@ -190,14 +190,20 @@ func New(a fyne.App, w fyne.Window, b *Bridge, o Options) *UI {
 	if u.env == nil {
 		u.env = os.Getenv
 	}
-	st, err := openStore(o.DataDir)
+	u.start()
+	return u
+}
+
+// start opens the store and builds the window, or shows why the store
+// cannot be opened with a Retry that calls start again on the same UI: the
+// window's close handler holds this UI, so whatever a retry opens is also
+// what closing the window closes.
+func (u *UI) start() {
+	st, err := openStore(u.opts.DataDir)
 	if err != nil {
 		u.applyTheme()
-		w.SetContent(storeErrorView(err, func() {
-			nu := New(a, w, b, o)
-			_ = nu
-		}))
-		return u
+		u.win.SetContent(storeErrorView(err, u.start))
+		return
 	}
 	u.store = st
 	u.settings, err = config.Load(st)
@@ -207,7 +213,6 @@ func New(a fyne.App, w fyne.Window, b *Bridge, o Options) *UI {
 		u.banner.ShowError(err.Error())
 	}
 	u.refreshSessions(true)
-	return u
 }
 
 func openStore(dir string) (*storage.Store, error) {
