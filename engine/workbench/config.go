@@ -1,0 +1,152 @@
+package workbench
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/demo"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/tool"
+)
+
+// SessionOptions are what a host adds to the saved settings when it
+// configures a session: command-line overrides and its own callbacks.
+// Zero values mean "from the settings" (or the engine's default).
+type SessionOptions struct {
+	// ID is the stored session the configuration is for ("" for a new
+	// one). A stored session keeps the model it was made with unless a
+	// model is chosen explicitly (flag, TALLY_MODEL or Settings).
+	ID string
+	// Flags override the endpoint, model and window.
+	Flags Flags
+	// Compaction overrides the saved compaction mode ("auto", "ask",
+	// "off"); CycleAt, when set, overrides the saved cycle threshold (0
+	// turns cycles off).
+	Compaction string
+	CycleAt    *float64
+	// Mode overrides the permission mode; "" keeps a stored session's own
+	// and starts a new one in the mode chosen in Settings.
+	Mode tool.Mode
+	// Demo configures the scripted demo model instead of the endpoint.
+	Demo bool
+	// MaxSteps, StatusMode and the callbacks are passed through.
+	MaxSteps   int
+	StatusMode agent.StatusMode
+	Approver   tool.Approver
+	Asker      agent.Asker
+	OnEvent    func(agent.Event)
+}
+
+// ErrNoModel is matched (errors.Is) by the error Config returns beside a
+// usable configuration when no model endpoint is set up: sessions can be
+// opened and read, but turns cannot run until one is configured.
+var ErrNoModel = errors.New("no model endpoint is configured")
+
+// noModelError keeps what is missing, in one sentence.
+type noModelError struct{ why error }
+
+func (e noModelError) Error() string        { return e.why.Error() }
+func (e noModelError) Is(target error) bool { return target == ErrNoModel }
+
+// Config is the one mapping from saved settings, flags and the
+// environment to a session's engine configuration, used by the app and the
+// command line alike: model and window (a stored session keeps its model
+// unless one is chosen), prices, compaction mode, cycle threshold,
+// permission mode, the command policy, the model client with its timeouts,
+// and the user's AGENTS.md folder. When no endpoint is configured the
+// configuration has no Model and the error matches ErrNoModel; an invalid
+// override is an error of its own and no configuration.
+func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
+	saved := w.Settings()
+	cfg := agent.Config{
+		Store: w.store, MaxSteps: o.MaxSteps, StatusMode: o.StatusMode,
+		Approver: o.Approver, Asker: o.Asker, OnEvent: o.OnEvent,
+		UserConfigDir: userConfigDir(),
+		Shell:         agent.ShellConfig(saved.Shell),
+		Mode:          w.permissionMode(o, saved),
+	}
+	if cfg.Approver == nil {
+		cfg.Approver = tool.DenyAll{}
+	}
+	mode := o.Compaction
+	if mode == "" {
+		mode = saved.Compaction
+	}
+	cm, err := agent.ParseCompactionMode(mode)
+	if err != nil {
+		return agent.Config{}, err
+	}
+	cfg.Compaction = cm
+	cfg.CycleAt = cycleAt(saved, o.CycleAt)
+
+	if o.Demo {
+		cfg.ModelName, cfg.ContextWindow = demo.ModelName, demo.ContextWindow
+		cfg.Model = w.demoModel()
+		return cfg, nil
+	}
+	r := w.Resolve(o.Flags)
+	if !r.ModelChosen && o.ID != "" {
+		if meta, err := w.store.Session(o.ID); err == nil && meta.Model != "" {
+			r.Model = meta.Model
+		}
+	}
+	cfg.ModelName, cfg.ContextWindow = r.Model, r.ContextWindow
+	if p, ok := saved.PriceFor(r.Model); ok {
+		cfg.HitPrice, cfg.MissPrice = p.CacheHit, p.CacheMiss
+	}
+	if err := r.Check(); err != nil {
+		return cfg, noModelError{err}
+	}
+	cfg.Model = llm.NewOpenAI(saved.Client(r))
+	return cfg, nil
+}
+
+// permissionMode is the override when given; otherwise a stored session
+// keeps its own mode and a new one starts in the mode chosen in Settings.
+func (w *Workbench) permissionMode(o SessionOptions, saved Settings) tool.Mode {
+	if o.Mode != "" {
+		return o.Mode
+	}
+	if o.ID != "" {
+		if _, err := w.store.Session(o.ID); err == nil {
+			return ""
+		}
+	}
+	return tool.Mode(saved.Mode)
+}
+
+// cycleAt maps the cycle settings to agent.Config.CycleAt: 0 is the
+// engine default, a negative value turns cycles off. An override of 0
+// turns cycles off too.
+func cycleAt(s Settings, override *float64) float64 {
+	switch {
+	case override != nil && *override == 0:
+		return -1
+	case override != nil:
+		return *override
+	case s.CyclesOff:
+		return -1
+	case s.CycleAt > 0 && s.CycleAt <= 1:
+		return s.CycleAt
+	}
+	return 0
+}
+
+// userConfigDir is where the user's own AGENTS.md lives.
+func userConfigDir() string {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "tally")
+}
+
+// Ping checks that the endpoint r answers for model, with the timeouts of
+// the settings s, and returns how long it took.
+func Ping(ctx context.Context, s Settings, r Resolved) (time.Duration, error) {
+	return llm.Ping(ctx, s.Client(r), r.Model)
+}

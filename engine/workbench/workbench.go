@@ -1,0 +1,180 @@
+// Package workbench is the engine's front door: the one place that opens
+// Tally's store, turns saved settings, command-line flags and the
+// environment into a session's configuration, builds the model client, and
+// creates, lists, renames, deletes and exports sessions. The desktop app
+// and the command line reach the engine through it and never open the
+// store, read the settings or start the scripted demo model themselves, so
+// both always map the same settings the same way.
+package workbench
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/tally-dev/tally/config"
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/storage"
+)
+
+// The settings and endpoint types of the front door.
+type (
+	// Settings are the values a person edits on the settings page.
+	Settings = config.Settings
+	// ShellSettings are the user's additions to the command policy.
+	ShellSettings = config.ShellSettings
+	// Price is a model's price in US dollars per million tokens.
+	Price = config.Price
+	// Resolved is the endpoint a session will use.
+	Resolved = config.Resolved
+	// Flags are command-line overrides of the endpoint.
+	Flags = config.Flags
+	// SessionInfo is a stored session's header: ID, title, workspace,
+	// model, cycle, times.
+	SessionInfo = storage.Session
+)
+
+// Values of Settings fields.
+const (
+	CompactionAuto = config.CompactionAuto
+	CompactionAsk  = config.CompactionAsk
+	CompactionOff  = config.CompactionOff
+	KeyInKeychain  = config.KeyInKeychain
+)
+
+// Errors from opening the store and finding sessions, matched with
+// errors.Is.
+var (
+	ErrLocked      = storage.ErrLocked      // another Tally holds the data
+	ErrNewerFormat = storage.ErrNewerFormat // written by a newer Tally
+	ErrCorrupt     = storage.ErrCorrupt     // the file is damaged
+	ErrNotFound    = storage.ErrNotFound    // no such session
+)
+
+// Mask renders a secret for display: its last four characters at most.
+func Mask(key string) string { return config.Mask(key) }
+
+// Workbench is an open data directory. It is safe for concurrent use.
+type Workbench struct {
+	store *storage.Store
+	env   func(string) string
+
+	mu       sync.Mutex
+	settings Settings
+	demo     *demoServer // started on first use
+}
+
+// DataPath returns the store file of dataDir, or of the default data
+// directory when dataDir is "".
+func DataPath(dataDir string) (string, error) {
+	if dataDir != "" {
+		return filepath.Join(dataDir, "tally.db"), nil
+	}
+	return storage.DefaultPath()
+}
+
+// Open opens the store of dataDir ("" for the default) and loads the saved
+// settings. env looks up environment variables (os.Getenv when nil). A
+// store that cannot be opened is an error matching ErrLocked,
+// ErrNewerFormat or ErrCorrupt where one applies; unreadable settings are
+// returned as settingsErr beside a usable Workbench with zero settings.
+func Open(dataDir string, env func(string) string) (w *Workbench, settingsErr error, err error) {
+	return open(dataDir, env, storage.Options{})
+}
+
+// OpenNow is Open failing at once, not after a wait, when another process
+// holds the store.
+func OpenNow(dataDir string, env func(string) string) (*Workbench, error, error) {
+	return open(dataDir, env, storage.Options{Timeout: -1})
+}
+
+func open(dataDir string, env func(string) string, o storage.Options) (*Workbench, error, error) {
+	path, err := DataPath(dataDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := storage.Open(path, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if env == nil {
+		env = os.Getenv
+	}
+	w := &Workbench{store: st, env: env}
+	w.settings, err = config.Load(st)
+	return w, err, nil
+}
+
+// Close stops the demo model and closes the store.
+func (w *Workbench) Close() error {
+	w.mu.Lock()
+	d := w.demo
+	w.demo = nil
+	w.mu.Unlock()
+	if d != nil {
+		d.close()
+	}
+	return w.store.Close()
+}
+
+// Path is the store file's path.
+func (w *Workbench) Path() string { return w.store.Path() }
+
+// Settings returns the saved settings.
+func (w *Workbench) Settings() Settings {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.settings
+}
+
+// SaveSettings stores s (the API key in the OS keychain where one answers)
+// and makes it the settings of sessions configured from now on.
+func (w *Workbench) SaveSettings(s Settings) error {
+	if err := config.Save(w.store, s); err != nil {
+		return err
+	}
+	loaded, err := config.Load(w.store)
+	if err != nil {
+		loaded = s
+	}
+	w.mu.Lock()
+	w.settings = loaded
+	w.mu.Unlock()
+	return nil
+}
+
+// Resolve merges flags, the environment and the saved settings into the
+// endpoint a session will use.
+func (w *Workbench) Resolve(f Flags) Resolved {
+	return config.Resolve(f, w.env, w.Settings())
+}
+
+// ResolveWith is Resolve with settings s instead of the saved ones (for a
+// settings form testing values not yet saved).
+func (w *Workbench) ResolveWith(f Flags, s Settings) Resolved {
+	return config.Resolve(f, w.env, s)
+}
+
+// Sessions lists the stored sessions, most recently updated first.
+func (w *Workbench) Sessions() ([]SessionInfo, error) { return w.store.Sessions() }
+
+// Session returns one stored session's header, or an error matching
+// ErrNotFound.
+func (w *Workbench) Session(id string) (SessionInfo, error) { return w.store.Session(id) }
+
+// Rename sets a session's title.
+func (w *Workbench) Rename(id, title string) error { return agent.Rename(w.store, id, title) }
+
+// Delete removes a session with all its data.
+func (w *Workbench) Delete(id string) error { return agent.Delete(w.store, id) }
+
+// Archives returns a session's closed cycles, oldest first.
+func (w *Workbench) Archives(id string) ([]cycle.Archive, error) {
+	return agent.ReadArchives(w.store, id)
+}
+
+// Ledger returns a session's usage rows, oldest first.
+func (w *Workbench) Ledger(id string) ([]agent.LedgerRow, error) {
+	return agent.ReadLedger(w.store, id)
+}
