@@ -15,10 +15,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -29,15 +27,12 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/assets"
-	"github.com/tally-dev/tally/config"
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
-	"github.com/tally-dev/tally/engine/demo"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
-	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/tool"
-	"github.com/tally-dev/tally/storage"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // AppID is the application's unique ID (also in FyneApp.toml).
@@ -119,8 +114,8 @@ type UI struct {
 	opts   Options
 	env    func(string) string
 
-	store    *storage.Store
-	settings config.Settings
+	wb       *workbench.Workbench // the engine's front door; nil when the data could not be opened
+	settings workbench.Settings   // a copy of the saved settings, for the UI goroutine
 
 	sessions  *sessionsView
 	chat      *chatView
@@ -154,9 +149,6 @@ type UI struct {
 	purgeDlg    *purgeView
 	archive     *archiveBrowser
 	compactions int // manual compactions applied
-
-	demoMu  sync.Mutex
-	demoSrv *llmtest.Server
 }
 
 // liveSession is the open session and its running turn, if any.
@@ -199,14 +191,14 @@ func New(a fyne.App, w fyne.Window, b *Bridge, o Options) *UI {
 // window's close handler holds this UI, so whatever a retry opens is also
 // what closing the window closes.
 func (u *UI) start() {
-	st, err := openStore(u.opts.DataDir)
+	wb, settingsErr, err := workbench.Open(u.opts.DataDir, func(k string) string { return u.env(k) })
 	if err != nil {
 		u.applyTheme()
 		u.win.SetContent(storeErrorView(err, u.start))
 		return
 	}
-	u.store = st
-	u.settings, err = config.Load(st)
+	u.wb = wb
+	u.settings, err = wb.Settings(), settingsErr
 	u.applyTheme()
 	u.build()
 	if err != nil {
@@ -215,32 +207,18 @@ func (u *UI) start() {
 	u.refreshSessions(true)
 }
 
-func openStore(dir string) (*storage.Store, error) {
-	path := ""
-	if dir != "" {
-		path = filepath.Join(dir, "tally.db")
-	} else {
-		p, err := storage.DefaultPath()
-		if err != nil {
-			return nil, err
-		}
-		path = p
-	}
-	return storage.Open(path, storage.Options{})
-}
-
 // storeErrorView explains why the data could not be opened.
 func storeErrorView(err error, retry func()) fyne.CanvasObject {
 	what := "Tally could not open its data."
 	todo := err.Error()
 	switch {
-	case errors.Is(err, storage.ErrLocked):
+	case errors.Is(err, workbench.ErrLocked):
 		what = "This data is already open in another Tally window."
 		todo = "Close the other Tally and press Retry, or start Tally with --data DIR to use another data folder."
-	case errors.Is(err, storage.ErrNewerFormat):
+	case errors.Is(err, workbench.ErrNewerFormat):
 		what = "This data was written by a newer version of Tally."
 		todo = "Install the newer Tally to open it, or start with --data DIR to use another data folder."
-	case errors.Is(err, storage.ErrCorrupt):
+	case errors.Is(err, workbench.ErrCorrupt):
 		what = "Tally's database file is damaged; it was left untouched."
 		todo = "Restore a backup or move the file aside, then press Retry. (" + err.Error() + ")"
 	}
@@ -314,35 +292,18 @@ func (u *UI) Close() {
 	if u.live != nil && u.live.cancel != nil {
 		u.live.cancel()
 	}
-	u.demoMu.Lock()
-	if u.demoSrv != nil {
-		u.demoSrv.Close()
-		u.demoSrv = nil
-	}
-	u.demoMu.Unlock()
-	if u.store != nil {
-		_ = u.store.Close()
+	if u.wb != nil {
+		_ = u.wb.Close()
 	}
 }
 
 // resolved merges the environment and the saved settings.
-func (u *UI) resolved() config.Resolved {
-	return config.Resolve(config.Flags{}, u.env, u.settings)
+func (u *UI) resolved() workbench.Resolved {
+	return u.wb.ResolveWith(workbench.Flags{}, u.settings)
 }
 
 // configured reports whether a model endpoint is set up.
 func (u *UI) configured() bool { return u.resolved().Check() == nil }
-
-// demoURL starts the scripted demo model on loopback (once) and returns
-// its base URL. Safe to call from any goroutine.
-func (u *UI) demoURL() string {
-	u.demoMu.Lock()
-	defer u.demoMu.Unlock()
-	if u.demoSrv == nil {
-		u.demoSrv = llmtest.New(demo.Script())
-	}
-	return u.demoSrv.URL()
-}
 
 // showChat puts the chat in the centre; showWelcome the welcome view.
 func (u *UI) showChat() {
@@ -360,35 +321,27 @@ func (u *UI) showWelcome() {
 	u.win.SetTitle("Tally")
 }
 
-// agentConfig builds the engine configuration for a session. It runs on
-// the UI goroutine and captures copies of everything the goroutine needs.
-func (u *UI) agentConfig(live *liveSession, isDemo bool) agent.Config {
-	cfg := agent.Config{Store: u.store, MaxSteps: agent.DefaultMaxSteps}
-	cfg.Approver = &approver{bridge: u.bridge,
+// agentConfig builds the engine configuration for a session through the
+// front door, with the window's approver, compaction asker and event
+// handler. It runs on the UI goroutine. When no model endpoint is set up
+// the session still opens, and live.noModel says why turns cannot run.
+func (u *UI) agentConfig(live *liveSession, isDemo bool) (agent.Config, error) {
+	approver := &approver{bridge: u.bridge,
 		show:     func(p *pendingApproval) { u.showApproval(live, p) },
 		withdraw: func(p *pendingApproval) { u.withdrawApproval(live, p) }}
-	cfg.OnEvent = u.bridge.Events(func(e agent.Event) { u.onEvent(live, e) })
 	asker := &compactionAsker{bridge: u.bridge, show: func(plan compact.Plan, answer func(bool)) func() {
 		return u.askCompaction(live, plan, answer)
 	}}
-	if dir, err := os.UserConfigDir(); err == nil {
-		cfg.UserConfigDir = filepath.Join(dir, "tally")
-	}
-	if isDemo {
-		cfg.ModelName = demo.ModelName
-		cfg.ContextWindow = demo.ContextWindow
-		applyEngineSettings(&cfg, u.settings, asker)
-		return cfg
-	}
-	r := u.resolved()
-	cfg.ModelName, cfg.ContextWindow = r.Model, r.ContextWindow
-	applyEngineSettings(&cfg, u.settings, asker)
-	if err := r.Check(); err != nil {
+	cfg, err := u.wb.Config(workbench.SessionOptions{
+		ID: live.id, Demo: isDemo, MaxSteps: agent.DefaultMaxSteps,
+		Approver: approver, Asker: asker,
+		OnEvent: u.bridge.Events(func(e agent.Event) { u.onEvent(live, e) }),
+	})
+	if errors.Is(err, workbench.ErrNoModel) {
 		live.noModel = errNoModel
-		return cfg
+		err = nil
 	}
-	cfg.Model = llm.NewOpenAI(u.settings.Client(r))
-	return cfg
+	return cfg, err
 }
 
 // openSession opens a stored session off the UI goroutine and shows it.
@@ -405,16 +358,13 @@ func (u *UI) openSession(id string) {
 	u.footer.State.Drift, u.footer.State.Alerts, u.footer.State.WarmUp = "", nil, ""
 	u.showChat()
 	u.title.SetText("Opening…")
-	st := u.store
-	var meta storage.Session
+	wb := u.wb
 	go func() {
-		var err error
-		meta, err = st.Session(id)
-		isDemo := err == nil && meta.Model == demo.ModelName
+		meta, err := wb.Session(id)
+		isDemo := err == nil && workbench.IsDemo(meta)
 		var cfg agent.Config
-		u.bridge.DoAndWait(func() { cfg = u.agentConfig(live, isDemo) })
-		if isDemo {
-			cfg.Model = llm.NewOpenAI(llm.Config{BaseURL: u.demoURL(), APIKey: "demo"})
+		if err == nil {
+			u.bridge.DoAndWait(func() { cfg, err = u.agentConfig(live, isDemo) })
 		}
 		var sess *agent.Session
 		if err == nil {
@@ -598,10 +548,10 @@ func (u *UI) setBusyButtons(busy bool) {
 }
 
 // saveSettings stores s off the UI goroutine.
-func (u *UI) saveSettings(s config.Settings) {
-	st := u.store
+func (u *UI) saveSettings(s workbench.Settings) {
+	wb := u.wb
 	go func() {
-		if err := config.Save(st, s); err != nil {
+		if err := wb.SaveSettings(s); err != nil {
 			u.bridge.Do(func() { u.banner.ShowError("Could not save the settings: " + err.Error()) })
 		}
 	}()

@@ -10,8 +10,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/tally-dev/tally/config"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // FooterState is the human footer: volatile facts for the person at the
@@ -167,7 +166,7 @@ func (f *Footer) ClearRetry() {
 }
 
 // SetCostFromLedger sets the cost so far from stored usage rows and prices.
-func (f *Footer) SetCostFromLedger(rows []costRow, s config.Settings) {
+func (f *Footer) SetCostFromLedger(rows []costRow, s workbench.Settings) {
 	f.State.Cost, f.State.CostKnown = ledgerCost(rows, s)
 	f.Update()
 }
@@ -182,7 +181,7 @@ type costRow struct {
 // ledgerCost sums the cost of rows at the configured prices. It reports
 // false when any row's model has no price: a partial sum would understate
 // the cost, so the footer shows "n/a".
-func ledgerCost(rows []costRow, s config.Settings) (float64, bool) {
+func ledgerCost(rows []costRow, s workbench.Settings) (float64, bool) {
 	total := 0.0
 	for _, r := range rows {
 		p, ok := s.PriceFor(r.Model)

@@ -24,6 +24,7 @@ import (
 	"github.com/tally-dev/tally/engine/purge"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // fakeOps stands in for the engine in the compaction, purge and archive
@@ -527,15 +528,15 @@ func TestCompactionCycleAndWarmUpSettings(t *testing.T) {
 	if !f.save() {
 		t.Fatalf("save refused: %s", f.result.Text)
 	}
-	var got config.Settings
+	var got workbench.Settings
 	h.waitFor("the settings to be stored", func() bool {
-		got, _ = config.Load(h.ui.store)
+		got = h.ui.wb.Settings()
 		return got.Compaction != ""
 	})
-	if got.Compaction != config.CompactionAsk || got.CycleAt != 0.6 || got.CyclesOff || !got.WarmUp {
+	if got.Compaction != workbench.CompactionAsk || got.CycleAt != 0.6 || got.CyclesOff || !got.WarmUp {
 		t.Fatalf("stored %+v", got)
 	}
-	cfg := h.ui.agentConfig(&liveSession{}, false)
+	cfg, _ := h.ui.agentConfig(&liveSession{}, false)
 	if cfg.Compaction != agent.CompactAsk || cfg.CycleAt != 0.6 || cfg.Asker == nil {
 		t.Errorf("agent config: compaction %q, cycle at %v, asker %v", cfg.Compaction, cfg.CycleAt, cfg.Asker)
 	}
@@ -552,7 +553,8 @@ func TestCompactionCycleAndWarmUpSettings(t *testing.T) {
 	if !g.save() {
 		t.Fatal(g.result.Text)
 	}
-	if cfg := h.ui.agentConfig(&liveSession{}, false); cfg.CycleAt >= 0 {
+	h.waitFor("the settings to be stored", func() bool { return h.ui.wb.Settings().CyclesOff })
+	if cfg, _ := h.ui.agentConfig(&liveSession{}, false); cfg.CycleAt >= 0 {
 		t.Errorf("cycles off gave CycleAt %v; want negative", cfg.CycleAt)
 	}
 	for _, s := range []string{"the next request misses the cache", "first turn hits the cache"} {

@@ -16,8 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
-	"github.com/tally-dev/tally/engine/tool"
-	"github.com/tally-dev/tally/storage"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // sessionsView lists the stored sessions, newest activity first, with New,
@@ -26,7 +25,7 @@ type sessionsView struct {
 	u     *UI
 	list  *widget.List
 	box   fyne.CanvasObject
-	items []storage.Session
+	items []workbench.SessionInfo
 	sel   string
 	quiet bool // selecting programmatically
 }
@@ -71,7 +70,7 @@ func newSessionsView(u *UI) *sessionsView {
 }
 
 // sessionDetail is the second line of a row: workspace, activity, cycle.
-func sessionDetail(s storage.Session, now time.Time) string {
+func sessionDetail(s workbench.SessionInfo, now time.Time) string {
 	ws := s.Workspace
 	if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(ws, home) {
 		ws = "~" + strings.TrimPrefix(ws, home)
@@ -94,9 +93,9 @@ func (v *sessionsView) refresh() { v.u.refreshSessions(false) }
 // refreshSessions reloads the session list; on start it also restores the
 // last open session.
 func (u *UI) refreshSessions(restore bool) {
-	st := u.store
+	wb := u.wb
 	go func() {
-		list, err := st.Sessions()
+		list, err := wb.Sessions()
 		sort.SliceStable(list, func(i, j int) bool { return list[i].Updated.After(list[j].Updated) })
 		u.bridge.Do(func() {
 			if err != nil {
@@ -122,7 +121,7 @@ func (u *UI) refreshSessions(restore bool) {
 	}()
 }
 
-func (v *sessionsView) set(list []storage.Session) {
+func (v *sessionsView) set(list []workbench.SessionInfo) {
 	v.items = list
 	v.list.Refresh()
 	v.selectID(v.sel)
@@ -142,13 +141,13 @@ func (v *sessionsView) selectID(id string) {
 	v.list.UnselectAll()
 }
 
-func (v *sessionsView) selected() (storage.Session, bool) {
+func (v *sessionsView) selected() (workbench.SessionInfo, bool) {
 	for _, s := range v.items {
 		if s.ID == v.sel {
 			return s, true
 		}
 	}
-	return storage.Session{}, false
+	return workbench.SessionInfo{}, false
 }
 
 // showNew asks for a workspace folder (typed, or chosen in a folder
@@ -195,11 +194,15 @@ func (u *UI) createSession(workspace, title string) {
 		u.banner.ShowError(fmt.Sprintf("The workspace %q is not an existing folder; choose or type the path of your project folder.", workspace))
 		return
 	}
-	st := u.store
-	mode := tool.Mode(u.settings.Mode) // a new session starts in the default mode
+	wb := u.wb
 	go func() {
-		cfg := agent.Config{Store: st, Mode: mode}
-		sess, err := agent.Create(cfg, "", workspace, strings.TrimSpace(title))
+		// A new session starts in the mode chosen in Settings; one with no
+		// endpoint yet can be created and opened all the same.
+		cfg, err := wb.Config(workbench.SessionOptions{})
+		var sess *agent.Session
+		if err == nil || errors.Is(err, workbench.ErrNoModel) {
+			sess, err = agent.Create(cfg, "", workspace, strings.TrimSpace(title))
+		}
 		u.bridge.Do(func() {
 			if err != nil {
 				u.banner.ShowError("Could not create the session: " + err.Error())
@@ -224,9 +227,9 @@ func (v *sessionsView) showRename() {
 		if !ok {
 			return
 		}
-		st, id, title := v.u.store, s.ID, e.Text
+		wb, id, title := v.u.wb, s.ID, e.Text
 		go func() {
-			err := agent.Rename(st, id, title)
+			err := wb.Rename(id, title)
 			v.u.bridge.Do(func() {
 				if err != nil {
 					v.u.banner.ShowError("Could not rename the session: " + err.Error())
@@ -267,10 +270,10 @@ func (u *UI) deleteSession(id string) {
 		u.chat.clear()
 		u.showWelcome()
 	}
-	st := u.store
+	wb := u.wb
 	go func() {
-		err := agent.Delete(st, id)
-		if errors.Is(err, storage.ErrNotFound) {
+		err := wb.Delete(id)
+		if errors.Is(err, workbench.ErrNotFound) {
 			err = nil
 		}
 		u.bridge.Do(func() {

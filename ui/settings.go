@@ -14,8 +14,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/config"
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // settingsForm edits the endpoint, the model, the API key, the window,
@@ -24,7 +24,7 @@ import (
 // masked saved key; leaving it empty keeps the saved key.
 type settingsForm struct {
 	u         *UI
-	saved     config.Settings
+	saved     workbench.Settings
 	baseURL   *widget.Entry
 	model     *widget.Entry
 	apiKey    *widget.Entry
@@ -70,9 +70,9 @@ var compactionChoices = []string{"Automatic", "Ask me first", "Off"}
 
 func compactionLabel(v string) string {
 	switch v {
-	case config.CompactionAsk:
+	case workbench.CompactionAsk:
 		return "Ask me first"
-	case config.CompactionOff:
+	case workbench.CompactionOff:
 		return "Off"
 	}
 	return "Automatic"
@@ -81,11 +81,11 @@ func compactionLabel(v string) string {
 func compactionValue(label string) string {
 	switch label {
 	case "Ask me first":
-		return config.CompactionAsk
+		return workbench.CompactionAsk
 	case "Off":
-		return config.CompactionOff
+		return workbench.CompactionOff
 	}
-	return config.CompactionAuto
+	return workbench.CompactionAuto
 }
 
 func priceText(v float64) string {
@@ -108,12 +108,12 @@ func (u *UI) newSettingsForm() *settingsForm {
 		f.apiKey.SetPlaceHolder("not set")
 	case "settings":
 		where := "in the system keychain"
-		if u.settings.KeyStore != config.KeyInKeychain {
+		if u.settings.KeyStore != workbench.KeyInKeychain {
 			where = "in the local database (no keychain found)"
 		}
-		f.apiKey.SetPlaceHolder("saved " + where + " " + config.Mask(r.APIKey) + " — type to replace")
+		f.apiKey.SetPlaceHolder("saved " + where + " " + workbench.Mask(r.APIKey) + " — type to replace")
 	default:
-		f.apiKey.SetPlaceHolder("from " + r.KeySource + " " + config.Mask(r.APIKey) + " — type to save one here")
+		f.apiKey.SetPlaceHolder("from " + r.KeySource + " " + workbench.Mask(r.APIKey) + " — type to save one here")
 	}
 	f.forgetKey = widget.NewCheck("Forget the saved key", nil)
 	if u.settings.APIKey == "" {
@@ -196,9 +196,9 @@ func (f *settingsForm) fillPrices() {
 
 // values returns the settings the form describes, or an error naming the
 // field to fix.
-func (f *settingsForm) values() (config.Settings, error) {
+func (f *settingsForm) values() (workbench.Settings, error) {
 	s := f.saved
-	s.Prices = map[string]config.Price{}
+	s.Prices = map[string]workbench.Price{}
 	for k, v := range f.saved.Prices {
 		s.Prices[k] = v
 	}
@@ -218,7 +218,7 @@ func (f *settingsForm) values() (config.Settings, error) {
 		s.ContextWindow = n
 	}
 	if s.Model != "" {
-		var p config.Price
+		var p workbench.Price
 		var set int
 		for _, fld := range []struct {
 			e    *widget.Entry
@@ -247,7 +247,7 @@ func (f *settingsForm) values() (config.Settings, error) {
 	}
 	s.Theme = themeValue(f.theme.Selected)
 	s.Compaction = compactionValue(f.compactM.Selected)
-	if s.Compaction == config.CompactionAuto {
+	if s.Compaction == workbench.CompactionAuto {
 		s.Compaction = "" // the default, stored as absent
 	}
 	s.CyclesOff, s.WarmUp = f.cyclesOff.Checked, f.warmUp.Checked
@@ -263,7 +263,7 @@ func (f *settingsForm) values() (config.Settings, error) {
 		s.CycleAt = v / 100
 	}
 	if s.BaseURL != "" {
-		if err := (config.Resolved{BaseURL: s.BaseURL}).Check(); err != nil {
+		if err := (workbench.Resolved{BaseURL: s.BaseURL}).Check(); err != nil {
 			return s, fmt.Errorf("the base URL %q is not an http(s) URL; use something like https://api.deepseek.com/v1", s.BaseURL)
 		}
 	}
@@ -277,19 +277,18 @@ func (f *settingsForm) test() {
 		f.result.SetText(upperFirst(err.Error()) + ".")
 		return
 	}
-	r := config.Resolve(config.Flags{}, f.u.env, s)
+	r := f.u.wb.ResolveWith(workbench.Flags{}, s)
 	if err := r.Check(); err != nil {
 		f.result.SetText("Type the base URL of your model server first.")
 		return
 	}
 	f.testB.Disable()
 	f.result.SetText("Testing " + r.BaseURL + " …")
-	cfg := s.Client(r)
 	model := r.Model
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		d, err := llm.Ping(ctx, cfg, model)
+		d, err := workbench.Ping(ctx, s, r)
 		msg := pingMessage(d, err, model)
 		f.u.bridge.Do(func() {
 			f.testB.Enable()
@@ -324,7 +323,7 @@ func upperFirst(s string) string {
 
 // showSettings opens the settings dialog.
 func (u *UI) showSettings() {
-	if u.store == nil {
+	if u.wb == nil {
 		return
 	}
 	f := u.newSettingsForm()
@@ -353,14 +352,26 @@ func (f *settingsForm) save() bool {
 }
 
 // applySettings makes s current, saves it and reconnects the open session.
-func (u *UI) applySettings(s config.Settings) {
+func (u *UI) applySettings(s workbench.Settings) {
 	u.settings = s
-	u.saveSettings(s)
 	u.applyTheme()
-	if live := u.live; live != nil && !live.running && !live.demo {
-		u.live = nil
-		u.openSession(live.id)
-	} else if live == nil {
-		u.showWelcome()
-	}
+	wb := u.wb
+	go func() {
+		err := wb.SaveSettings(s)
+		u.bridge.Do(func() {
+			if err != nil {
+				u.banner.ShowError("Could not save the settings: " + err.Error())
+				return
+			}
+			u.settings = wb.Settings()
+			// Sessions are configured from the saved settings: reconnect
+			// the open one once they are stored.
+			if live := u.live; live != nil && !live.running && !live.demo {
+				u.live = nil
+				u.openSession(live.id)
+			} else if live == nil {
+				u.showWelcome()
+			}
+		})
+	}()
 }

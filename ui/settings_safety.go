@@ -11,9 +11,9 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/config"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/sandbox"
 )
 
@@ -30,7 +30,7 @@ type safetyFields struct {
 	connect, firstByte, idle *widget.Entry
 }
 
-func newSafetyFields(s config.Settings) safetyFields {
+func newSafetyFields(s workbench.Settings) safetyFields {
 	f := safetyFields{}
 	labels := make([]string, len(tool.Modes))
 	for i, m := range tool.Modes {
@@ -89,7 +89,7 @@ func (f safetyFields) items() []*widget.FormItem {
 var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // apply copies the fields into s, or names the field to fix.
-func (f safetyFields) apply(s *config.Settings) error {
+func (f safetyFields) apply(s *workbench.Settings) error {
 	s.Mode = string(modeOfLabel(f.mode.Selected))
 	if s.Mode == string(tool.ModeAsk) {
 		s.Mode = "" // the default, stored as absent

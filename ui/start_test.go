@@ -25,7 +25,7 @@ func TestRetryAfterALockedStoreOpensIntoTheSameUI(t *testing.T) {
 	w := test.NewTempWindow(t, widget.NewLabel(""))
 	q := &queue{}
 	u := New(a, w, newBridgeWith(q.post), Options{DataDir: dir, Env: func(string) string { return "" }})
-	if u.store != nil {
+	if u.wb != nil {
 		t.Fatal("the store opened while another handle held it")
 	}
 	var retry *widget.Button
@@ -41,7 +41,7 @@ func TestRetryAfterALockedStoreOpensIntoTheSameUI(t *testing.T) {
 	other.Close()
 	test.Tap(retry)
 	q.drain()
-	if u.store == nil {
+	if u.wb == nil {
 		t.Fatal("Retry did not open the store into the UI the window holds")
 	}
 	u.Close()

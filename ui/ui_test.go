@@ -10,9 +10,9 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/tally-dev/tally/config"
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 func TestSendStreamsAnswerIntoChat(t *testing.T) {
@@ -245,9 +245,9 @@ func TestSettingsRoundTripThroughStore(t *testing.T) {
 	want := config.Settings{BaseURL: "http://localhost:8000/v1", Model: "qwen3-coder", APIKey: "sk-test-1234567890",
 		ContextWindow: 131072, Theme: "dark",
 		Prices: map[string]config.Price{"qwen3-coder": {CacheHit: 0.1, CacheMiss: 1.5, Completion: 3}}}
-	var got config.Settings
+	var got workbench.Settings
 	h.waitFor("the settings to be stored", func() bool {
-		got, _ = config.Load(h.ui.store)
+		got = h.ui.wb.Settings()
 		return got.Model == want.Model
 	})
 	if got.BaseURL != want.BaseURL || got.APIKey != want.APIKey || got.ContextWindow != want.ContextWindow ||
@@ -308,10 +308,10 @@ func TestSessionsRestoreRenameDelete(t *testing.T) {
 	h.newSession()
 	id := h.ui.live.id
 	h.waitFor("LastSession to be saved", func() bool {
-		s, _ := config.Load(h.ui.store)
+		s := h.ui.wb.Settings()
 		return s.LastSession == id
 	})
-	if err := agent.Rename(h.ui.store, id, "renamed"); err != nil {
+	if err := h.ui.wb.Rename(id, "renamed"); err != nil {
 		t.Fatal(err)
 	}
 	h.ui.sessions.refresh()
@@ -320,7 +320,7 @@ func TestSessionsRestoreRenameDelete(t *testing.T) {
 	})
 	h.ui.deleteSession(id)
 	h.waitFor("the list to empty", func() bool { return len(h.ui.sessions.items) == 0 })
-	if _, err := h.ui.store.Session(id); err == nil {
+	if _, err := h.ui.wb.Session(id); err == nil {
 		t.Error("the deleted session is still in the store")
 	}
 	// A bad workspace is explained, not crashed on.

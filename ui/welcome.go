@@ -14,6 +14,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/demo"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // welcomeView is shown when no session is open. Without a configured
@@ -46,11 +47,11 @@ func (u *UI) welcomeView() fyne.CanvasObject {
 // startDemo writes the sample project, starts the scripted model on
 // loopback and runs a real session against it.
 func (u *UI) startDemo() {
-	if u.store == nil {
+	if u.wb == nil {
 		return
 	}
-	st := u.store
-	base := filepath.Dir(st.Path())
+	wb := u.wb
+	base := filepath.Dir(wb.Path())
 	go func() {
 		dir := filepath.Join(base, "demo", time.Now().Format("20060102-150405"))
 		err := os.MkdirAll(dir, 0o755)
@@ -60,7 +61,10 @@ func (u *UI) startDemo() {
 		var id string
 		if err == nil {
 			var sess *agent.Session
-			sess, err = agent.Create(agent.Config{Store: st, ModelName: demo.ModelName}, "", dir, "Demo: fix calc.Add")
+			var cfg agent.Config
+			if cfg, err = wb.Config(workbench.SessionOptions{Demo: true}); err == nil {
+				sess, err = agent.Create(cfg, "", dir, "Demo: fix calc.Add")
+			}
 			if sess != nil {
 				id = sess.ID()
 			}

@@ -1,0 +1,224 @@
+package ui
+
+// Golden markup tests for the main views: the chat with its tool cards,
+// the checklist, the context gauge, the cache chip and the compaction
+// preview dialog. Each test builds its view from the constructor the app
+// uses, with fixed data (no clock, no randomness, no temporary paths in
+// the rendered text), in a window of a fixed size under Fyne's test theme
+// (test.NewTempApp), and compares the rendered markup with a file under
+// ui/testdata/golden/. A layout change therefore shows up as a diff.
+//
+// Updating the goldens after an intended change:
+//
+//	go test ./ui -run Golden
+//
+// fails and writes the new markup to ui/testdata/failed/golden/<name>.xml
+// (git-ignored). Review it, then copy it over and clean up:
+//
+//	diff -ru ui/testdata/golden ui/testdata/failed/golden
+//	cp ui/testdata/failed/golden/*.xml ui/testdata/golden/ && rm -r ui/testdata/failed
+//
+// A new golden is made the same way: the first run fails with "Master not
+// found" and writes the file under ui/testdata/failed/golden/. Goldens
+// are compared byte for byte and use tabs for indentation; edit them only
+// by copying.
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/todo"
+	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/engine/transcript"
+)
+
+// goldenTime stamps every message of the golden views; timestamps are not
+// rendered, but a fixed one keeps the inputs identical run to run.
+var goldenTime = time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC)
+
+// goldenWindow opens a window of a fixed size showing content.
+func goldenWindow(t *testing.T, content fyne.CanvasObject, w, h float32) fyne.Window {
+	t.Helper()
+	win := test.NewTempWindow(t, content)
+	win.Resize(fyne.NewSize(w, h))
+	return win
+}
+
+// assertGolden compares the window's canvas, overlays included, with
+// testdata/golden/<name>.xml.
+func assertGolden(t *testing.T, win fyne.Window, name string) {
+	t.Helper()
+	test.AssertRendersToMarkup(t, "golden/"+name+".xml", win.Canvas())
+}
+
+// settle runs the chat's deferred measurements until none is left, as
+// the app's event loop would between frames.
+func settle(t *testing.T, q *queue) {
+	t.Helper()
+	for range 100 {
+		if q.empty() {
+			return
+		}
+		q.mu.Lock()
+		fns := q.fns
+		q.fns = nil
+		q.mu.Unlock()
+		for _, fn := range fns {
+			fn()
+		}
+	}
+	t.Fatal("the chat kept re-measuring its rows after 100 rounds; a row's height does not converge")
+}
+
+// goldenChat is a short coding turn: a question, an answer, a finished
+// read_file call and a run_shell call waiting for approval.
+func goldenChat(t *testing.T) (*chatView, *queue) {
+	t.Helper()
+	q := &queue{}
+	c := newChatView(q.post, nil, nil)
+	read := transcript.ToolCall{ID: "call_read", Name: "read_file", Arguments: `{"path":"calc/calc.go"}`}
+	shell := transcript.ToolCall{ID: "call_test", Name: "run_shell", Arguments: `{"command":"go test ./calc/..."}`}
+	result := "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n"
+	c.setMessages([]transcript.Message{
+		transcript.UserText("", "Add is wrong: 2 + 2 gives 0. Fix it and run the tests.", goldenTime),
+		transcript.AssistantReply("Let me read **calc.go** first.", "", []transcript.ToolCall{read}, goldenTime),
+		transcript.ToolResult(read, result, false, goldenTime),
+		transcript.AssistantReply("`Add` subtracts. I fixed it; now the tests.", "", []transcript.ToolCall{shell}, goldenTime),
+	})
+	done := c.byCall[read.ID]
+	c.toggleResult(done)
+	// As UI.showApproval does when the engine asks.
+	req := tool.ApprovalRequest{CallID: shell.ID, Tool: shell.Name, Arguments: shell.Arguments,
+		Summary: "run_shell go test ./calc/...", Note: "This command runs without a sandbox."}
+	req.Display, _ = tool.Display(req.Tool, []byte(req.Arguments))
+	pending := c.byCall[shell.ID]
+	pending.approval = &pendingApproval{req: req, ch: make(chan tool.Decision, 1)}
+	pending.status = toolWaiting
+	c.refreshItem(pending)
+	return c, q
+}
+
+func TestGoldenChatToolCards(t *testing.T) {
+	test.NewTempApp(t)
+	c, q := goldenChat(t)
+	win := goldenWindow(t, c.box, 760, 900)
+	settle(t, q)
+	if n := len(c.items); n != 5 {
+		t.Fatalf("the chat has %d rows; want the question, two replies and two tool cards", n)
+	}
+	assertGolden(t, win, "chat_tool_cards")
+}
+
+// goldenItems is a checklist with an item in every state.
+func goldenItems() []todo.Item {
+	return []todo.Item{
+		{ID: "1", Content: "Read calc.go and find the bug in Add", Status: todo.Completed},
+		{ID: "2", Content: "Fix Add to return a + b", Status: todo.Completed},
+		{ID: "3", Content: "Run go test ./calc/...", Status: todo.InProgress},
+		{ID: "4", Content: "Add a test for negative numbers", Status: todo.Pending},
+		{ID: "5", Content: "Update the changelog", Status: todo.Pending},
+	}
+}
+
+func TestGoldenChecklist(t *testing.T) {
+	test.NewTempApp(t)
+	c := NewChecklist()
+	win := goldenWindow(t, c, 420, 320)
+	assertGolden(t, win, "checklist_empty")
+	c.SetItems(goldenItems())
+	assertGolden(t, win, "checklist")
+	c.Toggle()
+	assertGolden(t, win, "checklist_collapsed")
+}
+
+func TestGoldenGauge(t *testing.T) {
+	test.NewTempApp(t)
+	g := NewGauge()
+	win := goldenWindow(t, g, 480, 90)
+	// A 128k window: auto-compaction at 128k − 20k summary reserve − 13k
+	// buffer, the new cycle at 75 %; the two labels are close together.
+	g.SetLevel(84_200, 128_000, true)
+	g.SetThresholds(95_000, 96_000)
+	assertGolden(t, win, "gauge")
+	// Nearly full and partly estimated: the error colour and "≈".
+	g.SetLevel(122_000, 128_000, false)
+	assertGolden(t, win, "gauge_full")
+}
+
+func TestGoldenCacheChip(t *testing.T) {
+	const prompt = 10_000
+	for _, c := range []struct {
+		name  string
+		hit   int
+		first bool
+	}{
+		{"cold", 0, true},
+		{"green", 9_970, false},
+		{"yellow", 6_000, false},
+		{"red", 1_500, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			test.NewTempApp(t)
+			chip := NewCacheChip()
+			win := goldenWindow(t, chip, 200, 48)
+			chip.Set(agent.Usage{PromptTokens: prompt, CacheHitTokens: c.hit, CacheMissTokens: prompt - c.hit,
+				CacheReported: true, First: c.first})
+			assertGolden(t, win, "cache_chip_"+c.name)
+		})
+	}
+}
+
+// goldenPlan is a manual compaction of a five-message log: micro-compact
+// clears a long read, MEMORY.md is missing, and the model would summarise
+// the middle three messages.
+func goldenPlan() (compact.Plan, []transcript.Message) {
+	call := transcript.ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"calc/calc.go"}`}
+	msgs := []transcript.Message{
+		transcript.UserText("", "Fix calc.Add", goldenTime),
+		transcript.AssistantReply("Reading it.", "", []transcript.ToolCall{call}, goldenTime),
+		transcript.ToolResult(call, strings.Repeat("package calc\n", 200), false, goldenTime),
+		transcript.AssistantReply("Fixed.", "", nil, goldenTime),
+		transcript.UserText("", "Now run the tests", goldenTime),
+	}
+	after := append([]transcript.Message(nil), msgs...)
+	after[2] = transcript.ToolResult(call, "[cleared]", false, goldenTime)
+	plan := compact.Plan{
+		Threshold: 60_000, Window: 128_000, Force: true, TokensBefore: 84_200, TokensAfter: 21_000,
+		Messages: after, Tokens: []int{10, 20, 5, 10, 10},
+		Pins: []compact.Pin{{Index: 0, Reason: "first user message"}, {Index: 4, Reason: "last user message"}},
+		Layers: []compact.LayerReport{
+			{Name: compact.LayerIntake, Ran: true, TokensBefore: 84_200, TokensAfter: 84_200},
+			{Name: compact.LayerMicro, Ran: true, Changes: []compact.Change{{Index: 2, Action: compact.ActionCleared, TokensBefore: 2600, TokensAfter: 5}},
+				TokensBefore: 84_200, TokensAfter: 81_600},
+			{Name: compact.LayerMemory, Skipped: "the workspace has no MEMORY.md", TokensBefore: 81_600, TokensAfter: 81_600},
+			{Name: compact.LayerSummary, Ran: true, Estimated: true, Changes: []compact.Change{
+				{Index: 1, Action: compact.ActionSummarise}, {Index: 2, Action: compact.ActionSummarise}, {Index: 3, Action: compact.ActionSummarise}},
+				TokensBefore: 81_600, TokensAfter: 21_000},
+		},
+		NeedsSummary: true, Summarize: []int{1, 2, 3}, Keep: []int{0, 4},
+		Cache: compact.CacheCost{InvalidatedTokens: 21_000, SystemChanges: true, FirstChanged: 2, SavedPerRequest: 63_200,
+			MissHitRatio: 10, HitPrice: 0.028, MissPrice: 0.28, BreakEven: 2.99},
+	}
+	return plan, msgs
+}
+
+func TestGoldenCompactionDialog(t *testing.T) {
+	test.NewTempApp(t)
+	win := goldenWindow(t, &fyne.Container{}, 1000, 720)
+	// No session is open, so the dialog has no model price and counts in
+	// tokens: the rendered text does not depend on saved settings.
+	u := &UI{win: win}
+	plan, msgs := goldenPlan()
+	v, _ := u.showCompactionDialog(plan, msgs, func(bool) {})
+	assertGolden(t, win, "compaction_layers")
+	v.tabs.SelectIndex(1)
+	assertGolden(t, win, "compaction_before_after")
+	v.tabs.SelectIndex(2)
+	assertGolden(t, win, "compaction_pinned")
+}
