@@ -10,14 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/tally-dev/tally/config"
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/tool"
-	"github.com/tally-dev/tally/storage"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // Exit statuses.
@@ -138,28 +136,29 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	return o, nil
 }
 
-func (o *options) openStore() (*storage.Store, error) {
-	path := ""
-	switch {
-	case o.data != "":
-		path = filepath.Join(o.data, "tally.db")
-	default:
-		p, err := storage.DefaultPath()
-		if err != nil {
-			return nil, err
-		}
-		path = p
-	}
-	return storage.Open(path, storage.Options{})
+// open opens the data directory of --data (or the default one) through
+// the workbench; settingsErr is what was wrong with the saved settings,
+// for the commands that depend on them. The caller closes the workbench.
+func (o *options) open() (w *workbench.Workbench, settingsErr, err error) {
+	return workbench.Open(o.data, os.Getenv)
 }
 
-func (o *options) resolve(st *storage.Store) (config.Resolved, config.Settings, error) {
-	saved, err := config.Load(st)
-	if err != nil {
-		return config.Resolved{}, saved, err
+// sessionOptions maps the shared flags to the workbench's session options
+// for session id ("" for a new one).
+func (o *options) sessionOptions(id string) workbench.SessionOptions {
+	so := workbench.SessionOptions{
+		ID:         id,
+		Flags:      workbench.Flags{BaseURL: o.baseURL, Model: o.model, ContextWindow: o.contextWindow},
+		Compaction: o.compaction,
+		Mode:       tool.Mode(o.mode),
+		MaxSteps:   o.maxSteps,
+		StatusMode: agent.StatusMode(o.statusMode),
 	}
-	r := config.Resolve(config.Flags{BaseURL: o.baseURL, Model: o.model, ContextWindow: o.contextWindow}, os.Getenv, saved)
-	return r, saved, nil
+	if o.cycleAtSet {
+		at := o.cycleAt
+		so.CycleAt = &at
+	}
+	return so
 }
 
 // Main runs the command line with args (without the program name).
@@ -210,9 +209,11 @@ func oneLine(s string) string {
 }
 
 // openSessionStore parses the flags of a command about one stored session
-// (its ID as the only argument, or --session), opens the store and checks
-// the session exists. The caller closes the store.
-func openSessionStore(name string, args []string, stderr io.Writer) (*options, string, *storage.Store, error) {
+// (its ID as the only argument, or --session), opens the data directory
+// and checks the session exists. withSettings says whether the command
+// depends on the saved settings: then unreadable ones are an error. The
+// caller closes the workbench.
+func openSessionStore(name string, args []string, stderr io.Writer, withSettings bool) (*options, string, *workbench.Workbench, error) {
 	o, err := parse(name, args, stderr)
 	if err != nil {
 		return nil, "", nil, err
@@ -221,21 +222,25 @@ func openSessionStore(name string, args []string, stderr io.Writer) (*options, s
 	if err != nil {
 		return nil, "", nil, err
 	}
-	st, err := o.openStore()
+	w, settingsErr, err := o.open()
 	if err != nil {
 		return nil, "", nil, err
 	}
-	if err := checkSession(st, name, id); err != nil {
-		st.Close()
+	if err := checkSession(w, name, id); err != nil {
+		w.Close()
 		return nil, "", nil, err
 	}
-	return o, id, st, nil
+	if withSettings && settingsErr != nil {
+		w.Close()
+		return nil, "", nil, settingsErr
+	}
+	return o, id, w, nil
 }
 
 // checkSession reports a session that is not in the store in one sentence.
-func checkSession(st *storage.Store, name, id string) error {
-	_, err := st.Session(id)
-	if errors.Is(err, storage.ErrNotFound) {
+func checkSession(w *workbench.Workbench, name, id string) error {
+	_, err := w.Session(id)
+	if errors.Is(err, workbench.ErrNotFound) {
 		return fmt.Errorf("tally %s: no session with ID %q; run `tally sessions` to list them", name, id)
 	}
 	return err

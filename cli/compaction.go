@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,28 +15,22 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cycle"
-	"github.com/tally-dev/tally/storage"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // openSession opens a stored session for a maintenance command; withModel
 // says whether the command may call the model (then an endpoint is needed).
-func openSession(name string, args []string, stderr io.Writer, withModel bool) (*options, *storage.Store, *agent.Session, error) {
-	o, id, st, err := openSessionStore(name, args, stderr)
+// The caller closes the workbench.
+func openSession(name string, args []string, stderr io.Writer, withModel bool) (*options, *workbench.Workbench, *agent.Session, error) {
+	o, id, w, err := openSessionStore(name, args, stderr, true)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r, saved, err := o.resolve(st)
-	if err != nil {
-		st.Close()
+	cfg, err := w.Config(o.sessionOptions(id))
+	if err != nil && (withModel || !errors.Is(err, workbench.ErrNoModel)) {
+		w.Close()
 		return nil, nil, nil, err
 	}
-	if withModel {
-		if err := r.Check(); err != nil {
-			st.Close()
-			return nil, nil, nil, err
-		}
-	}
-	cfg := o.agentConfig(st, r, saved, id)
 	var sess *agent.Session
 	if withModel {
 		sess, err = agent.Open(cfg, id)
@@ -43,18 +38,18 @@ func openSession(name string, args []string, stderr io.Writer, withModel bool) (
 		sess, err = agent.Inspect(cfg, id)
 	}
 	if err != nil {
-		st.Close()
+		w.Close()
 		return nil, nil, nil, err
 	}
-	return o, st, sess, nil
+	return o, w, sess, nil
 }
 
 func cmdPreview(args []string, stdout, stderr io.Writer) error {
-	o, st, sess, err := openSession("preview", args, stderr, false)
+	o, w, sess, err := openSession("preview", args, stderr, false)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer w.Close()
 	plan, err := sess.PreviewCompaction()
 	if err != nil {
 		return err
@@ -68,11 +63,11 @@ func cmdPreview(args []string, stdout, stderr io.Writer) error {
 }
 
 func cmdCompact(args []string, stdout, stderr io.Writer) error {
-	o, st, sess, err := openSession("compact", args, stderr, true)
+	o, w, sess, err := openSession("compact", args, stderr, true)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer w.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	res, err := sess.Compact(ctx)
@@ -102,15 +97,15 @@ func cmdArchive(args []string, stdout, stderr io.Writer) error {
 		return usagef("tally archive: give a session ID and optionally a cycle number")
 	}
 	id := o.args[0]
-	st, err := o.openStore()
+	w, _, err := o.open()
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	if err := checkSession(st, "archive", id); err != nil {
+	defer w.Close()
+	if err := checkSession(w, "archive", id); err != nil {
 		return err
 	}
-	arch, err := agent.ReadArchives(st, id)
+	arch, err := w.Archives(id)
 	if err != nil {
 		return err
 	}
@@ -162,11 +157,11 @@ func printArchive(w io.Writer, a cycle.Archive) {
 }
 
 func cmdPurge(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	o, st, sess, err := openSession("purge", args, stderr, true)
+	o, w, sess, err := openSession("purge", args, stderr, true)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer w.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	p, err := sess.PreviewPurge(ctx)

@@ -44,20 +44,19 @@ type driftRow struct {
 }
 
 func cmdInspect(args []string, stdout, stderr io.Writer) error {
-	o, id, st, err := openSessionStore("inspect", args, stderr)
+	o, id, w, err := openSessionStore("inspect", args, stderr, true)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	r, saved, err := o.resolve(st)
-	if err != nil {
-		return err
-	}
+	defer w.Close()
 	if o.ledger {
-		return printLedger(st, id, saved, o.json, stdout)
+		return printLedger(w, id, o.json, stdout)
 	}
 	// Without --model the session's own model (and window) is shown.
-	cfg := agent.Config{Store: st, ContextWindow: r.ContextWindow, ModelName: o.model}
+	cfg, err := w.InspectConfig(o.sessionOptions(id))
+	if err != nil {
+		return err
+	}
 	sess, err := agent.Inspect(cfg, id)
 	if err != nil {
 		return err

@@ -6,16 +6,14 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/tally-dev/tally/config"
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/ledger"
-	"github.com/tally-dev/tally/storage"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // printLedger writes a session's per-request usage and totals: as a table,
 // or as JSON with --json.
-func printLedger(st *storage.Store, id string, saved config.Settings, asJSON bool, stdout io.Writer) error {
-	rows, err := agent.ReadLedger(st, id)
+func printLedger(wb *workbench.Workbench, id string, asJSON bool, stdout io.Writer) error {
+	rows, err := wb.Ledger(id)
 	if err != nil {
 		return err
 	}
@@ -23,7 +21,7 @@ func printLedger(st *storage.Store, id string, saved config.Settings, asJSON boo
 	if len(rows) > 0 {
 		model = rows[len(rows)-1].Model
 	}
-	price, priced := saved.PriceFor(model)
+	price, priced := wb.Settings().PriceFor(model)
 	tot := ledger.Sum(rows, price, priced)
 	if asJSON {
 		enc := json.NewEncoder(stdout)

@@ -12,11 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tally-dev/tally/config"
 	"github.com/tally-dev/tally/engine/agent"
-	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/tool"
-	"github.com/tally-dev/tally/storage"
 )
 
 func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -35,16 +32,20 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if strings.TrimSpace(text) == "" {
 		return usagef(`tally run: give the prompt as an argument, e.g. tally run "fix the failing test", or "-" to read it from standard input`)
 	}
-	st, err := o.openStore()
+	w, settingsErr, err := o.open()
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	r, saved, err := o.resolve(st)
-	if err != nil {
-		return err
+	defer w.Close()
+	if settingsErr != nil {
+		return settingsErr
 	}
-	if err := r.Check(); err != nil {
+	out := &printer{stdout: stdout, stderr: stderr, json: o.json}
+	so := o.sessionOptions(o.session)
+	so.Approver = approver(o.yes, stdin, stderr)
+	so.OnEvent = out.event
+	cfg, err := w.Config(so)
+	if err != nil {
 		return err
 	}
 	ws := o.workspace
@@ -53,10 +54,6 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return fmt.Errorf("tally run: cannot read the current folder (%v); pass --workspace", err)
 		}
 	}
-	out := &printer{stdout: stdout, stderr: stderr, json: o.json}
-	cfg := o.agentConfig(st, r, saved, o.session)
-	cfg.Approver = approver(o.yes, stdin, stderr)
-	cfg.OnEvent = out.event
 	var sess *agent.Session
 	if o.session != "" {
 		if err := agent.ValidID(o.session); err != nil {
@@ -90,69 +87,6 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("tally run: the turn was interrupted; the conversation is saved and can be continued with --session %s", sess.ID())
 	}
 	return nil
-}
-
-// agentConfig builds the engine configuration from the flags, the
-// resolved endpoint and the saved settings. For an existing session (id)
-// the model it was made with is kept unless one was chosen explicitly.
-func (o *options) agentConfig(st *storage.Store, r config.Resolved, saved config.Settings, id string) agent.Config {
-	if !r.ModelChosen && id != "" {
-		if meta, err := st.Session(id); err == nil && meta.Model != "" {
-			r.Model = meta.Model
-		}
-	}
-	price, _ := saved.PriceFor(r.Model)
-	cycleAt := o.cycleAt
-	if !o.cycleAtSet {
-		cycleAt = saved.CycleAt
-		if saved.CyclesOff {
-			cycleAt = -1
-		}
-	} else if cycleAt == 0 {
-		cycleAt = -1 // --cycle-at 0 turns cycles off
-	}
-	mode := agent.CompactionMode(o.compaction)
-	if mode == "" {
-		mode = agent.CompactionMode(saved.Compaction)
-	}
-	return agent.Config{
-		Store:         st,
-		Model:         llm.NewOpenAI(saved.Client(r)),
-		ModelName:     r.Model,
-		ContextWindow: r.ContextWindow,
-		MaxSteps:      o.maxSteps,
-		StatusMode:    agent.StatusMode(o.statusMode),
-		Compaction:    mode,
-		CycleAt:       cycleAt,
-		HitPrice:      price.CacheHit,
-		MissPrice:     price.CacheMiss,
-		UserConfigDir: userConfigDir(),
-		Approver:      tool.DenyAll{},
-		Mode:          o.permissionMode(st, saved, id),
-		Shell:         agent.ShellConfig(saved.Shell),
-	}
-}
-
-// permissionMode is --mode when given; otherwise a stored session keeps its
-// own mode and a new one starts in the mode chosen in Settings.
-func (o *options) permissionMode(st *storage.Store, saved config.Settings, id string) tool.Mode {
-	if o.mode != "" {
-		return tool.Mode(o.mode)
-	}
-	if id != "" {
-		if _, err := st.Session(id); err == nil {
-			return ""
-		}
-	}
-	return tool.Mode(saved.Mode)
-}
-
-func userConfigDir() string {
-	d, err := os.UserConfigDir()
-	if err != nil {
-		return ""
-	}
-	return d + string(os.PathSeparator) + "tally"
 }
 
 // printer writes events for a person (text on stdout, progress on stderr)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"time"
-
-	"github.com/tally-dev/tally/storage"
 )
 
 // sessionRow is the JSON form of one listed session.
@@ -28,28 +26,18 @@ func cmdSessions(args []string, stdout, stderr io.Writer) error {
 	if len(o.args) > 0 {
 		return usagef("tally sessions: takes no arguments, got %q", o.args[0])
 	}
-	st, err := o.openStore()
+	w, _, err := o.open()
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	var rows []sessionRow
-	err = st.View(func(tx *storage.Tx) error {
-		list, err := tx.Sessions()
-		if err != nil {
-			return err
-		}
-		for _, s := range list {
-			n, err := tx.LogLen(s.ID, s.Cycle)
-			if err != nil {
-				return err
-			}
-			rows = append(rows, sessionRow{s.ID, s.Title, s.Workspace, s.Model, s.Updated, s.Cycle, n})
-		}
-		return nil
-	})
+	defer w.Close()
+	list, err := w.SessionSummaries()
 	if err != nil {
 		return err
+	}
+	rows := make([]sessionRow, 0, len(list))
+	for _, s := range list {
+		rows = append(rows, sessionRow{s.ID, s.Title, s.Workspace, s.Model, s.Updated, s.Cycle, s.Messages})
 	}
 	if o.json {
 		enc := json.NewEncoder(stdout)
