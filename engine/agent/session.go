@@ -21,7 +21,6 @@ import (
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/guard"
-	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/todo"
@@ -98,10 +97,12 @@ type Session struct {
 	gate  *tool.Gate
 	env   tool.Env
 
+	// The request pipeline's state (see request.go): the prefix zone, its
+	// token count and the skeleton of the next request.
 	catalog   []openai.Tool
 	system    openai.ChatCompletionMessage
 	prefixTok int
-	reqMsgs   []openai.ChatCompletionMessage // system + log wires, grown by appends
+	skel      skeleton
 	anchor    tokens.Anchor
 	fp        prompt.Fingerprint
 	turn      turnState
@@ -242,7 +243,9 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	if err := s.setupPermissions(); err != nil {
 		return nil, err
 	}
-	s.log = transcript.NewAppendLog(tokens.Count, WireRules())
+	// A nil counter is tokens.Count, whose counts the log stores with the
+	// messages and reuses: reopening a session counts nothing again.
+	s.log = transcript.NewAppendLog(nil, WireRules())
 	s.tools.AddBuiltin(tool.RetrieveToolResult(func(sha string) ([]byte, error) { return cfg.Store.Blob(sha) }))
 	for _, r := range recs {
 		m, err := transcript.Decode(r.Data)
@@ -257,35 +260,6 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	}
 	s.publishLevel()
 	return s, nil
-}
-
-// resetPrefix recomputes the prefix zone and the request skeleton from the
-// stored system prompt, the tool catalog and the log.
-func (s *Session) resetPrefix() {
-	s.catalog = toOpenAITools(s.tools.Catalog())
-	s.system = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s.st.System}
-	b, _ := json.Marshal(s.catalog)
-	s.prefixTok = tokens.Count(s.st.System) + tokens.MessageOverhead + tokens.Count(string(b))
-	s.fp = prompt.Fingerprints(s.st.System, s.st.Spans, s.catalog)
-	if s.sentFP.Combined == "" {
-		// The prefix a reopened session last sent is the one it has now.
-		s.sentFP, s.sentSystem = s.fp, s.st.System
-	}
-	s.reqMsgs = make([]openai.ChatCompletionMessage, 0, s.log.Len()+64)
-	s.reqMsgs = append(s.reqMsgs, s.system)
-	for i := 0; i < s.log.Len(); i++ {
-		s.reqMsgs = pushWire(s.reqMsgs, s.log.At(i).Wire)
-	}
-}
-
-func toOpenAITools(specs []tool.Spec) []openai.Tool {
-	out := make([]openai.Tool, 0, len(specs))
-	for _, sp := range specs {
-		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters,
-		}})
-	}
-	return out
 }
 
 func putMeta(tx *storage.Tx, meta storage.Session, st state) error {
@@ -392,45 +366,6 @@ func (s *Session) Fingerprint() prompt.Fingerprint {
 	return s.fp
 }
 
-// NextRequest returns the request the model would receive next, as a copy,
-// with the status block it would carry at the tail.
-func (s *Session) NextRequest() llm.Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	req := s.request()
-	req.Messages = append([]openai.ChatCompletionMessage(nil), req.Messages...)
-	req.Messages = pushWire(req.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: s.idleStatus()})
-	return req
-}
-
-// pushWire appends m to a request's messages, merging it into the last one
-// when both are user messages, so the request strictly alternates user and
-// assistant turns (some providers and chat templates reject two user
-// messages in a row). Index 0, the system prompt, is never merged into.
-// Merging only ever changes the last message, so the bytes before it stay
-// the same from request to request.
-func pushWire(dst []openai.ChatCompletionMessage, m openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
-	if n := len(dst); n > 1 && m.Role == openai.ChatMessageRoleUser && dst[n-1].Role == openai.ChatMessageRoleUser {
-		dst[n-1] = joinUser(dst[n-1], m)
-		return dst
-	}
-	return append(dst, m)
-}
-
-// joinUser is two consecutive user messages as one.
-func joinUser(a, b openai.ChatCompletionMessage) openai.ChatCompletionMessage {
-	a.Content += "\n\n" + b.Content
-	return a
-}
-
-// request assembles the three zones: the prefix (system prompt and tool
-// catalog, fixed for the session), the log (a verbatim copy of the cached
-// wire messages) and the scratch zone at the tail. It shares its backing
-// array with the session and is valid only until the next append.
-func (s *Session) request() llm.Request {
-	return llm.Request{Model: s.cfg.ModelName, Messages: s.reqMsgs, Tools: s.catalog}
-}
-
 func (s *Session) emit(e Event) {
 	if s.cfg.OnEvent == nil {
 		return
@@ -496,9 +431,7 @@ func (s *Session) commit(msgs []transcript.Message, extra func(tx *storage.Tx) e
 		s.resetPrefix()
 		return fmt.Errorf("agent: could not save the conversation: %w", err)
 	}
-	for i := start; i < s.log.Len(); i++ {
-		s.reqMsgs = pushWire(s.reqMsgs, s.log.At(i).Wire)
-	}
+	s.syncSkeleton()
 	s.publishLevel()
 	for i := start; i < s.log.Len(); i++ {
 		m := s.log.At(i).Msg.Clone() // events share no memory with the log

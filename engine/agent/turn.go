@@ -121,12 +121,10 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 	if err := s.checkPressure(ctx); err != nil {
 		return nil, "", err
 	}
-	msgs, restore, err := s.prepareRequest()
+	req, err := s.nextRequest() // the one request pipeline, see request.go
 	if err != nil {
 		return nil, "", err
 	}
-	req := s.request()
-	req.Messages = msgs
 	drift := s.checkDrift()
 	logLen := s.log.Len()
 	estimate := s.prefixTok + s.log.Tokens() // our own count, kept beside the billed one
@@ -135,7 +133,6 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Step: step, Retry: &r}) },
 	}
 	resp, err := s.cfg.Model.Stream(ctx, req, cb)
-	restore()
 	now := s.cfg.now()
 	if err != nil && llm.IsContextLengthExceeded(err) && ctx.Err() == nil {
 		if rerr := s.emergency(ctx, err); rerr != nil {

@@ -6,7 +6,6 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
 )
 
@@ -16,8 +15,8 @@ type Input struct {
 	// Messages is the cycle's log, oldest first.
 	Messages []transcript.Message
 	// Tokens holds the token count of each message, framing included, as
-	// the log cached it. Missing or negative entries are counted with
-	// [MessageTokens].
+	// the log cached it (transcript.Entry.Tokens). A missing or negative
+	// entry takes the count stored with the message (transcript.TokensOf).
 	Tokens []int
 	// Wire optionally holds the cached wire form of each message exactly as
 	// it was sent. When it has one entry per message, the cache-aligned
@@ -62,36 +61,22 @@ type Input struct {
 	ReminderBudget int
 }
 
-// MessageTokens estimates the tokens m costs on the wire: the framing
-// overhead, the text, the replayed reasoning and each tool call. It follows
-// the same rules as the append log, so it agrees with the cached counts.
-func MessageTokens(m transcript.Message) int {
-	text := m.Text()
-	switch {
-	case m.Role == transcript.Assistant && text == "" && len(m.ToolCalls) == 0:
-		text = "(no reply)"
-	case m.Role == transcript.Tool && text == "":
-		text = "(no output)"
-	}
-	n := tokens.MessageOverhead + tokens.Count(text)
-	if m.Role == transcript.Assistant && m.ReplayReasoning {
-		n += tokens.Count(m.Reasoning)
-	}
-	for _, c := range m.ToolCalls {
-		n += tokens.MessageOverhead + tokens.Count(c.Name) + tokens.Count(c.Arguments)
-	}
-	return n
-}
+// MessageTokens is transcript.MessageTokens, the engine's one per-message
+// token formula, applied to m on its own: what a message this package
+// writes (a placeholder, a reminder) costs on the wire.
+func MessageTokens(m transcript.Message) int { return transcript.MessageTokens(m) }
 
 // messageTokens returns one count per message of in, taking in.Tokens
-// where it is present and counting the rest.
+// where it is present and otherwise the count the log stored with the
+// message (transcript.TokensOf); nothing is counted again unless a message
+// carries no count.
 func messageTokens(in Input) []int {
 	out := make([]int, len(in.Messages))
 	for i, m := range in.Messages {
 		if i < len(in.Tokens) && in.Tokens[i] >= 0 {
 			out[i] = in.Tokens[i]
 		} else {
-			out[i] = MessageTokens(m)
+			out[i] = transcript.TokensOf(m)
 		}
 	}
 	return out

@@ -24,8 +24,22 @@ func withAttempt(ctx context.Context, info *attemptInfo) context.Context {
 }
 
 // transport wraps the caller's RoundTripper to do what go-openai cannot:
-// send an explicit zero temperature (its field is omitempty) and expose the
-// response headers of failed requests (for Retry-After).
+// send an explicit zero temperature and expose the response headers of
+// failed requests (for Retry-After).
+//
+// The temperature is the one provider quirk for which the request body is
+// rewritten after go-openai built it, and the only one: go-openai v1.43's
+// ChatCompletionRequest.Temperature is a float32 tagged omitempty, so a
+// temperature of 0 is dropped from the JSON and the server applies its own
+// default (1 for OpenAI and DeepSeek) instead. The library has no pointer
+// field, no extra-body hook on chat requests and no way to replace its
+// JSON marshaller (upstream issues sashabaranov/go-openai#9 and #678 are
+// open; the fixes #922 and #983 are unmerged), and the usual workaround,
+// math.SmallestNonzeroFloat32, would send a different number. So for a
+// request that asked for exactly 0 the transport adds "temperature":0 as
+// the body's first member and changes nothing else: the messages and tools
+// go out exactly as the engine assembled them. Every other body passes
+// through untouched.
 type transport struct {
 	base http.RoundTripper
 }

@@ -20,7 +20,6 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/tally-dev/tally/engine/llm"
-	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
 )
 
@@ -72,7 +71,7 @@ func List(msgs []transcript.Message) string {
 		if r := []rune(text); len(r) > PreviewChars {
 			text = string(r[:PreviewChars]) + "…"
 		}
-		fmt.Fprintf(&b, "%d. %s, %d tokens: %s\n", i+1, role, tokens.Count(m.Text())+tokens.Count(m.Reasoning), text)
+		fmt.Fprintf(&b, "%d. %s, %d tokens: %s\n", i+1, role, transcript.TokensOf(m), text)
 	}
 	return b.String()
 }
@@ -130,7 +129,10 @@ type Plan struct {
 }
 
 // Apply computes the purge of msgs by ops without changing msgs. Invalid
-// operations are listed in Rejected, never applied.
+// operations are listed in Rejected, never applied. Token counts are the
+// ones the log stored with the messages (transcript.TokensOf), the same
+// the context gauge and the compaction preview add up; an edited message
+// is counted afresh with transcript.MessageTokens.
 func Apply(msgs []transcript.Message, ops []Op) Plan {
 	var p Plan
 	remove := map[int]string{}
@@ -175,6 +177,7 @@ func Apply(msgs []transcript.Message, ops []Op) Plan {
 				continue
 			}
 			m.Blocks = blocks
+			m.Tokens, m.TokensKey = 0, "" // the stored count was for the old text
 			edited[i] = m
 		default:
 			p.Rejected = append(p.Rejected, fmt.Sprintf("message %d: unknown op %q; use remove or replace", op.Msg, op.Op))
@@ -223,14 +226,14 @@ func Apply(msgs []transcript.Message, ops []Op) Plan {
 		}
 	}
 	for i, m := range msgs {
-		before := tokens.Count(m.Text()) + tokens.Count(m.Reasoning)
+		before := transcript.TokensOf(m)
 		p.Before += before
 		if why, gone := remove[i]; gone {
 			p.Changes = append(p.Changes, Change{Msg: i + 1, Action: "remove", Before: before, Because: why})
 			continue
 		}
 		if e, ok := edited[i]; ok {
-			after := tokens.Count(e.Text()) + tokens.Count(e.Reasoning)
+			after := transcript.MessageTokens(e)
 			p.Changes = append(p.Changes, Change{Msg: i + 1, Action: "replace", Before: before, After: after, Because: "asked"})
 			p.Messages = append(p.Messages, e)
 			p.After += after

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/tally-dev/tally/engine/tokens"
 )
 
 // Counter returns the number of tokens in a text.
@@ -35,12 +37,77 @@ type WireRules struct {
 
 // Entry is a message with everything the request path needs cached.
 type Entry struct {
+	// Msg is the message, with Msg.Tokens and Msg.TokensKey set to Tokens
+	// and the key of Bytes, so storing Msg stores the count.
 	Msg    Message
 	Wire   openai.ChatCompletionMessage
 	Bytes  []byte // canonical JSON of Wire, exactly as sent
-	Tokens int    // estimated tokens of Wire including framing
+	Tokens int    // WireTokens of Wire: the message's one token count
 	// Ref is the SHA-256 of a tool result sent as a reference, or "".
 	Ref string
+}
+
+// WireTokens is the engine's one token formula for a message: what w
+// costs on the wire, counted with count. It is the framing
+// (tokens.MessageOverhead), the content and the replayed reasoning, plus
+// for each tool call its own framing, its name and its arguments.
+//
+// The AppendLog counts every entry with it once, at append, and keeps the
+// count with the message (Entry.Tokens, Message.Tokens). The context
+// gauge, the compaction planner and its preview, purge, the CLI and the UI
+// all read those counts; a message that is not in a log (a compaction
+// placeholder, a re-injected reminder, a purge edit) is counted with
+// MessageTokens, which is this formula on the message's own wire form.
+func WireTokens(w openai.ChatCompletionMessage, count Counter) int {
+	n := tokens.MessageOverhead + count(w.Content) + count(w.ReasoningContent)
+	for _, c := range w.ToolCalls {
+		n += tokens.MessageOverhead + count(c.Function.Name) + count(c.Function.Arguments)
+	}
+	return n
+}
+
+// Wire returns m's wire form on its own: the chat-completions message m
+// is sent as when no history rule (see WireRules) applies to it. The
+// AppendLog starts from it and applies the rules.
+func Wire(m Message) openai.ChatCompletionMessage {
+	w := openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Text()}
+	switch m.Role {
+	case Assistant:
+		if m.ReplayReasoning {
+			w.ReasoningContent = m.Reasoning
+		}
+		for _, c := range m.ToolCalls {
+			w.ToolCalls = append(w.ToolCalls, openai.ToolCall{
+				ID: c.ID, Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: c.Name, Arguments: c.Arguments},
+			})
+		}
+		if w.Content == "" && len(w.ToolCalls) == 0 {
+			w.Content = "(no reply)"
+		}
+	case Tool:
+		w.ToolCallID = m.ToolCallID
+		if w.Content == "" {
+			w.Content = "(no output)"
+		}
+	}
+	return w
+}
+
+// MessageTokens returns what m costs on the wire on its own, counted with
+// tokens.Count: WireTokens of Wire(m). For a message in a log use the
+// count the log keeps (TokensOf), since a history rule may have shortened
+// it.
+func MessageTokens(m Message) int { return WireTokens(Wire(m), tokens.Count) }
+
+// TokensOf returns m's token count: the one the AppendLog set on it
+// (Message.Tokens) when there is one, else MessageTokens(m). Code that
+// changes a message's content must clear Message.Tokens.
+func TokensOf(m Message) int {
+	if m.Tokens > 0 {
+		return m.Tokens
+	}
+	return MessageTokens(m)
 }
 
 // RebuildRecord documents one rewrite of the log for the audit trail.
@@ -75,13 +142,13 @@ type Superseded struct {
 func SupersededBy(before, after []Message) []Superseded {
 	kept := make(map[string]int, len(after))
 	for _, m := range after {
-		if b, err := Encode(m); err == nil {
+		if b, err := Encode(uncounted(m)); err == nil {
 			kept[string(b)]++
 		}
 	}
 	var out []Superseded
 	for i, m := range before {
-		b, err := Encode(m)
+		b, err := Encode(uncounted(m))
 		if err == nil && kept[string(b)] > 0 {
 			kept[string(b)]--
 			continue
@@ -91,24 +158,37 @@ func SupersededBy(before, after []Message) []Superseded {
 	return out
 }
 
+// uncounted is m without its token count, which a rebuild may change
+// without changing the message.
+func uncounted(m Message) Message {
+	m.Tokens, m.TokensKey = 0, ""
+	return m
+}
+
 // AppendLog is the append-only transcript of one cycle. Append is the only
 // way to add a message and Rebuild the only way to change existing ones.
 // It is not safe for concurrent use.
 type AppendLog struct {
 	entries  []Entry
 	count    Counter
+	keyed    bool // count is tokens.Count: counts are stored and reused
 	rules    WireRules
 	total    int
 	lastMeta string
 	seen     map[string]bool
 }
 
-// NewAppendLog returns an empty log that counts tokens with count.
+// NewAppendLog returns an empty log that counts tokens with count; nil
+// means tokens.Count, the engine's tokenizer. Only such a log keys the
+// counts it sets on messages (Message.TokensKey) and reuses a count a
+// message already carries for the same wire form, so reopening a stored
+// session costs no counting; a log with another counter always counts.
 func NewAppendLog(count Counter, rules WireRules) *AppendLog {
+	keyed := count == nil
 	if count == nil {
-		count = func(s string) int { return (len(s) + 3) / 4 }
+		count = tokens.Count
 	}
-	return &AppendLog{count: count, rules: rules, seen: map[string]bool{}}
+	return &AppendLog{count: count, keyed: keyed, rules: rules, seen: map[string]bool{}}
 }
 
 // Len returns the number of messages in the log.
@@ -142,7 +222,10 @@ func (l *AppendLog) AppendWire(dst []openai.ChatCompletionMessage) []openai.Chat
 }
 
 // Append adds m at the end and returns its entry, with the wire form and
-// token count computed now and never again.
+// token count computed now and never again. A count m already carries is
+// reused when it was made for exactly this wire form (its TokensKey
+// matches) and is plausible (at least 1, at most one token per byte plus
+// the framing); otherwise the message is counted.
 func (l *AppendLog) Append(m Message) *Entry {
 	e := l.render(m)
 	l.entries = append(l.entries, e)
@@ -180,53 +263,55 @@ func (l *AppendLog) Hash() string {
 }
 
 func (l *AppendLog) render(m Message) Entry {
-	w := openai.ChatCompletionMessage{Role: string(m.Role)}
+	w := Wire(m)
 	var ref string
 	switch m.Role {
 	case User:
-		w.Content = l.userContent(&m)
-	case Assistant:
-		w.Content = m.Text()
-		if m.ReplayReasoning {
-			w.ReasoningContent = m.Reasoning
-		}
-		for _, c := range m.ToolCalls {
-			w.ToolCalls = append(w.ToolCalls, openai.ToolCall{
-				ID: c.ID, Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: c.Name, Arguments: c.Arguments},
-			})
-		}
-		if w.Content == "" && len(w.ToolCalls) == 0 {
-			w.Content = "(no reply)"
-		}
+		w.Content = l.userContent(&m, w.Content)
 	case Tool:
-		w.ToolCallID = m.ToolCallID
-		w.Content, ref = l.toolContent(&m)
+		w.Content, ref = l.toolContent(w.Content, m.ToolName)
 	}
 	b, err := json.Marshal(w)
 	if err != nil {
 		// Only a MultiContent misuse can fail, and we never set it.
 		b = []byte(fmt.Sprintf(`{"role":%q}`, w.Role))
 	}
-	n := 4 + l.count(w.Content) + l.count(w.ReasoningContent)
-	for _, c := range w.ToolCalls {
-		n += 4 + l.count(c.Function.Name) + l.count(c.Function.Arguments)
+	key := ""
+	if l.keyed {
+		key = countKey(b)
 	}
+	n := m.Tokens
+	if key == "" || m.TokensKey != key || n < 1 || n > len(b)+tokens.MessageOverhead*(1+len(w.ToolCalls)) {
+		n = WireTokens(w, l.count)
+	}
+	m.Tokens, m.TokensKey = n, key
 	return Entry{Msg: m, Wire: w, Bytes: b, Tokens: n, Ref: ref}
 }
 
-func (l *AppendLog) userContent(m *Message) string {
+// countKey identifies the wire bytes b, and the tokenizer, a token count
+// was made for.
+func countKey(b []byte) string {
+	h := sha256.New()
+	h.Write([]byte(tokens.Encoding))
+	h.Write([]byte{0})
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// userContent applies the folding rule to a user message whose wire text
+// is text.
+func (l *AppendLog) userContent(m *Message, text string) string {
 	meta := m.TurnMeta()
 	if meta == "" || !l.rules.FoldTurnMeta {
 		if meta != "" {
 			l.lastMeta = meta
 		}
-		return m.Text()
+		return text
 	}
 	folded := meta == l.lastMeta
 	l.lastMeta = meta
 	if !folded {
-		return m.Text()
+		return text
 	}
 	out := ""
 	for i, bl := range m.Blocks {
@@ -242,13 +327,10 @@ func (l *AppendLog) userContent(m *Message) string {
 	return out
 }
 
-func (l *AppendLog) toolContent(m *Message) (string, string) {
-	text := m.Text()
-	if text == "" {
-		text = "(no output)"
-	}
+// toolContent applies the reference rule to a tool result's wire text.
+func (l *AppendLog) toolContent(text, toolName string) (string, string) {
 	if l.rules.DedupeMin <= 0 || len(text) < l.rules.DedupeMin ||
-		(l.rules.Exempt != nil && l.rules.Exempt(m.ToolName)) {
+		(l.rules.Exempt != nil && l.rules.Exempt(toolName)) {
 		return text, ""
 	}
 	sum := sha256.Sum256([]byte(text))
@@ -258,5 +340,5 @@ func (l *AppendLog) toolContent(m *Message) (string, string) {
 		return text, ""
 	}
 	return fmt.Sprintf("<TOOL_RESULT_REF sha=%q chars=\"%d\">identical to an earlier %s result in this conversation; call retrieve_tool_result with this sha to read it again</TOOL_RESULT_REF>",
-		sha, len(text), m.ToolName), sha
+		sha, len(text), toolName), sha
 }

@@ -4,8 +4,10 @@
 // The AppendLog caches each message's canonical wire form (the exact
 // chat-completions message that will be sent) and its token count at the
 // moment it is appended, so assembling a request is a copy of a slice and
-// never a re-render of history. The single way to change existing history is
-// Rebuild, which returns a RebuildRecord for the audit trail.
+// never a re-render of history. The count (WireTokens, the engine's only
+// per-message token formula) is stored with the message, so a reopened
+// session does not count again. The single way to change existing history
+// is Rebuild, which returns a RebuildRecord for the audit trail.
 package transcript
 
 import (
@@ -86,6 +88,14 @@ type Message struct {
 	// Redacted counts the secrets replaced in a tool result's text at
 	// intake, for the tool card; never sent.
 	Redacted int `json:"redacted,omitempty"`
+	// Tokens is what the message costs on the wire, as the AppendLog
+	// counted it when it was appended (see WireTokens), and TokensKey
+	// identifies the wire form that count is for. The log sets both and
+	// stores them with the message, so a reopened session does not count
+	// again; it trusts a stored count only for the same wire form. Never
+	// sent. Zero means not counted yet.
+	Tokens    int    `json:"tokens,omitempty"`
+	TokensKey string `json:"tokens_key,omitempty"`
 }
 
 // Text returns the concatenated text of the message's blocks, separated by a
