@@ -42,6 +42,28 @@ import (
 // rendered, but a fixed one keeps the inputs identical run to run.
 var goldenTime = time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC)
 
+// goldenTheme is Fyne's test theme with the default theme's font rule
+// for monospace text: one face whatever the weight or slant. The test
+// theme defines no bold monospace face (tool card titles use it), and
+// measuring text in a missing face crashes the test driver.
+type goldenTheme struct{ fyne.Theme }
+
+// Font implements fyne.Theme.
+func (t goldenTheme) Font(s fyne.TextStyle) fyne.Resource {
+	if s.Monospace {
+		s = fyne.TextStyle{Monospace: true}
+	}
+	return t.Theme.Font(s)
+}
+
+// goldenApp starts a test app with the golden theme; build views after it
+// so they take the theme's colours.
+func goldenApp(t *testing.T) {
+	t.Helper()
+	test.NewTempApp(t)
+	test.ApplyTheme(t, goldenTheme{test.Theme()})
+}
+
 // goldenWindow opens a window of a fixed size showing content.
 func goldenWindow(t *testing.T, content fyne.CanvasObject, w, h float32) fyne.Window {
 	t.Helper()
@@ -50,11 +72,43 @@ func goldenWindow(t *testing.T, content fyne.CanvasObject, w, h float32) fyne.Wi
 	return win
 }
 
-// assertGolden compares the window's canvas, overlays included, with
+// assertGolden lays the window out as the desktop driver would have by
+// the next frame and compares its canvas, overlays included, with
 // testdata/golden/<name>.xml.
 func assertGolden(t *testing.T, win fyne.Window, name string) {
 	t.Helper()
-	test.AssertRendersToMarkup(t, "golden/"+name+".xml", win.Canvas())
+	c := win.Canvas()
+	layoutAll(c.Content())
+	for _, o := range c.Overlays().List() {
+		layoutAll(o)
+	}
+	test.AssertRendersToMarkup(t, "golden/"+name+".xml", c)
+}
+
+// layoutAll lays out every visible container and widget under o again,
+// parents first. The desktop driver does this on the next frame for any
+// parent whose child changed its minimum size (a chat row hiding the parts
+// it does not use, a label getting its text); the test canvas only lays
+// out on a resize, so without it the markup would show stale positions.
+func layoutAll(o fyne.CanvasObject) {
+	if o == nil || !o.Visible() {
+		return
+	}
+	switch v := o.(type) {
+	case *fyne.Container:
+		if v.Layout != nil {
+			v.Layout.Layout(v.Objects, v.Size())
+		}
+		for _, c := range v.Objects {
+			layoutAll(c)
+		}
+	case fyne.Widget:
+		r := test.WidgetRenderer(v)
+		r.Layout(v.Size())
+		for _, c := range r.Objects() {
+			layoutAll(c)
+		}
+	}
 }
 
 // settle runs the chat's deferred measurements until none is left, as
@@ -105,9 +159,12 @@ func goldenChat(t *testing.T) (*chatView, *queue) {
 }
 
 func TestGoldenChatToolCards(t *testing.T) {
-	test.NewTempApp(t)
+	goldenApp(t)
 	c, q := goldenChat(t)
 	win := goldenWindow(t, c.box, 760, 900)
+	settle(t, q)
+	// Laying the rows out shows them again, which queues their checks.
+	layoutAll(win.Canvas().Content())
 	settle(t, q)
 	if n := len(c.items); n != 5 {
 		t.Fatalf("the chat has %d rows; want the question, two replies and two tool cards", n)
@@ -127,7 +184,7 @@ func goldenItems() []todo.Item {
 }
 
 func TestGoldenChecklist(t *testing.T) {
-	test.NewTempApp(t)
+	goldenApp(t)
 	c := NewChecklist()
 	win := goldenWindow(t, c, 420, 320)
 	assertGolden(t, win, "checklist_empty")
@@ -138,7 +195,7 @@ func TestGoldenChecklist(t *testing.T) {
 }
 
 func TestGoldenGauge(t *testing.T) {
-	test.NewTempApp(t)
+	goldenApp(t)
 	g := NewGauge()
 	win := goldenWindow(t, g, 480, 90)
 	// A 128k window: auto-compaction at 128k − 20k summary reserve − 13k
@@ -164,7 +221,7 @@ func TestGoldenCacheChip(t *testing.T) {
 		{"red", 1_500, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			test.NewTempApp(t)
+			goldenApp(t)
 			chip := NewCacheChip()
 			win := goldenWindow(t, chip, 200, 48)
 			chip.Set(agent.Usage{PromptTokens: prompt, CacheHitTokens: c.hit, CacheMissTokens: prompt - c.hit,
@@ -209,7 +266,7 @@ func goldenPlan() (compact.Plan, []transcript.Message) {
 }
 
 func TestGoldenCompactionDialog(t *testing.T) {
-	test.NewTempApp(t)
+	goldenApp(t)
 	win := goldenWindow(t, &fyne.Container{}, 1000, 720)
 	// No session is open, so the dialog has no model price and counts in
 	// tokens: the rendered text does not depend on saved settings.
