@@ -229,9 +229,9 @@ func (u *UI) showArchive() {
 		return
 	}
 	ops := live.ops
-	go func() {
+	u.bridge.Work(func() func() {
 		archives, err := ops.Archives()
-		u.bridge.Do(func() {
+		return func() {
 			if u.live != live {
 				return
 			}
@@ -244,6 +244,6 @@ func (u *UI) showArchive() {
 			d := dialog.NewCustom("Archive", "Close", b.content, u.win)
 			d.Resize(fyne.NewSize(940, 620))
 			d.Show()
-		})
-	}()
+		}
+	})
 }

@@ -33,6 +33,18 @@ func newBridgeWith(do func(func())) *Bridge { return &Bridge{do: do} }
 // Do runs fn on the UI goroutine without waiting for it.
 func (b *Bridge) Do(fn func()) { b.do(fn) }
 
+// Work runs work off the UI goroutine and then applies what it returns on
+// the UI goroutine, in that order; a nil apply means nothing to apply. It
+// is the one way the UI does slow work (the store, the engine, the
+// network) without blocking the window.
+func (b *Bridge) Work(work func() (apply func())) {
+	go func() {
+		if apply := work(); apply != nil {
+			b.Do(apply)
+		}
+	}()
+}
+
 // DoAndWait runs fn on the UI goroutine and waits until it has run.
 func (b *Bridge) DoAndWait(fn func()) {
 	if b.do == nil {

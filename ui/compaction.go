@@ -375,13 +375,13 @@ func (u *UI) startCompaction() {
 	}
 	ops := live.ops
 	u.setBusyButtons(true)
-	go func() {
+	u.bridge.Work(func() func() {
 		plan, err := ops.PreviewCompaction()
 		var msgs []transcript.Message
 		if err == nil {
 			msgs = ops.Messages()
 		}
-		u.bridge.Do(func() {
+		return func() {
 			if u.live != live {
 				return
 			}
@@ -398,8 +398,8 @@ func (u *UI) startCompaction() {
 					}
 				})
 			}
-		})
-	}()
+		}
+	})
 }
 
 // applyCompaction runs the compaction off the UI goroutine. Stop cancels
@@ -426,19 +426,19 @@ func (u *UI) compactionDone(live *liveSession, res agent.CompactionResult, err e
 	u.setBusyButtons(false)
 	switch {
 	case errors.Is(err, context.Canceled):
-		u.footer.State.Run = "stopped"
+		u.footer.State.Run = RunState{Phase: RunStopped}
 		u.chat.notice("Compaction stopped; the history is unchanged.", false)
 	case errors.Is(err, agent.ErrNothingToCompact):
-		u.footer.State.Run = "idle"
+		u.footer.State.Run = RunState{}
 		u.banner.ShowInfo("There was nothing to compact; the history is unchanged.")
 	case errors.Is(err, agent.ErrBusy):
-		u.footer.State.Run = "idle"
+		u.footer.State.Run = RunState{}
 		u.banner.ShowInfo("The session is busy with a turn; compact when it has finished.")
 	case err != nil:
-		u.footer.State.Run = "failed"
+		u.footer.State.Run = RunState{Phase: RunFailed}
 		u.banner.ShowError("The compaction failed: " + err.Error())
 	default:
-		u.footer.State.Run = "idle"
+		u.footer.State.Run = RunState{}
 		u.compactions++
 	}
 	u.gauge.SetLevel(level, live.window, exact)

@@ -36,9 +36,9 @@ func (u *UI) runNewCycle(live *liveSession) {
 		return
 	}
 	ops := live.ops
-	go func() {
+	u.bridge.Work(func() func() {
 		err := ops.NewCycle(ctx)
-		u.bridge.Do(func() {
+		return func() {
 			live.running, live.cancel = false, nil
 			if u.live != live {
 				return
@@ -46,7 +46,7 @@ func (u *UI) runNewCycle(live *liveSession) {
 			u.setIdle()
 			switch {
 			case errors.Is(err, context.Canceled):
-				u.footer.State.Run = "stopped"
+				u.footer.State.Run = RunState{Phase: RunStopped}
 				u.footer.Update()
 			case errors.Is(err, agent.ErrBusy):
 				u.banner.ShowInfo("The session is busy with a turn; start a new cycle when it has finished.")
@@ -55,8 +55,8 @@ func (u *UI) runNewCycle(live *liveSession) {
 			default:
 				u.refreshThresholds(live)
 			}
-		})
-	}()
+		}
+	})
 }
 
 // beginBusy marks live as running a maintenance job (compaction, purge, a
@@ -72,7 +72,7 @@ func (u *UI) beginBusy(live *liveSession, state string) (context.Context, bool) 
 	u.sendB.Disable()
 	u.stopB.Enable()
 	u.setBusyButtons(true)
-	u.footer.State.Run = state
+	u.footer.State.Run = Busy(state)
 	u.footer.Update()
 	return ctx, true
 }

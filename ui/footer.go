@@ -23,8 +23,8 @@ type FooterState struct {
 	Cost         float64
 	CostKnown    bool // false: no price for some request, shown as "n/a"
 	LastDuration time.Duration
-	Run          string // "idle", "running step 7/50", "stopped" ...
-	WarmUp       string // the warm-up request's cost, e.g. "warm-up $0.0004"
+	Run          RunState // idle, running step 7/50, stopped ...
+	WarmUp       string   // the warm-up request's cost, e.g. "warm-up $0.0004"
 	// Drift is the alert of an unbooked prefix change; Alerts are the
 	// engine's alert lines (loop guard, compaction breaker). Both are shown
 	// apart from the parts, in warning styling.
@@ -66,8 +66,8 @@ func (s FooterState) Parts(now time.Time) []string {
 	if s.LastDuration > 0 {
 		p = append(p, "last request "+duration(s.LastDuration))
 	}
-	if s.Run != "" {
-		p = append(p, s.Run)
+	if r := s.Run.String(); r != "" {
+		p = append(p, r)
 	}
 	return p
 }
@@ -97,7 +97,7 @@ func NewFooter(after func(time.Duration, func())) *Footer {
 	f.icon = widget.NewIcon(theme.WarningIcon())
 	f.close = &widget.Button{Icon: theme.CancelIcon(), Importance: widget.LowImportance, OnTapped: f.DismissAlerts}
 	f.box = container.NewBorder(nil, nil, f.icon, f.close, f.alert)
-	f.State.Run = "idle"
+	f.State.Run = RunState{}
 	f.ExtendBaseWidget(f)
 	f.Update()
 	return f

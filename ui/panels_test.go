@@ -627,7 +627,7 @@ func TestManualCompactionAgainstTheEngine(t *testing.T) {
 		t.Errorf("before list has %d rows; the log has %d messages", len(h.ui.compactDlg.before), len(h.ui.live.sess.Messages()))
 	}
 	test.Tap(h.ui.compactDlg.apply)
-	h.waitFor("the compaction to finish", func() bool { return !h.ui.live.running && h.ui.footer.State.Run != "compacting…" })
+	h.waitFor("the compaction to finish", func() bool { return !h.ui.live.running && h.ui.footer.State.Run.String() != "compacting…" })
 	var row *chatItem
 	for _, it := range h.ui.chat.items {
 		if it.kind == itemRebuild {

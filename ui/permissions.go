@@ -71,9 +71,9 @@ func (p *permissionBar) onMode(label string) {
 	}
 	m := modeOfLabel(label)
 	sess := live.sess
-	go func() {
+	p.u.bridge.Work(func() func() {
 		err := sess.SetMode(m)
-		p.u.bridge.Do(func() {
+		return func() {
 			if err != nil {
 				p.u.banner.ShowError("Could not switch the mode: " + err.Error())
 				p.loading = true
@@ -82,8 +82,8 @@ func (p *permissionBar) onMode(label string) {
 				return
 			}
 			p.u.banner.ShowInfo(fmt.Sprintf("%s mode: %s.", m.Label(), m.Explain()))
-		})
-	}()
+		}
+	})
 }
 
 func (p *permissionBar) onNetwork(on bool) {
@@ -95,10 +95,10 @@ func (p *permissionBar) onNetwork(on bool) {
 	if live.running {
 		p.u.banner.ShowInfo("The network switch applies once the current turn ends.")
 	}
-	go func() {
+	p.u.bridge.Work(func() func() {
 		err := sess.SetAllowNetwork(on)
 		note := sess.SandboxNote()
-		p.u.bridge.Do(func() {
+		return func() {
 			if err != nil {
 				p.u.banner.ShowError("Could not change the network switch: " + err.Error())
 				return
@@ -107,8 +107,8 @@ func (p *permissionBar) onNetwork(on bool) {
 				live.perm.network, live.perm.sandbox = on, note
 				p.showSandbox(live.perm)
 			}
-		})
-	}()
+		}
+	})
 }
 
 // showSandbox shows the short sandbox state; the full policy is in the

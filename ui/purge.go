@@ -37,20 +37,20 @@ func (u *UI) startPurge() {
 		return
 	}
 	ops := live.ops
-	go func() {
+	u.bridge.Work(func() func() {
 		plan, err := ops.PreviewPurge(ctx)
-		u.bridge.Do(func() {
+		return func() {
 			live.running, live.cancel = false, nil
 			if u.live != live {
 				return
 			}
 			u.setBusyButtons(false)
 			u.setIdleButtons()
-			u.footer.State.Run = "idle"
+			u.footer.State.Run = RunState{}
 			u.footer.Update()
 			switch {
 			case errors.Is(err, context.Canceled):
-				u.footer.State.Run = "stopped"
+				u.footer.State.Run = RunState{Phase: RunStopped}
 				u.footer.Update()
 			case errors.Is(err, agent.ErrBusy):
 				u.banner.ShowInfo("The session is busy with a turn; purge when it has finished.")
@@ -61,8 +61,8 @@ func (u *UI) startPurge() {
 			default:
 				u.showPurgeDialog(live, plan)
 			}
-		})
-	}()
+		}
+	})
 }
 
 // showPurgeDialog shows the plan with Apply / Cancel.
@@ -103,10 +103,10 @@ func (u *UI) applyPurge(live *liveSession, plan agent.PurgePreview) {
 	u.sendB.Disable()
 	u.setBusyButtons(true)
 	ops := live.ops
-	go func() {
+	u.bridge.Work(func() func() {
 		err := ops.ApplyPurge(plan)
 		level, exact := ops.ContextTokens()
-		u.bridge.Do(func() {
+		return func() {
 			live.running = false
 			if u.live != live {
 				return
@@ -118,6 +118,6 @@ func (u *UI) applyPurge(live *liveSession, plan agent.PurgePreview) {
 				return
 			}
 			u.gauge.SetLevel(level, live.window, exact)
-		})
-	}()
+		}
+	})
 }

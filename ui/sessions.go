@@ -94,10 +94,10 @@ func (v *sessionsView) refresh() { v.u.refreshSessions(false) }
 // last open session.
 func (u *UI) refreshSessions(restore bool) {
 	wb := u.wb
-	go func() {
+	u.bridge.Work(func() func() {
 		list, err := wb.Sessions()
 		sort.SliceStable(list, func(i, j int) bool { return list[i].Updated.After(list[j].Updated) })
-		u.bridge.Do(func() {
+		return func() {
 			if err != nil {
 				u.banner.ShowError("Could not list the sessions: " + err.Error())
 				return
@@ -117,8 +117,8 @@ func (u *UI) refreshSessions(restore bool) {
 				}
 				u.showWelcome()
 			}
-		})
-	}()
+		}
+	})
 }
 
 func (v *sessionsView) set(list []workbench.SessionInfo) {
@@ -195,7 +195,7 @@ func (u *UI) createSession(workspace, title string) {
 		return
 	}
 	wb := u.wb
-	go func() {
+	u.bridge.Work(func() func() {
 		// A new session starts in the mode chosen in Settings; one with no
 		// endpoint yet can be created and opened all the same.
 		cfg, err := wb.Config(workbench.SessionOptions{})
@@ -203,7 +203,7 @@ func (u *UI) createSession(workspace, title string) {
 		if err == nil || errors.Is(err, workbench.ErrNoModel) {
 			sess, err = agent.Create(cfg, "", workspace, strings.TrimSpace(title))
 		}
-		u.bridge.Do(func() {
+		return func() {
 			if err != nil {
 				u.banner.ShowError("Could not create the session: " + err.Error())
 				return
@@ -211,8 +211,8 @@ func (u *UI) createSession(workspace, title string) {
 			u.warmNext = sess.ID()
 			u.refreshSessions(false)
 			u.openSession(sess.ID())
-		})
-	}()
+		}
+	})
 }
 
 func (v *sessionsView) showRename() {
@@ -228,9 +228,9 @@ func (v *sessionsView) showRename() {
 			return
 		}
 		wb, id, title := v.u.wb, s.ID, e.Text
-		go func() {
+		v.u.bridge.Work(func() func() {
 			err := wb.Rename(id, title)
-			v.u.bridge.Do(func() {
+			return func() {
 				if err != nil {
 					v.u.banner.ShowError("Could not rename the session: " + err.Error())
 					return
@@ -240,8 +240,8 @@ func (v *sessionsView) showRename() {
 					v.u.win.SetTitle("Tally — " + strings.TrimSpace(title))
 				}
 				v.refresh()
-			})
-		}()
+			}
+		})
 	}, v.u.win)
 }
 
@@ -271,17 +271,17 @@ func (u *UI) deleteSession(id string) {
 		u.showWelcome()
 	}
 	wb := u.wb
-	go func() {
+	u.bridge.Work(func() func() {
 		err := wb.Delete(id)
 		if errors.Is(err, workbench.ErrNotFound) {
 			err = nil
 		}
-		u.bridge.Do(func() {
+		return func() {
 			if err != nil {
 				u.banner.ShowError("Could not delete the session: " + err.Error())
 			}
 			u.sessions.sel = ""
 			u.refreshSessions(false)
-		})
-	}()
+		}
+	})
 }

@@ -285,16 +285,16 @@ func (f *settingsForm) test() {
 	f.testB.Disable()
 	f.result.SetText("Testing " + r.BaseURL + " …")
 	model := r.Model
-	go func() {
+	f.u.bridge.Work(func() func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		d, err := workbench.Ping(ctx, s, r)
 		msg := pingMessage(d, err, model)
-		f.u.bridge.Do(func() {
+		return func() {
 			f.testB.Enable()
 			f.result.SetText(msg)
-		})
-	}()
+		}
+	})
 }
 
 // pingMessage turns a connection test into one clear sentence.
@@ -356,9 +356,9 @@ func (u *UI) applySettings(s workbench.Settings) {
 	u.settings = s
 	u.applyTheme()
 	wb := u.wb
-	go func() {
+	u.bridge.Work(func() func() {
 		err := wb.SaveSettings(s)
-		u.bridge.Do(func() {
+		return func() {
 			if err != nil {
 				u.banner.ShowError("Could not save the settings: " + err.Error())
 				return
@@ -372,6 +372,6 @@ func (u *UI) applySettings(s workbench.Settings) {
 			} else if live == nil {
 				u.showWelcome()
 			}
-		})
-	}()
+		}
+	})
 }

@@ -55,7 +55,7 @@ func TestSendStreamsAnswerIntoChat(t *testing.T) {
 	if h.shows("<turn_meta>") {
 		t.Error("the window shows the <turn_meta> block as if the user typed it")
 	}
-	if h.ui.footer.State.Run != "idle" {
+	if h.ui.footer.State.Run.Phase != RunIdle {
 		t.Errorf("footer state = %q; want idle", h.ui.footer.State.Run)
 	}
 }
@@ -136,7 +136,7 @@ func TestStopMidTurnLeavesValidTranscript(t *testing.T) {
 	}
 	test.Tap(h.ui.stopB)
 	h.waitIdle()
-	if h.ui.footer.State.Run != "stopped" {
+	if h.ui.footer.State.Run.Phase != RunStopped {
 		t.Errorf("footer state after Stop = %q; want stopped", h.ui.footer.State.Run)
 	}
 

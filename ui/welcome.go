@@ -52,7 +52,7 @@ func (u *UI) startDemo() {
 	}
 	wb := u.wb
 	base := filepath.Dir(wb.Path())
-	go func() {
+	u.bridge.Work(func() func() {
 		dir := filepath.Join(base, "demo", time.Now().Format("20060102-150405"))
 		err := os.MkdirAll(dir, 0o755)
 		if err == nil {
@@ -69,7 +69,7 @@ func (u *UI) startDemo() {
 				id = sess.ID()
 			}
 		}
-		u.bridge.Do(func() {
+		return func() {
 			if err != nil {
 				u.banner.ShowError("Could not start the demo: " + err.Error())
 				return
@@ -77,6 +77,6 @@ func (u *UI) startDemo() {
 			u.refreshSessions(false)
 			u.openSession(id)
 			u.autoSend = demo.Prompt
-		})
-	}()
+		}
+	})
 }

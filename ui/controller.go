@@ -1,0 +1,390 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2/widget"
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/workbench"
+)
+
+// The session controller: opening a session through the front door,
+// starting and stopping turns, and the run state the footer shows.
+
+// liveSession is the open session and its running turn, if any.
+type liveSession struct {
+	id       string
+	sess     *agent.Session
+	ops      sessionOps // the session's compaction, purge and archive calls
+	demo     bool
+	model    string
+	noModel  error // why turns cannot run (no endpoint configured)
+	running  bool
+	cancel   context.CancelFunc
+	stopped  bool
+	maxSteps int
+	window   int
+	perm     permState
+}
+
+// permState is what the header shows of a session's permissions, read on
+// the engine side when the session opens.
+type permState struct {
+	network   bool
+	sandboxed bool
+	sandbox   string // the sandbox note, e.g. "not sandboxed"
+}
+
+// agentConfig builds the engine configuration for a session through the
+// front door, with the window's approver, compaction asker and event
+// handler. It runs on the UI goroutine. When no model endpoint is set up
+// the session still opens, and live.noModel says why turns cannot run.
+func (u *UI) agentConfig(live *liveSession, isDemo bool) (agent.Config, error) {
+	approver := &approver{bridge: u.bridge,
+		show:     func(p *pendingApproval) { u.showApproval(live, p) },
+		withdraw: func(p *pendingApproval) { u.withdrawApproval(live, p) }}
+	asker := &compactionAsker{bridge: u.bridge, show: func(plan compact.Plan, answer func(bool)) func() {
+		return u.askCompaction(live, plan, answer)
+	}}
+	cfg, err := u.wb.Config(workbench.SessionOptions{
+		ID: live.id, Demo: isDemo, MaxSteps: agent.DefaultMaxSteps,
+		Approver: approver, Asker: asker,
+		OnEvent: u.bridge.Events(func(e agent.Event) { u.onEvent(live, e) }),
+	})
+	if errors.Is(err, workbench.ErrNoModel) {
+		live.noModel = errNoModel
+		err = nil
+	}
+	return cfg, err
+}
+
+// openSession opens a stored session off the UI goroutine and shows it.
+func (u *UI) openSession(id string) {
+	if u.live != nil && u.live.id == id {
+		return
+	}
+	u.stopTurn()
+	live := &liveSession{id: id, maxSteps: agent.DefaultMaxSteps}
+	u.live = live
+	u.chat.clear()
+	u.checklist.SetItems(nil)
+	u.chart.SetRows(nil, 0)
+	u.footer.State.Drift, u.footer.State.Alerts, u.footer.State.WarmUp = "", nil, ""
+	u.showChat()
+	u.title.SetText("Opening…")
+	wb := u.wb
+	go func() {
+		meta, err := wb.Session(id)
+		isDemo := err == nil && workbench.IsDemo(meta)
+		var cfg agent.Config
+		if err == nil {
+			u.bridge.DoAndWait(func() { cfg, err = u.agentConfig(live, isDemo) })
+		}
+		var sess *agent.Session
+		if err == nil {
+			sess, err = agent.Open(cfg, id)
+		}
+		u.loaded(live, sess, isDemo, cfg, err)
+	}()
+}
+
+// loaded gathers what the panels need from a freshly opened session (on
+// the engine side) and hands it to the UI goroutine.
+func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg agent.Config, err error) {
+	if err != nil {
+		u.bridge.Do(func() {
+			if u.live != live {
+				return
+			}
+			u.live = nil
+			u.showWelcome()
+			u.banner.ShowError("Could not open the session: " + err.Error())
+		})
+		return
+	}
+	msgs := sess.Messages()
+	past, _ := sess.History()
+	level, exact := sess.ContextTokens()
+	compactAt, cycleAt := sess.Thresholds()
+	window := sess.Window()
+	meta := sess.Meta()
+	rows, _ := sess.Ledger()
+	items := sess.Checklist()
+	alerts := sess.Alerts()
+	perm := permState{network: sess.AllowNetwork(), sandboxed: sess.Sandboxed(), sandbox: sess.SandboxNote()}
+	u.bridge.Do(func() {
+		if u.live != live {
+			return
+		}
+		live.sess, live.ops, live.demo, live.model, live.window = sess, engineOps{sess}, isDemo, cfg.ModelName, window
+		live.perm = perm
+		u.perm.load(live)
+		u.title.SetText(meta.Title + "  ·  " + meta.Workspace)
+		u.win.SetTitle("Tally — " + meta.Title)
+		showIf(u.demoTag, isDemo)
+		showIf(u.suggest, isDemo)
+		u.chat.setHistory(past, msgs)
+		u.gauge.SetLevel(level, window, exact)
+		u.gauge.SetThresholds(compactAt, cycleAt)
+		u.applyLedger(rows, live.model)
+		u.checklist.SetItems(items)
+		u.footer.State.Alerts = alerts
+		u.sessions.selectID(live.id)
+		if live.noModel != nil {
+			u.banner.ShowAction(live.noModel.Error(), "Settings", u.showSettings)
+		} else {
+			u.banner.Hide()
+		}
+		u.setIdle()
+		if u.warmNext == live.id {
+			u.warmNext = ""
+			if u.settings.WarmUp && !isDemo && live.noModel == nil {
+				u.warmUp(live)
+			}
+		}
+		if u.settings.LastSession != live.id {
+			u.settings.LastSession = live.id
+			u.saveSettings(u.settings)
+		}
+		u.prompt.FocusIn()
+		if u.autoSend != "" && live.noModel == nil {
+			u.prompt.SetText(u.autoSend)
+			u.autoSend = ""
+			u.send()
+		}
+	})
+}
+
+// applyLedger sets the footer cost, the last duration and the chip from
+// stored usage rows.
+func (u *UI) applyLedger(rows []agent.LedgerRow, model string) {
+	cost := make([]costRow, 0, len(rows))
+	hit, all := 0, 0
+	for _, r := range rows {
+		cost = append(cost, costRow{Model: r.Model, Prompt: r.PromptTokens, Hit: r.CacheHitTokens,
+			Miss: r.CacheMissTokens, Completion: r.CompletionTokens, CacheReported: r.CacheReported})
+		if r.CacheReported {
+			hit += r.CacheHitTokens
+			all += r.PromptTokens
+		}
+	}
+	u.footer.State.Model = model
+	u.footer.State.LastDuration = 0
+	u.footer.State.RetryAt = time.Time{}
+	u.chip.Reset()
+	u.chip.SetSession(hit, all)
+	if n := len(rows); n > 0 {
+		last := rows[n-1]
+		u.footer.State.LastDuration = time.Duration(last.DurationMS) * time.Millisecond
+		u.chip.Set(agent.Usage{PromptTokens: last.PromptTokens, CacheHitTokens: last.CacheHitTokens,
+			CacheMissTokens: last.CacheMissTokens, CacheReported: last.CacheReported, First: last.Request == 1})
+	}
+	u.footer.SetCostFromLedger(cost, u.settings)
+	p, ok := u.settings.PriceFor(model)
+	u.chart.SetPrice(p, ok)
+	window := 0
+	if u.live != nil {
+		window = u.live.window
+	}
+	u.chart.SetRows(rows, window)
+}
+
+// warmUp sends the new session's stable prefix once, off the UI goroutine,
+// so its first real request is billed at the cache-hit price. The cost
+// arrives as a usage event and is shown in the footer.
+func (u *UI) warmUp(live *liveSession) {
+	sess := live.sess
+	u.footer.State.WarmUp = "warming the cache…"
+	u.footer.Update()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, err := sess.WarmUp(ctx)
+		if err != nil {
+			u.bridge.Do(func() {
+				if u.live == live {
+					u.footer.State.WarmUp = "warm-up failed"
+					u.footer.Update()
+				}
+			})
+		}
+	}()
+}
+
+// warmUpText is the footer part for a warm-up request's usage.
+func (u *UI) warmUpText(us agent.Usage) string {
+	p, ok := u.settings.PriceFor(us.Model)
+	if !ok {
+		return fmt.Sprintf("warm-up %s tokens (cost n/a)", tokensShort(us.PromptTokens))
+	}
+	return fmt.Sprintf("warm-up %s tokens %s", tokensShort(us.PromptTokens),
+		dollars(p.Cost(us.CacheHitTokens, us.PromptTokens-us.CacheHitTokens, us.CompletionTokens)))
+}
+
+// askCompaction shows the engine's compaction question ("ask" mode) in the
+// preview dialog; it returns a function that closes the dialog unanswered.
+func (u *UI) askCompaction(live *liveSession, plan compact.Plan, answer func(bool)) func() {
+	if u.live != live {
+		answer(false)
+		return nil
+	}
+	u.footer.State.Run = RunState{Phase: RunWaitingAnswer}
+	u.footer.Update()
+	_, closeFn := u.showCompactionDialog(plan, nil, func(ok bool) {
+		if u.live == live && live.running {
+			u.footer.State.Run = Running(0, 0, "")
+			if ok {
+				u.footer.State.Run = Busy("compacting…")
+			}
+			u.footer.Update()
+		}
+		answer(ok)
+	})
+	return closeFn
+}
+
+// setBusyButtons enables the session actions when a session is open and
+// idle (busy false).
+func (u *UI) setBusyButtons(busy bool) {
+	ok := !busy && u.live != nil && u.live.ops != nil
+	for _, b := range []*widget.Button{u.compactB, u.purgeB, u.cycleB} {
+		if ok {
+			b.Enable()
+		} else {
+			b.Disable()
+		}
+	}
+	if u.live != nil && u.live.ops != nil {
+		u.archiveB.Enable()
+	} else {
+		u.archiveB.Disable()
+	}
+}
+
+// saveSettings stores s off the UI goroutine.
+func (u *UI) saveSettings(s workbench.Settings) {
+	wb := u.wb
+	go func() {
+		if err := wb.SaveSettings(s); err != nil {
+			u.bridge.Do(func() { u.banner.ShowError("Could not save the settings: " + err.Error()) })
+		}
+	}()
+}
+
+// send starts a turn with the prompt's text.
+func (u *UI) send() {
+	live := u.live
+	text := strings.TrimSpace(u.prompt.Text)
+	if live == nil || live.sess == nil || live.running || text == "" {
+		return
+	}
+	if live.noModel != nil {
+		u.banner.ShowAction(live.noModel.Error(), "Settings", u.showSettings)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	live.running, live.cancel, live.stopped = true, cancel, false
+	u.prompt.SetText("")
+	u.setRunning(1)
+	u.banner.Hide()
+	sess := live.sess
+	u.setBusyButtons(true)
+	u.bridge.Work(func() func() {
+		res, err := sess.Run(ctx, text)
+		level, exact := sess.ContextTokens()
+		alerts := sess.Alerts()
+		return func() {
+			if u.live == live {
+				u.footer.State.Alerts = alerts
+			}
+			u.turnDone(live, res, err, level, exact)
+		}
+	})
+}
+
+// stop cancels the running turn; the engine keeps the transcript valid.
+func (u *UI) stop() {
+	if u.live != nil && u.live.running && u.live.cancel != nil {
+		u.live.stopped = true
+		u.live.cancel()
+		u.footer.State.Run = RunState{Phase: RunStopping}
+		u.footer.Update()
+	}
+}
+
+// stopTurn cancels any turn of the current session before switching away.
+func (u *UI) stopTurn() {
+	if u.live != nil && u.live.cancel != nil {
+		u.live.cancel()
+	}
+}
+
+func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int, exact bool) {
+	live.running = false
+	live.cancel = nil
+	if u.live != live {
+		return
+	}
+	u.chat.dropStreaming()
+	u.footer.ClearRetry()
+	switch {
+	case res.Reason == agent.ReasonCancelled:
+		u.footer.State.Run = RunState{Phase: RunStopped}
+		u.chat.notice("Stopped. The conversation is saved; send a message to continue.", false)
+	case err != nil:
+		u.footer.State.Run = RunState{Phase: RunFailed}
+		u.banner.ShowError(friendlyError(err))
+	default:
+		u.footer.State.Run = RunState{}
+	}
+	u.gauge.SetLevel(level, live.window, exact)
+	u.setIdleButtons()
+	u.footer.Update()
+	u.sessions.refresh()
+}
+
+// friendlyError phrases an engine error for the banner.
+func friendlyError(err error) string {
+	switch {
+	case errors.Is(err, llm.ErrUnreachable):
+		return "Cannot reach the model server: " + err.Error()
+	case llm.IsUnauthorized(err):
+		return "The model server rejected the API key; open Settings and check the key."
+	case llm.IsModelNotFound(err):
+		return "The model server does not know this model; open Settings and check the model name."
+	}
+	return "The turn failed: " + err.Error()
+}
+
+func (u *UI) setRunning(step int) {
+	u.sendB.Disable()
+	u.stopB.Enable()
+	u.footer.State.Run = Running(step, u.live.maxSteps, "")
+	u.footer.Update()
+}
+
+func (u *UI) setIdleButtons() {
+	u.stopB.Disable()
+	if u.live != nil && u.live.sess != nil {
+		u.sendB.Enable()
+	} else {
+		u.sendB.Disable()
+	}
+	u.setBusyButtons(u.live != nil && u.live.running)
+}
+
+func (u *UI) setIdle() {
+	u.setIdleButtons()
+	if u.live == nil || !u.live.running {
+		if !u.footer.State.Run.Ended() {
+			u.footer.State.Run = RunState{}
+		}
+	}
+	u.footer.Update()
+}

@@ -1,0 +1,149 @@
+package ui
+
+import (
+	"time"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/tool"
+)
+
+// Event dispatch: the engine's events, approvals and costs applied to the
+// panels on the UI goroutine.
+
+// onEvent applies one engine event on the UI goroutine.
+func (u *UI) onEvent(live *liveSession, e agent.Event) {
+	if u.live != live {
+		return
+	}
+	switch e.Kind {
+	case agent.EventTurnStart:
+		u.setRunning(1)
+	case agent.EventDelta:
+		u.footer.ClearRetry()
+		u.chat.delta(e.Delta.Content, e.Delta.Reasoning)
+	case agent.EventMessage:
+		u.chat.commit(e.Message)
+	case agent.EventToolStart:
+		u.chat.toolStarted(e.Call.ID)
+		u.footer.State.Run = Running(e.Step, live.maxSteps, e.Call.Name)
+		u.footer.Update()
+	case agent.EventChecklist:
+		u.checklist.SetItems(e.Checklist)
+	case agent.EventDrift:
+		if d := e.Drift; d != nil && d.Changed {
+			u.chart.NoteDrift(*d)
+			if !d.Booked {
+				u.footer.State.Drift = DriftAlert(*d)
+				u.footer.Update()
+			}
+		}
+	case agent.EventRebuild:
+		if e.Rebuild != nil {
+			u.showRebuild(*e.Rebuild)
+			u.chart.NoteRebuild(rebuildKind(e.Rebuild.Reason))
+			u.gauge.SetLevel(e.Rebuild.TokensAfter, live.window, false)
+		} else {
+			u.chart.NoteRebuild(rebuildKind(e.Reason))
+		}
+	case agent.EventUsage:
+		us := *e.Usage
+		u.footer.ClearRetry()
+		u.chart.SetWindow(us.Window)
+		u.chart.Add(rowOfUsage(us))
+		if us.WarmUp {
+			u.footer.State.WarmUp = u.warmUpText(us)
+			u.addCost(live, us)
+			u.footer.Update()
+			return
+		}
+		u.gauge.SetLevel(us.ContextTokens, us.Window, us.Exact)
+		u.chip.Update(us)
+		u.footer.State.LastDuration = us.Duration
+		u.addCost(live, us)
+		u.footer.State.Run = Running(e.Step, live.maxSteps, "")
+		u.footer.Update()
+	case agent.EventRetry:
+		u.footer.StartRetry(e.Retry.Wait, e.Retry.Attempt, e.Retry.MaxAttempts)
+	case agent.EventError:
+		u.chat.dropStreaming()
+	}
+}
+
+// addCost adds a request's cost to the footer.
+func (u *UI) addCost(live *liveSession, us agent.Usage) {
+	if p, ok := u.settings.PriceFor(live.model); ok && u.footer.State.CostKnown {
+		hit, miss := us.CacheHitTokens, us.CacheMissTokens
+		if !us.CacheReported {
+			hit, miss = 0, us.PromptTokens
+		}
+		u.footer.State.Cost += p.Cost(hit, miss, us.CompletionTokens)
+	} else if !ok {
+		u.footer.State.CostKnown = false
+	}
+}
+
+// rowOfUsage turns a usage event into a ledger row for the chart.
+func rowOfUsage(us agent.Usage) ledger.Row {
+	r := ledger.Row{Time: time.Now(), Model: us.Model, PromptTokens: us.PromptTokens, CompletionTokens: us.CompletionTokens,
+		CacheHitTokens: us.CacheHitTokens, CacheMissTokens: us.CacheMissTokens, CacheReported: us.CacheReported,
+		DurationMS: us.Duration.Milliseconds(), ContextTokens: us.ContextTokens}
+	if us.WarmUp {
+		r.Kind = ledger.KindWarmUp
+	}
+	return r
+}
+
+// showApproval puts the Approve / Deny / Always buttons on the call's card.
+func (u *UI) showApproval(live *liveSession, p *pendingApproval) {
+	if u.live != live {
+		p.answer(tool.Deny)
+		return
+	}
+	it := u.chat.byCall[p.req.CallID]
+	if it == nil {
+		it = &chatItem{kind: itemTool, call: toolCallOf(p.req), title: p.req.Summary,
+			argsText: argsDisplay(p.req.Tool, p.req.Arguments)}
+		u.chat.byCall[p.req.CallID] = it
+		u.chat.appendItems(it)
+	}
+	it.approval = p
+	it.status = toolWaiting
+	u.chat.refreshItem(it)
+	u.chat.list.ScrollToBottom()
+	u.footer.State.Run = RunState{Phase: RunWaitingApproval}
+	u.footer.Update()
+}
+
+func (u *UI) withdrawApproval(live *liveSession, p *pendingApproval) {
+	it := u.chat.byCall[p.req.CallID]
+	if it == nil || it.approval != p {
+		return
+	}
+	it.approval = nil
+	it.status = toolStopped
+	u.chat.refreshItem(it)
+}
+
+// decide answers a pending approval from its card.
+func (u *UI) decide(it *chatItem, d tool.Decision) {
+	p := it.approval
+	if p == nil {
+		return
+	}
+	it.approval = nil
+	switch d {
+	case tool.Approve:
+		it.decided, it.status = "Approved by you", toolRunning
+	case tool.ApproveAlways:
+		it.decided, it.status = "Approved — "+it.call.Name+" is allowed for the rest of this session (revoke under Rules)", toolRunning
+	default:
+		it.decided, it.status = "Denied by you; the model was told", toolDenied
+	}
+	u.chat.refreshItem(it)
+	p.answer(d)
+	if u.live != nil && u.live.running {
+		u.footer.State.Run = Running(0, 0, it.call.Name)
+		u.footer.Update()
+	}
+}
