@@ -21,8 +21,9 @@ func printLedger(wb *workbench.Workbench, id string, asJSON bool, stdout io.Writ
 	if len(rows) > 0 {
 		model = rows[len(rows)-1].Model
 	}
-	price, priced := wb.Settings().PriceFor(model)
-	tot := ledger.Sum(rows, price, priced)
+	prices := wb.Settings().PriceFor
+	price, priced := prices(model)
+	tot := ledger.Sum(rows, prices)
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -44,7 +45,7 @@ func printLedger(wb *workbench.Workbench, id string, asJSON bool, stdout io.Writ
 			note += " " + r.Drift.String()
 		}
 		fmt.Fprintf(w, "%d\t%d\t%d\t%d\t%d\t%s\t%d\t%s\t%s\t\n", r.Request, r.PromptTokens, r.CacheHitTokens, r.CacheMissTokens,
-			r.CompletionTokens, hitPct(r), r.ContextTokens, money(r.Cost(price), priced), note)
+			r.CompletionTokens, hitPct(r), r.ContextTokens, rowCost(r, prices), note)
 	}
 	w.Flush()
 	fmt.Fprintf(stdout, "\n%d requests · %d prompt tokens (%d hit, %d miss, %.2f%% hit) · %d completion tokens\n",
@@ -79,4 +80,10 @@ func money(v float64, priced bool) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("$%.4f", v)
+}
+
+// rowCost is one request's cost, priced like the totals (ledger.Cost).
+func rowCost(r ledger.Row, prices ledger.PriceBook) string {
+	cost, _, ok := ledger.Cost([]ledger.Row{r}, prices)
+	return money(cost, ok)
 }

@@ -187,8 +187,7 @@ type Chart struct {
 
 	rows    []ledger.Row
 	window  int
-	price   ledger.Price
-	priced  bool
+	prices  ledger.PriceBook // nil: no prices, costs show "n/a"
 	points  []ChartPoint
 	pending ledger.Row // drift / rebuild seen before the next request's usage
 	totals  *widget.Label
@@ -212,10 +211,26 @@ func (c *Chart) SetRows(rows []ledger.Row, window int) {
 	c.update()
 }
 
-// SetPrice sets the price used for the cost totals; ok false shows "n/a".
-func (c *Chart) SetPrice(p ledger.Price, ok bool) {
-	c.price, c.priced = p, ok
+// SetPrices sets the prices the costs are computed with (see ledger.Cost);
+// a model without a price shows "n/a".
+func (c *Chart) SetPrices(prices ledger.PriceBook) {
+	c.prices = prices
 	c.update()
+}
+
+// priceBook returns the prices, never nil.
+func (c *Chart) priceBook() ledger.PriceBook {
+	if c.prices == nil {
+		return ledger.OnePrice(ledger.Price{}, false)
+	}
+	return c.prices
+}
+
+// Cost is the session's cost so far over the chart's requests, priced
+// with ledger.Cost, and whether it is known; the footer shows the same.
+func (c *Chart) Cost() (float64, bool) {
+	cost, _, ok := ledger.Cost(c.rows, c.priceBook())
+	return cost, ok
 }
 
 // SetWindow sets the context window the level is measured against.
@@ -262,7 +277,7 @@ func (c *Chart) Add(r ledger.Row) {
 func (c *Chart) Points() []ChartPoint { return append([]ChartPoint(nil), c.points...) }
 
 // Totals returns the session totals over every row.
-func (c *Chart) Totals() ledger.Totals { return ledger.Sum(c.rows, c.price, c.priced) }
+func (c *Chart) Totals() ledger.Totals { return ledger.Sum(c.rows, c.priceBook()) }
 
 // TotalsText renders the totals shown under the plot.
 func (c *Chart) TotalsText() string { return TotalsText(c.Totals()) }
@@ -322,8 +337,8 @@ func (c *Chart) Details(i int) string {
 		}
 		fmt.Fprintf(&b, "\nContext %s / %s (%.0f %%)", thousands(lvl), thousands(c.window), p.Level*100)
 	}
-	if c.priced {
-		fmt.Fprintf(&b, "\nCost %s (without cache %s)", dollars(r.Cost(c.price)), dollars(r.ZeroCacheCost(c.price)))
+	if cost, zero, ok := ledger.Cost([]ledger.Row{r}, c.priceBook()); ok {
+		fmt.Fprintf(&b, "\nCost %s (without cache %s)", dollars(cost), dollars(zero))
 	} else {
 		b.WriteString("\nCost n/a (no price for this model)")
 	}

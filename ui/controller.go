@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/workbench"
 )
@@ -164,11 +165,8 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg age
 // applyLedger sets the footer cost, the last duration and the chip from
 // stored usage rows.
 func (u *UI) applyLedger(rows []agent.LedgerRow, model string) {
-	cost := make([]costRow, 0, len(rows))
 	hit, all := 0, 0
 	for _, r := range rows {
-		cost = append(cost, costRow{Model: r.Model, Prompt: r.PromptTokens, Hit: r.CacheHitTokens,
-			Miss: r.CacheMissTokens, Completion: r.CompletionTokens, CacheReported: r.CacheReported})
 		if r.CacheReported {
 			hit += r.CacheHitTokens
 			all += r.PromptTokens
@@ -185,14 +183,14 @@ func (u *UI) applyLedger(rows []agent.LedgerRow, model string) {
 		u.chip.Set(agent.Usage{PromptTokens: last.PromptTokens, CacheHitTokens: last.CacheHitTokens,
 			CacheMissTokens: last.CacheMissTokens, CacheReported: last.CacheReported, First: last.Request == 1})
 	}
-	u.footer.SetCostFromLedger(cost, u.settings)
-	p, ok := u.settings.PriceFor(model)
-	u.chart.SetPrice(p, ok)
+	u.chart.SetPrices(u.settings.PriceFor)
 	window := 0
 	if u.live != nil {
 		window = u.live.window
 	}
 	u.chart.SetRows(rows, window)
+	u.footer.State.Cost, u.footer.State.CostKnown = u.chart.Cost()
+	u.footer.Update()
 }
 
 // warmUp sends the new session's stable prefix once, off the UI goroutine,
@@ -219,12 +217,11 @@ func (u *UI) warmUp(live *liveSession) {
 
 // warmUpText is the footer part for a warm-up request's usage.
 func (u *UI) warmUpText(us agent.Usage) string {
-	p, ok := u.settings.PriceFor(us.Model)
+	cost, _, ok := ledger.Cost([]ledger.Row{rowOfUsage(us)}, u.settings.PriceFor)
 	if !ok {
 		return fmt.Sprintf("warm-up %s tokens (cost n/a)", tokensShort(us.PromptTokens))
 	}
-	return fmt.Sprintf("warm-up %s tokens %s", tokensShort(us.PromptTokens),
-		dollars(p.Cost(us.CacheHitTokens, us.PromptTokens-us.CacheHitTokens, us.CompletionTokens)))
+	return fmt.Sprintf("warm-up %s tokens %s", tokensShort(us.PromptTokens), dollars(cost))
 }
 
 // askCompaction shows the engine's compaction question ("ask" mode) in the

@@ -70,17 +70,11 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 	}
 }
 
-// addCost adds a request's cost to the footer.
+// addCost shows the session's cost so far in the footer: the chart's
+// requests priced by ledger.Cost, so the footer and the chart never
+// disagree.
 func (u *UI) addCost(live *liveSession, us agent.Usage) {
-	if p, ok := u.settings.PriceFor(live.model); ok && u.footer.State.CostKnown {
-		hit, miss := us.CacheHitTokens, us.CacheMissTokens
-		if !us.CacheReported {
-			hit, miss = 0, us.PromptTokens
-		}
-		u.footer.State.Cost += p.Cost(hit, miss, us.CompletionTokens)
-	} else if !ok {
-		u.footer.State.CostKnown = false
-	}
+	u.footer.State.Cost, u.footer.State.CostKnown = u.chart.Cost()
 }
 
 // rowOfUsage turns a usage event into a ledger row for the chart.

@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // FooterState is the human footer: volatile facts for the person at the
@@ -163,38 +162,6 @@ func (f *Footer) ClearRetry() {
 	}
 	f.State.RetryAt = time.Time{}
 	f.Update()
-}
-
-// SetCostFromLedger sets the cost so far from stored usage rows and prices.
-func (f *Footer) SetCostFromLedger(rows []costRow, s workbench.Settings) {
-	f.State.Cost, f.State.CostKnown = ledgerCost(rows, s)
-	f.Update()
-}
-
-// costRow is the part of a ledger row the cost needs.
-type costRow struct {
-	Model                         string
-	Prompt, Hit, Miss, Completion int
-	CacheReported                 bool
-}
-
-// ledgerCost sums the cost of rows at the configured prices. It reports
-// false when any row's model has no price: a partial sum would understate
-// the cost, so the footer shows "n/a".
-func ledgerCost(rows []costRow, s workbench.Settings) (float64, bool) {
-	total := 0.0
-	for _, r := range rows {
-		p, ok := s.PriceFor(r.Model)
-		if !ok {
-			return 0, false
-		}
-		hit, miss := r.Hit, r.Miss
-		if !r.CacheReported {
-			hit, miss = 0, r.Prompt
-		}
-		total += p.Cost(hit, miss, r.Completion)
-	}
-	return total, true
 }
 
 // CreateRenderer implements fyne.Widget.

@@ -247,7 +247,7 @@ func TestChartWidgetTotalsAndDetails(t *testing.T) {
 	if got := c.TotalsText(); got != "2 requests · 30k prompt tokens · hit 60 %\ncost n/a · without cache n/a · 1 unbooked drift" {
 		t.Errorf("unpriced totals = %q", got)
 	}
-	c.SetPrice(ledger.Price{CacheHit: 0.1, CacheMiss: 1, Completion: 2}, true)
+	c.SetPrices(ledger.OnePrice(ledger.Price{CacheHit: 0.1, CacheMiss: 1, Completion: 2}, true))
 	if got := c.TotalsText(); !strings.Contains(got, "cost $0.0142 · without cache $0.0304") {
 		t.Errorf("priced totals = %q", got)
 	}

@@ -11,8 +11,9 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
-	"github.com/tally-dev/tally/config"
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 func usageAt(hitPct float64, first bool) agent.Usage {
@@ -140,11 +141,11 @@ func TestFooterParts(t *testing.T) {
 	if got := s.Text(now); got != "mystery · cost n/a · idle" {
 		t.Errorf("unknown price: %q", got)
 	}
-	rows := []costRow{{Model: "deepseek-chat", Prompt: 1000, Hit: 900, Miss: 100, Completion: 10, CacheReported: true}}
-	if v, ok := ledgerCost(rows, config.Settings{}); !ok || v <= 0 {
+	rows := []ledger.Row{{Model: "deepseek-chat", PromptTokens: 1000, CacheHitTokens: 900, CacheMissTokens: 100, CompletionTokens: 10, CacheReported: true}}
+	if v, _, ok := ledger.Cost(rows, workbench.Settings{}.PriceFor); !ok || v <= 0 {
 		t.Errorf("ledger cost = %v, %v", v, ok)
 	}
-	if _, ok := ledgerCost([]costRow{{Model: "unknown-x"}}, config.Settings{}); ok {
+	if _, _, ok := ledger.Cost([]ledger.Row{{Model: "unknown-x"}}, workbench.Settings{}.PriceFor); ok {
 		t.Error("cost known for a model without a price")
 	}
 }

@@ -92,19 +92,44 @@ type Totals struct {
 	Rebuilds      int     `json:"rebuilds"` // compactions and cycles
 }
 
-// Sum adds up rows at price p; priced says whether p is known.
-func Sum(rows []Row, p Price, priced bool) Totals {
-	t := Totals{Priced: priced}
+// PriceBook gives a model's price and whether one is known.
+type PriceBook func(model string) (Price, bool)
+
+// OnePrice is a PriceBook that prices every model at p, or none when ok is
+// false.
+func OnePrice(p Price, ok bool) PriceBook {
+	return func(string) (Price, bool) { return p, ok }
+}
+
+// Cost is the one cost function of Tally: what rows cost, each request at
+// its own model's price from prices (cache hits at the hit price, misses at
+// the miss price, a backend that reports no cache field as all misses). It
+// reports known false, and a zero cost, when any row's model has no price:
+// a partial sum would understate the cost, so it is shown as "n/a". The
+// footer, the chart, `tally inspect --ledger` and the compaction preview
+// all price through it.
+func Cost(rows []Row, prices PriceBook) (cost, zeroCache float64, known bool) {
+	for _, r := range rows {
+		p, ok := prices(r.Model)
+		if !ok {
+			return 0, 0, false
+		}
+		cost += r.Cost(p)
+		zeroCache += r.ZeroCacheCost(p)
+	}
+	return cost, zeroCache, true
+}
+
+// Sum adds up rows, pricing them with prices (see Cost).
+func Sum(rows []Row, prices PriceBook) Totals {
+	t := Totals{}
+	t.Cost, t.ZeroCacheCost, t.Priced = Cost(rows, prices)
 	for _, r := range rows {
 		t.Requests++
 		t.Prompt += r.PromptTokens
 		t.Hit += r.CacheHitTokens
 		t.Miss += r.miss()
 		t.Completion += r.CompletionTokens
-		if priced {
-			t.Cost += r.Cost(p)
-			t.ZeroCacheCost += r.ZeroCacheCost(p)
-		}
 		if r.Drift != nil && !r.Drift.Booked {
 			t.Drifts++
 		}

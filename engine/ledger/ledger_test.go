@@ -16,7 +16,7 @@ func TestSum(t *testing.T) {
 		{PromptTokens: 12_000, CacheHitTokens: 9_984, CacheMissTokens: 2_016, CacheReported: true, CompletionTokens: 50, Drift: &prompt.Drift{Changed: true}},
 		{PromptTokens: 5_000, CompletionTokens: 10, Rebuild: "compaction", Drift: &prompt.Drift{Changed: true, Booked: true}}, // no cache field
 	}
-	tot := Sum(rows, p, true)
+	tot := Sum(rows, OnePrice(p, true))
 	if tot.Prompt != 27_000 || tot.Hit != 9_984 || tot.Miss != 17_016 || tot.Completion != 160 {
 		t.Errorf("token totals %+v", tot)
 	}
@@ -28,7 +28,7 @@ func TestSum(t *testing.T) {
 	if tot.Drifts != 1 || tot.Rebuilds != 1 {
 		t.Errorf("markers: %d drifts, %d rebuilds", tot.Drifts, tot.Rebuilds)
 	}
-	if u := Sum(rows, Price{}, false); u.Priced || u.Cost != 0 {
+	if u := Sum(rows, OnePrice(Price{}, false)); u.Priced || u.Cost != 0 {
 		t.Errorf("unpriced totals show a cost: %+v", u)
 	}
 	if r := (Row{PromptTokens: 100, CacheHitTokens: 64, CacheReported: true}); r.miss() != 36 || !near(r.HitRatio(), 0.64) {
