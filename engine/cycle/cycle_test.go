@@ -330,9 +330,9 @@ func TestRecallTool(t *testing.T) {
 		{"unknown cycle", `{"handle":"c9:m1"}`, "no archived cycle 9"},
 		{"message out of range", `{"handle":"c1:m99"}`, "has 4 messages"},
 		{"negative page", `{"query":"x","page":-1}`, "negative"},
-		{"wrong type", `{"query":3}`, `"query" has the wrong type`},
+		{"wrong type", `{"query":3}`, `"query" must be a string`},
 		{"unknown parameter", `{"q":"x"}`, "unknown parameter"},
-		{"not JSON", `{query`, "not a valid JSON object"},
+		{"not JSON", `{query`, "not valid JSON"},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,13 +1,10 @@
 package cycle
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -168,30 +165,8 @@ func excerpt(text string, terms []string, n int) string {
 	return out
 }
 
-// decode reads the tool arguments, rejecting unknown parameters and
-// values of the wrong type with a sentence that names them.
-func decode(args json.RawMessage, p *RecallParams) error {
-	data := bytes.TrimSpace(args)
-	if len(data) == 0 || string(data) == "null" {
-		data = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(p); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return fmt.Errorf("parameter %q has the wrong type; pass query and handle as strings and page as an integer", typeErr.Field)
-		}
-		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return fmt.Errorf("unknown parameter %s; the parameters are query, page and handle", name)
-		}
-		return fmt.Errorf("arguments are not a valid JSON object (%v); send {\"query\": \"...\"} or {\"handle\": \"c1:m17\"}", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("arguments have extra text after the JSON object; send exactly one JSON object")
-	}
-	return nil
-}
+// decode reads the tool arguments with the strict decoder all tools share.
+func decode(args json.RawMessage, p *RecallParams) error { return tool.DecodeArgs(args, p) }
 
 func fail(msg string) tool.Result {
 	return tool.Result{Content: RecallName + ": " + msg, IsError: true}

@@ -3,9 +3,7 @@ package todo
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/tally-dev/tally/engine/tool"
@@ -59,56 +57,13 @@ func fail(l *List, name string, err error) tool.Result {
 	return tool.Result{Content: name + ": " + err.Error() + "\n\n" + l.Snapshot().String(), IsError: true}
 }
 
-// decodeArgs decodes args, a JSON object where empty or null means {}, into
-// v, rejecting unknown fields by name. params describes the accepted
-// parameters for the error message.
-func decodeArgs(args json.RawMessage, v any, params string) error {
-	data := bytes.TrimSpace(args)
-	if len(data) == 0 || string(data) == "null" {
-		data = []byte("{}")
-	}
-	if data[0] != '{' {
-		return fmt.Errorf("arguments must be one JSON object, got %s; %s", snippet(string(data)), shape(params))
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil {
-		if _, terr := dec.Token(); !errors.Is(terr, io.EOF) {
-			return errors.New("arguments contain extra text after the JSON object; send exactly one JSON object")
-		}
-		return nil
-	}
-	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
-	switch {
-	case errors.As(err, &typeErr) && typeErr.Field != "":
-		return fmt.Errorf("parameter %q has the wrong type (got a JSON %s); %s", typeErr.Field, typeErr.Value, shape(params))
-	case errors.As(err, &typeErr):
-		return fmt.Errorf("arguments have the wrong shape (got a JSON %s); %s", typeErr.Value, shape(params))
-	case errors.As(err, &syntaxErr):
-		return fmt.Errorf("arguments are not valid JSON (%v); send the parameters as one valid JSON object", err)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		return fmt.Errorf("unknown field %s; %s", field, shape(params))
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return errors.New("arguments are not valid JSON (unexpected end of input); send one complete JSON object")
-	default:
-		return fmt.Errorf("arguments could not be decoded (%v); %s", err, shape(params))
-	}
-}
+// decodeArgs decodes args with the strict decoder all tools share
+// (tool.DecodeArgs), whose refusals list the accepted parameters.
+func decodeArgs(args json.RawMessage, v any, _ string) error { return tool.DecodeArgs(args, v) }
 
 // errMissing reports a missing required parameter.
 func errMissing(name, what string) error {
 	return fmt.Errorf("parameter %q is missing; %s", name, what)
-}
-
-// shape describes the accepted parameters for an error message.
-func shape(params string) string {
-	if params == "" {
-		return "this tool takes no parameters; send {}"
-	}
-	return "send the parameters as {" + params + "}"
 }
 
 // snippet quotes s shortened to 60 runes.

@@ -19,10 +19,14 @@ func normalizeArgs(args []byte) []byte {
 	return trimmed
 }
 
-// decodeParams decodes args (a JSON object; empty means {}) into the struct
-// pointed to by v, rejecting unknown fields and values of the wrong type with
-// a message that names the parameter.
-func decodeParams(tool string, args json.RawMessage, v any) error {
+// decodeParams is DecodeArgs for the built-in tools.
+func decodeParams(_ string, args json.RawMessage, v any) error { return DecodeArgs(args, v) }
+
+// DecodeArgs is the one strict decoder of tool arguments: it decodes args
+// (a JSON object; empty or null means {}) into the struct pointed to by v,
+// rejecting unknown parameters, values of the wrong type and extra text
+// with one sentence that names the parameter and lists the accepted ones.
+func DecodeArgs(args json.RawMessage, v any) error {
 	data := normalizeArgs(args)
 	if data[0] != '{' {
 		return fmt.Errorf("arguments must be a JSON object like {%s}, got %s; send the parameters as one JSON object", exampleFields(v), quoteSnippet(string(data), 60))
