@@ -25,3 +25,31 @@ func TestJoinUserRuns(t *testing.T) {
 		t.Error("the input was modified")
 	}
 }
+
+func TestAppendJoinedChangesOnlyTheLastMessage(t *testing.T) {
+	base := []openai.ChatCompletionMessage{
+		{Role: "system", Content: "s"},
+		{Role: "user", Content: "a"},
+		{Role: "assistant", Content: "b"},
+		{Role: "user", Content: "c"},
+	}
+	// A skeleton with spare capacity, as the agent keeps one: joining
+	// writes the last message only, appending only past the end.
+	skel := append(make([]openai.ChatCompletionMessage, 0, 8), base...)
+	joined := AppendJoined(skel[:4:8], openai.ChatCompletionMessage{Role: "user", Content: "d"})
+	if len(joined) != 4 || joined[3].Content != "c"+UserJoin+"d" {
+		t.Fatalf("joined = %+v", joined)
+	}
+	for i := range 3 {
+		if skel[i].Role != base[i].Role || skel[i].Content != base[i].Content {
+			t.Errorf("message %d changed: %+v", i, skel[i])
+		}
+	}
+	appended := AppendJoined(joined, openai.ChatCompletionMessage{Role: "assistant", Content: "e"})
+	if len(appended) != 5 || appended[3].Content != "c"+UserJoin+"d" || appended[4].Content != "e" {
+		t.Errorf("appended = %+v", appended)
+	}
+	if sys := AppendJoined([]openai.ChatCompletionMessage{{Role: "system", Content: "s"}}, openai.ChatCompletionMessage{Role: "user", Content: "u"}); len(sys) != 2 {
+		t.Errorf("a user message was joined into the system prompt: %+v", sys)
+	}
+}
