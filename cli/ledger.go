@@ -37,7 +37,7 @@ func printLedger(wb *workbench.Workbench, id string, asJSON bool, stdout io.Writ
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "req\tprompt\thit\tmiss\tout\thit %\tcontext\tcost\tnote\t")
 	for _, r := range rows {
-		note := r.Kind
+		note := string(r.Kind)
 		if r.Rebuild != "" {
 			note += " after " + r.Rebuild
 		}

@@ -58,7 +58,7 @@ type ChartPoint struct {
 func chartPoints(rows []ledger.Row, window int) []ChartPoint {
 	var pts []ChartPoint
 	for _, r := range rows {
-		if r.Kind != "" {
+		if r.Kind != ledger.KindTurn {
 			continue
 		}
 		level := r.ContextTokens
@@ -257,7 +257,7 @@ func (c *Chart) NoteRebuild(reason string) {
 // Add appends one request's row, carrying any drift or rebuild noted
 // since the last one.
 func (c *Chart) Add(r ledger.Row) {
-	if r.Kind == "" {
+	if r.Kind == ledger.KindTurn {
 		if r.Drift == nil {
 			r.Drift = c.pending.Drift
 		}

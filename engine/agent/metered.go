@@ -16,7 +16,7 @@ const ledgerPurge = "purge"
 // call is recorded in the ledger under kind: the engine's own requests
 // (summaries, hand-off briefs, purges) cost money too, and the totals must
 // say so.
-func (s *Session) metered(kind string) llm.Model {
+func (s *Session) metered(kind ledger.Kind) llm.Model {
 	return llm.Func(func(ctx context.Context, req llm.Request, cb llm.Callbacks) (*llm.Response, error) {
 		if cb.OnRetry == nil {
 			cb.OnRetry = func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) }

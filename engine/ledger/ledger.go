@@ -35,20 +35,24 @@ type Row struct {
 	Messages         int       `json:"messages"`
 	// ContextTokens is the water level after the response.
 	ContextTokens int `json:"context_tokens,omitempty"`
-	// Kind is "" for a turn request, KindWarmUp for a cache warm-up and
-	// KindSummary / KindBrief for compaction and cycle hand-off calls.
-	Kind string `json:"kind,omitempty"`
+	// Kind says what the request was for: KindTurn ("") for a turn, the
+	// others for the engine's own calls.
+	Kind Kind `json:"kind,omitempty"`
 	// Drift is set when this request's prefix differed from the last one.
 	Drift *prompt.Drift `json:"drift,omitempty"`
 	// Rebuild names a log rewrite (compaction, cycle) just before it.
 	Rebuild string `json:"rebuild,omitempty"`
 }
 
+// Kind is what a request was for.
+type Kind string
+
 // Row kinds.
 const (
-	KindWarmUp  = "warmup"
-	KindSummary = "summary"
-	KindBrief   = "brief"
+	KindTurn    Kind = ""        // a request of a user turn
+	KindWarmUp  Kind = "warmup"  // the cache warm-up of a new session
+	KindSummary Kind = "summary" // a compaction summary
+	KindBrief   Kind = "brief"   // a cycle's hand-off brief
 )
 
 // miss returns the uncached prompt tokens, treating a backend that reports
