@@ -1,0 +1,108 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tally-dev/tally/cli"
+	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/workbench"
+)
+
+// One number per concept: the same session rendered through the app's view
+// models and through the command line shows the same context level, the
+// same cost and the same compaction preview totals.
+func TestTheAppAndTheCommandLineShowTheSameNumbers(t *testing.T) {
+	srv := llmtest.New(llmtest.Sequence(
+		llmtest.Call("read_file", `{"path":"notes.txt"}`),
+		llmtest.Text("The notes say hello."),
+		llmtest.Call("list_dir", `{}`),
+		llmtest.Text("Two files."),
+	))
+	defer srv.Close()
+	env := endpoint(srv)
+	h := newHarness(t, env)
+	s := h.ui.settings
+	s.Prices = map[string]workbench.Price{"test-model": {CacheHit: 0.1, CacheMiss: 1, Completion: 2}}
+	h.ui.applySettings(s)
+	h.waitFor("the prices to be stored", func() bool { _, ok := h.ui.wb.Settings().PriceFor("test-model"); return ok })
+	ws := h.newSession()
+	writeFile(t, ws, "notes.txt", strings.Repeat("hello notes\n", 200))
+	h.send("read the notes")
+	h.waitIdle()
+	h.send("list the files")
+	h.waitIdle()
+	id := h.ui.live.id
+
+	// The app's numbers.
+	appLevel := h.ui.gauge.used
+	appCost, appKnown := h.ui.footer.State.Cost, h.ui.footer.State.CostKnown
+	chartCost, _ := h.ui.chart.Cost()
+	var plan compact.Plan
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		plan, err = h.ui.live.ops.PreviewCompaction()
+		done <- err
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	h.ui.Close()
+
+	// The command line's numbers, from the same store.
+	run := func(args ...string) []byte {
+		var out, errb bytes.Buffer
+		args = append(args, "--data", h.dir, id)
+		if code := cli.Main(args, strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("tally %v: exit %d: %s", args, code, errb.String())
+		}
+		return out.Bytes()
+	}
+	var inspect struct {
+		ContextTokens int `json:"context_tokens"`
+	}
+	if err := json.Unmarshal(run("inspect"), &inspect); err != nil {
+		t.Fatal(err)
+	}
+	var ledger struct {
+		Totals struct {
+			Cost   float64 `json:"cost_usd"`
+			Priced bool    `json:"priced"`
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal(run("inspect", "--ledger", "--json"), &ledger); err != nil {
+		t.Fatal(err)
+	}
+	var preview struct {
+		TokensBefore int `json:"tokens_before"`
+		TokensAfter  int `json:"tokens_after"`
+	}
+	if err := json.Unmarshal(run("preview", "--json"), &preview); err != nil {
+		t.Fatal(err)
+	}
+
+	if appLevel == 0 || appLevel != inspect.ContextTokens {
+		t.Errorf("context level: app %d, CLI %d", appLevel, inspect.ContextTokens)
+	}
+	if !appKnown || !ledger.Totals.Priced || appCost == 0 ||
+		math.Abs(appCost-ledger.Totals.Cost) > 1e-12 || math.Abs(chartCost-appCost) > 1e-12 {
+		t.Errorf("cost: footer %v (known %v), chart %v, CLI %v (priced %v)", appCost, appKnown, chartCost, ledger.Totals.Cost, ledger.Totals.Priced)
+	}
+	if plan.TokensBefore != preview.TokensBefore || plan.TokensAfter != preview.TokensAfter {
+		t.Errorf("preview totals: app %d → %d, CLI %d → %d", plan.TokensBefore, plan.TokensAfter, preview.TokensBefore, preview.TokensAfter)
+	}
+}
+
+func writeFile(t *testing.T, dir, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
