@@ -105,7 +105,7 @@ func (s *Session) compactInput(force bool) compact.Input {
 	in := compact.Input{
 		Messages:        s.log.Messages(),
 		Tokens:          s.tokensOf(),
-		Wire:            s.log.AppendWire(nil),
+		Wire:            s.replayWire(),
 		PrefixTokens:    s.prefixTok,
 		Threshold:       s.compactionThreshold(),
 		Window:          s.Window(),

@@ -113,6 +113,9 @@ func (s *Session) idleMicroCompact() error {
 	return s.rebuild("idle micro-compact", out.Messages, s.st.System, "")
 }
 
+// tokensOf returns the count the log keeps for each message
+// (transcript.Entry.Tokens): the one count the gauge, the compaction
+// planner and its preview, and purge all use.
 func (s *Session) tokensOf() []int {
 	out := make([]int, s.log.Len())
 	for i := range out {
@@ -258,7 +261,7 @@ func (s *Session) lastUserText() (transcript.Message, bool) {
 
 // handOffBrief asks the model for the brief to its next self.
 func (s *Session) handOffBrief(ctx context.Context) (string, error) {
-	req := cycle.BriefRequest(s.cfg.ModelName, s.st.System, s.catalog, s.log.AppendWire(nil))
+	req := cycle.BriefRequest(s.cfg.ModelName, s.st.System, s.catalog, s.replayWire())
 	resp, err := s.metered(ledger.KindBrief).Stream(ctx, req, llm.Callbacks{})
 	if err != nil {
 		return "", err

@@ -150,6 +150,15 @@ func toOpenAITools(specs []tool.Spec) []openai.Tool {
 	return out
 }
 
+// replayWire returns the log's wire messages of step 3, one per entry and
+// not yet joined, for the side requests that replay the conversation so
+// the provider's prefix cache serves them: the compaction summary and the
+// hand-off brief. They send them after this session's system prompt and
+// tool catalog and join them, with their instruction, by the same rule
+// (llm.JoinUserRuns), so their bytes equal a turn request's up to the
+// instruction.
+func (s *Session) replayWire() []openai.ChatCompletionMessage { return s.log.AppendWire(nil) }
+
 // assemble returns the request: the prefix zone, the skeleton and, unless
 // status is "", the status block at the tail (step 7, tail mode). It
 // shares memory with the session and is valid only until the next commit.
