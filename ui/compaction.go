@@ -16,7 +16,6 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
-	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
 )
 
@@ -128,7 +127,7 @@ func compactionRows(plan compact.Plan, before []transcript.Message) (bef, aft []
 		toks := 0
 		if before != nil {
 			m = before[i]
-			toks = tokens.Count(m.Text()) + tokens.Count(m.Reasoning)
+			toks = transcript.TokensOf(m)
 		} else {
 			m = plan.Messages[i]
 			if i < len(plan.Tokens) {
