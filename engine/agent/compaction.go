@@ -159,10 +159,11 @@ func (s *Session) PreviewCompaction() (compact.Plan, error) {
 // failure breaker and runs even below the threshold. It may call the model
 // for a summary.
 func (s *Session) Compact(ctx context.Context) (CompactionResult, error) {
-	if !s.mu.TryLock() {
+	end, ok := s.beginWork()
+	if !ok {
 		return CompactionResult{}, ErrBusy
 	}
-	defer s.mu.Unlock()
+	defer end()
 	if s.log.Len() == 0 {
 		return CompactionResult{}, ErrNothingToCompact
 	}

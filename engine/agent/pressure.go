@@ -276,10 +276,11 @@ func (s *Session) handOffBrief(ctx context.Context) (string, error) {
 // NewCycle closes the current cycle now and opens the next one, as the
 // user asked.
 func (s *Session) NewCycle(ctx context.Context) error {
-	if !s.mu.TryLock() {
+	end, ok := s.beginWork()
+	if !ok {
 		return ErrBusy
 	}
-	defer s.mu.Unlock()
+	defer end()
 	if s.log.Len() == 0 {
 		return errors.New("agent: this cycle is empty; there is nothing to archive yet")
 	}

@@ -21,10 +21,11 @@ type PurgePreview struct {
 // proposes and returns the resulting plan. Nothing changes until
 // ApplyPurge.
 func (s *Session) PreviewPurge(ctx context.Context) (PurgePreview, error) {
-	if !s.mu.TryLock() {
+	end, ok := s.beginWork()
+	if !ok {
 		return PurgePreview{}, ErrBusy
 	}
-	defer s.mu.Unlock()
+	defer end()
 	msgs := s.log.Messages()
 	if len(msgs) == 0 {
 		return PurgePreview{}, errors.New("agent: the conversation is empty; there is nothing to purge")
@@ -44,10 +45,11 @@ func (s *Session) PreviewPurge(ctx context.Context) (PurgePreview, error) {
 // ApplyPurge applies a previewed purge as one recorded rebuild. It refuses
 // a preview made from a history that has changed since.
 func (s *Session) ApplyPurge(p PurgePreview) error {
-	if !s.mu.TryLock() {
+	end, ok := s.beginWork()
+	if !ok {
 		return ErrBusy
 	}
-	defer s.mu.Unlock()
+	defer end()
 	if p.logHash == "" || p.logHash != s.log.Hash() {
 		return errors.New("agent: the history changed since this purge was previewed; preview it again")
 	}

@@ -87,15 +87,25 @@ type anchorState struct {
 
 // Session is one conversation bound to a workspace. Its methods are safe to
 // call from several goroutines, but turns run one at a time.
+//
+// Which methods wait: Run, Compact, NewCycle, PreviewPurge and ApplyPurge
+// are turn-like and fail at once with ErrBusy while another of them runs.
+// The readers and setters (Messages, Alerts, ContextTokens, Checklist,
+// NextRequest, SetAllowNetwork, …) take the session lock and so wait for a
+// running turn-like operation to finish; a brief one of them never makes a
+// turn fail. Mode, Rules, Revoke and Sandboxed never wait; SetMode decides
+// the next call at once and waits only to store the mode.
 type Session struct {
-	cfg   Config
-	mu    sync.Mutex // held for the whole of a turn
-	meta  storage.Session
-	st    state
-	log   *transcript.AppendLog
-	tools *tool.Registry
-	gate  *tool.Gate
-	env   tool.Env
+	cfg Config
+	mu  sync.Mutex // held for the whole of a turn
+	// working is set while a turn-like operation runs (see beginWork).
+	working atomic.Bool
+	meta    storage.Session
+	st      state
+	log     *transcript.AppendLog
+	tools   *tool.Registry
+	gate    *tool.Gate
+	env     tool.Env
 
 	// The request pipeline's state (see request.go): the prefix zone, its
 	// token count and the skeleton of the next request.

@@ -39,10 +39,11 @@ func TurnMeta(day time.Time, model string, ws *WorkingSet) string {
 // step is committed before the next request. A cancelled turn leaves a
 // transcript the API accepts: pending calls get a "cancelled" result.
 func (s *Session) Run(ctx context.Context, text string) (Result, error) {
-	if !s.mu.TryLock() {
+	end, ok := s.beginWork()
+	if !ok {
 		return Result{}, ErrBusy
 	}
-	defer s.mu.Unlock()
+	defer end()
 	if strings.TrimSpace(text) == "" {
 		return Result{}, errors.New("agent: the message is empty; type what you want the agent to do")
 	}
