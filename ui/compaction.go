@@ -454,18 +454,18 @@ func (u *UI) showRebuild(info agent.RebuildInfo) {
 
 // rebuildItem is the chat row describing a log rewrite.
 func rebuildItem(info agent.RebuildInfo) *chatItem {
-	kind := rebuildKind(info.Reason)
+	kind := info.Kind
 	text := fmt.Sprintf("compacted: %s → %s tokens", tokensShort(info.TokensBefore), tokensShort(info.TokensAfter))
 	detail := "Summary"
 	switch kind {
-	case "purge":
+	case agent.RebuildPurge:
 		text = fmt.Sprintf("purged: %s → %s tokens", tokensShort(info.TokensBefore), tokensShort(info.TokensAfter))
-	case "cycle":
+	case agent.RebuildCycle:
 		text = fmt.Sprintf("new cycle %d: %s → %s tokens; the earlier messages are in the Archive", info.Cycle,
 			tokensShort(info.TokensBefore), tokensShort(info.TokensAfter))
 		detail = "Hand-off brief"
 	}
-	if r := strings.TrimSpace(info.Reason); r != "" && r != kind && !strings.Contains(r, kind) {
+	if r := strings.TrimSpace(info.Reason); r != "" && !strings.Contains(r, string(kind)) {
 		text += " (" + r + ")"
 	}
 	return &chatItem{kind: itemRebuild, text: text, reasoning: strings.TrimSpace(info.Summary), detailName: detail}

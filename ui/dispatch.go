@@ -41,10 +41,10 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 	case agent.EventRebuild:
 		if e.Rebuild != nil {
 			u.showRebuild(*e.Rebuild)
-			u.chart.NoteRebuild(rebuildKind(e.Rebuild.Reason))
+			u.chart.NoteRebuild(string(e.Rebuild.Kind))
 			u.gauge.SetLevel(e.Rebuild.TokensAfter, live.window, false)
 		} else {
-			u.chart.NoteRebuild(rebuildKind(e.Reason))
+			u.chart.NoteRebuild(string(agent.RebuildCompaction))
 		}
 	case agent.EventUsage:
 		us := *e.Usage

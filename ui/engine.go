@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"strings"
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
@@ -30,16 +29,3 @@ type sessionOps interface {
 type engineOps struct{ *agent.Session }
 
 var _ sessionOps = engineOps{}
-
-// rebuildKind classifies a rebuild reason: "cycle", "purge" or
-// "compaction".
-func rebuildKind(reason string) string {
-	r := strings.ToLower(reason)
-	switch {
-	case strings.Contains(r, "cycle"):
-		return "cycle"
-	case strings.Contains(r, "purge"):
-		return "purge"
-	}
-	return "compaction"
-}

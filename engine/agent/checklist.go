@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/tally-dev/tally/engine/diag"
@@ -80,15 +79,6 @@ func (s *Session) alerts() []string {
 // where commands cannot run inside the sandbox, so the downgrade is never
 // silent.
 const NotSandboxedAlert = "not sandboxed: commands run with your account's full access and each one asks first"
-
-func (s *Session) haltReason() string {
-	for _, a := range s.guard.Alerts() {
-		if strings.Contains(a, "fail") {
-			return "the turn was stopped because a tool kept failing (" + a + "); change the approach or fix the cause and send another message"
-		}
-	}
-	return "the turn was stopped by the loop guard; send another message to continue"
-}
 
 // DiagnosticsTimeout bounds each checker run after a file write.
 const DiagnosticsTimeout = 20 * time.Second

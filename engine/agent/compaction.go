@@ -70,7 +70,8 @@ func readMemory(workspace string) string {
 
 // RebuildInfo describes a log rewrite for the UI.
 type RebuildInfo struct {
-	Reason       string `json:"reason"`
+	Kind         RebuildKind `json:"kind"`
+	Reason       string      `json:"reason"`
 	TokensBefore int    `json:"tokens_before"`
 	TokensAfter  int    `json:"tokens_after"`
 	Summary      string `json:"summary,omitempty"`
@@ -201,7 +202,7 @@ func (s *Session) compactNow(ctx context.Context, in compact.Input, reason strin
 		s.st.Summary = out.SummarySection
 		system = s.systemWithSummary()
 	}
-	if err := s.rebuild(reason, out.Messages, system, summary); err != nil {
+	if err := s.rebuild(RebuildCompaction, reason, out.Messages, system, summary); err != nil {
 		return res, err
 	}
 	if out.Source != "" {
@@ -264,7 +265,7 @@ func (s *Session) systemWithSummary() string {
 // records the RebuildRecord, swaps the system prompt when it changed (a
 // booked prefix change), invalidates the usage anchor and publishes the
 // event.
-func (s *Session) rebuild(reason string, msgs []transcript.Message, system, summary string) error {
+func (s *Session) rebuild(kind RebuildKind, reason string, msgs []transcript.Message, system, summary string) error {
 	before, _ := s.level()
 	oldLog := s.log.Messages()
 	rec := s.log.Rebuild(reason, msgs, s.cfg.now())
@@ -326,7 +327,7 @@ func (s *Session) rebuild(reason string, msgs []transcript.Message, system, summ
 	s.pendingRebuild = reason
 	after, _ := s.level()
 	s.emit(Event{Kind: EventRebuild, Reason: reason, Rebuild: &RebuildInfo{
-		Reason: reason, TokensBefore: before, TokensAfter: after, Summary: summary, Cycle: s.meta.Cycle}})
+		Kind: kind, Reason: reason, TokensBefore: before, TokensAfter: after, Summary: summary, Cycle: s.meta.Cycle}})
 	return nil
 }
 

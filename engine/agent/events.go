@@ -76,3 +76,14 @@ const (
 	ReasonFailed    = "failed"     // an error ended the turn
 	ReasonHalted    = "halted"     // the loop guard stopped the turn
 )
+
+// RebuildKind is what rewrote the log.
+type RebuildKind string
+
+// The kinds of rebuild.
+const (
+	RebuildCompaction RebuildKind = "compaction" // the cascade (automatic, manual or idle)
+	RebuildEmergency  RebuildKind = "emergency"  // recovery from "context length exceeded"
+	RebuildPurge      RebuildKind = "purge"      // the model-driven purge
+	RebuildCycle      RebuildKind = "cycle"      // a new cycle
+)

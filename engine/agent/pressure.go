@@ -110,7 +110,7 @@ func (s *Session) idleMicroCompact() error {
 	if len(rep.Changes) == 0 {
 		return nil
 	}
-	return s.rebuild("idle micro-compact", out.Messages, s.st.System, "")
+	return s.rebuild(RebuildCompaction, "idle micro-compact", out.Messages, s.st.System, "")
 }
 
 // tokensOf returns the count the log keeps for each message
@@ -164,7 +164,7 @@ func (s *Session) emergency(ctx context.Context, cause error) error {
 	if dropped == 0 {
 		return fmt.Errorf("agent: the request is too long for the model, and after emergency recovery nothing more can be dropped (%w); start a new cycle or session", cause)
 	}
-	return s.rebuild("emergency truncation", kept, s.st.System, "")
+	return s.rebuild(RebuildEmergency, "emergency truncation", kept, s.st.System, "")
 }
 
 // rollCycle closes the current cycle and opens the next one: the model
@@ -245,7 +245,7 @@ func (s *Session) rollCycle(ctx context.Context, mode string) error {
 	s.publishLevel()
 	s.pendingRebuild = "cycle"
 	after, _ := s.level()
-	s.emit(Event{Kind: EventRebuild, Reason: "cycle", Rebuild: &RebuildInfo{Reason: "cycle", TokensBefore: level, TokensAfter: after, Summary: brief, Cycle: next}})
+	s.emit(Event{Kind: EventRebuild, Reason: "cycle", Rebuild: &RebuildInfo{Kind: RebuildCycle, Reason: "cycle", TokensBefore: level, TokensAfter: after, Summary: brief, Cycle: next}})
 	return nil
 }
 

@@ -56,5 +56,5 @@ func (s *Session) ApplyPurge(p PurgePreview) error {
 	if len(p.Changes) == 0 {
 		return purge.ErrNothing
 	}
-	return s.rebuild("purge", p.Messages, s.st.System, "")
+	return s.rebuild(RebuildPurge, "purge", p.Messages, s.st.System, "")
 }

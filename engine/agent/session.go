@@ -140,6 +140,9 @@ type turnState struct {
 	rejectedAt    int  // the level the provider last rejected as too long
 	declined      bool // the user declined compaction this turn (ask mode)
 	warnedBreaker bool // the breaker message was shown this turn
+	// halt is why the loop guard stopped the turn (its message for the
+	// user), "" while it runs.
+	halt string
 }
 
 // ErrBusy is returned when a turn is started while another one runs.

@@ -111,7 +111,7 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 			return res, nil
 		case ReasonHalted:
 			res.Reason = ReasonHalted
-			return res, fmt.Errorf("agent: %s", s.haltReason())
+			return res, fmt.Errorf("agent: %s", s.turn.halt)
 		}
 	}
 }
@@ -240,6 +240,7 @@ func (s *Session) runTools(ctx context.Context, step int, calls []transcript.Too
 			return "", err
 		}
 		if halt != "" {
+			s.turn.halt = halt
 			if err := s.skipRest(calls[i+1:], "not run: the turn was stopped by the loop guard"); err != nil {
 				return "", err
 			}
