@@ -48,7 +48,7 @@ func (f *fakeOps) Compact(ctx context.Context) (agent.CompactionResult, error) {
 	f.compacted++
 	f.mu.Unlock()
 	f.emit(agent.Event{Kind: agent.EventRebuild, Reason: "manual compaction", Rebuild: &agent.RebuildInfo{
-		Reason: "manual compaction", TokensBefore: 84_200, TokensAfter: 21_000, Summary: "We fixed calc.Add; tests pass."}})
+		Kind: agent.RebuildCompaction, Reason: "manual compaction", TokensBefore: 84_200, TokensAfter: 21_000, Summary: "We fixed calc.Add; tests pass."}})
 	return agent.CompactionResult{Applied: true, TokensBefore: 84_200, TokensAfter: 21_000}, nil
 }
 func (f *fakeOps) Archives() ([]cycle.Archive, error) { return f.archives, nil }
@@ -66,7 +66,7 @@ func (f *fakeOps) ApplyPurge(p agent.PurgePreview) error {
 	f.purged++
 	f.mu.Unlock()
 	f.emit(agent.Event{Kind: agent.EventRebuild, Reason: "purge", Rebuild: &agent.RebuildInfo{
-		Reason: "purge", TokensBefore: p.Before, TokensAfter: p.After}})
+		Kind: agent.RebuildPurge, Reason: "purge", TokensBefore: p.Before, TokensAfter: p.After}})
 	return nil
 }
 func (f *fakeOps) Alerts() []string               { return f.alerts }
