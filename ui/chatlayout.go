@@ -1,0 +1,252 @@
+package ui
+
+import (
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+)
+
+// How the chat measures its rows and follows the bottom as they change.
+
+// measureLater measures an estimated row exactly once it is on screen;
+// heights must not change inside the list's UpdateItem, so it is queued.
+func (c *chatView) measureLater(it *chatItem) {
+	if c.queued == nil {
+		c.queued = map[*chatItem]bool{}
+	}
+	if c.queued[it] {
+		return
+	}
+	c.queued[it] = true
+	c.later(func() {
+		delete(c.queued, it)
+		if it.measuredAt != c.width {
+			c.refreshItem(it)
+		}
+	})
+}
+
+// verifyLater checks, after the frame, that a shown row got the height it
+// really needs at the list's width, and corrects it if the measurement or
+// the estimate was off (wrapped rich text can measure differently off
+// screen). The list then keeps following the bottom if it was there.
+func (c *chatView) verifyLater(id int, row *messageRow) {
+	it := row.item
+	c.later(func() {
+		if row.item != it || id >= len(c.items) || c.items[id] != it || id >= len(c.heights) || c.width <= 0 {
+			return
+		}
+		h := row.MinSize().Height
+		if d := h - c.heights[id]; d > 1 || d < -1 {
+			follow := c.following()
+			c.heights[id] = h
+			c.list.SetItemHeight(id, h)
+			if follow {
+				c.toBottom()
+			}
+		}
+	})
+}
+
+// rebuild sets every row's height on a fresh list and swaps it in: rows
+// near the end are measured exactly, the others estimated until shown.
+func (c *chatView) rebuild(keepOffset bool) {
+	off := c.list.GetScrollOffset()
+	l := c.newList()
+	c.heights = c.heights[:0]
+	n := len(c.items)
+	for i, it := range c.items {
+		var h float32
+		if n-i <= exactTail || it.expanded || it.reasonOn {
+			h = c.measure(it)
+		} else {
+			h = c.estimate(it)
+		}
+		c.heights = append(c.heights, h)
+		l.SetItemHeight(i, h)
+	}
+	c.list = l
+	c.box.Objects = []fyne.CanvasObject{l}
+	c.box.Refresh()
+	if keepOffset {
+		l.ScrollToOffset(off)
+	} else {
+		c.toBottom()
+		// The first layout of a new list may come after this call, with
+		// another viewport height: scroll again once it is laid out.
+		c.stickBottom = true
+		c.later(func() {
+			c.toBottom()
+			c.stickBottom = false
+		})
+	}
+}
+
+// exactTail is how many rows at the end are measured exactly when a
+// session opens; the rest are estimated until they scroll into view.
+const exactTail = 60
+
+// widthWatcher lays its one child out full size and reports width
+// changes; when only the height changes (a row above or below the chat
+// appears) it reports that too, so a list at the bottom can stay there.
+type widthWatcher struct {
+	last     float32
+	lastH    float32
+	onWidth  func(float32)
+	onHeight func()
+}
+
+func (w *widthWatcher) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Resize(size)
+		o.Move(fyne.NewPos(0, 0))
+	}
+	if size.Width != w.last && size.Width > 0 {
+		w.last = size.Width
+		w.onWidth(size.Width)
+	}
+	if size.Height != w.lastH && size.Height > 0 {
+		w.lastH = size.Height
+		if w.onHeight != nil {
+			w.onHeight()
+		}
+	}
+}
+
+func (w *widthWatcher) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	return fyne.NewSize(200, 100)
+}
+
+var _ fyne.Layout = (*widthWatcher)(nil)
+
+// heightChanged keeps the view at the bottom when the chat area grows or
+// shrinks, and after a freshly loaded conversation is first laid out.
+func (c *chatView) heightChanged() {
+	c.later(func() {
+		if c.stickBottom || c.following() {
+			c.toBottom()
+		}
+	})
+}
+
+func (c *chatView) widthChanged(w float32) {
+	c.later(func() {
+		if c.width == w {
+			return
+		}
+		c.width = w
+		c.remeasureAll()
+	})
+}
+
+// remeasureAll measures every row at the current width.
+func (c *chatView) remeasureAll() {
+	if c.width <= 0 {
+		return
+	}
+	c.rebuild(true)
+}
+
+// estimate guesses the height of it from its text length, calibrated on
+// one-line rows measured at the current width.
+func (c *chatView) estimate(it *chatItem) float32 {
+	if c.estW != c.width || c.est == nil {
+		c.estW = c.width
+		c.est = map[itemKind]float32{}
+		for _, k := range []itemKind{itemUser, itemAssistant, itemNotice, itemRebuild} {
+			c.est[k] = c.measure(&chatItem{kind: k, text: "x", md: parseMarkdown("x")})
+		}
+		two := c.measure(&chatItem{kind: itemUser, text: "x\nx"})
+		c.lineH = two - c.est[itemUser]
+		c.charW = fyne.MeasureText("abcdefghijklmnopqrstuvwxyz ABCDEFGHIJ", theme.TextSize(), fyne.TextStyle{}).Width / 37
+	}
+	switch it.kind {
+	case itemTool:
+		key := itemKind(10)
+		if it.hasResult {
+			key++
+		}
+		if it.decided != "" {
+			key += 2
+		}
+		h, ok := c.est[key]
+		if !ok {
+			h = c.measure(&chatItem{kind: itemTool, title: "x", status: toolOK, hasResult: it.hasResult, resultLen: 1, decided: it.decided})
+			c.est[key] = h
+		}
+		return h
+	}
+	base := c.est[it.kind]
+	if (it.kind == itemAssistant || it.kind == itemRebuild) && it.reasoning != "" {
+		base += c.lineH + theme.Padding()*2
+	}
+	perLine := int((c.width - 4*theme.Padding()) / c.charW)
+	if perLine < 10 {
+		perLine = 10
+	}
+	lines := 0
+	for _, para := range strings.Split(it.text, "\n") {
+		lines += 1 + len([]rune(para))/perLine
+	}
+	if it.kind == itemAssistant && !it.streaming {
+		lines += strings.Count(it.text, "\n\n") // Markdown paragraph spacing
+	}
+	return base + float32(max(lines-1, 0))*c.lineH
+}
+
+// measure returns the height of it at the current width.
+func (c *chatView) measure(it *chatItem) float32 {
+	w := c.width
+	if w <= 0 {
+		w = 600
+	}
+	m := c.measurer
+	m.set(it)
+	m.Resize(fyne.NewSize(w, 10))
+	h := m.MinSize().Height
+	m.Resize(fyne.NewSize(w, h))
+	if c.width > 0 {
+		it.measuredAt = c.width
+	}
+	return m.MinSize().Height
+}
+
+func (c *chatView) setHeight(i int) {
+	h := c.measure(c.items[i])
+	for len(c.heights) <= i {
+		c.heights = append(c.heights, 0)
+	}
+	c.heights[i] = h
+	c.list.SetItemHeight(i, h)
+}
+
+// toBottom scrolls to the end and remembers where that was, so a later
+// check can tell whether the user has scrolled away since.
+func (c *chatView) toBottom() {
+	c.list.ScrollToBottom()
+	c.autoOffset = c.list.GetScrollOffset()
+}
+
+// following reports whether new content should keep the list scrolled
+// down: the user has not scrolled since the last automatic scroll, or the
+// list shows its last row anyway. It does not rely on every row height
+// being exact.
+func (c *chatView) following() bool {
+	if off := c.list.GetScrollOffset(); off >= c.autoOffset-1 && c.autoOffset > 0 {
+		return true
+	}
+	return c.atBottom()
+}
+
+// atBottom reports whether the list shows its last row, so new content
+// should keep it scrolled down.
+func (c *chatView) atBottom() bool {
+	total := float32(0)
+	pad := theme.Padding()
+	for _, h := range c.heights {
+		total += h + pad
+	}
+	view := c.list.Size().Height
+	return c.list.GetScrollOffset()+view >= total-40
+}
