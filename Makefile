@@ -21,6 +21,8 @@ run: build
 
 vet:
 	$(GO) vet $(PKGS)
+	@big=$$(find . -name '*.go' ! -name '*_test.go' -exec awk 'END { if (NR > 600) print FILENAME ": " NR " lines" }' {} \;); \
+		if [ -n "$$big" ]; then echo "source files over 600 lines:"; echo "$$big"; exit 1; fi
 	@out=$$(gofmt -l . | grep -v '^vendor/' || true); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 lint:
