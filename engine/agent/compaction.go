@@ -72,10 +72,10 @@ func readMemory(workspace string) string {
 type RebuildInfo struct {
 	Kind         RebuildKind `json:"kind"`
 	Reason       string      `json:"reason"`
-	TokensBefore int    `json:"tokens_before"`
-	TokensAfter  int    `json:"tokens_after"`
-	Summary      string `json:"summary,omitempty"`
-	Cycle        int    `json:"cycle,omitempty"`
+	TokensBefore int         `json:"tokens_before"`
+	TokensAfter  int         `json:"tokens_after"`
+	Summary      string      `json:"summary,omitempty"`
+	Cycle        int         `json:"cycle,omitempty"`
 }
 
 // CompactionResult is what a compaction did.
