@@ -85,8 +85,12 @@ func (h *harness) events() func(agent.Event) {
 	return h.ui.bridge.Events(func(e agent.Event) { h.ui.onEvent(live, e) })
 }
 
-func samplePlan() (compact.Plan, []transcript.Message) {
-	now := time.Now()
+func samplePlan() (compact.Plan, []transcript.Message) { return samplePlanAt(time.Now()) }
+
+// samplePlanAt is a compaction plan over five messages stamped now: the
+// micro layer clears a tool result, a summary would replace the middle
+// three messages.
+func samplePlanAt(now time.Time) (compact.Plan, []transcript.Message) {
 	call := transcript.ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"calc/calc.go"}`}
 	msgs := []transcript.Message{
 		transcript.UserText("", "Fix calc.Add", now),

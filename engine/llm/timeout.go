@@ -330,22 +330,15 @@ func (b *guardBody) Close() error {
 // guardedClient returns a copy of c (or of a default client) whose transport
 // enforces the configured timeouts and wire limits.
 func guardedClient(c *http.Client, cfg Config) *http.Client {
-	var cp http.Client
-	if c != nil {
-		cp = *c
-	}
-	base := cp.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	cp.Transport = &guard{
-		base:      withConnectTimeout(base, cfg.ConnectTimeout),
-		connect:   cfg.ConnectTimeout,
-		firstByte: cfg.FirstByteTimeout,
-		idle:      cfg.StreamIdleTimeout,
-		wire:      cfg.replyLimits().wire(),
-	}
-	return &cp
+	return withTransport(c, func(base http.RoundTripper) http.RoundTripper {
+		return &guard{
+			base:      withConnectTimeout(base, cfg.ConnectTimeout),
+			connect:   cfg.ConnectTimeout,
+			firstByte: cfg.FirstByteTimeout,
+			idle:      cfg.StreamIdleTimeout,
+			wire:      cfg.replyLimits().wire(),
+		}
+	})
 }
 
 // withConnectTimeout returns a copy of rt whose dials and TLS handshakes are

@@ -85,9 +85,9 @@ func injectTemperatureZero(body []byte) []byte {
 	return append(out, rest...)
 }
 
-// wrapClient returns a copy of c (or a default client) whose transport is
-// wrapped.
-func wrapClient(c *http.Client) *http.Client {
+// withTransport returns a copy of c (or of a default client) whose
+// transport is wrap applied to c's (or the default) transport.
+func withTransport(c *http.Client, wrap func(base http.RoundTripper) http.RoundTripper) *http.Client {
 	var cp http.Client
 	if c != nil {
 		cp = *c
@@ -96,6 +96,11 @@ func wrapClient(c *http.Client) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	cp.Transport = &transport{base: base}
+	cp.Transport = wrap(base)
 	return &cp
+}
+
+// wrapClient returns a copy of c whose transport is wrapped.
+func wrapClient(c *http.Client) *http.Client {
+	return withTransport(c, func(base http.RoundTripper) http.RoundTripper { return &transport{base: base} })
 }
