@@ -14,10 +14,17 @@
 // Every request is rendered through a real Hugging Face chat template
 // (Qwen3.5 by default, DeepSeek-V4 on request) and tokenized with a cheap
 // deterministic tokenizer. The server simulates a provider prefix cache on
-// the rendered tokens: the cache hit of a request is its longest common
-// token prefix with any earlier accepted request for the same model,
-// rounded down to the cache unit (64 tokens by default). Hits and misses
-// are reported in usage both DeepSeek style (prompt_cache_hit_tokens,
+// the rendered tokens, per model, with one of two rules (WithCacheRule).
+// Under CacheLCP, the default, the cache hit of a request is its longest
+// common token prefix with any earlier accepted request for the same
+// model, rounded down to the cache unit (64 tokens by default). CacheUnits
+// follows DeepSeek V4's context-caching guide instead: a request hits only
+// a whole persisted prefix unit, and after each request units are
+// persisted at the end of its input, at the end of its output, at its
+// common prefix with the previous request and at fixed token intervals
+// (WithUnitInterval); so A+B then A+B+C hits A+B, while A+B then A+C
+// misses and a third request A+D hits A. Hits and misses are reported in
+// usage both DeepSeek style (prompt_cache_hit_tokens,
 // prompt_cache_miss_tokens) and OpenAI style
 // (prompt_tokens_details.cached_tokens), and recorded per request together
 // with an "ideal" hit (see Stats) so tests can measure how cache-friendly a

@@ -68,27 +68,33 @@ type rendering struct {
 }
 
 // render renders p with the named template, falling back to the plain
-// rendering when the template fails.
-func render(name string, p *parsed) rendering {
+// rendering when the template fails. The prompt ends with the generation
+// prompt (the assistant header the model continues from).
+func render(name string, p *parsed) rendering { return renderWith(name, p, true) }
+
+// renderWith is render with the generation prompt optional: without it the
+// text is the conversation exactly as a later request that appends to it
+// renders its start.
+func renderWith(name string, p *parsed, gen bool) rendering {
 	if name == TemplatePlain {
-		return rendering{text: renderPlain(p), template: TemplatePlain}
+		return rendering{text: renderPlain(p, gen), template: TemplatePlain}
 	}
 	ct, ok := chatTemplates[name]
 	if !ok {
-		return rendering{text: renderPlain(p), template: TemplatePlain, fellBack: true, err: fmt.Sprintf("unknown template %q", name)}
+		return rendering{text: renderPlain(p, gen), template: TemplatePlain, fellBack: true, err: fmt.Sprintf("unknown template %q", name)}
 	}
-	out, err := renderTemplate(ct, p)
+	out, err := renderTemplate(ct, p, gen)
 	if err == nil {
 		return rendering{text: out, template: name}
 	}
-	r := rendering{text: renderPlain(p), template: TemplatePlain, fellBack: true, err: err.Error()}
+	r := rendering{text: renderPlain(p, gen), template: TemplatePlain, fellBack: true, err: err.Error()}
 	if strings.Contains(err.Error(), systemRefusal) {
 		r.refusal = "Invalid 'messages': the chat template refused the request: " + systemRefusal + "."
 	}
 	return r
 }
 
-func renderTemplate(ct *chatTemplate, p *parsed) (out string, err error) {
+func renderTemplate(ct *chatTemplate, p *parsed, gen bool) (out string, err error) {
 	tmpl, err := ct.compiled()
 	if err != nil {
 		return "", err
@@ -121,7 +127,7 @@ func renderTemplate(ct *chatTemplate, p *parsed) (out string, err error) {
 	}
 	data := map[string]jinja.Value{
 		"messages":              jinja.NewList(msgs),
-		"add_generation_prompt": jinja.NewBool(true),
+		"add_generation_prompt": jinja.NewBool(gen),
 		"bos_token":             jinja.NewString(ct.bos),
 	}
 	if len(tools) > 0 {
@@ -237,8 +243,8 @@ func decodeValue(dec *json.Decoder) (jinja.Value, error) {
 
 // renderPlain is the deterministic fallback rendering: the tools as compact
 // JSON, then each message as a role header, its reasoning, content, tool
-// calls and tool call id, then the generation prompt.
-func renderPlain(p *parsed) string {
+// calls and tool call id, then (when gen is set) the generation prompt.
+func renderPlain(p *parsed, gen bool) string {
 	var b strings.Builder
 	if len(p.rawTools) > 0 {
 		b.WriteString("<|tools|>\n")
@@ -269,6 +275,8 @@ func renderPlain(p *parsed) string {
 		}
 		b.WriteString("\n<|end|>\n")
 	}
-	b.WriteString("<|assistant|>\n")
+	if gen {
+		b.WriteString("<|assistant|>\n")
+	}
 	return b.String()
 }

@@ -25,6 +25,7 @@ type Server struct {
 	mu        sync.Mutex
 	records   []Recorded
 	caches    map[string]*promptCache
+	units     map[string]*unitCache // under CacheUnits
 	resetNext bool
 
 	closing   chan struct{} // closed by Close, ends stalled answers
@@ -32,13 +33,15 @@ type Server struct {
 }
 
 type config struct {
-	template   string
-	retryAfter int
-	cacheUnit  int
-	models     []string
-	apiKey     string
-	usage      UsageFields
-	lenient    bool // accept two user messages in a row
+	template     string
+	retryAfter   int
+	cacheUnit    int
+	cacheRule    CacheRule
+	unitInterval int
+	models       []string
+	apiKey       string
+	usage        UsageFields
+	lenient      bool // accept two user messages in a row
 }
 
 // Option configures a Server.
@@ -53,8 +56,8 @@ func WithTemplate(name string) Option { return func(c *config) { c.template = na
 // Fault429 (default 1). A negative value omits the header.
 func WithRetryAfter(seconds int) Option { return func(c *config) { c.retryAfter = seconds } }
 
-// WithCacheUnit sets the prefix-cache granularity in tokens (default 64).
-// Values below 1 are treated as 1.
+// WithCacheUnit sets the prefix-cache granularity of CacheLCP in tokens
+// (default 64). Values below 1 are treated as 1. CacheUnits ignores it.
 func WithCacheUnit(n int) Option {
 	return func(c *config) { c.cacheUnit = max(n, 1) }
 }
@@ -96,7 +99,7 @@ func WithUsageFields(f UsageFields) Option { return func(c *config) { c.usage = 
 // New starts a server answering chat requests from script. A nil script
 // answers every request with ExhaustedContent. Call Close when done.
 func New(script Script, opts ...Option) *Server {
-	cfg := config{template: TemplateQwen35, retryAfter: 1, cacheUnit: 64, usage: UsageDeepSeek | UsageOpenAI}
+	cfg := config{template: TemplateQwen35, retryAfter: 1, cacheUnit: 64, unitInterval: DefaultUnitInterval, usage: UsageDeepSeek | UsageOpenAI}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
@@ -181,12 +184,16 @@ type Stats struct {
 	Prompt, Completion, Hit, Miss int
 	// Ideal sums the per-request ideal hits.
 	//
-	// Ideal for a request is floor(len(P), unit) where P is the rendered
-	// prompt tokens of the previous accepted request for the same model,
-	// or 0 for the first request of a model and for the request following
-	// MarkReset. That is the hit a perfect client would get if it only
-	// ever appended to the previous prompt, whatever this client actually
-	// sent, so Hit/Ideal measures how close the client comes to that.
+	// Under CacheLCP, Ideal for a request is floor(len(P), unit) where P is
+	// the rendered prompt tokens of the previous accepted request for the
+	// same model. Under CacheUnits it is the length of that request's
+	// input+output unit (its prompt followed by its rendered reply), capped
+	// at this request's prompt tokens. Either way it is 0 for the first
+	// request of a model and for the request following MarkReset. That is
+	// the hit a perfect client would get if it only ever appended to the
+	// previous prompt (and, under CacheUnits, to the reply), whatever this
+	// client actually sent, so Hit/Ideal measures how close the client
+	// comes to that.
 	Ideal int
 }
 
@@ -324,6 +331,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("llmtest: unknown template %q; use %q, %q or %q.", s.cfg.template, TemplateQwen35, TemplateDeepSeekV4, TemplatePlain), false)
 		return
 	}
+	if !s.cfg.cacheRule.valid() {
+		reject(http.StatusInternalServerError, "server_error", "", ruleError(s.cfg.cacheRule), false)
+		return
+	}
 	p, err := parseRequest(body)
 	if err != nil {
 		reject(http.StatusBadRequest, "invalid_request_error", "", err.Error(), true)
@@ -411,7 +422,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		(&answer{reply: reply}).stall(r.Context(), w, s.closing)
 		return
 	}
-	u := s.account(req.Model, toks, reply)
+	var units *unitRequest
+	if s.cfg.cacheRule == CacheUnits {
+		units = newUnitRequest(p, rd, toks, reply)
+	}
+	u := s.account(req.Model, toks, reply, units)
 	rec.Status = http.StatusOK
 	rec.Prompt, rec.Completion, rec.Hit, rec.Miss, rec.Ideal = u.prompt, u.completion, u.hit, u.miss, u.ideal
 	s.store(rec)
@@ -446,8 +461,8 @@ type usage struct {
 }
 
 // account computes usage for an accepted request and adds its prompt to the
-// model's cache.
-func (s *Server) account(model string, toks []string, reply Reply) usage {
+// model's cache; units is non-nil exactly under CacheUnits.
+func (s *Server) account(model string, toks []string, reply Reply, units *unitRequest) usage {
 	u := usage{prompt: len(toks)}
 	if reply.PromptTokens > 0 {
 		u.prompt = reply.PromptTokens
@@ -459,6 +474,13 @@ func (s *Server) account(model string, toks []string, reply Reply) usage {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if units != nil {
+		hit, ideal := s.serveUnits(model, units)
+		u.hit, u.ideal = min(hit, u.prompt), min(ideal, u.prompt)
+		u.miss = u.prompt - u.hit
+		s.resetNext = false
+		return u
+	}
 	c := s.caches[model]
 	if c == nil {
 		c = &promptCache{}
