@@ -35,9 +35,10 @@ type Config struct {
 	// OnEvent receives every event synchronously on the engine's goroutine.
 	// It must return quickly; the GUI copies the event and hands it over.
 	OnEvent func(Event)
-	// StatusMode places the <agent_status> block: StatusTail (default)
-	// sends only the newest one at the tail of each request, outside the
-	// log; StatusAppend appends each one to the log.
+	// StatusMode places the <agent_status> block: StatusTail (the
+	// engine's default) sends only the newest one at the tail of each
+	// request, outside the log; StatusAppend appends each one to the log;
+	// StatusOnChange appends one only when it changed.
 	StatusMode StatusMode
 	// ToolCallLimit caps tool calls per turn (DefaultToolCallLimit when 0).
 	ToolCallLimit int
@@ -66,6 +67,12 @@ type StatusMode string
 const (
 	StatusTail   StatusMode = "tail"
 	StatusAppend StatusMode = "append"
+	// StatusOnChange appends a status block to the log only when the
+	// state it shows changed materially since the last block still in the
+	// log (see statusChanged): an unchanged status costs nothing, every
+	// request extends the previous one byte for byte, and the newest block
+	// in the log is always the current state.
+	StatusOnChange StatusMode = "on-change"
 )
 
 // DedupeMin is the size from which a tool result identical to an earlier

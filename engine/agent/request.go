@@ -176,13 +176,17 @@ func (s *Session) request() llm.Request { return s.assemble("") }
 // nextRequest renders and records the status of the coming request,
 // places it (step 7) and returns the request to send.
 func (s *Session) nextRequest() (llm.Request, error) {
+	if s.cfg.StatusMode == StatusOnChange && !s.statusChanged() {
+		return s.request(), nil // the newest block in the log is current
+	}
 	rec := s.statusFor()
 	data, _ := json.Marshal(rec)
 	audit := func(tx *storage.Tx) error {
 		_, err := tx.AddRecord(storage.KindStatus, s.meta.ID, data)
 		return err
 	}
-	if s.cfg.StatusMode == StatusAppend {
+	if s.cfg.StatusMode == StatusAppend || s.cfg.StatusMode == StatusOnChange {
+		s.st.LastStatus = &rec.State
 		m := transcript.Injected(transcript.KindStatus, rec.Text, s.cfg.now())
 		if err := s.commit([]transcript.Message{m}, audit); err != nil {
 			return llm.Request{}, err
@@ -206,7 +210,12 @@ func (s *Session) nextRequest() (llm.Request, error) {
 func (s *Session) NextRequest() llm.Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	req := s.assemble(s.idleStatus())
+	var req llm.Request
+	if s.cfg.StatusMode == StatusTail {
+		req = s.assemble(s.idleStatus())
+	} else {
+		req = s.request() // the status is in the log
+	}
 	req.Messages = slices.Clone(req.Messages)
 	return req
 }

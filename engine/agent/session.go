@@ -42,6 +42,9 @@ type state struct {
 	Anchor     *anchorState  `json:"anchor,omitempty"`
 	// StatusVersion is the state_version of the last status rendered.
 	StatusVersion int64 `json:"status_version"`
+	// LastStatus is the state of the last status block appended to the
+	// log (append and on-change placements).
+	LastStatus *status.State `json:"last_status,omitempty"`
 	// Base is the system prompt assembled at session start; Summary the
 	// compaction summary section merged after it (System = Base + Summary).
 	Base      string        `json:"-"`

@@ -3,8 +3,10 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/tally-dev/tally/engine/status"
+	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -86,4 +88,47 @@ func (s *Session) idleStatus() string {
 	s.turn = turnState{steps: 1}
 	defer func() { s.turn = saved }()
 	return status.Slot(s.cfg.Renderer, s.canonical(s.st.StatusVersion+1))
+}
+
+// statusChanged reports whether an on-change session must append a status
+// block before the next request: when no block of this session is in the
+// log any more (a new session, a compaction or a cycle dropped it), or when
+// the state differs materially from the last block's — its phase, goals,
+// progress, alerts, folder or branch, or a budget entering another quarter
+// of its limit. Exact budget counts alone do not count: the last block's
+// counts are at most a quarter of the budget behind.
+func (s *Session) statusChanged() bool {
+	last := s.st.LastStatus
+	if last == nil || !s.lastStatusInLog() {
+		return true
+	}
+	return !sameMaterial(*last, s.canonical(last.Version))
+}
+
+// lastStatusInLog reports whether the log still holds a status block
+// rendered from s.st.LastStatus.
+func (s *Session) lastStatusInLog() bool {
+	want := s.st.LastStatus.Version
+	for i := s.log.Len() - 1; i >= 0; i-- {
+		m := &s.log.At(i).Msg
+		if m.Kind != transcript.KindStatus {
+			continue
+		}
+		v, ok := status.Version(m.Text())
+		return ok && v == want
+	}
+	return false
+}
+
+// sameMaterial compares two states on what the model acts on.
+func sameMaterial(a, b status.State) bool {
+	quarter := func(x status.Budget) int {
+		if x.Limit <= 0 {
+			return x.Used
+		}
+		return x.Used * 4 / x.Limit
+	}
+	return a.Phase == b.Phase && a.Done == b.Done && a.Cwd == b.Cwd && a.Branch == b.Branch &&
+		slices.Equal(a.Goals, b.Goals) && slices.Equal(a.Alerts, b.Alerts) &&
+		quarter(a.ToolCalls) == quarter(b.ToolCalls) && quarter(a.Steps) == quarter(b.Steps)
 }
