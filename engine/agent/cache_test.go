@@ -99,8 +99,20 @@ type cacheRun struct {
 // runSession drives turns × perTurn requests through the engine against a
 // fresh simulated DeepSeek cache, optionally through the naive assembly.
 func runSession(tb testing.TB, turns, perTurn int, naive bool) cacheRun {
+	return runSessionWith(tb, turns, perTurn, sessionRun{naive: naive})
+}
+
+// sessionRun selects the client and the cache simulation of a run.
+type sessionRun struct {
+	naive     bool
+	placement StatusMode        // "" is the engine's default (tail)
+	rule      llmtest.CacheRule // the simulated provider cache
+}
+
+func runSessionWith(tb testing.TB, turns, perTurn int, o sessionRun) cacheRun {
 	tb.Helper()
-	srv := llmtest.New(codingSession(perTurn), llmtest.WithTemplate(llmtest.TemplateDeepSeekV4))
+	naive := o.naive
+	srv := llmtest.New(codingSession(perTurn), llmtest.WithTemplate(llmtest.TemplateDeepSeekV4), llmtest.WithCacheRule(o.rule))
 	defer srv.Close()
 	dir := tb.TempDir()
 	st, err := storage.Open(filepath.Join(dir, "tally.db"), storage.Options{})
@@ -127,7 +139,7 @@ func runSession(tb testing.TB, turns, perTurn int, naive bool) cacheRun {
 	// gofmt only: go vet on every write would make the test slow without
 	// changing what the cache sees (one <diagnostics> message either way).
 	rules := []diag.Rule{{Ext: ".go", Commands: []diag.Command{{Name: "gofmt", Args: []string{"gofmt", "-l", diag.Files}, Explain: "file is not gofmt-formatted"}}}}
-	cfg := Config{Store: st, Model: model, ModelName: "deepseek-chat", Approver: tool.ApproveAll{}, Now: now, DiagRules: rules}
+	cfg := Config{Store: st, Model: model, ModelName: "deepseek-chat", Approver: tool.ApproveAll{}, Now: now, DiagRules: rules, StatusMode: o.placement}
 	s, err := Create(cfg, "cache", ws, "")
 	if err != nil {
 		tb.Fatal(err)

@@ -45,6 +45,8 @@ type state struct {
 	// LastStatus is the state of the last status block appended to the
 	// log (append and on-change placements).
 	LastStatus *status.State `json:"last_status,omitempty"`
+	// StatusDeltas counts the delta blocks since the last full one.
+	StatusDeltas int `json:"status_deltas,omitempty"`
 	// Base is the system prompt assembled at session start; Summary the
 	// compaction summary section merged after it (System = Base + Summary).
 	Base      string        `json:"-"`
@@ -103,12 +105,15 @@ type Session struct {
 	mu  sync.Mutex // held for the whole of a turn
 	// working is set while a turn-like operation runs (see beginWork).
 	working atomic.Bool
-	meta    storage.Session
-	st      state
-	log     *transcript.AppendLog
-	tools   *tool.Registry
-	gate    *tool.Gate
-	env     tool.Env
+	// defaultRenderer: the status renderer is status.Render, whose
+	// delta form the on-change placement may use.
+	defaultRenderer bool
+	meta            storage.Session
+	st              state
+	log             *transcript.AppendLog
+	tools           *tool.Registry
+	gate            *tool.Gate
+	env             tool.Env
 
 	// The request pipeline's state (see request.go): the prefix zone, its
 	// token count and the skeleton of the next request.
@@ -238,13 +243,14 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	if cfg.ToolCallLimit <= 0 {
 		cfg.ToolCallLimit = DefaultToolCallLimit
 	}
-	if cfg.Renderer == nil {
+	defaultRenderer := cfg.Renderer == nil
+	if defaultRenderer {
 		cfg.Renderer = status.Render
 	}
 	if cfg.Compaction == "" {
 		cfg.Compaction = CompactAuto
 	}
-	s := &Session{cfg: cfg, meta: meta, st: st}
+	s := &Session{cfg: cfg, meta: meta, st: st, defaultRenderer: defaultRenderer}
 	s.tools = tool.NewRegistry()
 	for _, t := range tool.Builtins() {
 		s.tools.AddBuiltin(t)

@@ -17,7 +17,14 @@ type StatusRecord struct {
 	Mode    StatusMode   `json:"mode"`
 	Text    string       `json:"text"`
 	State   status.State `json:"state"`
+	// Base is the state of the block this one is a delta of (on-change
+	// placement); nil for a full block.
+	Base *status.State `json:"base,omitempty"`
 }
+
+// FullStatusEvery is how many delta blocks may follow a full one in the
+// on-change placement before the next block is full again.
+const FullStatusEvery = 8
 
 // canonical computes the run state for the next status block. It reads
 // only engine-owned counters and code-read facts.
@@ -40,7 +47,30 @@ func (s *Session) canonical(version int64) status.State {
 func (s *Session) statusFor() StatusRecord {
 	s.st.StatusVersion++
 	st := s.canonical(s.st.StatusVersion)
-	return StatusRecord{Request: s.st.Requests + 1, Mode: s.cfg.StatusMode, Text: status.Slot(s.cfg.Renderer, st), State: st}
+	rec := StatusRecord{Request: s.st.Requests + 1, Mode: s.cfg.StatusMode, State: st}
+	if base := s.deltaBase(); base != nil {
+		if text, err := status.RenderDelta(*base, st); err == nil {
+			rec.Text, rec.Base = text, base
+			s.st.StatusDeltas++
+			return rec
+		}
+	}
+	rec.Text = status.Slot(s.cfg.Renderer, st)
+	s.st.StatusDeltas = 0
+	return rec
+}
+
+// deltaBase returns the state the next on-change block may be a delta of:
+// the last block's, while it is still in the log, fewer than
+// FullStatusEvery deltas followed the last full block, and the default
+// renderer is in use; nil means the next block is full.
+func (s *Session) deltaBase() *status.State {
+	if s.cfg.StatusMode != StatusOnChange || !s.defaultRenderer || s.st.LastStatus == nil ||
+		s.st.StatusDeltas >= FullStatusEvery-1 || !s.lastStatusInLog() {
+		return nil
+	}
+	base := *s.st.LastStatus
+	return &base
 }
 
 // StatusAudit is the result of re-rendering recorded status blocks.
@@ -66,6 +96,12 @@ func (s *Session) AuditStatus() (StatusAudit, error) {
 		}
 		a.Checked++
 		a.Last = sr.Text
+		if sr.Base != nil {
+			if want, err := status.RenderDelta(*sr.Base, sr.State); err != nil || want != sr.Text {
+				a.Mismatches = append(a.Mismatches, fmt.Sprintf("request %d: the delta block disagrees with its recorded states", sr.Request))
+			}
+			continue
+		}
 		if err := status.Verify(s.cfg.Renderer, sr.Text, sr.State); err != nil {
 			a.Mismatches = append(a.Mismatches, fmt.Sprintf("request %d: %v", sr.Request, err))
 		}
@@ -94,9 +130,9 @@ func (s *Session) idleStatus() string {
 // block before the next request: when no block of this session is in the
 // log any more (a new session, a compaction or a cycle dropped it), or when
 // the state differs materially from the last block's — its phase, goals,
-// progress, alerts, folder or branch, or a budget entering another quarter
-// of its limit. Exact budget counts alone do not count: the last block's
-// counts are at most a quarter of the budget behind.
+// progress, alerts, folder or branch. Budget counts alone do not count (the
+// phase turns to wrap_up when steps run low), so the counts a block shows
+// are those of the request it was appended for.
 func (s *Session) statusChanged() bool {
 	last := s.st.LastStatus
 	if last == nil || !s.lastStatusInLog() {
@@ -120,15 +156,10 @@ func (s *Session) lastStatusInLog() bool {
 	return false
 }
 
-// sameMaterial compares two states on what the model acts on.
+// sameMaterial compares two states on what the model acts on. Budget
+// counts are not compared: running low on steps changes the phase to
+// wrap_up, which is.
 func sameMaterial(a, b status.State) bool {
-	quarter := func(x status.Budget) int {
-		if x.Limit <= 0 {
-			return x.Used
-		}
-		return x.Used * 4 / x.Limit
-	}
 	return a.Phase == b.Phase && a.Done == b.Done && a.Cwd == b.Cwd && a.Branch == b.Branch &&
-		slices.Equal(a.Goals, b.Goals) && slices.Equal(a.Alerts, b.Alerts) &&
-		quarter(a.ToolCalls) == quarter(b.ToolCalls) && quarter(a.Steps) == quarter(b.Steps)
+		slices.Equal(a.Goals, b.Goals) && slices.Equal(a.Alerts, b.Alerts)
 }

@@ -101,44 +101,60 @@ func Render(s State) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<%s visibility=\"internal\" state_version=\"%d\">\n", Tag, s.Version)
 	fmt.Fprintf(&b, "phase: %s\n", s.Phase)
+	writeGoals(&b, s)
+	writeBudgets(&b, s)
+	writeEnvironment(&b, s)
+	writeAlerts(&b, s)
+	fmt.Fprintf(&b, "</%s>", Tag)
+	return b.String(), nil
+}
+
+func writeGoals(b *strings.Builder, s State) {
 	if len(s.Goals) == 0 {
-		fmt.Fprintf(&b, "remaining_goals: []  # %d done\n", s.Done)
-	} else {
-		fmt.Fprintf(&b, "remaining_goals:  # %d open, %d done\n", len(s.Goals), s.Done)
-		for i, g := range s.Goals {
-			if i == MaxGoals {
-				fmt.Fprintf(&b, "  - (+%d more; call checklist_list)\n", len(s.Goals)-MaxGoals)
-				break
-			}
-			mark := ""
-			if g.InProgress {
-				mark = " [in_progress]"
-			}
-			fmt.Fprintf(&b, "  - #%s %s%s\n", safeID(g.ID), quote(g.Content, MaxGoalChars), mark)
-		}
+		fmt.Fprintf(b, "remaining_goals: []  # %d done\n", s.Done)
+		return
 	}
-	fmt.Fprintf(&b, "budgets: {tool_calls: %d/%d, steps: %d/%d}\n", s.ToolCalls.Used, s.ToolCalls.Limit, s.Steps.Used, s.Steps.Limit)
+	fmt.Fprintf(b, "remaining_goals:  # %d open, %d done\n", len(s.Goals), s.Done)
+	for i, g := range s.Goals {
+		if i == MaxGoals {
+			fmt.Fprintf(b, "  - (+%d more; call checklist_list)\n", len(s.Goals)-MaxGoals)
+			break
+		}
+		mark := ""
+		if g.InProgress {
+			mark = " [in_progress]"
+		}
+		fmt.Fprintf(b, "  - #%s %s%s\n", safeID(g.ID), quote(g.Content, MaxGoalChars), mark)
+	}
+}
+
+func writeBudgets(b *strings.Builder, s State) {
+	fmt.Fprintf(b, "budgets: {tool_calls: %d/%d, steps: %d/%d}\n", s.ToolCalls.Used, s.ToolCalls.Limit, s.Steps.Used, s.Steps.Limit)
+}
+
+func writeEnvironment(b *strings.Builder, s State) {
 	b.WriteString("environment:\n")
-	fmt.Fprintf(&b, "  cwd: %s\n", quote(s.Cwd, 200))
+	fmt.Fprintf(b, "  cwd: %s\n", quote(s.Cwd, 200))
 	if s.Branch == "" {
 		b.WriteString("  branch: unknown\n")
 	} else {
-		fmt.Fprintf(&b, "  branch: %s\n", quote(s.Branch, 80))
+		fmt.Fprintf(b, "  branch: %s\n", quote(s.Branch, 80))
 	}
+}
+
+func writeAlerts(b *strings.Builder, s State) {
 	if len(s.Alerts) == 0 {
 		b.WriteString("alerts: []\n")
-	} else {
-		b.WriteString("alerts:\n")
-		for i, a := range s.Alerts {
-			if i == MaxAlerts {
-				fmt.Fprintf(&b, "  - (+%d more)\n", len(s.Alerts)-MaxAlerts)
-				break
-			}
-			fmt.Fprintf(&b, "  - %s\n", quote(a, MaxAlertChars))
-		}
+		return
 	}
-	fmt.Fprintf(&b, "</%s>", Tag)
-	return b.String(), nil
+	b.WriteString("alerts:\n")
+	for i, a := range s.Alerts {
+		if i == MaxAlerts {
+			fmt.Fprintf(b, "  - (+%d more)\n", len(s.Alerts)-MaxAlerts)
+			break
+		}
+		fmt.Fprintf(b, "  - %s\n", quote(a, MaxAlertChars))
+	}
 }
 
 func quote(s string, limit int) string {
