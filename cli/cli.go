@@ -52,7 +52,7 @@ Flags (all commands):
   --mode MODE            permission mode: read-only, ask (default), auto-edit or full-auto (sandbox needed)
   --json                 print events as JSON lines on stdout
   --max-steps N          model requests allowed per turn (default 50)
-  --status-mode MODE     where the status block goes: tail (default) or append
+  --status-mode MODE     where the status block goes: tail, append or on-change (default: the provider's, see Settings)
   --warm-up              on a new session, pre-warm the provider's prefix cache first
   --compaction MODE      at the threshold: auto (default), ask (headless: skip) or off
   --cycle-at FRACTION    start a new cycle at this share of the window (default 0.75; 0 = never)
@@ -120,9 +120,9 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 		args = rest[1:]
 	}
 	switch o.statusMode {
-	case "", "tail", "append":
+	case "", "tail", "append", "on-change":
 	default:
-		return nil, usagef("tally %s: --status-mode must be tail or append, not %q", name, o.statusMode)
+		return nil, usagef("tally %s: --status-mode must be tail, append or on-change, not %q", name, o.statusMode)
 	}
 	if _, err := agent.ParseCompactionMode(o.compaction); err != nil {
 		return nil, usagef("tally %s: --compaction must be auto, ask or off, not %q", name, o.compaction)

@@ -20,9 +20,13 @@ type inspectReport struct {
 	Level         float64 `json:"level"` // ContextTokens / Window
 	// Mode is the session's permission mode and Sandbox how its commands
 	// run ("sandboxed: …" or "not sandboxed").
-	Mode        string             `json:"mode"`
-	Sandbox     string             `json:"sandbox"`
-	Fingerprint prompt.Fingerprint `json:"fingerprint"`
+	Mode    string `json:"mode"`
+	Sandbox string `json:"sandbox"`
+	// StatusPlacement is where the status block goes; CacheRule the
+	// provider cache rule the cost estimates assume.
+	StatusPlacement string             `json:"status_placement"`
+	CacheRule       string             `json:"cache_rule"`
+	Fingerprint     prompt.Fingerprint `json:"fingerprint"`
 	// Status is the status block the next request would carry, and
 	// StatusAudit the re-rendering of every status already sent.
 	Status      string            `json:"status"`
@@ -68,6 +72,8 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	}
 	rep.Status = sess.NextStatus()
 	rep.Mode, rep.Sandbox = string(sess.Mode()), sess.SandboxNote()
+	placement, rule := sess.Placement()
+	rep.StatusPlacement, rep.CacheRule = string(placement), string(rule)
 	rows, err := sess.Ledger()
 	if err != nil {
 		return err

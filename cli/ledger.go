@@ -58,6 +58,9 @@ func printLedger(wb *workbench.Workbench, id string, asJSON bool, stdout io.Writ
 	if tot.Drifts > 0 {
 		fmt.Fprintf(stdout, "%d unbooked prefix change(s): each one made the following request miss the cache\n", tot.Drifts)
 	}
+	if n := len(rows); n > 0 && rows[n-1].CacheRule != "" {
+		fmt.Fprintf(stdout, "estimates assume the provider caches %s\n", rows[n-1].CacheRule.Describe())
+	}
 	return nil
 }
 

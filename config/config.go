@@ -65,6 +65,12 @@ type Settings struct {
 	ConnectTimeout   float64 `json:"connect_timeout,omitempty"`
 	FirstByteTimeout float64 `json:"first_byte_timeout,omitempty"`
 	IdleTimeout      float64 `json:"idle_timeout,omitempty"`
+	// StatusPlacement overrides where the status block goes ("tail",
+	// "append", "on-change"); "" picks the provider's default.
+	StatusPlacement string `json:"status_placement,omitempty"`
+	// CacheRule overrides the provider's cache rule the cost estimates
+	// assume ("blocks", "units"); "" picks it from the endpoint.
+	CacheRule string `json:"cache_rule,omitempty"`
 }
 
 // Client is the model client configuration for r with these settings'

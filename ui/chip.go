@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/ledger"
 )
 
 // CacheLevel is the colour class of the cache chip.
@@ -91,6 +92,7 @@ type CacheChip struct {
 	last       agent.Usage
 	sessionHit int
 	sessionAll int
+	rule       ledger.CacheRule // the cache rule the session's estimates assume
 
 	dot   *canvas.Circle
 	label *widget.Label
@@ -135,6 +137,9 @@ func (c *CacheChip) Set(u agent.Usage) {
 	c.Refresh()
 }
 
+// SetRule sets the provider cache rule the popup names.
+func (c *CacheChip) SetRule(r ledger.CacheRule) { c.rule = r }
+
 // Reset hides the chip and clears the session totals.
 func (c *CacheChip) Reset() {
 	c.state, c.last, c.sessionHit, c.sessionAll = CacheState{}, agent.Usage{}, 0, 0
@@ -156,6 +161,9 @@ func (c *CacheChip) Details() string {
 	if c.sessionAll > 0 {
 		s += fmt.Sprintf("\nSession: %s of %s prompt tokens from cache (%s).",
 			thousands(c.sessionHit), thousands(c.sessionAll), percent(float64(c.sessionHit)*100/float64(c.sessionAll)))
+	}
+	if c.rule != "" {
+		s += "\nCost estimates assume the provider caches " + c.rule.Describe() + " (Settings › Cache rule)."
 	}
 	return s
 }

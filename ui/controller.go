@@ -177,6 +177,10 @@ func (u *UI) applyLedger(rows []agent.LedgerRow, model string) {
 	u.footer.State.RetryAt = time.Time{}
 	u.chip.Reset()
 	u.chip.SetSession(hit, all)
+	if u.live != nil && u.live.sess != nil {
+		_, rule := u.live.sess.Placement()
+		u.chip.SetRule(rule)
+	}
 	if n := len(rows); n > 0 {
 		last := rows[n-1]
 		u.footer.State.LastDuration = time.Duration(last.DurationMS) * time.Millisecond

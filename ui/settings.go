@@ -39,6 +39,7 @@ type settingsForm struct {
 	cyclesOff *widget.Check
 	warmUp    *widget.Check
 	safety    safetyFields
+	cache     cacheFields
 	testB     *widget.Button
 	result    *widget.Label
 	form      fyne.CanvasObject
@@ -150,6 +151,7 @@ func (u *UI) newSettingsForm() *settingsForm {
 	f.warmUp = widget.NewCheck("Warm the cache when a session is created", nil)
 	f.warmUp.SetChecked(u.settings.WarmUp)
 	f.safety = newSafetyFields(u.settings)
+	f.cache = newCacheFields(u.settings)
 	f.result = &widget.Label{Wrapping: fyne.TextWrapWord}
 	f.testB = &widget.Button{Text: "Test connection", Icon: theme.MediaPlayIcon(), OnTapped: f.test}
 
@@ -169,7 +171,7 @@ func (u *UI) newSettingsForm() *settingsForm {
 			HintText: "one small request per new session (the prefix at the miss price) so the first turn hits the cache"},
 		&widget.FormItem{Text: "Theme", Widget: f.theme},
 	)
-	for _, it := range f.safety.items() {
+	for _, it := range append(f.cache.items(r.BaseURL), f.safety.items()...) {
 		form.AppendItem(it)
 	}
 	f.form = container.NewVBox(form, container.NewBorder(nil, nil, f.testB, nil, f.result))
@@ -251,6 +253,7 @@ func (f *settingsForm) values() (workbench.Settings, error) {
 		s.Compaction = "" // the default, stored as absent
 	}
 	s.CyclesOff, s.WarmUp = f.cyclesOff.Checked, f.warmUp.Checked
+	f.cache.apply(&s)
 	if err := f.safety.apply(&s); err != nil {
 		return s, err
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/diag"
+	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/tool"
@@ -55,6 +56,9 @@ type Config struct {
 	// CycleAt is the share of the window at which a new cycle starts:
 	// 0 means compact.DefaultCycleAt, a negative value turns cycles off.
 	CycleAt float64
+	// CacheRule is the provider's cache rule the cost estimates assume;
+	// it is recorded with every ledger row ("" when unknown).
+	CacheRule ledger.CacheRule
 	// HitPrice and MissPrice (USD per million input tokens) price the cache
 	// cost in compaction previews; zero means unknown.
 	HitPrice, MissPrice float64

@@ -7,9 +7,16 @@ import (
 	"strings"
 
 	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/storage"
 )
+
+// Placement returns where the session's status block goes and the
+// provider cache rule its cost estimates assume.
+func (s *Session) Placement() (StatusMode, ledger.CacheRule) {
+	return s.cfg.StatusMode, s.cfg.CacheRule
+}
 
 // Thresholds returns the token levels at which auto-compaction triggers and
 // at which a cycle restarts (0 when cycles are off), for the gauge marks.

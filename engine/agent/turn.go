@@ -161,7 +161,7 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 	row := LedgerRow{Request: s.st.Requests, Time: now, Model: s.cfg.ModelName,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens,
-		CacheReported: u.CacheReported, DurationMS: resp.Duration.Milliseconds(), Messages: len(req.Messages), Drift: drift, Rebuild: s.pendingRebuild}
+		CacheReported: u.CacheReported, DurationMS: resp.Duration.Milliseconds(), Messages: len(req.Messages), Drift: drift, Rebuild: s.pendingRebuild, CacheRule: s.cfg.CacheRule}
 	s.pendingRebuild = ""
 	err = s.commit([]transcript.Message{reply}, func(tx *storage.Tx) error {
 		row.ContextTokens, _ = s.level()

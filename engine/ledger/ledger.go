@@ -4,6 +4,8 @@
 package ledger
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tally-dev/tally/engine/prompt"
@@ -42,6 +44,52 @@ type Row struct {
 	Drift *prompt.Drift `json:"drift,omitempty"`
 	// Rebuild names a log rewrite (compaction, cycle) just before it.
 	Rebuild string `json:"rebuild,omitempty"`
+	// CacheRule is the provider cache rule the session's cost estimates
+	// (placement, compaction forecasts) assumed for this request.
+	CacheRule CacheRule `json:"cache_rule,omitempty"`
+}
+
+// CacheRule is how a provider's prefix cache matches a request.
+type CacheRule string
+
+// The cache rules.
+const (
+	// RuleBlocks: any common prefix with an earlier request hits, in
+	// blocks (OpenAI, vLLM, llama.cpp, DeepSeek before V4).
+	RuleBlocks CacheRule = "blocks"
+	// RuleUnits: only whole persisted prefix units hit — the end of each
+	// request's input and output, the common prefix of two requests, and
+	// fixed intervals (DeepSeek V4).
+	RuleUnits CacheRule = "units"
+)
+
+// RuleFor is the cache rule of the provider at baseURL: units for
+// DeepSeek's API, blocks for every other OpenAI-compatible server.
+func RuleFor(baseURL string) CacheRule {
+	if strings.Contains(strings.ToLower(baseURL), "deepseek.com") {
+		return RuleUnits
+	}
+	return RuleBlocks
+}
+
+// ParseCacheRule reads a rule name; "" (automatic) gives the rule of the
+// provider at baseURL.
+func ParseCacheRule(s, baseURL string) (CacheRule, error) {
+	switch CacheRule(s) {
+	case "":
+		return RuleFor(baseURL), nil
+	case RuleBlocks, RuleUnits:
+		return CacheRule(s), nil
+	}
+	return "", fmt.Errorf("cache rule %q is not blocks or units", s)
+}
+
+// Describe says in a few words what the rule means.
+func (r CacheRule) Describe() string {
+	if r == RuleUnits {
+		return "whole persisted prefix units (DeepSeek V4)"
+	}
+	return "any common prefix, in blocks"
 }
 
 // Kind is what a request was for.

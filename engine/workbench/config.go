@@ -3,12 +3,14 @@ package workbench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/demo"
+	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/tool"
 )
@@ -82,6 +84,9 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 	}
 	cfg.Compaction = cm
 	cfg.CycleAt = cycleAt(saved, o.CycleAt)
+	if cfg.CacheRule, cfg.StatusMode, err = w.placement(o, saved); err != nil {
+		return agent.Config{}, err
+	}
 
 	if o.Demo {
 		cfg.ModelName, cfg.ContextWindow = demo.ModelName, demo.ContextWindow
@@ -103,6 +108,32 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 	}
 	cfg.Model = llm.NewOpenAI(saved.Client(r))
 	return cfg, nil
+}
+
+// placement is the provider's cache rule (the saved override, or the
+// endpoint's) and the status placement: the override given, else the saved
+// one, else the placement measured cheapest under that rule.
+func (w *Workbench) placement(o SessionOptions, saved Settings) (ledger.CacheRule, agent.StatusMode, error) {
+	base := w.Resolve(o.Flags).BaseURL
+	if o.Demo {
+		base = ""
+	}
+	rule, err := ledger.ParseCacheRule(saved.CacheRule, base)
+	if err != nil {
+		return "", "", err
+	}
+	mode := o.StatusMode
+	if mode == "" {
+		mode = agent.StatusMode(saved.StatusPlacement)
+	}
+	switch mode {
+	case "":
+		mode = agent.DefaultPlacement(rule == ledger.RuleUnits)
+	case agent.StatusTail, agent.StatusAppend, agent.StatusOnChange:
+	default:
+		return "", "", fmt.Errorf("status placement %q is not tail, append or on-change", mode)
+	}
+	return rule, mode, nil
 }
 
 // permissionMode is the override when given; otherwise a stored session
