@@ -76,6 +76,20 @@ type RebuildInfo struct {
 	TokensAfter  int         `json:"tokens_after"`
 	Summary      string      `json:"summary,omitempty"`
 	Cycle        int         `json:"cycle,omitempty"`
+	// MissTokens is what the rewrite cost in cache terms: the tokens the
+	// provider bills as misses once because of it — the next request from
+	// the first changed message on (all of it when the system prompt
+	// changed) and the uncached input of a summary request.
+	MissTokens int `json:"miss_tokens,omitempty"`
+	// PaysBackAfter is the number of later requests after which the
+	// rewrite has cost less than keeping the history, at the configured
+	// prices (compact.CacheCost.BreakEven): 0 when it cost nothing, -1
+	// when it saved nothing.
+	PaysBackAfter float64 `json:"pays_back_after,omitempty"`
+	// CacheBusting is true when the rewrite changed a message the previous
+	// request had sent, or the system prompt, so the provider's cache
+	// misses from there on. The thrash breaker counts these.
+	CacheBusting bool `json:"cache_busting,omitempty"`
 }
 
 // CompactionResult is what a compaction did.
@@ -85,6 +99,10 @@ type CompactionResult struct {
 	TokensBefore int          `json:"tokens_before"`
 	TokensAfter  int          `json:"tokens_after"`
 	Applied      bool         `json:"applied"`
+	// MissTokens and PaysBackAfter are the rewrite's cost in cache terms
+	// and when it pays back, as on its RebuildInfo.
+	MissTokens    int     `json:"miss_tokens,omitempty"`
+	PaysBackAfter float64 `json:"pays_back_after,omitempty"`
 }
 
 // ErrNothingToCompact is returned by a manual compaction that would change
@@ -146,14 +164,19 @@ func (s *Session) compactInput(force bool) compact.Input {
 }
 
 // PreviewCompaction returns the dry run of a manual compaction now: what
-// each layer would do, the pins and the cache cost. Nothing changes.
+// each layer would do, the pins, the cache cost and when it pays back,
+// with the number of requests expected before the ceiling
+// (Plan.Cache.Horizon). Nothing changes.
 func (s *Session) PreviewCompaction() (compact.Plan, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.log.Len() == 0 {
 		return compact.Plan{}, ErrNothingToCompact
 	}
-	return compact.PlanCascade(s.compactInput(true)), nil
+	plan := compact.PlanCascade(s.compactInput(true))
+	f := s.forecast()
+	plan.Cache.Horizon = compact.Horizon(plan.TokensBefore, f.Ceiling, f.Growth)
+	return plan, nil
 }
 
 // Compact applies a compaction now, as the user asked: it bypasses the
@@ -168,15 +191,15 @@ func (s *Session) Compact(ctx context.Context) (CompactionResult, error) {
 	if s.log.Len() == 0 {
 		return CompactionResult{}, ErrNothingToCompact
 	}
-	return s.compactNow(ctx, s.compactInput(true), "manual compaction")
+	in := s.compactInput(true)
+	return s.compactNow(ctx, in, compact.PlanCascade(in), "manual compaction")
 }
 
-// compactNow plans in (see compactInput), summarises if needed and
-// rebuilds the log. A forced input is a compaction someone asked for: when
-// it changes nothing that is reported, not counted as a failure. The caller
-// holds s.mu.
-func (s *Session) compactNow(ctx context.Context, in compact.Input, reason string) (CompactionResult, error) {
-	plan := compact.PlanCascade(in)
+// compactNow applies plan, made from in (see compactInput): it summarises
+// if needed and rebuilds the log. A forced input is a compaction someone
+// asked for: when it changes nothing that is reported, not counted as a
+// failure. The caller holds s.mu.
+func (s *Session) compactNow(ctx context.Context, in compact.Input, plan compact.Plan, reason string) (CompactionResult, error) {
 	res := CompactionResult{Plan: plan, TokensBefore: plan.TokensBefore}
 	summary := plan.Summary
 	if plan.NeedsSummary && summary == "" {
@@ -202,7 +225,8 @@ func (s *Session) compactNow(ctx context.Context, in compact.Input, reason strin
 		s.st.Summary = out.SummarySection
 		system = s.systemWithSummary()
 	}
-	if err := s.rebuild(RebuildCompaction, reason, out.Messages, system, summary); err != nil {
+	info, err := s.rebuildCosted(RebuildCompaction, reason, out.Messages, system, summary, plan.Cache)
+	if err != nil {
 		return res, err
 	}
 	if out.Source != "" {
@@ -212,7 +236,8 @@ func (s *Session) compactNow(ctx context.Context, in compact.Input, reason strin
 	}
 	s.st.Breakers.Compacted()
 	res.Applied, res.Source = true, out.Source
-	res.TokensAfter, _ = s.level()
+	res.TokensAfter = info.TokensAfter
+	res.MissTokens, res.PaysBackAfter = info.MissTokens, info.PaysBackAfter
 	return res, nil
 }
 
@@ -263,11 +288,28 @@ func (s *Session) systemWithSummary() string {
 // rebuild is the single rewrite entrance of the session: it replaces the
 // current cycle's log (in memory and in the store, in one transaction),
 // records the RebuildRecord, swaps the system prompt when it changed (a
-// booked prefix change), invalidates the usage anchor and publishes the
-// event.
+// booked prefix change), invalidates the usage anchor, counts a
+// cache-busting rewrite for the thrash breaker and publishes the event with
+// what the rewrite cost in cache terms.
 func (s *Session) rebuild(kind RebuildKind, reason string, msgs []transcript.Message, system, summary string) error {
+	_, err := s.rebuildCosted(kind, reason, msgs, system, summary, compact.CacheCost{})
+	return err
+}
+
+// rebuildCosted is rebuild for a compaction, whose plan's cost adds the
+// summary request (call.CallTokens, call.CallMissTokens) to the cost of
+// the rewrite itself. It returns the event's RebuildInfo.
+func (s *Session) rebuildCosted(kind RebuildKind, reason string, msgs []transcript.Message, system, summary string, call compact.CacheCost) (RebuildInfo, error) {
 	before, _ := s.level()
 	oldLog := s.log.Messages()
+	// The previous request held the first sent messages of the log: the
+	// anchor says how many; without one, count every message as sent.
+	sent := len(oldLog)
+	if s.anchor.Valid() {
+		_, sent, _ = s.anchor.Parts()
+	}
+	systemChanged := system != s.st.System
+	first := firstDifference(oldLog, msgs)
 	rec := s.log.Rebuild(reason, msgs, s.cfg.now())
 	rec.Cycle = s.meta.Cycle
 	if system != s.st.System {
@@ -281,6 +323,7 @@ func (s *Session) rebuild(kind RebuildKind, reason string, msgs []transcript.Mes
 	}
 	s.anchor.Invalidate()
 	s.st.Anchor = nil
+	s.st.Breakers.Growth.Rebase(before, s.st.CycleRequests)
 	err := s.cfg.Store.Update(func(tx *storage.Tx) error {
 		data := make([][]byte, 0, s.log.Len())
 		for i := 0; i < s.log.Len(); i++ {
@@ -317,7 +360,7 @@ func (s *Session) rebuild(kind RebuildKind, reason string, msgs []transcript.Mes
 		s.log.Rebuild("rollback after a failed rebuild", oldLog, s.cfg.now())
 		s.st.System, s.st.Spans = prevSystem, prevSpans
 		s.resetPrefix()
-		return fmt.Errorf("agent: could not save the rewritten history (%w); nothing was changed", err)
+		return RebuildInfo{}, fmt.Errorf("agent: could not save the rewritten history (%w); nothing was changed", err)
 	}
 	if system != prevSystem {
 		s.bookPrefixChange(reason)
@@ -326,9 +369,49 @@ func (s *Session) rebuild(kind RebuildKind, reason string, msgs []transcript.Mes
 	s.publishLevel()
 	s.pendingRebuild = reason
 	after, _ := s.level()
-	s.emit(Event{Kind: EventRebuild, Reason: reason, Rebuild: &RebuildInfo{
-		Kind: kind, Reason: reason, TokensBefore: before, TokensAfter: after, Summary: summary, Cycle: s.meta.Cycle}})
-	return nil
+	invalidated := 0
+	switch {
+	case systemChanged:
+		invalidated = after
+	case first >= 0:
+		for i := first; i < s.log.Len(); i++ {
+			invalidated += s.log.At(i).Tokens
+		}
+	}
+	cost := compact.NewCacheCost(invalidated, call.CallTokens, call.CallMissTokens, before-after, s.cfg.HitPrice, s.cfg.MissPrice)
+	info := RebuildInfo{Kind: kind, Reason: reason, TokensBefore: before, TokensAfter: after, Summary: summary, Cycle: s.meta.Cycle,
+		MissTokens: cost.MissTokens, PaysBackAfter: cost.BreakEven,
+		CacheBusting: systemChanged || (first >= 0 && first < sent)}
+	if info.CacheBusting {
+		if paused, msg := s.st.Breakers.Busted(s.st.Requests); paused {
+			s.turn.warnedBreaker = true // said once, not again by checkPressure
+			s.emit(Event{Kind: EventError, Err: msg})
+		}
+	}
+	s.emit(Event{Kind: EventRebuild, Reason: reason, Rebuild: &info})
+	return info, nil
+}
+
+// firstDifference returns the index of the first message in which a and b
+// differ (role, kind, text, tool calls or the call a result answers), the
+// length of the shorter one when it is a prefix of the other, or -1 when
+// they are equal.
+func firstDifference(a, b []transcript.Message) int {
+	for i := 0; i < min(len(a), len(b)); i++ {
+		x, y := &a[i], &b[i]
+		if x.Role != y.Role || x.Kind != y.Kind || x.ToolCallID != y.ToolCallID || len(x.ToolCalls) != len(y.ToolCalls) || x.Text() != y.Text() {
+			return i
+		}
+		for k := range x.ToolCalls {
+			if x.ToolCalls[k] != y.ToolCalls[k] {
+				return i
+			}
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
 }
 
 // summarySpans extends the base spans with the summary section's span.

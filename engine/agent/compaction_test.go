@@ -169,22 +169,26 @@ func TestMicroCompactAfterIdle(t *testing.T) {
 
 // TestSummaryKeepsPinsAndChecklist: unique large outputs force an LLM
 // summary; the summary lands in the system prompt (a booked drift), the
-// pinned messages survive, and the checklist comes back as a reminder.
+// pinned messages survive, and the checklist comes back as a reminder. The
+// reads go on until the level reaches the ceiling, where automatic
+// compaction runs whether or not it pays off; the script counts its
+// requests, since a summary removes the tool results it would count.
 func TestSummaryKeepsPinsAndChecklist(t *testing.T) {
-	summaries := 0
+	summaries, n := 0, 0
 	script := llmtest.ScriptFunc(func(req *llmtest.Req) llmtest.Reply {
 		if isSummaryRequest(req) {
 			summaries++
 			return llmtest.Text("The user wants every file read. Files f0-f5 were read; nothing was changed. Next: read the rest.")
 		}
-		k := req.ToolResultsSinceHuman()
+		k := n
+		n++
 		switch {
 		case k == 0:
 			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "checklist_write", Arguments: `{"items":[{"content":"Read every file","status":"in_progress"},{"content":"Report the totals"}]}`}}}
 		case k == 1:
 			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: `{"path":"missing.txt"}`}}} // an error: pinned
-		case k < 10:
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: fmt.Sprintf(`{"path":"f%d.txt"}`, k)}}}
+		case k < 12:
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: fmt.Sprintf(`{"path":"g%d.txt"}`, k-2)}}}
 		}
 		return llmtest.Text("all read")
 	})
@@ -306,28 +310,27 @@ func TestEmergencyRecovery(t *testing.T) {
 
 // TestFailureBreakerTripsAndRecovers: three failed summaries open the
 // breaker (alert in the status); five minutes later a probe is allowed and
-// succeeds; a manual compaction bypasses an open breaker.
+// succeeds; a manual compaction bypasses an open breaker. The history is
+// long answers, which only a summary can shrink, and it grows until the
+// level reaches the ceiling, where automatic compaction runs whether or
+// not it pays off.
 func TestFailureBreakerTripsAndRecovers(t *testing.T) {
 	failing := true
+	answer := strings.Repeat("The eviction order follows the access list, oldest first, and the lock is held for the walk. ", 60)
 	script := llmtest.ScriptFunc(func(req *llmtest.Req) llmtest.Reply {
 		if isSummaryRequest(req) {
 			if failing {
 				return llmtest.Text("") // an empty summary is a failure
 			}
-			return llmtest.Text("Summary: files were read.")
+			return llmtest.Text("Summary: the cache was explained.")
 		}
-		k := req.ToolResultsSinceHuman()
-		if k < 3 {
-			n := strings.Count(req.Rendered, "Read three more")
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: fmt.Sprintf(`{"path":"f%d.txt","offset":%d}`, (3*n+k)%12, 1+n)}}}
-		}
-		return llmtest.Text("ok")
+		return llmtest.Text(answer)
 	})
 	sw := newSmallWindow(t, 32_000, script)
 	s := sw.session("breaker")
 	ctx := context.Background()
-	for i := 0; i < 4 && !s.st.Breakers.Open(); i++ {
-		s.Run(ctx, "Read three more files.")
+	for i := 0; i < 30 && !s.st.Breakers.Open(); i++ {
+		s.Run(ctx, "Explain the cache again.")
 	}
 	if !s.st.Breakers.Open() {
 		t.Fatalf("breaker not open after failing summaries: %+v", s.st.Breakers)
@@ -338,7 +341,7 @@ func TestFailureBreakerTripsAndRecovers(t *testing.T) {
 	}
 	failing = false
 	sw.clock = sw.clock.Add(6 * time.Minute) // half-open: a probe is allowed
-	s.Run(ctx, "Read three more files.")
+	s.Run(ctx, "Explain the cache again.")
 	if s.st.Breakers.Open() || s.st.Summary == "" {
 		t.Errorf("the probe did not close the breaker: %+v (summary %q)", s.st.Breakers, s.st.Summary)
 	}
@@ -371,14 +374,22 @@ func TestManualCompactionBypassesAnOpenBreaker(t *testing.T) {
 	}
 }
 
-// TestRapidRefillPausesAutoCompaction: a tool that returns a huge output
-// every round refills the context right after each compaction; after three
-// such refills auto-compaction pauses with an actionable message.
-func TestRapidRefillPausesAutoCompaction(t *testing.T) {
+// TestRefillingContextPausesAutoCompaction: a tool that returns a huge
+// output every round refills the context right after each compaction. Each
+// automatic compaction rewrites what the provider has cached, so the third
+// one in the turn trips the thrash breaker: automatic compaction pauses for
+// the turn with an actionable message, said once, and at the cycle
+// threshold the session rolls over instead. (The rapid-refill breaker
+// would trip at the third refill, after the third compaction; the thrash
+// breaker now stops such a turn first. compact.TestRapidRefill covers it.)
+func TestRefillingContextPausesAutoCompaction(t *testing.T) {
 	big := strings.Repeat("a line of a very large log file that keeps coming back\n", 200)
 	script := llmtest.ScriptFunc(func(req *llmtest.Req) llmtest.Reply {
 		if isSummaryRequest(req) {
 			return llmtest.Text("Summary: the log was read again.")
+		}
+		if isBriefRequest(req) {
+			return llmtest.Text("<carry_forward>Read the log in slices.</carry_forward>")
 		}
 		k := req.ToolResultsSinceHuman()
 		if k < 14 {
@@ -391,14 +402,26 @@ func TestRapidRefillPausesAutoCompaction(t *testing.T) {
 	s := sw.session("refill")
 	s.Run(context.Background(), "Read the log over and over.")
 	sw.checkRequests(t)
-	var paused bool
+	var paused []string
 	for _, e := range sw.rec.kinds(EventError) {
-		if strings.Contains(e.Err, "paused") || strings.Contains(e.Err, "slices") {
-			paused = true
+		if strings.Contains(e.Err, "paused") {
+			paused = append(paused, e.Err)
 		}
 	}
-	if !paused || !s.st.Breakers.Paused && len(rebuilds(sw.rec)) < 3 {
-		t.Errorf("rapid refill not detected: paused event %v, breakers %+v, rebuilds %v", paused, s.st.Breakers, rebuilds(sw.rec))
+	compactions, cycles := 0, 0
+	for _, e := range sw.rec.kinds(EventRebuild) {
+		switch e.Rebuild.Kind {
+		case RebuildCompaction:
+			compactions++
+		case RebuildCycle:
+			cycles++
+		}
+	}
+	if len(paused) != 1 || !strings.Contains(paused[0], "slices") {
+		t.Errorf("pause messages %q; want one that says to read in slices", paused)
+	}
+	if compactions != compact.ThrashTurnLimit+1 || cycles != 1 {
+		t.Errorf("%d compactions and %d new cycles; want %d compactions, then a new cycle", compactions, cycles, compact.ThrashTurnLimit+1)
 	}
 }
 

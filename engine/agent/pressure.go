@@ -25,13 +25,20 @@ func (s *Session) cycleThreshold() int {
 // checkPressure runs before every request: at the cycle threshold the
 // session rolls over into a new cycle; at the compaction threshold it
 // compacts (auto), asks first (ask) or does nothing (off). Tokens are the
-// only signal. Breakers stop compaction that keeps failing or is undone
-// within a few tool rounds.
+// only signal. An automatic compaction runs only when it pays for itself
+// (compact.PlanAuto: its cache bust and summary call against the tokens it
+// saves over the requests expected before the ceiling) or once the level
+// reaches the ceiling, and it aims well under the threshold. Breakers stop
+// compaction that keeps failing, is undone within a few tool rounds, or
+// keeps rewriting what the provider has cached.
 func (s *Session) checkPressure(ctx context.Context) error {
 	level, _ := s.level()
+	if s.anchor.Valid() {
+		s.st.Breakers.Growth.Mark(level, s.st.CycleRequests)
+	}
 	level += statusReserve
 	compactAt, cycleAt := s.compactionThreshold(), s.cycleThreshold()
-	if cycleAt > 0 && level >= cycleAt && (cycleAt <= compactAt || s.cfg.Compaction == CompactOff || s.st.Breakers.Paused) {
+	if cycleAt > 0 && level >= cycleAt && (cycleAt <= compactAt || s.cfg.Compaction == CompactOff || s.st.Breakers.AutoPaused()) {
 		return s.rollCycle(ctx, cycle.ModeAuto)
 	}
 	if level < compactAt {
@@ -57,6 +64,15 @@ func (s *Session) checkPressure(ctx context.Context) error {
 	if !compact.ShouldCompact(level, pinned, compactAt) {
 		return nil
 	}
+	plan := compact.PlanAuto(in, s.forecast())
+	if d := plan.Auto; !d.Run {
+		if d.Forced && d.Chosen < 0 && cycleAt > 0 {
+			// At the ceiling no compaction frees enough: a new cycle
+			// does.
+			return s.rollCycle(ctx, cycle.ModeAuto)
+		}
+		return nil
+	}
 	if s.cfg.Compaction == CompactAsk {
 		if s.turn.declined {
 			return nil
@@ -65,7 +81,7 @@ func (s *Session) checkPressure(ctx context.Context) error {
 			// Headless: "ask" means never compact without a person.
 			return nil
 		}
-		ok, err := s.cfg.Asker.AskCompaction(ctx, compact.PlanCascade(in))
+		ok, err := s.cfg.Asker.AskCompaction(ctx, plan)
 		if err != nil {
 			return err
 		}
@@ -74,7 +90,7 @@ func (s *Session) checkPressure(ctx context.Context) error {
 			return nil
 		}
 	}
-	_, err := s.compactNow(ctx, in, "auto compaction")
+	_, err := s.compactNow(ctx, in, plan, "auto compaction")
 	if err != nil && ctx.Err() == nil {
 		// A failed automatic compaction is not fatal: the request still
 		// fits until the window itself is reached.
@@ -82,6 +98,17 @@ func (s *Session) checkPressure(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// forecast is what the pay-off decision of automatic compaction knows
+// about this session: its ceiling and how fast its context grows.
+func (s *Session) forecast() compact.Forecast {
+	compactAt, cycleAt := s.Thresholds()
+	level, _ := s.level()
+	return compact.Forecast{
+		Ceiling: compact.Ceiling(s.Window(), compactAt, cycleAt),
+		Growth:  s.st.Breakers.Growth.PerRequest(level, s.st.CycleRequests),
+	}
 }
 
 // idleMicroCompact runs at the start of a turn: after MicroIdle without a
@@ -133,7 +160,8 @@ func (s *Session) emergency(ctx context.Context, cause error) error {
 	}
 	s.turn.emergencies++
 	s.turn.rejectedAt, _ = s.level()
-	res, err := s.compactNow(ctx, s.compactInput(true), "emergency compaction")
+	in := s.compactInput(true)
+	res, err := s.compactNow(ctx, in, compact.PlanCascade(in), "emergency compaction")
 	if err != nil && ctx.Err() != nil {
 		return err
 	}

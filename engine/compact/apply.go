@@ -2,6 +2,7 @@ package compact
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -18,6 +19,10 @@ const (
 	ReadPreviewChars = 1_200
 	// DefaultReminderBudget caps the tokens of all reminders together.
 	DefaultReminderBudget = 6_000
+	// MinReminderBudget is the smallest budget a target leaves the
+	// reminders (see [Input.Target]): room for the checklist and the
+	// working set, not for file previews.
+	MinReminderBudget = 500
 )
 
 // Tags that wrap re-injected state.
@@ -93,12 +98,13 @@ func Apply(in Input, plan Plan, summary string) Result {
 	level := plan.PureTokensAfter
 	var text strings.Builder
 	text.WriteString(section)
+	removed := 0
 	for i, m := range plan.Messages {
 		if keep[i] {
 			kept = append(kept, m)
 			text.WriteString(m.Text())
 		} else {
-			level -= plan.Tokens[i]
+			removed += plan.Tokens[i]
 		}
 	}
 	if transcript.CheckPairing(kept) != nil && transcript.CheckPairing(plan.Messages) == nil {
@@ -106,17 +112,18 @@ func Apply(in Input, plan Plan, summary string) Result {
 		// for an invalid one.
 		return res
 	}
-	budget := in.ReminderBudget
+	budget := plan.ReminderBudget
 	if budget <= 0 {
-		budget = DefaultReminderBudget
+		budget = reminderBudget(in)
 	}
 	rem := Reminders(in.Reminders, text.String(), budget)
+	added := tokens.Count(section)
 	for _, m := range rem {
-		level += MessageTokens(m)
+		added += MessageTokens(m)
 	}
 	res.Messages = insertReminders(kept, rem)
 	res.SummarySection = section
-	res.TokensAfter = level + tokens.Count(section)
+	res.TokensAfter = level - in.scaled(removed-added)
 	return res
 }
 
@@ -142,7 +149,7 @@ func insertReminders(msgs, rem []transcript.Message) []transcript.Message {
 
 // Reminders builds the <system-reminder> messages re-injected after a
 // compaction: the active checklist, the working set, and previews of the
-// latest file reads. A reminder whose text (for a preview, the previewed
+// latest file reads (see latestReads). A reminder whose text (for a preview, the previewed
 // file text) already appears verbatim in transcript is left out, and so is
 // one that would overrun budget tokens; the last reminder then says what was
 // left out for lack of room. Text from files and the checklist is
@@ -158,11 +165,7 @@ func Reminders(items ReminderInputs, transcriptText string, budget int) []transc
 		body := "Files in the working set, most recent last:\n- " + strings.Join(paths, "\n- ")
 		cands = append(cands, candidate{"the working set", wrapReminder(body), body})
 	}
-	reads := items.Reads
-	if len(reads) > MaxReadPreviews {
-		reads = reads[len(reads)-MaxReadPreviews:]
-	}
-	for _, r := range reads {
+	for _, r := range latestReads(items.Reads) {
 		preview := cutRunes(r.Text, ReadPreviewChars)
 		if strings.TrimSpace(preview) == "" {
 			continue
@@ -201,6 +204,25 @@ func Reminders(items ReminderInputs, transcriptText string, budget int) []transc
 	last := &out[len(out)-1]
 	body := strings.TrimSuffix(last.Blocks[0].Text, "\n"+reminderClose)
 	last.Blocks = []transcript.Block{{Type: transcript.BlockText, Text: body + "\n\n" + note + "\n" + reminderClose}}
+	return out
+}
+
+// latestReads returns the reads to preview, oldest first: the newest read
+// of each of the last MaxReadPreviews paths read, leaving out reads whose
+// text is already a placeholder of an earlier compaction. An older read of
+// a path read again would only repeat it.
+func latestReads(reads []FileRead) []FileRead {
+	seen := map[string]bool{}
+	var out []FileRead
+	for i := len(reads) - 1; i >= 0 && len(out) < MaxReadPreviews; i-- {
+		r := reads[i]
+		if seen[r.Path] || shrunk(r.Text) {
+			continue
+		}
+		seen[r.Path] = true
+		out = append(out, r)
+	}
+	slices.Reverse(out)
 	return out
 }
 

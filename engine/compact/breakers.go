@@ -19,19 +19,34 @@ const (
 	// RefillLimit is the number of rapid refills in a row that pauses
 	// automatic compaction for the rest of the turn.
 	RefillLimit = 3
+	// ThrashTurnLimit is the most cache-busting rebuilds one turn may
+	// have: the next one pauses automatic compaction for the rest of the
+	// turn.
+	ThrashTurnLimit = 2
+	// ThrashWindow is the number of requests over which cache-busting
+	// rebuilds are also counted (see [Breakers.BustsIn]).
+	ThrashWindow = 100
 )
+
+// ThrashMessage explains a thrash pause to the model and the person.
+var ThrashMessage = fmt.Sprintf("Automatic compaction is paused for this turn: the history was rewritten %d times this turn, "+
+	"and each rewrite makes the provider bill the cached context again at the full price. "+
+	"Read large files in slices (read_file with offset and limit), narrow grep patterns, or start a new cycle.", ThrashTurnLimit+1)
 
 // RefillMessage explains a rapid-refill pause to the model and the person.
 const RefillMessage = "Automatic compaction is paused for this turn: the context filled up again within a few tool rounds of compacting, " +
 	"3 times in a row, so some tool output is too large for the window. Read large files in slices (read_file with offset and limit), " +
 	"narrow grep patterns, or start a new cycle or session."
 
-// Breakers holds both circuit breakers of automatic compaction. The failure
+// Breakers holds the circuit breakers of automatic compaction and the
+// request statistics they and the pay-off forecast keep. The failure
 // breaker stops retrying a compaction that keeps failing; the rapid-refill
 // breaker stops compacting when each compaction is undone within a few tool
-// rounds. The zero value is closed and ready; the exported fields are its
-// state, so it persists as JSON. It is not safe for concurrent use, and every
-// method tolerates a nil receiver.
+// rounds; the thrash breaker stops compacting when the history keeps being
+// rewritten where the provider's cache already holds it. The zero value is
+// closed and ready; the exported fields are its state, so it persists as
+// JSON. It is not safe for concurrent use, and every method tolerates a nil
+// receiver.
 type Breakers struct {
 	// Failures counts consecutive failed compactions.
 	Failures int `json:"failures"`
@@ -45,6 +60,17 @@ type Breakers struct {
 	Refills int `json:"refills"`
 	// Paused is true when automatic compaction is paused for the turn.
 	Paused bool `json:"paused"`
+	// Busts holds the request numbers of the cache-busting rebuilds of
+	// the last ThrashWindow requests, oldest first; TurnBusts counts
+	// those of the current turn.
+	Busts     []int `json:"busts,omitempty"`
+	TurnBusts int   `json:"turn_busts,omitempty"`
+	// Thrashing is true when more than ThrashTurnLimit cache-busting
+	// rebuilds this turn paused automatic compaction for the turn.
+	Thrashing bool `json:"thrashing,omitempty"`
+	// Growth measures how fast the context grows, for the pay-off
+	// forecast (see [PlanAuto]).
+	Growth Growth `json:"growth,omitzero"`
 }
 
 // Failed records a failed compaction at now. The failure-th failure in a row
@@ -76,12 +102,15 @@ func (b *Breakers) Open() bool {
 
 // Allow reports whether a compaction may run at now, and if not, why. A
 // manual compaction always may. An automatic one may not while the
-// rapid-refill pause holds, nor while the failure breaker is open and its
+// thrash or rapid-refill pause holds, nor while the failure breaker is open and its
 // cooldown has not passed; after the cooldown one probe is allowed, and
 // the reason says so.
 func (b *Breakers) Allow(now time.Time, manual bool) (bool, string) {
 	if b == nil || manual {
 		return true, ""
+	}
+	if b.Thrashing {
+		return false, ThrashMessage
 	}
 	if b.Paused {
 		return false, RefillMessage
@@ -151,13 +180,65 @@ func (b *Breakers) AtThreshold() (paused bool, message string) {
 	return false, ""
 }
 
-// NewTurn lifts the rapid-refill pause and clears its streak: a new turn
-// starts with fresh evidence.
+// NewTurn lifts the rapid-refill and thrash pauses and clears their
+// per-turn counts: a new turn starts with fresh evidence. The
+// cache-busting rebuilds of the last ThrashWindow requests stay counted.
 func (b *Breakers) NewTurn() {
 	if b == nil {
 		return
 	}
 	b.Paused, b.Refills, b.Armed, b.Rounds = false, 0, false, 0
+	b.TurnBusts, b.Thrashing = 0, false
+}
+
+// AutoPaused reports whether automatic compaction is paused for the rest
+// of the turn, by the rapid-refill or the thrash breaker.
+func (b *Breakers) AutoPaused() bool {
+	return b != nil && (b.Paused || b.Thrashing)
+}
+
+// Busted records a cache-busting rebuild — one that rewrote a message the
+// previous request had sent, or the system prompt — made after request
+// requests of the session, and reports whether it paused automatic
+// compaction for the turn, with the message to show. The
+// ThrashTurnLimit+1-th such rebuild of a turn pauses; later ones report
+// the pause again only through Allow and Alerts.
+func (b *Breakers) Busted(request int) (paused bool, message string) {
+	if b == nil {
+		return false, ""
+	}
+	b.Busts = append(b.Busts, request)
+	b.trim(request)
+	b.TurnBusts++
+	if b.TurnBusts > ThrashTurnLimit && !b.Thrashing {
+		b.Thrashing = true
+		return true, ThrashMessage
+	}
+	return false, ""
+}
+
+// BustsIn returns how many cache-busting rebuilds were recorded within the
+// last ThrashWindow requests before request.
+func (b *Breakers) BustsIn(request int) int {
+	if b == nil {
+		return 0
+	}
+	n := 0
+	for _, r := range b.Busts {
+		if r > request-ThrashWindow {
+			n++
+		}
+	}
+	return n
+}
+
+// trim forgets the busts older than ThrashWindow requests before request.
+func (b *Breakers) trim(request int) {
+	k := 0
+	for k < len(b.Busts) && b.Busts[k] <= request-ThrashWindow {
+		k++
+	}
+	b.Busts = b.Busts[k:]
 }
 
 // Reset clears both breakers, as for a new cycle or session.
@@ -169,7 +250,7 @@ func (b *Breakers) Reset() {
 }
 
 // Alerts returns one short line per active condition, for the model-facing
-// status bar; nil when both breakers are closed. The lines depend only on
+// status bar; nil when every breaker is closed. The lines depend only on
 // the state, never on the clock.
 func (b *Breakers) Alerts() []string {
 	if b == nil {
@@ -181,6 +262,14 @@ func (b *Breakers) Alerts() []string {
 	}
 	if b.Paused {
 		out = append(out, fmt.Sprintf("compaction: auto-compaction paused this turn (context refilled quickly %d times); read large outputs in slices", b.Refills))
+	}
+	if b.Thrashing {
+		last := 0
+		if len(b.Busts) > 0 {
+			last = b.Busts[len(b.Busts)-1]
+		}
+		out = append(out, fmt.Sprintf("compaction: auto-compaction paused this turn (%d cache-busting rewrites this turn, %d in the last %d requests); read large outputs in slices",
+			b.TurnBusts, b.BustsIn(last), ThrashWindow))
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package compact
 
 import (
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,6 +127,8 @@ func TestBreakersPersistAndReset(t *testing.T) {
 	b.Compacted()
 	b.Failed(t0)
 	b.ToolRound()
+	b.Busted(7)
+	b.Growth.Mark(12_000, 4)
 	data, err := json.Marshal(&b)
 	if err != nil {
 		t.Fatal(err)
@@ -134,11 +137,11 @@ func TestBreakersPersistAndReset(t *testing.T) {
 	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back != b {
+	if !reflect.DeepEqual(back, b) {
 		t.Errorf("round trip: %+v != %+v", back, b)
 	}
 	back.Reset()
-	if back != (Breakers{}) {
+	if !reflect.DeepEqual(back, Breakers{}) {
 		t.Errorf("Reset left %+v", back)
 	}
 	t.Run("nil receiver", func(t *testing.T) {
@@ -149,11 +152,78 @@ func TestBreakersPersistAndReset(t *testing.T) {
 		n.ToolRound()
 		n.NewTurn()
 		n.Reset()
+		if p, _ := n.Busted(1); p || n.BustsIn(1) != 0 || n.AutoPaused() {
+			t.Error("nil breakers counted a bust")
+		}
 		if ok, _ := n.Allow(t0, false); !ok {
 			t.Error("nil breakers refused")
 		}
 		if p, _ := n.AtThreshold(); p || n.Alerts() != nil || n.Open() {
 			t.Error("nil breakers reported a condition")
+		}
+	})
+}
+
+func TestThrashBreaker(t *testing.T) {
+	t.Run("the third cache-busting rebuild of a turn pauses", func(t *testing.T) {
+		var b Breakers
+		for i := range ThrashTurnLimit {
+			if p, _ := b.Busted(10 + i); p {
+				t.Fatalf("paused after %d busts", i+1)
+			}
+			if ok, _ := b.Allow(t0, false); !ok {
+				t.Fatalf("refused after %d busts", i+1)
+			}
+		}
+		p, msg := b.Busted(20)
+		if !p || msg != ThrashMessage || !b.AutoPaused() {
+			t.Fatalf("Busted = %v, %q; paused %v", p, msg, b.AutoPaused())
+		}
+		if ok, why := b.Allow(t0, false); ok || why != ThrashMessage {
+			t.Errorf("Allow = %v, %q", ok, why)
+		}
+		if ok, _ := b.Allow(t0, true); !ok {
+			t.Error("a manual compaction was refused")
+		}
+		if a := b.Alerts(); len(a) != 1 || !strings.Contains(a[0], "3 cache-busting rewrites this turn, 3 in the last 100 requests") {
+			t.Errorf("alerts = %q", a)
+		}
+		if p, _ := b.Busted(21); p {
+			t.Error("a fourth bust reported the pause again")
+		}
+	})
+	t.Run("a new turn lifts the pause and keeps the window", func(t *testing.T) {
+		var b Breakers
+		for i := range ThrashTurnLimit + 1 {
+			b.Busted(i)
+		}
+		b.NewTurn()
+		if b.AutoPaused() || b.TurnBusts != 0 || b.BustsIn(5) != ThrashTurnLimit+1 {
+			t.Errorf("after a new turn: %+v", b)
+		}
+	})
+	t.Run("busts older than the window are forgotten", func(t *testing.T) {
+		var b Breakers
+		b.Busted(1)
+		b.Busted(50)
+		b.NewTurn()
+		b.Busted(101 + 1)
+		if got := b.BustsIn(102); got != 2 || len(b.Busts) != 2 {
+			t.Errorf("BustsIn = %d, kept %v; want 2 (requests 50 and 102)", got, b.Busts)
+		}
+		if got := b.BustsIn(151); got != 1 {
+			t.Errorf("BustsIn(151) = %d; want 1", got)
+		}
+	})
+	t.Run("busts of an earlier turn do not count for this one", func(t *testing.T) {
+		var b Breakers
+		b.Busted(1)
+		b.Busted(2)
+		b.NewTurn()
+		b.Busted(3)
+		b.Busted(4)
+		if b.AutoPaused() {
+			t.Error("two busts in this turn and two in the last paused")
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"math"
 	"strconv"
 	"time"
 
@@ -50,6 +51,18 @@ type Input struct {
 	// Force runs the layers even below the threshold: a manual /compact or
 	// an emergency.
 	Force bool
+	// Target, when positive and under Threshold, is the goal of the
+	// layers instead of the threshold: the hysteresis of automatic
+	// compaction (see [Target] and [PlanAuto]). The cheap layers keep
+	// going until the level is at or under it, the working-set pins are
+	// trimmed to its room, and the summary runs when they cannot reach
+	// it. The emergency forecast still aims at the threshold.
+	Target int
+	// Deep plans the summary (or the memory file) even when the cheap
+	// layers could reach the goal: the deep candidate [PlanAuto] weighs
+	// against the cheap one. The cheap layers then clear all they can
+	// first, as they do whenever a summary follows them.
+	Deep bool
 	// HitPrice and MissPrice are the provider's prices per million input
 	// tokens for cache hits and misses. Zero means unknown; the break-even
 	// estimate then assumes misses cost [DefaultMissHitRatio] times hits.
@@ -59,6 +72,10 @@ type Input struct {
 	// ReminderBudget caps the tokens of the re-injected reminders; zero
 	// means [DefaultReminderBudget].
 	ReminderBudget int
+
+	// ratio converts the planner's own counts into the units of Level
+	// (see normalized); zero means 1.
+	ratio float64
 }
 
 // MessageTokens is transcript.MessageTokens, the engine's one per-message
@@ -99,25 +116,80 @@ func sum(xs []int) int {
 	return n
 }
 
+// Bounds of the ratio between the level and the planner's own count.
+const (
+	minRatio = 0.25
+	maxRatio = 4
+)
+
 // normalized returns a copy of in whose Tokens has one entry per message and
 // whose Level is known. Messages are copied so layers may replace entries.
+//
+// The level is usually the provider's billed count while the message
+// tokens are the engine's estimates, and the two tokenizers differ. The
+// copy keeps their ratio (Level over PrefixTokens plus the message tokens,
+// within [minRatio, maxRatio]) so that a layer removing n estimated tokens
+// lowers the level by scaled(n), not by n: the level after a plan stays in
+// the provider's units, comparable with the threshold. Removing tokens
+// keeps the ratio, so normalizing again gives the same one.
 func normalized(in Input) Input {
 	toks := messageTokens(in)
 	in.Level = level(in, toks)
 	in.Tokens = toks
 	in.Messages = append([]transcript.Message(nil), in.Messages...)
+	in.ratio = 1
+	if own := max(in.PrefixTokens, 0) + sum(toks); own > 0 {
+		in.ratio = min(max(float64(in.Level)/float64(own), minRatio), maxRatio)
+	}
 	return in
 }
 
-// fits reports whether a level is at or under the threshold. Without a
-// threshold nothing fits, so every layer runs.
-func fits(in Input, lvl int) bool {
-	return in.Threshold > 0 && lvl <= in.Threshold
+// scaled converts n tokens of the planner's own count into the units of
+// in.Level (see normalized).
+func (in Input) scaled(n int) int {
+	if in.ratio == 0 {
+		return n
+	}
+	return int(math.Round(float64(n) * in.ratio))
 }
 
-// keepGoing reports whether a layer should continue shrinking.
+// goal returns the level the layers work towards: in.Target when it is
+// positive and under the threshold, otherwise the threshold.
+func goal(in Input) int {
+	if in.Target > 0 && in.Target < in.Threshold {
+		return in.Target
+	}
+	return in.Threshold
+}
+
+// goalName names the goal in previews.
+func goalName(in Input) string {
+	if goal(in) != in.Threshold {
+		return "target"
+	}
+	return "threshold"
+}
+
+// fits reports whether a level is at or under the goal (see goal). Without
+// a threshold nothing fits, so every layer runs.
+func fits(in Input, lvl int) bool {
+	return in.Threshold > 0 && lvl <= goal(in)
+}
+
+// reminderBudget is in.ReminderBudget, or DefaultReminderBudget when unset.
+func reminderBudget(in Input) int {
+	if in.ReminderBudget <= 0 {
+		return DefaultReminderBudget
+	}
+	return in.ReminderBudget
+}
+
+// keepGoing reports whether a layer should continue shrinking: always
+// when forced or deep (a summary follows, so everything the cheap layers
+// can clear is cleared first, as when they cannot reach the goal), else
+// until the level fits.
 func keepGoing(in Input, lvl int) bool {
-	return in.Force || !fits(in, lvl)
+	return in.Force || in.Deep || !fits(in, lvl)
 }
 
 // ShouldCompact reports whether automatic compaction should run. It looks

@@ -70,7 +70,7 @@ type LayerReport struct {
 	// Ran is true when the layer looked at the messages.
 	Ran bool `json:"ran"`
 	// Enough is true when the level after the layer is at or under the
-	// threshold.
+	// goal: the threshold, or the plan's target (see [Input.Target]).
 	Enough bool `json:"enough"`
 	// Estimated is true when the layer needs a model call or is a last
 	// resort, so the figures are a forecast of what it would do.
@@ -111,7 +111,7 @@ func Micro(in Input, pins []Pin) (Input, LayerReport) {
 	in = normalized(in)
 	rep := LayerReport{Name: LayerMicro, TokensBefore: in.Level, TokensAfter: in.Level}
 	if !keepGoing(in, in.Level) {
-		rep.Skipped = "the level is already under the threshold"
+		rep.Skipped = "the level is already under the " + goalName(in)
 		rep.Enough = true
 		return in, rep
 	}
@@ -156,7 +156,7 @@ func Prune(in Input, pins []Pin) (Input, LayerReport) {
 	in = normalized(in)
 	rep := LayerReport{Name: LayerPrune, TokensBefore: in.Level, TokensAfter: in.Level}
 	if !keepGoing(in, in.Level) {
-		rep.Skipped = "the level is already under the threshold"
+		rep.Skipped = "the level is already under the " + goalName(in)
 		rep.Enough = true
 		return in, rep
 	}
@@ -223,7 +223,7 @@ func replace(in *Input, i int, line, action, note string) Change {
 	after := min(MessageTokens(m), before)
 	in.Messages[i] = m
 	in.Tokens[i] = after
-	in.Level -= before - after
+	in.Level -= in.scaled(before - after)
 	if note == "" {
 		note = toolDesc(m.ToolName, resultArgs(in.Messages, i))
 	}

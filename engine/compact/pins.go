@@ -49,8 +49,9 @@ type Pin struct {
 }
 
 // MaxPinnedShare bounds the working-set pins: when the pinned messages
-// would take more than this share of the threshold's room for messages
-// (the threshold less the prefix), the oldest working-set
+// would take more than this share of the goal's room for messages (the
+// threshold, or the target of an automatic compaction when it is lower,
+// less the prefix), the oldest working-set
 // paths stop pinning until they fit (or none is left). Without it a small
 // window whose recent reads are all in the working set could pin more than
 // compaction can ever free.
@@ -69,7 +70,7 @@ func Pins(in Input) []Pin {
 	if in.Threshold <= 0 {
 		return pins
 	}
-	budget := int(float64(max(in.Threshold-in.PrefixTokens, 0)) * MaxPinnedShare)
+	budget := int(float64(max(goal(in)-in.PrefixTokens, 0)) * MaxPinnedShare)
 	ws := in.WorkingSet
 	for len(ws) > 0 && PinnedTokens(in, pins) > budget {
 		ws = ws[1:]

@@ -38,6 +38,8 @@ const (
 )
 
 // CacheCost weighs applying a plan against the provider's prefix cache.
+// Costs in hit-price units count one cached input token as 1 and one
+// uncached token as MissHitRatio.
 type CacheCost struct {
 	// InvalidatedTokens is how many tokens of the next request miss the
 	// cache because they come after the first changed byte: everything
@@ -49,40 +51,83 @@ type CacheCost struct {
 	// SystemChanges is true when the plan merges a section into the
 	// system prompt.
 	SystemChanges bool `json:"system_changes"`
+	// CallTokens is the estimated input of the summary request, zero when
+	// none is needed; CallMissTokens is the part of it the provider's
+	// cache does not serve (all of a flattened request; the rewritten
+	// tail and the instruction of a cache-aligned one).
+	CallTokens     int `json:"call_tokens,omitempty"`
+	CallMissTokens int `json:"call_miss_tokens,omitempty"`
+	// MissTokens is what the plan costs in cache terms: the tokens billed
+	// as misses once because of it, InvalidatedTokens plus
+	// CallMissTokens.
+	MissTokens int `json:"miss_tokens"`
 	// SavedPerRequest is how many fewer tokens every later request sends.
 	SavedPerRequest int `json:"saved_per_request"`
-	// MissHitRatio is the price ratio used for BreakEven.
+	// MissHitRatio is the price ratio the costs use (see [MissHitRatio]).
 	MissHitRatio float64 `json:"miss_hit_ratio"`
 	// HitPrice and MissPrice are the input prices per million tokens the
 	// plan was made with; zero when unknown.
 	HitPrice  float64 `json:"hit_price,omitempty"`
 	MissPrice float64 `json:"miss_price,omitempty"`
+	// OneOff is the one-time cost of applying the plan in hit-price
+	// units: each invalidated token billed at the miss price instead of
+	// the hit price, and the summary request's input at its own prices.
+	// The summary's output is priced apart and not counted.
+	OneOff float64 `json:"one_off"`
 	// BreakEven is the number of later requests after which applying the
-	// plan has cost less than not applying it: 0 when nothing is
-	// invalidated, -1 when nothing is saved.
+	// plan has cost less than not applying it, OneOff over
+	// SavedPerRequest: 0 when it costs nothing, -1 when nothing is saved.
 	BreakEven float64 `json:"break_even"`
+	// Horizon is the expected number of remaining requests the plan was
+	// weighed over (see [Horizon]); zero when it was not weighed.
+	Horizon float64 `json:"horizon,omitempty"`
+}
+
+// NewCacheCost prices a rewrite: invalidated tokens of the next request
+// miss the cache once, the summary request sends callTokens of which
+// callMiss miss, and every later request sends saved fewer tokens, at
+// hitPrice and missPrice per million input tokens (unknown when zero; see
+// [MissHitRatio]). FirstChanged is left at -1 for the caller to set.
+func NewCacheCost(invalidated, callTokens, callMiss, saved int, hitPrice, missPrice float64) CacheCost {
+	c := CacheCost{
+		InvalidatedTokens: max(invalidated, 0), FirstChanged: -1,
+		CallTokens: max(callTokens, 0), CallMissTokens: min(max(callMiss, 0), max(callTokens, 0)),
+		SavedPerRequest: saved, MissHitRatio: MissHitRatio(hitPrice, missPrice),
+	}
+	if hitPrice > 0 && missPrice > 0 {
+		c.HitPrice, c.MissPrice = hitPrice, missPrice
+	}
+	c.MissTokens = c.InvalidatedTokens + c.CallMissTokens
+	r := c.MissHitRatio
+	c.OneOff = float64(c.InvalidatedTokens)*max(r-1, 0) + float64(c.CallMissTokens)*r + float64(c.CallTokens-c.CallMissTokens)
+	c.BreakEven = breakEven(c.OneOff, saved)
+	return c
 }
 
 // Dollars prices the trade at hitPrice and missPrice per million input
 // tokens: the one-time cost of re-sending the invalidated tokens at the
-// miss price instead of the hit price, and the saving on each later
-// request, whose saved tokens would otherwise have been cache hits.
-// Negative prices count as zero.
+// miss price instead of the hit price plus the summary request's input,
+// and the saving on each later request, whose saved tokens would
+// otherwise have been cache hits. Negative prices count as zero.
 func (c CacheCost) Dollars(hitPrice, missPrice float64) (oneTime, perRequest float64) {
 	hitPrice, missPrice = max(hitPrice, 0), max(missPrice, 0)
 	oneTime = float64(c.InvalidatedTokens) * max(missPrice-hitPrice, 0) / perMillion
+	oneTime += (float64(c.CallMissTokens)*missPrice + float64(c.CallTokens-c.CallMissTokens)*hitPrice) / perMillion
 	perRequest = float64(max(c.SavedPerRequest, 0)) * hitPrice / perMillion
 	return oneTime, perRequest
 }
 
-func breakEven(invalidated, saved int, ratio float64) float64 {
+// breakEven is the number of requests after which saving saved hit-price
+// units per request has paid a one-off cost: 0 when it costs nothing, -1
+// when nothing is saved.
+func breakEven(oneOff float64, saved int) float64 {
 	switch {
-	case invalidated <= 0:
+	case oneOff <= 0:
 		return 0
 	case saved <= 0:
 		return -1
 	}
-	return float64(invalidated) * max(ratio-1, 0) / float64(saved)
+	return oneOff / float64(saved)
 }
 
 // Plan is the dry run of a compaction: what each layer did or would do, the
@@ -114,8 +159,17 @@ type Plan struct {
 	TokensBefore int `json:"tokens_before"`
 	TokensAfter  int `json:"tokens_after"`
 	// PureTokensAfter is the level after the pure layers alone.
-	PureTokensAfter int       `json:"pure_tokens_after"`
-	Cache           CacheCost `json:"cache"`
+	PureTokensAfter int `json:"pure_tokens_after"`
+	// ReminderBudget is the token budget of the reminders [Apply] adds
+	// when the plan cuts the history; zero when it does not.
+	ReminderBudget int `json:"reminder_budget,omitempty"`
+	// Target is the level the layers worked towards when it is under the
+	// threshold (see [Input.Target]); zero otherwise.
+	Target int       `json:"target,omitempty"`
+	Cache  CacheCost `json:"cache"`
+	// Auto is the pay-off decision of an automatic compaction (see
+	// [PlanAuto]); nil for a plan made by [PlanCascade] alone.
+	Auto *Decision `json:"auto,omitempty"`
 }
 
 // JSON returns the plan as indented JSON for the command line. It never
@@ -154,9 +208,11 @@ func MechanicalPins(pins []Pin) []Pin {
 }
 
 // PlanCascade runs the pure layers (intake, micro, prune, memory) on in and,
-// if the level is still over the threshold (or in.Force is set), describes
-// what the summary layer would do and, failing that, the emergency
-// truncation. It calls no model and never modifies in.
+// if the level is still over the goal — the threshold, or in.Target when
+// that is lower — (or in.Force or in.Deep is set), describes what the
+// summary layer would do and, failing that, the emergency truncation. It
+// calls no model and never modifies in. The level after a summary or the
+// memory file counts the reminders [Apply] would add.
 func PlanCascade(in Input) Plan {
 	in = normalized(in)
 	pins := Pins(in)
@@ -164,6 +220,9 @@ func PlanCascade(in Input) Plan {
 		Threshold: in.Threshold, Window: in.Window, Force: in.Force,
 		Pins: pins, TokensBefore: in.Level,
 		Cache: CacheCost{FirstChanged: -1},
+	}
+	if g := goal(in); g != in.Threshold {
+		p.Target = g
 	}
 	cur, rep := Intake(in, pins)
 	p.Layers = append(p.Layers, rep)
@@ -173,12 +232,13 @@ func PlanCascade(in Input) Plan {
 	// cleared stale read can be repeated. Recent messages, errors and
 	// patches stay untouched.
 	mech := MechanicalPins(pins)
+	firstChanged := -1
 	for _, layer := range []func(Input, []Pin) (Input, LayerReport){Micro, Prune} {
 		cur, rep = layer(cur, mech)
 		p.Layers = append(p.Layers, rep)
 		for _, c := range rep.Changes {
-			if p.Cache.FirstChanged < 0 || c.Index < p.Cache.FirstChanged {
-				p.Cache.FirstChanged = c.Index
+			if firstChanged < 0 || c.Index < firstChanged {
+				firstChanged = c.Index
 			}
 		}
 	}
@@ -186,9 +246,10 @@ func PlanCascade(in Input) Plan {
 	p.PureTokensAfter, p.TokensAfter = cur.Level, cur.Level
 
 	notNeeded := func(name string) LayerReport {
-		return LayerReport{Name: name, Skipped: "not needed: the level is under the threshold",
+		return LayerReport{Name: name, Skipped: "not needed: the level is under the " + goalName(in),
 			Enough: true, TokensBefore: cur.Level, TokensAfter: cur.Level}
 	}
+	needed := keepGoing(cur, cur.Level)
 	pinned := pinnedSet(pins)
 	var drop []int
 	summable := 0
@@ -200,11 +261,12 @@ func PlanCascade(in Input) Plan {
 			summable += cur.Tokens[i]
 		}
 	}
+	systemChanges := false
 
 	// Layer 4: the memory file as the summary.
 	mem := LayerReport{Name: LayerMemory, TokensBefore: cur.Level, TokensAfter: cur.Level}
 	switch {
-	case !keepGoing(cur, cur.Level):
+	case !needed:
 		mem = notNeeded(LayerMemory)
 	case strings.TrimSpace(in.Memory) == "":
 		mem.Skipped = "the workspace has no MEMORY.md"
@@ -216,54 +278,61 @@ func PlanCascade(in Input) Plan {
 	default:
 		mem.Ran = true
 		section := MemorySection(in.Memory)
-		mem.TokensAfter = cur.Level - summable + tokens.Count(section)
+		cut := cur.Level - cur.scaled(summable-tokens.Count(section))
+		p.ReminderBudget = fitReminders(cur, cut)
+		mem.TokensAfter = cut + cur.scaled(reminderTokens(cur, section, p.Keep, p.ReminderBudget))
 		for _, i := range drop {
 			mem.Changes = append(mem.Changes, Change{Index: i, Action: ActionReplaced, TokensBefore: cur.Tokens[i], Note: describe(cur.Messages[i])})
 		}
 		p.Summary, p.SummarySource = in.Memory, LayerMemory
 		p.Summarize = drop
 		p.TokensAfter = mem.TokensAfter
-		p.Cache.SystemChanges = true
+		systemChanges = true
 	}
 	mem.Enough = fits(in, mem.TokensAfter)
 	p.Layers = append(p.Layers, mem)
 
 	// Layer 5: the model-written summary, estimated.
 	sr := LayerReport{Name: LayerSummary, TokensBefore: p.TokensAfter, TokensAfter: p.TokensAfter}
+	section := SummarySection("")
+	after := cur.Level - cur.scaled(summable-summaryEstimate(summable)-tokens.Count(section))
 	switch {
 	case mem.Ran:
 		sr.Skipped = "MEMORY.md stands in for the summary"
-	case !keepGoing(cur, cur.Level):
+	case !needed:
 		sr = notNeeded(LayerSummary)
 	case len(drop) == 0:
 		sr.Skipped = "every message is pinned, so there is nothing to summarise"
-	case cur.Level-summable+summaryEstimate(summable)+tokens.Count(SummarySection("")) >= cur.Level:
+	case after >= cur.Level:
 		sr.Skipped = fmt.Sprintf("summarising the %d unpinned messages would not make the context smaller", len(drop))
 	default:
 		sr.Estimated = true
-		sr.TokensAfter = cur.Level - summable + summaryEstimate(summable) + tokens.Count(SummarySection(""))
+		p.ReminderBudget = fitReminders(cur, after)
+		sr.TokensAfter = after + cur.scaled(reminderTokens(cur, section, p.Keep, p.ReminderBudget))
 		for _, i := range drop {
 			sr.Changes = append(sr.Changes, Change{Index: i, Action: ActionSummarise, TokensBefore: cur.Tokens[i], Note: describe(cur.Messages[i])})
 		}
 		p.NeedsSummary = true
 		p.Summarize = drop
 		p.TokensAfter = sr.TokensAfter
-		p.Cache.SystemChanges = true
+		systemChanges = true
 	}
 	sr.Enough = fits(in, sr.TokensAfter)
 	p.Layers = append(p.Layers, sr)
 
-	// Layer 6: emergency truncation, forecast only.
-	em := LayerReport{Name: LayerEmergency, TokensBefore: p.TokensAfter, TokensAfter: p.TokensAfter, Enough: fits(in, p.TokensAfter)}
+	// Layer 6: emergency truncation, forecast only. It protects the
+	// window, so its goal is the threshold, never the target.
+	underThreshold := in.Threshold > 0 && p.TokensAfter <= in.Threshold
+	em := LayerReport{Name: LayerEmergency, TokensBefore: p.TokensAfter, TokensAfter: p.TokensAfter, Enough: underThreshold}
 	switch {
 	case in.Threshold <= 0:
 		em.Skipped = "no threshold is set"
-	case fits(in, p.TokensAfter):
+	case underThreshold:
 		em.Skipped = "not needed: the level fits after the layers above"
 	default:
 		em.Estimated = true
 		keepIdx := p.Keep
-		if !p.Cache.SystemChanges {
+		if !systemChanges {
 			keepIdx = allIndexes(len(cur.Messages))
 		}
 		msgs := make([]transcript.Message, len(keepIdx))
@@ -271,8 +340,8 @@ func PlanCascade(in Input) Plan {
 		for k, i := range keepIdx {
 			msgs[k], toks[k] = cur.Messages[i], cur.Tokens[i]
 		}
-		fixed := p.TokensAfter - sum(toks)
-		dropped := truncation(msgs, toks, in.Threshold-fixed)
+		fixed := p.TokensAfter - cur.scaled(sum(toks))
+		dropped := truncation(msgs, toks, int(float64(in.Threshold-fixed)/cur.ratio))
 		gone := 0
 		for k, d := range dropped {
 			if !d {
@@ -282,25 +351,73 @@ func PlanCascade(in Input) Plan {
 			gone += toks[k]
 			em.Changes = append(em.Changes, Change{Index: i, Action: ActionDrop, TokensBefore: toks[k], Note: describe(cur.Messages[i])})
 		}
-		em.TokensAfter = p.TokensAfter - gone
-		em.Enough = fits(in, em.TokensAfter)
+		em.TokensAfter = p.TokensAfter - cur.scaled(gone)
+		em.Enough = in.Threshold > 0 && em.TokensAfter <= in.Threshold
 	}
 	p.Layers = append(p.Layers, em)
 
-	p.Cache.SavedPerRequest = p.TokensBefore - p.TokensAfter
+	invalidated, call, callMiss := 0, 0, 0
 	switch {
-	case p.Cache.SystemChanges:
-		p.Cache.InvalidatedTokens = p.TokensAfter
-	case p.Cache.FirstChanged >= 0:
-		p.Cache.InvalidatedTokens = sum(cur.Tokens[p.Cache.FirstChanged:])
+	case systemChanges:
+		invalidated = p.TokensAfter
+	case firstChanged >= 0:
+		invalidated = cur.scaled(sum(cur.Tokens[firstChanged:]))
 	}
-	p.Cache.MissHitRatio = DefaultMissHitRatio
-	if in.HitPrice > 0 && in.MissPrice > 0 {
-		p.Cache.MissHitRatio = in.MissPrice / in.HitPrice
-		p.Cache.HitPrice, p.Cache.MissPrice = in.HitPrice, in.MissPrice
+	if p.NeedsSummary {
+		call, callMiss = summaryCall(cur, p, firstChanged)
 	}
-	p.Cache.BreakEven = breakEven(p.Cache.InvalidatedTokens, p.Cache.SavedPerRequest, p.Cache.MissHitRatio)
+	p.Cache = NewCacheCost(invalidated, call, callMiss, p.TokensBefore-p.TokensAfter, in.HitPrice, in.MissPrice)
+	p.Cache.FirstChanged, p.Cache.SystemChanges = firstChanged, systemChanges
 	return p
+}
+
+// reminderTokens is what the reminders [Apply] adds after a cut cost, in
+// the planner's own count: the kept messages of in at keep and section are
+// the text they are deduplicated against, budget their budget.
+func reminderTokens(in Input, section string, keep []int, budget int) int {
+	var text strings.Builder
+	text.WriteString(section)
+	for _, i := range keep {
+		text.WriteString(in.Messages[i].Text())
+	}
+	n := 0
+	for _, m := range Reminders(in.Reminders, text.String(), budget) {
+		n += MessageTokens(m)
+	}
+	return n
+}
+
+// fitReminders returns the reminder budget of a cut that leaves the level
+// at cut before the reminders: the input's budget, and under a target no
+// more than the room left below it, though never under
+// [MinReminderBudget], so the checklist and the working set still come
+// back.
+func fitReminders(in Input, cut int) int {
+	budget := reminderBudget(in)
+	if g := goal(in); g < in.Threshold {
+		room := int(float64(g-cut) / in.ratio)
+		budget = min(budget, max(room, MinReminderBudget))
+	}
+	return budget
+}
+
+// summaryCall estimates the input of the summary request for p, in the
+// units of the level, and the part of it the provider's cache would not
+// serve: a cache-aligned replay hits up to the first message the pure
+// layers changed and misses the rest and the instruction; a flattened
+// request misses entirely.
+func summaryCall(in Input, p Plan, firstChanged int) (total, miss int) {
+	if CacheAligned(in, p) {
+		miss = InstructionReserve
+		if firstChanged >= 0 {
+			miss += sum(p.Tokens[firstChanged:])
+		}
+		return p.PureTokensAfter + in.scaled(InstructionReserve), in.scaled(miss)
+	}
+	for _, m := range flatRequest(in, p, p.Summarize, "").Messages {
+		total += tokens.MessageOverhead + tokens.Count(m.Content)
+	}
+	return in.scaled(total), in.scaled(total)
 }
 
 func allIndexes(n int) []int {

@@ -169,20 +169,25 @@ func TestPlanGolden(t *testing.T) {
 
 func TestCacheCost(t *testing.T) {
 	cases := []struct {
-		name               string
-		invalidated, saved int
-		ratio              float64
-		want               float64
+		name                      string
+		invalidated, call, saved  int
+		hit, miss                 float64
+		wantOneOff, wantBreakEven float64
 	}{
-		{"nothing invalidated", 0, 1000, 10, 0},
-		{"nothing saved", 1000, 0, 10, -1},
-		{"saved pays back in 9 requests", 10_000, 10_000, 10, 9},
-		{"equal prices never cost", 10_000, 1000, 1, 0},
+		{"nothing invalidated", 0, 0, 1000, 0, 0, 0, 0},
+		{"nothing saved", 1000, 0, 0, 0, 0, 9000, -1},
+		{"saved pays back in 9 requests", 10_000, 0, 10_000, 0, 0, 90_000, 9},
+		{"equal prices never cost", 10_000, 0, 1000, 1, 1, 0, 0},
+		{"the summary call is billed at the miss price", 10_000, 5_000, 10_000, 0.01, 0.3, 10_000*29 + 5_000*30, 44},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := breakEven(c.invalidated, c.saved, c.ratio); math.Abs(got-c.want) > 1e-9 {
-				t.Errorf("breakEven = %v; want %v", got, c.want)
+			got := NewCacheCost(c.invalidated, c.call, c.call, c.saved, c.hit, c.miss)
+			if math.Abs(got.OneOff-c.wantOneOff) > 1e-6 || math.Abs(got.BreakEven-c.wantBreakEven) > 1e-9 {
+				t.Errorf("one-off %v, break-even %v; want %v, %v", got.OneOff, got.BreakEven, c.wantOneOff, c.wantBreakEven)
+			}
+			if got.MissTokens != c.invalidated+c.call {
+				t.Errorf("miss tokens %d; want %d", got.MissTokens, c.invalidated+c.call)
 			}
 		})
 	}

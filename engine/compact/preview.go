@@ -2,6 +2,7 @@ package compact
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -72,6 +73,12 @@ func (p Plan) Text() string {
 	default:
 		fmt.Fprintf(&b, "     the next request misses the cache from message #%d on: %s tokens\n", c.FirstChanged, commas(c.InvalidatedTokens))
 	}
+	if c.CallTokens > 0 {
+		fmt.Fprintf(&b, "     the summary request sends about %s tokens, %s of them uncached\n", commas(c.CallTokens), commas(c.CallMissTokens))
+	}
+	if c.MissTokens > 0 {
+		fmt.Fprintf(&b, "     cost in cache terms: %s tokens billed as misses once\n", commas(c.MissTokens))
+	}
 	if c.SavedPerRequest > 0 {
 		fmt.Fprintf(&b, "     each later request sends %s fewer tokens\n", commas(c.SavedPerRequest))
 	}
@@ -79,12 +86,48 @@ func (p Plan) Text() string {
 	case c.BreakEven < 0:
 		b.WriteString("     it never pays off in cache terms: nothing is saved\n")
 	case c.BreakEven > 0:
-		fmt.Fprintf(&b, "     it pays off after %.1f later requests (a miss costs %.1f× a hit)\n", c.BreakEven, c.MissHitRatio)
+		fmt.Fprintf(&b, "     it pays back after %s (a miss costs %.1f× a hit)", requests(c.BreakEven), c.MissHitRatio)
+		if c.Horizon > 0 {
+			verdict := "within"
+			if c.BreakEven > c.Horizon {
+				verdict = "more than"
+			}
+			fmt.Fprintf(&b, ", %s the %s expected before the ceiling", verdict, requests(c.Horizon))
+		}
+		b.WriteString("\n")
 	}
 	if c.HitPrice > 0 && c.MissPrice > 0 {
 		once, per := c.Dollars(c.HitPrice, c.MissPrice)
 		fmt.Fprintf(&b, "     at $%.3f (hit) / $%.3f (miss) per million tokens: %s once, %s saved per later request\n",
 			c.HitPrice, c.MissPrice, money(once), money(per))
+	}
+	if d := p.Auto; d != nil {
+		b.WriteString("\nAutomatic compaction\n")
+		fmt.Fprintf(&b, "     target %s tokens, at most %s after, ceiling %s", commas(d.Target), commas(d.Limit), commas(d.Ceiling))
+		if d.Growth > 0 {
+			fmt.Fprintf(&b, ", growing %s tokens per request", commas(int(d.Growth+0.5)))
+		}
+		b.WriteString("\n     costs in cached-token units: one cached input token counts 1\n")
+		for i, cand := range d.Candidates {
+			mark := " "
+			if i == d.Chosen {
+				mark = "*"
+			}
+			fmt.Fprintf(&b, "   %s %-11s → %s tokens, one-off %s, net %s over the horizon", mark, cand.Name, commas(cand.TokensAfter),
+				commas(int(cand.OneOff+0.5)), commas(int(math.Round(cand.Net))))
+			if cand.Repeats > 0 {
+				fmt.Fprintf(&b, " (repeated %d×)", cand.Repeats)
+			}
+			if cand.Refused != "" {
+				b.WriteString("; refused: " + cand.Refused)
+			}
+			b.WriteString("\n")
+		}
+		verb := "waits"
+		if d.Run {
+			verb = "runs"
+		}
+		fmt.Fprintf(&b, "     %s: %s\n", verb, d.Reason)
 	}
 	return b.String()
 }
@@ -118,9 +161,12 @@ func (p Plan) layerLine(l LayerReport) string {
 		what = plural(n, "change")
 	}
 	line := fmt.Sprintf("%s: %s → %s tokens", what, commas(l.TokensBefore), commas(l.TokensAfter))
-	if l.Enough {
+	switch {
+	case l.Enough && p.Target > 0:
+		line += ", under the target"
+	case l.Enough:
 		line += ", under the threshold"
-	} else if p.Threshold > 0 {
+	case p.Threshold > 0:
 		line += ", still over"
 	}
 	return line

@@ -161,10 +161,14 @@ func flatRequest(in Input, plan Plan, idx []int, model string) llm.Request {
 }
 
 // flatLine renders one message of the flattened transcript; engine status
-// bars render as "".
+// bars and tool results an earlier layer already replaced by a placeholder
+// render as "" (the call's line names what was called).
 func flatLine(m transcript.Message) string {
 	switch m.Role {
 	case transcript.Tool:
+		if shrunk(m.Text()) {
+			return ""
+		}
 		label := "Tool (" + orTool(m.ToolName)
 		if m.IsError {
 			label += ", failed"

@@ -1,0 +1,306 @@
+package compact
+
+import (
+	"fmt"
+	"math"
+)
+
+// Pay-off rules of automatic compaction (DESIGN §4). A compaction rewrites
+// the history, so the provider bills the rewritten part of the next request
+// at the miss price once; it pays for itself only when the tokens it frees,
+// no longer re-sent as cache hits on every later request, outweigh that.
+const (
+	// TargetFraction is the hysteresis of automatic compaction: it aims to
+	// leave the level at or under the prefix plus this share of the room
+	// between the prefix and the threshold (see [Target]), so it frees
+	// enough to last instead of trimming to just under the threshold.
+	TargetFraction = 0.5
+	// ThresholdMargin is the share of the threshold an automatic
+	// compaction must leave free: a plan whose level after is above
+	// (1 − ThresholdMargin) × threshold never runs automatically.
+	ThresholdMargin = 0.10
+	// CeilingFraction is the share of the window at which automatic
+	// compaction stops waiting for a pay-off (see [Ceiling]).
+	CeilingFraction = 0.90
+	// DefaultHorizon is the expected number of remaining requests while
+	// the growth of the context is unknown.
+	DefaultHorizon = 50
+	// MaxHorizon caps the expected number of remaining requests.
+	MaxHorizon = 200
+	// MinGrowthRequests is the fewest requests the growth is measured
+	// over before it is trusted.
+	MinGrowthRequests = 3
+)
+
+// Target returns the level automatic compaction aims for: the prefix (the
+// system prompt and tools, which no compaction shrinks) plus
+// [TargetFraction] of the room between it and the threshold. A threshold
+// of zero or less gives zero (no target).
+func Target(threshold, prefix int) int {
+	if threshold <= 0 {
+		return 0
+	}
+	prefix = min(max(prefix, 0), threshold)
+	return prefix + int(float64(threshold-prefix)*TargetFraction)
+}
+
+// Limit returns the highest level an automatic compaction may leave:
+// [ThresholdMargin] under the threshold.
+func Limit(threshold int) int {
+	return int(float64(max(threshold, 0)) * (1 - ThresholdMargin))
+}
+
+// Ceiling returns the level at which automatic compaction runs whether or
+// not it pays off: [CeilingFraction] of the window, or the cycle threshold
+// when cycles are on and it lies between the compaction threshold and
+// that. It is never under the threshold; an unknown window (zero) gives
+// the threshold, so compaction then never waits.
+func Ceiling(window, threshold, cycleAt int) int {
+	c := int(float64(max(window, 0)) * CeilingFraction)
+	if cycleAt > threshold && cycleAt < c {
+		c = cycleAt
+	}
+	return max(c, threshold)
+}
+
+// Horizon returns the expected number of remaining requests over which a
+// compaction made now is weighed. It is the number of requests until the
+// level, growing by growth tokens per request, reaches ceiling — by then
+// the ceiling forces a compaction (or a new cycle) anyway, so a saving
+// later than that is not this compaction's — at most [MaxHorizon], and
+// [DefaultHorizon] (capped alike) while the growth is unknown (zero or
+// less). At or over the ceiling it is 0.
+//
+// With a 128K window (threshold 63,333, ceiling 96,000 at the default
+// cycle point) and 350 tokens per request, the horizon at the threshold is
+// (96,000 − 63,333) / 350 ≈ 93 requests.
+func Horizon(level, ceiling int, growth float64) float64 {
+	if level >= ceiling {
+		return 0
+	}
+	if growth <= 0 || math.IsNaN(growth) {
+		return DefaultHorizon
+	}
+	return math.Min(MaxHorizon, float64(ceiling-level)/growth)
+}
+
+// MissHitRatio returns how many times a hit the provider bills a miss:
+// missPrice / hitPrice when both are known (positive), otherwise
+// [DefaultMissHitRatio].
+func MissHitRatio(hitPrice, missPrice float64) float64 {
+	if hitPrice > 0 && missPrice > 0 {
+		return missPrice / hitPrice
+	}
+	return DefaultMissHitRatio
+}
+
+// Growth measures how fast the context grows: the level at a base point
+// (the first anchored level of a cycle, or the first after a rebuild)
+// against the level now. A rebuild moves the base, since it shrinks the
+// level without saying anything about growth; until the new base has
+// [MinGrowthRequests] requests behind it, the growth measured before the
+// move stands. The zero value knows nothing. Its fields are its state, so
+// it persists as JSON.
+type Growth struct {
+	Level    int  `json:"level"`
+	Requests int  `json:"requests"`
+	Set      bool `json:"set"`
+	// Last is the growth per request measured before the base last
+	// moved; zero when unknown.
+	Last float64 `json:"last,omitempty"`
+}
+
+// Mark sets the base point, if none is set: the level after requests
+// requests.
+func (g *Growth) Mark(level, requests int) {
+	if g != nil && !g.Set {
+		g.Level, g.Requests, g.Set = level, requests, true
+	}
+}
+
+// Rebase keeps the growth measured up to level after requests requests and
+// drops the base, as before a rebuild: the next Mark sets a new one.
+func (g *Growth) Rebase(level, requests int) {
+	if g == nil {
+		return
+	}
+	if r := g.PerRequest(level, requests); r > 0 {
+		g.Last = r
+	}
+	g.Level, g.Requests, g.Set = 0, 0, false
+}
+
+// PerRequest returns the average tokens added per request since the base
+// point when at least [MinGrowthRequests] requests lie behind it and the
+// level grew, and otherwise the growth measured before the base last moved
+// (zero when unknown).
+func (g Growth) PerRequest(level, requests int) float64 {
+	if n := requests - g.Requests; g.Set && n >= MinGrowthRequests && level > g.Level {
+		return float64(level-g.Level) / float64(n)
+	}
+	return g.Last
+}
+
+// Forecast is what the pay-off decision knows about the session.
+type Forecast struct {
+	// Ceiling is the level at which compaction no longer waits (see
+	// [Ceiling]).
+	Ceiling int
+	// Growth is the average tokens added per request (see [Growth]); zero
+	// or less when unknown.
+	Growth float64
+}
+
+// Candidate is one plan weighed by the pay-off decision.
+type Candidate struct {
+	// Name names the plan by its deepest layer: "micro+prune", "summary"
+	// or "memory".
+	Name        string `json:"name"`
+	TokensAfter int    `json:"tokens_after"`
+	// OneOff is the one-time cost in hit-price units (see
+	// [CacheCost.OneOff]).
+	OneOff float64 `json:"one_off"`
+	// Repeats is how many more times the level would climb back from
+	// TokensAfter to the threshold within the horizon at the measured
+	// growth, each time costing OneOff again.
+	Repeats int `json:"repeats"`
+	// Net is the forecast saving over the horizon in hit-price units:
+	// the tokens saved on every request of the horizon less the one-off
+	// cost for this compaction and each repeat. Positive means it pays.
+	Net float64 `json:"net"`
+	// Refused says why the plan may not run automatically, or "".
+	Refused string `json:"refused,omitempty"`
+}
+
+// Decision says whether an automatic compaction runs now, and why.
+type Decision struct {
+	Run bool `json:"run"`
+	// Forced is true when the level reached the ceiling, so the best
+	// allowed plan runs whether or not it pays off.
+	Forced bool `json:"forced,omitempty"`
+	// Reason is one sentence for people.
+	Reason  string  `json:"reason"`
+	Horizon float64 `json:"horizon"`
+	Growth  float64 `json:"growth,omitempty"`
+	Ceiling int     `json:"ceiling"`
+	Target  int     `json:"target"`
+	// Limit is the highest level an automatic compaction may leave (see
+	// [Limit]).
+	Limit int `json:"limit"`
+	// Chosen is the index in Candidates of the plan returned, or -1.
+	Chosen     int         `json:"chosen"`
+	Candidates []Candidate `json:"candidates"`
+}
+
+// PlanAuto plans an automatic compaction and decides whether it runs now.
+// It plans with the hysteresis target ([Target]): the cheap layers keep
+// going until the level is at or under it, and when they cannot get there
+// the summary (or the memory file) runs instead of a small trim. When the
+// cheap layers alone reach it, the deep plan (the summary after them) is
+// weighed too. Each plan is charged the cache bust it causes and the
+// summary request it needs (see [CacheCost.OneOff]) against the tokens it
+// saves on each request of the [Horizon], and once more for every time the
+// level would climb back to the threshold within it. The plan with the
+// largest net saving runs when that saving is positive, or, once the level
+// reaches the ceiling, whether or not it is; waiting is then no longer an
+// option, so the plans are ranked over the requests a compaction to the
+// target lasts before the ceiling ([Horizon] from the target). A plan that
+// would leave the level above [Limit] never runs. The returned plan is the chosen one (the
+// best one when none runs) with its Decision in Auto; in.Force is ignored.
+func PlanAuto(in Input, f Forecast) Plan {
+	in = normalized(in)
+	in.Force, in.Deep = false, false
+	in.Target = Target(in.Threshold, in.PrefixTokens)
+	plans := []Plan{PlanCascade(in)}
+	if !plans[0].cuts() {
+		deep := in
+		deep.Deep = true
+		if p := PlanCascade(deep); p.cuts() {
+			plans = append(plans, p)
+		}
+	}
+	d := Decision{
+		Growth: max(f.Growth, 0), Ceiling: max(f.Ceiling, in.Threshold),
+		Target: in.Target, Limit: Limit(in.Threshold), Chosen: -1,
+	}
+	d.Horizon = Horizon(in.Level, d.Ceiling, d.Growth)
+	d.Forced = in.Level >= d.Ceiling
+	horizon := d.Horizon
+	if d.Forced {
+		// Waiting is no longer an option: rank the plans over the
+		// requests a compaction to the target lasts.
+		horizon = Horizon(d.Target, d.Ceiling, d.Growth)
+	}
+	best := -1
+	for i, p := range plans {
+		c := weigh(p, in.Threshold, horizon, d)
+		d.Candidates = append(d.Candidates, c)
+		if c.Refused == "" && (best < 0 || c.Net > d.Candidates[best].Net) {
+			best = i
+		}
+	}
+	if best < 0 {
+		d.Reason = fmt.Sprintf("no plan leaves the level at or under %s tokens, %.0f %% under the threshold: %s",
+			commas(d.Limit), 100*ThresholdMargin, d.Candidates[len(d.Candidates)-1].Refused)
+		p := plans[len(plans)-1]
+		p.Auto = &d
+		return p
+	}
+	d.Chosen = best
+	c := d.Candidates[best]
+	p := plans[best]
+	switch {
+	case d.Forced:
+		d.Run = true
+		d.Reason = fmt.Sprintf("the level reached the ceiling of %s tokens, so %s runs whether or not it pays off", commas(d.Ceiling), c.Name)
+	case c.Net > 0:
+		d.Run = true
+		d.Reason = fmt.Sprintf("%s pays back after %s, within the %s expected before the ceiling", c.Name, requests(p.Cache.BreakEven), requests(d.Horizon))
+	default:
+		d.Reason = fmt.Sprintf("waiting: %s would pay back only after %s, and about %s are expected before the ceiling of %s tokens",
+			c.Name, requests(p.Cache.BreakEven), requests(d.Horizon), commas(d.Ceiling))
+	}
+	p.Auto = &d
+	p.Cache.Horizon = d.Horizon
+	return p
+}
+
+// cuts reports whether the plan replaces history with a summary or the
+// memory file.
+func (p Plan) cuts() bool { return p.NeedsSummary || p.SummarySource != "" }
+
+// weigh forecasts one plan over horizon requests.
+func weigh(p Plan, threshold int, horizon float64, d Decision) Candidate {
+	c := Candidate{Name: LayerMicro + "+" + LayerPrune, TokensAfter: p.TokensAfter, OneOff: p.Cache.OneOff}
+	switch {
+	case p.SummarySource == LayerMemory:
+		c.Name = LayerMemory
+	case p.NeedsSummary:
+		c.Name = LayerSummary
+	}
+	saved := float64(max(p.TokensBefore-p.TokensAfter, 0))
+	if room := threshold - p.TokensAfter; d.Growth > 0 && room > 0 {
+		c.Repeats = int(horizon * d.Growth / float64(room))
+	}
+	c.Net = horizon*saved - c.OneOff*float64(1+c.Repeats)
+	switch {
+	case p.TokensAfter >= p.TokensBefore:
+		c.Refused = "it frees nothing"
+	case p.TokensAfter > d.Limit:
+		c.Refused = fmt.Sprintf("%s would leave %s tokens", c.Name, commas(p.TokensAfter))
+	}
+	return c
+}
+
+// requests formats a number of requests for a sentence.
+func requests(n float64) string {
+	switch {
+	case n < 0 || math.IsInf(n, 1):
+		return "never"
+	case n == 1:
+		return "1 request"
+	case n < 10:
+		return fmt.Sprintf("%.1f requests", n)
+	}
+	return fmt.Sprintf("%s requests", commas(int(math.Round(n))))
+}
