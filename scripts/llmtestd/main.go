@@ -13,6 +13,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/demo"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	_ "github.com/tally-dev/tally/engine/llm/llmtest/chattemplates"
 )
 
 func main() {

@@ -326,7 +326,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		reject(http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", authMessage, true)
 		return
 	}
-	if _, ok := chatTemplates[s.cfg.template]; !ok && s.cfg.template != TemplatePlain {
+	if s.cfg.template != TemplateQwen35 && s.cfg.template != TemplateDeepSeekV4 && s.cfg.template != TemplatePlain {
 		reject(http.StatusInternalServerError, "server_error", "",
 			fmt.Sprintf("llmtest: unknown template %q; use %q, %q or %q.", s.cfg.template, TemplateQwen35, TemplateDeepSeekV4, TemplatePlain), false)
 		return
