@@ -468,6 +468,7 @@ func rebuildItem(info agent.RebuildInfo) *chatItem {
 	if r := strings.TrimSpace(info.Reason); r != "" && !strings.Contains(r, string(kind)) {
 		text += " (" + r + ")"
 	}
+	text += cacheCostText(info)
 	return &chatItem{kind: itemRebuild, text: text, reasoning: strings.TrimSpace(info.Summary), detailName: detail}
 }
 
@@ -507,3 +508,20 @@ func (a *compactionAsker) AskCompaction(ctx context.Context, plan compact.Plan) 
 }
 
 var _ agent.Asker = (*compactionAsker)(nil)
+
+// cacheCostText says what a rewrite cost in cache terms and when it pays
+// back, for the chat's row: " · 55.2k tokens billed as misses once, pays
+// back after 3.1 requests".
+func cacheCostText(info agent.RebuildInfo) string {
+	if info.MissTokens <= 0 {
+		return ""
+	}
+	s := fmt.Sprintf(" · %s tokens billed as misses once", tokensShort(info.MissTokens))
+	switch {
+	case info.PaysBackAfter > 0:
+		s += fmt.Sprintf(", pays back after %.1f requests", info.PaysBackAfter)
+	case info.PaysBackAfter < 0:
+		s += ", saves nothing later"
+	}
+	return s
+}
