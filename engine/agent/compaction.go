@@ -136,6 +136,7 @@ func (s *Session) compactInput(force bool) compact.Input {
 		MissPrice:       s.cfg.MissPrice,
 	}
 	in.Level, _ = s.level()
+	_, in.Ratio = s.measured()
 	in.Memory = readMemory(s.meta.Workspace)
 	for _, it := range s.checklist.Items() {
 		if it.Status != todo.Completed {
@@ -321,9 +322,14 @@ func (s *Session) rebuildCosted(kind RebuildKind, reason string, msgs []transcri
 		s.st.System = system
 		s.st.Spans = summarySpans(s.st.BaseSpans, s.st.Base, system)
 	}
+	if s.anchor.Valid() {
+		billed, _, own := s.anchor.Parts()
+		s.st.Breakers.Growth.Rebase(billed, own, s.st.CycleRequests)
+	} else {
+		s.st.Breakers.Growth.Rebase(0, 0, 0)
+	}
 	s.anchor.Invalidate()
 	s.st.Anchor = nil
-	s.st.Breakers.Growth.Rebase(before, s.st.CycleRequests)
 	err := s.cfg.Store.Update(func(tx *storage.Tx) error {
 		data := make([][]byte, 0, s.log.Len())
 		for i := 0; i < s.log.Len(); i++ {

@@ -167,35 +167,36 @@ func TestMicroCompactAfterIdle(t *testing.T) {
 	}
 }
 
-// TestSummaryKeepsPinsAndChecklist: unique large outputs force an LLM
-// summary; the summary lands in the system prompt (a booked drift), the
-// pinned messages survive, and the checklist comes back as a reminder. The
-// reads go on until the level reaches the ceiling, where automatic
-// compaction runs whether or not it pays off; the script counts its
-// requests, since a summary removes the tool results it would count.
+// TestSummaryKeepsPinsAndChecklist: long answers, which only a summary
+// can shrink, force an LLM summary; the summary lands in the system prompt
+// (a booked drift), the pinned messages survive, and the checklist comes
+// back as a reminder. The answers go on until the level reaches the
+// ceiling, where automatic compaction runs whether or not it pays off. The
+// window is 64K: in 32K the prefix and the pinned messages alone come
+// within 10 % of the threshold, so no automatic compaction may run there.
 func TestSummaryKeepsPinsAndChecklist(t *testing.T) {
 	summaries, n := 0, 0
+	answer := strings.Repeat("Files f0-f5 hold the fixture lines; each line names its file, its number and a count. ", 130)
 	script := llmtest.ScriptFunc(func(req *llmtest.Req) llmtest.Reply {
 		if isSummaryRequest(req) {
 			summaries++
 			return llmtest.Text("The user wants every file read. Files f0-f5 were read; nothing was changed. Next: read the rest.")
 		}
-		k := n
 		n++
-		switch {
-		case k == 0:
+		switch n {
+		case 1:
 			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "checklist_write", Arguments: `{"items":[{"content":"Read every file","status":"in_progress"},{"content":"Report the totals"}]}`}}}
-		case k == 1:
+		case 2:
 			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: `{"path":"missing.txt"}`}}} // an error: pinned
-		case k < 12:
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: fmt.Sprintf(`{"path":"g%d.txt"}`, k-2)}}}
 		}
-		return llmtest.Text("all read")
+		return llmtest.Text(answer)
 	})
-	sw := newSmallWindow(t, 32_000, script)
+	sw := newSmallWindow(t, 64_000, script)
 	s := sw.session("summary")
-	if _, err := s.Run(context.Background(), "Read every file and report."); err != nil {
-		t.Fatal(err)
+	for i := 0; i < 30 && summaries == 0; i++ {
+		if _, err := s.Run(context.Background(), "Read every file and report."); err != nil {
+			t.Fatal(err)
+		}
 	}
 	sw.checkRequests(t)
 	if summaries == 0 {
@@ -316,7 +317,7 @@ func TestEmergencyRecovery(t *testing.T) {
 // not it pays off.
 func TestFailureBreakerTripsAndRecovers(t *testing.T) {
 	failing := true
-	answer := strings.Repeat("The eviction order follows the access list, oldest first, and the lock is held for the walk. ", 60)
+	answer := strings.Repeat("The eviction order follows the access list, oldest first, and the lock is held for the walk. ", 120)
 	script := llmtest.ScriptFunc(func(req *llmtest.Req) llmtest.Reply {
 		if isSummaryRequest(req) {
 			if failing {
@@ -326,7 +327,7 @@ func TestFailureBreakerTripsAndRecovers(t *testing.T) {
 		}
 		return llmtest.Text(answer)
 	})
-	sw := newSmallWindow(t, 32_000, script)
+	sw := newSmallWindow(t, 64_000, script)
 	s := sw.session("breaker")
 	ctx := context.Background()
 	for i := 0; i < 30 && !s.st.Breakers.Open(); i++ {
@@ -374,16 +375,19 @@ func TestManualCompactionBypassesAnOpenBreaker(t *testing.T) {
 	}
 }
 
-// TestRefillingContextPausesAutoCompaction: a tool that returns a huge
-// output every round refills the context right after each compaction. Each
+// TestThrashingPausesAutoCompaction: a tool that returns a huge output
+// every round refills the context soon after each compaction. Each
 // automatic compaction rewrites what the provider has cached, so the third
 // one in the turn trips the thrash breaker: automatic compaction pauses for
 // the turn with an actionable message, said once, and at the cycle
 // threshold the session rolls over instead. (The rapid-refill breaker
 // would trip at the third refill, after the third compaction; the thrash
 // breaker now stops such a turn first. compact.TestRapidRefill covers it.)
-func TestRefillingContextPausesAutoCompaction(t *testing.T) {
-	big := strings.Repeat("a line of a very large log file that keeps coming back\n", 200)
+// The window is 64K, so that a compaction can leave room below the
+// threshold at all.
+func TestThrashingPausesAutoCompaction(t *testing.T) {
+	big := strings.Repeat("a line of a very large log file that keeps coming back\n", 360)
+	rounds := 0
 	script := llmtest.ScriptFunc(func(req *llmtest.Req) llmtest.Reply {
 		if isSummaryRequest(req) {
 			return llmtest.Text("Summary: the log was read again.")
@@ -391,13 +395,12 @@ func TestRefillingContextPausesAutoCompaction(t *testing.T) {
 		if isBriefRequest(req) {
 			return llmtest.Text("<carry_forward>Read the log in slices.</carry_forward>")
 		}
-		k := req.ToolResultsSinceHuman()
-		if k < 14 {
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "run_shell", Arguments: fmt.Sprintf(`{"command":"cat big.log; echo %d"}`, k)}}}
+		if rounds++; rounds <= 60 {
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "run_shell", Arguments: fmt.Sprintf(`{"command":"cat big.log; echo %d"}`, rounds)}}}
 		}
 		return llmtest.Text("done")
 	})
-	sw := newSmallWindow(t, 32_000, script)
+	sw := newSmallWindow(t, 64_000, script)
 	os.WriteFile(filepath.Join(sw.ws, "big.log"), []byte(big), 0o644)
 	s := sw.session("refill")
 	s.Run(context.Background(), "Read the log over and over.")

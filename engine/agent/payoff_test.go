@@ -26,8 +26,10 @@ const (
 	longPerTurn = 10
 	longWindow  = 128_000
 	// longMissHit is the miss:hit price ratio the costs are compared at
-	// (DeepSeek V4 bills a miss at about 30 hits).
-	longMissHit = 30
+	// (DeepSeek V4 bills a miss at about 30 hits), and Tally is told
+	// (longHitPrice per million hit tokens).
+	longMissHit  = 30
+	longHitPrice = 0.01
 )
 
 // longSummary is the summary every compaction of the long session gets,
@@ -100,6 +102,9 @@ type longRun struct {
 	requests []llmtest.Recorded
 	// rebuilds are the rebuild events of an engine run.
 	rebuilds []RebuildInfo
+	// afterAuto holds the billed prompt tokens of the first request after
+	// each automatic compaction.
+	afterAuto []int
 	// threshold is the compaction threshold of the run.
 	threshold int
 }
@@ -151,7 +156,8 @@ func runLong(tb testing.TB, rule llmtest.CacheRule, reference bool) longRun {
 	threshold := compact.Threshold(longWindow, true)
 	rec := &recorder{}
 	cfg := Config{Store: st, Model: model, ModelName: "deepseek-chat", Approver: tool.ApproveAll{}, Now: now,
-		NoDiagnostics: true, ContextWindow: longWindow, OnEvent: rec.on}
+		NoDiagnostics: true, ContextWindow: longWindow, OnEvent: rec.on,
+		HitPrice: longHitPrice, MissPrice: longHitPrice * longMissHit}
 	if reference {
 		cfg.Model = &referenceClient{next: model, threshold: threshold}
 		cfg.Compaction, cfg.CycleAt = CompactOff, -1
@@ -172,6 +178,25 @@ func runLong(tb testing.TB, rule llmtest.CacheRule, reference bool) longRun {
 	out := longRun{stats: srv.Stats(), requests: srv.Requests(), threshold: threshold}
 	for _, e := range rec.kinds(EventRebuild) {
 		out.rebuilds = append(out.rebuilds, *e.Rebuild)
+	}
+	out.afterAuto = billedAfter(tb, s, "auto compaction")
+	return out
+}
+
+// billedAfter returns the billed prompt tokens of the first turn request
+// after each rebuild of s for reason: the level the rebuild left, in the
+// provider's count.
+func billedAfter(tb testing.TB, s *Session, reason string) []int {
+	tb.Helper()
+	rows, err := s.Ledger()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []int
+	for _, r := range rows {
+		if r.Rebuild == reason {
+			out = append(out, r.PromptTokens)
+		}
 	}
 	return out
 }
@@ -297,20 +322,81 @@ func TestCompactionPaysForItself(t *testing.T) {
 					r.name, s.Accepted, s.Prompt, s.Hit, 100*float64(s.Hit)/float64(s.Prompt), r.run.inputCost(), r.run.busts(), len(r.run.rebuilds))
 			}
 			for _, rb := range tally.rebuilds {
-				t.Logf("tally rebuild %q: %d → %d tokens", rb.Reason, rb.TokensBefore, rb.TokensAfter)
+				t.Logf("tally rebuild %q: %d → %d tokens, %d billed as misses once, pays back after %.1f requests",
+					rb.Reason, rb.TokensBefore, rb.TokensAfter, rb.MissTokens, rb.PaysBackAfter)
 			}
+			t.Logf("billed after each automatic compaction: %v (limit %d)", tally.afterAuto, compact.Limit(tally.threshold))
 			if tally.inputCost() > ref.inputCost() {
 				t.Errorf("tally's input cost %d is more than the reference client's %d", tally.inputCost(), ref.inputCost())
 			}
 			if b, n := tally.busts(), tally.stats.Accepted; b*100 > 2*n {
 				t.Errorf("%d cache-busting requests in %d; want at most 2 per 100", b, n)
 			}
-			limit := compact.Limit(tally.threshold)
-			for _, rb := range tally.rebuilds {
-				if rb.Reason == "auto compaction" && rb.TokensAfter > limit {
-					t.Errorf("an automatic compaction left %d tokens, within %.0f%% of the threshold %d", rb.TokensAfter, 100*compact.ThresholdMargin, tally.threshold)
+			if len(tally.afterAuto) == 0 {
+				t.Error("tally never compacted")
+			}
+			for _, n := range tally.afterAuto {
+				if limit := compact.Limit(tally.threshold); n > limit {
+					t.Errorf("an automatic compaction left %d tokens, within %.0f %% of the threshold %d", n, 100*compact.ThresholdMargin, tally.threshold)
 				}
 			}
 		})
 	}
+}
+
+// TestAutoCompactionLeavesRoom: a read-heavy session in a 32K window
+// crosses the threshold again and again. Every automatic compaction must
+// leave the level at least 10 % under the threshold, as the provider
+// counts it on the next request, and none may bust the cache more than
+// twice in a turn.
+func TestAutoCompactionLeavesRoom(t *testing.T) {
+	n := 0
+	script := llmtest.ScriptFunc(func(req *llmtest.Req) llmtest.Reply {
+		if isSummaryRequest(req) {
+			return llmtest.Text("Summary: the fixtures f0-f11 were read in slices; nothing was changed.")
+		}
+		if isBriefRequest(req) {
+			return llmtest.Text("<carry_forward>Keep reading the fixtures in slices.</carry_forward>")
+		}
+		k := n
+		n++
+		if k%10 == 9 {
+			return llmtest.Text("read ten slices")
+		}
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: fmt.Sprintf(`{"path":"f%d.txt","offset":%d}`, k%12, 1+k/12)}}}
+	})
+	sw := newSmallWindow(t, 32_000, script)
+	s := sw.session("room")
+	for turn := 0; turn < 8; turn++ {
+		if _, err := s.Run(context.Background(), "Read ten more slices."); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sw.checkRequests(t)
+	after := billedAfter(t, s, "auto compaction")
+	compactAt, _ := s.Thresholds()
+	if len(after) == 0 {
+		t.Fatal("no automatic compaction happened")
+	}
+	for _, got := range after {
+		if limit := compact.Limit(compactAt); got > limit {
+			t.Errorf("an automatic compaction left %d tokens; the limit is %d, %.0f %% under the threshold %d", got, limit, 100*compact.ThresholdMargin, compactAt)
+		}
+	}
+	busting := map[int]int{}
+	turn := 0
+	for _, e := range sw.rec.events {
+		switch {
+		case e.Kind == EventTurnStart:
+			turn++
+		case e.Kind == EventRebuild && e.Rebuild.CacheBusting:
+			busting[turn]++
+		}
+	}
+	for tn, b := range busting {
+		if b > compact.ThrashTurnLimit {
+			t.Errorf("turn %d rewrote cached history %d times", tn, b)
+		}
+	}
+	t.Logf("billed after each automatic compaction: %v; cache-busting rewrites per turn: %v", after, busting)
 }

@@ -34,7 +34,8 @@ func (s *Session) cycleThreshold() int {
 func (s *Session) checkPressure(ctx context.Context) error {
 	level, _ := s.level()
 	if s.anchor.Valid() {
-		s.st.Breakers.Growth.Mark(level, s.st.CycleRequests)
+		billed, _, own := s.anchor.Parts()
+		s.st.Breakers.Growth.Mark(billed, own, s.st.CycleRequests)
 	}
 	level += statusReserve
 	compactAt, cycleAt := s.compactionThreshold(), s.cycleThreshold()
@@ -104,11 +105,20 @@ func (s *Session) checkPressure(ctx context.Context) error {
 // about this session: its ceiling and how fast its context grows.
 func (s *Session) forecast() compact.Forecast {
 	compactAt, cycleAt := s.Thresholds()
-	level, _ := s.level()
-	return compact.Forecast{
-		Ceiling: compact.Ceiling(s.Window(), compactAt, cycleAt),
-		Growth:  s.st.Breakers.Growth.PerRequest(level, s.st.CycleRequests),
+	growth, _ := s.measured()
+	return compact.Forecast{Ceiling: compact.Ceiling(s.Window(), compactAt, cycleAt), Growth: growth}
+}
+
+// measured returns the billed tokens the context grows by per request and
+// the billed tokens per own token of messages, measured from the usage
+// anchor up to the last request (see compact.Growth); zero when unknown.
+func (s *Session) measured() (growth, ratio float64) {
+	g := s.st.Breakers.Growth
+	if !s.anchor.Valid() {
+		return g.Last, g.LastRatio
 	}
+	billed, _, own := s.anchor.Parts()
+	return g.PerRequest(billed, s.st.CycleRequests), g.Ratio(billed, own)
 }
 
 // idleMicroCompact runs at the start of a turn: after MicroIdle without a

@@ -128,7 +128,7 @@ func TestBreakersPersistAndReset(t *testing.T) {
 	b.Failed(t0)
 	b.ToolRound()
 	b.Busted(7)
-	b.Growth.Mark(12_000, 4)
+	b.Growth.Mark(12_000, 9_000, 4)
 	data, err := json.Marshal(&b)
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,12 @@ type Input struct {
 	// Level is the current context size in tokens, from the usage anchor.
 	// Zero means unknown: PrefixTokens plus the message tokens is used.
 	Level int
+	// Ratio is how many tokens the provider counts for one token of the
+	// message counts in Tokens, as measured (see [Growth.Ratio]); zero
+	// means unknown, and the ratio of Level to PrefixTokens plus the
+	// message tokens stands in. The levels of a plan are in the units of
+	// Level: removing n message tokens lowers it by n × Ratio.
+	Ratio float64
 	// Threshold is the auto-compaction trigger (see [Threshold]). Zero or
 	// less means there is no target and every layer runs as with Force.
 	Threshold int
@@ -127,18 +133,21 @@ const (
 //
 // The level is usually the provider's billed count while the message
 // tokens are the engine's estimates, and the two tokenizers differ. The
-// copy keeps their ratio (Level over PrefixTokens plus the message tokens,
-// within [minRatio, maxRatio]) so that a layer removing n estimated tokens
-// lowers the level by scaled(n), not by n: the level after a plan stays in
-// the provider's units, comparable with the threshold. Removing tokens
-// keeps the ratio, so normalizing again gives the same one.
+// copy keeps their ratio (in.Ratio when measured, else Level over
+// PrefixTokens plus the message tokens, within [minRatio, maxRatio]) so
+// that a layer removing n estimated tokens lowers the level by scaled(n),
+// not by n: the level after a plan stays in the provider's units,
+// comparable with the threshold. Normalizing again gives the same ratio.
 func normalized(in Input) Input {
 	toks := messageTokens(in)
 	in.Level = level(in, toks)
 	in.Tokens = toks
 	in.Messages = append([]transcript.Message(nil), in.Messages...)
 	in.ratio = 1
-	if own := max(in.PrefixTokens, 0) + sum(toks); own > 0 {
+	switch own := max(in.PrefixTokens, 0) + sum(toks); {
+	case in.Ratio > 0:
+		in.ratio = min(max(in.Ratio, minRatio), maxRatio)
+	case own > 0:
 		in.ratio = min(max(float64(in.Level)/float64(own), minRatio), maxRatio)
 	}
 	return in

@@ -94,51 +94,78 @@ func MissHitRatio(hitPrice, missPrice float64) float64 {
 	return DefaultMissHitRatio
 }
 
-// Growth measures how fast the context grows: the level at a base point
-// (the first anchored level of a cycle, or the first after a rebuild)
-// against the level now. A rebuild moves the base, since it shrinks the
-// level without saying anything about growth; until the new base has
-// [MinGrowthRequests] requests behind it, the growth measured before the
-// move stands. The zero value knows nothing. Its fields are its state, so
-// it persists as JSON.
+// Growth measures how fast the context grows and how the provider counts
+// it: the provider's billed count of a request and the planner's own count
+// of the same request at a base point (the first anchored request of a
+// cycle, or the first after a rebuild), against a later request. Billed
+// tokens per request give the growth; billed tokens per own token of what
+// was appended give the ratio [Input.Ratio] converts with, which the
+// request's prefix (system prompt and tool schemas, often counted quite
+// differently) does not distort. A rebuild moves the base, since it
+// shrinks the level without saying anything about either; until the new
+// base has enough behind it, the figures measured before the move stand.
+// The zero value knows nothing. Its fields are its state, so it persists
+// as JSON.
 type Growth struct {
 	Level    int  `json:"level"`
+	Own      int  `json:"own,omitempty"`
 	Requests int  `json:"requests"`
 	Set      bool `json:"set"`
-	// Last is the growth per request measured before the base last
-	// moved; zero when unknown.
-	Last float64 `json:"last,omitempty"`
+	// Last and LastRatio are the growth per request and the ratio
+	// measured before the base last moved; zero when unknown.
+	Last      float64 `json:"last,omitempty"`
+	LastRatio float64 `json:"last_ratio,omitempty"`
 }
 
-// Mark sets the base point, if none is set: the level after requests
-// requests.
-func (g *Growth) Mark(level, requests int) {
+// MinRatioTokens is the fewest own tokens appended since the base before
+// the ratio measured over them is trusted.
+const MinRatioTokens = 2_000
+
+// Mark sets the base point, if none is set: a request billed level tokens
+// that the planner counted own, after requests requests.
+func (g *Growth) Mark(level, own, requests int) {
 	if g != nil && !g.Set {
-		g.Level, g.Requests, g.Set = level, requests, true
+		g.Level, g.Own, g.Requests, g.Set = level, own, requests, true
 	}
 }
 
-// Rebase keeps the growth measured up to level after requests requests and
-// drops the base, as before a rebuild: the next Mark sets a new one.
-func (g *Growth) Rebase(level, requests int) {
+// Rebase keeps the figures measured up to a request billed level tokens
+// (own by the planner's count) after requests requests and drops the
+// base, as before a rebuild: the next Mark sets a new one.
+func (g *Growth) Rebase(level, own, requests int) {
 	if g == nil {
 		return
 	}
 	if r := g.PerRequest(level, requests); r > 0 {
 		g.Last = r
 	}
-	g.Level, g.Requests, g.Set = 0, 0, false
+	if r := g.Ratio(level, own); r > 0 {
+		g.LastRatio = r
+	}
+	g.Level, g.Own, g.Requests, g.Set = 0, 0, 0, false
 }
 
-// PerRequest returns the average tokens added per request since the base
-// point when at least [MinGrowthRequests] requests lie behind it and the
-// level grew, and otherwise the growth measured before the base last moved
-// (zero when unknown).
+// PerRequest returns the billed tokens added per request from the base to
+// a request billed level tokens after requests requests, when at least
+// [MinGrowthRequests] requests lie between and the level grew, and
+// otherwise the growth measured before the base last moved (zero when
+// unknown).
 func (g Growth) PerRequest(level, requests int) float64 {
 	if n := requests - g.Requests; g.Set && n >= MinGrowthRequests && level > g.Level {
 		return float64(level-g.Level) / float64(n)
 	}
 	return g.Last
+}
+
+// Ratio returns the billed tokens per own token appended from the base to
+// a request billed level tokens and counted own, when at least
+// [MinRatioTokens] own tokens were appended, and otherwise the ratio
+// measured before the base last moved (zero when unknown).
+func (g Growth) Ratio(level, own int) float64 {
+	if d := own - g.Own; g.Set && d >= MinRatioTokens && level > g.Level {
+		return float64(level-g.Level) / float64(d)
+	}
+	return g.LastRatio
 }
 
 // Forecast is what the pay-off decision knows about the session.

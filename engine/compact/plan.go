@@ -163,6 +163,9 @@ type Plan struct {
 	// ReminderBudget is the token budget of the reminders [Apply] adds
 	// when the plan cuts the history; zero when it does not.
 	ReminderBudget int `json:"reminder_budget,omitempty"`
+	// LevelRatio is how many tokens of the level one token of the
+	// planner's own count stands for (see [Input.Ratio]).
+	LevelRatio float64 `json:"level_ratio,omitempty"`
 	// Target is the level the layers worked towards when it is under the
 	// threshold (see [Input.Target]); zero otherwise.
 	Target int       `json:"target,omitempty"`
@@ -366,6 +369,7 @@ func PlanCascade(in Input) Plan {
 	if p.NeedsSummary {
 		call, callMiss = summaryCall(cur, p, firstChanged)
 	}
+	p.LevelRatio = cur.ratio
 	p.Cache = NewCacheCost(invalidated, call, callMiss, p.TokensBefore-p.TokensAfter, in.HitPrice, in.MissPrice)
 	p.Cache.FirstChanged, p.Cache.SystemChanges = firstChanged, systemChanges
 	return p
