@@ -392,6 +392,11 @@ func TestAutoCompactionLeavesRoom(t *testing.T) {
 		case e.Kind == EventRebuild && e.Rebuild.CacheBusting:
 			busting[turn]++
 		}
+		if e.Kind == EventRebuild && e.Reason == "auto compaction" {
+			if r := e.Rebuild; !r.CacheBusting || r.MissTokens <= 0 || r.PaysBackAfter <= 0 {
+				t.Errorf("the rebuild event does not say what the compaction cost: %+v", *r)
+			}
+		}
 	}
 	for tn, b := range busting {
 		if b > compact.ThrashTurnLimit {
@@ -399,4 +404,39 @@ func TestAutoCompactionLeavesRoom(t *testing.T) {
 		}
 	}
 	t.Logf("billed after each automatic compaction: %v; cache-busting rewrites per turn: %v", after, busting)
+}
+
+// TestPreviewSaysWhenItPaysBack: the preview of a manual compaction prices
+// it in cache terms and weighs its break-even against the requests
+// expected before the ceiling.
+func TestPreviewSaysWhenItPaysBack(t *testing.T) {
+	n := 0
+	script := llmtest.ScriptFunc(func(req *llmtest.Req) llmtest.Reply {
+		if n++; n%5 == 0 {
+			return llmtest.Text("read four files")
+		}
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: fmt.Sprintf(`{"path":"f%d.txt"}`, n%12)}}}
+	})
+	sw := newSmallWindow(t, 128_000, script)
+	sw.cfg.HitPrice, sw.cfg.MissPrice = 0.01, 0.3
+	s := sw.session("preview")
+	for turn := 0; turn < 3; turn++ {
+		if _, err := s.Run(context.Background(), "Read four files."); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan, err := s.PreviewCompaction()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := plan.Cache
+	if c.MissTokens <= 0 || c.BreakEven <= 0 || c.Horizon <= 0 || c.MissHitRatio != 30 {
+		t.Fatalf("cache = %+v", c)
+	}
+	text := plan.Text()
+	for _, want := range []string{"billed as misses once", "it pays back after", "expected before the ceiling", "a miss costs 30.0× a hit"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the preview does not say %q:\n%s", want, text)
+		}
+	}
 }

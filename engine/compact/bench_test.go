@@ -83,3 +83,20 @@ func BenchmarkSummaryApply1M(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlanAuto128K weighs an automatic compaction of a 128K-window
+// session at its threshold: the cheap plan to the target, the deep plan with
+// its summary-request estimate, and the decision. It runs before every
+// request while the level is over the threshold and the compaction waits.
+func BenchmarkPlanAuto128K(b *testing.B) {
+	in := toolHeavy(60, 1_000)
+	in.Threshold, in.Window = Threshold(128_000, true), 128_000
+	f := Forecast{Ceiling: Ceiling(in.Window, in.Threshold, CycleThreshold(in.Window, DefaultCycleAt)), Growth: 350}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if p := PlanAuto(in, f); p.Auto == nil || len(p.Auto.Candidates) == 0 {
+			b.Fatal("no candidate was weighed")
+		}
+	}
+}

@@ -201,16 +201,20 @@ type Candidate struct {
 
 // Decision says whether an automatic compaction runs now, and why.
 type Decision struct {
+	// Run is true when the chosen plan is to be applied now.
 	Run bool `json:"run"`
 	// Forced is true when the level reached the ceiling, so the best
 	// allowed plan runs whether or not it pays off.
 	Forced bool `json:"forced,omitempty"`
 	// Reason is one sentence for people.
-	Reason  string  `json:"reason"`
+	Reason string `json:"reason"`
+	// Horizon is the number of requests expected before the ceiling (see
+	// [Horizon]) and Growth the tokens per request it was computed with.
 	Horizon float64 `json:"horizon"`
 	Growth  float64 `json:"growth,omitempty"`
-	Ceiling int     `json:"ceiling"`
-	Target  int     `json:"target"`
+	// Ceiling and Target are the levels of [Ceiling] and [Target].
+	Ceiling int `json:"ceiling"`
+	Target  int `json:"target"`
 	// Limit is the highest level an automatic compaction may leave (see
 	// [Limit]).
 	Limit int `json:"limit"`
