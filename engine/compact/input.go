@@ -162,6 +162,15 @@ func (in Input) scaled(n int) int {
 	return int(math.Round(float64(n) * in.ratio))
 }
 
+// unscaled converts n tokens in the units of in.Level into the planner's
+// own count, the inverse of scaled.
+func (in Input) unscaled(n int) int {
+	if in.ratio == 0 {
+		return n
+	}
+	return int(float64(n) / in.ratio)
+}
+
 // goal returns the level the layers work towards: in.Target when it is
 // positive and under the threshold, otherwise the threshold.
 func goal(in Input) int {

@@ -344,7 +344,7 @@ func PlanCascade(in Input) Plan {
 			msgs[k], toks[k] = cur.Messages[i], cur.Tokens[i]
 		}
 		fixed := p.TokensAfter - cur.scaled(sum(toks))
-		dropped := truncation(msgs, toks, int(float64(in.Threshold-fixed)/cur.ratio))
+		dropped := truncation(msgs, toks, cur.unscaled(in.Threshold-fixed))
 		gone := 0
 		for k, d := range dropped {
 			if !d {
@@ -399,7 +399,7 @@ func reminderTokens(in Input, section string, keep []int, budget int) int {
 func fitReminders(in Input, cut int) int {
 	budget := reminderBudget(in)
 	if g := goal(in); g < in.Threshold {
-		room := int(float64(g-cut) / in.ratio)
+		room := in.unscaled(g - cut)
 		budget = min(budget, max(room, MinReminderBudget))
 	}
 	return budget
