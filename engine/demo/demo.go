@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 )
 
@@ -95,7 +96,7 @@ func designDoc() string {
 func tableGo() string {
 	var b strings.Builder
 	b.WriteString("package calc\n\n// squares holds n*n for small n, generated.\nvar squares = [...]int{\n")
-	for i := 0; i < 160; i++ {
+	for i := 0; i < 1200; i++ {
 		fmt.Fprintf(&b, "\t%d, // %d squared\n", i*i, i)
 	}
 	b.WriteString("}\n\n// Square returns n*n, from the table when it can.\nfunc Square(n int) int {\n\tif n >= 0 && n < len(squares) {\n\t\treturn squares[n]\n\t}\n\treturn n * n\n}\n")
@@ -175,7 +176,7 @@ func reply(req *llmtest.Req) llmtest.Reply {
 	case ExplorePrompt:
 		// Once the history was compacted the reads before it are gone
 		// from the request, so counting steps would start over: answer.
-		if strings.Contains(req.Messages[0].Content, compact.SummaryHeading) {
+		if strings.Contains(req.Messages[0].Content, compact.SummaryHeading) || seeded(req) {
 			step = len(exploreReads)
 		}
 		return exploreStory(step)
@@ -246,6 +247,7 @@ var exploreReads = []string{
 	`{"path":"docs/design.md"}`, `{"path":"calc/table.go"}`, `{"path":"README.md"}`,
 	`{"path":"calc/calc_test.go"}`, `{"path":"docs/design.md","offset":20}`, `{"path":"calc/table.go","offset":80}`,
 	`{"path":"docs/design.md","offset":40}`, `{"path":"go.mod"}`,
+	`{"path":"calc/table.go","offset":400}`, `{"path":"calc/table.go","offset":800}`, `{"path":"calc/table.go","offset":1000}`,
 }
 
 func exploreStory(step int) llmtest.Reply {
@@ -257,8 +259,9 @@ func exploreStory(step int) llmtest.Reply {
 		"- `calc/table.go` — a generated table of squares behind `Square`.\n" +
 		"- `calc/calc_test.go` — tests for `Add` and `Mul`.\n" +
 		"- `docs/design.md` — rules: callers check bounds, the package never panics.\n\n" +
-		"Reading all of that filled this demo's small context window, so Tally compacted the history: look for the " +
-		"compaction row in the chat and the marker on the chart.")
+		"Reading all of that filled this demo's small context window. Everything read was still in use, so no " +
+		"compaction would have paid for itself: Tally rolled over into a new cycle instead — look for the row in " +
+		"the chat and the marker on the chart; the earlier messages are in the Archive.")
 }
 
 // recallStory searches the archive of the earlier cycle.
@@ -315,4 +318,15 @@ func isHuman(content string) bool {
 func denied(result string) bool {
 	r := strings.ToLower(strings.TrimSpace(result))
 	return strings.HasPrefix(r, "denied") || strings.Contains(r, "did not approve") || strings.Contains(r, "user denied")
+}
+
+// seeded reports whether the request starts a new cycle (its first user
+// message is the [CYCLE STATE] seed): the reads before it are archived.
+func seeded(req *llmtest.Req) bool {
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			return strings.Contains(m.Content, cycle.SeedMarker)
+		}
+	}
+	return false
 }

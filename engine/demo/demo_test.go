@@ -109,7 +109,7 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(rebuilds) == 0 {
-		t.Fatal("exploring the project did not trigger a compaction")
+		t.Fatal("exploring the project did not fill the window into a compaction or a new cycle")
 	}
 	if err := s.NewCycle(ctx); err != nil {
 		t.Fatal(err)
