@@ -130,8 +130,7 @@ func runSessionWith(tb testing.TB, turns, perTurn int, o sessionRun) cacheRun {
 		fmt.Fprintf(&src, "\n// Scale%d multiplies v by %d and clamps it.\nfunc Scale%d(v, lo, hi int) int {\n\tr := v * %d\n\tif r < lo {\n\t\treturn lo\n\t}\n\treturn min(r, hi)\n}\n", i, i+2, i, i+2)
 	}
 	os.WriteFile(filepath.Join(ws, "lib", "big.go"), []byte(src.String()), 0o644)
-	clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	now := func() time.Time { clock = clock.Add(1300 * time.Millisecond); return clock }
+	now := steppingClock()
 	var model llm.Model = llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "k"})
 	if naive {
 		model = naiveModel(model, now)
@@ -144,14 +143,7 @@ func runSessionWith(tb testing.TB, turns, perTurn int, o sessionRun) cacheRun {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for turn := 1; turn <= turns; turn++ {
-		if _, err := s.Run(context.Background(), fmt.Sprintf("Turn %d: add pkg/f%d.go with F%d returning %d, then check it.", turn, turn, turn, turn)); err != nil {
-			tb.Fatalf("turn %d: %v", turn, err)
-		}
-	}
-	if bad := srv.Invalid(); len(bad) > 0 {
-		tb.Fatalf("server rejected a request: %s", bad[0].Error)
-	}
+	runCodingTurns(tb, s, srv, turns)
 	stt := srv.Stats()
 	reqs := srv.Requests()
 	diags := 0
@@ -214,5 +206,25 @@ func BenchmarkCacheVsNaive(b *testing.B) {
 			b.ReportMetric(float64(s.Prompt)/1e3, "kprompt-tokens")
 			b.ReportMetric(r.cost, "usd")
 		})
+	}
+}
+
+// steppingClock is a test clock that advances 1.3 s at every reading.
+func steppingClock() func() time.Time {
+	clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	return func() time.Time { clock = clock.Add(1300 * time.Millisecond); return clock }
+}
+
+// runCodingTurns runs the scripted coding session's turns through s and
+// fails if the strict server rejected any request.
+func runCodingTurns(tb testing.TB, s *Session, srv *llmtest.Server, turns int) {
+	tb.Helper()
+	for turn := 1; turn <= turns; turn++ {
+		if _, err := s.Run(context.Background(), fmt.Sprintf("Turn %d: add pkg/f%d.go with F%d returning %d, then check it.", turn, turn, turn, turn)); err != nil {
+			tb.Fatalf("turn %d: %v", turn, err)
+		}
+	}
+	if bad := srv.Invalid(); len(bad) > 0 {
+		tb.Fatalf("server rejected a request: %s", bad[0].Error)
 	}
 }

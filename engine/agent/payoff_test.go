@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -150,8 +149,7 @@ func runLong(tb testing.TB, rule llmtest.CacheRule, reference bool) longRun {
 	}
 	defer st.Close()
 	ws := longWorkspace(tb, dir)
-	clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	now := func() time.Time { clock = clock.Add(1300 * time.Millisecond); return clock }
+	now := steppingClock()
 	var model llm.Model = llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "k"})
 	threshold := compact.Threshold(longWindow, true)
 	rec := &recorder{}
@@ -167,14 +165,7 @@ func runLong(tb testing.TB, rule llmtest.CacheRule, reference bool) longRun {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for turn := 1; turn <= longTurns; turn++ {
-		if _, err := s.Run(context.Background(), fmt.Sprintf("Turn %d: add pkg/f%d.go with F%d returning %d, then check it.", turn, turn, turn, turn)); err != nil {
-			tb.Fatalf("turn %d: %v", turn, err)
-		}
-	}
-	if bad := srv.Invalid(); len(bad) > 0 {
-		tb.Fatalf("server rejected a request: %s", bad[0].Error)
-	}
+	runCodingTurns(tb, s, srv, longTurns)
 	out := longRun{stats: srv.Stats(), requests: srv.Requests(), threshold: threshold}
 	for _, e := range rec.kinds(EventRebuild) {
 		out.rebuilds = append(out.rebuilds, *e.Rebuild)
