@@ -120,16 +120,7 @@ func runSessionWith(tb testing.TB, turns, perTurn int, o sessionRun) cacheRun {
 		tb.Fatal(err)
 	}
 	defer st.Close()
-	ws := filepath.Join(dir, "ws")
-	os.MkdirAll(filepath.Join(ws, "lib"), 0o755)
-	os.MkdirAll(filepath.Join(ws, "pkg"), 0o755)
-	os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module ws\n\ngo 1.22\n"), 0o644)
-	var src strings.Builder
-	src.WriteString("package lib\n")
-	for i := 0; i < 60; i++ {
-		fmt.Fprintf(&src, "\n// Scale%d multiplies v by %d and clamps it.\nfunc Scale%d(v, lo, hi int) int {\n\tr := v * %d\n\tif r < lo {\n\t\treturn lo\n\t}\n\treturn min(r, hi)\n}\n", i, i+2, i, i+2)
-	}
-	os.WriteFile(filepath.Join(ws, "lib", "big.go"), []byte(src.String()), 0o644)
+	ws := codingWorkspace(dir)
 	now := steppingClock()
 	var model llm.Model = llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "k"})
 	if naive {
@@ -227,4 +218,20 @@ func runCodingTurns(tb testing.TB, s *Session, srv *llmtest.Server, turns int) {
 	if bad := srv.Invalid(); len(bad) > 0 {
 		tb.Fatalf("server rejected a request: %s", bad[0].Error)
 	}
+}
+
+// codingWorkspace writes the Go module the scripted coding sessions work
+// in, under dir, and returns its path.
+func codingWorkspace(dir string) string {
+	ws := filepath.Join(dir, "ws")
+	os.MkdirAll(filepath.Join(ws, "lib"), 0o755)
+	os.MkdirAll(filepath.Join(ws, "pkg"), 0o755)
+	os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module ws\n\ngo 1.22\n"), 0o644)
+	var src strings.Builder
+	src.WriteString("package lib\n")
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&src, "\n// Scale%d multiplies v by %d and clamps it.\nfunc Scale%d(v, lo, hi int) int {\n\tr := v * %d\n\tif r < lo {\n\t\treturn lo\n\t}\n\treturn min(r, hi)\n}\n", i, i+2, i, i+2)
+	}
+	os.WriteFile(filepath.Join(ws, "lib", "big.go"), []byte(src.String()), 0o644)
+	return ws
 }

@@ -73,16 +73,7 @@ func longScript(perTurn int) llmtest.Script {
 
 // longWorkspace writes the files the long session reads.
 func longWorkspace(tb testing.TB, dir string) string {
-	ws := filepath.Join(dir, "ws")
-	os.MkdirAll(filepath.Join(ws, "lib"), 0o755)
-	os.MkdirAll(filepath.Join(ws, "pkg"), 0o755)
-	os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module ws\n\ngo 1.22\n"), 0o644)
-	var big strings.Builder
-	big.WriteString("package lib\n")
-	for i := 0; i < 60; i++ {
-		fmt.Fprintf(&big, "\n// Scale%d multiplies v by %d and clamps it.\nfunc Scale%d(v, lo, hi int) int {\n\tr := v * %d\n\tif r < lo {\n\t\treturn lo\n\t}\n\treturn min(r, hi)\n}\n", i, i+2, i, i+2)
-	}
-	os.WriteFile(filepath.Join(ws, "lib", "big.go"), []byte(big.String()), 0o644)
+	ws := codingWorkspace(dir)
 	for m := 0; m <= longTurns+40; m++ {
 		var b strings.Builder
 		fmt.Fprintf(&b, "package lib\n\n// Module %d keeps the conversion tables of stage %d.\n", m, m)
