@@ -80,17 +80,14 @@ const (
 )
 
 // DefaultPlacement is the status placement measured cheapest for a
-// provider's cache rule (see the README's cache table): on-change where
-// the provider caches whole persisted prefix units (DeepSeek V4), because
-// a tail status would cut the previous request's input-plus-output unit at
-// every step; tail where it matches any common prefix in blocks (OpenAI,
-// vLLM, llama.cpp), because persisted blocks accumulate in the context.
-func DefaultPlacement(unitRule bool) StatusMode {
-	if unitRule {
-		return StatusOnChange
-	}
-	return StatusTail
-}
+// provider's cache rule (see the README's cache table). On-change wins
+// under both rules: where the provider caches whole persisted prefix units
+// (DeepSeek V4) a tail status would cut the previous request's
+// input-plus-output unit at every step, and where it matches any common
+// prefix in blocks (OpenAI, vLLM, llama.cpp) the few small blocks it keeps
+// cost less than re-sending the tail status every request. The rule is a
+// parameter so a provider where that stops holding can get its own.
+func DefaultPlacement(unitRule bool) StatusMode { return StatusOnChange }
 
 // DedupeMin is the size from which a tool result identical to an earlier
 // one is sent as a <TOOL_RESULT_REF> reference.

@@ -66,5 +66,8 @@ func TestStatusPlacementUnderBothCacheRules(t *testing.T) {
 				t.Errorf("%s: %s costs %.0f miss-equivalent tokens, less than the default %s's %.0f", rule, p, c, def, d)
 			}
 		}
+		if on, tail := got.Prompt, runs[rule][StatusTail].stats.Prompt; float64(on) > 1.05*float64(tail) {
+			t.Errorf("%s: the default %s sent %d prompt tokens, more than 105 %% of tail's %d", rule, def, on, tail)
+		}
 	}
 }

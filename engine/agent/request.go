@@ -187,6 +187,7 @@ func (s *Session) nextRequest() (llm.Request, error) {
 	}
 	if s.cfg.StatusMode == StatusAppend || s.cfg.StatusMode == StatusOnChange {
 		s.st.LastStatus = &rec.State
+		s.turn.statusTurn = true
 		m := transcript.Injected(transcript.KindStatus, rec.Text, s.cfg.now())
 		if err := s.commit([]transcript.Message{m}, audit); err != nil {
 			return llm.Request{}, err

@@ -148,6 +148,11 @@ type turnState struct {
 	rejectedAt    int  // the level the provider last rejected as too long
 	declined      bool // the user declined compaction this turn (ask mode)
 	warnedBreaker bool // the breaker message was shown this turn
+	// shownList is the checklist version a tool result of this turn
+	// showed the model; statusTurn says a status block was appended in
+	// this turn (on-change placement).
+	shownList  int
+	statusTurn bool
 	// halt is why the loop guard stopped the turn (its message for the
 	// user), "" while it runs.
 	halt string

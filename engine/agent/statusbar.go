@@ -130,7 +130,9 @@ func (s *Session) idleStatus() string {
 // block before the next request: when no block of this session is in the
 // log any more (a new session, a compaction or a cycle dropped it), or when
 // the state differs materially from the last block's — its phase, goals,
-// progress, alerts, folder or branch. Budget counts alone do not count (the
+// progress, alerts, folder or branch — except a checklist change the
+// model's own checklist call made in a turn that already has a block,
+// since that call's result showed the model the list as it now is. Budget counts alone do not count (the
 // phase turns to wrap_up when steps run low), so the counts a block shows
 // are those of the request it was appended for.
 func (s *Session) statusChanged() bool {
@@ -138,7 +140,17 @@ func (s *Session) statusChanged() bool {
 	if last == nil || !s.lastStatusInLog() {
 		return true
 	}
-	return !sameMaterial(*last, s.canonical(last.Version))
+	cur := s.canonical(last.Version)
+	if sameMaterial(*last, cur) {
+		return false
+	}
+	// A change to the checklist alone, made by the model's own checklist
+	// call in this turn, was just shown to it by that call's result (the
+	// list's snapshot): the next block carries it, at the next other
+	// change or the next turn.
+	goalsOnly := *last
+	goalsOnly.Goals, goalsOnly.Done, goalsOnly.Phase = cur.Goals, cur.Done, cur.Phase
+	return !(s.turn.statusTurn && s.turn.shownList == s.checklist.Version() && sameMaterial(goalsOnly, cur))
 }
 
 // lastStatusInLog reports whether the log still holds a status block

@@ -216,7 +216,13 @@ func (s *Session) runTools(ctx context.Context, step int, calls []transcript.Too
 		if v := s.guard.Check(c.Name, c.Arguments); v.Blocked {
 			res = tool.Result{IsError: true, Content: v.Message}
 		} else {
+			before := s.checklist.Version()
 			res = s.execute(ctx, c)
+			if v := s.checklist.Version(); v != before && !res.IsError {
+				// The checklist tools answer with the list's snapshot, so
+				// the model has just read the list as it is now.
+				s.turn.shownList = v
+			}
 			if ctx.Err() != nil && res.IsError {
 				return ReasonCancelled, s.skipRest(calls[i:], "cancelled: the user stopped the turn before this call finished")
 			}
