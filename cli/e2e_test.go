@@ -97,7 +97,7 @@ func rawMessages(t *testing.T, body []byte) []json.RawMessage {
 // turns' assistant messages when a new user turn starts, so no client can
 // keep those bytes; the strict late-system check runs on it below.)
 func TestScriptedSessionKeepsPrefix(t *testing.T) {
-	for _, mode := range []string{"tail", "append"} {
+	for _, mode := range []string{"tail", "append", "on-change"} {
 		t.Run(mode, func(t *testing.T) { scriptedSession(t, mode) })
 	}
 }
@@ -130,8 +130,17 @@ func scriptedSession(t *testing.T, mode string) {
 	var prev []json.RawMessage
 	for i, r := range reqs {
 		msgs := rawMessages(t, r.Body)
-		if last := r.Messages[len(r.Messages)-1]; last.Role != "user" || !strings.HasSuffix(last.Content, "</agent_status>") {
+		if last := r.Messages[len(r.Messages)-1]; mode != "on-change" && (last.Role != "user" || !strings.HasSuffix(last.Content, "</agent_status>")) {
 			t.Fatalf("request %d does not end with the status block", i)
+		}
+		if mode == "on-change" {
+			found := false
+			for _, m := range r.Messages {
+				found = found || strings.Contains(m.Content, "<agent_status")
+			}
+			if !found {
+				t.Fatalf("request %d carries no status block", i)
+			}
 		}
 		if mode == "tail" {
 			// The last message holds the scratch zone (the status, joined
@@ -173,10 +182,19 @@ func scriptedSession(t *testing.T, mode string) {
 	if code != 0 || !strings.HasPrefix(out, "e2e\t") {
 		t.Errorf("sessions = %q (exit %d)", out, code)
 	}
+	blocks := 60 // status blocks sent: one per request, except on-change
+	if mode == "on-change" {
+		blocks = 0
+		for _, r := range reqs[len(reqs)-1].Messages {
+			if r.Role != "system" { // the system prompt explains the block
+				blocks += strings.Count(r.Content, "<agent_status ")
+			}
+		}
+	}
 	out, _, code = runCLI(t, "export", "--data", data, "e2e")
 	want := 6 + 60 + 54 // user turns, replies, tool results
-	if mode == "append" {
-		want += 60 // one status block per request
+	if mode != "tail" {
+		want += blocks // the status blocks in the log
 	}
 	if code != 0 || strings.Count(out, "\n") != want {
 		t.Errorf("export printed %d lines (exit %d); want %d", strings.Count(out, "\n"), code, want)
@@ -186,7 +204,7 @@ func scriptedSession(t *testing.T, mode string) {
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
 		t.Fatalf("inspect failed (exit %d): %.200s", code, out)
 	}
-	if rep.StatusAudit.Checked != 60 || len(rep.StatusAudit.Mismatches) > 0 || !strings.Contains(rep.Status, `state_version="61"`) {
+	if rep.StatusAudit.Checked != blocks || len(rep.StatusAudit.Mismatches) > 0 || !strings.Contains(rep.Status, fmt.Sprintf(`state_version="%d"`, blocks+1)) {
 		t.Errorf("inspect status audit: %+v, next status %q", rep.StatusAudit, rep.Status)
 	}
 	out, _, code = runCLI(t, "inspect", "--ledger", "--data", data, "e2e")
@@ -264,7 +282,9 @@ func TestKillMidStep(t *testing.T) {
 	}))
 	defer srv.Close()
 	data, ws := t.TempDir(), workspace(t)
-	args := fmt.Sprintf("run --data %s --base-url %s --session k --workspace %s --yes slow", data, srv.URL(), ws)
+	// The tail placement keeps the status out of the log, so the counts
+	// below are the conversation's own messages.
+	args := fmt.Sprintf("run --data %s --base-url %s --session k --workspace %s --yes --status-mode tail slow", data, srv.URL(), ws)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKillMidStep$")
 	cmd.Env = append(os.Environ(), "TALLY_KILL_CHILD="+args, "OPENAI_API_KEY=sk-x")
 	var stderr syncBuffer
@@ -293,7 +313,7 @@ func TestKillMidStep(t *testing.T) {
 	if err != nil || len(recs) != 2 {
 		t.Fatalf("after kill: %d messages (%v); want the user message and the call", len(recs), err)
 	}
-	_, errOut, code := runCLI(t, "run", "--data", data, "--base-url", srv.URL(), "--session", "k", "--workspace", ws, "--yes", "carry on")
+	_, errOut, code := runCLI(t, "run", "--data", data, "--base-url", srv.URL(), "--session", "k", "--workspace", ws, "--yes", "--status-mode", "tail", "carry on")
 	if code != 0 {
 		t.Fatalf("continuing after the crash failed: %s", errOut)
 	}
