@@ -20,6 +20,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -140,6 +141,7 @@ type UI struct {
 	// The open dialogs, kept for tests and for closing them.
 	compactDlg  *compactionPreview
 	purgeDlg    *purgeView
+	renameDlg   *dialog.FormDialog
 	archive     *archiveBrowser
 	compactions int // manual compactions applied
 }

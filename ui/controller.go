@@ -126,8 +126,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg age
 		live.sess, live.ops, live.demo, live.model, live.window = sess, engineOps{sess}, isDemo, cfg.ModelName, window
 		live.perm = perm
 		u.perm.load(live)
-		u.title.SetText(meta.Title + "  ·  " + meta.Workspace)
-		u.win.SetTitle("Tally — " + meta.Title)
+		u.showTitle(meta.Title, meta.Workspace)
 		showIf(u.demoTag, isDemo)
 		showIf(u.suggest, isDemo)
 		u.chat.setHistory(past, msgs)
@@ -388,4 +387,11 @@ func (u *UI) setIdle() {
 		}
 	}
 	u.footer.Update()
+}
+
+// showTitle puts the open session's title and workspace in the header and
+// the window title.
+func (u *UI) showTitle(title, workspace string) {
+	u.title.SetText(title + "  ·  " + workspace)
+	u.win.SetTitle("Tally — " + title)
 }

@@ -223,7 +223,9 @@ func (v *sessionsView) showRename() {
 	}
 	e := widget.NewEntry()
 	e.SetText(s.Title)
-	dialog.ShowForm("Rename session", "Rename", "Cancel", []*widget.FormItem{{Text: "Title", Widget: e}}, func(ok bool) {
+	var d *dialog.FormDialog
+	e.OnSubmitted = func(string) { d.Submit() } // Enter renames
+	d = dialog.NewForm("Rename session", "Rename", "Cancel", []*widget.FormItem{{Text: "Title", Widget: e}}, func(ok bool) {
 		if !ok {
 			return
 		}
@@ -236,13 +238,15 @@ func (v *sessionsView) showRename() {
 					return
 				}
 				if v.u.live != nil && v.u.live.id == id {
-					v.u.title.SetText(strings.TrimSpace(title))
-					v.u.win.SetTitle("Tally — " + strings.TrimSpace(title))
+					v.u.showTitle(strings.TrimSpace(title), s.Workspace)
 				}
 				v.refresh()
 			}
 		})
 	}, v.u.win)
+	v.u.renameDlg = d
+	d.Show()
+	v.u.win.Canvas().Focus(e)
 }
 
 func (v *sessionsView) confirmDelete() {
