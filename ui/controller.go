@@ -192,7 +192,7 @@ func (u *UI) applyLedger(rows []agent.LedgerRow, model string) {
 		window = u.live.window
 	}
 	u.chart.SetRows(rows, window)
-	u.footer.State.Cost, u.footer.State.CostKnown = u.chart.Cost()
+	u.showCost(model)
 	u.footer.Update()
 }
 
@@ -394,4 +394,13 @@ func (u *UI) setIdle() {
 func (u *UI) showTitle(title, workspace string) {
 	u.title.SetText(title + "  ·  " + workspace)
 	u.win.SetTitle("Tally — " + title)
+}
+
+// showCost puts the session's cost so far in the footer: the chart's
+// requests priced by ledger.Cost, shown as "n/a" while the session's model
+// has no price — also before its first request, never as $0.00.
+func (u *UI) showCost(model string) {
+	cost, known := u.chart.Cost()
+	_, priced := u.settings.PriceFor(model)
+	u.footer.State.Cost, u.footer.State.CostKnown = cost, known && priced
 }

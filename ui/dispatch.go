@@ -74,7 +74,7 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 // requests priced by ledger.Cost, so the footer and the chart never
 // disagree.
 func (u *UI) addCost(live *liveSession, us agent.Usage) {
-	u.footer.State.Cost, u.footer.State.CostKnown = u.chart.Cost()
+	u.showCost(live.model)
 }
 
 // rowOfUsage turns a usage event into a ledger row for the chart.

@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
@@ -35,5 +36,15 @@ func TestRenameWithEnterKeepsTheWorkspaceInTheHeader(t *testing.T) {
 	h.waitFor("the rename", func() bool { return strings.HasPrefix(h.ui.title.Text, "renamed by Enter") })
 	if !strings.Contains(h.ui.title.Text, ws) {
 		t.Errorf("header %q lost the workspace %q", h.ui.title.Text, ws)
+	}
+}
+
+// The footer used to show "cost $0.00" for a model without a price until
+// its first request, then "n/a" (issue 12 #8): unknown is n/a from the start.
+func TestFooterShowsNAForAnUnpricedModelFromTheStart(t *testing.T) {
+	h := newHarness(t, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_API_KEY": "k", "TALLY_MODEL": "mystery-model"})
+	h.newSession()
+	if text := h.ui.footer.State.Text(time.Now()); strings.Contains(text, "$0.00") || !strings.Contains(text, "cost n/a") {
+		t.Errorf("footer %q; want cost n/a before any request", text)
 	}
 }
