@@ -82,3 +82,27 @@ func TestEventMessagesAreCopies(t *testing.T) {
 	}
 	h.noInvalid()
 }
+
+// After a relaunch the first request may meet a cold cache: it is marked
+// First like a new session's, so the app shows the chip neutral, not red
+// (issue 12 #14).
+func TestFirstRequestAfterReopeningIsMarkedFirst(t *testing.T) {
+	h := newHarness(t, llmtest.Sequence(llmtest.Text("one"), llmtest.Text("two"), llmtest.Text("three")), nil)
+	var firsts []bool
+	h.cfg.OnEvent = func(e Event) {
+		if e.Kind == EventUsage {
+			firsts = append(firsts, e.Usage.First)
+		}
+	}
+	s := h.session("s1")
+	s.Run(context.Background(), "a")
+	s.Run(context.Background(), "b")
+	again, err := Open(h.cfg, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Run(context.Background(), "c")
+	if want := []bool{true, false, true}; len(firsts) != 3 || firsts[0] != want[0] || firsts[1] != want[1] || firsts[2] != want[2] {
+		t.Errorf("First per request = %v; want %v", firsts, want)
+	}
+}

@@ -64,7 +64,7 @@ type Usage struct {
 	Window           int           `json:"window"`
 	Duration         time.Duration `json:"duration"`
 	Attempts         int           `json:"attempts"`
-	First            bool          `json:"first"` // the session's first request (a cold cache)
+	First            bool          `json:"first"` // the first request since the session was opened (the cache may be cold)
 	WarmUp           bool          `json:"warm_up,omitempty"`
 }
 

@@ -105,6 +105,8 @@ type Session struct {
 	mu  sync.Mutex // held for the whole of a turn
 	// working is set while a turn-like operation runs (see beginWork).
 	working atomic.Bool
+	// sentSinceOpen: a request was sent since the session was opened.
+	sentSinceOpen bool
 	// defaultRenderer: the status renderer is status.Render, whose
 	// delta form the on-change placement may use.
 	defaultRenderer bool

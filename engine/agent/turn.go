@@ -153,7 +153,10 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 	reply := transcript.AssistantReply(resp.Content, resp.Reasoning, calls, now)
 	s.st.Requests++
 	s.st.CycleRequests++
-	first := s.st.Requests == 1
+	// The first request since the session was opened may meet a cold
+	// cache — a new session, or a relaunch after the provider dropped it.
+	first := !s.sentSinceOpen
+	s.sentSinceOpen = true
 	u := resp.Usage
 	if resp.HasUsage && u.PromptTokens > 0 {
 		s.anchor.Set(u.PromptTokens, logLen, estimate)
