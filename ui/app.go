@@ -32,6 +32,12 @@ import (
 // AppID is the application's unique ID (also in FyneApp.toml).
 const AppID = "dev.tally.app"
 
+// errNoModel is shown in the banner when no endpoint is configured; it is
+// a sentence for people, hence the capital and the full stop.
+//
+//lint:ignore ST1005 shown verbatim in the banner
+var errNoModel = errors.New("No model endpoint is configured; open Settings (the gear) to connect one, or try the demo.")
+
 // Options configure the window.
 type Options struct {
 	// DataDir holds tally.db; "" uses storage.DefaultPath.
@@ -65,12 +71,6 @@ func Main(args []string, stderr io.Writer) int {
 	Run(o)
 	return 0
 }
-
-// errNoModel is shown in the banner when no endpoint is configured; it is
-// a sentence for people, hence the capital and the full stop.
-//
-//lint:ignore ST1005 shown verbatim in the banner
-var errNoModel = errors.New("No model endpoint is configured; open Settings (the gear) to connect one, or try the demo.")
 
 // displayAvailable reports, on X11/Wayland systems, a missing display as
 // one clear sentence instead of letting the windowing library panic.
@@ -139,11 +139,13 @@ type UI struct {
 	warmNext string // a just-created session to warm the cache of when it opens
 
 	// The open dialogs, kept for tests and for closing them.
-	compactDlg  *compactionPreview
-	purgeDlg    *purgeView
-	renameDlg   *dialog.FormDialog
-	archive     *archiveBrowser
-	compactions int // manual compactions applied
+	compactDlg *compactionPreview
+	purgeDlg   *purgeView
+	renameDlg  *dialog.FormDialog
+	// settingsForm is the settings dialog's form while it is open.
+	settingsForm *settingsForm
+	archive      *archiveBrowser
+	compactions  int // manual compactions applied
 }
 
 // New builds the window's content into w. It opens the store under

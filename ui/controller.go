@@ -60,6 +60,9 @@ func (u *UI) agentConfig(live *liveSession, isDemo bool) (agent.Config, error) {
 	})
 	if errors.Is(err, workbench.ErrNoModel) {
 		live.noModel = errNoModel
+		if workbench.MissingKey(err) {
+			live.noModel = errors.New(upperFirst(err.Error()) + ".")
+		}
 		err = nil
 	}
 	return cfg, err
@@ -137,7 +140,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg age
 		u.footer.State.Alerts = alerts
 		u.sessions.selectID(live.id)
 		if live.noModel != nil {
-			u.banner.ShowAction(live.noModel.Error(), "Settings", u.showSettings)
+			u.banner.ShowAction(live.noModel.Error(), "Settings", u.settingsFor(live.noModel))
 		} else {
 			u.banner.Hide()
 		}
@@ -285,7 +288,7 @@ func (u *UI) send() {
 		return
 	}
 	if live.noModel != nil {
-		u.banner.ShowAction(live.noModel.Error(), "Settings", u.showSettings)
+		u.banner.ShowAction(live.noModel.Error(), "Settings", u.settingsFor(live.noModel))
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())

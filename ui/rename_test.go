@@ -48,3 +48,19 @@ func TestFooterShowsNAForAnUnpricedModelFromTheStart(t *testing.T) {
 		t.Errorf("footer %q; want cost n/a before any request", text)
 	}
 }
+
+// With the endpoint set and only the key missing, the banner used to say
+// "No model endpoint is configured" (issue 12 #10): it names what is
+// missing, and its Settings button opens on the key field.
+func TestBannerNamesTheMissingKeyAndFocusesIt(t *testing.T) {
+	h := newHarness(t, map[string]string{"OPENAI_BASE_URL": "https://api.deepseek.com/v1"})
+	h.newSession()
+	h.waitFor("the banner", func() bool { return h.ui.banner.Text() != "" })
+	if got := h.ui.banner.Text(); !strings.Contains(got, "API key missing for api.deepseek.com") {
+		t.Fatalf("banner %q does not say the key is what is missing", got)
+	}
+	h.ui.settingsFor(h.ui.live.noModel)()
+	if h.ui.settingsForm == nil || h.ui.win.Canvas().Focused() != h.ui.settingsForm.apiKey {
+		t.Error("Settings did not open on the API key field")
+	}
+}

@@ -324,12 +324,27 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
+// settingsFor returns what the banner's Settings button does for why:
+// open the settings, on the API key field when the key is what is missing.
+func (u *UI) settingsFor(why error) func() {
+	if !workbench.MissingKey(why) {
+		return u.showSettings
+	}
+	return func() {
+		u.showSettings()
+		if u.settingsForm != nil {
+			u.win.Canvas().Focus(u.settingsForm.apiKey)
+		}
+	}
+}
+
 // showSettings opens the settings dialog.
 func (u *UI) showSettings() {
 	if u.wb == nil {
 		return
 	}
 	f := u.newSettingsForm()
+	u.settingsForm = f
 	var dlg *dialog.CustomDialog
 	save := &widget.Button{Text: "Save", Importance: widget.HighImportance, OnTapped: func() {
 		if f.save() {

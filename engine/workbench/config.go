@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tally-dev/tally/engine/agent"
@@ -103,7 +105,7 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 	if p, ok := saved.PriceFor(r.Model); ok {
 		cfg.HitPrice, cfg.MissPrice = p.CacheHit, p.CacheMiss
 	}
-	if err := r.Check(); err != nil {
+	if err := missing(r); err != nil {
 		return cfg, noModelError{err}
 	}
 	cfg.Model = llm.NewOpenAI(saved.Client(r))
@@ -134,6 +136,35 @@ func (w *Workbench) placement(o SessionOptions, saved Settings) (ledger.CacheRul
 		return "", "", fmt.Errorf("status placement %q is not tail, append or on-change", mode)
 	}
 	return rule, mode, nil
+}
+
+// missing says, in one sentence, what is missing for r to reach a model:
+// the endpoint, or the API key of a hosted API that needs one.
+func missing(r Resolved) error {
+	if err := r.Check(); err != nil {
+		return err
+	}
+	if u, err := url.Parse(r.BaseURL); err == nil && r.APIKey == "" && hostedAPI(u.Hostname()) {
+		return fmt.Errorf("API key missing for %s; paste it in Settings (the gear)", u.Hostname())
+	}
+	return nil
+}
+
+// hostedAPI reports whether host is a provider's API that always needs a
+// key (local servers such as vLLM, llama.cpp or Ollama usually do not).
+func hostedAPI(host string) bool {
+	for _, h := range []string{"api.openai.com", "api.deepseek.com", "openrouter.ai", "api.anthropic.com", "api.mistral.ai", "api.groq.com", "api.together.xyz"} {
+		if host == h || strings.HasSuffix(host, "."+h) {
+			return true
+		}
+	}
+	return false
+}
+
+// MissingKey reports whether err says an API key is missing (the app then
+// opens Settings on the key field).
+func MissingKey(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "API key missing")
 }
 
 // permissionMode is the override when given; otherwise a stored session
