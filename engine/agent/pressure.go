@@ -230,11 +230,14 @@ func (s *Session) rollCycle(ctx context.Context, mode string) error {
 		Checklist: s.checklist.Items(), WorkingSet: s.st.WorkingSet.Paths, Brief: brief,
 	}, now)
 	msgs := seed
-	// The user's latest request carries over: mid-turn it is the work in
-	// progress, and either way a plain user text must survive the rebuild
-	// (strict chat templates reject a conversation without one).
-	if u, ok := s.lastUserText(); ok {
-		msgs = append(msgs, u)
+	// Mid-turn (an automatic cycle) the user's latest request is the work
+	// in progress and carries over. A cycle started between turns does not
+	// copy it: it was answered, and repeating it would show the model an
+	// answered request as open; the user's next message follows the seed.
+	if mode == cycle.ModeAuto {
+		if u, ok := s.lastUserText(); ok {
+			msgs = append(msgs, u)
+		}
 	}
 	old := s.log.Messages()
 	oldCycle, oldState := s.meta.Cycle, s.st
