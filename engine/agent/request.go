@@ -176,10 +176,14 @@ func (s *Session) request() llm.Request { return s.assemble("") }
 // nextRequest renders and records the status of the coming request,
 // places it (step 7) and returns the request to send.
 func (s *Session) nextRequest() (llm.Request, error) {
-	if s.cfg.StatusMode == StatusOnChange && !s.statusChanged() {
+	// The state is computed once per request (it reads .git/HEAD), and
+	// whether the last block is still in the log is looked up once.
+	cur := s.canonical(0)
+	inLog := s.cfg.StatusMode != StatusTail && s.st.LastStatus != nil && s.lastStatusInLog()
+	if s.cfg.StatusMode == StatusOnChange && !s.statusChanged(cur, inLog) {
 		return s.request(), nil // the newest block in the log is current
 	}
-	rec := s.statusFor()
+	rec := s.statusFor(cur, inLog)
 	data, _ := json.Marshal(rec)
 	audit := func(tx *storage.Tx) error {
 		_, err := tx.AddRecord(storage.KindStatus, s.meta.ID, data)

@@ -44,11 +44,11 @@ func (s *Session) canonical(version int64) status.State {
 
 // statusFor renders the next status block and returns it with its audit
 // record. It advances state_version.
-func (s *Session) statusFor() StatusRecord {
+func (s *Session) statusFor(st status.State, lastInLog bool) StatusRecord {
 	s.st.StatusVersion++
-	st := s.canonical(s.st.StatusVersion)
+	st.Version = s.st.StatusVersion
 	rec := StatusRecord{Request: s.st.Requests + 1, Mode: s.cfg.StatusMode, State: st}
-	if base := s.deltaBase(); base != nil {
+	if base := s.deltaBase(lastInLog); base != nil {
 		if text, err := status.RenderDelta(*base, st); err == nil {
 			rec.Text, rec.Base = text, base
 			s.st.StatusDeltas++
@@ -61,12 +61,12 @@ func (s *Session) statusFor() StatusRecord {
 }
 
 // deltaBase returns the state the next on-change block may be a delta of:
-// the last block's, while it is still in the log, fewer than
+// the last block's, while it is still in the log (lastInLog), fewer than
 // FullStatusEvery deltas followed the last full block, and the default
 // renderer is in use; nil means the next block is full.
-func (s *Session) deltaBase() *status.State {
+func (s *Session) deltaBase(lastInLog bool) *status.State {
 	if s.cfg.StatusMode != StatusOnChange || !s.defaultRenderer || s.st.LastStatus == nil ||
-		s.st.StatusDeltas >= FullStatusEvery-1 || !s.lastStatusInLog() {
+		s.st.StatusDeltas >= FullStatusEvery-1 || !lastInLog {
 		return nil
 	}
 	base := *s.st.LastStatus
@@ -135,12 +135,11 @@ func (s *Session) idleStatus() string {
 // since that call's result showed the model the list as it now is. Budget counts alone do not count (the
 // phase turns to wrap_up when steps run low), so the counts a block shows
 // are those of the request it was appended for.
-func (s *Session) statusChanged() bool {
+func (s *Session) statusChanged(cur status.State, lastInLog bool) bool {
 	last := s.st.LastStatus
-	if last == nil || !s.lastStatusInLog() {
+	if last == nil || !lastInLog {
 		return true
 	}
-	cur := s.canonical(last.Version)
 	if sameMaterial(*last, cur) {
 		return false
 	}
