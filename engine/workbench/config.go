@@ -86,7 +86,12 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 	}
 	cfg.Compaction = cm
 	cfg.CycleAt = cycleAt(saved, o.CycleAt)
-	if cfg.CacheRule, cfg.StatusMode, err = w.placement(o, saved); err != nil {
+	r := w.Resolve(o.Flags) // resolved once: the endpoint decides the cache rule and the client
+	base := r.BaseURL
+	if o.Demo {
+		base = ""
+	}
+	if cfg.CacheRule, cfg.StatusMode, err = placement(o.StatusMode, saved, base); err != nil {
 		return agent.Config{}, err
 	}
 
@@ -95,7 +100,6 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 		cfg.Model = w.demoModel()
 		return cfg, nil
 	}
-	r := w.Resolve(o.Flags)
 	if !r.ModelChosen && o.ID != "" {
 		if meta, err := w.store.Session(o.ID); err == nil && meta.Model != "" {
 			r.Model = meta.Model
@@ -114,17 +118,13 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 
 // placement is the provider's cache rule (the saved override, or the
 // endpoint's) and the status placement: the override given, else the saved
-// one, else the placement measured cheapest under that rule.
-func (w *Workbench) placement(o SessionOptions, saved Settings) (ledger.CacheRule, agent.StatusMode, error) {
-	base := w.Resolve(o.Flags).BaseURL
-	if o.Demo {
-		base = ""
-	}
-	rule, err := ledger.ParseCacheRule(saved.CacheRule, base)
+// one, else the placement measured cheapest under that rule; baseURL is
+// the endpoint ("" for the demo).
+func placement(mode agent.StatusMode, saved Settings, baseURL string) (ledger.CacheRule, agent.StatusMode, error) {
+	rule, err := ledger.ParseCacheRule(saved.CacheRule, baseURL)
 	if err != nil {
 		return "", "", err
 	}
-	mode := o.StatusMode
 	if mode == "" {
 		mode = agent.StatusMode(saved.StatusPlacement)
 	}
