@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tally-dev/tally/cli"
+	_ "github.com/tally-dev/tally/internal/locale" // before the toolkit's init: C locales
 	"github.com/tally-dev/tally/internal/sandbox"
 	"github.com/tally-dev/tally/ui"
 )
