@@ -87,23 +87,27 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 	cfg.Compaction = cm
 	cfg.CycleAt = cycleAt(saved, o.CycleAt)
 	r := w.Resolve(o.Flags) // resolved once: the endpoint decides the cache rule and the client
+	// A stored session keeps its own model unless one is chosen; the demo
+	// session keeps the demo model and its window, for the app and the
+	// command line alike.
+	isDemo := o.Demo
+	if !r.ModelChosen && o.ID != "" {
+		if meta, err := w.store.Session(o.ID); err == nil && meta.Model != "" {
+			r.Model = meta.Model
+			isDemo = isDemo || IsDemo(meta)
+		}
+	}
 	base := r.BaseURL
-	if o.Demo {
+	if isDemo {
 		base = ""
 	}
 	if cfg.CacheRule, cfg.StatusMode, err = placement(o.StatusMode, saved, base); err != nil {
 		return agent.Config{}, err
 	}
-
-	if o.Demo {
+	if isDemo {
 		cfg.ModelName, cfg.ContextWindow = demo.ModelName, demo.ContextWindow
 		cfg.Model = w.demoModel()
 		return cfg, nil
-	}
-	if !r.ModelChosen && o.ID != "" {
-		if meta, err := w.store.Session(o.ID); err == nil && meta.Model != "" {
-			r.Model = meta.Model
-		}
 	}
 	cfg.ModelName, cfg.ContextWindow = r.Model, r.ContextWindow
 	if p, ok := saved.PriceFor(r.Model); ok {

@@ -240,3 +240,35 @@ func TestInspectConfigShowsTheSessionsOwnModel(t *testing.T) {
 		t.Errorf("an invalid override was not an error of its own: %v", err)
 	}
 }
+
+func TestTheDemoSessionHasOneWindowForAppAndCommandLine(t *testing.T) {
+	w := bench(t, map[string]string{"TALLY_BASE_URL": "http://127.0.0.1:1/v1"})
+	cfg, err := w.Config(SessionOptions{Demo: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.UserConfigDir = ""
+	if _, err := agent.Create(cfg, "demo", t.TempDir(), "Demo"); err != nil {
+		t.Fatal(err)
+	}
+	app, err := w.Config(SessionOptions{ID: "demo", Demo: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := w.Config(SessionOptions{ID: "demo"}) // what `tally run --session demo` asks
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, err := w.InspectConfig(SessionOptions{ID: "demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := agent.Inspect(ins, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if app.ContextWindow != cli.ContextWindow || sess.Window() != app.ContextWindow || cli.ModelName != app.ModelName {
+		t.Errorf("app %s/%d, command line %s/%d, inspect %d: one stored session, one window",
+			app.ModelName, app.ContextWindow, cli.ModelName, cli.ContextWindow, sess.Window())
+	}
+}
