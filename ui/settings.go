@@ -166,7 +166,7 @@ func (u *UI) newSettingsForm() *settingsForm {
 		&widget.FormItem{Text: "Compaction", Widget: f.compactM,
 			HintText: "rewrites the history once: the next request misses the cache; Ask shows the preview first"},
 		&widget.FormItem{Text: "New cycle at", Widget: container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewLabel("% of the window"), f.cyclesOff), f.cycleAt),
-			HintText: "a cycle restarts from a hand-off brief: the next request misses the cache entirely"},
+			HintText: "compaction triggers first, 10 % of the window earlier; if it cannot keep the context down, a cycle restarts from a hand-off brief (the next request misses the cache)"},
 		&widget.FormItem{Text: "Cache warm-up", Widget: f.warmUp,
 			HintText: "one small request per new session (the prefix at the miss price) so the first turn hits the cache"},
 		&widget.FormItem{Text: "Theme", Widget: f.theme},

@@ -28,7 +28,7 @@ func (s *Session) Thresholds() (compactAt, cycleAt int) {
 	if at == 0 {
 		at = compact.DefaultCycleAt
 	}
-	return compact.Threshold(w, known), compact.CycleThreshold(w, at)
+	return compact.Levels(w, known, at)
 }
 
 // Ledger returns the session's stored usage rows, oldest first.

@@ -12,6 +12,7 @@ const (
 	UnknownThreshold = 95_000 // threshold for a model whose window is unknown
 	MinFraction      = 0.40   // never trigger below this share of the window
 	DefaultCycleAt   = 0.75   // default cycle-restart fraction of the window
+	CycleLead        = 0.10   // compaction triggers at least this share of the window before a cycle
 )
 
 // Threshold returns the auto-compaction trigger in tokens for a context
@@ -39,4 +40,23 @@ func CycleThreshold(window int, fraction float64) int {
 		return 0
 	}
 	return int(float64(window) * min(fraction, 1))
+}
+
+// Levels returns both thresholds of a window in tokens, ordered: automatic
+// compaction triggers first and a cycle restarts only if compaction could
+// not keep the context down. Threshold alone puts compaction at 96.7 % of a
+// 1M window, after a 75 % cycle, so compaction would never run; Levels
+// moves it to CycleLead (10 %) of the window below the cycle, never under
+// MinFraction. Only when the user puts the cycle at or below that floor
+// does the cycle come first (cycleAt <= compactAt). cycleAt is 0 when
+// cycles are off, and then compaction keeps Threshold.
+func Levels(window int, known bool, cycleFraction float64) (compactAt, cycleAt int) {
+	compactAt = Threshold(window, known)
+	cycleAt = CycleThreshold(window, cycleFraction)
+	if cycleAt > 0 {
+		lead := cycleAt - int(float64(window)*CycleLead)
+		floor := int(float64(window) * MinFraction)
+		compactAt = min(compactAt, max(lead, floor))
+	}
+	return compactAt, cycleAt
 }

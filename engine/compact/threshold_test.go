@@ -30,3 +30,26 @@ func TestThreshold(t *testing.T) {
 		t.Errorf("disabled cycle = %d", g)
 	}
 }
+
+func TestLevelsPutCompactionBeforeTheCycle(t *testing.T) {
+	for _, w := range []int{32_000, 64_000, 128_000, 200_000, 256_000, 1_000_000, 2_000_000} {
+		for _, known := range []bool{true, false} {
+			c, cy := Levels(w, known, DefaultCycleAt)
+			if c >= cy {
+				t.Errorf("window %d (known %v): compaction at %d does not come before the cycle at %d", w, known, c, cy)
+			}
+			if c > Threshold(w, known) || (known && c < int(float64(w)*MinFraction)) {
+				t.Errorf("window %d: compaction at %d is outside [%d, Threshold %d]", w, c, int(float64(w)*MinFraction), Threshold(w, known))
+			}
+		}
+	}
+	if c, cy := Levels(1_000_000, true, DefaultCycleAt); c != 650_000 || cy != 750_000 {
+		t.Errorf("1M window: compaction %d, cycle %d; want 650000 and 750000", c, cy)
+	}
+	if c, _ := Levels(128_000, true, DefaultCycleAt); c != Threshold(128_000, true) {
+		t.Errorf("128K window: compaction moved to %d although it already came first", c)
+	}
+	if c, cy := Levels(1_000_000, true, -1); cy != 0 || c != Threshold(1_000_000, true) {
+		t.Errorf("cycles off: compaction %d, cycle %d", c, cy)
+	}
+}
