@@ -1,0 +1,27 @@
+// Package mcp connects Tally to Model Context Protocol servers with the
+// official Go SDK and offers their tools to the model as [tool.Tool]s.
+//
+// Configuration ([Config]) has the shape other MCP clients use,
+// {"mcpServers": {"name": {"command": ..., "args": [...], "env": {...}}}}
+// for a stdio server or {"url": ..., "headers": {...}} for streamable HTTP,
+// read from the user's file ([UserPath]) and a workspace's .tally/mcp.json,
+// which is used only when the user trusted its exact content
+// ([LoadWorkspace], [Fingerprint]). Every error names the file and server.
+//
+// A [Manager] runs the servers. A stdio server gets only an allow-listed
+// environment (PATH, HOME, locale and toolchain basics, never a variable
+// that looks like a secret, such as OPENAI_API_KEY) plus what its
+// configuration sets; its stderr goes to a size-capped log file. Each tool
+// is named mcp__<server>__<tool> (function-name charset, at most 64 bytes,
+// stable), with the server's description and an object input schema.
+// Tools are handed out once each, sorted by name, with later servers only
+// appending; past the token budget the model gets mcp_search instead, and
+// the tools it finds are activated through Options.OnActivate.
+//
+// Calls never panic and never wait longer than the server's timeout
+// (default 60 s): a server that fails to start, crashes, hangs or answers
+// malformed data gives the model an error Result in one sentence, and its
+// [ServerStatus] tells the UI. A crashed server is restarted once, on the
+// next call. A call needs approval unless the server annotates the tool as
+// read-only and the user allowed that server's read-only tools.
+package mcp

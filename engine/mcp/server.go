@@ -1,0 +1,389 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tally-dev/tally/internal/sandbox"
+)
+
+// State is a server's connection state, for the status banner.
+type State string
+
+// The states a server can be in.
+const (
+	// StateDisabled: the configuration disables the server.
+	StateDisabled State = "disabled"
+	// StateIdle: configured but not started yet.
+	StateIdle State = "idle"
+	// StateConnected: the server answered and listed its tools.
+	StateConnected State = "connected"
+	// StateFailed: the server could not be started or reached, or it
+	// crashed again after its one restart; calls fail until the caller
+	// connects it again.
+	StateFailed State = "failed"
+	// StateCrashed: the server stopped after connecting; the next call
+	// restarts it, once.
+	StateCrashed State = "crashed"
+	// StateStopped: Tally closed the server.
+	StateStopped State = "stopped"
+)
+
+// ServerStatus is one server's state for the UI.
+type ServerStatus struct {
+	Name  string
+	State State
+	// Reason says, in one sentence, why the server is not connected (or
+	// what went wrong last); "" when all is well.
+	Reason string
+	// Tools counts the tools the server listed.
+	Tools int
+	// Restarts counts the restarts after a crash (at most one).
+	Restarts int
+	// LogPath is the server's stderr log, "" when none is kept.
+	LogPath string
+	// Source is the configuration file the server came from.
+	Source string
+}
+
+// maxRestarts is how often a crashed server is restarted.
+const maxRestarts = 1
+
+// maxTools bounds the tools taken from one server's listing.
+const maxTools = 1000
+
+// terminateWait is how long a stdio server gets to exit after its stdin
+// is closed, and again after SIGTERM, before it is killed.
+const terminateWait = 2 * time.Second
+
+// windowsBasics are the Windows variables a child process needs to run at
+// all; they hold no secrets and are absent elsewhere.
+var windowsBasics = []string{
+	"SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC", "PATHEXT", "USERPROFILE",
+	"APPDATA", "LOCALAPPDATA", "PROGRAMDATA", "PROGRAMFILES", "TEMP", "TMP",
+}
+
+// server is the connection to one configured MCP server.
+type server struct {
+	name string
+	cfg  ServerConfig
+	m    *Manager
+	log  *stderrLog
+
+	connMu sync.Mutex // held while connecting, so concurrent calls share one attempt
+
+	mu       sync.Mutex
+	cs       *sdk.ClientSession
+	gen      int // bumped on every connection
+	state    State
+	reason   string
+	tools    int
+	restarts int
+	allowRO  bool
+}
+
+func (s *server) status() ServerStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ServerStatus{
+		Name: s.name, State: s.state, Reason: s.reason, Tools: s.tools,
+		Restarts: s.restarts, LogPath: s.log.path, Source: s.cfg.Source,
+	}
+}
+
+// setState records a new state and tells the manager's listener.
+func (s *server) setState(st State, reason string) {
+	s.mu.Lock()
+	s.state, s.reason = st, reason
+	s.mu.Unlock()
+	if st != StateConnected && reason != "" {
+		s.log.Note(string(st) + ": " + reason)
+	}
+	s.m.notify(s.status())
+}
+
+// connect starts or reaches the server, initialises the session and lists
+// its tools, all within the server's timeout. On failure the state is
+// StateFailed with the reason, which is also returned.
+func (s *server) connect(ctx context.Context) ([]toolInfo, error) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	return s.connectLocked(ctx)
+}
+
+func (s *server) connectLocked(ctx context.Context) ([]toolInfo, error) {
+	s.closeSession()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout())
+	defer cancel()
+	t, err := s.transport()
+	if err != nil {
+		s.setState(StateFailed, err.Error())
+		return nil, err
+	}
+	s.log.Note("connecting to " + s.describe())
+	client := sdk.NewClient(&sdk.Implementation{Name: "tally", Version: s.m.opts.clientVersion()}, nil)
+	cs, err := client.Connect(ctx, t, nil)
+	if err != nil {
+		err = s.failure(ctx, "could not be started or reached", err)
+		s.setState(StateFailed, err.Error())
+		return nil, err
+	}
+	infos, err := listTools(ctx, cs)
+	if err != nil {
+		_ = cs.Close()
+		err = s.failure(ctx, "did not list its tools", err)
+		s.setState(StateFailed, err.Error())
+		return nil, err
+	}
+	s.mu.Lock()
+	s.gen++
+	gen := s.gen
+	s.cs = cs
+	s.tools = len(infos)
+	s.mu.Unlock()
+	s.setState(StateConnected, "")
+	go s.watch(gen, cs)
+	return infos, nil
+}
+
+// failure builds the one-sentence reason of a failed start or call.
+func (s *server) failure(ctx context.Context, what string, err error) error {
+	detail := err.Error()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		detail = fmt.Sprintf("no answer within %s", s.cfg.CallTimeout())
+	}
+	msg := fmt.Sprintf("the MCP server %q %s (%s)", s.name, what, oneLine(detail, 300))
+	if last := s.log.LastLine(); last != "" {
+		msg += fmt.Sprintf(", its last error output was %q", last)
+	}
+	return errors.New(msg + "; " + s.advice())
+}
+
+// advice tells what to do about a failing server.
+func (s *server) advice() string {
+	if s.log.path != "" {
+		return "check its settings and its log " + s.log.path
+	}
+	return "check its settings"
+}
+
+func (s *server) describe() string {
+	if s.cfg.Kind() == TypeStdio {
+		return strings.Join(append([]string{s.cfg.Command}, s.cfg.Args...), " ")
+	}
+	return s.cfg.URL
+}
+
+// transport builds the SDK transport for the server's configuration.
+func (s *server) transport() (sdk.Transport, error) {
+	switch s.cfg.Kind() {
+	case TypeStdio:
+		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
+		cmd.Env = childEnv(os.Environ(), s.cfg.Env)
+		cmd.Dir = s.m.opts.Dir
+		cmd.Stderr = s.log
+		return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateWait}, nil
+	case TypeHTTP, TypeSSE:
+		headers := make(map[string]string, len(s.cfg.Headers))
+		for k, v := range s.cfg.Headers {
+			headers[k] = expandRefs(v)
+		}
+		hc := &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: headers}}
+		if s.cfg.Kind() == TypeSSE {
+			return &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc}, nil
+		}
+		return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc, MaxRetries: -1}, nil
+	}
+	return nil, fmt.Errorf("the MCP server %q has an unknown type %q; use \"stdio\", \"http\" or \"sse\"", s.name, s.cfg.Type)
+}
+
+// watch marks the server crashed when connection gen ends without Tally
+// closing it.
+func (s *server) watch(gen int, cs *sdk.ClientSession) {
+	err := cs.Wait()
+	detail := "the connection ended"
+	if err != nil && !errors.Is(err, io.EOF) {
+		detail = oneLine(err.Error(), 200)
+	}
+	s.ended(gen, detail)
+}
+
+// ended records that connection gen stopped; it does nothing when that
+// connection was already replaced or closed on purpose.
+func (s *server) ended(gen int, detail string) {
+	s.mu.Lock()
+	if s.gen != gen || s.state != StateConnected {
+		s.mu.Unlock()
+		return
+	}
+	s.cs = nil
+	restarts := s.restarts
+	s.mu.Unlock()
+	msg := fmt.Sprintf("the MCP server %q stopped (%s)", s.name, detail)
+	if last := s.log.LastLine(); last != "" {
+		msg += fmt.Sprintf(", its last error output was %q", last)
+	}
+	if restarts < maxRestarts {
+		s.setState(StateCrashed, msg+"; it will be restarted once on the next call")
+		return
+	}
+	s.setState(StateFailed, msg+" again after a restart; "+s.advice())
+}
+
+// session returns the live session, restarting a crashed server once.
+func (s *server) session(ctx context.Context) (*sdk.ClientSession, int, error) {
+	s.mu.Lock()
+	cs, gen, st, reason := s.cs, s.gen, s.state, s.reason
+	s.mu.Unlock()
+	if st == StateConnected && cs != nil {
+		return cs, gen, nil
+	}
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	s.mu.Lock()
+	cs, gen, st, reason = s.cs, s.gen, s.state, s.reason
+	if st == StateCrashed && s.restarts < maxRestarts {
+		s.restarts++
+		s.mu.Unlock()
+		infos, err := s.connectLocked(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		s.m.addTools(s, infos)
+		s.mu.Lock()
+		cs, gen = s.cs, s.gen
+		s.mu.Unlock()
+		return cs, gen, nil
+	}
+	s.mu.Unlock()
+	if st == StateConnected && cs != nil {
+		return cs, gen, nil
+	}
+	switch st {
+	case StateDisabled:
+		return nil, 0, fmt.Errorf("the MCP server %q is disabled; do not use its tools unless the user enables it", s.name)
+	case StateIdle:
+		return nil, 0, fmt.Errorf("the MCP server %q has not been started; continue without its tools", s.name)
+	case StateStopped:
+		return nil, 0, fmt.Errorf("the MCP server %q was stopped; continue without its tools", s.name)
+	}
+	if reason == "" {
+		reason = fmt.Sprintf("the MCP server %q is not running", s.name)
+	}
+	return nil, 0, fmt.Errorf("%s; continue without its tools and tell the user", strings.TrimSuffix(reason, "."))
+}
+
+// closeSession closes the current session, if any, on purpose.
+func (s *server) closeSession() {
+	s.mu.Lock()
+	cs := s.cs
+	s.cs = nil
+	s.gen++ // the watcher of the old session must not report a crash
+	s.mu.Unlock()
+	if cs != nil {
+		_ = cs.Close()
+	}
+}
+
+// stop closes the server for good.
+func (s *server) stop() {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	s.mu.Lock()
+	had := s.cs != nil
+	s.mu.Unlock()
+	s.closeSession()
+	if had {
+		s.setState(StateStopped, "")
+	}
+	s.log.Close()
+}
+
+func (s *server) allowsReadOnly() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.allowRO
+}
+
+// listTools lists every tool of the session, following pages, up to
+// maxTools, sorted by name.
+func listTools(ctx context.Context, cs *sdk.ClientSession) ([]toolInfo, error) {
+	var out []toolInfo
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		if t == nil || t.Name == "" {
+			continue
+		}
+		out = append(out, infoOf(t))
+		if len(out) >= maxTools {
+			break
+		}
+	}
+	slices.SortFunc(out, func(a, b toolInfo) int { return strings.Compare(a.Name, b.Name) })
+	return slices.CompactFunc(out, func(a, b toolInfo) bool { return a.Name == b.Name }), nil
+}
+
+// childEnv returns the environment of a stdio server: the allow-listed
+// basics of base (never a variable that looks like a secret, such as
+// OPENAI_API_KEY) plus the configured variables, whose "${NAME}"
+// references are expanded from Tally's environment.
+func childEnv(base []string, extra map[string]string) []string {
+	env := sandbox.Environ(base, windowsBasics)
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") })
+		env = append(env, k+"="+expandRefs(extra[k]))
+	}
+	if env == nil {
+		env = []string{} // never nil: a nil Env would inherit everything
+	}
+	return env
+}
+
+var refRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// expandRefs replaces "${NAME}" with the value of NAME in Tally's
+// environment; other text, "$NAME" included, is kept as written.
+func expandRefs(v string) string {
+	return refRE.ReplaceAllStringFunc(v, func(m string) string {
+		return os.Getenv(m[2 : len(m)-1])
+	})
+}
+
+// headerTransport adds the configured headers to every request.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+// RoundTrip implements http.RoundTripper.
+func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h.headers {
+		r.Header.Set(k, v)
+	}
+	return h.base.RoundTrip(r)
+}
+
+// oneLine flattens s to one line of at most n bytes.
+func oneLine(s string, n int) string {
+	return cut(strings.Join(strings.Fields(s), " "), n)
+}
