@@ -1,0 +1,198 @@
+package checkpoint
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	ignore "github.com/sabhiram/go-gitignore"
+	"github.com/tally-dev/tally/storage"
+)
+
+// entry is one path of a workspace manifest: its stat and its image.
+type entry struct {
+	Size  int64
+	Mtime int64
+	Mode  fs.FileMode
+	Ino   uint64
+	Ctime int64
+	Img   Image
+}
+
+func statOf(fi fs.FileInfo) entry {
+	ino, ctime := statExtra(fi)
+	return entry{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: fi.Mode(), Ino: ino, Ctime: ctime}
+}
+
+// sameStat reports whether e and o have the same stat, so that the content
+// read for one can be reused for the other.
+func (e entry) sameStat(o entry) bool {
+	return e.Size == o.Size && e.Mtime == o.Mtime && e.Mode == o.Mode && e.Ino == o.Ino && e.Ctime == o.Ctime
+}
+
+// manifest maps slash-separated workspace paths to entries. Directories are
+// not listed; ignored paths and .git are left out.
+type manifest map[string]entry
+
+// ignoreRule is one .gitignore file and the directory it applies to.
+type ignoreRule struct {
+	base string // slash-separated, "" for the workspace root
+	gi   *ignore.GitIgnore
+}
+
+func ignored(rules []ignoreRule, rel string, dir bool) bool {
+	for _, r := range rules {
+		p := rel
+		if r.base != "" {
+			p = strings.TrimPrefix(rel, r.base+"/")
+		}
+		if dir {
+			p += "/"
+		}
+		if r.gi.MatchesPath(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// scanner walks a workspace for one manifest.
+type scanner struct {
+	root  *os.Root
+	prev  manifest
+	out   manifest
+	todo  []string // paths whose stat changed: to read
+	infos map[string]fs.FileInfo
+}
+
+func (s *scanner) walk(rel string, rules []ignoreRule) {
+	name := "."
+	if rel != "" {
+		name = filepath.FromSlash(rel)
+	}
+	d, err := s.root.Open(name)
+	if err != nil {
+		return // vanished or unreadable: nothing in it can be recorded
+	}
+	ents, _ := d.ReadDir(-1)
+	d.Close()
+	for _, e := range ents {
+		if e.Name() == ".gitignore" && e.Type().IsRegular() {
+			data, err := s.root.ReadFile(filepath.Join(name, ".gitignore"))
+			if err == nil {
+				rules = append(rules[:len(rules):len(rules)], ignoreRule{base: rel, gi: ignore.CompileIgnoreLines(strings.Split(string(data), "\n")...)})
+			}
+		}
+	}
+	for _, e := range ents {
+		if e.Name() == ".git" {
+			continue
+		}
+		child := path.Join(rel, e.Name())
+		isDir := e.Type().IsDir()
+		if ignored(rules, child, isDir) {
+			continue
+		}
+		if isDir {
+			s.walk(child, rules)
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue // vanished since the directory was read
+		}
+		en := statOf(fi)
+		if old, ok := s.prev[child]; ok && old.sameStat(en) {
+			en.Img = old.Img
+			s.out[child] = en
+			continue
+		}
+		s.out[child] = en
+		s.todo = append(s.todo, child)
+		s.infos[child] = fi
+	}
+}
+
+// scan takes a manifest of the workspace, reusing the images of paths whose
+// stat is unchanged since the last one and storing the content of the others,
+// so that every file's content is in the store when scan returns. w.mu must
+// be held.
+func (w *Workspace) scan(root *os.Root) (manifest, error) {
+	s := &scanner{root: root, prev: w.cache, out: manifest{}, infos: map[string]fs.FileInfo{}}
+	s.walk("", nil)
+
+	type result struct {
+		rel string
+		img Image
+		b   *blob
+	}
+	maxFile := w.limits.FileBytes
+	jobs := make(chan string)
+	results := make(chan result)
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rel := range jobs {
+				img, data := imageOf(root, filepath.FromSlash(rel), s.infos[rel], maxFile)
+				r := result{rel: rel, img: img}
+				if img.Kind == File {
+					if _, ok := w.sizes[img.SHA]; !ok { // w.sizes is not written during a scan
+						r.b = &blob{sha: img.SHA, data: compress(data)}
+					}
+				}
+				results <- r
+			}
+		}()
+	}
+	go func() {
+		for _, rel := range s.todo {
+			jobs <- rel
+		}
+		close(jobs)
+		wg.Wait()
+		close(results)
+	}()
+
+	var batch, stored []blob
+	var batchSize int
+	seen := map[string]bool{}
+	var werr error
+	flush := func() {
+		if len(batch) == 0 || werr != nil {
+			return
+		}
+		err := w.st.Update(func(tx *storage.Tx) error { return w.putBlobs(tx, batch) })
+		if err != nil {
+			werr = fmt.Errorf("checkpoint: cannot store the workspace snapshot (%w); the command was not recorded, check free disk space", err)
+		} else {
+			stored = append(stored, batch...)
+		}
+		batch, batchSize = nil, 0
+	}
+	for r := range results {
+		en := s.out[r.rel]
+		en.Img = r.img
+		s.out[r.rel] = en
+		if r.b != nil && !seen[r.b.sha] {
+			seen[r.b.sha] = true
+			batch = append(batch, *r.b)
+			batchSize += len(r.b.data)
+			if batchSize >= batchBytes {
+				flush()
+			}
+		}
+	}
+	flush()
+	w.noteBlobs(stored)
+	if werr != nil {
+		return nil, werr
+	}
+	return s.out, nil
+}

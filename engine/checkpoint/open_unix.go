@@ -1,0 +1,8 @@
+//go:build unix
+
+package checkpoint
+
+import "syscall"
+
+// openNonblock keeps opening a file that turned into a FIFO from blocking.
+const openNonblock = syscall.O_NONBLOCK

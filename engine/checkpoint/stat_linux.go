@@ -1,0 +1,17 @@
+//go:build linux
+
+package checkpoint
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// statExtra returns the inode number and change time of fi, which catch
+// changes that keep size and modification time.
+func statExtra(fi fs.FileInfo) (ino uint64, ctime int64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino), int64(st.Ctim.Sec)*1e9 + int64(st.Ctim.Nsec)
+	}
+	return 0, 0
+}

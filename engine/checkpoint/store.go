@@ -1,0 +1,295 @@
+package checkpoint
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/tally-dev/tally/storage"
+)
+
+// Default limits; see Limits.
+const (
+	DefaultStoreBytes = 1 << 30 // total compressed content per workspace
+	DefaultFileBytes  = 5 << 20 // largest file whose content is kept
+)
+
+// Storage sections of a workspace's namespace.
+const (
+	sectionBlobs    = "b" // SHA-256 -> zstd-compressed content
+	sectionSessions = "s" // session ID -> JSON sessionRec
+)
+
+// batchBytes is how much compressed content one storage transaction writes
+// at most while snapshotting, bounding the memory a transaction holds.
+const batchBytes = 32 << 20
+
+// Limits bounds what a workspace's checkpoints keep. Zero fields mean the
+// defaults.
+type Limits struct {
+	// StoreBytes is the total compressed size of stored content beyond
+	// which content no checkpoint needs is dropped, then the oldest
+	// checkpoints of closed sessions, then those of open sessions (never a
+	// session's latest turn). Default DefaultStoreBytes.
+	StoreBytes int64
+	// FileBytes is the size above which a file's content is not kept; such
+	// a file is recorded as "changed, not restorable". Default
+	// DefaultFileBytes.
+	FileBytes int64
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.StoreBytes <= 0 {
+		l.StoreBytes = DefaultStoreBytes
+	}
+	if l.FileBytes <= 0 {
+		l.FileBytes = DefaultFileBytes
+	}
+	return l
+}
+
+// Workspace holds the checkpoints of every session working in one directory.
+// Its methods are safe for concurrent use. Open returns the same Workspace
+// for the same store and directory, so all recorders of a process share one
+// content store, one size account and one manifest cache.
+type Workspace struct {
+	st  *storage.Store
+	dir string // absolute, cleaned
+	ns  string // storage namespace: hash of dir
+
+	mu     sync.Mutex
+	limits Limits
+	sizes  map[string]int         // stored blobs: SHA -> compressed size
+	total  int64                  // sum of sizes
+	cache  manifest               // latest manifest of the workspace
+	pinned map[*Recorder]manifest // manifests of commands still running
+}
+
+var (
+	openMu sync.Mutex
+	opened = map[*storage.Store]map[string]*Workspace{}
+
+	encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	decoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+)
+
+// WorkspaceID returns the key under which the checkpoints of dir are kept:
+// the hex SHA-256 of its absolute, cleaned path, shortened to 128 bits.
+func WorkspaceID(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("checkpoint: cannot make %q absolute (%v); pass an absolute workspace path", dir, err)
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(abs)))
+	return hex.EncodeToString(sum[:16]), nil
+}
+
+// Open returns the checkpoints of the workspace directory dir kept in st,
+// with the given limits (zero fields mean the defaults; a later Open of the
+// same workspace replaces the limits). dir must be an existing directory.
+func Open(st *storage.Store, dir string, limits Limits) (*Workspace, error) {
+	if st == nil {
+		return nil, errors.New("checkpoint: no store given; pass the open storage.Store")
+	}
+	ns, err := WorkspaceID(dir)
+	if err != nil {
+		return nil, err
+	}
+	abs, _ := filepath.Abs(dir)
+	abs = filepath.Clean(abs)
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("checkpoint: workspace %s is not a directory that can be opened; check the path", abs)
+	}
+	openMu.Lock()
+	defer openMu.Unlock()
+	if w := opened[st][ns]; w != nil {
+		w.mu.Lock()
+		w.limits = limits.withDefaults()
+		w.mu.Unlock()
+		return w, nil
+	}
+	w := &Workspace{st: st, dir: abs, ns: ns, limits: limits.withDefaults(), sizes: map[string]int{}, cache: manifest{}}
+	err = st.View(func(tx *storage.Tx) error {
+		return tx.CheckpointSizes(ns, sectionBlobs, func(k string, n int) error {
+			w.sizes[k] = n
+			w.total += int64(n)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: cannot read the checkpoints of %s: %w", abs, err)
+	}
+	if opened[st] == nil {
+		opened[st] = map[string]*Workspace{}
+	}
+	opened[st][ns] = w
+	return w, nil
+}
+
+// Dir returns the workspace directory.
+func (w *Workspace) Dir() string { return w.dir }
+
+// StoredBytes returns the total compressed size of the content kept for the
+// workspace.
+func (w *Workspace) StoredBytes() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.total
+}
+
+func (w *Workspace) openRoot() (*os.Root, error) {
+	r, err := os.OpenRoot(w.dir)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: cannot open workspace %s (%v); check that it still exists", w.dir, errText(err))
+	}
+	return r, nil
+}
+
+// blob is content waiting to be stored.
+type blob struct {
+	sha  string
+	data []byte // compressed
+}
+
+func compress(data []byte) []byte { return encoder.EncodeAll(data, make([]byte, 0, len(data)/3+64)) }
+
+// putBlobs stores blobs not stored yet, in one transaction. w.mu must be
+// held.
+func (w *Workspace) putBlobs(tx *storage.Tx, bs []blob) error {
+	for _, b := range bs {
+		if _, ok := w.sizes[b.sha]; ok {
+			continue
+		}
+		if err := tx.PutCheckpoint(w.ns, sectionBlobs, b.sha, b.data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// noteBlobs records blobs stored by a committed transaction. w.mu must be
+// held.
+func (w *Workspace) noteBlobs(bs []blob) {
+	for _, b := range bs {
+		if _, ok := w.sizes[b.sha]; !ok {
+			w.sizes[b.sha] = len(b.data)
+			w.total += int64(len(b.data))
+		}
+	}
+}
+
+// content returns the stored content with the given SHA-256.
+func (w *Workspace) content(sha string) ([]byte, error) {
+	var raw []byte
+	var ok bool
+	err := w.st.View(func(tx *storage.Tx) error {
+		var err error
+		raw, ok, err = tx.Checkpoint(w.ns, sectionBlobs, sha)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: cannot read stored content %.12s: %w", sha, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("checkpoint: stored content %.12s is gone (dropped to keep the store under its size limit); this file cannot be restored", sha)
+	}
+	data, err := decoder.DecodeAll(raw, nil)
+	if err != nil || hashOf(data) != sha {
+		return nil, fmt.Errorf("checkpoint: stored content %.12s is damaged; this file cannot be restored", sha)
+	}
+	return data, nil
+}
+
+// sessionRec is what is kept for one session.
+type sessionRec struct {
+	Closed bool             `json:"closed,omitempty"`
+	Used   time.Time        `json:"used"`
+	Turn   int              `json:"turn"`
+	Turns  []turnRec        `json:"turns,omitempty"`
+	Last   map[string]Image `json:"last,omitempty"` // state after the session's last write of each path
+}
+
+// turnRec holds the before-images of the paths first changed in one turn.
+// Dropped means its content was dropped to respect the size limit.
+type turnRec struct {
+	Turn    int              `json:"turn"`
+	Before  map[string]Image `json:"before,omitempty"`
+	Dropped bool             `json:"dropped,omitempty"`
+}
+
+func (w *Workspace) loadSession(tx *storage.Tx, id string) (*sessionRec, error) {
+	if id == "" {
+		return nil, errors.New("checkpoint: empty session ID; pass the session's ID")
+	}
+	v, ok, err := tx.Checkpoint(w.ns, sectionSessions, id)
+	if err != nil {
+		return nil, err
+	}
+	rec := &sessionRec{}
+	if ok {
+		if err := json.Unmarshal(v, rec); err != nil {
+			return nil, fmt.Errorf("checkpoint: the checkpoint record of session %s is damaged (%v); its files cannot be restored", id, err)
+		}
+	}
+	if rec.Last == nil {
+		rec.Last = map[string]Image{}
+	}
+	return rec, nil
+}
+
+func (w *Workspace) saveSession(tx *storage.Tx, id string, rec *sessionRec) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("checkpoint: cannot encode the record of session %s: %v", id, err)
+	}
+	return tx.PutCheckpoint(w.ns, sectionSessions, id, data)
+}
+
+// session reads the record of session id; a session without checkpoints
+// has an empty record.
+func (w *Workspace) session(id string) (*sessionRec, error) {
+	var rec *sessionRec
+	err := w.st.View(func(tx *storage.Tx) (err error) {
+		rec, err = w.loadSession(tx, id)
+		return err
+	})
+	return rec, err
+}
+
+// Unrestorable returns the turns of session whose checkpoints were dropped
+// to keep the store under its size limit, in ascending order: rewinding to
+// them cannot restore the files.
+func (w *Workspace) Unrestorable(session string) ([]int, error) {
+	rec, err := w.session(session)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, t := range rec.Turns {
+		if t.Dropped {
+			out = append(out, t.Turn)
+		}
+	}
+	return out, nil
+}
+
+// Turns returns the turns of session that have a checkpoint, in ascending
+// order, including dropped ones.
+func (w *Workspace) Turns(session string) ([]int, error) {
+	rec, err := w.session(session)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, 0, len(rec.Turns))
+	for _, t := range rec.Turns {
+		out = append(out, t.Turn)
+	}
+	return out, nil
+}
