@@ -26,14 +26,16 @@ const (
 
 // Image is the recorded state of one workspace path: its kind, and for a
 // regular file the SHA-256 of its content (kept in the content store), its
-// permission bits and size; for a link its target.
+// permission bits and size; for a link its target. Dropped marks an image
+// whose content was dropped to respect the store's size limit.
 type Image struct {
-	Kind   ImageKind   `json:"k"`
-	SHA    string      `json:"h,omitempty"`
-	Mode   fs.FileMode `json:"m,omitempty"`
-	Size   int64       `json:"s,omitempty"`
-	Target string      `json:"t,omitempty"`
-	Why    string      `json:"w,omitempty"`
+	Kind    ImageKind   `json:"k"`
+	SHA     string      `json:"h,omitempty"`
+	Mode    fs.FileMode `json:"m,omitempty"`
+	Size    int64       `json:"s,omitempty"`
+	Target  string      `json:"t,omitempty"`
+	Why     string      `json:"w,omitempty"`
+	Dropped bool        `json:"d,omitempty"`
 }
 
 // Same reports whether a and b describe the same state. Two unrestorable

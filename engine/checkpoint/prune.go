@@ -60,7 +60,7 @@ func (w *Workspace) pruneLocked() error {
 		var cands []cand
 		for id, rec := range recs {
 			for i, t := range rec.Turns {
-				if !t.Dropped && i < len(rec.Turns)-1 {
+				if !t.Dropped && i < len(rec.Turns)-1 && t.holdsContent() {
 					cands = append(cands, cand{id, i})
 				}
 			}
@@ -89,7 +89,7 @@ func (w *Workspace) pruneLocked() error {
 			t.Dropped = true
 			for p, img := range t.Before {
 				if img.Kind == File || img.Kind == Link {
-					t.Before[p] = Image{Kind: Unrestorable, Why: fmt.Sprintf("its checkpoint was dropped to keep the checkpoint store under %s", byteCount(limit))}
+					t.Before[p] = Image{Kind: Unrestorable, Dropped: true, Why: fmt.Sprintf("its checkpoint was dropped to keep the checkpoint store under %s", byteCount(limit))}
 				}
 			}
 			changed[c.id] = true
@@ -150,4 +150,14 @@ func (w *Workspace) needed(recs map[string]*sessionRec) map[string]bool {
 		}
 	}
 	return keep
+}
+
+// holdsContent reports whether dropping t could free stored content.
+func (t turnRec) holdsContent() bool {
+	for _, img := range t.Before {
+		if img.Kind == File {
+			return true
+		}
+	}
+	return false
 }

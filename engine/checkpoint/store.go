@@ -263,9 +263,10 @@ func (w *Workspace) session(id string) (*sessionRec, error) {
 	return rec, err
 }
 
-// Unrestorable returns the turns of session whose checkpoints were dropped
-// to keep the store under its size limit, in ascending order: rewinding to
-// them cannot restore the files.
+// Unrestorable returns the turns of session, in ascending order, that can no
+// longer be fully restored because content they need was dropped to keep the
+// store under its size limit: the user should be told that rewinding to them
+// leaves some files as they are.
 func (w *Workspace) Unrestorable(session string) ([]int, error) {
 	rec, err := w.session(session)
 	if err != nil {
@@ -273,8 +274,11 @@ func (w *Workspace) Unrestorable(session string) ([]int, error) {
 	}
 	var out []int
 	for _, t := range rec.Turns {
-		if t.Dropped {
-			out = append(out, t.Turn)
+		for _, img := range rec.targets(t.Turn) {
+			if img.Dropped {
+				out = append(out, t.Turn)
+				break
+			}
 		}
 	}
 	return out, nil
