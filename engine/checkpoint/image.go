@@ -129,7 +129,7 @@ func imageOf(root *os.Root, name string, fi fs.FileInfo, maxFile int64) (Image, 
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		return Image{Kind: Unrestorable, Why: "it changed into something other than a regular file while being read"}, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	data, err := readAll(f, fi.Size(), maxFile)
 	if err != nil {
 		return Image{Kind: Unrestorable, Why: "it could not be read: " + errText(err)}, nil
 	}
@@ -164,4 +164,24 @@ func byteCount(n int64) string {
 		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// readAll reads f, expected to hold size bytes, into a buffer of that size,
+// reading at most limit+1 bytes in case the file grew.
+func readAll(f io.Reader, size, limit int64) ([]byte, error) {
+	buf := make([]byte, 0, min(size, limit)+1)
+	for int64(len(buf)) <= limit {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):min(int64(cap(buf)), limit+1)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
 }
