@@ -71,6 +71,19 @@ type Settings struct {
 	// CacheRule overrides the provider's cache rule the cost estimates
 	// assume ("blocks", "units"); "" picks it from the endpoint.
 	CacheRule string `json:"cache_rule,omitempty"`
+	// NoNotifications turns off the desktop notifications sent when a turn
+	// ends or waits for the user while its session is not in view.
+	NoNotifications bool `json:"no_notifications,omitempty"`
+	// Window is the main window's last size and position, restored on
+	// launch; zero means the default.
+	Window WindowPlace `json:"window,omitzero"`
+}
+
+// WindowPlace is a window's size (and, where the platform reports it,
+// position) in device-independent pixels.
+type WindowPlace struct {
+	Width  float32 `json:"width,omitempty"`
+	Height float32 `json:"height,omitempty"`
 }
 
 // Client is the model client configuration for r with these settings'

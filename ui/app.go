@@ -111,32 +111,37 @@ type UI struct {
 	wb       *workbench.Workbench // the engine's front door; nil when the data could not be opened
 	settings workbench.Settings   // a copy of the saved settings, for the UI goroutine
 
-	sessions  *sessionsView
-	chat      *chatView
-	gauge     *Gauge
-	chip      *CacheChip
-	checklist *Checklist
-	chart     *Chart
-	compactB  *widget.Button
-	purgeB    *widget.Button
-	archiveB  *widget.Button
-	cycleB    *widget.Button
-	suggest   *fyne.Container // the demo's suggested prompts
-	footer    *Footer
-	banner    *Banner
-	title     *widget.Label
-	perm      *permissionBar // mode, network switch, sandbox state and rules of the open session
-	demoTag   *widget.Label
-	prompt    *promptEntry
-	sendB     *widget.Button
-	stopB     *widget.Button
-	center    *fyne.Container
-	chatPane  fyne.CanvasObject
-	welcome   fyne.CanvasObject
+	sessions   *sessionsView
+	chat       *chatView
+	gauge      *Gauge
+	chip       *CacheChip
+	checklist  *Checklist
+	chart      *Chart
+	compactB   *widget.Button
+	purgeB     *widget.Button
+	archiveB   *widget.Button
+	cycleB     *widget.Button
+	actionsWhy *widget.Label   // why the session actions are disabled
+	suggest    *fyne.Container // the demo's suggested prompts
+	footer     *Footer
+	banner     *Banner
+	title      *widget.Label
+	perm       *permissionBar // mode, network switch, sandbox state and rules of the open session
+	demoTag    *widget.Label
+	prompt     *promptEntry
+	sendB      *widget.Button
+	stopB      *widget.Button
+	center     *fyne.Container
+	chatPane   fyne.CanvasObject
+	welcome    fyne.CanvasObject
 
 	live     *liveSession
-	autoSend string // a prompt to send as soon as the opening session is shown (the demo)
-	warmNext string // a just-created session to warm the cache of when it opens
+	bg       map[string]*liveSession // sessions whose turns run while another is shown
+	draftGen int                     // bumps on each keystroke; the last one stores the draft
+	focused  bool                    // the window has the keyboard focus
+	notified int                     // desktop notifications sent, for tests
+	autoSend string                  // a prompt to send as soon as the opening session is shown (the demo)
+	warmNext string                  // a just-created session to warm the cache of when it opens
 
 	// The open dialogs, kept for tests and for closing them.
 	compactDlg *compactionPreview
@@ -151,10 +156,12 @@ type UI struct {
 // New builds the window's content into w. It opens the store under
 // o.DataDir; if that fails the window explains why and what to do.
 func New(a fyne.App, w fyne.Window, b *Bridge, o Options) *UI {
-	u := &UI{app: a, win: w, bridge: b, opts: o, env: o.Env}
+	u := &UI{app: a, win: w, bridge: b, opts: o, env: o.Env, bg: map[string]*liveSession{}, focused: true}
 	if u.env == nil {
 		u.env = os.Getenv
 	}
+	a.Lifecycle().SetOnEnteredForeground(func() { u.focused = true })
+	a.Lifecycle().SetOnExitedForeground(func() { u.focused = false })
 	u.start()
 	return u
 }
@@ -230,6 +237,7 @@ func (u *UI) build() {
 	u.demoTag = &widget.Label{Text: "Demo — scripted model, no network", Importance: widget.WarningImportance, TextStyle: fyne.TextStyle{Bold: true}}
 	u.demoTag.Hide()
 	u.prompt = newPromptEntry(u.send)
+	u.prompt.OnChanged = func(string) { u.draftChanged() }
 	u.sendB = &widget.Button{Text: "Send", Icon: theme.MailSendIcon(), Importance: widget.HighImportance, OnTapped: u.send}
 	u.stopB = &widget.Button{Text: "Stop", Icon: theme.MediaStopIcon(), Importance: widget.DangerImportance, OnTapped: u.stop}
 	u.stopB.Disable()
@@ -249,7 +257,8 @@ func (u *UI) build() {
 	// The right column: the checklist takes the free height; under it the
 	// context gauge with its actions, the cache chip and the chart.
 	actions := container.NewGridWithColumns(2, u.compactB, u.purgeB, u.cycleB, u.archiveB)
-	bottom := container.NewVBox(widget.NewSeparator(), u.gauge, actions,
+	u.actionsWhy = &widget.Label{Importance: widget.LowImportance, Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText}
+	bottom := container.NewVBox(widget.NewSeparator(), u.gauge, actions, u.actionsWhy,
 		container.NewHBox(u.chip, layout.NewSpacer()), widget.NewSeparator(), u.chart)
 	right := container.NewPadded(container.NewBorder(nil, bottom, nil, nil, u.checklist))
 	split := container.NewHSplit(main, right)
@@ -260,10 +269,23 @@ func (u *UI) build() {
 	u.setIdle()
 }
 
-// Close stops a running turn and releases the store and the demo model.
+// Close keeps the shown session's draft, stops every running turn (shown
+// or in the background) and releases the store and the demo model.
 func (u *UI) Close() {
-	if u.live != nil && u.live.cancel != nil {
-		u.live.cancel()
+	if u.live != nil && u.live.sess != nil && u.wb != nil && u.prompt != nil {
+		// Synchronously: the store closes next.
+		if u.prompt.Text != u.live.draft {
+			_ = u.wb.SaveDraft(u.live.id, u.prompt.Text)
+		}
+		if saved := u.wb.Settings(); saved.LastSession != u.live.id {
+			saved.LastSession = u.live.id
+			_ = u.wb.SaveSettings(saved)
+		}
+	}
+	for _, live := range append([]*liveSession{u.live}, bgList(u.bg)...) {
+		if live != nil && live.cancel != nil {
+			live.cancel()
+		}
 	}
 	if u.wb != nil {
 		_ = u.wb.Close()
@@ -284,7 +306,26 @@ func (u *UI) showChat() {
 	u.center.Refresh()
 }
 
+// resetPanels empties every panel that shows a session: the chat, the
+// checklist, the chart, the gauge, the chip, the footer's session parts,
+// the banner and the prompt; the session buttons are disabled until one
+// opens.
+func (u *UI) resetPanels() {
+	u.chat.clear()
+	u.checklist.SetItems(nil)
+	u.chart.SetRows(nil, 0)
+	u.gauge.SetLevel(0, 0, false)
+	u.gauge.SetThresholds(0, 0)
+	u.chip.Reset()
+	u.banner.Hide()
+	u.prompt.SetText("")
+	u.footer.State = FooterState{}
+	u.footer.Update()
+	u.setIdle()
+}
+
 func (u *UI) showWelcome() {
+	u.resetPanels()
 	u.welcome = u.welcomeView()
 	u.center.Objects = []fyne.CanvasObject{u.welcome}
 	u.center.Refresh()
@@ -292,4 +333,13 @@ func (u *UI) showWelcome() {
 	u.perm.load(nil)
 	u.demoTag.Hide()
 	u.win.SetTitle("Tally")
+}
+
+// bgList lists the background sessions.
+func bgList(m map[string]*liveSession) []*liveSession {
+	out := make([]*liveSession, 0, len(m))
+	for _, l := range m {
+		out = append(out, l)
+	}
+	return out
 }

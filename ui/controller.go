@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
 )
 
@@ -32,6 +33,10 @@ type liveSession struct {
 	maxSteps int
 	window   int
 	perm     permState
+	draft    string           // the unsent prompt, as last stored
+	waiting  *pendingApproval // an approval asked while the session was hidden or shown
+	ask      func()           // a compaction question asked while hidden, shown on return
+	closeAsk func()           // closes that question's dialog once shown
 }
 
 // permState is what the header shows of a session's permissions, read on
@@ -73,15 +78,21 @@ func (u *UI) openSession(id string) {
 	if u.live != nil && u.live.id == id {
 		return
 	}
-	u.stopTurn()
-	live := &liveSession{id: id, maxSteps: agent.DefaultMaxSteps}
-	u.live = live
-	u.chat.clear()
-	u.checklist.SetItems(nil)
-	u.chart.SetRows(nil, 0)
-	u.footer.State.Drift, u.footer.State.Alerts, u.footer.State.WarmUp = "", nil, ""
+	u.leave()
+	u.resetPanels()
 	u.showChat()
 	u.title.SetText("Opening…")
+	if live := u.bg[id]; live != nil {
+		// A turn of it runs in the background: show it again, rebuilt from
+		// the engine, with whatever it asked meanwhile.
+		delete(u.bg, id)
+		u.live = live
+		perm := live.perm
+		go u.loaded(live, live.sess, live.demo, live.model, &perm, nil)
+		return
+	}
+	live := &liveSession{id: id, maxSteps: agent.DefaultMaxSteps}
+	u.live = live
 	wb := u.wb
 	go func() {
 		meta, err := wb.Session(id)
@@ -94,13 +105,15 @@ func (u *UI) openSession(id string) {
 		if err == nil {
 			sess, err = agent.Open(cfg, id)
 		}
-		u.loaded(live, sess, isDemo, cfg, err)
+		u.loaded(live, sess, isDemo, cfg.ModelName, nil, err)
 	}()
 }
 
 // loaded gathers what the panels need from a freshly opened session (on
-// the engine side) and hands it to the UI goroutine.
-func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg agent.Config, err error) {
+// the engine side) and hands it to the UI goroutine. resumed is the
+// permission state of a session shown again while its turn runs in the
+// background, nil for a session just opened.
+func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, model string, resumed *permState, err error) {
 	if err != nil {
 		u.bridge.Do(func() {
 			if u.live != live {
@@ -112,21 +125,31 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg age
 		})
 		return
 	}
-	msgs := sess.Messages()
+	// A session whose turn runs in the background is read from its last
+	// commit: the locking readers would wait for the turn to end.
+	var msgs []transcript.Message
+	var meta workbench.SessionInfo
+	var alerts []string
+	var perm permState
+	if resumed != nil {
+		snap := sess.Snapshot()
+		msgs, meta, alerts, perm = snap.Messages, snap.Meta, snap.Alerts, *resumed
+	} else {
+		msgs, meta, alerts = sess.Messages(), sess.Meta(), sess.Alerts()
+		perm = permState{network: sess.AllowNetwork(), sandboxed: sess.Sandboxed(), sandbox: sess.SandboxNote()}
+	}
 	past, _ := sess.History()
 	level, exact := sess.ContextTokens()
 	compactAt, cycleAt := sess.Thresholds()
 	window := sess.Window()
-	meta := sess.Meta()
 	rows, _ := sess.Ledger()
 	items := sess.Checklist()
-	alerts := sess.Alerts()
-	perm := permState{network: sess.AllowNetwork(), sandboxed: sess.Sandboxed(), sandbox: sess.SandboxNote()}
+	draft, draftErr := u.wb.Draft(live.id)
 	u.bridge.Do(func() {
 		if u.live != live {
 			return
 		}
-		live.sess, live.ops, live.demo, live.model, live.window = sess, engineOps{sess}, isDemo, cfg.ModelName, window
+		live.sess, live.ops, live.demo, live.model, live.window = sess, engineOps{sess}, isDemo, model, window
 		live.perm = perm
 		u.perm.load(live)
 		u.showTitle(meta.Title, meta.Workspace)
@@ -145,6 +168,15 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg age
 			u.banner.Hide()
 		}
 		u.setIdle()
+		if draftErr == nil {
+			live.draft = draft
+			u.prompt.setDraft(draft)
+		}
+		if live.running {
+			u.setRunning(0)
+			u.setBusyButtons(true)
+			u.resumeWaiting(live)
+		}
 		if u.warmNext == live.id {
 			u.warmNext = ""
 			if u.settings.WarmUp && !isDemo && live.noModel == nil {
@@ -156,7 +188,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, cfg age
 			u.saveSettings(u.settings)
 		}
 		u.prompt.FocusIn()
-		if u.autoSend != "" && live.noModel == nil {
+		if u.autoSend != "" && live.noModel == nil && !live.running {
 			u.prompt.SetText(u.autoSend)
 			u.autoSend = ""
 			u.send()
@@ -234,8 +266,17 @@ func (u *UI) warmUpText(us agent.Usage) string {
 // preview dialog; it returns a function that closes the dialog unanswered.
 func (u *UI) askCompaction(live *liveSession, plan compact.Plan, answer func(bool)) func() {
 	if u.live != live {
-		answer(false)
-		return nil
+		// Hidden: the question waits on the session until it is shown.
+		live.ask = func() { live.closeAsk = u.askCompaction(live, plan, answer) }
+		u.sessions.badges()
+		u.notify("A compaction question waits", u.sessions.title(live.id)+" asks whether to compact its history.", live)
+		return func() {
+			live.ask = nil
+			if live.closeAsk != nil {
+				live.closeAsk()
+			}
+			u.sessions.badges()
+		}
 	}
 	u.footer.State.Run = RunState{Phase: RunWaitingAnswer}
 	u.footer.Update()
@@ -255,18 +296,32 @@ func (u *UI) askCompaction(live *liveSession, plan compact.Plan, answer func(boo
 // setBusyButtons enables the session actions when a session is open and
 // idle (busy false).
 func (u *UI) setBusyButtons(busy bool) {
-	ok := !busy && u.live != nil && u.live.ops != nil
+	open := u.live != nil && u.live.ops != nil
+	ok := !busy && open
 	for _, b := range []*widget.Button{u.compactB, u.purgeB, u.cycleB} {
-		if ok {
-			b.Enable()
-		} else {
-			b.Disable()
-		}
+		enableIf(b, ok)
 	}
-	if u.live != nil && u.live.ops != nil {
-		u.archiveB.Enable()
+	enableIf(u.archiveB, open)
+	// Fyne has no tooltips: a line under the buttons says why they are off.
+	switch {
+	case !open:
+		u.actionsWhy.SetText("Open a session to compact, purge, start a cycle or browse its archive.")
+		u.actionsWhy.Show()
+	case busy:
+		u.actionsWhy.SetText("A turn is running: Compact, Purge and New cycle wait until it ends (or press Stop).")
+		u.actionsWhy.Show()
+	default:
+		u.actionsWhy.Hide()
+	}
+	u.setSuggestions(ok)
+}
+
+// enableIf enables b when on, and disables it otherwise.
+func enableIf(b *widget.Button, on bool) {
+	if on {
+		b.Enable()
 	} else {
-		u.archiveB.Disable()
+		b.Disable()
 	}
 }
 
@@ -294,6 +349,8 @@ func (u *UI) send() {
 	ctx, cancel := context.WithCancel(context.Background())
 	live.running, live.cancel, live.stopped = true, cancel, false
 	u.prompt.SetText("")
+	u.keepDraft(live)
+	u.sessions.badges()
 	u.setRunning(1)
 	u.banner.Hide()
 	sess := live.sess
@@ -321,18 +378,23 @@ func (u *UI) stop() {
 	}
 }
 
-// stopTurn cancels any turn of the current session before switching away.
-func (u *UI) stopTurn() {
-	if u.live != nil && u.live.cancel != nil {
-		u.live.cancel()
-	}
-}
-
 func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int, exact bool) {
 	live.running = false
 	live.cancel = nil
+	live.waiting, live.ask = nil, nil
 	if u.live != live {
+		if res.Reason != agent.ReasonCancelled {
+			u.backgroundDone(live, err)
+		}
+		delete(u.bg, live.id)
 		return
+	}
+	if res.Reason != agent.ReasonCancelled {
+		what := "The turn finished."
+		if err != nil {
+			what = "The turn failed."
+		}
+		u.notify(what, u.sessions.title(live.id), live)
 	}
 	u.chat.dropStreaming()
 	u.footer.ClearRetry()

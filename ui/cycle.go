@@ -104,3 +104,24 @@ func (u *UI) demoSuggestions() *fyne.Container {
 	row.Hide()
 	return row
 }
+
+// setSuggestions enables the demo's suggested prompts when a turn can
+// start, and says why they are off while one runs.
+func (u *UI) setSuggestions(on bool) {
+	if u.suggest == nil {
+		return
+	}
+	for i, o := range u.suggest.Objects {
+		switch v := o.(type) {
+		case *widget.Label:
+			if i == 0 {
+				v.SetText("Try:")
+				if !on {
+					v.SetText("Try (when the turn ends):")
+				}
+			}
+		case *widget.Button:
+			enableIf(v, on)
+		}
+	}
+}

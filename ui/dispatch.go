@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/tally-dev/tally/engine/agent"
@@ -90,8 +91,11 @@ func rowOfUsage(us agent.Usage) ledger.Row {
 
 // showApproval puts the Approve / Deny / Always buttons on the call's card.
 func (u *UI) showApproval(live *liveSession, p *pendingApproval) {
+	live.waiting = p
+	u.notify("Approval needed", fmt.Sprintf("%s wants to run %s.", u.sessions.title(live.id), p.req.Tool), live)
 	if u.live != live {
-		p.answer(tool.Deny)
+		// Hidden: the request waits on the session until it is shown.
+		u.sessions.badges()
 		return
 	}
 	it := u.chat.byCall[p.req.CallID]
@@ -110,6 +114,13 @@ func (u *UI) showApproval(live *liveSession, p *pendingApproval) {
 }
 
 func (u *UI) withdrawApproval(live *liveSession, p *pendingApproval) {
+	if live.waiting == p {
+		live.waiting = nil
+		u.sessions.badges()
+	}
+	if u.live != live {
+		return
+	}
 	it := u.chat.byCall[p.req.CallID]
 	if it == nil || it.approval != p {
 		return
@@ -126,6 +137,9 @@ func (u *UI) decide(it *chatItem, d tool.Decision) {
 		return
 	}
 	it.approval = nil
+	if u.live != nil && u.live.waiting == p {
+		u.live.waiting = nil
+	}
 	switch d {
 	case tool.Approve:
 		it.decided, it.status = "Approved by you", toolRunning

@@ -54,9 +54,11 @@ func (s FooterState) Parts(now time.Time) []string {
 		}
 		p = append(p, fmt.Sprintf("retry in %d s (%d of %d)", left, s.RetryAttempt, s.RetryMax))
 	}
-	if s.CostKnown {
+	switch {
+	case s.Model == "": // no session shown
+	case s.CostKnown:
 		p = append(p, "cost "+dollars(s.Cost))
-	} else {
+	default:
 		p = append(p, "cost n/a")
 	}
 	if s.WarmUp != "" {

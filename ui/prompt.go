@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"strings"
+	"unicode/utf8"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
@@ -45,4 +48,14 @@ func (e *promptEntry) FocusIn() {
 	if c := fyne.CurrentApp().Driver().CanvasForObject(e); c != nil {
 		c.Focus(e)
 	}
+}
+
+// setDraft shows a restored draft with the cursor at its end, where the
+// user goes on typing.
+func (e *promptEntry) setDraft(text string) {
+	e.SetText(text)
+	lines := strings.Split(text, "\n")
+	e.CursorRow = len(lines) - 1
+	e.CursorColumn = utf8.RuneCountInString(lines[len(lines)-1])
+	e.Refresh()
 }

@@ -36,7 +36,8 @@ func newSessionsView(u *UI) *sessionsView {
 		func() int { return len(v.items) },
 		func() fyne.CanvasObject {
 			t := &widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}
-			return container.NewVBox(t, styledText("", theme.ColorNamePlaceHolder, false))
+			b := &widget.Label{TextStyle: fyne.TextStyle{Bold: true}}
+			return container.NewVBox(container.NewBorder(nil, nil, nil, b, t), styledText("", theme.ColorNamePlaceHolder, false))
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id >= len(v.items) {
@@ -44,7 +45,20 @@ func newSessionsView(u *UI) *sessionsView {
 			}
 			s := v.items[id]
 			box := o.(*fyne.Container)
-			box.Objects[0].(*widget.Label).SetText(s.Title)
+			head := box.Objects[0].(*fyne.Container)
+			head.Objects[0].(*widget.Label).SetText(s.Title)
+			b := head.Objects[1].(*widget.Label)
+			switch bd := v.u.badgeOf(s.ID); bd {
+			case badgeNone:
+				b.Hide()
+			default:
+				b.Importance = widget.SuccessImportance
+				if bd == badgeWaiting {
+					b.Importance = widget.WarningImportance
+				}
+				b.SetText("● " + bd.String())
+				b.Show()
+			}
 			// The selected row's background is tinted: the detail uses the
 			// full foreground colour there to stay readable.
 			setStyledTextSized(box.Objects[1].(*widget.RichText), sessionDetail(s, time.Now()),
@@ -139,6 +153,19 @@ func (v *sessionsView) selectID(id string) {
 		}
 	}
 	v.list.UnselectAll()
+}
+
+// badges redraws the rows' running and waiting badges.
+func (v *sessionsView) badges() { v.list.Refresh() }
+
+// title is session id's title as listed, or its ID before the list loads.
+func (v *sessionsView) title(id string) string {
+	for _, s := range v.items {
+		if s.ID == id {
+			return s.Title
+		}
+	}
+	return id
 }
 
 func (v *sessionsView) selected() (workbench.SessionInfo, bool) {
@@ -265,13 +292,12 @@ func (v *sessionsView) confirmDelete() {
 
 // deleteSession removes a session's data; a running turn is stopped first.
 func (u *UI) deleteSession(id string) {
+	if u.running(id) != nil {
+		u.banner.ShowError("This session is running a turn; open it, press Stop, and try again.")
+		return
+	}
 	if u.live != nil && u.live.id == id {
-		if u.live.running {
-			u.banner.ShowError("This session is running a turn; press Stop and try again.")
-			return
-		}
 		u.live = nil
-		u.chat.clear()
 		u.showWelcome()
 	}
 	wb := u.wb

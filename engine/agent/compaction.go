@@ -452,9 +452,7 @@ type PastRebuild struct {
 // with the messages it superseded. Together with Messages it is everything
 // the cycle ever held.
 func (s *Session) History() ([]PastRebuild, error) {
-	s.mu.Lock()
-	cycleNow := s.meta.Cycle
-	s.mu.Unlock()
+	cycleNow := s.Snapshot().Meta.Cycle // without waiting for a running turn
 	var out []PastRebuild
 	err := s.cfg.Store.View(func(tx *storage.Tx) error {
 		recs, err := tx.Records(storage.KindRebuild, s.meta.ID)

@@ -138,6 +138,7 @@ type Session struct {
 	sentSystem string
 	booked     string       // reason for an announced prefix change, or ""
 	published  atomic.Int64 // level<<1 | exact, see ContextTokens
+	view       atomic.Pointer[View]
 
 	pendingRebuild string // the rewrite the next ledger row follows
 }
@@ -374,7 +375,8 @@ func (s *Session) ContextTokens() (int, bool) {
 	return int(v >> 1), v&1 == 1
 }
 
-// publishLevel stores the current level for lock-free readers.
+// publishLevel stores the current level, and the view, for lock-free
+// readers. It runs with the session lock held, after every commit.
 func (s *Session) publishLevel() {
 	lvl, exact := s.level()
 	v := int64(lvl) << 1
@@ -382,6 +384,26 @@ func (s *Session) publishLevel() {
 		v |= 1
 	}
 	s.published.Store(v)
+	s.view.Store(&View{Meta: s.meta, Messages: s.log.Messages(), Alerts: s.alerts()})
+}
+
+// View is what a display needs of a session as of its last commit.
+type View struct {
+	Meta     storage.Session
+	Messages []transcript.Message // the current cycle's log
+	Alerts   []string             // loop guard and compaction breakers
+}
+
+// Snapshot returns the session as of its last commit without waiting for
+// a running turn (Messages, Meta and Alerts wait for it): an app showing a
+// session whose turn runs in the background reads this. The values are
+// the caller's to keep; they are never changed afterwards.
+func (s *Session) Snapshot() View {
+	v := s.view.Load()
+	if v == nil {
+		return View{Meta: s.meta}
+	}
+	return *v
 }
 
 func (s *Session) level() (int, bool) {

@@ -1,0 +1,140 @@
+package ui
+
+import (
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+)
+
+// draftDelay is how long after the last keystroke a draft is stored.
+const draftDelay = 700 * time.Millisecond
+
+// Sessions in the background: a turn keeps running when the user opens
+// another session. Its events still reach the engine's log; the panels
+// ignore them until the session is shown again, when they are rebuilt from
+// the engine. An approval or a compaction question it asks meanwhile waits
+// on the session (a badge in the list says so) and appears when it is
+// reopened. Drafts: each session keeps its own unsent prompt, stored
+// through the front door so it also survives a restart.
+
+// badge is what the session list shows next to a session's title.
+type badge int
+
+const (
+	badgeNone badge = iota
+	badgeRunning
+	badgeWaiting // an approval or a compaction question waits for the user
+)
+
+// String is the badge's text in the session list.
+func (b badge) String() string {
+	switch b {
+	case badgeRunning:
+		return "running"
+	case badgeWaiting:
+		return "needs you"
+	}
+	return ""
+}
+
+// running returns the live state of session id if a turn of it runs,
+// whether shown or in the background.
+func (u *UI) running(id string) *liveSession {
+	if u.live != nil && u.live.id == id && u.live.running {
+		return u.live
+	}
+	return u.bg[id]
+}
+
+// badgeOf is session id's badge in the list.
+func (u *UI) badgeOf(id string) badge {
+	live := u.running(id)
+	switch {
+	case live == nil:
+		return badgeNone
+	case live.waiting != nil || live.ask != nil:
+		return badgeWaiting
+	}
+	return badgeRunning
+}
+
+// leave puts the shown session aside before another opens: its draft is
+// kept, and a running turn goes on in the background.
+func (u *UI) leave() {
+	live := u.live
+	if live == nil {
+		return
+	}
+	u.keepDraft(live)
+	if live.running {
+		u.bg[live.id] = live
+	}
+	u.live = nil
+}
+
+// keepDraft stores the prompt box's text as live's draft.
+func (u *UI) keepDraft(live *liveSession) {
+	if live == nil || live.sess == nil {
+		return
+	}
+	text := u.prompt.Text
+	if text == live.draft {
+		return
+	}
+	live.draft = text
+	wb, id := u.wb, live.id
+	go func() {
+		if err := wb.SaveDraft(id, text); err != nil {
+			u.bridge.Do(func() { u.banner.ShowError("Could not keep the unsent prompt: " + err.Error()) })
+		}
+	}()
+}
+
+// draftChanged stores the shown session's draft a moment after typing
+// stops, so a crash or a closed window loses at most that moment.
+func (u *UI) draftChanged() {
+	live := u.live
+	if live == nil || live.sess == nil {
+		return
+	}
+	u.draftGen++
+	gen := u.draftGen
+	u.bridge.After(draftDelay, func() {
+		if u.live == live && u.draftGen == gen {
+			u.keepDraft(live)
+		}
+	})
+}
+
+// resumeWaiting shows what a background turn asked while hidden.
+func (u *UI) resumeWaiting(live *liveSession) {
+	if p := live.waiting; p != nil {
+		u.showApproval(live, p)
+	}
+	if ask := live.ask; ask != nil {
+		live.ask = nil
+		ask()
+	}
+}
+
+// backgroundDone is a hidden session's turn ending.
+func (u *UI) backgroundDone(live *liveSession, failed error) {
+	delete(u.bg, live.id)
+	u.sessions.badges()
+	what := "finished"
+	if failed != nil {
+		what = "failed: " + failed.Error()
+	}
+	u.notify("Turn "+what, fmt.Sprintf("%s — open it in Tally to read the answer.", u.sessions.title(live.id)), live)
+}
+
+// notify sends a desktop notification unless the user turned them off or
+// is looking at that session in the focused window.
+func (u *UI) notify(title, body string, live *liveSession) {
+	if u.settings.NoNotifications || (u.focused && u.live == live) {
+		return
+	}
+	u.notified++
+	u.app.SendNotification(fyne.NewNotification("Tally: "+title, body))
+}

@@ -1,0 +1,198 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+)
+
+// openNew creates a session titled title in a fresh workspace and waits
+// until it is shown; it returns the session's ID.
+func (h *harness) openNew(title string) string {
+	h.t.Helper()
+	ws := filepath.Join(h.dir, "ws-"+title)
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	before := h.ui.live
+	h.ui.createSession(ws, title)
+	h.waitFor("session "+title+" to open", func() bool {
+		return h.ui.live != nil && h.ui.live != before && h.ui.live.sess != nil
+	})
+	return h.ui.live.id
+}
+
+// switchTo opens session id from the list and waits until it is shown.
+func (h *harness) switchTo(id string) {
+	h.t.Helper()
+	h.ui.openSession(id)
+	h.waitFor("session "+id+" to show", func() bool { return h.ui.live != nil && h.ui.live.id == id && h.ui.live.sess != nil })
+}
+
+// A half-typed prompt used to follow the user into another session and be
+// sent there (issue 12 #1): each session keeps its own draft, also across
+// a restart.
+func TestEachSessionKeepsItsOwnDraft(t *testing.T) {
+	h := newHarness(t, map[string]string{})
+	a := h.openNew("A")
+	test.Type(h.ui.prompt, "half a question for A")
+	b := h.openNew("B")
+	if h.ui.prompt.Text != "" {
+		t.Fatalf("the new session B opened with A's draft %q", h.ui.prompt.Text)
+	}
+	test.Type(h.ui.prompt, "B's own folder")
+	h.switchTo(a)
+	if h.ui.prompt.Text != "half a question for A" {
+		t.Errorf("A's draft is %q", h.ui.prompt.Text)
+	}
+	test.Type(h.ui.prompt, ", continued")
+	h.switchTo(b)
+	if h.ui.prompt.Text != "B's own folder" {
+		t.Errorf("B's draft is %q", h.ui.prompt.Text)
+	}
+	h.switchTo(a)
+
+	// Closing the window keeps the shown session's draft; the next launch
+	// restores it, and B's.
+	h.ui.Close()
+	h2 := reopen(t, h)
+	h2.waitFor("the last session to reopen", func() bool { return h2.ui.live != nil && h2.ui.live.sess != nil })
+	if h2.ui.live.id != a || h2.ui.prompt.Text != "half a question for A, continued" {
+		t.Errorf("after a restart session %s shows draft %q", h2.ui.live.id, h2.ui.prompt.Text)
+	}
+	h2.switchTo(b)
+	if h2.ui.prompt.Text != "B's own folder" {
+		t.Errorf("after a restart B's draft is %q", h2.ui.prompt.Text)
+	}
+}
+
+// reopen starts a new window on h's data folder, as a relaunch does.
+func reopen(t *testing.T, h *harness) *harness {
+	t.Helper()
+	a := test.NewTempApp(t)
+	w := test.NewTempWindow(t, widget.NewLabel(""))
+	h2 := &harness{t: t, win: w, q: &queue{}, dir: h.dir}
+	h2.ui = New(a, w, newBridgeWith(h2.q.post), Options{DataDir: h.dir, Env: h.ui.env})
+	w.Resize(fyne.NewSize(1200, 800))
+	t.Cleanup(func() { h2.ui.Close() })
+	return h2
+}
+
+// After deleting the open session the right panel used to keep its gauge,
+// chart and enabled buttons (issue 12 #5): every panel resets and the
+// disabled buttons say why.
+func TestDeletingTheOpenSessionResetsEveryPanel(t *testing.T) {
+	srv := llmtest.New(llmtest.Sequence(llmtest.Text("done")))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	h.send("hello")
+	h.waitIdle()
+	if len(h.ui.chart.rows) == 0 || h.ui.compactB.Disabled() {
+		t.Fatalf("precondition: the chart has %d rows, Compact disabled %v", len(h.ui.chart.rows), h.ui.compactB.Disabled())
+	}
+	h.ui.deleteSession(h.ui.live.id)
+	h.waitFor("the welcome view", func() bool { return h.ui.live == nil && h.q.empty() })
+	if len(h.ui.chart.rows) != 0 {
+		t.Errorf("the chart still has %d requests", len(h.ui.chart.rows))
+	}
+	if used := h.ui.gauge.used; used != 0 {
+		t.Errorf("the gauge still shows %d tokens", used)
+	}
+	for _, b := range []*widget.Button{h.ui.compactB, h.ui.purgeB, h.ui.cycleB, h.ui.archiveB, h.ui.sendB} {
+		if !b.Disabled() {
+			t.Errorf("%q is enabled with no session open", b.Text)
+		}
+	}
+	if !h.ui.actionsWhy.Visible() || !strings.Contains(h.ui.actionsWhy.Text, "Open a session") {
+		t.Errorf("nothing says why the buttons are off: %q", h.ui.actionsWhy.Text)
+	}
+	if strings.Contains(h.ui.footer.State.Text(time.Now()), "cost") {
+		t.Errorf("the footer still shows the deleted session: %q", h.ui.footer.State.Text(time.Now()))
+	}
+}
+
+// The demo's "Try:" suggestions used to stay live while a turn ran: they
+// are disabled and say when they come back.
+func TestSuggestionsWaitForTheTurn(t *testing.T) {
+	h := newHarness(t, map[string]string{})
+	h.ui.setBusyButtons(true)
+	h.ui.live = &liveSession{ops: engineOps{}}
+	h.ui.setBusyButtons(true)
+	var buttons int
+	for _, o := range h.ui.suggest.Objects {
+		if b, ok := o.(*widget.Button); ok {
+			buttons++
+			if !b.Disabled() {
+				t.Errorf("suggestion %q is enabled while a turn runs", b.Text)
+			}
+		}
+	}
+	if buttons == 0 || !strings.Contains(h.ui.suggest.Objects[0].(*widget.Label).Text, "when the turn ends") {
+		t.Errorf("the suggestions do not say why they are off")
+	}
+	h.ui.setBusyButtons(false)
+	for _, o := range h.ui.suggest.Objects {
+		if b, ok := o.(*widget.Button); ok && b.Disabled() {
+			t.Errorf("suggestion %q stays disabled after the turn", b.Text)
+		}
+	}
+	h.ui.live = nil
+}
+
+// A turn keeps running when the user opens another session: the list
+// badges it, an approval it asks meanwhile waits (with a notification),
+// and reopening the session shows the card.
+func TestTwoSessionsRunAtOnce(t *testing.T) {
+	srv := llmtest.New(llmtest.Sequence(
+		llmtest.Call("write_file", `{"path":"a.txt","content":"from A"}`), // A asks for approval
+		llmtest.Text("B's answer"),        // B runs meanwhile
+		llmtest.Text("A wrote the file"), // A, once approved
+	))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	a := h.openNew("A")
+	wsA := h.ui.live.sess.Meta().Workspace
+	h.send("write a.txt")
+	h.pending()
+	b := h.openNew("B")
+	if h.ui.running(a) == nil {
+		t.Fatal("opening B stopped A's turn")
+	}
+	if got := h.ui.badgeOf(a); got != badgeWaiting {
+		t.Errorf("A's badge is %q, want %q", got, badgeWaiting)
+	}
+	if !h.shows("● needs you") {
+		t.Error("the session list shows no badge for A")
+	}
+	h.send("hello B")
+	h.waitIdle()
+	if !h.shows("B's answer") {
+		t.Error("B's answer is not shown")
+	}
+	if h.ui.badgeOf(b) != badgeNone || h.ui.badgeOf(a) != badgeWaiting {
+		t.Errorf("badges: A %q, B %q", h.ui.badgeOf(a), h.ui.badgeOf(b))
+	}
+	h.switchTo(a)
+	it := h.pending()
+	c := h.card(it)
+	if c == nil {
+		t.Fatal("A's approval card is not shown after reopening A")
+	}
+	test.Tap(c.approve)
+	h.waitIdle()
+	if data, err := os.ReadFile(filepath.Join(wsA, "a.txt")); err != nil || string(data) != "from A" {
+		t.Errorf("A's approved write: %q, %v", data, err)
+	}
+	if h.ui.badgeOf(a) != badgeNone || len(h.ui.bg) != 0 {
+		t.Errorf("A still badged %q, %d in the background", h.ui.badgeOf(a), len(h.ui.bg))
+	}
+}
