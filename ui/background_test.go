@@ -154,8 +154,8 @@ func TestSuggestionsWaitForTheTurn(t *testing.T) {
 func TestTwoSessionsRunAtOnce(t *testing.T) {
 	srv := llmtest.New(llmtest.Sequence(
 		llmtest.Call("write_file", `{"path":"a.txt","content":"from A"}`), // A asks for approval
-		llmtest.Text("B's answer"),        // B runs meanwhile
-		llmtest.Text("A wrote the file"), // A, once approved
+		llmtest.Text("B's answer"),                                        // B runs meanwhile
+		llmtest.Text("A wrote the file"),                                  // A, once approved
 	))
 	defer srv.Close()
 	h := newHarness(t, endpoint(srv))
