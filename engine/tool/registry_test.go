@@ -326,10 +326,13 @@ func TestSummarize(t *testing.T) {
 		{"write_file", "write_file", `{"path":"a.go","content":"12345"}`, "write_file a.go (5 bytes)"},
 		{"read_file offset", "read_file", `{"path":"a.go","offset":401}`, "read_file a.go from line 401"},
 		{"list_dir default", "list_dir", ``, "list_dir ."},
-		{"grep", "grep", `{"pattern":"func main","glob":"*.go"}`, `grep "func main" in . (*.go)`},
+		{"grep", "grep", `{"pattern":"func main","glob":"*.go"}`, "grep “func main” in . (*.go)"},
+		{"grep pattern not escaped again", "grep", `{"pattern":"Add\\(","path":"calc/"}`, `grep Add\( in calc/`},
+		{"checklist write", "checklist_write", `{"items":[{"content":"a"},{"content":"b"},{"content":"c"}]}`, "Checklist: 3 items"},
+		{"checklist update", "checklist_update", `{"id":"2","status":"in_progress"}`, "Checklist: item 2 → in progress"},
 		{"bad JSON", "run_shell", `{"command": "rm -rf`, `run_shell {"command": "rm -rf`},
-		{"unknown tool", "mcp_search", `{"q":"x"}`, `mcp_search {"q":"x"}`},
-		{"wrong types", "edit_file", `{"path":42}`, `edit_file {"path":42}`},
+		{"unknown tool", "mcp_search", `{"q":"x"}`, "mcp_search q: x"},
+		{"wrong types", "edit_file", `{"path":42}`, "edit_file path: 42"},
 		{"terminal escape", "run_shell", `{"command":"echo \u001b[31mred"}`, `run_shell: echo \u001b[31mred`},
 	}
 	for _, tc := range cases {
