@@ -10,6 +10,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tally-dev/tally/engine/diff"
 )
 
 // ApprovalRequest describes one tool call awaiting the user's decision.
@@ -33,6 +35,12 @@ type ApprovalRequest struct {
 	// SecretFile names the deny-listed file the call would read, if any;
 	// only a person may allow that (ApproveAll refuses it).
 	SecretFile string
+	// Diff is the change a write_file or edit_file call would make to its
+	// file, from the content on disk now to the content proposed (New set
+	// for a file that does not exist yet); nil for other tools, for a
+	// secret file and for a call that would fail anyway. A [HunkApprover]
+	// may accept only some of its hunks.
+	Diff *diff.Diff
 }
 
 // Decision is the user's answer to an [ApprovalRequest]. The zero value is
@@ -187,7 +195,11 @@ type Verdict struct {
 //     sandboxed, which asks every time;
 //   - a call whose arguments cannot be shown whole (see [Display]) is
 //     refused without asking;
-//   - everything else asks the Approver; with none, it is refused.
+//   - everything else asks the Approver; with none, it is refused. A
+//     write_file or edit_file call is shown with its diff
+//     (ApprovalRequest.Diff), and a [HunkApprover] is asked per hunk: the
+//     Verdict's Ctx then carries the accepted hunks to the tool, which
+//     writes only those.
 //
 // An error from the Approver (such as a cancelled context) is returned
 // with a refusing Verdict.
@@ -230,7 +242,11 @@ func (g *Gate) Decide(ctx context.Context, env *Env, t Tool, callID, args string
 	if g.approver == nil {
 		return Verdict{Ctx: ctx, Refusal: DeniedResult(name)}, nil
 	}
-	d, err := g.approver.Approve(ctx, req)
+	var pr *proposal
+	if !isSecret {
+		pr, req.Diff = proposeFor(ctx, env, t, args)
+	}
+	d, choice, err := choose(ctx, g.approver, req, pr)
 	if err != nil {
 		return Verdict{Ctx: ctx, Refusal: DeniedResult(name), Asked: true}, err
 	}
@@ -243,6 +259,9 @@ func (g *Gate) Decide(ctx context.Context, env *Env, t Tool, callID, args string
 		}
 		if isSecret {
 			ctx = WithSecretReadAllowed(ctx)
+		}
+		if choice != nil {
+			ctx = withHunkChoice(ctx, *choice)
 		}
 		return Verdict{Allowed: true, Ctx: ctx, Asked: true}, nil
 	default:

@@ -56,55 +56,78 @@ func EditFile() Tool { return editFile{} }
 func (editFile) Spec() Spec          { return editFileSpec }
 func (editFile) NeedsApproval() bool { return true }
 
-func (editFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result {
+// editPlan is an edit_file call worked out but not written: the file's
+// content before and after, and where the replacements land.
+type editPlan struct {
+	w          *wsRoot // the caller closes it
+	rel, fname string
+	before     []byte
+	updated    string
+	starts     []int
+	newS       string
+}
+
+// plan decodes and checks an edit_file call and computes the new content,
+// or returns the failure for the model.
+func (editFile) plan(ctx context.Context, env *Env, args json.RawMessage) (*editPlan, *Result) {
 	const name = "edit_file"
+	fail := func(r Result) (*editPlan, *Result) { return nil, &r }
 	var p EditFileParams
 	if err := decodeParams(name, args, &p); err != nil {
-		return errResult(name, err)
+		return fail(errResult(name, err))
 	}
 	if p.Path == "" {
-		return errorf(name, "path is missing; pass the file path relative to the workspace root")
+		return fail(errorf(name, "path is missing; pass the file path relative to the workspace root"))
 	}
 	if p.OldString == "" {
-		return errorf(name, "old_string is empty for %q; pass the exact text to replace, or use write_file to create a file", p.Path)
+		return fail(errorf(name, "old_string is empty for %q; pass the exact text to replace, or use write_file to create a file", p.Path))
 	}
 	if p.OldString == p.NewString {
-		return errorf(name, "old_string and new_string are identical for %q; pass the changed text in new_string", p.Path)
+		return fail(errorf(name, "old_string and new_string are identical for %q; pass the changed text in new_string", p.Path))
 	}
 	w, err := openWorkspace(env)
 	if err != nil {
-		return errResult(name, err)
+		return fail(errResult(name, err))
 	}
-	defer w.Close()
+	pl, r := editFile{}.planIn(ctx, env, w, p)
+	if r != nil {
+		w.Close()
+	}
+	return pl, r
+}
+
+func (editFile) planIn(ctx context.Context, env *Env, w *wsRoot, p EditFileParams) (*editPlan, *Result) {
+	const name = "edit_file"
+	fail := func(r Result) (*editPlan, *Result) { return nil, &r }
 	rel, fname, err := w.confine(p.Path)
 	if err != nil {
-		return errResult(name, err)
+		return fail(errResult(name, err))
 	}
 	fi, used, err := w.stat(fname)
 	if err != nil {
-		return errorf(name, "%s", describeStatError(rel, err))
+		return fail(errorf(name, "%s", describeStatError(rel, err)))
 	}
 	if fi.IsDir() {
-		return errorf(name, "%q is a directory; pass a file path", rel)
+		return fail(errorf(name, "%q is a directory; pass a file path", rel))
 	}
 	if !fi.Mode().IsRegular() {
-		return errorf(name, "%q is not a regular file; only regular text files can be edited", rel)
+		return fail(errorf(name, "%q is not a regular file; only regular text files can be edited", rel))
 	}
 	if fi.Size() > EditFileMaxSize {
-		return errorf(name, "%q is %s bytes, over the %s-byte limit for editing; use run_shell with a tool such as sed instead", rel, commas(int(fi.Size())), commas(EditFileMaxSize))
+		return fail(errorf(name, "%q is %s bytes, over the %s-byte limit for editing; use run_shell with a tool such as sed instead", rel, commas(int(fi.Size())), commas(EditFileMaxSize)))
 	}
 	if what, secret := w.secretPath(env, rel, fname); secret && !secretReadAllowed(ctx) {
-		return refuseSecret(name, what, "edited", "edit")
+		return fail(refuseSecret(name, what, "edited", "edit"))
 	}
 	data, err := w.readRegular(used, fi, EditFileMaxSize)
 	if errors.Is(err, errTooBig) {
-		return errorf(name, "%q grew over the %s-byte limit for editing; use run_shell with a tool such as sed instead", rel, commas(EditFileMaxSize))
+		return fail(errorf(name, "%q grew over the %s-byte limit for editing; use run_shell with a tool such as sed instead", rel, commas(EditFileMaxSize)))
 	}
 	if err != nil {
-		return errorf(name, "%s", describeStatError(rel, err))
+		return fail(errorf(name, "%s", describeStatError(rel, err)))
 	}
 	if looksBinary(data, true) {
-		return errorf(name, "%q is a binary file; only text files can be edited", rel)
+		return fail(errorf(name, "%q is a binary file; only text files can be edited", rel))
 	}
 	content := string(data)
 	oldS, newS := p.OldString, p.NewString
@@ -120,14 +143,11 @@ func (editFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 	switch {
 	case count == 0:
 		if line, ok := fuzzyLine(content, oldS); ok {
-			return errorf(name, "old_string not found in %q, but text differing only in whitespace starts at line %d; read the file and copy the exact text, including indentation and line breaks", rel, line)
+			return fail(errorf(name, "old_string not found in %q, but text differing only in whitespace starts at line %d; read the file and copy the exact text, including indentation and line breaks", rel, line))
 		}
-		return errorf(name, "old_string not found in %q; read the file and copy the exact text", rel)
+		return fail(errorf(name, "old_string not found in %q; read the file and copy the exact text", rel))
 	case count > 1 && !p.ReplaceAll:
-		return errorf(name, "old_string occurs %d times in %q (at lines %s); add surrounding lines to make it unique, or set replace_all to true to change all of them", count, rel, matchLines(content, oldS, 10))
-	}
-	if err := ctx.Err(); err != nil {
-		return errorf(name, "the call was cancelled before %q was changed; call again if still needed", rel)
+		return fail(errorf(name, "old_string occurs %d times in %q (at lines %s); add surrounding lines to make it unique, or set replace_all to true to change all of them", count, rel, matchLines(content, oldS, 10)))
 	}
 
 	// Replace and record where each replacement lands in the new content.
@@ -146,21 +166,53 @@ func (editFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 		rest = rest[i+len(oldS):]
 	}
 	b.WriteString(rest)
-	updated := b.String()
+	return &editPlan{w: w, rel: rel, fname: fname, before: data, updated: b.String(), starts: starts, newS: newS}, nil
+}
 
-	if _, err := w.writeAtomic(fname, []byte(updated)); err != nil {
+func (t editFile) propose(ctx context.Context, env *Env, args json.RawMessage) (proposal, error) {
+	pl, fail := t.plan(ctx, env, args)
+	if fail != nil {
+		return proposal{}, errors.New(fail.Content)
+	}
+	defer pl.w.Close()
+	return proposal{rel: pl.rel, before: pl.before, after: []byte(pl.updated), existed: true}, nil
+}
+
+func (t editFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result {
+	const name = "edit_file"
+	pl, fail := t.plan(ctx, env, args)
+	if fail != nil {
+		return *fail
+	}
+	w, rel := pl.w, pl.rel
+	defer w.Close()
+	if err := ctx.Err(); err != nil {
+		return errorf(name, "the call was cancelled before %q was changed; call again if still needed", rel)
+	}
+	content, rejected, refusal := applyChoice(ctx, name, pl.before, []byte(pl.updated), true)
+	if refusal != nil {
+		return *refusal
+	}
+	recRel := w.recordTarget(rel, pl.fname)
+	if r, ok := env.beforeWrite(name, recRel); !ok {
+		return r
+	}
+	if _, err := w.writeAtomic(pl.fname, content); err != nil {
 		if errors.Is(err, ErrOutsideWorkspace) {
 			return errorf(name, "%s", describeStatError(rel, err))
 		}
 		return errorf(name, "writing %q failed (%v); check that the file is writable", rel, unwrapPathError(err))
 	}
 	res := Result{Paths: []string{rel}, Wrote: true}
-	ranges := changedRanges(updated, starts, newS, 10)
-	if len(starts) == 1 {
-		res.Content = fmt.Sprintf("edited %s: replaced 1 occurrence; %s", rel, ranges)
-	} else {
-		res.Content = fmt.Sprintf("edited %s: replaced %d occurrences; %s", rel, len(starts), ranges)
+	switch {
+	case len(rejected) > 0:
+		res.Content = fmt.Sprintf("edited %s: wrote the accepted hunks only", rel)
+	case len(pl.starts) == 1:
+		res.Content = fmt.Sprintf("edited %s: replaced 1 occurrence; %s", rel, changedRanges(pl.updated, pl.starts, pl.newS, 10))
+	default:
+		res.Content = fmt.Sprintf("edited %s: replaced %d occurrences; %s", rel, len(pl.starts), changedRanges(pl.updated, pl.starts, pl.newS, 10))
 	}
+	res.Content += rejectedNote(rel, rejected) + env.afterWrite(recRel)
 	return res
 }
 

@@ -102,9 +102,20 @@ func (runShell) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 
 	policy := shellPolicy(env, ws)
 	out := newCapWriter(env.outputLimit())
+	if env.Recorder != nil {
+		if err := env.Recorder.BeforeShell(); err != nil {
+			return errorf(name, "the command was not run because the workspace could not be saved for undo first (%v); free space in Tally's data folder or check its settings, then call again", err)
+		}
+	}
 	run, err := runCommand(ctx, sandbox.Spec{
 		Shell: shell, Command: p.Command, Dir: ws, Env: ShellEnviron(env, os.Environ()), Policy: policy,
 	}, timeout, out)
+	recNote := ""
+	if env.Recorder != nil {
+		if rerr := env.Recorder.AfterShell(); rerr != nil {
+			recNote = fmt.Sprintf("note: the changes this command made could not be recorded (%v), so they cannot be undone with a rewind", rerr)
+		}
+	}
 	var unavailable *sandbox.UnavailableError
 	if errors.As(err, &unavailable) {
 		return errorf(name, "the command was not run: %s and the settings require it; enable Landlock in the kernel or turn off the sandbox requirement", unavailable.Error())
@@ -124,7 +135,7 @@ func (runShell) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 			b.WriteByte('\n')
 		}
 	}
-	for _, n := range []string{run.note, run.sandboxNote(text, policy)} {
+	for _, n := range []string{run.note, run.sandboxNote(text, policy), recNote} {
 		if n != "" {
 			b.WriteString(n)
 			b.WriteByte('\n')

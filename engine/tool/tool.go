@@ -73,6 +73,10 @@ type Env struct {
 	// RequireSandbox makes run_shell refuse to run a command when the
 	// sandbox cannot be applied, instead of running it unsandboxed.
 	RequireSandbox bool
+	// Recorder, when set, is told before and after every change
+	// write_file, edit_file and run_shell make to the workspace, so the
+	// changes can be undone; see [Recorder].
+	Recorder Recorder
 }
 
 // Defaults used when the corresponding Env field is zero.
