@@ -227,13 +227,6 @@ func noticeFor(m *transcript.Message) string {
 	return "· " + label + ": " + firstLine(m.Body(), 140)
 }
 
-func parseMarkdown(s string) []widget.RichTextSegment {
-	if strings.TrimSpace(s) == "" {
-		return nil
-	}
-	return widget.NewRichTextFromMarkdown(s).Segments
-}
-
 // appendItems adds items at the end, measures them and follows the bottom
 // when the list was there.
 func (c *chatView) appendItems(its ...*chatItem) {
