@@ -226,7 +226,7 @@ func (s *Session) compactNow(ctx context.Context, in compact.Input, plan compact
 		s.st.Summary = out.SummarySection
 		system = s.systemWithSummary()
 	}
-	info, err := s.rebuildCosted(RebuildCompaction, reason, out.Messages, system, summary, plan.Cache)
+	info, err := s.rebuildCosted(RebuildCompaction, reason, out.Messages, system, summary, plan.Cache, nil)
 	if err != nil {
 		return res, err
 	}
@@ -293,14 +293,15 @@ func (s *Session) systemWithSummary() string {
 // cache-busting rewrite for the thrash breaker and publishes the event with
 // what the rewrite cost in cache terms.
 func (s *Session) rebuild(kind RebuildKind, reason string, msgs []transcript.Message, system, summary string) error {
-	_, err := s.rebuildCosted(kind, reason, msgs, system, summary, compact.CacheCost{})
+	_, err := s.rebuildCosted(kind, reason, msgs, system, summary, compact.CacheCost{}, nil)
 	return err
 }
 
 // rebuildCosted is rebuild for a compaction, whose plan's cost adds the
 // summary request (call.CallTokens, call.CallMissTokens) to the cost of
-// the rewrite itself. It returns the event's RebuildInfo.
-func (s *Session) rebuildCosted(kind RebuildKind, reason string, msgs []transcript.Message, system, summary string, call compact.CacheCost) (RebuildInfo, error) {
+// the rewrite itself. It returns the event's RebuildInfo. extra, when not
+// nil, runs in the rewrite's transaction.
+func (s *Session) rebuildCosted(kind RebuildKind, reason string, msgs []transcript.Message, system, summary string, call compact.CacheCost, extra func(tx *storage.Tx) error) (RebuildInfo, error) {
 	before, _ := s.level()
 	oldLog := s.log.Messages()
 	// The previous request held the first sent messages of the log: the
@@ -352,6 +353,11 @@ func (s *Session) rebuildCosted(kind RebuildKind, reason string, msgs []transcri
 		}
 		if err := tx.ReplaceLog(s.meta.ID, s.meta.Cycle, data); err != nil {
 			return err
+		}
+		if extra != nil {
+			if err := extra(tx); err != nil {
+				return err
+			}
 		}
 		r, _ := json.Marshal(rec)
 		if _, err := tx.AddRecord(storage.KindRebuild, s.meta.ID, r); err != nil {

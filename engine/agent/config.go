@@ -62,6 +62,10 @@ type Config struct {
 	// HitPrice and MissPrice (USD per million input tokens) price the cache
 	// cost in compaction previews; zero means unknown.
 	HitPrice, MissPrice float64
+	// CheckpointBytes caps the compressed file content the checkpoints of
+	// the session's workspace keep (see checkpoint.Limits.StoreBytes);
+	// 0 means checkpoint.DefaultStoreBytes.
+	CheckpointBytes int64
 }
 
 // StatusMode is where the status block goes.

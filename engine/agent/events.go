@@ -86,4 +86,5 @@ const (
 	RebuildEmergency  RebuildKind = "emergency"  // recovery from "context length exceeded"
 	RebuildPurge      RebuildKind = "purge"      // the model-driven purge
 	RebuildCycle      RebuildKind = "cycle"      // a new cycle
+	RebuildRewind     RebuildKind = "rewind"     // the user rewound the conversation to one of their messages
 )

@@ -18,6 +18,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/tally-dev/tally/assets"
+	"github.com/tally-dev/tally/engine/checkpoint"
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/guard"
@@ -141,6 +142,15 @@ type Session struct {
 	view       atomic.Pointer[View]
 
 	pendingRebuild string // the rewrite the next ledger row follows
+
+	// The session's file checkpoints (see checkpoints.go): the
+	// workspace's store (nil with ckptErr saying why), the recorder the
+	// tools report to (nil for a session opened with Inspect) and the
+	// user's turns (see turns.go).
+	ckpt     *checkpoint.Workspace
+	ckptErr  error
+	recorder *fileRecorder
+	turns    []Turn
 }
 
 // turnState is the per-turn canonical state behind the status bar.
@@ -197,7 +207,12 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return load(cfg, meta, st, nil)
+	sess, err := load(cfg, meta, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	sess.startRecording()
+	return sess, nil
 }
 
 // Open loads a stored session. A session whose last step was interrupted
@@ -211,6 +226,7 @@ func Open(cfg Config, id string) (*Session, error) {
 	if err := s.repair(); err != nil {
 		return nil, err
 	}
+	s.startRecording()
 	return s, nil
 }
 
@@ -288,6 +304,8 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	if a := st.Anchor; a != nil {
 		s.anchor.Set(a.Billed, a.At, a.Est)
 	}
+	s.loadTurns()
+	s.openCheckpoints()
 	s.publishLevel()
 	return s, nil
 }

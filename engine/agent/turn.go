@@ -65,11 +65,16 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 		return Result{Reason: ReasonFailed}, err
 	}
 	now := s.cfg.now()
+	n, snap := s.nextTurn(), s.snapshot()
+	s.beginTurnCheckpoint(n)
 	s.st.WorkingSet.Touch(PathsIn(text)...)
 	meta := TurnMeta(now, s.cfg.ModelName, &s.st.WorkingSet)
-	if err := s.commit([]transcript.Message{transcript.UserText(meta, text, now)}, nil); err != nil {
+	user := transcript.UserText(meta, text, now)
+	record, turns := s.beginTurnRecord(n, &user, snap)
+	if err := s.commit([]transcript.Message{user}, record); err != nil {
 		return Result{Reason: ReasonFailed}, err
 	}
+	s.turns = turns
 	res := Result{}
 	for step := 1; ; step++ {
 		if step > s.cfg.MaxSteps {

@@ -1,0 +1,140 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/tally-dev/tally/engine/checkpoint"
+)
+
+// fileRecorder is the session's tool.Recorder: it records every change
+// the tools make in the session's checkpoints, or refuses the change with
+// the reason checkpoints are unavailable.
+type fileRecorder struct {
+	mu  sync.Mutex
+	rec *checkpoint.Recorder
+	err error // why changes cannot be recorded now
+}
+
+func (f *fileRecorder) get() (*checkpoint.Recorder, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return nil, f.err
+	}
+	return f.rec, nil
+}
+
+func (f *fileRecorder) fail(err error) {
+	f.mu.Lock()
+	f.err = err
+	f.mu.Unlock()
+}
+
+// BeforeWrite records rel's state before a tool writes it.
+func (f *fileRecorder) BeforeWrite(rel string) error {
+	r, err := f.get()
+	if err != nil {
+		return err
+	}
+	return r.BeforeWrite(rel)
+}
+
+// AfterWrite records rel's state after a tool wrote it.
+func (f *fileRecorder) AfterWrite(rel string) error {
+	r, err := f.get()
+	if err != nil {
+		return err
+	}
+	return r.AfterWrite(rel)
+}
+
+// BeforeShell saves the workspace before a command runs.
+func (f *fileRecorder) BeforeShell() error {
+	r, err := f.get()
+	if err != nil {
+		return err
+	}
+	return r.BeforeShell()
+}
+
+// AfterShell records what a command changed.
+func (f *fileRecorder) AfterShell() error {
+	r, err := f.get()
+	if err != nil {
+		return err
+	}
+	_, err = r.AfterShell()
+	return err
+}
+
+// openCheckpoints opens the checkpoints of the session's workspace, for
+// reading (Changes, RewindPlan); a workspace that cannot be opened leaves
+// them unavailable, which the methods that need them report.
+func (s *Session) openCheckpoints() {
+	ws, err := checkpoint.Open(s.cfg.Store, s.meta.Workspace, checkpoint.Limits{StoreBytes: s.cfg.CheckpointBytes})
+	if err != nil {
+		s.ckptErr = err
+		return
+	}
+	s.ckpt = ws
+}
+
+// startRecording opens the session's recorder and hands it to the tools.
+// Without one, every tool that changes files refuses, saying why: a change
+// that could not be undone is never made silently.
+func (s *Session) startRecording() {
+	f := &fileRecorder{}
+	s.env.Recorder = f
+	s.recorder = f
+	if s.ckpt == nil {
+		f.fail(fmt.Errorf("file checkpoints are unavailable (%v)", s.ckptErr))
+		return
+	}
+	rec, err := s.ckpt.Recorder(s.meta.ID)
+	if err != nil {
+		f.fail(err)
+		return
+	}
+	f.rec = rec
+}
+
+// beginTurnCheckpoint starts the checkpoint of user turn n. When it
+// cannot be started, the tools refuse to change files for the turn rather
+// than record the changes against the wrong turn.
+func (s *Session) beginTurnCheckpoint(n int) {
+	f := s.recorder
+	if f == nil || f.rec == nil {
+		return
+	}
+	err := f.rec.BeginTurn(n)
+	if err != nil {
+		err = fmt.Errorf("the checkpoint of turn %d could not be started (%v)", n, err)
+	}
+	f.fail(err)
+}
+
+// checkpoints returns the workspace's checkpoints, or an error saying
+// why they cannot be read.
+func (s *Session) checkpoints() (*checkpoint.Workspace, error) {
+	if s.ckpt == nil {
+		return nil, fmt.Errorf("agent: the file checkpoints of %s cannot be read (%v); check that the workspace folder exists", s.meta.Workspace, s.ckptErr)
+	}
+	return s.ckpt, nil
+}
+
+// Close ends the session's recording of file changes: a closed session's
+// checkpoints are the first dropped when the store passes its size limit.
+// The session stays readable; a later Open records again.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.recorder
+	if f == nil || f.rec == nil {
+		return nil
+	}
+	err := f.rec.Close()
+	f.fail(errors.New("the session was closed; open it again to change files"))
+	return err
+}
