@@ -77,6 +77,11 @@ type Settings struct {
 	// Window is the main window's last size and position, restored on
 	// launch; zero means the default.
 	Window WindowPlace `json:"window,omitzero"`
+	// CheckpointCap is the compressed size in bytes the file checkpoints
+	// of one workspace may keep before the oldest checkpoints of closed
+	// sessions are dropped; 0 means the default, 1 GB
+	// (checkpoint.DefaultStoreBytes).
+	CheckpointCap int64 `json:"checkpoint_cap,omitempty"`
 }
 
 // WindowPlace is a window's size (and, where the platform reports it,

@@ -72,6 +72,8 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 		UserConfigDir: userConfigDir(),
 		Shell:         agent.ShellConfig(saved.Shell),
 		Mode:          w.permissionMode(o, saved),
+		// The one mapping of the checkpoint cap (0: the default).
+		CheckpointBytes: saved.CheckpointCap,
 	}
 	if cfg.Approver == nil {
 		cfg.Approver = tool.DenyAll{}

@@ -1,0 +1,67 @@
+package workbench
+
+import (
+	"fmt"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/checkpoint"
+)
+
+// The types of the file checkpoints, for the app and the command line.
+type (
+	// FileChange is one file a session changed, with its diff.
+	FileChange = checkpoint.FileChange
+	// RestorePlan is what restoring a session's files to a turn would do.
+	RestorePlan = checkpoint.Plan
+	// FileRestore is the plan for one file.
+	FileRestore = checkpoint.FileRestore
+	// RestoreResult is what a restore did.
+	RestoreResult = checkpoint.Result
+	// Turn is one message the user sent, with its number.
+	Turn = agent.Turn
+	// RewindPlan is the dry run of a rewind.
+	RewindPlan = agent.RewindPlan
+	// RewindResult is what a rewind did.
+	RewindResult = agent.RewindResult
+)
+
+// ErrConflict is matched (errors.Is) by the error of a rewind or revert
+// refused because files were changed outside Tally since the agent wrote
+// them; repeating it with force overwrites them.
+var ErrConflict = checkpoint.ErrConflict
+
+// checkpoints opens the file checkpoints of session id's workspace.
+func (w *Workbench) checkpoints(id string) (*checkpoint.Workspace, error) {
+	meta, err := w.store.Session(id)
+	if err != nil {
+		return nil, fmt.Errorf("no session with ID %q (%w); run `tally sessions` to list them", id, err)
+	}
+	return checkpoint.Open(w.store, meta.Workspace, checkpoint.Limits{StoreBytes: w.Settings().CheckpointCap})
+}
+
+// Changes returns the files session id changed, with their diffs: against
+// the session's first checkpoint when sinceTurn is 0, else since the start
+// of that turn (agent.Turn.N). It reads the store and the workspace only,
+// without opening the session, so it can be called while the app shows
+// it; a session that is open is better asked directly (agent.Session.Changes).
+func (w *Workbench) Changes(id string, sinceTurn int) ([]FileChange, error) {
+	ws, err := w.checkpoints(id)
+	if err != nil {
+		return nil, err
+	}
+	if sinceTurn > 0 {
+		return ws.ChangesSince(id, sinceTurn)
+	}
+	return ws.Changes(id)
+}
+
+// Unrestorable returns the turns of session id whose checkpoints lost
+// content to the size cap (Settings.CheckpointCap): rewinding the files
+// to them leaves some files as they are.
+func (w *Workbench) Unrestorable(id string) ([]int, error) {
+	ws, err := w.checkpoints(id)
+	if err != nil {
+		return nil, err
+	}
+	return ws.Unrestorable(id)
+}
