@@ -138,3 +138,16 @@ func (u *UI) notify(title, body string, live *liveSession) {
 	u.notified++
 	u.app.SendNotification(fyne.NewNotification("Tally: "+title, body))
 }
+
+// endBusy marks live's maintenance job (compaction, purge, new cycle)
+// over; it reports whether live is the shown session, and otherwise takes
+// it out of the background.
+func (u *UI) endBusy(live *liveSession) bool {
+	live.running, live.cancel = false, nil
+	if u.live != live {
+		delete(u.bg, live.id)
+		u.sessions.badges()
+		return false
+	}
+	return true
+}

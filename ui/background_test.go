@@ -196,3 +196,47 @@ func TestTwoSessionsRunAtOnce(t *testing.T) {
 		t.Errorf("A still badged %q, %d in the background", h.ui.badgeOf(a), len(h.ui.bg))
 	}
 }
+
+// Reopening a session used to show only the current cycle (issue 12 #2):
+// earlier cycles are collapsed, read-only rows in order that expand to
+// every message they held.
+func TestReopenedSessionShowsEarlierCyclesCollapsed(t *testing.T) {
+	srv := llmtest.New(llmtest.Sequence(llmtest.Text("answer one"), llmtest.Text("the hand-off brief")))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	h.send("first question")
+	h.waitIdle()
+	h.ui.runNewCycle(h.ui.live)
+	h.waitFor("the new cycle", func() bool { return !h.ui.live.running && h.ui.live.sess.Meta().Cycle == 2 })
+	h.ui.Close()
+
+	h2 := reopen(t, h)
+	h2.waitFor("the session to reopen", func() bool { return h2.ui.live != nil && h2.ui.live.sess != nil })
+	items := h2.ui.chat.items
+	if len(items) == 0 || items[0].kind != itemCycle || items[0].reasonOn {
+		t.Fatalf("the chat does not start with the collapsed cycle 1: %+v", items)
+	}
+	has := func(text string) bool {
+		for _, it := range h2.ui.chat.items {
+			if it.text == text {
+				return true
+			}
+		}
+		return false
+	}
+	if has("first question") {
+		t.Error("cycle 1's messages show although it is collapsed")
+	}
+	if !h2.shows("▸ Show its") {
+		t.Error("no expand button on the cycle row")
+	}
+	h2.ui.chat.toggleCycle(items[0])
+	if !has("first question") || !has("answer one") {
+		t.Errorf("expanding cycle 1 does not show its messages")
+	}
+	h2.ui.chat.toggleCycle(h2.ui.chat.items[0])
+	if has("first question") {
+		t.Error("collapsing cycle 1 left its messages")
+	}
+}

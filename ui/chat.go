@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -24,6 +25,7 @@ const (
 	itemTool
 	itemNotice
 	itemRebuild // a compaction or a new cycle, with its summary or brief
+	itemCycle   // an earlier, closed cycle: collapsed, expands to its messages
 )
 
 // chatItem is one row of the chat. Items are only touched on the UI
@@ -39,6 +41,10 @@ type chatItem struct {
 	// detailName names the expandable text of a rebuild row ("Summary");
 	// the text itself is kept in reasoning.
 	detailName string
+	// past holds an earlier cycle's messages (itemCycle); pastItems are
+	// their rows once expanded (reasonOn says whether they are shown).
+	past      []transcript.Message
+	pastItems []*chatItem
 
 	call      transcript.ToolCall
 	title     string
@@ -143,10 +149,13 @@ func (c *chatView) setMessages(msgs []transcript.Message) {
 // setHistory shows a reopened conversation whole: for each earlier rewrite
 // of the log, the messages it removed and a row saying what happened; then
 // the messages the log holds now.
-func (c *chatView) setHistory(past []agent.PastRebuild, msgs []transcript.Message) {
+func (c *chatView) setHistory(cycles []cycle.Archive, past []agent.PastRebuild, msgs []transcript.Message) {
 	c.items = c.items[:0]
 	c.heights = c.heights[:0]
 	c.byCall = map[string]*chatItem{}
+	for _, a := range cycles {
+		c.items = append(c.items, cycleItem(a))
+	}
 	for _, p := range past {
 		for i := range p.Superseded {
 			c.addMessage(&p.Superseded[i])
@@ -378,7 +387,11 @@ func newMessageRow(c *chatView) *messageRow {
 	}}
 	r.header = container.NewBorder(nil, nil, nil, r.copyB, r.role)
 	r.reason = &widget.Button{Importance: widget.LowImportance, Alignment: widget.ButtonAlignLeading, OnTapped: func() {
-		if r.item != nil {
+		switch {
+		case r.item == nil:
+		case r.item.kind == itemCycle:
+			r.chat.toggleCycle(r.item)
+		default:
 			r.chat.toggleReasoning(r.item)
 		}
 	}}
@@ -411,9 +424,9 @@ func (r *messageRow) set(it *chatItem) {
 	showIf(r.header, it.kind == itemUser || it.kind == itemAssistant)
 	showIf(r.card, it.kind == itemTool)
 	hasReason := (it.kind == itemAssistant || it.kind == itemRebuild) && it.reasoning != ""
-	showIf(r.reason, hasReason)
+	showIf(r.reason, hasReason || it.kind == itemCycle)
 	showIf(r.rtext, hasReason && it.reasonOn)
-	plain := it.kind == itemUser || it.kind == itemNotice || it.kind == itemRebuild || (it.kind == itemAssistant && it.streaming && it.text != "")
+	plain := it.kind == itemUser || it.kind == itemNotice || it.kind == itemRebuild || it.kind == itemCycle || (it.kind == itemAssistant && it.streaming && it.text != "")
 	rich := it.kind == itemAssistant && !it.streaming && len(it.md) > 0
 	showIf(r.plain, plain)
 	showIf(r.rich, rich)
@@ -441,10 +454,13 @@ func (r *messageRow) set(it *chatItem) {
 		}
 		r.reason.SetText(arrow + " " + name + " (" + thousands(len([]rune(it.reasoning))) + " chars)")
 	}
+	if it.kind == itemCycle {
+		r.reason.SetText(cycleToggleText(it))
+	}
 	if plain {
 		style := fyne.TextStyle{}
 		imp := widget.MediumImportance
-		if it.kind == itemRebuild {
+		if it.kind == itemRebuild || it.kind == itemCycle {
 			style.Bold = true
 			imp = widget.HighImportance
 		}

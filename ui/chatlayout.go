@@ -154,7 +154,7 @@ func (c *chatView) estimate(it *chatItem) float32 {
 	if c.estW != c.width || c.est == nil {
 		c.estW = c.width
 		c.est = map[itemKind]float32{}
-		for _, k := range []itemKind{itemUser, itemAssistant, itemNotice, itemRebuild} {
+		for _, k := range []itemKind{itemUser, itemAssistant, itemNotice, itemRebuild, itemCycle} {
 			c.est[k] = c.measure(&chatItem{kind: k, text: "x", md: parseMarkdown("x")})
 		}
 		two := c.measure(&chatItem{kind: itemUser, text: "x\nx"})

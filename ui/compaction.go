@@ -418,8 +418,7 @@ func (u *UI) applyCompaction(live *liveSession) {
 }
 
 func (u *UI) compactionDone(live *liveSession, res agent.CompactionResult, err error, level int, exact bool) {
-	live.running, live.cancel = false, nil
-	if u.live != live {
+	if !u.endBusy(live) {
 		return
 	}
 	u.setBusyButtons(false)

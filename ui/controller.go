@@ -139,6 +139,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, model s
 		perm = permState{network: sess.AllowNetwork(), sandboxed: sess.Sandboxed(), sandbox: sess.SandboxNote()}
 	}
 	past, _ := sess.History()
+	cycles, _ := u.wb.Archives(live.id)
 	level, exact := sess.ContextTokens()
 	compactAt, cycleAt := sess.Thresholds()
 	window := sess.Window()
@@ -155,7 +156,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, model s
 		u.showTitle(meta.Title, meta.Workspace)
 		showIf(u.demoTag, isDemo)
 		showIf(u.suggest, isDemo)
-		u.chat.setHistory(past, msgs)
+		u.chat.setHistory(cycles, past, msgs)
 		u.gauge.SetLevel(level, window, exact)
 		u.gauge.SetThresholds(compactAt, cycleAt)
 		u.applyLedger(rows, live.model)

@@ -39,8 +39,7 @@ func (u *UI) runNewCycle(live *liveSession) {
 	u.bridge.Work(func() func() {
 		err := ops.NewCycle(ctx)
 		return func() {
-			live.running, live.cancel = false, nil
-			if u.live != live {
+			if !u.endBusy(live) {
 				return
 			}
 			u.setIdle()

@@ -10,9 +10,9 @@ import (
 // own: a segment that starts near the end of a line is broken one
 // character per line, and spaces at segment boundaries can vanish
 // ("Addand Mul"). Answers are mostly prose with inline code, so each run of
-// inline text is merged into one segment before it is shown: inline code
-// keeps its backticks (so identifiers still stand out) and emphasis is
-// shown as plain text, while block elements — headings, lists, code
+// inline text that holds inline code is merged into one segment before it
+// is shown: the code keeps its backticks (so identifiers still stand out)
+// and emphasis in that run is shown as plain text, while block elements — headings, lists, code
 // blocks, quotes, links — keep their own segments.
 
 func parseMarkdown(s string) []widget.RichTextSegment {
@@ -22,10 +22,13 @@ func parseMarkdown(s string) []widget.RichTextSegment {
 	return flattenInline(widget.NewRichTextFromMarkdown(s).Segments)
 }
 
-// flattenInline merges each run of inline text segments, with the block
-// segment that ends it, into one segment; it descends into lists and
-// paragraphs.
+// flattenInline merges each run of inline text segments that holds inline
+// code, with the block segment that ends it, into one segment; runs
+// without code keep their emphasis. It descends into lists and paragraphs.
 func flattenInline(segs []widget.RichTextSegment) []widget.RichTextSegment {
+	if !hasInlineCode(segs) {
+		return descend(segs)
+	}
 	out := make([]widget.RichTextSegment, 0, len(segs))
 	var run strings.Builder
 	pending := false
@@ -68,6 +71,30 @@ func flattenInline(segs []widget.RichTextSegment) []widget.RichTextSegment {
 	}
 	flush()
 	return out
+}
+
+// hasInlineCode reports whether segs hold an inline code segment at their
+// own level.
+func hasInlineCode(segs []widget.RichTextSegment) bool {
+	for _, sg := range segs {
+		if t, ok := sg.(*widget.TextSegment); ok && t.Style.Inline && t.Style.TextStyle.Monospace {
+			return true
+		}
+	}
+	return false
+}
+
+// descend flattens inside the lists and paragraphs of segs only.
+func descend(segs []widget.RichTextSegment) []widget.RichTextSegment {
+	for _, sg := range segs {
+		switch v := sg.(type) {
+		case *widget.ListSegment:
+			v.Items = flattenInline(v.Items)
+		case *widget.ParagraphSegment:
+			v.Texts = flattenInline(v.Texts)
+		}
+	}
+	return segs
 }
 
 // inlineText is an inline segment's text as merged: code keeps its

@@ -40,8 +40,7 @@ func (u *UI) startPurge() {
 	u.bridge.Work(func() func() {
 		plan, err := ops.PreviewPurge(ctx)
 		return func() {
-			live.running, live.cancel = false, nil
-			if u.live != live {
+			if !u.endBusy(live) {
 				return
 			}
 			u.setBusyButtons(false)

@@ -272,3 +272,29 @@ func TestTheDemoSessionHasOneWindowForAppAndCommandLine(t *testing.T) {
 			app.ModelName, app.ContextWindow, cli.ModelName, cli.ContextWindow, sess.Window())
 	}
 }
+
+// The Archive used to start mid-cycle: messages a compaction superseded
+// before the cycle closed were missing (issue 12 #2). An archived cycle
+// holds every message it ever had.
+func TestArchivesHoldEveryMessageOfAClosedCycle(t *testing.T) {
+	w := bench(t, nil)
+	newSession(t, w, "s", "deepseek-chat")
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	appendMessage(t, w, "s", 1, transcript.AssistantReply("after the compaction", "", nil, at))
+	supersede(t, w, "s", 1, "compaction", []transcript.Superseded{{Index: 0, Message: transcript.UserText("", "the user's first prompt", at)}})
+	rec, _ := json.Marshal(map[string]any{"cycle": 1, "started": at, "ended": at, "brief": "b", "tokens": 10, "requests": 2})
+	if _, err := w.store.AddRecord(storage.KindArchive, "s", rec); err != nil {
+		t.Fatal(err)
+	}
+	arch, err := w.Archives("s")
+	if err != nil || len(arch) != 1 {
+		t.Fatalf("archives %v, %v", arch, err)
+	}
+	var texts []string
+	for _, m := range arch[0].Messages {
+		texts = append(texts, m.Text())
+	}
+	if strings.Join(texts, "|") != "the user's first prompt|after the compaction" {
+		t.Errorf("archived cycle 1 holds %q", texts)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/tally-dev/tally/config"
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -169,9 +170,28 @@ func (w *Workbench) Rename(id, title string) error { return agent.Rename(w.store
 // Delete removes a session with all its data.
 func (w *Workbench) Delete(id string) error { return agent.Delete(w.store, id) }
 
-// Archives returns a session's closed cycles, oldest first.
+// Archives returns a session's closed cycles, oldest first, each with
+// every message it ever held: those a compaction or purge superseded
+// before the cycle closed come first (as in Export), then the cycle's log.
 func (w *Workbench) Archives(id string) ([]cycle.Archive, error) {
-	return agent.ReadArchives(w.store, id)
+	arch, err := agent.ReadArchives(w.store, id)
+	if err != nil || len(arch) == 0 {
+		return arch, err
+	}
+	lines, err := w.exportLines(id)
+	if err != nil {
+		return arch, err
+	}
+	byCycle := map[int][]transcript.Message{}
+	for _, l := range lines {
+		byCycle[l.Cycle] = append(byCycle[l.Cycle], l.Message)
+	}
+	for i := range arch {
+		if all := byCycle[arch[i].Cycle]; len(all) > len(arch[i].Messages) {
+			arch[i].Messages = all
+		}
+	}
+	return arch, nil
 }
 
 // Ledger returns a session's usage rows, oldest first.

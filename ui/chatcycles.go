@@ -1,0 +1,53 @@
+package ui
+
+import (
+	"fmt"
+
+	"github.com/tally-dev/tally/engine/cycle"
+)
+
+// Earlier cycles in the chat: a reopened session shows each closed cycle
+// as one collapsed, read-only row in order, before the current cycle;
+// expanding it inserts the cycle's messages (every one, also those a
+// compaction superseded) as ordinary rows, without approval buttons.
+
+// cycleItem is the collapsed row of a closed cycle.
+func cycleItem(a cycle.Archive) *chatItem {
+	text := fmt.Sprintf("Cycle %d · %s – %s · ended at %s tokens · read-only (the model sees its hand-off brief, and can search it)",
+		a.Cycle, a.Started.Local().Format("Jan 2 15:04"), a.Ended.Local().Format("15:04"), tokensShort(a.Tokens))
+	return &chatItem{kind: itemCycle, text: text, past: a.Messages}
+}
+
+// cycleToggleText is the label of a cycle row's expand button.
+func cycleToggleText(it *chatItem) string {
+	if it.reasonOn {
+		return fmt.Sprintf("▾ Hide its %d messages", len(it.past))
+	}
+	return fmt.Sprintf("▸ Show its %d messages", len(it.past))
+}
+
+// toggleCycle expands or collapses a closed cycle's messages under its row.
+func (c *chatView) toggleCycle(it *chatItem) {
+	i := c.index(it)
+	if i < 0 {
+		return
+	}
+	if it.reasonOn {
+		n := len(it.pastItems)
+		c.items = append(c.items[:i+1], c.items[i+1+n:]...)
+	} else {
+		if it.pastItems == nil {
+			// Past rows are built apart: their call IDs never match the
+			// current cycle's, and they take no approvals.
+			scratch := &chatView{byCall: map[string]*chatItem{}}
+			for j := range it.past {
+				scratch.addMessage(&it.past[j])
+			}
+			it.pastItems = scratch.items
+		}
+		rest := append([]*chatItem(nil), c.items[i+1:]...)
+		c.items = append(append(c.items[:i+1], it.pastItems...), rest...)
+	}
+	it.reasonOn = !it.reasonOn
+	c.rebuild(true)
+}
