@@ -11,7 +11,33 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/engine/transcript"
 )
+
+// countOf says "1 cycle", "2 cycles".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// fullMessageText is a message as a person reads it whole: its text, its
+// reasoning, then one line per tool call with the call's arguments.
+func fullMessageText(m transcript.Message) string {
+	var sb strings.Builder
+	if m.Kind != transcript.KindChat {
+		sb.WriteString("(" + engineLabels[m.Kind] + ")\n\n")
+	}
+	sb.WriteString(m.Text())
+	if m.Reasoning != "" {
+		sb.WriteString("\n\nReasoning:\n" + m.Reasoning)
+	}
+	for _, c := range m.ToolCalls {
+		sb.WriteString("\n\n" + c.Name + " " + c.Arguments)
+	}
+	return strings.TrimSpace(sb.String())
+}
 
 // CycleLine describes an archived cycle in the list: its number, dates,
 // size and the start of its hand-off brief.
@@ -41,6 +67,11 @@ type archiveBrowser struct {
 	hits     map[int]bool // message indexes of the selected cycle that match
 	perCycle map[int]int  // hits per cycle number
 	total    int
+	first    int // the open cycle's first hit, -1 none
+	view     []int  // message indexes listed: every one, or only the hits
+	opened   string // the text of the message last opened, for tests
+	win      fyne.Window
+	onlyHits *widget.Check
 
 	search  *widget.Entry
 	status  *widget.Label
@@ -50,8 +81,10 @@ type archiveBrowser struct {
 	content fyne.CanvasObject
 }
 
-func newArchiveBrowser(archives []cycle.Archive) *archiveBrowser {
-	b := &archiveBrowser{archives: archives, sel: -1}
+func newArchiveBrowser(archives []cycle.Archive, win fyne.Window) *archiveBrowser {
+	b := &archiveBrowser{archives: archives, sel: -1, win: win}
+	b.onlyHits = widget.NewCheck("Only matching messages", func(bool) { b.markHits() })
+	b.onlyHits.Checked = true
 	b.search = widget.NewEntry()
 	b.search.SetPlaceHolder("Search every archived message (all words must match)")
 	b.search.OnChanged = b.setQuery
@@ -75,30 +108,31 @@ func newArchiveBrowser(archives []cycle.Archive) *archiveBrowser {
 		})
 	b.cycles.OnSelected = func(id widget.ListItemID) { b.open(id) }
 	b.msgs = widget.NewList(
-		func() int {
-			if b.sel < 0 {
-				return 0
-			}
-			return len(b.archives[b.sel].Messages)
-		},
+		func() int { return len(b.view) },
 		func() fyne.CanvasObject { return styledText("", theme.ColorNameForeground, false) },
 		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if b.sel < 0 || id >= len(b.archives[b.sel].Messages) {
+			if b.sel < 0 || id >= len(b.view) {
 				return
 			}
-			m := b.archives[b.sel].Messages[id]
-			text := fmt.Sprintf("%s  %s", cycle.Handle(b.archives[b.sel].Cycle, id), messageLine(m))
+			i := b.view[id]
+			m := b.archives[b.sel].Messages[i]
+			text := fmt.Sprintf("%s  %s", cycle.Handle(b.archives[b.sel].Cycle, i), messageLine(m))
 			color := theme.ColorNameForeground
-			if b.hits[id] {
+			if b.hits[i] {
 				text, color = "● "+text, theme.ColorNamePrimary
 			}
-			setStyledText(o.(*widget.RichText), text, color, b.hits[id])
+			setStyledText(o.(*widget.RichText), text, color, b.hits[i])
 		})
-	b.msgs.OnSelected = func(id widget.ListItemID) { b.msgs.Unselect(id) }
+	b.msgs.OnSelected = func(id widget.ListItemID) {
+		b.msgs.Unselect(id)
+		if id < len(b.view) {
+			b.openMessage(b.view[id])
+		}
+	}
 	b.updateStatus()
 	right := container.NewVSplit(
 		container.NewBorder(boldLabel("Hand-off brief"), nil, nil, nil, container.NewVScroll(b.brief)),
-		container.NewBorder(boldLabel("Messages (read-only)"), nil, nil, nil, b.msgs))
+		container.NewBorder(container.NewBorder(nil, nil, boldLabel("Messages (read-only; click one to read it whole)"), b.onlyHits), nil, nil, nil, b.msgs))
 	right.Offset = 0.35
 	split := container.NewHSplit(b.cycles, right)
 	split.Offset = 0.4
@@ -148,8 +182,8 @@ func (b *archiveBrowser) setQuery(q string) {
 // first one.
 func (b *archiveBrowser) markHits() {
 	b.hits = map[int]bool{}
+	defer b.setView()
 	if b.sel < 0 || b.query == "" {
-		b.msgs.Refresh()
 		return
 	}
 	a := b.archives[b.sel]
@@ -167,10 +201,47 @@ func (b *archiveBrowser) markHits() {
 			break
 		}
 	}
-	b.msgs.Refresh()
-	if first >= 0 {
-		b.msgs.ScrollTo(first)
+	b.first = first
+}
+
+// setView lists the open cycle's messages — only the hits while a search
+// filters — and scrolls to the first hit.
+func (b *archiveBrowser) setView() {
+	b.view = b.view[:0]
+	if b.sel >= 0 {
+		filter := b.query != "" && b.onlyHits.Checked
+		for i := range b.archives[b.sel].Messages {
+			if !filter || b.hits[i] {
+				b.view = append(b.view, i)
+			}
+		}
 	}
+	b.msgs.Refresh()
+	for row, i := range b.view {
+		if b.hits[i] {
+			b.msgs.ScrollTo(row)
+			break
+		}
+	}
+}
+
+// openMessage shows message i of the open cycle whole, selectable.
+func (b *archiveBrowser) openMessage(i int) {
+	if b.sel < 0 || i >= len(b.archives[b.sel].Messages) {
+		return
+	}
+	a := b.archives[b.sel]
+	m := a.Messages[i]
+	b.opened = fullMessageText(m)
+	body := &widget.Entry{MultiLine: true, Wrapping: fyne.TextWrapWord, Text: b.opened}
+	body.TextStyle.Monospace = m.Role == transcript.Tool
+	title := fmt.Sprintf("%s · %s", cycle.Handle(a.Cycle, i), messageLine(m))
+	if b.win == nil {
+		return
+	}
+	d := dialog.NewCustom(firstLine(title, 80), "Close", container.NewScroll(body), b.win)
+	d.Resize(fyne.NewSize(820, 560))
+	d.Show()
 }
 
 // open shows cycle i's brief and messages.
@@ -209,7 +280,8 @@ func (b *archiveBrowser) updateStatus() {
 	case len(b.archives) == 0:
 		b.status.SetText("No cycles are archived yet: a session archives its messages when it starts a new cycle.")
 	case b.query == "":
-		b.status.SetText(fmt.Sprintf("%d archived cycles. They are shown here only; the model sees them only through recall_archive.", len(b.archives)))
+		b.status.SetText(fmt.Sprintf("%s. They are shown here only; the model sees them only through recall_archive. Lines starting with a label such as \"reminder the engine added\" are messages Tally added for the model, not yours.",
+			countOf(len(b.archives), "archived cycle")))
 	default:
 		cycles := 0
 		for _, n := range b.perCycle {
@@ -217,7 +289,7 @@ func (b *archiveBrowser) updateStatus() {
 				cycles++
 			}
 		}
-		b.status.SetText(fmt.Sprintf("%d matching messages in %d cycles", b.total, cycles))
+		b.status.SetText(fmt.Sprintf("%s in %s", countOf(b.total, "matching message"), countOf(cycles, "cycle")))
 	}
 }
 
@@ -239,7 +311,7 @@ func (u *UI) showArchive() {
 				u.banner.ShowError("Could not read the archive: " + err.Error())
 				return
 			}
-			b := newArchiveBrowser(archives)
+			b := newArchiveBrowser(archives, u.win)
 			u.archive = b
 			d := dialog.NewCustom("Archive", "Close", b.content, u.win)
 			d.Resize(fyne.NewSize(940, 620))

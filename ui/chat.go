@@ -222,18 +222,49 @@ func statusOfResult(text string, isErr bool) string {
 
 // noticeFor describes an engine-injected message in one line.
 func noticeFor(m *transcript.Message) string {
-	label := string(m.Kind)
-	switch m.Kind {
-	case transcript.KindSeed:
-		label = "new cycle seeded"
-	case transcript.KindReminder:
-		label = "reminder to the model"
-	case transcript.KindStatus:
-		label = "status sent to the model"
-	case transcript.KindDiagnostics:
-		label = "diagnostics"
+	return "· " + engineLine(m, 140)
+}
+
+// engineLabels name what the engine adds to the conversation, for people:
+// the one place the chat, the archive and the previews take them from.
+var engineLabels = map[transcript.Kind]string{
+	transcript.KindSeed:        "new cycle seeded (the model starts from this)",
+	transcript.KindReminder:    "reminder the engine added for the model",
+	transcript.KindStatus:      "status the engine sent to the model",
+	transcript.KindDiagnostics: "diagnostics after a file write",
+	transcript.KindAck:         "acknowledgement the engine added",
+	transcript.KindRepair:      "result the engine added for an interrupted call",
+}
+
+// engineLine is an engine-added message as "label: first line", with the
+// engine's tags (<system-reminder>…) taken off, cut to n runes.
+func engineLine(m *transcript.Message, n int) string {
+	label := engineLabels[m.Kind]
+	if label == "" {
+		label = string(m.Kind)
 	}
-	return "· " + label + ": " + firstLine(m.Body(), 140)
+	return label + ": " + firstLine(stripEngineTags(m.Body()), n)
+}
+
+// stripEngineTags removes the opening and closing tags the engine wraps
+// its messages in, such as <system-reminder> and <agent_status>.
+func stripEngineTags(s string) string {
+	s = strings.TrimSpace(s)
+	for strings.HasPrefix(s, "<") {
+		end := strings.Index(s, ">")
+		if end < 0 || strings.ContainsAny(s[1:end], " \n") {
+			break
+		}
+		s = strings.TrimSpace(s[end+1:])
+	}
+	for strings.HasSuffix(s, ">") {
+		start := strings.LastIndex(s, "</")
+		if start < 0 || strings.ContainsAny(s[start:], " \n") {
+			break
+		}
+		s = strings.TrimSpace(s[:start])
+	}
+	return s
 }
 
 // appendItems adds items at the end, measures them and follows the bottom

@@ -185,8 +185,8 @@ func messageLine(m transcript.Message) string {
 			s += ": " + t
 		}
 		return s
-	case m.Role == transcript.User && m.Kind != transcript.KindChat:
-		return string(m.Kind) + ": " + firstLine(m.Body(), 70)
+	case m.Kind != transcript.KindChat:
+		return engineLine(&m, 70)
 	case m.Role == transcript.User:
 		return "you: " + firstLine(m.Body(), 70)
 	}

@@ -441,8 +441,9 @@ func TestArchiveBrowserSearch(t *testing.T) {
 	if got := CycleLine(archives[0]); !strings.HasPrefix(got, "Cycle 1 · 1 Mar 09:00 – 10:00 · 96k tokens · 3 messages\nFixed calc.Add") {
 		t.Errorf("cycle line = %q", got)
 	}
-	b := newArchiveBrowser(archives)
-	w := test.NewTempWindow(t, b.content)
+	w := test.NewTempWindow(t, widget.NewLabel(""))
+	b := newArchiveBrowser(archives, w)
+	w.SetContent(b.content)
 	w.Resize(fyne.NewSize(900, 600))
 	if b.sel != 1 || b.brief.Text != "Mul overflow handled." {
 		t.Errorf("opened cycle %d with brief %q; want the newest", b.sel, b.brief.Text)
@@ -454,7 +455,7 @@ func TestArchiveBrowserSearch(t *testing.T) {
 	if got := b.Hits(); len(got) != 2 || got[0] != 0 || got[1] != 1 {
 		t.Errorf("highlighted %v; want messages 0 and 1", got)
 	}
-	if !strings.Contains(b.status.Text, "2 matching messages in 1 cycles") {
+	if !strings.Contains(b.status.Text, "2 matching messages in 1 cycle") || strings.Contains(b.status.Text, "1 cycles") {
 		t.Errorf("status = %q", b.status.Text)
 	}
 	b.search.SetText("overflow")
@@ -475,6 +476,34 @@ func TestArchiveBrowserSearch(t *testing.T) {
 	})
 	if !found {
 		t.Error("the matching message is not shown highlighted")
+	}
+	// Issue 12 #13: a search filters the list to its hits, and a message
+	// opens whole.
+	if len(b.view) != 1 || b.view[0] != 0 {
+		t.Errorf("cycle 2 lists %v while searching; want only the hit 0", b.view)
+	}
+	b.onlyHits.SetChecked(false)
+	if len(b.view) != 2 {
+		t.Errorf("without the filter cycle 2 lists %v", b.view)
+	}
+	b.msgs.Select(1)
+	if b.opened != "Added a check" {
+		t.Errorf("opening message 1 shows %q", b.opened)
+	}
+}
+
+// Archive lines used to show engine messages as "reminder: <system-reminder>"
+// and "1 archived cycles" (issue 12 #13).
+func TestArchiveExplainsEngineMessages(t *testing.T) {
+	test.NewTempApp(t)
+	t0 := time.Date(2025, 3, 1, 9, 0, 0, 0, time.Local)
+	rem := transcript.Injected(transcript.KindReminder, "<system-reminder>\nThe checklist has 2 open items.\n</system-reminder>", t0)
+	if got := messageLine(rem); got != "reminder the engine added for the model: The checklist has 2 open items." {
+		t.Errorf("reminder line = %q", got)
+	}
+	b := newArchiveBrowser([]cycle.Archive{{Cycle: 1, Started: t0, Messages: []transcript.Message{rem}}}, nil)
+	if !strings.Contains(b.status.Text, "1 archived cycle.") {
+		t.Errorf("status = %q", b.status.Text)
 	}
 }
 
