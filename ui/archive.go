@@ -67,7 +67,7 @@ type archiveBrowser struct {
 	hits     map[int]bool // message indexes of the selected cycle that match
 	perCycle map[int]int  // hits per cycle number
 	total    int
-	first    int // the open cycle's first hit, -1 none
+	first    int    // the open cycle's first hit, -1 none
 	view     []int  // message indexes listed: every one, or only the hits
 	opened   string // the text of the message last opened, for tests
 	win      fyne.Window
