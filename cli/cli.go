@@ -39,6 +39,9 @@ Usage:
   tally archive SESSION [CYCLE]         list archived cycles, or print one
   tally purge SESSION [--yes]           let the model propose what to remove; apply with --yes
   tally export SESSION                  the whole history as JSON lines
+  tally changes SESSION [--turn N]      diffs of every file the session changed (since turn N)
+  tally rewind SESSION --to N [--files-only|--chat-only] [--force] [--yes]
+                                        go back to the start of turn N: dry run unless --yes
   tally help                            this text
 
 Flags (all commands):
@@ -188,6 +191,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdArchive(args[1:], stdout, stderr)
 	case "purge":
 		err = cmdPurge(args[1:], stdin, stdout, stderr)
+	case "changes":
+		err = cmdChanges(args[1:], stdout, stderr)
+	case "rewind":
+		err = cmdRewind(args[1:], stdout, stderr)
 	default:
 		err = usagef("tally: unknown command %q; run `tally help` to see the commands", args[0])
 	}

@@ -193,6 +193,11 @@ func (t *terminalApprover) Approve(ctx context.Context, req tool.ApprovalRequest
 		}
 	}
 	fmt.Fprintf(t.out, "\nApprove this call?\n%s\n", shown)
+	if req.Diff != nil && req.Diff.Changed() {
+		// The change as it would land: the file on disk now against the
+		// proposed content.
+		io.WriteString(t.out, safeText(req.Diff.Unified()))
+	}
 	if req.Note != "" {
 		fmt.Fprintf(t.out, "  (%s)\n", req.Note)
 	}

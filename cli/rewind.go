@@ -1,0 +1,292 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/checkpoint"
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/engine/workbench"
+)
+
+// undoFlags are the flags only changes and rewind take.
+type undoFlags struct {
+	turn                       int // --turn (changes) or --to (rewind)
+	turnSet                    bool
+	filesOnly, chatOnly, force bool
+}
+
+// takeUndoFlags removes the flags of changes and rewind from args (in the
+// forms --name value, --name=value, and a single dash), leaving the shared
+// flags to parse. turnFlag is "turn" or "to".
+func takeUndoFlags(name, turnFlag string, args []string) (undoFlags, []string, error) {
+	var f undoFlags
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		key, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") {
+			rest = append(rest, a)
+			continue
+		}
+		switch key {
+		case turnFlag:
+			if !hasVal {
+				if i+1 >= len(args) {
+					return f, nil, usagef("tally %s: --%s needs a turn number", name, turnFlag)
+				}
+				i++
+				val = args[i]
+			}
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 1 {
+				return f, nil, usagef("tally %s: --%s must be a turn number from 1 on, not %q", name, turnFlag, val)
+			}
+			f.turn, f.turnSet = n, true
+		case "files-only", "chat-only", "force":
+			if name != "rewind" {
+				rest = append(rest, a)
+				continue
+			}
+			on := !hasVal || val == "true"
+			switch key {
+			case "files-only":
+				f.filesOnly = on
+			case "chat-only":
+				f.chatOnly = on
+			default:
+				f.force = on
+			}
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return f, rest, nil
+}
+
+// cmdChanges prints the diffs of every file a session changed.
+func cmdChanges(args []string, stdout, stderr io.Writer) error {
+	f, rest, err := takeUndoFlags("changes", "turn", args)
+	if err != nil {
+		return err
+	}
+	_, id, w, err := openSessionStore("changes", rest, stderr, true)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	changes, err := w.Changes(id, f.turn)
+	if err != nil {
+		return fmt.Errorf("tally changes: %w", err)
+	}
+	since := "since the session started"
+	if f.turnSet {
+		since = fmt.Sprintf("since the start of turn %d", f.turn)
+	}
+	if len(changes) == 0 {
+		fmt.Fprintf(stdout, "No files changed %s.\n", since)
+		return nil
+	}
+	fmt.Fprintf(stdout, "%d file(s) changed %s:\n", len(changes), since)
+	for _, c := range changes {
+		if !c.Restorable {
+			fmt.Fprintf(stdout, "%s: changed, not restorable: %s\n", c.Path, c.Why)
+		}
+	}
+	for _, c := range changes {
+		if c.Restorable {
+			io.WriteString(stdout, safeText(c.Diff.Unified()))
+		}
+	}
+	warnUnrestorable(stdout, w, id)
+	return nil
+}
+
+// warnUnrestorable says which turns lost content to the size cap.
+func warnUnrestorable(out io.Writer, w *workbench.Workbench, id string) {
+	if lost, err := w.Unrestorable(id); err == nil && len(lost) > 0 {
+		fmt.Fprintf(out, "Warning: turn(s) %s can no longer be fully restored: content they need was dropped to keep the checkpoints under the size cap (Settings).\n", joinInts(lost))
+	}
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+// cmdRewind prints what rewinding a session to a turn would do, and does
+// it with --yes.
+func cmdRewind(args []string, stdout, stderr io.Writer) error {
+	f, rest, err := takeUndoFlags("rewind", "to", args)
+	if err != nil {
+		return err
+	}
+	if !f.turnSet {
+		return usagef("tally rewind: give the turn to go back to with --to N (the turn numbers are in `tally changes` and the app)")
+	}
+	if f.filesOnly && f.chatOnly {
+		return usagef("tally rewind: --files-only and --chat-only exclude each other; give one, or neither to rewind both")
+	}
+	files, chat := !f.chatOnly, !f.filesOnly
+	o, id, w, err := openSessionStore("rewind", rest, stderr, true)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	cfg, err := w.Config(o.sessionOptions(id))
+	if err != nil && !errors.Is(err, workbench.ErrNoModel) {
+		return err
+	}
+	var sess *agent.Session
+	if o.yes {
+		sess, err = agent.Open(cfg, id)
+	} else {
+		sess, err = agent.Inspect(cfg, id)
+	}
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	plan, err := sess.RewindPlan(f.turn)
+	if err != nil {
+		return fmt.Errorf("tally rewind: %w", err)
+	}
+	printRewindPlan(stdout, plan, files, chat)
+	if !o.yes {
+		fmt.Fprintln(stdout, "Dry run: nothing was changed. Run again with --yes to rewind.")
+		return nil
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := sess.Rewind(ctx, f.turn, files, chat, f.force)
+	if errors.Is(err, checkpoint.ErrConflict) {
+		return fmt.Errorf("tally rewind: %s changed outside Tally since the agent wrote them, so nothing was rewound; review the diffs above and add --force to overwrite them", strings.Join(plan.Conflicts(), ", "))
+	}
+	if err != nil {
+		return fmt.Errorf("tally rewind: %w", err)
+	}
+	if files {
+		fmt.Fprintf(stdout, "Restored %d file(s).\n", len(res.Files.Restored))
+		for _, s := range res.Files.Skipped {
+			fmt.Fprintf(stdout, "  skipped %s\n", s)
+		}
+	}
+	if chat {
+		fmt.Fprintf(stdout, "Superseded %d message(s); they stay in `tally export`. The rewound message was:\n%s\n", res.Superseded, res.Text)
+	}
+	if res.Note != "" {
+		fmt.Fprintf(stdout, "Note: %s.\n", res.Note)
+	}
+	return nil
+}
+
+// printRewindPlan prints the dry run of a rewind.
+func printRewindPlan(out io.Writer, p agent.RewindPlan, files, chat bool) {
+	fmt.Fprintf(out, "Rewind to the start of turn %d: %q\n", p.Turn.N, firstLine(p.Turn.Text))
+	if files {
+		printFilePlan(out, p)
+	}
+	if chat {
+		switch {
+		case p.ChatErr != "":
+			fmt.Fprintf(out, "\nConversation: cannot be rewound: %s (use --files-only).\n", p.ChatErr)
+		default:
+			fmt.Fprintf(out, "\nConversation: %d message(s) would be superseded (kept in the store and in `tally export`):\n", len(p.Superseded))
+			for _, m := range p.Superseded {
+				fmt.Fprintf(out, "  %s\n", safeText(messageLine(m)))
+			}
+		}
+	}
+	if len(p.Unrestorable) > 0 {
+		fmt.Fprintf(out, "\nWarning: turn(s) %s can no longer be fully restored: content they need was dropped to keep the checkpoints under the size cap (Settings).\n", joinInts(p.Unrestorable))
+	}
+}
+
+func printFilePlan(out io.Writer, p agent.RewindPlan) {
+	if p.FilesErr != "" {
+		fmt.Fprintf(out, "\nFiles: cannot be restored: %s\n", p.FilesErr)
+		return
+	}
+	if len(p.Files.Files) == 0 {
+		fmt.Fprintln(out, "\nFiles: the session changed no file from this turn on.")
+		return
+	}
+	fmt.Fprintln(out, "\nFiles:")
+	for _, f := range p.Files.Files {
+		line := fmt.Sprintf("  %-14s %s", f.Action, f.Path)
+		if f.Why != "" {
+			line += " (" + f.Why + ")"
+		}
+		if f.Conflict && f.Action != checkpoint.Unchanged && f.Action != checkpoint.NotRestorable {
+			line += "  CONFLICT: changed outside Tally since the agent wrote it; needs --force"
+		}
+		fmt.Fprintln(out, line)
+	}
+	for _, f := range p.Files.Files {
+		if f.Conflict && f.Action != checkpoint.Unchanged && f.Action != checkpoint.NotRestorable {
+			fmt.Fprintf(out, "\nConflict in %s:\n  at the checkpoint: %s\n  as the agent left it: %s\n  now: %s\n  changed outside Tally since the agent wrote it:\n",
+				f.Path, f.Target.String(), f.Agent.String(), f.Current.String())
+			io.WriteString(out, indent(safeText(f.Outside.Unified())))
+		}
+	}
+	fmt.Fprintln(out, "\nWhat restoring does, per file:")
+	for _, f := range p.Files.Files {
+		if f.Action != checkpoint.Unchanged && f.Action != checkpoint.NotRestorable {
+			io.WriteString(out, safeText(f.Diff.Unified()))
+		}
+	}
+}
+
+func indent(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "    " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n    ") + "\n"
+}
+
+// messageLine is one superseded message in a line.
+func messageLine(m transcript.Message) string {
+	switch {
+	case m.IsPlainUserText():
+		return "[user] " + firstLine(m.Body())
+	case m.Role == transcript.Tool:
+		return fmt.Sprintf("[%s result] %s", m.ToolName, firstLine(m.Text()))
+	case len(m.ToolCalls) > 0:
+		names := make([]string, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			names[i] = c.Name
+		}
+		return fmt.Sprintf("[%s] calls %s", m.Role, strings.Join(names, ", "))
+	}
+	return fmt.Sprintf("[%s] %s", m.Role, firstLine(m.Text()))
+}
+
+// safeText makes text from files and models safe to print on a terminal:
+// each control character other than newline and tab, which could move the
+// cursor or rewrite what was printed, is shown as its \uXXXX escape.
+func safeText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) && r != '\u2028' && r != '\u2029' && !unicode.Is(unicode.Cf, r) {
+			b.WriteRune(r)
+			continue
+		}
+		fmt.Fprintf(&b, "\\u%04x", r)
+	}
+	return b.String()
+}
