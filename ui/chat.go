@@ -100,6 +100,8 @@ type chatView struct {
 	stickBottom bool
 	autoOffset  float32 // the offset of the last automatic scroll to the bottom
 
+	awaitNext *chatItem // the last rewrite's row, until the next request's size is known
+
 	onDecide func(it *chatItem, d tool.Decision)
 	copy     func(string)
 	deltas   int // streamed updates shown, for tests and diagnostics
@@ -140,6 +142,7 @@ func (c *chatView) setMessages(msgs []transcript.Message) {
 	c.items = c.items[:0]
 	c.heights = c.heights[:0]
 	c.byCall = map[string]*chatItem{}
+	c.awaitNext = nil
 	for i := range msgs {
 		c.addMessage(&msgs[i])
 	}
@@ -153,6 +156,7 @@ func (c *chatView) setHistory(cycles []cycle.Archive, past []agent.PastRebuild, 
 	c.items = c.items[:0]
 	c.heights = c.heights[:0]
 	c.byCall = map[string]*chatItem{}
+	c.awaitNext = nil
 	for _, a := range cycles {
 		c.items = append(c.items, cycleItem(a))
 	}

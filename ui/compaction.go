@@ -31,6 +31,8 @@ func LayerLine(l compact.LayerReport) string {
 		state = "forecast (needs the model or is a last resort)"
 	case !l.Ran:
 		state = "did not run"
+	case len(l.Changes) == 0:
+		return fmt.Sprintf("%s — ran, found nothing to change · %s tokens", l.Name, thousands(l.TokensBefore))
 	}
 	n := len(l.Changes)
 	msgs := fmt.Sprintf("%d messages", n)
@@ -90,6 +92,7 @@ type previewRow struct {
 	Pinned bool
 	Change string // what the plan does to it: "cleared", "summarise", …
 	Added  bool   // a summary or memory row that only exists after
+	Full   string // the whole message, shown when the row is opened
 }
 
 // compactionRows builds the before and after transcripts of a plan. before
@@ -137,7 +140,7 @@ func compactionRows(plan compact.Plan, before []transcript.Message) (bef, aft []
 		if c, ok := change[i]; ok && c.TokensBefore > 0 {
 			toks = c.TokensBefore
 		}
-		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, messageLine(m), tokensShort(toks)), Change: change[i].Action}
+		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, messageLine(m), tokensShort(toks)), Change: change[i].Action, Full: fullMessageText(m)}
 		if r, ok := pins[i]; ok {
 			row.Pinned = true
 			row.Text = fmt.Sprintf("#%d  pinned: %s · %s  (%s)", i, strings.Join(r, ", "), messageLine(m), tokensShort(toks))
@@ -149,7 +152,7 @@ func compactionRows(plan compact.Plan, before []transcript.Message) (bef, aft []
 		if plan.SummarySource == compact.LayerMemory {
 			what = fmt.Sprintf("MEMORY.md stands in for %d messages", len(plan.Summarize))
 		}
-		aft = append(aft, previewRow{Text: what, Added: true})
+		aft = append(aft, previewRow{Text: what, Added: true, Full: what + ".\nThe model writes it when the compaction is applied; its text is not known before."})
 	}
 	for i := 0; i < len(plan.Messages); i++ {
 		if gone[i] {
@@ -160,7 +163,7 @@ func compactionRows(plan compact.Plan, before []transcript.Message) (bef, aft []
 		if i < len(plan.Tokens) {
 			toks = plan.Tokens[i]
 		}
-		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, messageLine(m), tokensShort(toks)), Change: change[i].Action}
+		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, messageLine(m), tokensShort(toks)), Change: change[i].Action, Full: fullMessageText(m)}
 		if _, ok := pins[i]; ok {
 			row.Pinned = true
 			row.Text = fmt.Sprintf("#%d  pinned · %s  (%s)", i, messageLine(m), tokensShort(toks))
@@ -209,6 +212,8 @@ type compactionPreview struct {
 	cost     *widget.Label
 	before   []previewRow
 	after    []previewRow
+	opened   string // the text of the row last opened, for tests
+	win      fyne.Window
 	beforeL  *widget.List
 	afterL   *widget.List
 	tabs     *container.AppTabs
@@ -217,9 +222,12 @@ type compactionPreview struct {
 	answered bool
 }
 
-func newCompactionPreview(plan compact.Plan, before []transcript.Message, price ledger.Price, priced bool) *compactionPreview {
-	v := &compactionPreview{plan: plan}
+func newCompactionPreview(plan compact.Plan, before []transcript.Message, price ledger.Price, priced bool, win fyne.Window) *compactionPreview {
+	v := &compactionPreview{plan: plan, win: win}
 	head := fmt.Sprintf("%s → %s tokens", thousands(plan.TokensBefore), thousands(plan.TokensAfter))
+	if !planChanges(plan) {
+		head = fmt.Sprintf("%s tokens — %s", thousands(plan.TokensBefore), nothingToApply(plan))
+	}
 	if plan.Threshold > 0 {
 		head += fmt.Sprintf(" (auto-compaction at %s)", thousands(plan.Threshold))
 	}
@@ -260,8 +268,8 @@ func newCompactionPreview(plan compact.Plan, before []transcript.Message, price 
 	v.pins = &widget.Label{Text: strings.Join(pins, "\n"), Wrapping: fyne.TextWrapWord}
 	v.cost = &widget.Label{Text: CacheCostText(plan.Cache, price, priced), Wrapping: fyne.TextWrapWord}
 	v.before, v.after = compactionRows(plan, before)
-	v.beforeL = previewList(&v.before)
-	v.afterL = previewList(&v.after)
+	v.beforeL = v.previewList(&v.before)
+	v.afterL = v.previewList(&v.after)
 	split := container.NewHSplit(
 		container.NewBorder(boldLabel(fmt.Sprintf("Before — %d messages", len(v.before))), nil, nil, nil, v.beforeL),
 		container.NewBorder(boldLabel(fmt.Sprintf("After — %d rows", len(v.after))), nil, nil, nil, v.afterL))
@@ -277,32 +285,6 @@ func boldLabel(s string) *widget.Label {
 	return &widget.Label{Text: s, TextStyle: fyne.TextStyle{Bold: true}}
 }
 
-// previewList shows preview rows: pinned ones bold, changed ones muted
-// with the change named.
-func previewList(rows *[]previewRow) *widget.List {
-	l := widget.NewList(
-		func() int { return len(*rows) },
-		func() fyne.CanvasObject { return styledText("", theme.ColorNameForeground, false) },
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id >= len(*rows) {
-				return
-			}
-			r := (*rows)[id]
-			text, color := r.Text, theme.ColorNameForeground
-			switch {
-			case r.Added:
-				color = theme.ColorNameSuccess
-			case r.Pinned:
-				color = theme.ColorNamePrimary
-			case r.Change != "":
-				text, color = r.Change+" · "+text, theme.ColorNamePlaceHolder
-			}
-			setStyledText(o.(*widget.RichText), text, color, r.Pinned || r.Added)
-		})
-	l.OnSelected = func(id widget.ListItemID) { l.Unselect(id) }
-	return l
-}
-
 // content lays the preview out.
 func (v *compactionPreview) content() fyne.CanvasObject {
 	costBox := container.NewVBox(widget.NewSeparator(), boldLabel("Cache cost of applying"), v.cost)
@@ -314,7 +296,7 @@ func (v *compactionPreview) content() fyne.CanvasObject {
 // that closes the dialog without answering (the engine gave up asking).
 func (u *UI) showCompactionDialog(plan compact.Plan, before []transcript.Message, answer func(bool)) (*compactionPreview, func()) {
 	price, priced := u.price()
-	v := newCompactionPreview(plan, before, price, priced)
+	v := newCompactionPreview(plan, before, price, priced, u.win)
 	var dlg *dialog.CustomDialog
 	done := func(ok bool) {
 		if v.answered {
@@ -448,7 +430,9 @@ func (u *UI) compactionDone(live *liveSession, res agent.CompactionResult, err e
 // 21.0k tokens" with the summary expandable, or the start of a new cycle
 // with its hand-off brief.
 func (u *UI) showRebuild(info agent.RebuildInfo) {
-	u.chat.appendItems(rebuildItem(info))
+	it := rebuildItem(info)
+	u.chat.appendItems(it)
+	u.chat.awaitNext = it
 }
 
 // rebuildItem is the chat row describing a log rewrite.

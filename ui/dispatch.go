@@ -59,6 +59,7 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 			return
 		}
 		u.gauge.SetLevel(us.ContextTokens, us.Window, us.Exact)
+		u.chat.noteNextRequest(us)
 		u.chip.Update(us)
 		u.footer.State.LastDuration = us.Duration
 		u.addCost(live, us)

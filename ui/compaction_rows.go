@@ -1,0 +1,94 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/compact"
+)
+
+// previewList shows preview rows: pinned ones bold, changed ones muted
+// with the change named. Clicking a row opens its whole message.
+func (v *compactionPreview) previewList(rows *[]previewRow) *widget.List {
+	l := widget.NewList(
+		func() int { return len(*rows) },
+		func() fyne.CanvasObject { return styledText("", theme.ColorNameForeground, false) },
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= len(*rows) {
+				return
+			}
+			r := (*rows)[id]
+			text, color := r.Text, theme.ColorNameForeground
+			switch {
+			case r.Added:
+				color = theme.ColorNameSuccess
+			case r.Pinned:
+				color = theme.ColorNamePrimary
+			case r.Change != "":
+				text, color = r.Change+" · "+text, theme.ColorNamePlaceHolder
+			}
+			setStyledText(o.(*widget.RichText), text, color, r.Pinned || r.Added)
+		})
+	l.OnSelected = func(id widget.ListItemID) {
+		l.Unselect(id)
+		if id < len(*rows) {
+			v.openRow((*rows)[id])
+		}
+	}
+	return l
+}
+
+// openRow shows a preview row's whole message in a dialog of its own.
+func (v *compactionPreview) openRow(r previewRow) {
+	v.opened = r.Full
+	if v.win == nil {
+		return
+	}
+	text := r.Full
+	if r.Change != "" {
+		text = "This compaction would " + r.Change + " this message.\n\n" + text
+	}
+	body := &widget.Entry{MultiLine: true, Wrapping: fyne.TextWrapWord, Text: text}
+	d := dialog.NewCustom(firstLine(r.Text, 80), "Close", container.NewScroll(body), v.win)
+	d.Resize(fyne.NewSize(780, 520))
+	d.Show()
+}
+
+// nothingToApply says plainly why a plan would change nothing.
+func nothingToApply(plan compact.Plan) string {
+	var skipped []string
+	for _, l := range plan.Layers {
+		if l.Skipped != "" {
+			skipped = append(skipped, l.Name+" ("+l.Skipped+")")
+		}
+	}
+	why := "every layer ran and found nothing to change: old tool results are already cleared, and what is left is pinned or recent"
+	if len(skipped) == len(plan.Layers) && len(skipped) > 0 {
+		why = "every layer was skipped: " + strings.Join(skipped, "; ")
+	}
+	if plan.Threshold > 0 && plan.TokensBefore < plan.Threshold {
+		why += "; the level is under the threshold, so no summary is written"
+	}
+	return "nothing would change: " + why + "."
+}
+
+// noteNextRequest completes the row of the last rewrite with the size of
+// the first request after it, which is what the model saw next: the
+// engine's reminders and the status are added back, so it is larger than
+// the rewrite's own "after" (16.3k → 9.6k, next request 12.9k).
+func (c *chatView) noteNextRequest(us agent.Usage) {
+	it := c.awaitNext
+	if it == nil || us.WarmUp || us.PromptTokens == 0 {
+		return
+	}
+	c.awaitNext = nil
+	it.text += fmt.Sprintf("\nThe next request was %s tokens: the engine's reminders and status are added back on top of the rewritten history.", tokensShort(us.PromptTokens))
+	c.refreshItem(it)
+}
