@@ -196,6 +196,8 @@ func (s *Session) rewindChat(t Turn, res *RewindResult) error {
 		}
 	}
 	list, _ := s.checklist.MarshalJSON()
+	prevTurns := s.turns
+	s.turns = turns // published with the rebuild
 	_, err = s.rebuildCosted(RebuildRewind, fmt.Sprintf("rewind to turn %d", t.N), kept, s.st.System, "", compact.CacheCost{}, func(tx *storage.Tx) error {
 		if err := putJSON(tx, s.meta.ID, turnsKey, turns); err != nil {
 			return err
@@ -205,9 +207,9 @@ func (s *Session) rewindChat(t Turn, res *RewindResult) error {
 	if err != nil {
 		_ = s.checklist.UnmarshalJSON(prevList)
 		s.st.WorkingSet = prevWS
+		s.turns = prevTurns
 		return err
 	}
-	s.turns = turns
 	s.savedList = s.checklist.Version()
 	s.emit(Event{Kind: EventChecklist, Checklist: s.checklist.Items()})
 	res.Superseded = len(msgs) - t.LogIndex

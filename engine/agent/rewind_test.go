@@ -128,6 +128,9 @@ func TestRewindRestoresFilesAndConversation(t *testing.T) {
 			if len(turns) != 2 || turns[0].N != 1 || turns[1].N != 2 || turns[0].LogIndex != 0 || turns[1].LogIndex <= 0 {
 				t.Fatalf("turns %+v", turns)
 			}
+			if v := s.Snapshot(); len(v.Turns) != 2 || v.Turns[1].LogIndex != turns[1].LogIndex {
+				t.Errorf("the snapshot's turns %+v", v.Turns)
+			}
 			changes, err := s.Changes()
 			if err != nil {
 				t.Fatal(err)

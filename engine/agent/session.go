@@ -402,7 +402,7 @@ func (s *Session) publishLevel() {
 		v |= 1
 	}
 	s.published.Store(v)
-	s.view.Store(&View{Meta: s.meta, Messages: s.log.Messages(), Alerts: s.alerts()})
+	s.view.Store(&View{Meta: s.meta, Messages: s.log.Messages(), Alerts: s.alerts(), Turns: s.turnsLocked()})
 }
 
 // View is what a display needs of a session as of its last commit.
@@ -410,6 +410,7 @@ type View struct {
 	Meta     storage.Session
 	Messages []transcript.Message // the current cycle's log
 	Alerts   []string             // loop guard and compaction breakers
+	Turns    []Turn               // the user's numbered turns (see Session.Turns)
 }
 
 // Snapshot returns the session as of its last commit without waiting for

@@ -71,10 +71,12 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 	meta := TurnMeta(now, s.cfg.ModelName, &s.st.WorkingSet)
 	user := transcript.UserText(meta, text, now)
 	record, turns := s.beginTurnRecord(n, &user, snap)
+	prevTurns := s.turns
+	s.turns = turns // published with the message
 	if err := s.commit([]transcript.Message{user}, record); err != nil {
+		s.turns = prevTurns
 		return Result{Reason: ReasonFailed}, err
 	}
-	s.turns = turns
 	res := Result{}
 	for step := 1; ; step++ {
 		if step > s.cfg.MaxSteps {
