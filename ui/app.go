@@ -91,7 +91,7 @@ func Run(o Options) {
 	w := a.NewWindow("Tally")
 	w.SetIcon(a.Icon())
 	u := New(a, w, NewBridge(), o)
-	w.Resize(fyne.NewSize(1280, 800))
+	w.Resize(u.windowSize())
 	w.SetCloseIntercept(func() {
 		u.Close()
 		w.Close()
@@ -112,6 +112,7 @@ type UI struct {
 	settings workbench.Settings   // a copy of the saved settings, for the UI goroutine
 
 	sessions   *sessionsView
+	panels     *panels
 	chat       *chatView
 	gauge      *Gauge
 	chip       *CacheChip
@@ -147,6 +148,7 @@ type UI struct {
 	compactDlg *compactionPreview
 	purgeDlg   *purgeView
 	renameDlg  *dialog.FormDialog
+	folderDlg  *dialog.FileDialog
 	// settingsForm is the settings dialog's form while it is open.
 	settingsForm *settingsForm
 	archive      *archiveBrowser
@@ -246,8 +248,10 @@ func (u *UI) build() {
 	hint := &widget.Label{Text: "Ctrl+Enter sends", Importance: widget.LowImportance}
 	buttons := container.NewVBox(u.sendB, u.stopB, hint)
 	input := container.NewBorder(u.suggest, nil, nil, buttons, u.prompt)
+	right := container.NewPadded(container.NewBorder(nil, nil, nil, nil, u.checklist))
+	u.panels = newPanels(u.sessions.box, widget.NewLabel(""), right)
 	top := container.NewVBox(
-		container.NewBorder(nil, nil, nil, container.NewHBox(u.demoTag, settingsB), u.title),
+		container.NewBorder(nil, nil, u.panels.leftB, container.NewHBox(u.demoTag, u.panels.rightB, settingsB), u.title),
 		u.perm.box, u.banner)
 	u.chatPane = container.NewBorder(nil, input, nil, nil, u.chat.box)
 	u.welcome = u.welcomeView()
@@ -260,12 +264,10 @@ func (u *UI) build() {
 	u.actionsWhy = &widget.Label{Importance: widget.LowImportance, Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText}
 	bottom := container.NewVBox(widget.NewSeparator(), u.gauge, actions, u.actionsWhy,
 		container.NewHBox(u.chip, layout.NewSpacer()), widget.NewSeparator(), u.chart)
-	right := container.NewPadded(container.NewBorder(nil, bottom, nil, nil, u.checklist))
-	split := container.NewHSplit(main, right)
-	split.Offset = 0.7
-	outer := container.NewHSplit(u.sessions.box, split)
-	outer.Offset = 0.2
-	u.win.SetContent(container.NewBorder(nil, u.footer, nil, nil, outer))
+	right.Objects[0] = container.NewBorder(nil, bottom, nil, nil, u.checklist)
+	u.panels.center = main
+	u.panels.arrange()
+	u.win.SetContent(container.NewBorder(nil, u.footer, nil, nil, u.panels.content()))
 	u.setIdle()
 }
 
@@ -277,11 +279,8 @@ func (u *UI) Close() {
 		if u.prompt.Text != u.live.draft {
 			_ = u.wb.SaveDraft(u.live.id, u.prompt.Text)
 		}
-		if saved := u.wb.Settings(); saved.LastSession != u.live.id {
-			saved.LastSession = u.live.id
-			_ = u.wb.SaveSettings(saved)
-		}
 	}
+	u.keepPlace()
 	for _, live := range append([]*liveSession{u.live}, bgList(u.bg)...) {
 		if live != nil && live.cancel != nil {
 			live.cancel()
@@ -342,4 +341,37 @@ func bgList(m map[string]*liveSession) []*liveSession {
 		out = append(out, l)
 	}
 	return out
+}
+
+// defaultWindow is the window's size on a first launch.
+var defaultWindow = fyne.NewSize(1280, 800)
+
+// windowSize is the size the window had when it was last closed, or the
+// default. (Fyne does not expose window positions; the window manager
+// places it.)
+func (u *UI) windowSize() fyne.Size {
+	if w := u.settings.Window; w.Width >= 400 && w.Height >= 300 {
+		return fyne.NewSize(w.Width, w.Height)
+	}
+	return defaultWindow
+}
+
+// keepPlace stores, synchronously (the store closes next), the window's
+// size and the shown session, for the next launch.
+func (u *UI) keepPlace() {
+	if u.wb == nil || u.win == nil {
+		return
+	}
+	saved := u.wb.Settings()
+	changed := false
+	if u.live != nil && u.live.sess != nil && saved.LastSession != u.live.id {
+		saved.LastSession, changed = u.live.id, true
+	}
+	if sz := u.win.Canvas().Size(); sz.Width >= 400 && sz.Height >= 300 &&
+		(saved.Window.Width != sz.Width || saved.Window.Height != sz.Height) {
+		saved.Window.Width, saved.Window.Height, changed = sz.Width, sz.Height, true
+	}
+	if changed {
+		_ = u.wb.SaveSettings(saved)
+	}
 }

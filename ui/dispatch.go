@@ -94,10 +94,9 @@ func rowOfUsage(us agent.Usage) ledger.Row {
 func (u *UI) showApproval(live *liveSession, p *pendingApproval) {
 	live.waiting = p
 	u.notify("Approval needed", fmt.Sprintf("%s wants to run %s.", u.sessions.title(live.id), p.req.Tool), live)
+	u.sessions.badges()
 	if u.live != live {
-		// Hidden: the request waits on the session until it is shown.
-		u.sessions.badges()
-		return
+		return // hidden: the request waits on the session until it is shown
 	}
 	it := u.chat.byCall[p.req.CallID]
 	if it == nil {
@@ -140,6 +139,7 @@ func (u *UI) decide(it *chatItem, d tool.Decision) {
 	it.approval = nil
 	if u.live != nil && u.live.waiting == p {
 		u.live.waiting = nil
+		u.sessions.badges()
 	}
 	switch d {
 	case tool.Approve:

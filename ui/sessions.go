@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -194,6 +195,10 @@ func (v *sessionsView) showNew() {
 				ws.SetText(lu.Path())
 			}
 		}, u.win)
+		if start := pickerStart(ws.Text); start != nil {
+			d.SetLocation(start)
+		}
+		u.folderDlg = d
 		d.Show()
 	}}
 	items := []*widget.FormItem{
@@ -314,4 +319,29 @@ func (u *UI) deleteSession(id string) {
 			u.refreshSessions(false)
 		}
 	})
+}
+
+// pickerStart is where the folder picker opens: the folder typed in the
+// field, or the nearest existing folder above it; nil leaves the picker
+// at its default (the home folder).
+func pickerStart(typed string) fyne.ListableURI {
+	dir := strings.TrimSpace(typed)
+	if strings.HasPrefix(dir, "~") {
+		if home, err := os.UserHomeDir(); err == nil {
+			dir = filepath.Join(home, strings.TrimPrefix(dir, "~"))
+		}
+	}
+	if dir == "" || !filepath.IsAbs(dir) {
+		return nil
+	}
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			if l, err := storage.ListerForURI(storage.NewFileURI(d)); err == nil {
+				return l
+			}
+		}
+		if d == filepath.Dir(d) {
+			return nil
+		}
+	}
 }
