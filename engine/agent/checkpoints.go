@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/tally-dev/tally/engine/checkpoint"
+	"github.com/tally-dev/tally/engine/tool"
 )
 
 // fileRecorder is the session's tool.Recorder: it records every change
@@ -69,11 +71,33 @@ func (f *fileRecorder) AfterShell() error {
 	return err
 }
 
+// CheckpointLimits are the limits of a workspace's checkpoints: the size
+// cap (0: checkpoint.DefaultStoreBytes), and the files whose content is
+// never stored, so that credentials do not reach Tally's data file: those
+// on the secret-file deny list secretFiles (nil: the default list) and
+// those holding a private key. Such files are recorded as changed but not
+// restorable. Every host opening checkpoints uses this one rule, since an
+// Open replaces the limits of the workspace for the whole process.
+func CheckpointLimits(storeBytes int64, secretFiles []string) checkpoint.Limits {
+	if secretFiles == nil {
+		secretFiles = tool.DefaultSecretFiles()
+	}
+	return checkpoint.Limits{StoreBytes: storeBytes, Refuse: func(rel string, content []byte) string {
+		switch {
+		case tool.MatchSecretFile(secretFiles, rel):
+			return "it is on the secret-file deny list, so its content is never stored"
+		case bytes.Contains(content, []byte("PRIVATE KEY-----")):
+			return "it holds a private key, so its content is never stored"
+		}
+		return ""
+	}}
+}
+
 // openCheckpoints opens the checkpoints of the session's workspace, for
 // reading (Changes, RewindPlan); a workspace that cannot be opened leaves
 // them unavailable, which the methods that need them report.
 func (s *Session) openCheckpoints() {
-	ws, err := checkpoint.Open(s.cfg.Store, s.meta.Workspace, checkpoint.Limits{StoreBytes: s.cfg.CheckpointBytes})
+	ws, err := checkpoint.Open(s.cfg.Store, s.meta.Workspace, CheckpointLimits(s.cfg.CheckpointBytes, s.cfg.Shell.SecretFiles))
 	if err != nil {
 		s.ckptErr = err
 		return

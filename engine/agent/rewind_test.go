@@ -281,3 +281,33 @@ func TestChatOnlyRewindKeepsFilesAndChecklist(t *testing.T) {
 		t.Errorf("reopened turns %+v", turns)
 	}
 }
+
+func TestCheckpointsNeverStoreSecretFiles(t *testing.T) {
+	script := llmtest.ScriptFunc(func(req *llmtest.Req) llmtest.Reply {
+		if req.ToolResultsSinceHuman() > 0 {
+			return llmtest.Text("Done.")
+		}
+		return llmtest.Call("run_shell", `{"command":"rm .env keys.txt"}`)
+	})
+	h := newHarness(t, script, tool.ApproveAll{})
+	envMark, keyMark := "Zq9secretValueNeverStored1", "Zq9privateKeyBodyNeverStored2"
+	os.WriteFile(filepath.Join(h.ws, ".env"), []byte("TOKEN="+envMark+"\n"), 0o600)
+	os.WriteFile(filepath.Join(h.ws, "keys.txt"), []byte("-----BEGIN RSA PRIVATE KEY-----\n"+keyMark+"\n-----END RSA PRIVATE KEY-----\n"), 0o600)
+	s := h.session("sec")
+	if _, err := s.Run(context.Background(), "clean up"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, ".env")); !os.IsNotExist(err) {
+		t.Fatal("the script did not run")
+	}
+	h.st.Close()
+	data, err := os.ReadFile(h.st.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{envMark, keyMark} {
+		if strings.Contains(string(data), m) {
+			t.Errorf("%s is in the store file", m)
+		}
+	}
+}

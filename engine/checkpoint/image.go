@@ -82,7 +82,7 @@ func cleanRel(p string) (string, error) {
 // larger than maxFile, its content. Conditions of the file itself (missing,
 // unreadable, too large, a FIFO) are reported in the image, not as errors;
 // symlinks are recorded, never followed.
-func readImage(root *os.Root, rel string, maxFile int64) (Image, []byte) {
+func readImage(root *os.Root, rel string, lim Limits) (Image, []byte) {
 	name := filepath.FromSlash(rel)
 	fi, err := root.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) && isNotDir(root, name) {
@@ -91,7 +91,7 @@ func readImage(root *os.Root, rel string, maxFile int64) (Image, []byte) {
 	if err != nil {
 		return Image{Kind: Unrestorable, Why: "it could not be read: " + errText(err)}, nil
 	}
-	return imageOf(root, name, fi, maxFile)
+	return imageOf(root, name, fi, lim)
 }
 
 // isNotDir reports whether a parent of name is not a directory, which makes
@@ -106,7 +106,8 @@ func isNotDir(root *os.Root, name string) bool {
 }
 
 // imageOf returns the image of name, whose Lstat result is fi.
-func imageOf(root *os.Root, name string, fi fs.FileInfo, maxFile int64) (Image, []byte) {
+func imageOf(root *os.Root, name string, fi fs.FileInfo, lim Limits) (Image, []byte) {
+	maxFile := lim.FileBytes
 	switch m := fi.Mode(); {
 	case m&fs.ModeSymlink != 0:
 		target, err := root.Readlink(name)
@@ -135,6 +136,11 @@ func imageOf(root *os.Root, name string, fi fs.FileInfo, maxFile int64) (Image, 
 	}
 	if int64(len(data)) > maxFile {
 		return Image{Kind: Unrestorable, Size: int64(len(data)), Why: fmt.Sprintf("it is larger than the %s limit for checkpoints", byteCount(maxFile))}, nil
+	}
+	if lim.Refuse != nil {
+		if why := lim.Refuse(filepath.ToSlash(name), data); why != "" {
+			return Image{Kind: Unrestorable, Size: int64(len(data)), Why: why}, nil
+		}
 	}
 	return Image{Kind: File, SHA: hashOf(data), Mode: fi.Mode().Perm(), Size: int64(len(data))}, data
 }

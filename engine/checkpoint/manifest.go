@@ -131,7 +131,7 @@ func (w *Workspace) scan(root *os.Root) (manifest, error) {
 		img Image
 		b   *blob
 	}
-	maxFile := w.limits.FileBytes
+	lim := w.limits
 	jobs := make(chan string)
 	results := make(chan result)
 	var wg sync.WaitGroup
@@ -140,7 +140,7 @@ func (w *Workspace) scan(root *os.Root) (manifest, error) {
 		go func() {
 			defer wg.Done()
 			for rel := range jobs {
-				img, data := imageOf(root, filepath.FromSlash(rel), s.infos[rel], maxFile)
+				img, data := imageOf(root, filepath.FromSlash(rel), s.infos[rel], lim)
 				r := result{rel: rel, img: img}
 				if img.Kind == File {
 					if _, ok := w.sizes[img.SHA]; !ok { // w.sizes is not written during a scan

@@ -150,7 +150,7 @@ func (r *Recorder) recordFile(rel string, after bool) error {
 			return nil // already recorded this turn; do not read the file again
 		}
 	}
-	img, data := readImage(root, key, r.w.limits.FileBytes)
+	img, data := readImage(root, key, r.w.limits)
 	var blobs []blob
 	if img.Kind == File {
 		if _, ok := r.w.sizes[img.SHA]; !ok {

@@ -101,11 +101,11 @@ func (w *Workspace) plan(session string, rec *sessionRec, targets map[string]Ima
 	}
 	defer root.Close()
 	w.mu.Lock()
-	maxFile := w.limits.FileBytes
+	lim := w.limits
 	w.mu.Unlock()
 	p := Plan{Session: session, Turn: turn}
 	for path, target := range targets {
-		cur, data := readImage(root, path, maxFile)
+		cur, data := readImage(root, path, lim)
 		f := FileRestore{Path: path, Target: target, Agent: rec.Last[path], Current: cur}
 		switch {
 		case target.Kind == Unrestorable:
@@ -193,7 +193,7 @@ func (w *Workspace) Restore(plan Plan, force bool) (Result, error) {
 			res.Skipped = append(res.Skipped, f.Path+": "+f.Why)
 			continue
 		}
-		if now, _ := readImage(root, f.Path, w.limits.FileBytes); !now.Same(f.Current) {
+		if now, _ := readImage(root, f.Path, w.limits); !now.Same(f.Current) {
 			return Result{}, fmt.Errorf("checkpoint: %s changed since the restore was planned; plan the restore again", f.Path)
 		}
 		todo = append(todo, f)

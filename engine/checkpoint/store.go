@@ -43,6 +43,11 @@ type Limits struct {
 	// a file is recorded as "changed, not restorable". Default
 	// DefaultFileBytes.
 	FileBytes int64
+	// Refuse, when set, is asked about every file whose content would be
+	// kept (rel slash-separated, content as read): a non-empty answer is
+	// why the content must never be stored — a file holding credentials,
+	// say — and the file is recorded as not restorable with that reason.
+	Refuse func(rel string, content []byte) string
 }
 
 func (l Limits) withDefaults() Limits {

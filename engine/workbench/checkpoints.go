@@ -36,7 +36,8 @@ func (w *Workbench) checkpoints(id string) (*checkpoint.Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("no session with ID %q (%w); run `tally sessions` to list them", id, err)
 	}
-	return checkpoint.Open(w.store, meta.Workspace, checkpoint.Limits{StoreBytes: w.Settings().CheckpointCap})
+	saved := w.Settings()
+	return checkpoint.Open(w.store, meta.Workspace, agent.CheckpointLimits(saved.CheckpointCap, saved.Shell.SecretFiles))
 }
 
 // Changes returns the files session id changed, with their diffs: against
