@@ -31,6 +31,12 @@ func TestStreamableHTTP(t *testing.T) {
 	if content, isErr := run(t, m, "mcp__remote__refuse", `{}`); !isErr || content != "no such record" {
 		t.Errorf("refuse = %q (error %v)", content, isErr)
 	}
+	// A tool the server does not know (it vanished since the listing) is
+	// refused by the server, with its message.
+	m.addTools(m.servers["remote"], []toolInfo{{Name: "ghost"}})
+	if content, isErr := run(t, m, "mcp__remote__ghost", `{}`); !isErr || !strings.Contains(content, `"remote" refused the call (unknown tool`) {
+		t.Errorf("unknown remote tool = %q (error %v)", content, isErr)
+	}
 	auth := seen.all("Authorization")
 	if len(auth) == 0 || slices.ContainsFunc(auth, func(v string) bool { return v != "Bearer tok-123" }) {
 		t.Errorf("Authorization headers = %q, want the expanded header on every request", auth)
@@ -260,5 +266,32 @@ func TestToolSpecIsStable(t *testing.T) {
 	b := tl.Spec()
 	if !json.Valid(b.Parameters) || b.Name != "mcp__docs__search" {
 		t.Errorf("Spec changed after a caller modified its copy: %s", b.Parameters)
+	}
+}
+
+func TestHTTPServerGoesAway(t *testing.T) {
+	s := sdk.NewServer(&sdk.Implementation{Name: "http", Version: "1"}, nil)
+	addBasicTools(s, nil)
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	m := newManager(t, map[string]ServerConfig{"remote": {URL: ts.URL, Timeout: 5}}, Options{})
+	m.Start(context.Background())
+	if content, isErr := run(t, m, "mcp__remote__echo", `{"text":"a"}`); isErr {
+		t.Fatalf("echo = %q", content)
+	}
+	ts.CloseClientConnections()
+	ts.Close()
+	content, isErr := run(t, m, "mcp__remote__echo", `{"text":"b"}`)
+	if !isErr || !strings.Contains(content, `"remote" could not be reached`) {
+		t.Fatalf("call to a vanished server = %q (error %v)", content, isErr)
+	}
+	// Whatever the SDK makes of the lost connection, calls keep failing
+	// clearly and the server ends up failed after its one restart.
+	for range 3 {
+		if content, isErr := run(t, m, "mcp__remote__echo", `{"text":"c"}`); !isErr || !strings.Contains(content, `"remote"`) {
+			t.Fatalf("later call to a vanished server = %q (error %v)", content, isErr)
+		}
+	}
+	if st := status(t, m, "remote"); st.State != StateFailed || st.Restarts != 1 {
+		t.Errorf("status = %+v, want failed after one restart", st)
 	}
 }

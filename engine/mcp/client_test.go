@@ -59,7 +59,7 @@ func TestStdioToolsListedAndCalled(t *testing.T) {
 	}
 	// Arguments that break the server's schema give an error result.
 	if content, isErr := run(t, m, "mcp__local__echo", `{"text":5}`); !isErr {
-		t.Errorf("bad arguments gave %q without an error", content)
+		t.Errorf("bad arguments gave %q (error %v)", content, isErr)
 	}
 }
 
@@ -237,7 +237,7 @@ func TestMalformedServer(t *testing.T) {
 		t.Errorf("a string schema was not wrapped: %s", weird.Spec().Parameters)
 	}
 	content, isErr := run(t, m, "mcp__bad__bad", `{}`)
-	if !isErr || !strings.Contains(content, "malformed") {
+	if !isErr || !strings.Contains(content, `"bad" returned malformed data`) {
 		t.Fatalf("malformed result = %q (error %v)", content, isErr)
 	}
 	if content, isErr := run(t, m, wantWeird, `{}`); !isErr || !strings.Contains(content, `"input" is missing`) {

@@ -245,11 +245,12 @@ func (s *server) ended(gen int, detail string) {
 // session returns the live session, restarting a crashed server once.
 func (s *server) session(ctx context.Context) (*sdk.ClientSession, int, error) {
 	s.mu.Lock()
-	cs, gen, st, reason := s.cs, s.gen, s.state, s.reason
+	cs, gen, st := s.cs, s.gen, s.state
 	s.mu.Unlock()
 	if st == StateConnected && cs != nil {
 		return cs, gen, nil
 	}
+	var reason string
 	s.connMu.Lock()
 	defer s.connMu.Unlock()
 	s.mu.Lock()

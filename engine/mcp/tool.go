@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tally-dev/tally/engine/tool"
@@ -199,11 +200,47 @@ func (t *Tool) callError(ctx, cctx context.Context, gen int, err error) error {
 		}
 		return fmt.Errorf("the MCP server %q stopped during the call and will not be restarted again; continue without its tools and tell the user", s.name)
 	}
-	return fmt.Errorf("the MCP server %q answered with an error or malformed data (%s); check the arguments against the tool's schema, or continue without this tool", s.name, oneLine(err.Error(), 300))
+	detail := oneLine(err.Error(), 300)
+	var rpcErr *jsonrpc.Error
+	switch {
+	case isMalformed(err):
+		return fmt.Errorf("the MCP server %q returned malformed data (%s); continue without this tool and tell the user", s.name, detail)
+	case errors.As(err, &rpcErr) && rpcErr.Code != codeRejected:
+		return fmt.Errorf("the MCP server %q refused the call (%s); check the arguments against the tool's schema", s.name, oneLine(rpcErr.Message, 300))
+	case s.status().State == StateCrashed:
+		return fmt.Errorf("the MCP server %q stopped (%s); it will be restarted on the next call, so retry once if the call is safe to repeat", s.name, detail)
+	}
+	return fmt.Errorf("the MCP server %q could not be reached (%s); try again later or continue without this tool", s.name, detail)
 }
+
+// isMalformed reports whether err is a failure to decode the server's
+// answer.
+func isMalformed(err error) bool {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	if errors.As(err, &typeErr) || errors.As(err, &syntaxErr) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "cannot unmarshal") || strings.Contains(msg, "invalid character") ||
+		strings.Contains(msg, "unexpected end of JSON")
+}
+
+// JSON-RPC codes the SDK's own connection uses (its internal jsonrpc2
+// package): the client or the server is closing, or the transport refused
+// to send. They are not answers from the server.
+const (
+	codeClientClosing = -32003
+	codeServerClosing = -32004
+	codeRejected      = -32005
+)
 
 // isClosed reports whether err means the connection to the server is gone.
 func isClosed(err error) bool {
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && (rpcErr.Code == codeClientClosing || rpcErr.Code == codeServerClosing) {
+		return true
+	}
 	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.ErrClosedPipe)
 }
