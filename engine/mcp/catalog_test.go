@@ -295,3 +295,18 @@ func TestHTTPServerGoesAway(t *testing.T) {
 		t.Errorf("status = %+v, want failed after one restart", st)
 	}
 }
+
+func TestNoBudgetOffersEverything(t *testing.T) {
+	many := make([]string, 40)
+	for i := range many {
+		many[i] = fmt.Sprintf("tool_%02d", i)
+	}
+	m := newManager(t, map[string]ServerConfig{"large": smallServer(t, many...)}, Options{Budget: -1, Count: func(s string) int { return len(s) }})
+	m.Start(context.Background())
+	if got := m.Pending(); len(got) != 40 {
+		t.Errorf("pending = %d tools, want all 40 with no budget", len(got))
+	}
+	if u := m.Usage(); u.Search || u.Exposed != u.All || u.Handed != 40 {
+		t.Errorf("usage = %+v", u)
+	}
+}

@@ -175,6 +175,14 @@ func TestCrashMidCallRestartsOnce(t *testing.T) {
 	if !isErr || !strings.Contains(content, "continue without its tools") {
 		t.Fatalf("call after the second crash = %q (error %v)", content, isErr)
 	}
+	// After Close nothing is restarted.
+	m2 := newManager(t, map[string]ServerConfig{"local": stdioServer(t, "basic")}, Options{})
+	m2.Start(context.Background())
+	run(t, m2, "mcp__local__crash", `{}`)
+	m2.Close()
+	if content, isErr := run(t, m2, "mcp__local__echo", `{"text":"x"}`); !isErr || !strings.Contains(content, "was stopped") {
+		t.Errorf("call after Close = %q (error %v), want no restart", content, isErr)
+	}
 	if !slices.ContainsFunc(seen, func(s ServerStatus) bool { return s.State == StateCrashed }) {
 		t.Errorf("OnStatus never reported the crash: %+v", seen)
 	}

@@ -298,15 +298,12 @@ func (s *server) closeSession() {
 	}
 }
 
-// stop closes the server for good.
+// stop closes the server; a crashed server is not restarted after it.
 func (s *server) stop() {
 	s.connMu.Lock()
 	defer s.connMu.Unlock()
-	s.mu.Lock()
-	had := s.cs != nil
-	s.mu.Unlock()
 	s.closeSession()
-	if had {
+	if st := s.status().State; st != StateDisabled && st != StateStopped {
 		s.setState(StateStopped, "")
 	}
 	s.log.Close()
