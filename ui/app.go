@@ -150,9 +150,12 @@ type UI struct {
 	renameDlg  *dialog.FormDialog
 	folderDlg  *dialog.FileDialog
 	// settingsForm is the settings dialog's form while it is open.
-	settingsForm *settingsForm
-	archive      *archiveBrowser
-	compactions  int // manual compactions applied
+	settingsForm  *settingsForm
+	archive       *archiveBrowser
+	compactions   int                  // manual compactions applied
+	search        *searchView          // the search dialog, once opened
+	sheet         string               // the shortcuts sheet last shown, for tests
+	pendingReveal *workbench.SearchHit // a search hit to scroll to once its session opens
 }
 
 // New builds the window's content into w. It opens the store under
@@ -269,6 +272,7 @@ func (u *UI) build() {
 	u.panels.arrange()
 	u.win.SetContent(container.NewBorder(nil, u.footer, nil, nil, u.panels.content()))
 	u.setIdle()
+	u.installShortcuts()
 }
 
 // Close keeps the shown session's draft, stops every running turn (shown

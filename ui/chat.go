@@ -45,6 +45,7 @@ type chatItem struct {
 	// their rows once expanded (reasonOn says whether they are shown).
 	past      []transcript.Message
 	pastItems []*chatItem
+	cycleNo   int // the closed cycle an itemCycle row stands for
 
 	call      transcript.ToolCall
 	title     string
@@ -101,6 +102,7 @@ type chatView struct {
 	autoOffset  float32 // the offset of the last automatic scroll to the bottom
 
 	awaitNext *chatItem // the last rewrite's row, until the next request's size is known
+	found     *chatItem // the row a search result last scrolled to
 
 	onDecide func(it *chatItem, d tool.Decision)
 	copy     func(string)

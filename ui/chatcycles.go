@@ -15,7 +15,7 @@ import (
 func cycleItem(a cycle.Archive) *chatItem {
 	text := fmt.Sprintf("Cycle %d · %s – %s · ended at %s tokens · read-only (the model sees its hand-off brief, and can search it)",
 		a.Cycle, a.Started.Local().Format("Jan 2 15:04"), a.Ended.Local().Format("15:04"), tokensShort(a.Tokens))
-	return &chatItem{kind: itemCycle, text: text, past: a.Messages}
+	return &chatItem{kind: itemCycle, text: text, past: a.Messages, cycleNo: a.Cycle}
 }
 
 // cycleToggleText is the label of a cycle row's expand button.

@@ -157,6 +157,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, model s
 		showIf(u.demoTag, isDemo)
 		showIf(u.suggest, isDemo)
 		u.chat.setHistory(cycles, past, msgs)
+		defer u.revealPending()
 		u.gauge.SetLevel(level, window, exact)
 		u.gauge.SetThresholds(compactAt, cycleAt)
 		u.applyLedger(rows, live.model)

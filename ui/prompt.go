@@ -14,6 +14,9 @@ import (
 type promptEntry struct {
 	widget.Entry
 	onSend func()
+	// onShortcut runs the window's shortcut for cs and reports whether
+	// there was one; the entry would otherwise swallow it.
+	onShortcut func(cs *desktop.CustomShortcut) bool
 }
 
 func newPromptEntry(onSend func()) *promptEntry {
@@ -32,6 +35,9 @@ func (e *promptEntry) TypedShortcut(s fyne.Shortcut) {
 		if e.onSend != nil {
 			e.onSend()
 		}
+		return
+	}
+	if cs, ok := s.(*desktop.CustomShortcut); ok && e.onShortcut != nil && e.onShortcut(cs) {
 		return
 	}
 	e.Entry.TypedShortcut(s)

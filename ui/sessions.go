@@ -79,7 +79,7 @@ func newSessionsView(u *UI) *sessionsView {
 	renB := &widget.Button{Icon: theme.DocumentCreateIcon(), Importance: widget.LowImportance, OnTapped: v.showRename}
 	delB := &widget.Button{Icon: theme.DeleteIcon(), Importance: widget.LowImportance, OnTapped: v.confirmDelete}
 	head := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Sessions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		container.NewHBox(renB, delB))
+		container.NewHBox(u.searchButton(), renB, delB))
 	v.box = container.NewBorder(container.NewVBox(head, newB), nil, nil, nil, v.list)
 	return v
 }

@@ -298,3 +298,40 @@ func TestArchivesHoldEveryMessageOfAClosedCycle(t *testing.T) {
 		t.Errorf("archived cycle 1 holds %q", texts)
 	}
 }
+
+func TestSearchFindsTitlesPromptsAnswersAndToolCallsInEveryCycle(t *testing.T) {
+	w := bench(t, nil)
+	newSession(t, w, "a", "deepseek-chat")
+	newSession(t, w, "b", "deepseek-chat")
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	appendMessage(t, w, "a", 1, transcript.UserText("", "Why does Mul overflow?", at))
+	call := transcript.ToolCall{ID: "c1", Name: "grep", Arguments: `{"pattern":"func Mul"}`}
+	appendMessage(t, w, "a", 1, transcript.AssistantReply("", "", []transcript.ToolCall{call}, at))
+	supersede(t, w, "a", 1, "compaction", []transcript.Superseded{{Index: 0, Message: transcript.AssistantReply("Mul uses int8 overflow math", "", nil, at)}})
+	appendMessage(t, w, "b", 1, transcript.UserText("", "unrelated question", at))
+	if err := w.Rename("b", "Overflow notes"); err != nil {
+		t.Fatal(err)
+	}
+
+	hits, truncated, err := w.Search("mul OVERFLOW")
+	if err != nil || truncated {
+		t.Fatalf("search: %v, truncated %v", err, truncated)
+	}
+	var got []string
+	for _, h := range hits {
+		got = append(got, h.Session+":"+h.Snippet)
+		if h.Session == "a" && h.Snippet == "Mul uses int8 overflow math" && !h.Superseded {
+			t.Error("the superseded answer is not marked")
+		}
+	}
+	want := "a:Mul uses int8 overflow math|a:Why does Mul overflow?"
+	if strings.Join(got, "|") != want {
+		t.Errorf("hits %q, want %q", got, want)
+	}
+	if hits, _, _ := w.Search("func mul"); len(hits) != 1 || hits[0].Message.ToolCalls[0].Name != "grep" {
+		t.Errorf("a tool call's arguments are not searched: %+v", hits)
+	}
+	if hits, _, _ := w.Search("overflow notes"); len(hits) != 1 || hits[0].Session != "b" || hits[0].Cycle != 0 {
+		t.Errorf("a title is not found: %+v", hits)
+	}
+}

@@ -1,0 +1,129 @@
+package workbench
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tally-dev/tally/engine/transcript"
+)
+
+// SearchHit is one match of Search: a session's title, or one message of
+// any of its cycles (superseded messages included).
+type SearchHit struct {
+	Session string `json:"session"`
+	Title   string `json:"title"`
+	// Cycle is the message's cycle; 0 when the title matched.
+	Cycle int `json:"cycle"`
+	// Current reports that the message is in the session's current cycle
+	// (not archived); Superseded that a compaction or purge replaced it.
+	Current    bool            `json:"current"`
+	Superseded bool            `json:"superseded"`
+	Role       transcript.Role `json:"role,omitempty"`
+	Snippet    string          `json:"snippet"`
+	// Message is the matching message, for showing it or finding it in
+	// the chat.
+	Message transcript.Message `json:"message"`
+}
+
+// MaxSearchHits caps the hits one search returns.
+const MaxSearchHits = 200
+
+// Search finds query in every session: titles, the user's prompts, the
+// answers, tool calls and results, in every cycle including archived and
+// superseded messages. Every word of the query must occur (case is
+// ignored). Hits come session by session, newest session first, and at
+// most MaxSearchHits of them; truncated reports that more matched. A
+// session that cannot be read is skipped, not an error.
+func (w *Workbench) Search(query string) (hits []SearchHit, truncated bool, err error) {
+	words := strings.Fields(strings.ToLower(query))
+	if len(words) == 0 {
+		return nil, false, nil
+	}
+	list, err := w.store.Sessions()
+	if err != nil {
+		return nil, false, err
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Updated.After(list[j].Updated) })
+	for _, s := range list {
+		add := func(h SearchHit) bool {
+			if len(hits) >= MaxSearchHits {
+				truncated = true
+				return false
+			}
+			hits = append(hits, h)
+			return true
+		}
+		if matchAll(strings.ToLower(s.Title), words) && !add(SearchHit{Session: s.ID, Title: s.Title, Snippet: s.Title}) {
+			break
+		}
+		lines, err := w.exportLines(s.ID)
+		if err != nil && len(lines) == 0 {
+			continue
+		}
+		for _, l := range lines {
+			text := searchText(l.Message)
+			low := strings.ToLower(text)
+			if !matchAll(low, words) {
+				continue
+			}
+			h := SearchHit{Session: s.ID, Title: s.Title, Cycle: l.Cycle, Current: l.Cycle == s.Cycle || (s.Cycle == 0 && l.Cycle == 1),
+				Superseded: l.SupersededBy != "", Role: l.Message.Role, Snippet: snippet(text, low, words[0]), Message: l.Message}
+			if !add(h) {
+				break
+			}
+		}
+		if truncated {
+			break
+		}
+	}
+	return hits, truncated, nil
+}
+
+// searchText is what Search looks in: the message's text and reasoning,
+// then each tool call's name and arguments.
+func searchText(m transcript.Message) string {
+	var b strings.Builder
+	b.WriteString(m.Text())
+	for _, c := range m.ToolCalls {
+		b.WriteString("\n" + c.Name + " " + c.Arguments)
+	}
+	if m.ToolName != "" {
+		b.WriteString("\n" + m.ToolName)
+	}
+	return b.String()
+}
+
+func matchAll(low string, words []string) bool {
+	for _, w := range words {
+		if !strings.Contains(low, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// snippet is about 120 characters of text around the first occurrence of
+// word, on one line.
+func snippet(text, low, word string) string {
+	at := strings.Index(low, word)
+	if at < 0 || len(low) != len(text) {
+		at = 0
+	}
+	start := max(at-40, 0)
+	for start > 0 && !utf8.RuneStart(text[start]) {
+		start--
+	}
+	end := min(start+120, len(text))
+	for end < len(text) && !utf8.RuneStart(text[end]) {
+		end++
+	}
+	s := strings.Join(strings.Fields(text[start:end]), " ")
+	if start > 0 {
+		s = "…" + s
+	}
+	if end < len(text) {
+		s += "…"
+	}
+	return s
+}

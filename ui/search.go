@@ -1,0 +1,207 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/engine/workbench"
+)
+
+// Search across sessions (Ctrl+K, or the magnifier over the session list):
+// titles, prompts, answers, tool calls and results of every session and
+// every cycle, archived and superseded messages included. Choosing a hit
+// opens its session and scrolls the chat to the message, expanding the
+// earlier cycle that holds it.
+
+// searchDelay is how long typing pauses before a search runs.
+const searchDelay = 250 * time.Millisecond
+
+// searchView is the search dialog's state.
+type searchView struct {
+	entry   *widget.Entry
+	status  *widget.Label
+	list    *widget.List
+	hits    []workbench.SearchHit
+	gen     int
+	dlg     dialog.Dialog
+	content fyne.CanvasObject
+}
+
+// showSearch opens the search dialog.
+func (u *UI) showSearch() {
+	if u.wb == nil {
+		return
+	}
+	v := &searchView{}
+	v.entry = widget.NewEntry()
+	v.entry.SetPlaceHolder("Search every session: titles, prompts, answers, tool calls (all words must match)")
+	v.status = &widget.Label{Importance: widget.LowImportance, Text: "Type to search."}
+	v.list = widget.NewList(
+		func() int { return len(v.hits) },
+		func() fyne.CanvasObject {
+			return container.NewVBox(&widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis},
+				&widget.Label{Truncation: fyne.TextTruncateEllipsis})
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= len(v.hits) {
+				return
+			}
+			h := v.hits[id]
+			box := o.(*fyne.Container)
+			box.Objects[0].(*widget.Label).SetText(hitPlace(h))
+			box.Objects[1].(*widget.Label).SetText(h.Snippet)
+		})
+	v.list.OnSelected = func(id widget.ListItemID) {
+		v.list.Unselect(id)
+		if id < len(v.hits) {
+			v.dlg.Hide()
+			u.revealHit(v.hits[id])
+		}
+	}
+	v.entry.OnChanged = func(q string) {
+		v.gen++
+		gen := v.gen
+		u.bridge.After(searchDelay, func() {
+			if gen == v.gen {
+				u.runSearch(v, q)
+			}
+		})
+	}
+	v.entry.OnSubmitted = func(q string) { v.gen++; u.runSearch(v, q) }
+	v.content = container.NewBorder(container.NewVBox(v.entry, v.status), nil, nil, nil, v.list)
+	v.dlg = dialog.NewCustom("Search", "Close", v.content, u.win)
+	v.dlg.Resize(fyne.NewSize(min(860, u.win.Canvas().Size().Width-40), min(560, u.win.Canvas().Size().Height-40)))
+	u.search = v
+	v.dlg.Show()
+	u.win.Canvas().Focus(v.entry)
+}
+
+// hitPlace names where a hit is: "Title · cycle 2 (archived) · you".
+func hitPlace(h workbench.SearchHit) string {
+	if h.Cycle == 0 {
+		return h.Title + " · title"
+	}
+	where := fmt.Sprintf("cycle %d", h.Cycle)
+	switch {
+	case h.Superseded:
+		where += " (replaced by a compaction)"
+	case !h.Current:
+		where += " (archived)"
+	}
+	who := string(h.Role)
+	switch {
+	case h.Message.Kind != transcript.KindChat:
+		who = "added by the engine"
+	case h.Role == transcript.User:
+		who = "you"
+	case h.Role == transcript.Tool:
+		who = "tool result"
+	case len(h.Message.ToolCalls) > 0:
+		who = "tool call"
+	}
+	return h.Title + " · " + where + " · " + who
+}
+
+// runSearch searches off the UI goroutine and shows the hits.
+func (u *UI) runSearch(v *searchView, q string) {
+	wb, gen := u.wb, v.gen
+	u.bridge.Work(func() func() {
+		hits, truncated, err := wb.Search(q)
+		return func() {
+			if gen != v.gen {
+				return
+			}
+			v.hits = hits
+			v.list.Refresh()
+			switch {
+			case err != nil:
+				v.status.SetText("Could not search: " + err.Error())
+			case strings.TrimSpace(q) == "":
+				v.status.SetText("Type to search.")
+			case len(hits) == 0:
+				v.status.SetText("Nothing matches every word.")
+			case truncated:
+				v.status.SetText(fmt.Sprintf("The first %d hits; add a word to narrow the search.", len(hits)))
+			default:
+				v.status.SetText(countOf(len(hits), "hit") + " — click one to open it")
+			}
+		}
+	})
+}
+
+// revealHit opens the hit's session and scrolls to its message.
+func (u *UI) revealHit(h workbench.SearchHit) {
+	u.pendingReveal = &h
+	if u.live != nil && u.live.id == h.Session && u.live.sess != nil {
+		u.revealPending()
+		return
+	}
+	u.sessions.selectID(h.Session)
+	u.openSession(h.Session)
+}
+
+// revealPending scrolls to the hit waiting for its session to open.
+func (u *UI) revealPending() {
+	h := u.pendingReveal
+	if h == nil || u.live == nil || u.live.id != h.Session {
+		return
+	}
+	u.pendingReveal = nil
+	if h.Cycle == 0 {
+		return // the title: opening the session is the answer
+	}
+	if !u.chat.reveal(h.Message, h.Cycle, h.Current && !h.Superseded) {
+		u.banner.ShowInfo("The message was found but is not shown in the chat (it may be an engine message that is shown folded).")
+	}
+}
+
+// reveal scrolls to the row of m, expanding the closed cycle that holds it
+// when it is not in the current one. It reports whether the row was found.
+func (c *chatView) reveal(m transcript.Message, cycleNo int, current bool) bool {
+	if !current {
+		for _, it := range c.items {
+			if it.kind == itemCycle && it.cycleNo == cycleNo && !it.reasonOn {
+				c.toggleCycle(it)
+				break
+			}
+		}
+	}
+	for i, it := range c.items {
+		if matchesMessage(it, m) {
+			c.list.ScrollTo(i)
+			c.found = it
+			return true
+		}
+	}
+	return false
+}
+
+// matchesMessage reports whether row it shows message m.
+func matchesMessage(it *chatItem, m transcript.Message) bool {
+	switch {
+	case m.Role == transcript.User && m.Kind == transcript.KindChat:
+		return it.kind == itemUser && it.text == m.Body()
+	case m.Kind != transcript.KindChat:
+		return it.kind == itemNotice && it.text == noticeFor(&m)
+	case m.Role == transcript.Tool:
+		return it.kind == itemTool && it.call.ID == m.ToolCallID
+	case m.Role == transcript.Assistant && strings.TrimSpace(m.Text()) != "":
+		return it.kind == itemAssistant && it.text == m.Text()
+	case m.Role == transcript.Assistant && len(m.ToolCalls) > 0:
+		return it.kind == itemTool && it.call.ID == m.ToolCalls[0].ID
+	}
+	return false
+}
+
+// searchButton is the magnifier over the session list.
+func (u *UI) searchButton() *widget.Button {
+	return &widget.Button{Icon: theme.SearchIcon(), Importance: widget.LowImportance, OnTapped: u.showSearch}
+}

@@ -1,0 +1,122 @@
+package ui
+
+import (
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/tool"
+)
+
+// Keyboard shortcuts: one table, registered on the window and honoured by
+// the prompt box too (a focused text field would otherwise swallow them),
+// and listed by the shortcuts sheet (F1 or Ctrl+/).
+
+// shortcut is one keyboard shortcut of the window.
+type shortcut struct {
+	key  fyne.KeyName
+	mod  fyne.KeyModifier
+	keys string // as shown in the sheet
+	what string
+	run  func(u *UI)
+}
+
+// shortcuts is the window's table, in the order the sheet lists them.
+func shortcuts() []shortcut {
+	return []shortcut{
+		{fyne.KeyN, fyne.KeyModifierShortcutDefault, "Ctrl+N", "New session", func(u *UI) { u.sessions.showNew() }},
+		{fyne.KeyReturn, fyne.KeyModifierShortcutDefault, "Ctrl+Enter", "Send the prompt", func(u *UI) { u.send() }},
+		{fyne.KeyPeriod, fyne.KeyModifierShortcutDefault, "Ctrl+.", "Stop the running turn", func(u *UI) { u.stop() }},
+		{fyne.KeyY, fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift, "Ctrl+Shift+Y", "Approve the call waiting for you", func(u *UI) { u.decideWaiting(true) }},
+		{fyne.KeyN, fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift, "Ctrl+Shift+N", "Deny the call waiting for you", func(u *UI) { u.decideWaiting(false) }},
+		{fyne.KeyK, fyne.KeyModifierShortcutDefault, "Ctrl+K", "Search every session", func(u *UI) { u.showSearch() }},
+		{fyne.KeyComma, fyne.KeyModifierShortcutDefault, "Ctrl+,", "Settings", func(u *UI) { u.showSettings() }},
+		{fyne.KeyB, fyne.KeyModifierShortcutDefault, "Ctrl+B", "Show or hide the session list", func(u *UI) { u.panels.toggleLeft() }},
+		{fyne.KeyJ, fyne.KeyModifierShortcutDefault, "Ctrl+J", "Show or hide the side panel", func(u *UI) { u.panels.toggleRight() }},
+		{fyne.KeySlash, fyne.KeyModifierShortcutDefault, "Ctrl+/  or  F1", "This list of shortcuts", func(u *UI) { u.showShortcuts() }},
+	}
+}
+
+// installShortcuts registers the table on the window's canvas and routes
+// the prompt's unknown shortcuts through it.
+func (u *UI) installShortcuts() {
+	c := u.win.Canvas()
+	for _, s := range shortcuts() {
+		sc := s
+		c.AddShortcut(&desktop.CustomShortcut{KeyName: sc.key, Modifier: sc.mod}, func(fyne.Shortcut) { sc.run(u) })
+	}
+	c.SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if ev.Name == fyne.KeyF1 {
+			u.showShortcuts()
+		}
+	})
+	u.prompt.onShortcut = u.runShortcut
+}
+
+// runShortcut runs the table's entry for cs; it reports false when cs is
+// not one of the window's shortcuts.
+func (u *UI) runShortcut(cs *desktop.CustomShortcut) bool {
+	for _, s := range shortcuts() {
+		if s.key == cs.KeyName && sameModifier(s.mod, cs.Modifier) {
+			s.run(u)
+			return true
+		}
+	}
+	return false
+}
+
+// sameModifier compares modifiers, taking the platform's shortcut key
+// (Ctrl, or Cmd on macOS) for KeyModifierShortcutDefault.
+func sameModifier(want, got fyne.KeyModifier) bool {
+	norm := func(m fyne.KeyModifier) fyne.KeyModifier {
+		if m&fyne.KeyModifierShortcutDefault != 0 {
+			m = m&^fyne.KeyModifierShortcutDefault | fyne.KeyModifierControl
+		}
+		if m&fyne.KeyModifierSuper != 0 && fyne.KeyModifierShortcutDefault == fyne.KeyModifierSuper {
+			m = m&^fyne.KeyModifierSuper | fyne.KeyModifierControl
+		}
+		return m
+	}
+	return norm(want) == norm(got)
+}
+
+// decideWaiting answers the call of the shown session that waits for the
+// user, as its card's Approve or Deny would.
+func (u *UI) decideWaiting(approve bool) {
+	if u.live == nil || u.live.waiting == nil {
+		return
+	}
+	it := u.chat.byCall[u.live.waiting.req.CallID]
+	if it == nil || it.approval == nil {
+		return
+	}
+	d := tool.Deny
+	if approve {
+		d = tool.Approve
+	}
+	u.decide(it, d)
+}
+
+// showShortcuts opens the shortcuts sheet.
+func (u *UI) showShortcuts() {
+	var rows []fyne.CanvasObject
+	for _, s := range shortcuts() {
+		rows = append(rows, &widget.Label{Text: s.keys, TextStyle: fyne.TextStyle{Bold: true, Monospace: true}}, widget.NewLabel(s.what))
+	}
+	u.sheet = shortcutSheetText()
+	d := dialog.NewCustom("Keyboard shortcuts", "Close", container.NewGridWithColumns(2, rows...), u.win)
+	d.Show()
+}
+
+// shortcutSheetText is the sheet as text, one shortcut per line.
+func shortcutSheetText() string {
+	var b strings.Builder
+	for _, s := range shortcuts() {
+		b.WriteString(s.keys + "  " + s.what + "\n")
+	}
+	return b.String()
+}
