@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tally-dev/tally/cli"
+	"github.com/tally-dev/tally/engine/workbench"
 	_ "github.com/tally-dev/tally/internal/locale" // before the toolkit's init: C locales
 	"github.com/tally-dev/tally/internal/sandbox"
 	"github.com/tally-dev/tally/ui"
@@ -20,7 +21,9 @@ func main() {
 	sandbox.RunHelperIfRequested()
 	args := os.Args[1:]
 	if opensWindow(args) {
-		os.Exit(ui.Main(args, os.Stderr))
+		// While the window is open it holds the store; the command line's
+		// reading commands then run inside it.
+		os.Exit(ui.Main(args, os.Stderr, func(wb *workbench.Workbench) (func(), error) { return cli.ServeReads(wb, "") }))
 	}
 	os.Exit(cli.Main(args, os.Stdin, os.Stdout, os.Stderr))
 }

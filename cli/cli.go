@@ -143,6 +143,9 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 // the workbench; settingsErr is what was wrong with the saved settings,
 // for the commands that depend on them. The caller closes the workbench.
 func (o *options) open() (w *workbench.Workbench, settingsErr, err error) {
+	if w := servedWorkbench(); w != nil {
+		return w, nil, nil // run inside the app, on its open store
+	}
 	return workbench.Open(o.data, os.Getenv)
 }
 
@@ -200,6 +203,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err == nil {
 		return ExitOK
+	}
+	if code, ok := heldByApp(args, err, stdout, stderr); ok {
+		return code
 	}
 	fmt.Fprintln(stderr, oneLine(err.Error()))
 	var ue usageError

@@ -46,14 +46,18 @@ type Options struct {
 	Env func(string) string
 	// Theme forces "light" or "dark" regardless of the saved setting.
 	Theme string
+	// Serve, when set, is started with the open workbench so that other
+	// processes (the command line) can read through the app while it holds
+	// the store; the stop function it returns runs when the window closes.
+	Serve func(wb *workbench.Workbench) (stop func(), err error)
 }
 
 // Main parses the GUI flags (--data DIR, env TALLY_DATA) and runs the
 // window until it is closed. It returns the process exit status.
-func Main(args []string, stderr io.Writer) int {
+func Main(args []string, stderr io.Writer, serve func(*workbench.Workbench) (func(), error)) int {
 	fs := flag.NewFlagSet("tally", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var o Options
+	o := Options{Serve: serve}
 	fs.StringVar(&o.DataDir, "data", os.Getenv("TALLY_DATA"), "")
 	fs.StringVar(&o.Theme, "theme", os.Getenv("TALLY_THEME"), "")
 	if err := fs.Parse(args); err != nil {
@@ -108,8 +112,9 @@ type UI struct {
 	opts   Options
 	env    func(string) string
 
-	wb       *workbench.Workbench // the engine's front door; nil when the data could not be opened
-	settings workbench.Settings   // a copy of the saved settings, for the UI goroutine
+	wb          *workbench.Workbench // the engine's front door; nil when the data could not be opened
+	stopServing func()               // ends serving the command line's reads
+	settings    workbench.Settings   // a copy of the saved settings, for the UI goroutine
 
 	sessions   *sessionsView
 	panels     *panels
@@ -183,6 +188,11 @@ func (u *UI) start() {
 		return
 	}
 	u.wb = wb
+	if u.opts.Serve != nil {
+		if stop, err := u.opts.Serve(wb); err == nil {
+			u.stopServing = stop
+		}
+	}
 	u.settings, err = wb.Settings(), settingsErr
 	u.applyTheme()
 	u.build()
@@ -289,6 +299,9 @@ func (u *UI) Close() {
 		if live != nil && live.cancel != nil {
 			live.cancel()
 		}
+	}
+	if u.stopServing != nil {
+		u.stopServing()
 	}
 	if u.wb != nil {
 		_ = u.wb.Close()

@@ -64,6 +64,7 @@ type Workbench struct {
 	mu       sync.Mutex
 	settings Settings
 	demo     *demoServer // started on first use
+	borrowed bool        // a view of another Workbench: Close leaves the store open
 }
 
 // DataPath returns the store file of dataDir, or of the default data
@@ -107,7 +108,16 @@ func open(dataDir string, env func(string) string, o storage.Options) (*Workbenc
 	return w, err, nil
 }
 
-// Close stops the demo model and closes the store.
+// Borrow returns a view of w for a command run on w's behalf (a reading
+// command the app runs for the command line): it reads and writes the same
+// store, and its Close does nothing, so the command cannot close the
+// app's store.
+func (w *Workbench) Borrow() *Workbench {
+	return &Workbench{store: w.store, env: w.env, settings: w.Settings(), borrowed: true}
+}
+
+// Close stops the demo model and closes the store; on a borrowed view it
+// stops that view's demo model only.
 func (w *Workbench) Close() error {
 	w.mu.Lock()
 	d := w.demo
@@ -115,6 +125,9 @@ func (w *Workbench) Close() error {
 	w.mu.Unlock()
 	if d != nil {
 		d.close()
+	}
+	if w.borrowed {
+		return nil
 	}
 	return w.store.Close()
 }

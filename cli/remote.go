@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/internal/remote"
+)
+
+// The app holds the store's exclusive lock while it is open. Reading
+// commands then run inside the app, against its open store, over the
+// socket of internal/remote; writing commands say that the app holds the
+// data.
+
+// readingCommands are the commands that only read the store and may run
+// inside the app; rewind reads only as a dry run (without --yes).
+var readingCommands = map[string]bool{
+	"sessions": true, "inspect": true, "export": true, "preview": true,
+	"archive": true, "changes": true, "help": true,
+}
+
+// reads reports whether the command line args only reads the store.
+func reads(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	if args[0] == "rewind" {
+		return !hasFlag(args[1:], "yes")
+	}
+	return readingCommands[args[0]]
+}
+
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--"+name || a == "-"+name || strings.HasPrefix(a, "--"+name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// dataDirOf is the data directory args name (--data DIR, env TALLY_DATA,
+// or the default), where the store and the app's socket live.
+func dataDirOf(args []string) (string, error) {
+	dir := os.Getenv("TALLY_DATA")
+	for i, a := range args {
+		switch {
+		case a == "--data" || a == "-data":
+			if i+1 < len(args) {
+				dir = args[i+1]
+			}
+		case strings.HasPrefix(a, "--data="):
+			dir = strings.TrimPrefix(a, "--data=")
+		}
+	}
+	path, err := workbench.DataPath(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Dir(path), nil
+}
+
+// heldByApp runs a command whose store another Tally holds: a reading
+// command is passed to that Tally when it serves requests; otherwise the
+// error says who holds the data and what to do. handled is false when the
+// error is not about the lock.
+func heldByApp(args []string, err error, stdout, stderr io.Writer) (code int, handled bool) {
+	if !errors.Is(err, workbench.ErrLocked) {
+		return 0, false
+	}
+	dir, derr := dataDirOf(args)
+	if derr != nil {
+		return 0, false
+	}
+	if !reads(args) {
+		fmt.Fprintf(stderr, "tally %s: the Tally app has this data open and holds its sessions; run it there, or close the app and try again\n", args[0])
+		return ExitFail, true
+	}
+	code, cerr := remote.Call(dir, args, stdout, stderr)
+	if cerr != nil {
+		fmt.Fprintf(stderr, "tally %s: another Tally holds the data in %s and does not answer (%v); close it and try again\n", args[0], dir, cerr)
+		return ExitFail, true
+	}
+	return code, true
+}
+
+// served is the workbench of the app serving reading commands, nil in a
+// command-line process.
+var served struct {
+	sync.Mutex
+	wb *workbench.Workbench
+}
+
+// ServeReads lets command-line processes run reading commands against
+// wb, the app's open workbench of dataDir, while the app holds the store;
+// stop ends it. Writing commands sent this way are refused.
+func ServeReads(wb *workbench.Workbench, dataDir string) (stop func(), err error) {
+	if dataDir == "" {
+		dataDir = filepath.Dir(wb.Path())
+	}
+	return remote.Serve(dataDir, func(args []string, stdout, stderr io.Writer) int {
+		if !reads(args) {
+			fmt.Fprintf(stderr, "tally %s: the Tally app has this data open and holds its sessions; run it there, or close the app and try again\n", args[0])
+			return ExitFail
+		}
+		served.Lock()
+		defer served.Unlock()
+		served.wb = wb
+		defer func() { served.wb = nil }()
+		return Main(args, strings.NewReader(""), stdout, stderr)
+	})
+}
+
+// servedWorkbench is a borrowed view of the serving app's workbench, or
+// nil in a command-line process. Its Close leaves the app's store open.
+func servedWorkbench() *workbench.Workbench {
+	if served.wb == nil {
+		return nil
+	}
+	return served.wb.Borrow()
+}
