@@ -62,7 +62,8 @@ type ServerConfig struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	// Disabled servers are kept in the file but never started.
 	Disabled bool `json:"disabled,omitempty"`
-	// Timeout bounds connecting and each call, in seconds; 0 means
+	// Timeout bounds each call, in seconds, and connecting too (though
+	// connecting always gets at least [MinConnectTimeout]); 0 means
 	// [DefaultTimeout].
 	Timeout float64 `json:"timeout,omitempty"`
 	// AllowReadOnly lets the tools this server annotates as read-only run
@@ -77,12 +78,23 @@ type ServerConfig struct {
 // tools when the configuration sets no timeout.
 const DefaultTimeout = 60 * time.Second
 
-// CallTimeout returns the server's per-call and connect timeout.
+// MinConnectTimeout is the least time a server gets to start and list its
+// tools, however short its call timeout: starting a server (npx, uvx) can
+// take longer than a call should.
+const MinConnectTimeout = 10 * time.Second
+
+// CallTimeout returns the server's per-call timeout.
 func (s ServerConfig) CallTimeout() time.Duration {
 	if s.Timeout <= 0 {
 		return DefaultTimeout
 	}
 	return time.Duration(s.Timeout * float64(time.Second))
+}
+
+// ConnectTimeout returns how long the server gets to start, initialise and
+// list its tools: its call timeout, but at least [MinConnectTimeout].
+func (s ServerConfig) ConnectTimeout() time.Duration {
+	return max(s.CallTimeout(), MinConnectTimeout)
 }
 
 // Kind returns the transport the server uses: [TypeStdio], [TypeHTTP] or

@@ -27,11 +27,14 @@ func TestParse(t *testing.T) {
 		t.Fatalf("names = %v", cfg.Names())
 	}
 	fs := cfg.Servers["fs"]
-	if fs.Kind() != TypeStdio || fs.CallTimeout() != 30*time.Second || !fs.AllowReadOnly || fs.Source != "user.json" || fs.Env["A"] != "1" {
+	if fs.Kind() != TypeStdio || fs.CallTimeout() != 30*time.Second || fs.ConnectTimeout() != 30*time.Second || !fs.AllowReadOnly || fs.Source != "user.json" || fs.Env["A"] != "1" {
 		t.Errorf("fs = %+v", fs)
 	}
 	if r := cfg.Servers["remote"]; r.Kind() != TypeHTTP || !r.Disabled || r.CallTimeout() != DefaultTimeout {
 		t.Errorf("remote = %+v", r)
+	}
+	if short := (ServerConfig{Command: "x", Timeout: 0.5}); short.CallTimeout() != 500*time.Millisecond || short.ConnectTimeout() != MinConnectTimeout {
+		t.Errorf("short timeouts: call %v, connect %v", short.CallTimeout(), short.ConnectTimeout())
 	}
 	if cfg.Servers["typed"].Kind() != TypeHTTP {
 		t.Errorf("typed = %+v", cfg.Servers["typed"])

@@ -125,7 +125,7 @@ func (s *server) connect(ctx context.Context) ([]toolInfo, error) {
 
 func (s *server) connectLocked(ctx context.Context) ([]toolInfo, error) {
 	s.closeSession()
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout())
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout())
 	defer cancel()
 	t, err := s.transport()
 	if err != nil {
@@ -162,7 +162,7 @@ func (s *server) connectLocked(ctx context.Context) ([]toolInfo, error) {
 func (s *server) failure(ctx context.Context, what string, err error) error {
 	detail := err.Error()
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		detail = fmt.Sprintf("no answer within %s", s.cfg.CallTimeout())
+		detail = fmt.Sprintf("no answer within %s", s.cfg.ConnectTimeout())
 	}
 	msg := fmt.Sprintf("the MCP server %q %s (%s)", s.name, what, oneLine(detail, 300))
 	if last := s.log.LastLine(); last != "" {

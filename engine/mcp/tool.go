@@ -202,10 +202,19 @@ func (t *Tool) callError(ctx, cctx context.Context, gen int, err error) error {
 	}
 	detail := oneLine(err.Error(), 300)
 	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && rpcErr.Code == codeRejected {
+		// The request could not be sent: the server is gone or
+		// unreachable, so the next call reconnects, once.
+		s.ended(gen, detail)
+		if s.status().State == StateCrashed {
+			return fmt.Errorf("the MCP server %q could not be reached (%s); it will be reconnected on the next call, so retry once", s.name, detail)
+		}
+		return fmt.Errorf("the MCP server %q could not be reached (%s); continue without its tools and tell the user", s.name, detail)
+	}
 	switch {
 	case isMalformed(err):
 		return fmt.Errorf("the MCP server %q returned malformed data (%s); continue without this tool and tell the user", s.name, detail)
-	case errors.As(err, &rpcErr) && rpcErr.Code != codeRejected:
+	case errors.As(err, &rpcErr):
 		return fmt.Errorf("the MCP server %q refused the call (%s); check the arguments against the tool's schema", s.name, oneLine(rpcErr.Message, 300))
 	case s.status().State == StateCrashed:
 		return fmt.Errorf("the MCP server %q stopped (%s); it will be restarted on the next call, so retry once if the call is safe to repeat", s.name, detail)
