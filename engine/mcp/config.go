@@ -74,8 +74,8 @@ type ServerConfig struct {
 	Source string `json:"-"`
 }
 
-// DefaultTimeout bounds connecting to a server and each call to one of its
-// tools when the configuration sets no timeout.
+// DefaultTimeout bounds each call to a server's tool, and connecting to the
+// server, when its configuration sets no timeout.
 const DefaultTimeout = 60 * time.Second
 
 // MinConnectTimeout is the least time a server gets to start and list its
