@@ -252,13 +252,16 @@ func engineLine(m *transcript.Message, n int) string {
 	return label + ": " + firstLine(stripEngineTags(m.Body()), n)
 }
 
+// isTagStart reports whether c can start a tag name.
+func isTagStart(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
+
 // stripEngineTags removes the opening and closing tags the engine wraps
 // its messages in, such as <system-reminder> and <agent_status>.
 func stripEngineTags(s string) string {
 	s = strings.TrimSpace(s)
 	for strings.HasPrefix(s, "<") {
 		end := strings.Index(s, ">")
-		if end < 0 || strings.ContainsAny(s[1:end], " \n") {
+		if end < 2 || strings.Contains(s[1:end], "\n") || !isTagStart(s[1]) {
 			break
 		}
 		s = strings.TrimSpace(s[end+1:])

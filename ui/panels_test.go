@@ -501,6 +501,10 @@ func TestArchiveExplainsEngineMessages(t *testing.T) {
 	if got := messageLine(rem); got != "reminder the engine added for the model: The checklist has 2 open items." {
 		t.Errorf("reminder line = %q", got)
 	}
+	st := transcript.Injected(transcript.KindStatus, "<agent_status visibility=\"internal\" state_version=\"1\">\nstep 3 of 50\n</agent_status>", t0)
+	if got := messageLine(st); got != "status the engine sent to the model: step 3 of 50" {
+		t.Errorf("status line = %q", got)
+	}
 	b := newArchiveBrowser([]cycle.Archive{{Cycle: 1, Started: t0, Messages: []transcript.Message{rem}}}, nil)
 	if !strings.Contains(b.status.Text, "1 archived cycle.") {
 		t.Errorf("status = %q", b.status.Text)

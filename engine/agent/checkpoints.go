@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/tally-dev/tally/engine/checkpoint"
+	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/tool"
 )
 
@@ -75,7 +76,8 @@ func (f *fileRecorder) AfterShell() error {
 // cap (0: checkpoint.DefaultStoreBytes), and the files whose content is
 // never stored, so that credentials do not reach Tally's data file: those
 // on the secret-file deny list secretFiles (nil: the default list) and
-// those holding a private key. Such files are recorded as changed but not
+// those holding a private key or any credential the intake redaction
+// rules find (engine/secrets). Such files are recorded as changed but not
 // restorable. Every host opening checkpoints uses this one rule, since an
 // Open replaces the limits of the workspace for the whole process.
 func CheckpointLimits(storeBytes int64, secretFiles []string) checkpoint.Limits {
@@ -88,6 +90,13 @@ func CheckpointLimits(storeBytes int64, secretFiles []string) checkpoint.Limits 
 			return "it is on the secret-file deny list, so its content is never stored"
 		case bytes.Contains(content, []byte("PRIVATE KEY-----")):
 			return "it holds a private key, so its content is never stored"
+		case bytes.IndexByte(content, 0) >= 0:
+			return "" // binary: the credential rules are about text
+		}
+		// The same rules that clean tool output at intake: a file holding
+		// a token is never copied into the data file.
+		if _, found := secrets.Redact(string(content)); len(found) > 0 {
+			return "it holds a credential (" + found[0].Rule + "), so its content is never stored"
 		}
 		return ""
 	}}

@@ -1,7 +1,7 @@
 // Command llmtestd serves Tally's scripted demo model over HTTP for the
 // smoke test: it prints the OpenAI-compatible base URL on standard output
 // and serves until it is killed. With --workspace DIR it first writes the
-// demo's sample project into DIR.
+// demo's sample project into DIR; --pace D pauses before each answer.
 package main
 
 import (
@@ -18,6 +18,7 @@ import (
 
 func main() {
 	ws := flag.String("workspace", "", "write the demo's sample project into this folder first")
+	pace := flag.Duration("pace", 0, "pause before each answer, to watch turns run (e.g. 1s)")
 	flag.Parse()
 	if *ws != "" {
 		if err := demo.NewWorkspace(*ws); err != nil {
@@ -25,7 +26,7 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	srv := llmtest.New(demo.ScriptWithPace(0))
+	srv := llmtest.New(demo.ScriptWithPace(*pace))
 	defer srv.Close()
 	fmt.Println(srv.URL())
 	sig := make(chan os.Signal, 1)
