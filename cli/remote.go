@@ -19,7 +19,8 @@ import (
 // data.
 
 // readingCommands are the commands that only read the store and may run
-// inside the app; rewind reads only as a dry run (without --yes).
+// inside the app. (A rewind's dry run opens the session, so it waits for
+// the app to close like the writing commands.)
 var readingCommands = map[string]bool{
 	"sessions": true, "inspect": true, "export": true, "preview": true,
 	"archive": true, "changes": true, "help": true,
@@ -30,19 +31,7 @@ func reads(args []string) bool {
 	if len(args) == 0 {
 		return false
 	}
-	if args[0] == "rewind" {
-		return !hasFlag(args[1:], "yes")
-	}
 	return readingCommands[args[0]]
-}
-
-func hasFlag(args []string, name string) bool {
-	for _, a := range args {
-		if a == "--"+name || a == "-"+name || strings.HasPrefix(a, "--"+name+"=") {
-			return true
-		}
-	}
-	return false
 }
 
 // dataDirOf is the data directory args name (--data DIR, env TALLY_DATA,
