@@ -141,10 +141,12 @@ func (u *UI) decide(it *chatItem, d tool.Decision) {
 		u.live.waiting = nil
 		u.sessions.badges()
 	}
-	switch d {
-	case tool.Approve:
+	switch n, all := ticked(p.accepted), len(p.accepted); {
+	case d == tool.Approve && all > 1 && n < all:
+		it.decided, it.status = fmt.Sprintf("Approved %d of %d changes by you; the model is told which were not applied", n, all), toolRunning
+	case d == tool.Approve:
 		it.decided, it.status = "Approved by you", toolRunning
-	case tool.ApproveAlways:
+	case d == tool.ApproveAlways:
 		it.decided, it.status = "Approved — "+it.call.Name+" is allowed for the rest of this session (revoke under Rules)", toolRunning
 	default:
 		it.decided, it.status = "Denied by you; the model was told", toolDenied

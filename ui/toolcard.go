@@ -40,6 +40,7 @@ type toolCard struct {
 	title    *widget.Label
 	status   *widget.Label
 	args     *widget.Label
+	diffBox  *fyne.Container // the proposed change of an edit, with a tick per hunk
 	approve  *widget.Button
 	deny     *widget.Button
 	always   *widget.Button
@@ -61,6 +62,7 @@ func newToolCard(onDecide func(*chatItem, tool.Decision), onToggle func(*chatIte
 	c.title = &widget.Label{TextStyle: fyne.TextStyle{Monospace: true, Bold: true}, Truncation: fyne.TextTruncateEllipsis}
 	c.status = &widget.Label{Importance: widget.LowImportance}
 	c.args = &widget.Label{TextStyle: fyne.TextStyle{Monospace: true}, Wrapping: fyne.TextWrapBreak}
+	c.diffBox = container.NewVBox()
 	c.approve = &widget.Button{Text: "Approve", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance,
 		OnTapped: func() { c.decide(tool.Approve) }}
 	c.deny = &widget.Button{Text: "Deny", Icon: theme.CancelIcon(), OnTapped: func() { c.decide(tool.Deny) }}
@@ -112,7 +114,17 @@ func (c *toolCard) set(it *chatItem) {
 	}
 	c.status.Refresh()
 	pending := it.approval != nil
+	c.diffBox.Hide()
+	c.approve.SetText("Approve")
+	c.approve.Enable()
 	switch {
+	case pending && it.approval.req.Diff != nil:
+		c.args.Hide()
+		p := it.approval
+		c.diffBox.Objects = []fyne.CanvasObject{diffView(p.req.Diff, p.accepted, func() { c.showTicks(p) })}
+		c.diffBox.Refresh()
+		c.diffBox.Show()
+		c.showTicks(p)
 	case pending:
 		c.args.SetText(approvalText(it.approval.req))
 		c.args.Show()
@@ -169,10 +181,27 @@ func (c *toolCard) set(it *chatItem) {
 	c.border.Refresh()
 }
 
+// showTicks names on the Approve button how many of the change's hunks
+// will be written; with none ticked only Deny is left.
+func (c *toolCard) showTicks(p *pendingApproval) {
+	n, all := ticked(p.accepted), len(p.accepted)
+	switch {
+	case all <= 1 || n == all:
+		c.approve.SetText("Approve")
+		c.approve.Enable()
+	case n == 0:
+		c.approve.SetText("Tick a change to approve")
+		c.approve.Disable()
+	default:
+		c.approve.SetText(fmt.Sprintf("Approve %d of %d changes", n, all))
+		c.approve.Enable()
+	}
+}
+
 // CreateRenderer implements fyne.Widget.
 func (c *toolCard) CreateRenderer() fyne.WidgetRenderer {
 	head := container.NewBorder(nil, nil, nil, c.status, c.title)
-	body := container.NewVBox(head, c.args, c.note, c.buttons, c.decision, c.toggle, c.short, c.scroll)
+	body := container.NewVBox(head, c.args, c.diffBox, c.note, c.buttons, c.decision, c.toggle, c.short, c.scroll)
 	return widget.NewSimpleRenderer(container.NewStack(c.border, container.NewPadded(body)))
 }
 
