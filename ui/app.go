@@ -26,6 +26,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/assets"
+	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/workbench"
 )
 
@@ -127,6 +128,7 @@ type UI struct {
 	purgeB     *widget.Button
 	archiveB   *widget.Button
 	cycleB     *widget.Button
+	changesB   *widget.Button
 	actionsWhy *widget.Label   // why the session actions are disabled
 	suggest    *fyne.Container // the demo's suggested prompts
 	footer     *Footer
@@ -158,6 +160,9 @@ type UI struct {
 	settingsForm  *settingsForm
 	archive       *archiveBrowser
 	compactions   int                  // manual compactions applied
+	rewindDlg     *rewindView          // the Rewind dialog while open
+	changesDlg    *changesView         // the Changes dialog while open
+	rewound       *agent.RewindResult  // the last rewind applied, for tests
 	search        *searchView          // the search dialog, once opened
 	sheet         string               // the shortcuts sheet last shown, for tests
 	pendingReveal *workbench.SearchHit // a search hit to scroll to once its session opens
@@ -243,9 +248,11 @@ func (u *UI) build() {
 	u.purgeB = &widget.Button{Text: "Purge…", Icon: theme.ContentCutIcon(), OnTapped: u.startPurge}
 	u.archiveB = &widget.Button{Text: "Archive", Icon: theme.HistoryIcon(), OnTapped: u.showArchive}
 	u.cycleB = &widget.Button{Text: "New cycle", Icon: theme.ContentAddIcon(), OnTapped: u.startNewCycle}
+	u.changesB = &widget.Button{Text: "Changes", Icon: theme.DocumentIcon(), OnTapped: u.showChanges}
 	u.suggest = u.demoSuggestions()
 	u.footer = NewFooter(func(d time.Duration, fn func()) { u.bridge.After(d, fn) })
 	u.chat = newChatView(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })
+	u.chat.onRewind = u.startRewind
 	u.sessions = newSessionsView(u)
 	u.perm = newPermissionBar(u)
 	u.title = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}
@@ -273,7 +280,7 @@ func (u *UI) build() {
 
 	// The right column: the checklist takes the free height; under it the
 	// context gauge with its actions, the cache chip and the chart.
-	actions := container.NewGridWithColumns(2, u.compactB, u.purgeB, u.cycleB, u.archiveB)
+	actions := container.NewGridWithColumns(2, u.compactB, u.purgeB, u.cycleB, u.archiveB, u.changesB)
 	u.actionsWhy = &widget.Label{Importance: widget.LowImportance, Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText}
 	bottom := container.NewVBox(widget.NewSeparator(), u.gauge, actions, u.actionsWhy,
 		container.NewHBox(u.chip, layout.NewSpacer()), widget.NewSeparator(), u.chart)

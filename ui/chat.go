@@ -46,6 +46,9 @@ type chatItem struct {
 	past      []transcript.Message
 	pastItems []*chatItem
 	cycleNo   int // the closed cycle an itemCycle row stands for
+	// logIndex is a user message's index in the current cycle's log, -1
+	// for messages outside it (earlier cycles, superseded ones).
+	logIndex int
 
 	call      transcript.ToolCall
 	title     string
@@ -103,6 +106,8 @@ type chatView struct {
 
 	awaitNext *chatItem // the last rewrite's row, until the next request's size is known
 	found     *chatItem // the row a search result last scrolled to
+	curIndex  int       // the log index addMessage gives user rows, -1 outside the log
+	onRewind  func(it *chatItem)
 
 	onDecide func(it *chatItem, d tool.Decision)
 	copy     func(string)
@@ -110,7 +115,7 @@ type chatView struct {
 }
 
 func newChatView(later func(func()), onDecide func(*chatItem, tool.Decision), copyFn func(string)) *chatView {
-	c := &chatView{byCall: map[string]*chatItem{}, later: later, onDecide: onDecide, copy: copyFn}
+	c := &chatView{byCall: map[string]*chatItem{}, later: later, onDecide: onDecide, copy: copyFn, curIndex: -1}
 	c.measurer = newMessageRow(c)
 	c.list = c.newList()
 	c.box = container.New(&widthWatcher{onWidth: c.widthChanged, onHeight: c.heightChanged}, c.list)
@@ -146,8 +151,10 @@ func (c *chatView) setMessages(msgs []transcript.Message) {
 	c.byCall = map[string]*chatItem{}
 	c.awaitNext = nil
 	for i := range msgs {
+		c.curIndex = i
 		c.addMessage(&msgs[i])
 	}
+	c.curIndex = -1
 	c.rebuild(false)
 }
 
@@ -164,14 +171,17 @@ func (c *chatView) setHistory(cycles []cycle.Archive, past []agent.PastRebuild, 
 	}
 	for _, p := range past {
 		for i := range p.Superseded {
+			c.curIndex = -1
 			c.addMessage(&p.Superseded[i])
 		}
 		c.items = append(c.items, rebuildItem(agent.RebuildInfo{
 			Reason: p.Record.Reason, TokensBefore: p.Record.BeforeTokens, TokensAfter: p.Record.AfterTokens}))
 	}
 	for i := range msgs {
+		c.curIndex = i
 		c.addMessage(&msgs[i])
 	}
+	c.curIndex = -1
 	c.rebuild(false)
 }
 
@@ -182,7 +192,7 @@ func (c *chatView) clear() { c.setMessages(nil) }
 func (c *chatView) addMessage(m *transcript.Message) {
 	switch {
 	case m.Role == transcript.User && m.Kind == transcript.KindChat:
-		c.items = append(c.items, &chatItem{kind: itemUser, text: m.Body()})
+		c.items = append(c.items, &chatItem{kind: itemUser, text: m.Body(), logIndex: c.curIndex})
 	case m.Role == transcript.User:
 		c.items = append(c.items, &chatItem{kind: itemNotice, text: noticeFor(m)})
 	case m.Role == transcript.Assistant:
@@ -293,7 +303,9 @@ func (c *chatView) appendItems(its ...*chatItem) {
 
 // commit shows a committed message. An assistant reply replaces the
 // streamed tail it completes; a tool result fills its call's card.
-func (c *chatView) commit(m *transcript.Message) {
+func (c *chatView) commit(m *transcript.Message, logIndex int) {
+	c.curIndex = logIndex
+	defer func() { c.curIndex = -1 }()
 	switch m.Role {
 	case transcript.Assistant:
 		n := len(c.items)
@@ -402,17 +414,18 @@ func (c *chatView) toggleReasoning(it *chatItem) {
 type messageRow struct {
 	widget.BaseWidget
 
-	chat   *chatView
-	item   *chatItem
-	bg     *canvas.Rectangle
-	role   *widget.Label
-	copyB  *widget.Button
-	header *fyne.Container
-	reason *widget.Button
-	rtext  *widget.Label
-	plain  *widget.Label
-	rich   *widget.RichText
-	card   *toolCard
+	chat    *chatView
+	item    *chatItem
+	bg      *canvas.Rectangle
+	role    *widget.Label
+	copyB   *widget.Button
+	rewindB *widget.Button // "Rewind to here…" on the user's messages
+	header  *fyne.Container
+	reason  *widget.Button
+	rtext   *widget.Label
+	plain   *widget.Label
+	rich    *widget.RichText
+	card    *toolCard
 }
 
 func newMessageRow(c *chatView) *messageRow {
@@ -425,7 +438,12 @@ func newMessageRow(c *chatView) *messageRow {
 			r.chat.copy(r.item.copyText())
 		}
 	}}
-	r.header = container.NewBorder(nil, nil, nil, r.copyB, r.role)
+	r.rewindB = &widget.Button{Text: "Rewind to here…", Icon: theme.HistoryIcon(), Importance: widget.LowImportance, OnTapped: func() {
+		if r.item != nil && r.chat.onRewind != nil {
+			r.chat.onRewind(r.item)
+		}
+	}}
+	r.header = container.NewBorder(nil, nil, nil, container.NewHBox(r.rewindB, r.copyB), r.role)
 	r.reason = &widget.Button{Importance: widget.LowImportance, Alignment: widget.ButtonAlignLeading, OnTapped: func() {
 		switch {
 		case r.item == nil:
@@ -470,6 +488,7 @@ func (r *messageRow) set(it *chatItem) {
 	rich := it.kind == itemAssistant && !it.streaming && len(it.md) > 0
 	showIf(r.plain, plain)
 	showIf(r.rich, rich)
+	showIf(r.rewindB, it.kind == itemUser && it.logIndex >= 0 && r.chat.onRewind != nil)
 	switch it.kind {
 	case itemUser:
 		r.role.SetText("You")

@@ -39,7 +39,7 @@ func (c *chatView) toggleCycle(it *chatItem) {
 		if it.pastItems == nil {
 			// Past rows are built apart: their call IDs never match the
 			// current cycle's, and they take no approvals.
-			scratch := &chatView{byCall: map[string]*chatItem{}}
+			scratch := &chatView{byCall: map[string]*chatItem{}, curIndex: -1}
 			for j := range it.past {
 				scratch.addMessage(&it.past[j])
 			}

@@ -304,6 +304,7 @@ func (u *UI) setBusyButtons(busy bool) {
 		enableIf(b, ok)
 	}
 	enableIf(u.archiveB, open)
+	enableIf(u.changesB, open)
 	// Fyne has no tooltips: a line under the buttons says why they are off.
 	switch {
 	case !open:

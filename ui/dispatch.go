@@ -24,7 +24,7 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 		u.footer.ClearRetry()
 		u.chat.delta(e.Delta.Content, e.Delta.Reasoning)
 	case agent.EventMessage:
-		u.chat.commit(e.Message)
+		u.chat.commit(e.Message, e.Index)
 	case agent.EventToolStart:
 		u.chat.toolStarted(e.Call.ID)
 		u.footer.State.Run = Running(e.Step, live.maxSteps, e.Call.Name)

@@ -85,3 +85,118 @@ func TestApprovalDiffWithPerHunkTicks(t *testing.T) {
 		t.Errorf("the tool result does not name the rejected change: %q", res)
 	}
 }
+
+// userRows returns the chat's rows of the user's messages in the log.
+func (h *harness) userRows() []*chatItem {
+	var out []*chatItem
+	for _, it := range h.ui.chat.items {
+		if it.kind == itemUser && it.logIndex >= 0 {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// openRewind presses "Rewind to here…" on user row i and waits for the
+// dialog.
+func (h *harness) openRewind(i int) *rewindView {
+	h.t.Helper()
+	h.ui.rewindDlg = nil
+	rows := h.userRows()
+	if i >= len(rows) {
+		h.t.Fatalf("no user row %d (have %d)", i, len(rows))
+	}
+	h.ui.startRewind(rows[i])
+	h.waitFor("the Rewind dialog", func() bool { return h.ui.rewindDlg != nil })
+	return h.ui.rewindDlg
+}
+
+// "Rewind to here…": the dialog lists the files and messages, and its
+// three choices and Cancel do what they say.
+func TestRewindDialogChoices(t *testing.T) {
+	srv := llmtest.New(llmtest.Sequence(
+		llmtest.Call("write_file", `{"path":"a.txt","content":"one\n"}`), llmtest.Text("wrote one"),
+		llmtest.Call("write_file", `{"path":"a.txt","content":"two\n"}`), llmtest.Text("wrote two"),
+	))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	ws := h.newSession()
+	h.ui.perm.mode.SetSelected("Auto-edit")
+	h.waitFor("auto-edit", func() bool { return string(h.ui.live.sess.Mode()) == "auto-edit" })
+	h.send("first turn")
+	h.waitIdle()
+	h.send("second turn")
+	h.waitIdle()
+	file := func() string {
+		b, err := os.ReadFile(filepath.Join(ws, "a.txt"))
+		if err != nil {
+			return "(none)"
+		}
+		return string(b)
+	}
+
+	v := h.openRewind(1)
+	if len(v.plan.Files.Files) != 1 || v.plan.Files.Files[0].Path != "a.txt" || len(v.plan.Superseded) == 0 {
+		t.Fatalf("plan: %+v", v.plan)
+	}
+	test.Tap(v.cancel)
+	if file() != "two\n" || len(h.userRows()) != 2 {
+		t.Fatal("Cancel changed something")
+	}
+
+	test.Tap(h.openRewind(1).files)
+	h.waitFor("the files rewind", func() bool { return !h.ui.live.running && h.ui.rewound != nil })
+	if file() != "one\n" || len(h.userRows()) != 2 {
+		t.Errorf("Files only: file %q, %d user rows", file(), len(h.userRows()))
+	}
+
+	h.ui.rewound = nil
+	test.Tap(h.openRewind(1).chat)
+	h.waitFor("the conversation rewind", func() bool {
+		return h.ui.rewound != nil && len(h.userRows()) == 1 && h.ui.prompt.Text != ""
+	})
+	if file() != "one\n" || h.ui.prompt.Text != "second turn" {
+		t.Errorf("Conversation only: file %q, prompt %q", file(), h.ui.prompt.Text)
+	}
+
+	h.ui.rewound = nil
+	test.Tap(h.openRewind(0).both)
+	h.waitFor("the full rewind", func() bool {
+		return h.ui.rewound != nil && h.ui.live.sess != nil && h.ui.prompt.Text != "" && len(h.userRows()) == 0
+	})
+	if file() != "(none)" || h.ui.prompt.Text != "first turn" {
+		t.Errorf("files and conversation: file %q, prompt %q", file(), h.ui.prompt.Text)
+	}
+}
+
+// The Changes view lists what the session changed and reverts a file.
+func TestChangesViewReverts(t *testing.T) {
+	srv := llmtest.New(llmtest.Sequence(
+		llmtest.Call("write_file", `{"path":"keep.txt","content":"agent\n"}`), llmtest.Text("done"),
+	))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	ws := h.newSession()
+	if err := os.WriteFile(filepath.Join(ws, "keep.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.ui.perm.mode.SetSelected("Auto-edit")
+	h.waitFor("auto-edit", func() bool { return string(h.ui.live.sess.Mode()) == "auto-edit" })
+	h.send("change keep.txt")
+	h.waitIdle()
+	test.Tap(h.ui.changesB)
+	h.waitFor("the Changes view", func() bool { return h.ui.changesDlg != nil })
+	v := h.ui.changesDlg
+	if len(v.changes) != 1 || v.changes[0].Path != "keep.txt" {
+		t.Fatalf("changes: %+v", v.changes)
+	}
+	h.ui.changesDlg = nil
+	test.Tap(v.revert["keep.txt"])
+	h.waitFor("the refreshed view", func() bool { return h.ui.changesDlg != nil })
+	if b, _ := os.ReadFile(filepath.Join(ws, "keep.txt")); string(b) != "mine\n" {
+		t.Errorf("after Revert keep.txt holds %q", b)
+	}
+	if len(h.ui.changesDlg.changes) != 0 {
+		t.Errorf("the view still lists %+v", h.ui.changesDlg.changes)
+	}
+}

@@ -1,0 +1,332 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/checkpoint"
+	"github.com/tally-dev/tally/engine/workbench"
+)
+
+// Undoing the agent's changes: "Rewind to here…" on each of the user's
+// messages (files, conversation, or both, back to the start of that
+// turn), and the Changes view (every file the session changed, with its
+// diff; revert one file or all). Both ask before overwriting a file that
+// was changed outside Tally since the agent wrote it.
+
+// rewindChoice is what the Rewind dialog's buttons restore.
+type rewindChoice struct{ files, chat bool }
+
+// rewindView is the open Rewind dialog, kept for tests.
+type rewindView struct {
+	plan    agent.RewindPlan
+	both    *widget.Button
+	files   *widget.Button
+	chat    *widget.Button
+	cancel  *widget.Button
+	content fyne.CanvasObject
+	dlg     *dialog.CustomDialog
+}
+
+// startRewind reads the dry run of a rewind to the turn of user row it, off
+// the UI goroutine, and opens the dialog.
+func (u *UI) startRewind(it *chatItem) {
+	live := u.live
+	if live == nil || live.sess == nil {
+		return
+	}
+	if live.running {
+		u.banner.ShowInfo("A turn is running; rewind when it has finished (or press Stop).")
+		return
+	}
+	sess := live.sess
+	u.bridge.Work(func() func() {
+		turn, ok := turnOfLogIndex(sess.Snapshot().Turns, it.logIndex)
+		var plan agent.RewindPlan
+		err := errors.New("this message has no turn number (it was sent by an older Tally)")
+		if ok {
+			plan, err = sess.RewindPlan(turn)
+		}
+		return func() {
+			if u.live != live {
+				return
+			}
+			if err != nil {
+				u.banner.ShowError("Cannot rewind: " + err.Error())
+				return
+			}
+			u.showRewind(live, plan)
+		}
+	})
+}
+
+// turnOfLogIndex finds the turn number of the user message at a log index.
+func turnOfLogIndex(turns []agent.Turn, i int) (int, bool) {
+	for _, t := range turns {
+		if t.LogIndex == i && i >= 0 {
+			return t.N, true
+		}
+	}
+	return 0, false
+}
+
+// showRewind opens the Rewind dialog for a dry run.
+func (u *UI) showRewind(live *liveSession, plan agent.RewindPlan) {
+	v := &rewindView{plan: plan}
+	head := &widget.Label{Wrapping: fyne.TextWrapWord, TextStyle: fyne.TextStyle{Bold: true},
+		Text: fmt.Sprintf("Go back to the start of turn %d: “%s”", plan.Turn.N, firstLine(plan.Turn.Text, 80))}
+	files := container.NewVBox()
+	switch {
+	case plan.FilesErr != "":
+		files.Add(&widget.Label{Text: "Files cannot be restored: " + plan.FilesErr, Wrapping: fyne.TextWrapWord, Importance: widget.WarningImportance})
+	case len(plan.Files.Files) == 0:
+		files.Add(widget.NewLabel("No file was changed by the agent from this turn on: nothing to restore."))
+	}
+	for _, f := range plan.Files.Files {
+		files.Add(restoreRow(f))
+	}
+	if n := len(plan.Unrestorable); n > 0 {
+		files.Add(&widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.WarningImportance,
+			Text: fmt.Sprintf("Turns %v lost some saved content to the checkpoint size limit (Settings): those files stay as they are.", plan.Unrestorable)})
+	}
+	msgs := container.NewVBox()
+	if plan.ChatErr != "" {
+		msgs.Add(&widget.Label{Text: "The conversation cannot be rewound: " + plan.ChatErr, Wrapping: fyne.TextWrapWord, Importance: widget.WarningImportance})
+	} else {
+		msgs.Add(&widget.Label{Wrapping: fyne.TextWrapWord, Text: fmt.Sprintf(
+			"%s leave the conversation (they stay in the store and in `tally export`). Your message comes back into the prompt box to edit and send again.",
+			countOf(len(plan.Superseded), "message"))})
+		for _, m := range plan.Superseded {
+			msgs.Add(&widget.Label{Text: messageLine(m), Truncation: fyne.TextTruncateEllipsis})
+		}
+	}
+	tabs := container.NewAppTabs(
+		container.NewTabItem(fmt.Sprintf("Files (%d)", len(plan.Files.Files)), container.NewVScroll(files)),
+		container.NewTabItem(fmt.Sprintf("Messages (%d)", len(plan.Superseded)), container.NewVScroll(msgs)))
+	v.content = container.NewBorder(head, nil, nil, nil, tabs)
+	run := func(c rewindChoice) {
+		v.dlg.Hide()
+		u.runRewind(live, plan.Turn.N, c, false)
+	}
+	v.both = &widget.Button{Text: "Restore files and conversation", Importance: widget.HighImportance, OnTapped: func() { run(rewindChoice{true, true}) }}
+	v.files = &widget.Button{Text: "Files only", OnTapped: func() { run(rewindChoice{files: true}) }}
+	v.chat = &widget.Button{Text: "Conversation only", OnTapped: func() { run(rewindChoice{chat: true}) }}
+	v.cancel = &widget.Button{Text: "Cancel", Icon: theme.CancelIcon(), OnTapped: func() { v.dlg.Hide() }}
+	if plan.FilesErr != "" || len(plan.Files.Files) == 0 {
+		v.files.Disable()
+	}
+	if plan.ChatErr != "" {
+		v.chat.Disable()
+	}
+	if v.files.Disabled() || v.chat.Disabled() {
+		v.both.Disable()
+	}
+	v.dlg = dialog.NewCustomWithoutButtons("Rewind", v.content, u.win)
+	v.dlg.SetButtons([]fyne.CanvasObject{v.cancel, v.chat, v.files, v.both})
+	v.dlg.Resize(fyne.NewSize(min(860, u.win.Canvas().Size().Width-40), min(600, u.win.Canvas().Size().Height-40)))
+	u.rewindDlg = v
+	v.dlg.Show()
+}
+
+// restoreRow shows one file of a rewind plan: what happens to it, a
+// conflict in warning colour, and its diff folded.
+func restoreRow(f checkpoint.FileRestore) fyne.CanvasObject {
+	text := fmt.Sprintf("%s — %s", f.Path, f.Action)
+	if f.Why != "" {
+		text += " (" + f.Why + ")"
+	}
+	lbl := &widget.Label{Text: text, Wrapping: fyne.TextWrapWord}
+	if f.Conflict {
+		lbl.Text = "⚠ " + text + " — changed outside Tally since the agent wrote it; restoring asks first"
+		lbl.Importance = widget.WarningImportance
+	}
+	d := f.Diff
+	acc := widget.NewAccordion(widget.NewAccordionItem("Diff of what restoring does", diffView(&d, nil, nil)))
+	return container.NewVBox(lbl, acc)
+}
+
+// runRewind applies a rewind off the UI goroutine; a conflict asks before
+// overwriting, then tries again with force.
+func (u *UI) runRewind(live *liveSession, turn int, c rewindChoice, force bool) {
+	ctx, ok := u.beginBusy(live, "rewinding…")
+	if !ok {
+		return
+	}
+	sess := live.sess
+	u.bridge.Work(func() func() {
+		res, err := sess.Rewind(ctx, turn, c.files, c.chat, force)
+		return func() {
+			if !u.endBusy(live) {
+				return
+			}
+			u.setIdle()
+			switch {
+			case errors.Is(err, workbench.ErrConflict):
+				u.confirmOverwrite(err, func() { u.runRewind(live, turn, c, true) })
+				return
+			case err != nil:
+				u.banner.ShowError("Could not rewind: " + err.Error())
+				return
+			}
+			u.rewound = &res
+			msg := fmt.Sprintf("Rewound to turn %d: %s restored", turn, countOf(len(res.Files.Restored), "file"))
+			if c.chat {
+				msg += fmt.Sprintf(", %s taken out of the conversation", countOf(res.Superseded, "message"))
+			}
+			if len(res.Files.Skipped) > 0 {
+				msg += "; not restored: " + strings.Join(res.Files.Skipped, "; ")
+			}
+			if res.Note != "" {
+				msg += ". " + res.Note
+			}
+			u.banner.ShowInfo(msg + ".")
+			if c.chat {
+				u.reopen(live, res.Text)
+			}
+		}
+	})
+}
+
+// confirmOverwrite asks before overwriting files changed outside Tally.
+func (u *UI) confirmOverwrite(err error, yes func()) {
+	msg := "Some files were changed outside Tally since the agent last wrote them:\n\n" + err.Error() +
+		"\n\nOverwrite them with the saved content? Your outside changes to those files are lost."
+	dialog.ShowConfirm("Overwrite changed files?", msg, func(ok bool) {
+		if ok {
+			yes()
+		}
+	}, u.win)
+}
+
+// reopen shows live again from the engine after its log was rewritten,
+// with text in the prompt box.
+func (u *UI) reopen(live *liveSession, text string) {
+	live.draft = ""
+	u.resetPanels()
+	go func() {
+		u.loaded(live, live.sess, live.demo, live.model, nil, nil)
+		u.bridge.Do(func() {
+			if u.live == live && text != "" {
+				u.prompt.setDraft(text)
+			}
+		})
+	}()
+}
+
+// changesView is the open Changes dialog, kept for tests.
+type changesView struct {
+	changes []checkpoint.FileChange
+	revert  map[string]*widget.Button
+	all     *widget.Button
+	dlg     *dialog.CustomDialog
+}
+
+// showChanges lists every file the session changed, with its diff against
+// the session's first checkpoint.
+func (u *UI) showChanges() {
+	live := u.live
+	if live == nil || live.sess == nil {
+		return
+	}
+	sess := live.sess
+	u.bridge.Work(func() func() {
+		changes, err := sess.Changes()
+		return func() {
+			if u.live != live {
+				return
+			}
+			if err != nil {
+				u.banner.ShowError("Could not read the session's changes: " + err.Error())
+				return
+			}
+			u.openChanges(live, changes)
+		}
+	})
+}
+
+func (u *UI) openChanges(live *liveSession, changes []checkpoint.FileChange) {
+	v := &changesView{changes: changes, revert: map[string]*widget.Button{}}
+	list := container.NewVBox()
+	if len(changes) == 0 {
+		list.Add(widget.NewLabel("The agent has not changed any file in this session (or every change was reverted)."))
+	}
+	for _, c := range changes {
+		path := c.Path
+		b := &widget.Button{Text: "Revert", Icon: theme.ContentUndoIcon(), OnTapped: func() { u.revertFiles(live, path, false) }}
+		if !c.Restorable {
+			b.Disable()
+		}
+		v.revert[path] = b
+		head := container.NewBorder(nil, nil, nil, b, &widget.Label{Text: path, TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis})
+		var body fyne.CanvasObject
+		if c.Restorable {
+			d := c.Diff
+			body = diffView(&d, nil, nil)
+		} else {
+			body = &widget.Label{Text: "Not restorable: " + c.Why, Wrapping: fyne.TextWrapWord, Importance: widget.WarningImportance}
+		}
+		list.Add(container.NewVBox(head, widget.NewAccordion(widget.NewAccordionItem("Diff since the session began", body))))
+	}
+	v.all = &widget.Button{Text: "Revert all", Icon: theme.ContentUndoIcon(), Importance: widget.DangerImportance, OnTapped: func() {
+		dialog.ShowConfirm("Revert all", fmt.Sprintf("Put %s back as they were when the session began? The conversation stays as it is.",
+			countOf(len(changes), "file")), func(ok bool) {
+			if ok {
+				u.revertFiles(live, "", false)
+			}
+		}, u.win)
+	}}
+	if len(changes) == 0 {
+		v.all.Disable()
+	}
+	note := &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance,
+		Text: "Every file the agent changed in this session, by its own edits or by commands, against its state when the session began. Files it never touched are never written."}
+	v.dlg = dialog.NewCustomWithoutButtons("Changes", container.NewBorder(note, nil, nil, nil, container.NewVScroll(list)), u.win)
+	v.dlg.SetButtons([]fyne.CanvasObject{&widget.Button{Text: "Close", OnTapped: func() { v.dlg.Hide() }}, v.all})
+	v.dlg.Resize(fyne.NewSize(min(860, u.win.Canvas().Size().Width-40), min(600, u.win.Canvas().Size().Height-40)))
+	u.changesDlg = v
+	v.dlg.Show()
+}
+
+// revertFiles reverts one file (path) or all ("") off the UI goroutine,
+// asking before overwriting outside changes, then refreshes the view.
+func (u *UI) revertFiles(live *liveSession, path string, force bool) {
+	if live.running {
+		u.banner.ShowInfo("A turn is running; revert when it has finished (or press Stop).")
+		return
+	}
+	sess := live.sess
+	u.bridge.Work(func() func() {
+		var res checkpoint.Result
+		var err error
+		if path == "" {
+			res, err = sess.RevertAll(force)
+		} else {
+			res, err = sess.RevertFile(path, force)
+		}
+		return func() {
+			switch {
+			case errors.Is(err, workbench.ErrConflict):
+				u.confirmOverwrite(err, func() { u.revertFiles(live, path, true) })
+				return
+			case err != nil:
+				u.banner.ShowError("Could not revert: " + err.Error())
+				return
+			}
+			u.banner.ShowInfo(fmt.Sprintf("Reverted %s.", countOf(len(res.Restored), "file")))
+			if u.changesDlg != nil {
+				u.changesDlg.dlg.Hide()
+			}
+			if u.live == live {
+				u.showChanges()
+			}
+		}
+	})
+}
