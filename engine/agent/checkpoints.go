@@ -159,8 +159,10 @@ func (s *Session) checkpoints() (*checkpoint.Workspace, error) {
 
 // Close ends the session's recording of file changes: a closed session's
 // checkpoints are the first dropped when the store passes its size limit.
-// The session stays readable; a later Open records again.
+// The session stays readable; a later Open records again. Its MCP servers
+// are stopped.
 func (s *Session) Close() error {
+	s.closeMCP()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.recorder

@@ -24,7 +24,9 @@ type Config struct {
 	Approver      tool.Approver // nil: deny every call that needs approval
 	MaxSteps      int           // 0: DefaultMaxSteps
 	Now           func() time.Time
-	UserConfigDir string // where the user's AGENTS.md lives; "" skips it
+	// UserConfigDir is where the user's AGENTS.md lives; "" skips it, and
+	// the user's MCP file (see MCPOptions) too.
+	UserConfigDir string
 	ShellTimeout  time.Duration
 	// Mode is the permission mode; "" keeps the session's stored mode
 	// (ask for a new session). Shell is what commands are allowed.
@@ -43,6 +45,8 @@ type Config struct {
 	StatusMode StatusMode
 	// ToolCallLimit caps tool calls per turn (DefaultToolCallLimit when 0).
 	ToolCallLimit int
+	// Subagents sets the task tool's limits, or turns it off.
+	Subagents SubagentConfig
 	// Renderer renders the status block; nil uses status.Render.
 	Renderer status.Renderer
 	// NoDiagnostics turns off the checks run after file writes; DiagRules
@@ -66,6 +70,9 @@ type Config struct {
 	// the session's workspace keep (see checkpoint.Limits.StoreBytes);
 	// 0 means checkpoint.DefaultStoreBytes.
 	CheckpointBytes int64
+	// MCP tunes the session's MCP servers; the zero value runs the user's
+	// and the workspace's trusted ones (see MCPOptions).
+	MCP MCPOptions
 }
 
 // StatusMode is where the status block goes.

@@ -134,6 +134,7 @@ type Session struct {
 	pendingList int
 	listDirty   bool // checklist changed since the last event
 	guard       *guard.Guard
+	subs        subagents // the task tool's children (see subagent.go)
 
 	sentFP     prompt.Fingerprint // prefix of the last request sent
 	sentSystem string
@@ -151,6 +152,10 @@ type Session struct {
 	ckptErr  error
 	recorder *fileRecorder
 	turns    []Turn
+
+	// mcpRun runs the session's MCP servers (see mcp.go); nil when there
+	// are none. Set before Create or Open returns, never changed after.
+	mcpRun *mcpRun
 }
 
 // turnState is the per-turn canonical state behind the status bar.
@@ -212,6 +217,7 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 		return nil, err
 	}
 	sess.startRecording()
+	sess.startMCP()
 	return sess, nil
 }
 
@@ -227,6 +233,7 @@ func Open(cfg Config, id string) (*Session, error) {
 		return nil, err
 	}
 	s.startRecording()
+	s.startMCP()
 	return s, nil
 }
 
@@ -286,6 +293,9 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	}
 	s.guard = guard.New()
 	s.tools.AddBuiltin(cycle.RecallTool(func() ([]cycle.Archive, error) { return ReadArchives(cfg.Store, meta.ID) }))
+	if !cfg.Subagents.Off {
+		s.tools.AddBuiltin(taskTool{})
+	}
 	if err := s.setupPermissions(); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,338 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tally-dev/tally/engine/mcp"
+	"github.com/tally-dev/tally/engine/tokens"
+	"github.com/tally-dev/tally/engine/tool"
+)
+
+// This file runs a session's MCP servers (package mcp): started in the
+// background when the session is created or opened, their tools added to
+// the catalog before a request, each addition a booked prefix change, and
+// stopped when the session is closed.
+
+// EventMCP reports a change of an MCP server's state (connected, failed,
+// crashed, stopped) or a problem with the MCP configuration. Reason says
+// what happened in one sentence; Err is set when a server failed or
+// crashed, or a configuration file could not be used: the app shows it as
+// a banner. Session.MCPStatus has the whole picture. Unlike other events,
+// it may arrive from a background goroutine, outside a turn.
+const EventMCP EventKind = "mcp"
+
+// DefaultMCPWait is how long the first request after a session was created
+// or opened waits for MCP servers still starting; a server that connects
+// later appends its tools at the end of the catalog.
+const DefaultMCPWait = 10 * time.Second
+
+// MCPOptions tune a session's MCP servers. The zero value runs the user's
+// servers (when Config.UserConfigDir is set, from the file at
+// mcp.UserPath) and the servers of the workspace's .tally/mcp.json when the
+// user trusted its exact content (see TrustMCP).
+type MCPOptions struct {
+	// Off runs no MCP server.
+	Off bool
+	// User, when set, replaces the user's MCP file.
+	User *mcp.Config
+	// Budget is the catalog budget in tokens: 0 means mcp.DefaultBudget,
+	// a negative value no budget.
+	Budget int
+	// Wait bounds how long the first request waits for servers still
+	// starting; 0 means DefaultMCPWait.
+	Wait time.Duration
+	// LogDir holds the servers' stderr logs, <LogDir>/<server>.log; ""
+	// means the "mcp" folder next to the store file.
+	LogDir string
+}
+
+// MCPStatus is the state of a session's MCP servers, for the settings
+// page, the banner and the context gauge.
+type MCPStatus struct {
+	// Servers is every configured server, sorted by name.
+	Servers []mcp.ServerStatus
+	// Usage is the catalog's token account: Usage.Exposed is what the MCP
+	// tool specs in the catalog take, for the gauge.
+	Usage mcp.Usage
+	// Notes are the configuration's problems, one sentence each: an
+	// unreadable file, an untrusted workspace file, a name clash.
+	Notes []string
+	// Workspace is the workspace's MCP file (Path "" when it has none);
+	// Workspace.NeedsTrust asks the app for the trust prompt.
+	Workspace mcp.WorkspaceFile
+}
+
+// Problems returns the servers that failed or crashed, for the banner.
+func (st MCPStatus) Problems() []mcp.ServerStatus {
+	var out []mcp.ServerStatus
+	for _, s := range st.Servers {
+		if s.State == mcp.StateFailed || s.State == mcp.StateCrashed {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// mcpRun is a session's running MCP manager.
+type mcpRun struct {
+	mgr     *mcp.Manager
+	cancel  context.CancelFunc
+	started chan struct{} // closed when the first Start returned
+	wait    time.Duration
+	notes   []string
+	ws      mcp.WorkspaceFile
+
+	// Guarded by the session lock.
+	waited bool // the first request waited for the start
+	added  bool // a batch of tools reached the catalog
+
+	mu        sync.Mutex
+	found     []tool.Tool // activated by mcp_search, not yet in the catalog
+	closed    bool
+	closeOnce sync.Once
+}
+
+// loadMCPConfig reads the user's MCP file and the workspace's trusted one
+// and merges them; problems become notes.
+func loadMCPConfig(cfg Config, workspace string) (mcp.Config, mcp.WorkspaceFile, []string) {
+	var notes []string
+	var user mcp.Config
+	switch {
+	case cfg.MCP.User != nil:
+		user = *cfg.MCP.User
+	case cfg.UserConfigDir != "":
+		var err error
+		if user, err = mcp.LoadUser(); err != nil {
+			notes = append(notes, err.Error())
+		}
+	}
+	trusted := func(hash string) bool {
+		if cfg.Store == nil {
+			return false
+		}
+		h, err := MCPTrusted(cfg.Store, workspace)
+		return err == nil && h != "" && h == hash
+	}
+	wsCfg, wf, err := mcp.LoadWorkspace(workspace, trusted)
+	if err != nil {
+		notes = append(notes, err.Error())
+	}
+	if wf.NeedsTrust {
+		notes = append(notes, UntrustedMCPNote(workspace))
+	}
+	merged, clashes := mcp.Merge(user, wsCfg)
+	return merged, wf, append(notes, clashes...)
+}
+
+// UntrustedMCPNote is the one-line note for a workspace MCP file that is
+// not trusted: what was skipped and how to trust it.
+func UntrustedMCPNote(workspace string) string {
+	return fmt.Sprintf("the MCP servers of %s were not started because the file is not trusted yet; review it, then trust it in Settings or with `tally mcp trust --workspace %s`",
+		mcp.WorkspacePath(workspace), workspace)
+}
+
+// startMCP creates the session's MCP manager and starts connecting its
+// servers in the background.
+func (s *Session) startMCP() {
+	o := s.cfg.MCP
+	if o.Off {
+		return
+	}
+	ws := s.meta.Workspace
+	cfg, wf, notes := loadMCPConfig(s.cfg, ws)
+	if len(cfg.Servers) == 0 && len(notes) == 0 && wf.Path == "" {
+		return
+	}
+	r := &mcpRun{started: make(chan struct{}), wait: o.Wait, notes: notes, ws: wf}
+	if r.wait <= 0 {
+		r.wait = DefaultMCPWait
+	}
+	logDir := o.LogDir
+	if logDir == "" && s.cfg.Store != nil && s.cfg.Store.Path() != "" {
+		logDir = filepath.Join(filepath.Dir(s.cfg.Store.Path()), "mcp")
+	}
+	id := s.meta.ID
+	r.mgr = mcp.NewManager(cfg, mcp.Options{
+		LogPath: func(server string) string {
+			if logDir == "" {
+				return ""
+			}
+			return filepath.Join(logDir, server+".log")
+		},
+		Dir:        ws,
+		Count:      tokens.Count,
+		Budget:     o.Budget,
+		OnActivate: r.queue,
+		OnStatus:   func(st mcp.ServerStatus) { s.mcpEvent(r, id, st) },
+	})
+	s.mcpRun = r
+	for _, n := range notes {
+		s.emitMCP(id, Event{Kind: EventMCP, Reason: n, Err: n})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go func() {
+		defer close(r.started)
+		r.mgr.Start(ctx)
+	}()
+}
+
+// queue keeps the tools an mcp_search call activated for the next request
+// (it runs inside that call, with the session lock held by the turn).
+func (r *mcpRun) queue(ts []tool.Tool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.found = append(r.found, ts...)
+}
+
+func (r *mcpRun) take() []tool.Tool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.found
+	r.found = nil
+	return out
+}
+
+// mcpEvent reports a server's change of state.
+func (s *Session) mcpEvent(r *mcpRun, id string, st mcp.ServerStatus) {
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		return
+	}
+	e := Event{Kind: EventMCP, Reason: fmt.Sprintf("MCP server %q is %s", st.Name, st.State)}
+	if st.Reason != "" {
+		e.Reason += ": " + st.Reason
+	}
+	if st.State == mcp.StateFailed || st.State == mcp.StateCrashed {
+		e.Err = e.Reason
+		if st.LogPath != "" {
+			e.Err += fmt.Sprintf(" (its log: %s)", st.LogPath)
+		}
+	}
+	s.emitMCP(id, e)
+}
+
+// emitMCP is emit for events that may come from any goroutine: it reads
+// nothing of the session but its ID, given.
+func (s *Session) emitMCP(id string, e Event) {
+	if s.cfg.OnEvent == nil {
+		return
+	}
+	e.Session, e.Time = id, s.cfg.now()
+	s.cfg.OnEvent(e)
+}
+
+// syncMCP adds the MCP tools not in the catalog yet, before a request: the
+// first batch after the built-ins (when nothing was sent since the session
+// was opened), later ones and mcp_search's finds at the very end. A change
+// of a prefix already sent is booked; a session that never sent a request
+// has no prefix to drift from. It runs with the session lock held; the
+// first call waits, up to MCPOptions.Wait, for the servers to start.
+func (s *Session) syncMCP() {
+	r := s.mcpRun
+	if r == nil {
+		return
+	}
+	if !r.waited {
+		r.waited = true
+		t := time.NewTimer(r.wait)
+		select {
+		case <-r.started:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	batch, found := r.mgr.Pending(), r.take()
+	if len(batch)+len(found) == 0 {
+		return
+	}
+	extra := !r.added && !s.sentSinceOpen
+	var names []string
+	for _, t := range batch {
+		if extra {
+			s.tools.AddExtra(t)
+		} else {
+			s.tools.Activate(t)
+		}
+		names = append(names, t.Spec().Name)
+	}
+	r.added = r.added || len(batch) > 0
+	for _, t := range found {
+		s.tools.Activate(t)
+		names = append(names, t.Spec().Name)
+	}
+	s.resetPrefix()
+	if s.st.Requests == 0 {
+		s.sentFP, s.sentSystem = s.fp, s.st.System
+		return
+	}
+	reason := "mcp tools added: " + summarizeNames(names, 3)
+	if s.booked != "" {
+		reason = s.booked + "; " + reason
+	}
+	s.bookPrefixChange(reason)
+}
+
+// summarizeNames lists up to n names and counts the rest.
+func summarizeNames(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+}
+
+// closeMCP stops the session's MCP servers; calls to their tools then fail
+// with a clear error.
+func (s *Session) closeMCP() {
+	r := s.mcpRun
+	if r == nil {
+		return
+	}
+	r.closeOnce.Do(func() {
+		r.mu.Lock()
+		r.closed = true
+		r.mu.Unlock()
+		r.cancel()
+		<-r.started // a start cut short records its failure first
+		r.mgr.Close()
+	})
+}
+
+// MCPStatus returns the state of the session's MCP servers and what their
+// tools take in the catalog. It never waits for a running turn; a session
+// without MCP servers (or opened with Inspect) gives the zero value.
+func (s *Session) MCPStatus() MCPStatus {
+	r := s.mcpRun
+	if r == nil {
+		return MCPStatus{}
+	}
+	return MCPStatus{Servers: r.mgr.Statuses(), Usage: r.mgr.Usage(), Notes: slices.Clone(r.notes), Workspace: r.ws}
+}
+
+// MCPConnect connects the named server again (the banner's or the
+// settings' retry) and returns why it failed, if it did. Its tools reach
+// the catalog at the end, at the next request, as a booked change. It
+// never waits for a running turn.
+func (s *Session) MCPConnect(ctx context.Context, name string) error {
+	r := s.mcpRun
+	if r == nil {
+		return fmt.Errorf("agent: this session runs no MCP servers; add one in Settings and open the session again")
+	}
+	return r.mgr.Connect(ctx, name)
+}
+
+// MCPAllowReadOnly sets whether the named server's tools that it annotates
+// as read-only run without asking, for the rest of the session.
+func (s *Session) MCPAllowReadOnly(server string, allow bool) {
+	if r := s.mcpRun; r != nil {
+		r.mgr.SetAllowReadOnly(server, allow)
+	}
+}
