@@ -43,6 +43,9 @@ func flattenInline(segs []widget.RichTextSegment) []widget.RichTextSegment {
 		switch v := sg.(type) {
 		case *widget.TextSegment:
 			if v.Style.Inline {
+				if v.Style.TextStyle.Monospace {
+					unpad(&run)
+				}
 				run.WriteString(inlineText(v))
 				pending = true
 				continue
@@ -110,4 +113,17 @@ func inlineText(t *widget.TextSegment) string {
 // paragraphs can; headings and code blocks keep their own look.
 func mergeable(st widget.RichTextStyle) bool {
 	return !st.TextStyle.Monospace && st.SizeName == widget.RichTextStyleParagraph.SizeName && !st.TextStyle.Bold
+}
+
+// unpad drops the space Fyne's Markdown parser puts between an opening
+// bracket and inline code: "(`x`)" arrives as "( " then "x".
+func unpad(run *strings.Builder) {
+	t := run.String()
+	for _, open := range []string{"( ", "[ ", "{ "} {
+		if strings.HasSuffix(t, open) {
+			run.Reset()
+			run.WriteString(strings.TrimSuffix(t, " "))
+			return
+		}
+	}
 }

@@ -41,4 +41,7 @@ func TestInlineCodeWrapsByWordsAndKeepsSpaces(t *testing.T) {
 	if got := widget.NewRichText(parseMarkdown("Add `x` and `y`")...).String(); !strings.Contains(got, "`x` and `y`") {
 		t.Errorf("spaces around inline code lost: %q", got)
 	}
+	if got := widget.NewRichText(parseMarkdown("it subtracted (`return a - b`).")...).String(); !strings.Contains(got, "(`return a - b`).") {
+		t.Errorf("a space crept in after the bracket: %q", got)
+	}
 }
