@@ -45,6 +45,8 @@ type Config struct {
 	StatusMode StatusMode
 	// ToolCallLimit caps tool calls per turn (DefaultToolCallLimit when 0).
 	ToolCallLimit int
+	// Subagents sets the task tool's limits, or turns it off.
+	Subagents SubagentConfig
 	// Renderer renders the status block; nil uses status.Render.
 	Renderer status.Renderer
 	// NoDiagnostics turns off the checks run after file writes; DiagRules

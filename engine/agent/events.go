@@ -25,6 +25,14 @@ const (
 	EventDrift     EventKind = "drift"      // the prompt prefix changed; Drift says how
 	EventError     EventKind = "error"      // something failed; Err says what
 	EventTurnEnd   EventKind = "turn_end"   // the turn ended; Reason says why
+
+	// Sub-agent events carry Subagent, the child's info as of the event
+	// (its ID, the parent's task call ID, title, status, steps, tokens).
+	EventSubagentStart     EventKind = "subagent_start"     // a task call's child started
+	EventSubagentMessage   EventKind = "subagent_message"   // the child committed a message; Message and Index hold it
+	EventSubagentStep      EventKind = "subagent_step"      // the child got a reply; Step is its step count
+	EventSubagentChecklist EventKind = "subagent_checklist" // the child's checklist changed; Checklist holds it
+	EventSubagentEnd       EventKind = "subagent_end"       // the child ended; Reason says how, Err why it failed
 )
 
 // Event is one thing the engine reports to the UI or the CLI. Events are
@@ -49,6 +57,8 @@ type Event struct {
 	Drift *prompt.Drift `json:"drift,omitempty"`
 	// Rebuild describes a rewrite of the log (compaction, cycle, purge).
 	Rebuild *RebuildInfo `json:"rebuild,omitempty"`
+	// Subagent is the child of a sub-agent event (a copy).
+	Subagent *ChildInfo `json:"subagent,omitempty"`
 }
 
 // Usage is what one response cost and where it left the context.

@@ -134,6 +134,7 @@ type Session struct {
 	pendingList int
 	listDirty   bool // checklist changed since the last event
 	guard       *guard.Guard
+	subs        subagents // the task tool's children (see subagent.go)
 
 	sentFP     prompt.Fingerprint // prefix of the last request sent
 	sentSystem string
@@ -292,6 +293,9 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	}
 	s.guard = guard.New()
 	s.tools.AddBuiltin(cycle.RecallTool(func() ([]cycle.Archive, error) { return ReadArchives(cfg.Store, meta.ID) }))
+	if !cfg.Subagents.Off {
+		s.tools.AddBuiltin(taskTool{})
+	}
 	if err := s.setupPermissions(); err != nil {
 		return nil, err
 	}

@@ -129,6 +129,9 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 	if err := s.checkPressure(ctx); err != nil {
 		return nil, "", err
 	}
+	if err := s.carrySubagents(); err != nil {
+		return nil, "", err
+	}
 	req, err := s.nextRequest() // the one request pipeline, see request.go
 	if err != nil {
 		return nil, "", err
@@ -214,6 +217,7 @@ func normalizeArgs(a string) string {
 // early ("" to go on): ReasonCancelled or ReasonHalted; every call that did
 // not run still gets a result, so the transcript stays valid.
 func (s *Session) runTools(ctx context.Context, step int, calls []transcript.ToolCall) (string, error) {
+	defer s.dropResults()
 	var written []string
 	for i, c := range calls {
 		if ctx.Err() != nil {
@@ -227,7 +231,7 @@ func (s *Session) runTools(ctx context.Context, step int, calls []transcript.Too
 			res = tool.Result{IsError: true, Content: v.Message}
 		} else {
 			before := s.checklist.Version()
-			res = s.execute(ctx, c)
+			res = s.runCall(ctx, calls, i) // task calls run as a batch of sub-agents
 			if v := s.checklist.Version(); v != before && !res.IsError {
 				// The checklist tools answer with the list's snapshot, so
 				// the model has just read the list as it is now.

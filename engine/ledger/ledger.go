@@ -47,6 +47,9 @@ type Row struct {
 	// CacheRule is the provider cache rule the session's cost estimates
 	// (placement, compaction forecasts) assumed for this request.
 	CacheRule CacheRule `json:"cache_rule,omitempty"`
+	// Subagent is the ID of the sub-agent that made a KindSubagent
+	// request, "" for every other kind.
+	Subagent string `json:"subagent,omitempty"`
 }
 
 // CacheRule is how a provider's prefix cache matches a request.
@@ -101,6 +104,9 @@ const (
 	KindWarmUp  Kind = "warmup"  // the cache warm-up of a new session
 	KindSummary Kind = "summary" // a compaction summary
 	KindBrief   Kind = "brief"   // a cycle's hand-off brief
+	// KindSubagent is a request of a sub-agent (the task tool's child),
+	// counted in its parent session's totals; Row.Subagent names the child.
+	KindSubagent Kind = "subagent"
 )
 
 // miss returns the uncached prompt tokens, treating a backend that reports

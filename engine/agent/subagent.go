@@ -1,0 +1,345 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tally-dev/tally/engine/todo"
+	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/engine/transcript"
+)
+
+// This file is the task tool: the model delegates a self-contained job to
+// a child agent (a sub-agent) with its own system prompt, context, tool
+// set and step budget. Only the child's capped report, inside an envelope
+// saying how much work it did, enters the parent's log; the child's whole
+// transcript is stored under the parent session (see subagent_store.go)
+// and its requests are ledger rows of kind subagent. The child's loop is
+// in subagent_child.go.
+
+// TaskToolName is the name of the tool that starts a sub-agent.
+const TaskToolName = "task"
+
+// The kinds of sub-agent. Each kind has its own fixed system prompt and
+// tool catalog, so the children of one kind share a cached prefix.
+const (
+	// SubagentExplore reads and searches only (the default).
+	SubagentExplore = "explore"
+	// SubagentGeneral may also edit files and run commands, through the
+	// parent's permission mode and approvals.
+	SubagentGeneral = "general"
+)
+
+// Defaults of SubagentConfig.
+const (
+	DefaultSubagentParallel = 3
+	DefaultSubagentSteps    = 25
+	DefaultReportTokens     = 4_000
+)
+
+// SubagentConfig sets the limits of the task tool. The zero value gives
+// the defaults.
+type SubagentConfig struct {
+	// Off leaves the task tool out of the catalog.
+	Off bool
+	// Parallel bounds the children running at once (DefaultSubagentParallel
+	// when 0); the task calls of one reply beyond it wait for a free slot.
+	Parallel int
+	// MaxSteps is each child's budget of model requests
+	// (DefaultSubagentSteps when 0).
+	MaxSteps int
+	// ReportTokens caps the report handed to the parent
+	// (DefaultReportTokens when 0); the stored transcript keeps it whole.
+	ReportTokens int
+}
+
+func (c SubagentConfig) parallel() int { return positiveOr(c.Parallel, DefaultSubagentParallel) }
+func (c SubagentConfig) maxSteps() int { return positiveOr(c.MaxSteps, DefaultSubagentSteps) }
+func (c SubagentConfig) reportCap() int {
+	return positiveOr(c.ReportTokens, DefaultReportTokens)
+}
+
+func positiveOr(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// The statuses of a sub-agent: SubagentRunning while it works, then how it
+// ended (ReasonDone, ReasonStepLimit, ReasonCancelled, ReasonFailed), or
+// SubagentInterrupted when Tally stopped while it ran.
+const (
+	SubagentRunning     = "running"
+	SubagentInterrupted = "interrupted"
+)
+
+// ChildInfo describes one sub-agent: what it was asked, how far it got and
+// what it cost. Values are copies the caller may keep.
+type ChildInfo struct {
+	ID     string `json:"id"`      // "sub-1", "sub-2", … in the order they started
+	CallID string `json:"call_id"` // the parent's task call it answers
+	Title  string `json:"title"`   // the task's description
+	Kind   string `json:"kind"`    // SubagentExplore or SubagentGeneral
+	Status string `json:"status"`  // SubagentRunning, a Reason constant or SubagentInterrupted
+	// Cycle is the parent's cycle when the child started.
+	Cycle    int `json:"cycle"`
+	Steps    int `json:"steps"`     // model requests made
+	MaxSteps int `json:"max_steps"` // its step budget
+	// PromptTokens and CompletionTokens add up its requests' usage;
+	// ContextTokens is the prompt size of its last request.
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	ContextTokens    int `json:"context_tokens"`
+	FilesRead        int `json:"files_read"` // distinct files read
+	Messages         int `json:"messages"`   // stored transcript length
+	// Checklist is the child's own checklist.
+	Checklist []todo.Item `json:"checklist,omitempty"`
+	// ReportTokens is the size of the report the parent got; ReportSHA
+	// names the whole report in the blob store (retrieve_tool_result).
+	ReportTokens int    `json:"report_tokens,omitempty"`
+	ReportSHA    string `json:"report_sha,omitempty"`
+	// ReportHead is the report's first line, for lists and reminders.
+	ReportHead string    `json:"report_head,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	Started    time.Time `json:"started"`
+	Ended      time.Time `json:"ended,omitzero"`
+}
+
+// Tokens is everything the child's requests billed.
+func (c ChildInfo) Tokens() int { return c.PromptTokens + c.CompletionTokens }
+
+// TaskParams are the arguments of the task tool.
+type TaskParams struct {
+	Description string `json:"description"`
+	Prompt      string `json:"prompt"`
+	Kind        string `json:"kind,omitempty"`
+}
+
+var taskSpec = tool.Spec{
+	Name: TaskToolName,
+	Description: "Delegate a self-contained job to a sub-agent with its own fresh context, and get back only its report. " +
+		"Use it for bulky exploration (\"find where X is configured\", \"summarise how package Y handles errors\") so the files it reads never fill your context. " +
+		"The sub-agent sees nothing of this conversation: put everything it needs in prompt. " +
+		"Several task calls in one reply run in parallel. kind \"explore\" (default) can only read and search; " +
+		"kind \"general\" can also edit files and run commands when the session's permission mode allows, each call approved as usual.",
+	Parameters: json.RawMessage(`{"type":"object","properties":{` +
+		`"description":{"type":"string","description":"A short title for the job (3-8 words), shown to the user."},` +
+		`"prompt":{"type":"string","description":"The whole job: what to find or do, where to look, and what the report must contain."},` +
+		`"kind":{"type":"string","enum":["explore","general"],"description":"explore (default): read-only. general: may also edit and run commands, with approval."}},` +
+		`"required":["description","prompt"],"additionalProperties":false}`),
+}
+
+// taskTool puts the task tool in the catalog. Its calls never reach Run:
+// runCall starts the children (see runBatch).
+type taskTool struct{}
+
+func (taskTool) Spec() tool.Spec     { return taskSpec }
+func (taskTool) NeedsApproval() bool { return false }
+func (taskTool) Run(context.Context, *tool.Env, json.RawMessage) tool.Result {
+	return tool.Result{IsError: true, Content: "task: a sub-agent can only be started by the model inside a turn; send the job as a message instead"}
+}
+
+// subagents is a session's live sub-agent state. It has its own lock:
+// the app reads it while the parent's turn holds the session lock.
+type subagents struct {
+	mu      sync.Mutex
+	next    int                    // the number of the last child started; 0 until loaded
+	running map[string]*child      // by child ID
+	results map[string]tool.Result // finished batch results by parent call ID
+	// emitMu keeps the children's events from reaching OnEvent at once.
+	emitMu sync.Mutex
+}
+
+// runCall runs calls[i]. A task call runs, together with the task calls
+// right after it, as one batch of children (see runBatch) whose results
+// the following calls then take in order; every other call goes through
+// execute.
+func (s *Session) runCall(ctx context.Context, calls []transcript.ToolCall, i int) tool.Result {
+	c := calls[i]
+	if c.Name != TaskToolName || s.cfg.Subagents.Off {
+		return s.execute(ctx, c)
+	}
+	if res, ok := s.takeResult(c.ID); ok {
+		return res
+	}
+	j := i
+	for j < len(calls) && calls[j].Name == TaskToolName {
+		j++
+	}
+	s.runBatch(ctx, calls[i:j])
+	res, _ := s.takeResult(c.ID)
+	return res
+}
+
+// takeResult removes and returns the batch result of a call.
+func (s *Session) takeResult(callID string) (tool.Result, bool) {
+	s.subs.mu.Lock()
+	defer s.subs.mu.Unlock()
+	res, ok := s.subs.results[callID]
+	delete(s.subs.results, callID)
+	return res, ok
+}
+
+// dropResults forgets batch results no call took (the calls after a
+// stop); runTools calls it when it returns.
+func (s *Session) dropResults() {
+	s.subs.mu.Lock()
+	s.subs.results = nil
+	s.subs.mu.Unlock()
+}
+
+// runBatch runs one child per call, at most SubagentConfig.Parallel at
+// once, and returns when all have ended, with their results stored by
+// call ID. The children share nothing with the parent's log; ctx ending
+// (Stop) cancels all of them.
+func (s *Session) runBatch(ctx context.Context, calls []transcript.ToolCall) {
+	slots := make(chan struct{}, s.cfg.Subagents.parallel())
+	var wg sync.WaitGroup
+	for _, c := range calls {
+		ch, bad := s.newChild(ctx, c)
+		if ch == nil {
+			s.putResult(c.ID, bad)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case slots <- struct{}{}:
+				defer func() { <-slots }()
+			case <-ctx.Done():
+			}
+			s.putResult(c.ID, ch.runSafely())
+		}()
+	}
+	wg.Wait()
+}
+
+func (s *Session) putResult(callID string, res tool.Result) {
+	s.subs.mu.Lock()
+	defer s.subs.mu.Unlock()
+	if s.subs.results == nil {
+		s.subs.results = map[string]tool.Result{}
+	}
+	s.subs.results[callID] = res
+}
+
+// parseTask reads a task call's arguments and decides whether the child
+// may start; the error is the result for the model when it may not.
+func (s *Session) parseTask(c transcript.ToolCall) (TaskParams, *tool.Result) {
+	var p TaskParams
+	fail := func(format string, args ...any) (TaskParams, *tool.Result) {
+		return p, &tool.Result{IsError: true, Content: "task: " + fmt.Sprintf(format, args...)}
+	}
+	var bad struct {
+		Raw *string `json:"_malformed_arguments"`
+	}
+	if json.Unmarshal([]byte(c.Arguments), &bad) == nil && bad.Raw != nil {
+		return fail("the arguments were not a valid JSON object; call task again with {\"description\": …, \"prompt\": …}")
+	}
+	if err := tool.DecodeArgs(json.RawMessage(c.Arguments), &p); err != nil {
+		return fail("%v", err)
+	}
+	p.Description, p.Prompt = strings.TrimSpace(p.Description), strings.TrimSpace(p.Prompt)
+	if p.Prompt == "" {
+		return fail("the prompt is empty; give the sub-agent the whole job in prompt")
+	}
+	if p.Description == "" {
+		p.Description = clip(strings.Join(strings.Fields(p.Prompt), " "), 60)
+	}
+	switch p.Kind {
+	case "":
+		p.Kind = SubagentExplore
+	case SubagentExplore:
+	case SubagentGeneral:
+		if s.gate.Mode() == tool.ModeReadOnly {
+			return fail("the session is in read-only mode, so a general sub-agent could change nothing; use kind explore, or ask the user to switch the mode")
+		}
+	default:
+		return fail("kind %q is not explore or general; use one of those", clip(p.Kind, 40))
+	}
+	return p, nil
+}
+
+// Children returns the session's sub-agents, oldest first: the stored ones
+// with the live state of those running now. It never waits for a running
+// turn.
+func (s *Session) Children() ([]ChildInfo, error) {
+	stored, err := readChildIndex(s.cfg.Store, s.meta.ID)
+	if err != nil {
+		return nil, err
+	}
+	// Children of one batch enter the index as they start; order them
+	// by number.
+	slices.SortStableFunc(stored, func(a, b ChildInfo) int { return childNumber(a.ID) - childNumber(b.ID) })
+	s.subs.mu.Lock()
+	defer s.subs.mu.Unlock()
+	for i, c := range stored {
+		if ch, ok := s.subs.running[c.ID]; ok {
+			stored[i] = ch.snapshot()
+		} else if c.Status == SubagentRunning {
+			stored[i].Status = SubagentInterrupted
+		}
+	}
+	return stored, nil
+}
+
+// childNumber is the N of a child ID "sub-N" (0 for another ID).
+func childNumber(id string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(id, "sub-"))
+	return n
+}
+
+// ReadChild returns a sub-agent's info and its whole stored transcript
+// (the job, every request's reply and every tool result), as of its last
+// committed step. It never waits for a running turn.
+func (s *Session) ReadChild(id string) (ChildInfo, []transcript.Message, error) {
+	all, err := s.Children()
+	if err != nil {
+		return ChildInfo{}, nil, err
+	}
+	for _, c := range all {
+		if c.ID == id {
+			msgs, err := readChildLog(s.cfg.Store, s.meta.ID, id)
+			return c, msgs, err
+		}
+	}
+	return ChildInfo{}, nil, fmt.Errorf("agent: session %q has no sub-agent %q; list them with Children", s.meta.ID, id)
+}
+
+// StopChild cancels one running sub-agent; the parent's turn goes on and
+// gets a result saying the user stopped it. Stopping the turn stops every
+// child.
+func (s *Session) StopChild(id string) error {
+	s.subs.mu.Lock()
+	ch, ok := s.subs.running[id]
+	s.subs.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("agent: sub-agent %q is not running; it may have finished already", id)
+	}
+	ch.stop()
+	return nil
+}
+
+// runningAlerts are the status block's lines for the children running
+// now, sorted by ID. Children run inside the parent's tool round, so the
+// parent's own requests do not see any today; the lines keep the block
+// truthful for any request built while one runs.
+func (s *Session) runningAlerts() []string {
+	s.subs.mu.Lock()
+	defer s.subs.mu.Unlock()
+	var out []string
+	for _, ch := range s.subs.running {
+		c := ch.snapshot()
+		out = append(out, fmt.Sprintf("subagent %s running: %q (%s, step %d/%d)", c.ID, c.Title, c.Kind, c.Steps, c.MaxSteps))
+	}
+	slices.Sort(out)
+	return out
+}

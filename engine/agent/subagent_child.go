@@ -1,0 +1,401 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/tally-dev/tally/assets"
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/todo"
+	"github.com/tally-dev/tally/engine/tokens"
+	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/engine/transcript"
+)
+
+// child is one running sub-agent. Its loop runs on its own goroutine and
+// touches nothing of the parent but the shared gate, store, model and
+// event sink, so several run at once while the parent waits.
+type child struct {
+	s      *Session
+	ctx    context.Context
+	cancel context.CancelFunc
+	params TaskParams
+	parent string // the parent session's ID
+
+	log     *transcript.AppendLog
+	reg     *tool.Registry
+	list    *todo.List
+	env     tool.Env
+	system  openai.ChatCompletionMessage
+	catalog []openai.Tool
+	read    map[string]bool
+	listVer int
+
+	info ChildInfo // guarded by s.subs.mu
+}
+
+// subagentPrompt is the system prompt of a kind: the kind's fixed text and
+// the environment section, the same bytes for every child of that kind in
+// the workspace.
+func subagentPrompt(kind, workspace string) string {
+	text := assets.SubagentExplore
+	if kind == SubagentGeneral {
+		text = assets.SubagentGeneral
+	}
+	return strings.TrimSpace(text) + "\n\n" + fmt.Sprintf(
+		"# Environment\nworkspace: %s\nplatform: %s/%s\nAll file paths in tool calls are relative to the workspace.",
+		workspace, runtime.GOOS, runtime.GOARCH)
+}
+
+// subagentTools returns the registry of a kind: read_file, list_dir, grep,
+// retrieve_tool_result and the checklist for every child, and the tools
+// that write for a general one.
+func (s *Session) subagentTools(kind string, list *todo.List) *tool.Registry {
+	reg := tool.NewRegistry()
+	reg.AddBuiltin(tool.ReadFile())
+	reg.AddBuiltin(tool.ListDir())
+	reg.AddBuiltin(tool.Grep())
+	reg.AddBuiltin(tool.RetrieveToolResult(func(sha string) ([]byte, error) { return s.cfg.Store.Blob(sha) }))
+	for _, t := range todo.Tools(list) {
+		if strings.HasPrefix(t.Spec().Name, "checklist_") {
+			reg.AddBuiltin(t)
+		}
+	}
+	if kind == SubagentGeneral {
+		reg.AddBuiltin(tool.WriteFile())
+		reg.AddBuiltin(tool.EditFile())
+		reg.AddBuiltin(tool.RunShell())
+	}
+	return reg
+}
+
+// newChild prepares the child of a task call and stores its first message
+// (the job). It returns nil and the result for the model when the call
+// cannot start one.
+func (s *Session) newChild(ctx context.Context, c transcript.ToolCall) (*child, tool.Result) {
+	p, bad := s.parseTask(c)
+	if bad != nil {
+		return nil, *bad
+	}
+	id, err := s.nextChildID()
+	if err != nil {
+		return nil, tool.Result{IsError: true, Content: "task: " + err.Error()}
+	}
+	ch := &child{s: s, params: p, parent: s.meta.ID, read: map[string]bool{}, list: todo.New()}
+	ch.ctx, ch.cancel = context.WithCancel(ctx)
+	ch.log = transcript.NewAppendLog(nil, WireRules())
+	ch.reg = s.subagentTools(p.Kind, ch.list)
+	ch.env = s.env // the parent's confinement, sandbox and recorder
+	ch.system = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: subagentPrompt(p.Kind, s.meta.Workspace)}
+	ch.catalog = toOpenAITools(ch.reg.Catalog())
+	ch.info = ChildInfo{ID: id, CallID: c.ID, Title: p.Description, Kind: p.Kind, Status: SubagentRunning,
+		Cycle: s.meta.Cycle, MaxSteps: s.cfg.Subagents.maxSteps(), Started: s.cfg.now()}
+	return ch, tool.Result{}
+}
+
+// snapshot returns a copy of the child's info; the caller holds s.subs.mu.
+func (c *child) snapshot() ChildInfo {
+	info := c.info
+	info.Checklist = append([]todo.Item(nil), info.Checklist...)
+	return info
+}
+
+// update changes the child's info under the lock and returns a copy.
+func (c *child) update(f func(*ChildInfo)) ChildInfo {
+	c.s.subs.mu.Lock()
+	defer c.s.subs.mu.Unlock()
+	f(&c.info)
+	return c.snapshot()
+}
+
+func (c *child) stop() { c.cancel() }
+
+// emit reports a child event; children's events never reach OnEvent at
+// the same time.
+func (c *child) emit(kind EventKind, info ChildInfo, f func(*Event)) {
+	if c.s.cfg.OnEvent == nil {
+		return
+	}
+	e := Event{Kind: kind, Session: c.parent, Time: c.s.cfg.now(), Step: info.Steps, Subagent: &info}
+	if f != nil {
+		f(&e)
+	}
+	c.s.subs.emitMu.Lock()
+	defer c.s.subs.emitMu.Unlock()
+	c.s.cfg.OnEvent(e)
+}
+
+// runSafely runs the child and turns its end into the parent's result. A
+// panic in the loop ends the child as failed, never the parent.
+func (c *child) runSafely() (res tool.Result) {
+	c.s.subs.mu.Lock()
+	if c.s.subs.running == nil {
+		c.s.subs.running = map[string]*child{}
+	}
+	c.s.subs.running[c.info.ID] = c
+	c.s.subs.mu.Unlock()
+	defer func() {
+		if p := recover(); p != nil {
+			res = c.finish(ReasonFailed, "", fmt.Errorf("the sub-agent crashed (%v)", p))
+		}
+		c.cancel()
+		c.s.subs.mu.Lock()
+		delete(c.s.subs.running, c.info.ID)
+		c.s.subs.mu.Unlock()
+	}()
+	info := c.update(func(*ChildInfo) {})
+	job := transcript.UserText("", "# Task: "+c.params.Description+"\n\n"+c.params.Prompt, info.Started)
+	if err := c.start(job); err != nil {
+		return c.finish(ReasonFailed, "", err)
+	}
+	c.emit(EventSubagentStart, info, nil)
+	c.emit(EventSubagentMessage, c.update(func(*ChildInfo) {}), func(e *Event) { m := job.Clone(); e.Message = &m })
+	reason, report, err := c.loop()
+	return c.finish(reason, report, err)
+}
+
+// loop alternates the child's requests and tool calls until it answers
+// without a call, its budget is spent, ctx ends or a request fails. It
+// returns how it ended and the report.
+func (c *child) loop() (reason, report string, err error) {
+	budget := c.info.MaxSteps
+	for step := 1; ; step++ {
+		if c.ctx.Err() != nil {
+			return ReasonCancelled, "", nil
+		}
+		if step == budget {
+			note := fmt.Sprintf("<system-reminder>This is your last step (%d of %d): do not call any tool; write your final report now.</system-reminder>", step, budget)
+			if err := c.commit(transcript.Injected(transcript.KindReminder, note, c.s.cfg.now()), nil); err != nil {
+				return ReasonFailed, "", err
+			}
+		}
+		resp, err := c.s.cfg.Model.Stream(c.ctx, c.request(), llm.Callbacks{})
+		if err != nil {
+			if c.ctx.Err() != nil {
+				return ReasonCancelled, "", nil
+			}
+			return ReasonFailed, "", err
+		}
+		calls := c.intakeCalls(resp.ToolCalls)
+		now := c.s.cfg.now()
+		u := resp.Usage
+		row := ledger.Row{Time: now, Model: c.s.cfg.ModelName, Kind: ledger.KindSubagent, Subagent: c.info.ID,
+			PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+			CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
+			DurationMS: resp.Duration.Milliseconds(), Messages: c.log.Len() + 1, CacheRule: c.s.cfg.CacheRule}
+		c.update(func(i *ChildInfo) {
+			i.Steps, i.ContextTokens = step, u.PromptTokens
+			i.PromptTokens += u.PromptTokens
+			i.CompletionTokens += u.CompletionTokens
+		})
+		if err := c.commit(transcript.AssistantReply(resp.Content, resp.Reasoning, calls, now), &row); err != nil {
+			return ReasonFailed, "", err
+		}
+		c.emit(EventSubagentStep, c.update(func(*ChildInfo) {}), nil)
+		if len(calls) == 0 {
+			return ReasonDone, resp.Content, nil
+		}
+		if step >= budget {
+			return ReasonStepLimit, resp.Content, c.skip(calls, "not run: the sub-agent's step budget is spent")
+		}
+		for i, call := range calls {
+			if c.ctx.Err() != nil {
+				return ReasonCancelled, "", c.skip(calls[i:], "cancelled: the sub-agent was stopped before this call ran")
+			}
+			res := c.execute(call)
+			if c.ctx.Err() != nil && res.IsError {
+				return ReasonCancelled, "", c.skip(calls[i:], "cancelled: the sub-agent was stopped before this call finished")
+			}
+			m := transcript.ToolResult(call, res.Content, res.IsError, c.s.cfg.now())
+			m.Paths, m.Args, m.Redacted = res.Paths, call.Arguments, res.Redacted
+			if err := c.commit(m, nil); err != nil {
+				return ReasonFailed, "", err
+			}
+			c.noteResult(call, res)
+		}
+	}
+}
+
+// request is the child's next request: its system prompt, its log's wire
+// messages joined by the engine's one joining rule, and its catalog.
+func (c *child) request() llm.Request {
+	msgs := []openai.ChatCompletionMessage{c.system}
+	for i := range c.log.Len() {
+		msgs = llm.AppendJoined(msgs, c.log.At(i).Wire)
+	}
+	return llm.Request{Model: c.s.cfg.ModelName, Messages: msgs, Tools: c.catalog}
+}
+
+// intakeCalls gives the calls of one reply ids unique in the child's log
+// and replayable names and arguments, by the rules of the parent's
+// intakeCalls.
+func (c *child) intakeCalls(in []llm.ToolCall) []transcript.ToolCall {
+	used := map[string]bool{}
+	for i := range c.log.Len() {
+		for _, tc := range c.log.At(i).Msg.ToolCalls {
+			used[tc.ID] = true
+		}
+	}
+	var out []transcript.ToolCall
+	for i, tc := range in {
+		id := tc.ID
+		if id == "" || used[id] || len(id) > 128 || len(transcript.ReservedTags(id)) > 0 {
+			id = freshID(used, fmt.Sprintf("%s_call_%d", strings.ReplaceAll(c.info.ID, "-", "_"), i))
+		}
+		used[id] = true
+		call := transcript.ToolCall{ID: id, Name: tc.Name, Arguments: normalizeArgs(tc.Arguments)}
+		if !toolNameRe.MatchString(tc.Name) {
+			b, _ := json.Marshal(map[string]string{"_unusable_call": fmt.Sprintf("there is no tool named %q; call a tool from the list by its exact name", clip(transcript.NeutralizeLine(tc.Name), 80))})
+			call.Name, call.Arguments = UnusableCallName, string(b)
+		}
+		out = append(out, call)
+	}
+	return out
+}
+
+// execute runs one of the child's calls: only tools of its own registry,
+// each through the parent's gate, so the parent's mode, rules and approver
+// decide every call that needs approval.
+func (c *child) execute(call transcript.ToolCall) tool.Result {
+	var bad struct {
+		Raw *string `json:"_malformed_arguments"`
+		Why *string `json:"_unusable_call"`
+	}
+	if json.Unmarshal([]byte(call.Arguments), &bad) == nil {
+		switch {
+		case bad.Why != nil && call.Name == UnusableCallName:
+			return tool.Result{IsError: true, Content: "error: " + *bad.Why}
+		case bad.Raw != nil:
+			return tool.Result{IsError: true, Content: fmt.Sprintf("error: the arguments of this %s call were not a valid JSON object; call it again with valid JSON", call.Name)}
+		}
+	}
+	t, ok := c.reg.Lookup(call.Name)
+	if !ok {
+		return tool.Result{IsError: true, Content: fmt.Sprintf("error: a %s sub-agent has no tool %q; use one of: %s", c.info.Kind, clip(call.Name, 80), strings.Join(c.reg.Names(), ", "))}
+	}
+	v, err := c.s.gate.Decide(c.ctx, &c.env, t, call.ID, call.Arguments)
+	if err != nil {
+		return tool.Result{IsError: true, Content: "error: approval failed: " + err.Error()}
+	}
+	if !v.Allowed {
+		return v.Refusal
+	}
+	return c.reg.Run(v.Ctx, &c.env, call.Name, call.Arguments)
+}
+
+// noteResult counts the files a result read and reports a checklist change.
+func (c *child) noteResult(call transcript.ToolCall, res tool.Result) {
+	info := c.update(func(i *ChildInfo) {
+		if call.Name == "read_file" && !res.IsError {
+			for _, p := range res.Paths {
+				c.read[p] = true
+			}
+			i.FilesRead = len(c.read)
+		}
+		i.Checklist = c.list.Items()
+	})
+	if v := c.list.Version(); v != c.listVer {
+		c.listVer = v
+		c.emit(EventSubagentChecklist, info, func(e *Event) { e.Checklist = info.Checklist })
+	}
+}
+
+// skip answers calls that will not run, so the stored transcript stays
+// one a strict server accepts.
+func (c *child) skip(calls []transcript.ToolCall, text string) error {
+	for _, call := range calls {
+		m := transcript.ToolResult(call, text, true, c.s.cfg.now())
+		m.Kind = transcript.KindRepair
+		if err := c.commit(m, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish records how the child ended, stores its report and returns the
+// parent's result: the report, capped, in an envelope saying how much work
+// it took.
+func (c *child) finish(reason, report string, err error) tool.Result {
+	report = strings.TrimSpace(report)
+	capped, n := capTokens(report, c.s.cfg.Subagents.reportCap())
+	sha := ""
+	if report != "" {
+		sha, _ = c.s.cfg.Store.PutBlob([]byte(report))
+	}
+	info := c.update(func(i *ChildInfo) {
+		i.Status, i.Ended, i.Checklist = reason, c.s.cfg.now(), c.list.Items()
+		i.ReportTokens, i.ReportSHA, i.ReportHead = tokens.Count(capped), sha, firstLine(report, 200)
+		if err != nil {
+			i.Error = err.Error()
+		}
+	})
+	_ = c.s.saveChild(info) // the transcript is stored; a lost index entry shows as running
+	c.emit(EventSubagentEnd, info, func(e *Event) { e.Reason, e.Err = reason, info.Error })
+
+	head := fmt.Sprintf("[sub-agent %s · %s · %s · %d of %d steps · %s tokens · %d files read]",
+		info.ID, info.Kind, reason, info.Steps, info.MaxSteps, thousands(info.Tokens()), info.FilesRead)
+	switch reason {
+	case ReasonCancelled:
+		return tool.Result{IsError: true, Content: head + "\ncancelled: the sub-agent was stopped before it reported; its transcript is kept for the user. Do not start it again unless the user asks."}
+	case ReasonFailed:
+		return tool.Result{IsError: true, Content: head + "\nfailed: " + info.Error + "; retry the task once, or do the job yourself."}
+	}
+	if capped == "" {
+		capped = "(the sub-agent wrote no report)"
+	}
+	if reason == ReasonStepLimit {
+		head += "\nThe sub-agent spent its step budget; this is what it had when it stopped."
+	}
+	if n > 0 {
+		capped += fmt.Sprintf("\n\n(report cut at %s of %s tokens; retrieve_tool_result with sha %s pages the whole report)", thousands(c.s.cfg.Subagents.reportCap()), thousands(n), sha)
+	}
+	return tool.Result{Content: head + "\n\n" + capped}
+}
+
+// capTokens cuts s to at most limit tokens on a rune boundary, returning
+// the cut text and s's size when it was cut (0 when it fit).
+func capTokens(s string, limit int) (string, int) {
+	n := tokens.Count(s)
+	if n <= limit {
+		return s, 0
+	}
+	cut := s
+	for tokens.Count(cut) > limit {
+		end := len(cut) * limit / (tokens.Count(cut) + 1)
+		for end > 0 && !utf8.RuneStart(cut[end]) {
+			end--
+		}
+		cut = cut[:end]
+	}
+	return cut, n
+}
+
+// firstLine returns s's first non-empty line, cut to n runes.
+func firstLine(s string, n int) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			if r := []rune(l); len(r) > n {
+				return string(r[:n-1]) + "…"
+			}
+			return l
+		}
+	}
+	return ""
+}
+
+// thousands renders n with comma separators.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,216 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/storage"
+)
+
+// Sub-agents are stored under their parent session, so they are deleted
+// with it and never appear as sessions of their own: the state key
+// childIndexKey holds the list of ChildInfo, and each child's transcript
+// is one state value per message, "subagent/<id>/<n>", written as the
+// message is committed (append-only, like a session's log).
+const childIndexKey = "subagents"
+
+func childMsgKey(id string, n int) string { return fmt.Sprintf("subagent/%s/%06d", id, n) }
+
+// readChildIndex returns the stored sub-agents of a session, oldest first.
+func readChildIndex(st *storage.Store, session string) ([]ChildInfo, error) {
+	var out []ChildInfo
+	err := st.View(func(tx *storage.Tx) error {
+		var err error
+		out, err = childIndex(tx, session)
+		return err
+	})
+	return out, err
+}
+
+func childIndex(tx *storage.Tx, session string) ([]ChildInfo, error) {
+	data, err := tx.State(session, childIndexKey)
+	if err != nil || len(data) == 0 {
+		return nil, err
+	}
+	var out []ChildInfo
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("agent: the sub-agent list of session %q is unreadable (%v); the store may be damaged", session, err)
+	}
+	return out, nil
+}
+
+// putChild replaces or appends info in the session's index.
+func putChild(tx *storage.Tx, session string, info ChildInfo) error {
+	all, err := childIndex(tx, session)
+	if err != nil {
+		return err
+	}
+	found := false
+	for i := range all {
+		if all[i].ID == info.ID {
+			all[i], found = info, true
+		}
+	}
+	if !found {
+		all = append(all, info)
+	}
+	data, err := json.Marshal(all)
+	if err != nil {
+		return err
+	}
+	return tx.PutState(session, childIndexKey, data)
+}
+
+// readChildLog returns a child's stored transcript.
+func readChildLog(st *storage.Store, session, id string) ([]transcript.Message, error) {
+	var out []transcript.Message
+	err := st.View(func(tx *storage.Tx) error {
+		for n := 0; ; n++ {
+			data, err := tx.State(session, childMsgKey(id, n))
+			if err != nil {
+				return err
+			}
+			if data == nil {
+				return nil
+			}
+			m, err := transcript.Decode(data)
+			if err != nil {
+				return fmt.Errorf("agent: sub-agent %q message %d: %w", id, n, err)
+			}
+			out = append(out, m)
+		}
+	})
+	return out, err
+}
+
+// nextChildID numbers the session's next child.
+func (s *Session) nextChildID() (string, error) {
+	s.subs.mu.Lock()
+	defer s.subs.mu.Unlock()
+	if s.subs.next == 0 {
+		all, err := readChildIndex(s.cfg.Store, s.meta.ID)
+		if err != nil {
+			return "", err
+		}
+		s.subs.next = len(all)
+	}
+	s.subs.next++
+	return fmt.Sprintf("sub-%d", s.subs.next), nil
+}
+
+// saveChild stores a child's info in the index.
+func (s *Session) saveChild(info ChildInfo) error {
+	return s.cfg.Store.Update(func(tx *storage.Tx) error { return putChild(tx, s.meta.ID, info) })
+}
+
+// start stores the child in the index with its first message.
+func (c *child) start(job transcript.Message) error {
+	c.log.Append(job)
+	info := c.update(func(i *ChildInfo) { i.Messages = c.log.Len() })
+	return c.s.cfg.Store.Update(func(tx *storage.Tx) error {
+		if err := putChild(tx, c.parent, info); err != nil {
+			return err
+		}
+		return c.putMessage(tx, 0)
+	})
+}
+
+// commit appends m to the child's log and stores it, with the ledger row
+// of the request that produced it when row is not nil, in one transaction,
+// then reports it.
+func (c *child) commit(m transcript.Message, row *ledger.Row) error {
+	c.log.Append(m)
+	n := c.log.Len() - 1
+	info := c.update(func(i *ChildInfo) { i.Messages = n + 1 })
+	err := c.s.cfg.Store.Update(func(tx *storage.Tx) error {
+		if err := c.putMessage(tx, n); err != nil {
+			return err
+		}
+		if row == nil {
+			return nil
+		}
+		data, _ := json.Marshal(row)
+		_, err := tx.AddRecord(storage.KindLedger, c.parent, data)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("agent: could not save sub-agent %s's transcript: %w", c.info.ID, err)
+	}
+	c.emit(EventSubagentMessage, info, func(e *Event) { msg := c.log.At(n).Msg.Clone(); e.Message, e.Index = &msg, n })
+	return nil
+}
+
+// putMessage stores message n of the child's log; a large tool result
+// also goes to the blob store, so a reference to it can be paged back.
+func (c *child) putMessage(tx *storage.Tx, n int) error {
+	m := &c.log.At(n).Msg
+	data, err := transcript.Encode(*m)
+	if err != nil {
+		return err
+	}
+	if m.Role == transcript.Tool {
+		if text := m.Text(); len(text) >= DedupeMin {
+			if _, err := tx.PutBlob([]byte(text)); err != nil {
+				return err
+			}
+		}
+	}
+	return tx.PutState(c.parent, childMsgKey(c.info.ID, n), data)
+}
+
+// MaxCarriedChildren is how many sub-agents one carry-over reminder lists.
+const MaxCarriedChildren = 8
+
+// carrySubagents runs after a rebuild of the log (a compaction, an
+// emergency truncation or a new cycle, see pendingRebuild): when the
+// reports of sub-agents of this or the previous cycle are no longer in the
+// log, it appends one <system-reminder> listing them, with where the whole
+// report can be paged back, so the model does not delegate the same job
+// again. The reference design's "running subagents" reminder does the same
+// after a compaction.
+func (s *Session) carrySubagents() error {
+	if s.pendingRebuild == "" || s.cfg.Subagents.Off {
+		return nil
+	}
+	all, err := s.Children()
+	if err != nil || len(all) == 0 {
+		return err
+	}
+	inLog := map[string]bool{}
+	var reminders strings.Builder
+	for i := range s.log.Len() {
+		m := &s.log.At(i).Msg
+		if m.Role == transcript.Tool && m.ToolName == TaskToolName {
+			inLog[m.ToolCallID] = strings.Contains(m.Text(), "[sub-agent ")
+		}
+		if m.Kind == transcript.KindReminder {
+			reminders.WriteString(m.Text())
+		}
+	}
+	var lines []string
+	for _, c := range all {
+		if c.Cycle < s.meta.Cycle-1 || inLog[c.CallID] || strings.Contains(reminders.String(), "- "+c.ID+" ") {
+			continue
+		}
+		line := fmt.Sprintf("- %s %q (%s): %s, %d steps, %d files read", c.ID, transcript.NeutralizeLine(c.Title), c.Kind, c.Status, c.Steps, c.FilesRead)
+		if c.ReportHead != "" {
+			line += fmt.Sprintf("; report begins %q", transcript.NeutralizeLine(c.ReportHead))
+		}
+		if c.ReportSHA != "" {
+			line += "; whole report: retrieve_tool_result sha " + c.ReportSHA
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	if len(lines) > MaxCarriedChildren {
+		lines = lines[len(lines)-MaxCarriedChildren:]
+	}
+	text := "<system-reminder>\nSub-agents whose reports are no longer in the conversation (" + s.pendingRebuild +
+		"); do not delegate these jobs again unless something changed:\n" + strings.Join(lines, "\n") + "\n</system-reminder>"
+	return s.commit([]transcript.Message{transcript.Injected(transcript.KindReminder, text, s.cfg.now())}, nil)
+}
