@@ -15,7 +15,9 @@ import (
 // mcp.json, see mcp.UserPath), a workspace's servers (its .tally/mcp.json,
 // used only once the user trusted its exact content) and a probe that
 // connects a server and lists its tools. Sessions read the same files when
-// they are created or opened (see agent.MCPOptions).
+// they are created or opened (see agent.MCPOptions). What needs only the
+// user's file is a function, usable while another Tally holds the store;
+// what reads the trust in the store is a method.
 
 // Where an MCP server is configured (MCPServer.Source).
 const (
@@ -127,7 +129,7 @@ func (w *Workbench) TrustMCP(ws, hash string) error {
 func (w *Workbench) UntrustMCP(ws string) error { return agent.TrustMCP(w.store, ws, "") }
 
 // MCPUserPath is the user's MCP file, where SaveMCPServer writes.
-func (w *Workbench) MCPUserPath() (string, error) { return mcp.UserPath() }
+func MCPUserPath() (string, error) { return mcp.UserPath() }
 
 // updateUserMCP applies change to the user's MCP file and saves it.
 func updateUserMCP(change func(*mcp.Config, string) error) error {
@@ -151,7 +153,7 @@ func updateUserMCP(change func(*mcp.Config, string) error) error {
 // SaveMCPServer adds the server name to the user's MCP file, or replaces
 // the one of that name, after validating it. Sessions opened from now on
 // run it.
-func (w *Workbench) SaveMCPServer(name string, sc mcp.ServerConfig) error {
+func SaveMCPServer(name string, sc mcp.ServerConfig) error {
 	return updateUserMCP(func(c *mcp.Config, _ string) error { return c.Set(name, sc) })
 }
 
@@ -167,7 +169,7 @@ func (e noServerError) Error() string {
 func (e noServerError) Is(target error) bool { return target == ErrNoMCPServer }
 
 // RemoveMCPServer deletes the server name from the user's MCP file.
-func (w *Workbench) RemoveMCPServer(name string) error {
+func RemoveMCPServer(name string) error {
 	return updateUserMCP(func(c *mcp.Config, path string) error {
 		if _, ok := c.Servers[name]; !ok {
 			return noServerError{name, path}
@@ -179,7 +181,7 @@ func (w *Workbench) RemoveMCPServer(name string) error {
 
 // EnableMCPServer enables or disables the server name of the user's MCP
 // file; a disabled server stays in the file but is not started.
-func (w *Workbench) EnableMCPServer(name string, enabled bool) error {
+func EnableMCPServer(name string, enabled bool) error {
 	return updateUserMCP(func(c *mcp.Config, path string) error {
 		if _, ok := c.Servers[name]; !ok {
 			return noServerError{name, path}
@@ -193,7 +195,7 @@ func (w *Workbench) EnableMCPServer(name string, enabled bool) error {
 // the settings' "test" button. The tools are sorted by name, each with
 // the tokens its spec takes; the error says why the server failed, in one
 // sentence.
-func (w *Workbench) ProbeMCP(ctx context.Context, name string, sc mcp.ServerConfig, ws string) ([]mcp.ToolSummary, error) {
+func ProbeMCP(ctx context.Context, name string, sc mcp.ServerConfig, ws string) ([]mcp.ToolSummary, error) {
 	if ws != "" {
 		if st, err := os.Stat(ws); err != nil || !st.IsDir() {
 			return nil, fmt.Errorf("workspace %q is not a folder; pick the project folder to start the server in", ws)

@@ -43,13 +43,13 @@ func TestMCPUserServersAddEnableRemove(t *testing.T) {
 	dir := userMCPDir(t)
 	w := bench(t, nil)
 	url := echoMCP(t)
-	if err := w.SaveMCPServer("files", mcp.ServerConfig{URL: url}); err != nil {
+	if err := SaveMCPServer("files", mcp.ServerConfig{URL: url}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.SaveMCPServer("bad name!", mcp.ServerConfig{URL: url}); err == nil {
+	if err := SaveMCPServer("bad name!", mcp.ServerConfig{URL: url}); err == nil {
 		t.Error("an invalid server name was saved")
 	}
-	if err := w.EnableMCPServer("files", false); err != nil {
+	if err := EnableMCPServer("files", false); err != nil {
 		t.Fatal(err)
 	}
 	list, err := w.MCPServers("", nil)
@@ -60,16 +60,16 @@ func TestMCPUserServersAddEnableRemove(t *testing.T) {
 	if len(list) != 1 || list[0].Source != MCPSourceUser || list[0].Path != want || list[0].Enabled || list[0].Status.State != mcp.StateDisabled {
 		t.Fatalf("servers = %+v", list)
 	}
-	if err := w.EnableMCPServer("files", true); err != nil {
+	if err := EnableMCPServer("files", true); err != nil {
 		t.Fatal(err)
 	}
 	if list, _ = w.MCPServers("", nil); !list[0].Enabled {
 		t.Error("enabling did not stick")
 	}
-	if err := w.RemoveMCPServer("files"); err != nil {
+	if err := RemoveMCPServer("files"); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.RemoveMCPServer("files"); !errors.Is(err, ErrNoMCPServer) {
+	if err := RemoveMCPServer("files"); !errors.Is(err, ErrNoMCPServer) {
 		t.Errorf("removing a missing server: %v", err)
 	}
 	if list, _ = w.MCPServers("", nil); len(list) != 0 {
@@ -78,15 +78,14 @@ func TestMCPUserServersAddEnableRemove(t *testing.T) {
 }
 
 func TestMCPProbeListsTools(t *testing.T) {
-	w := bench(t, nil)
-	tools, err := w.ProbeMCP(context.Background(), "files", mcp.ServerConfig{URL: echoMCP(t)}, "")
+	tools, err := ProbeMCP(context.Background(), "files", mcp.ServerConfig{URL: echoMCP(t)}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(tools) != 1 || tools[0].Name != "mcp__files__echo" || tools[0].Tokens == 0 {
 		t.Errorf("tools = %+v", tools)
 	}
-	if _, err := w.ProbeMCP(context.Background(), "gone", mcp.ServerConfig{Command: filepath.Join(t.TempDir(), "missing")}, ""); err == nil {
+	if _, err := ProbeMCP(context.Background(), "gone", mcp.ServerConfig{Command: filepath.Join(t.TempDir(), "missing")}, ""); err == nil {
 		t.Error("probing a server that cannot start succeeded")
 	}
 }
