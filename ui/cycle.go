@@ -53,6 +53,7 @@ func (u *UI) runNewCycle(live *liveSession) {
 				u.banner.ShowError("Could not start a new cycle: " + err.Error())
 			default:
 				u.refreshThresholds(live)
+				u.sessions.refresh() // the list shows the cycle number
 			}
 		}
 	})

@@ -91,7 +91,7 @@ func (u *UI) showRewind(live *liveSession, plan agent.RewindPlan) {
 		files.Add(widget.NewLabel("No file was changed by the agent from this turn on: nothing to restore."))
 	}
 	for _, f := range plan.Files.Files {
-		files.Add(restoreRow(f))
+		files.Add(restoreRow(f, len(plan.Files.Files) <= 3))
 	}
 	if n := len(plan.Unrestorable); n > 0 {
 		files.Add(&widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.WarningImportance,
@@ -138,7 +138,7 @@ func (u *UI) showRewind(live *liveSession, plan agent.RewindPlan) {
 
 // restoreRow shows one file of a rewind plan: what happens to it, a
 // conflict in warning colour, and its diff folded.
-func restoreRow(f checkpoint.FileRestore) fyne.CanvasObject {
+func restoreRow(f checkpoint.FileRestore, open bool) fyne.CanvasObject {
 	text := fmt.Sprintf("%s — %s", f.Path, f.Action)
 	if f.Why != "" {
 		text += " (" + f.Why + ")"
@@ -150,6 +150,9 @@ func restoreRow(f checkpoint.FileRestore) fyne.CanvasObject {
 	}
 	d := f.Diff
 	acc := widget.NewAccordion(widget.NewAccordionItem("Diff of what restoring does", diffView(&d, nil, nil)))
+	if open {
+		acc.Open(0) // a short plan shows its diffs at once
+	}
 	return container.NewVBox(lbl, acc)
 }
 
