@@ -240,3 +240,31 @@ func TestReopenedSessionShowsEarlierCyclesCollapsed(t *testing.T) {
 		t.Error("collapsing cycle 1 left its messages")
 	}
 }
+
+// A turn that ends while its session is not shown sends a desktop
+// notification (and none when the user is looking at it).
+func TestNotificationWhenABackgroundTurnEnds(t *testing.T) {
+	slow := llmtest.Text("A is done")
+	slow.Delay = 300 * time.Millisecond
+	srv := llmtest.New(llmtest.Sequence(slow, llmtest.Text("B is done")))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	a := h.openNew("A")
+	h.send("slow question")
+	h.openNew("B")
+	h.waitFor("A to finish in the background", func() bool { return h.ui.running(a) == nil })
+	if h.ui.notified != 1 {
+		t.Errorf("%d notifications after A finished in the background, want 1", h.ui.notified)
+	}
+	h.send("quick question")
+	h.waitIdle()
+	if h.ui.notified != 1 {
+		t.Errorf("a turn the user watched in the focused window notified (%d)", h.ui.notified)
+	}
+	h.ui.settings.NoNotifications = true
+	h.ui.focused = false
+	h.ui.notify("x", "y", nil)
+	if h.ui.notified != 1 {
+		t.Error("notifications turned off in Settings still notified")
+	}
+}

@@ -38,6 +38,7 @@ type settingsForm struct {
 	cycleAt   *widget.Entry
 	cyclesOff *widget.Check
 	warmUp    *widget.Check
+	notify    *widget.Check
 	safety    safetyFields
 	cache     cacheFields
 	testB     *widget.Button
@@ -150,6 +151,8 @@ func (u *UI) newSettingsForm() *settingsForm {
 	f.cyclesOff.SetChecked(u.settings.CyclesOff)
 	f.warmUp = widget.NewCheck("Warm the cache when a session is created", nil)
 	f.warmUp.SetChecked(u.settings.WarmUp)
+	f.notify = widget.NewCheck("Notify me when a turn ends or waits for me", nil)
+	f.notify.SetChecked(!u.settings.NoNotifications)
 	f.safety = newSafetyFields(u.settings)
 	f.cache = newCacheFields(u.settings)
 	f.result = &widget.Label{Wrapping: fyne.TextWrapWord}
@@ -169,6 +172,8 @@ func (u *UI) newSettingsForm() *settingsForm {
 			HintText: "compaction triggers first, 10 % of the window earlier; if it cannot keep the context down, a cycle restarts from a hand-off brief (the next request misses the cache)"},
 		&widget.FormItem{Text: "Cache warm-up", Widget: f.warmUp,
 			HintText: "one small request per new session (the prefix at the miss price) so the first turn hits the cache"},
+		&widget.FormItem{Text: "Notifications", Widget: f.notify,
+			HintText: "a desktop notification while you look at another session or another window"},
 		&widget.FormItem{Text: "Theme", Widget: f.theme},
 	)
 	for _, it := range append(f.cache.items(r.BaseURL), f.safety.items()...) {
@@ -253,6 +258,7 @@ func (f *settingsForm) values() (workbench.Settings, error) {
 		s.Compaction = "" // the default, stored as absent
 	}
 	s.CyclesOff, s.WarmUp = f.cyclesOff.Checked, f.warmUp.Checked
+	s.NoNotifications = !f.notify.Checked
 	f.cache.apply(&s)
 	if err := f.safety.apply(&s); err != nil {
 		return s, err
