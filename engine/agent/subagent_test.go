@@ -343,3 +343,49 @@ func TestReportIsCapped(t *testing.T) {
 		t.Errorf("the whole report is not in the blob store: %v", err)
 	}
 }
+
+func TestNewCycleCarriesSubagents(t *testing.T) {
+	h := newHarness(t, twoJobs(""), nil)
+	s := h.session("p6")
+	if _, err := s.Run(context.Background(), "investigate"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.NewCycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	kids, _ := s.Children()
+	reminder := func() string {
+		for _, m := range s.Messages() {
+			if m.Kind == transcript.KindReminder && strings.Contains(m.Text(), "Sub-agents whose reports") {
+				return m.Text()
+			}
+		}
+		return ""
+	}
+	if _, err := s.Run(context.Background(), "what did the jobs find?"); err != nil {
+		t.Fatal(err)
+	}
+	h.noInvalid()
+	text := reminder()
+	for _, k := range kids {
+		if !strings.Contains(text, "- "+k.ID+" ") || !strings.Contains(text, k.ReportSHA) || !strings.Contains(text, k.ReportHead) {
+			t.Errorf("the reminder after the new cycle does not carry %s: %q", k.ID, text)
+		}
+	}
+	// Once carried, the next turn adds nothing.
+	n := len(s.Messages())
+	if _, err := s.Run(context.Background(), "thanks"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(fmtMessages(s.Messages()[n:]), "Sub-agents whose reports"); got != 0 {
+		t.Errorf("the reminder was repeated %d times", got)
+	}
+}
+
+func fmtMessages(msgs []transcript.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Text())
+	}
+	return b.String()
+}
