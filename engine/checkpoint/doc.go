@@ -8,7 +8,7 @@
 // be pruned: when the total passes [Limits].StoreBytes, content nothing needs
 // is dropped first, then the oldest turns of closed sessions, then of open
 // ones; the turns that lost their content are reported by
-// [Workspace.Unrestorable]. Everything is persisted before a method returns,
+// [Workspace.Unrestorable]. Every record is persisted before a method returns,
 // so a new process (the CLI after the app closed) sees the same checkpoints.
 //
 // A session's [Recorder] records, per user turn ([Recorder.BeginTurn]), the
@@ -18,8 +18,13 @@
 // [Recorder.AfterShell], which compare two manifests of the workspace. A
 // manifest honours .gitignore files (at every level; an ignored directory is
 // not entered) and skips .git; only files whose stat changed since the
-// previous manifest are read again, and BeforeShell stores the content of
-// every listed file before the command runs. Files larger than
+// previous manifest are read again. BeforeShell keeps the content of every
+// listed file before the command runs — compressed, in memory, for as long
+// as the process lives — and AfterShell stores only the earlier content of
+// the files the command changed, once [Limits].Refuse allowed it: files that
+// never change are never copied into the data file, and content Refuse
+// declines (a credential) never reaches it. A process that dies while a
+// command runs loses that command's before-images. Files larger than
 // [Limits].FileBytes, and anything that is not a regular file or a symlink,
 // are recorded as not restorable. Symlinks are recorded as links and never
 // followed. No git command is ever run and git's state is never touched.

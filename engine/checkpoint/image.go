@@ -137,11 +137,6 @@ func imageOf(root *os.Root, name string, fi fs.FileInfo, lim Limits) (Image, []b
 	if int64(len(data)) > maxFile {
 		return Image{Kind: Unrestorable, Size: int64(len(data)), Why: fmt.Sprintf("it is larger than the %s limit for checkpoints", byteCount(maxFile))}, nil
 	}
-	if lim.Refuse != nil {
-		if why := lim.Refuse(filepath.ToSlash(name), data); why != "" {
-			return Image{Kind: Unrestorable, Size: int64(len(data)), Why: why}, nil
-		}
-	}
 	return Image{Kind: File, SHA: hashOf(data), Mode: fi.Mode().Perm(), Size: int64(len(data))}, data
 }
 

@@ -1,7 +1,6 @@
 package checkpoint
 
 import (
-	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -11,7 +10,6 @@ import (
 	"sync"
 
 	ignore "github.com/sabhiram/go-gitignore"
-	"github.com/tally-dev/tally/storage"
 )
 
 // entry is one path of a workspace manifest: its stat and its image.
@@ -119,9 +117,9 @@ func (s *scanner) walk(rel string, rules []ignoreRule) {
 }
 
 // scan takes a manifest of the workspace, reusing the images of paths whose
-// stat is unchanged since the last one and storing the content of the others,
-// so that every file's content is in the store when scan returns. w.mu must
-// be held.
+// stat is unchanged since the last one and reading the others, so that
+// every file's content is either in the store or staged in memory when scan
+// returns (see Workspace.staged). w.mu must be held.
 func (w *Workspace) scan(root *os.Root) (manifest, error) {
 	s := &scanner{root: root, prev: w.cache, out: manifest{}, infos: map[string]fs.FileInfo{}}
 	s.walk("", nil)
@@ -160,39 +158,16 @@ func (w *Workspace) scan(root *os.Root) (manifest, error) {
 		close(results)
 	}()
 
-	var batch, stored []blob
-	var batchSize int
-	seen := map[string]bool{}
-	var werr error
-	flush := func() {
-		if len(batch) == 0 || werr != nil {
-			return
-		}
-		err := w.st.Update(func(tx *storage.Tx) error { return w.putBlobs(tx, batch) })
-		if err != nil {
-			werr = fmt.Errorf("checkpoint: cannot store the workspace snapshot (%w); the command was not recorded, check free disk space", err)
-		} else {
-			stored = append(stored, batch...)
-		}
-		batch, batchSize = nil, 0
+	if w.staged == nil {
+		w.staged = map[string][]byte{}
 	}
 	for r := range results {
 		en := s.out[r.rel]
 		en.Img = r.img
 		s.out[r.rel] = en
-		if r.b != nil && !seen[r.b.sha] {
-			seen[r.b.sha] = true
-			batch = append(batch, *r.b)
-			batchSize += len(r.b.data)
-			if batchSize >= batchBytes {
-				flush()
-			}
+		if r.b != nil {
+			w.staged[r.b.sha] = r.b.data
 		}
-	}
-	flush()
-	w.noteBlobs(stored)
-	if werr != nil {
-		return nil, werr
 	}
 	return s.out, nil
 }

@@ -152,10 +152,12 @@ func (r *Recorder) recordFile(rel string, after bool) error {
 	}
 	img, data := readImage(root, key, r.w.limits)
 	var blobs []blob
-	if img.Kind == File {
-		if _, ok := r.w.sizes[img.SHA]; !ok {
-			blobs = []blob{{sha: img.SHA, data: compress(data)}}
+	if checked := r.w.refuse(key, img, data); checked.Kind != File {
+		if !after {
+			img = checked // a before-image that may not be stored
 		}
+	} else if _, ok := r.w.sizes[img.SHA]; !ok {
+		blobs = []blob{{sha: img.SHA, data: compress(data)}}
 	}
 	return r.w.updateLocked(r.session, func(rec *sessionRec) error {
 		if after {
@@ -201,6 +203,7 @@ func (r *Recorder) BeforeShell() error {
 		w.pinned = map[*Recorder]manifest{}
 	}
 	w.pinned[r] = m
+	w.trimStaged()
 	return w.pruneLocked()
 }
 
@@ -252,6 +255,19 @@ func (r *Recorder) AfterShell() (ShellChanges, error) {
 		return out, nil
 	}
 	slices.SortFunc(changes, func(a, b change) int { return strings.Compare(a.rel, b.rel) })
+	// The earlier content of what changed becomes a stored before-image
+	// now, unless Refuse declines it; unchanged files stay out of the store.
+	var blobs []blob
+	for i, c := range changes {
+		if c.oldOK {
+			img, b := w.persist(c.rel, c.old)
+			changes[i].old = img
+			if b != nil {
+				blobs = append(blobs, *b)
+			}
+		}
+	}
+	defer w.trimStaged()
 	err = w.updateLocked(r.session, func(rec *sessionRec) error {
 		for _, c := range changes {
 			old, now := c.old, c.now
@@ -272,7 +288,7 @@ func (r *Recorder) AfterShell() (ShellChanges, error) {
 			rec.Last[c.rel] = now
 		}
 		return nil
-	}, nil)
+	}, blobs)
 	return out, err
 }
 

@@ -27,10 +27,6 @@ const (
 	sectionSessions = "s" // session ID -> JSON sessionRec
 )
 
-// batchBytes is how much compressed content one storage transaction writes
-// at most while snapshotting, bounding the memory a transaction holds.
-const batchBytes = 32 << 20
-
 // Limits bounds what a workspace's checkpoints keep. Zero fields mean the
 // defaults.
 type Limits struct {
@@ -44,7 +40,8 @@ type Limits struct {
 	// DefaultFileBytes.
 	FileBytes int64
 	// Refuse, when set, is asked about every file whose content would be
-	// kept (rel slash-separated, content as read): a non-empty answer is
+	// stored, right before it is (rel slash-separated, content as read; for
+	// a shell command only the files it changed): a non-empty answer is
 	// why the content must never be stored — a file holding credentials,
 	// say — and the file is recorded as not restorable with that reason.
 	Refuse func(rel string, content []byte) string
@@ -71,9 +68,15 @@ type Workspace struct {
 
 	mu     sync.Mutex
 	limits Limits
-	sizes  map[string]int         // stored blobs: SHA -> compressed size
-	total  int64                  // sum of sizes
-	cache  manifest               // latest manifest of the workspace
+	sizes  map[string]int // stored blobs: SHA -> compressed size
+	total  int64          // sum of sizes
+	cache  manifest       // latest manifest of the workspace
+	// staged holds, in memory and compressed, the content of files read by
+	// a shell snapshot that is not in the store: it becomes a stored
+	// before-image only when a command changes the file (after Refuse
+	// allowed it), so files that never change are never copied into the
+	// data file. It lives as long as the process, like cache.
+	staged map[string][]byte
 	pinned map[*Recorder]manifest // manifests of commands still running
 }
 
@@ -190,8 +193,74 @@ func (w *Workspace) noteBlobs(bs []blob) {
 	}
 }
 
+// refuse applies Limits.Refuse to a file image about to be stored as a
+// before-image: a refused file is recorded as changed, not restorable.
+func (w *Workspace) refuse(rel string, img Image, data []byte) Image {
+	if img.Kind != File || w.limits.Refuse == nil {
+		return img
+	}
+	if why := w.limits.Refuse(rel, data); why != "" {
+		return Image{Kind: Unrestorable, Size: img.Size, Why: why}
+	}
+	return img
+}
+
+// persist makes sure the content of before-image img of rel is in the
+// store (taking it from the staged snapshot), or turns img into an
+// unrestorable one when Refuse declines it or the content is gone. It
+// returns the image to record and the blob to store, if any. w.mu must be
+// held.
+func (w *Workspace) persist(rel string, img Image) (Image, *blob) {
+	if img.Kind != File {
+		return img, nil
+	}
+	if _, ok := w.sizes[img.SHA]; ok {
+		return img, nil
+	}
+	raw, ok := w.staged[img.SHA]
+	if !ok {
+		return Image{Kind: Unrestorable, Size: img.Size, Why: "its earlier content was not kept"}, nil
+	}
+	data, err := decoder.DecodeAll(raw, nil)
+	if err != nil {
+		return Image{Kind: Unrestorable, Size: img.Size, Why: "its earlier content could not be read back"}, nil
+	}
+	if img = w.refuse(rel, img, data); img.Kind != File {
+		return img, nil
+	}
+	return img, &blob{sha: img.SHA, data: raw}
+}
+
+// trimStaged forgets staged content that the latest manifest no longer
+// refers to, or that is stored now. w.mu must be held.
+func (w *Workspace) trimStaged() {
+	live := make(map[string]bool, len(w.cache))
+	for _, en := range w.cache {
+		if en.Img.Kind == File {
+			live[en.Img.SHA] = true
+		}
+	}
+	for _, m := range w.pinned {
+		for _, en := range m {
+			if en.Img.Kind == File {
+				live[en.Img.SHA] = true
+			}
+		}
+	}
+	for sha := range w.staged {
+		if _, stored := w.sizes[sha]; stored || !live[sha] {
+			delete(w.staged, sha)
+		}
+	}
+}
+
 // content returns the stored content with the given SHA-256.
 func (w *Workspace) content(sha string) ([]byte, error) {
+	if raw, ok := w.staged[sha]; ok {
+		if data, err := decoder.DecodeAll(raw, nil); err == nil && hashOf(data) == sha {
+			return data, nil
+		}
+	}
 	var raw []byte
 	var ok bool
 	err := w.st.View(func(tx *storage.Tx) error {
