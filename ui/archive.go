@@ -300,22 +300,11 @@ func (u *UI) showArchive() {
 	if live == nil || live.ops == nil {
 		return
 	}
-	ops := live.ops
-	u.bridge.Work(func() func() {
-		archives, err := ops.Archives()
-		return func() {
-			if u.live != live {
-				return
-			}
-			if err != nil {
-				u.banner.ShowError("Could not read the archive: " + err.Error())
-				return
-			}
-			b := newArchiveBrowser(archives, u.win)
-			u.archive = b
-			d := dialog.NewCustom("Archive", "Close", b.content, u.win)
-			d.Resize(fyne.NewSize(940, 620))
-			d.Show()
-		}
+	readThen(u, live, "read the archive", live.ops.Archives, func(archives []cycle.Archive) {
+		b := newArchiveBrowser(archives, u.win)
+		u.archive = b
+		d := dialog.NewCustom("Archive", "Close", b.content, u.win)
+		d.Resize(fyne.NewSize(940, 620))
+		d.Show()
 	})
 }

@@ -472,3 +472,22 @@ func (u *UI) showCost(model string) {
 	_, priced := u.settings.PriceFor(model)
 	u.footer.State.Cost, u.footer.State.CostKnown = cost, known && priced
 }
+
+// readThen runs read off the UI goroutine for the shown session live and
+// hands its result to show on the UI goroutine, unless another session was
+// opened meanwhile; an error goes to the banner as "Could not <what>: …".
+func readThen[T any](u *UI, live *liveSession, what string, read func() (T, error), show func(T)) {
+	u.bridge.Work(func() func() {
+		v, err := read()
+		return func() {
+			if u.live != live {
+				return
+			}
+			if err != nil {
+				u.banner.ShowError("Could not " + what + ": " + err.Error())
+				return
+			}
+			show(v)
+		}
+	})
+}

@@ -239,20 +239,8 @@ func (u *UI) showChanges() {
 	if live == nil || live.sess == nil {
 		return
 	}
-	sess := live.sess
-	u.bridge.Work(func() func() {
-		changes, err := sess.Changes()
-		return func() {
-			if u.live != live {
-				return
-			}
-			if err != nil {
-				u.banner.ShowError("Could not read the session's changes: " + err.Error())
-				return
-			}
-			u.openChanges(live, changes)
-		}
-	})
+	readThen(u, live, "read the session's changes", live.sess.Changes,
+		func(changes []checkpoint.FileChange) { u.openChanges(live, changes) })
 }
 
 func (u *UI) openChanges(live *liveSession, changes []checkpoint.FileChange) {
