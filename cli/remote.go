@@ -72,6 +72,9 @@ func heldByApp(args []string, err error, stdout, stderr io.Writer) (code int, ha
 		return ExitFail, true
 	}
 	code, cerr := remote.Call(dir, args, stdout, stderr)
+	if errors.Is(cerr, remote.ErrNoServer) {
+		return 0, false // not the app (another command, an older Tally): the lock's own error says it
+	}
 	if cerr != nil {
 		fmt.Fprintf(stderr, "tally %s: another Tally holds the data in %s and does not answer (%v); close it and try again\n", args[0], dir, cerr)
 		return ExitFail, true
