@@ -68,6 +68,9 @@ func heldByApp(args []string, err error, stdout, stderr io.Writer) (code int, ha
 		return 0, false
 	}
 	if !reads(args) {
+		if !remote.Serving(dir) {
+			return 0, false // another command holds it: the lock's own error says so
+		}
 		fmt.Fprintf(stderr, "tally %s: the Tally app has this data open and holds its sessions; run it there, or close the app and try again\n", args[0])
 		return ExitFail, true
 	}

@@ -135,6 +135,16 @@ func (s streamWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// Serving reports whether a Tally answers on the socket of dataDir.
+func Serving(dataDir string) bool {
+	c, err := net.DialTimeout("unix", filepath.Join(dataDir, SocketName), time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
 // ErrNoServer is returned by Call when no Tally serves the data directory.
 var ErrNoServer = errors.New("no running Tally serves this data directory")
 
