@@ -163,6 +163,7 @@ type UI struct {
 	rewindDlg     *rewindView          // the Rewind dialog while open
 	changesDlg    *changesView         // the Changes dialog while open
 	rewound       *agent.RewindResult  // the last rewind applied, for tests
+	childShown    string               // the sub-agent transcript last shown, for tests
 	search        *searchView          // the search dialog, once opened
 	sheet         string               // the shortcuts sheet last shown, for tests
 	pendingReveal *workbench.SearchHit // a search hit to scroll to once its session opens
@@ -253,6 +254,7 @@ func (u *UI) build() {
 	u.footer = NewFooter(func(d time.Duration, fn func()) { u.bridge.After(d, fn) })
 	u.chat = newChatView(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })
 	u.chat.onRewind = u.startRewind
+	u.chat.onChild = [2]func(*chatItem){u.showChildTranscript, u.stopChild}
 	u.sessions = newSessionsView(u)
 	u.perm = newPermissionBar(u)
 	u.title = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}

@@ -45,7 +45,8 @@ type chatItem struct {
 	// their rows once expanded (reasonOn says whether they are shown).
 	past      []transcript.Message
 	pastItems []*chatItem
-	cycleNo   int // the closed cycle an itemCycle row stands for
+	cycleNo   int              // the closed cycle an itemCycle row stands for
+	child     *agent.ChildInfo // the sub-agent running a task call, once it started
 	// logIndex is a user message's index in the current cycle's log, -1
 	// for messages outside it (earlier cycles, superseded ones).
 	logIndex int
@@ -108,6 +109,7 @@ type chatView struct {
 	found     *chatItem // the row a search result last scrolled to
 	curIndex  int       // the log index addMessage gives user rows, -1 outside the log
 	onRewind  func(it *chatItem)
+	onChild   [2]func(it *chatItem) // a sub-agent card's Transcript and Stop
 
 	onDecide func(it *chatItem, d tool.Decision)
 	copy     func(string)
@@ -462,7 +464,8 @@ func newMessageRow(c *chatView) *messageRow {
 		if r.chat.onDecide != nil {
 			r.chat.onDecide(it, d)
 		}
-	}, func(it *chatItem) { r.chat.toggleResult(it) })
+	}, func(it *chatItem) { r.chat.toggleResult(it) }, [2]func(*chatItem){
+		func(it *chatItem) { r.chat.onChild[0](it) }, func(it *chatItem) { r.chat.onChild[1](it) }})
 	r.ExtendBaseWidget(r)
 	return r
 }

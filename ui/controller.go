@@ -145,6 +145,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, model s
 	window := sess.Window()
 	rows, _ := sess.Ledger()
 	items := sess.Checklist()
+	children, _ := sess.Children()
 	draft, draftErr := u.wb.Draft(live.id)
 	u.bridge.Do(func() {
 		if u.live != live {
@@ -157,6 +158,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, model s
 		showIf(u.demoTag, isDemo)
 		showIf(u.suggest, isDemo)
 		u.chat.setHistory(cycles, past, msgs)
+		u.chat.attachChildren(children)
 		defer u.revealPending()
 		u.gauge.SetLevel(level, window, exact)
 		u.gauge.SetThresholds(compactAt, cycleAt)

@@ -69,6 +69,8 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 		u.footer.StartRetry(e.Retry.Wait, e.Retry.Attempt, e.Retry.MaxAttempts)
 	case agent.EventError:
 		u.chat.dropStreaming()
+	case agent.EventSubagentStart, agent.EventSubagentStep, agent.EventSubagentChecklist, agent.EventSubagentEnd:
+		u.onChild(e)
 	}
 }
 

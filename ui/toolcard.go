@@ -51,10 +51,12 @@ type toolCard struct {
 	result   *widget.Label
 	scroll   *container.Scroll
 	short    *widget.Label
+	child    *childCard // the sub-agent of a task call
 }
 
-func newToolCard(onDecide func(*chatItem, tool.Decision), onToggle func(*chatItem)) *toolCard {
+func newToolCard(onDecide func(*chatItem, tool.Decision), onToggle func(*chatItem), onChild [2]func(*chatItem)) *toolCard {
 	c := &toolCard{onDecide: onDecide, onToggle: onToggle}
+	c.child = newChildCard(onChild[0], onChild[1])
 	c.border = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	c.border.StrokeColor = theme.Color(theme.ColorNameSeparator)
 	c.border.StrokeWidth = 1
@@ -94,6 +96,7 @@ func (c *toolCard) decide(d tool.Decision) {
 func (c *toolCard) set(it *chatItem) {
 	c.item = it
 	c.title.SetText(it.title)
+	c.child.set(it)
 	st := it.status
 	if it.hasResult && it.resultErr && st == toolOK {
 		st = toolFailed
@@ -201,7 +204,7 @@ func (c *toolCard) showTicks(p *pendingApproval) {
 // CreateRenderer implements fyne.Widget.
 func (c *toolCard) CreateRenderer() fyne.WidgetRenderer {
 	head := container.NewBorder(nil, nil, nil, c.status, c.title)
-	body := container.NewVBox(head, c.args, c.diffBox, c.note, c.buttons, c.decision, c.toggle, c.short, c.scroll)
+	body := container.NewVBox(head, c.args, c.diffBox, c.note, c.buttons, c.decision, c.child.box, c.toggle, c.short, c.scroll)
 	return widget.NewSimpleRenderer(container.NewStack(c.border, container.NewPadded(body)))
 }
 

@@ -88,6 +88,11 @@ func Summarize(name string, args json.RawMessage) string {
 		}
 	case "checklist_list", "todo_list":
 		s = "Checklist: read"
+	case "task":
+		s = "Sub-agent: " + str("description")
+		if k := str("kind"); k != "" {
+			s += " (" + k + ")"
+		}
 	default:
 		return pairsSummary(name, m)
 	}

@@ -1,0 +1,89 @@
+package ui
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+)
+
+// delegating is a scripted model that hands two jobs to sub-agents and
+// answers once their reports are in; each child reads one file and reports.
+func delegating() llmtest.ScriptFunc {
+	task := func(desc, prompt string) llmtest.ToolCall {
+		b, _ := json.Marshal(map[string]string{"description": desc, "prompt": prompt})
+		return llmtest.ToolCall{Name: "task", Arguments: string(b)}
+	}
+	return func(r *llmtest.Req) llmtest.Reply {
+		results := 0
+		for _, m := range r.Messages {
+			if m.Role == "tool" {
+				results++
+			}
+		}
+		if strings.HasPrefix(r.Messages[0].Content, "# Sub-agent:") {
+			if results > 0 {
+				return llmtest.Text("Report: the workspace holds calc.go.")
+			}
+			return llmtest.Call("list_dir", `{"path":"."}`)
+		}
+		if results == 0 {
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{task("find the calc package", "job A"), task("count the files", "job B")}}
+		}
+		return llmtest.Text("Both sub-agents reported.")
+	}
+}
+
+// A task call's card holds the sub-agent's nested card: its step count and
+// state, and its transcript one click away.
+func TestSubagentCardShowsTheChildAndItsTranscript(t *testing.T) {
+	srv := llmtest.New(delegating())
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	h.send("delegate")
+	h.waitIdle()
+	var cards []*chatItem
+	for _, it := range h.ui.chat.items {
+		if it.kind == itemTool && it.call.Name == "task" {
+			cards = append(cards, it)
+		}
+	}
+	if len(cards) != 2 {
+		t.Fatalf("%d task cards, want 2", len(cards))
+	}
+	for _, it := range cards {
+		if it.child == nil || !strings.Contains(childText(it.child), "· done · step 2 of") {
+			t.Fatalf("card %q has child %+v", it.title, it.child)
+		}
+		if !strings.HasPrefix(it.title, "Sub-agent: ") {
+			t.Errorf("title %q", it.title)
+		}
+	}
+	c := h.card(cards[0])
+	if c == nil || !c.child.box.Visible() || c.child.stop.Visible() {
+		t.Fatal("the nested card is not shown, or a finished child still offers Stop")
+	}
+	test.Tap(c.child.transcript)
+	h.waitFor("the transcript", func() bool { return h.ui.childShown != "" })
+	if !strings.Contains(h.ui.childShown, "Report: the workspace holds calc.go.") || !strings.Contains(h.ui.childShown, "list_dir") {
+		t.Errorf("transcript:\n%s", h.ui.childShown)
+	}
+
+	// Reopened, the cards still show their children.
+	h.ui.Close()
+	h2 := reopen(t, h)
+	h2.waitFor("the session", func() bool { return h2.ui.live != nil && h2.ui.live.sess != nil })
+	n := 0
+	for _, it := range h2.ui.chat.items {
+		if it.child != nil {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("after a relaunch %d cards show their sub-agent, want 2", n)
+	}
+}
