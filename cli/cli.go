@@ -42,6 +42,9 @@ Usage:
   tally changes SESSION [--turn N]      diffs of every file the session changed (since turn N)
   tally rewind SESSION --to N [--files-only|--chat-only] [--force] [--yes]
                                         go back to the start of turn N: dry run unless --yes
+  tally mcp list [--probe]              MCP servers (yours and the workspace's), with --probe their tools
+  tally mcp add NAME -- COMMAND ARGS    add a stdio MCP server (or NAME --url URL for HTTP); remove|enable|disable NAME
+  tally mcp trust [--workspace DIR]     run the servers of the workspace's .tally/mcp.json (never without this)
   tally help                            this text
 
 Flags (all commands):
@@ -179,7 +182,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, Usage)
 		return ExitOK
 	case "run":
+		mcpRunNote(args[1:], stderr)
 		err = cmdRun(args[1:], stdin, stdout, stderr)
+	case "mcp":
+		err = cmdMCP(args[1:], stdout, stderr)
 	case "sessions":
 		err = cmdSessions(args[1:], stdout, stderr)
 	case "inspect":

@@ -1,0 +1,354 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/mcp"
+	"github.com/tally-dev/tally/engine/workbench"
+)
+
+// mcpUsage is the help of `tally mcp`.
+const mcpUsage = `usage:
+  tally mcp list [--probe] [--workspace DIR] [--json]   servers, their source and state; --probe lists their tools
+  tally mcp trust [--workspace DIR]                     run the servers of the workspace's .tally/mcp.json
+  tally mcp untrust [--workspace DIR]                   stop trusting it
+  tally mcp add NAME [--env K=V]... -- COMMAND [ARGS...] add a stdio server to your MCP file
+  tally mcp add NAME --url URL [--header K=V]...        add a streamable HTTP server
+  tally mcp remove NAME | enable NAME | disable NAME`
+
+// cmdMCP runs `tally mcp SUBCOMMAND`.
+func cmdMCP(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usagef("tally mcp: say what to do\n%s", mcpUsage)
+	}
+	sub, rest := args[0], args[1:]
+	switch sub {
+	case "list":
+		return mcpList(rest, stdout)
+	case "trust", "untrust":
+		return mcpTrust(sub, rest, stdout)
+	case "add":
+		return mcpAdd(rest, stdout)
+	case "remove", "enable", "disable":
+		return mcpEdit(sub, rest, stdout)
+	}
+	return usagef("tally mcp: unknown subcommand %q\n%s", sub, mcpUsage)
+}
+
+// mcpFlags are the flags of the mcp subcommands.
+type mcpFlags struct {
+	data, workspace, url string
+	probe, json          bool
+	env, headers         pairs
+	timeout              float64
+	args                 []string
+}
+
+// pairs collects repeated K=V flags.
+type pairs map[string]string
+
+func (p pairs) String() string { return "" }
+func (p pairs) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("%q is not NAME=VALUE", v)
+	}
+	p[strings.TrimSpace(k)] = val
+	return nil
+}
+
+// parseMCP parses the flags of `tally mcp sub`; arguments after "--" are
+// kept whole (the server's command line).
+func parseMCP(sub string, args []string) (*mcpFlags, error) {
+	f := &mcpFlags{env: pairs{}, headers: pairs{}}
+	fs := flag.NewFlagSet("mcp "+sub, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.data, "data", "", "")
+	fs.StringVar(&f.workspace, "workspace", "", "")
+	fs.StringVar(&f.url, "url", "", "")
+	fs.BoolVar(&f.probe, "probe", false, "")
+	fs.BoolVar(&f.json, "json", false, "")
+	fs.Var(f.env, "env", "")
+	fs.Var(f.headers, "header", "")
+	fs.Float64Var(&f.timeout, "timeout", 0, "")
+	var command []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, command = args[:i], args[i:]
+	}
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usagef("tally mcp %s: %v\n%s", sub, err, mcpUsage)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		f.args = append(f.args, rest[0])
+		args = rest[1:]
+	}
+	f.args = append(f.args, command...)
+	return f, nil
+}
+
+// workspaceDir is --workspace or the current folder.
+func (f *mcpFlags) workspaceDir() (string, error) {
+	if f.workspace != "" {
+		return f.workspace, nil
+	}
+	ws, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("tally mcp: cannot read the current folder (%v); pass --workspace", err)
+	}
+	return ws, nil
+}
+
+// openBench opens the data directory of --data (or the one the app
+// serves).
+func (f *mcpFlags) openBench() (*workbench.Workbench, error) {
+	o := &options{data: f.data}
+	w, _, err := o.open()
+	return w, err
+}
+
+func mcpList(args []string, stdout io.Writer) error {
+	f, err := parseMCP("list", args)
+	if err != nil {
+		return err
+	}
+	if len(f.args) > 0 {
+		return usagef("tally mcp list: unexpected argument %q\n%s", f.args[0], mcpUsage)
+	}
+	ws, err := f.workspaceDir()
+	if err != nil {
+		return err
+	}
+	w, err := f.openBench()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	servers, err := w.MCPServers(ws, nil)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		workbench.MCPServer
+		Tools []mcp.ToolSummary `json:",omitempty"`
+		Error string            `json:",omitempty"`
+	}
+	rows := make([]row, len(servers))
+	for i, s := range servers {
+		rows[i].MCPServer = s
+		if f.probe && s.Enabled {
+			rows[i].Tools, err = workbench.ProbeMCP(context.Background(), s.Name, s.Config, ws)
+			if err != nil {
+				rows[i].Error = err.Error()
+			}
+		}
+	}
+	if f.json {
+		enc := json.NewEncoder(stdout)
+		for _, r := range rows {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(rows) == 0 {
+		path, _ := workbench.MCPUserPath()
+		fmt.Fprintf(stdout, "no MCP servers; add one with `tally mcp add`, or in %s\n", path)
+		return nil
+	}
+	for _, r := range rows {
+		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", safeText(r.Name), r.Source, mcpState(r.MCPServer), safeText(mcpTarget(r.Config)))
+		if r.Error != "" {
+			fmt.Fprintf(stdout, "  failed: %s\n", safeText(r.Error))
+		}
+		for _, t := range r.Tools {
+			fmt.Fprintf(stdout, "  %s (%d tokens): %s\n", safeText(t.Name), t.Tokens, safeText(firstLine(t.Description)))
+		}
+	}
+	for _, r := range rows {
+		if r.Source == workbench.MCPSourceWorkspace && !r.Trusted {
+			fmt.Fprintf(stdout, "the workspace's servers do not run until you trust %s: `tally mcp trust --workspace %s`\n", r.Path, ws)
+			break
+		}
+	}
+	return nil
+}
+
+// mcpState says whether a listed server runs.
+func mcpState(s workbench.MCPServer) string {
+	switch {
+	case s.Shadowed:
+		return "shadowed by your server of that name"
+	case !s.Trusted:
+		return "not trusted"
+	case s.Config.Disabled:
+		return "disabled"
+	}
+	return "enabled"
+}
+
+// mcpTarget is what a server runs or reaches.
+func mcpTarget(sc mcp.ServerConfig) string {
+	if sc.Kind() == mcp.TypeStdio {
+		return strings.TrimSpace(sc.Command + " " + strings.Join(sc.Args, " "))
+	}
+	return sc.URL
+}
+
+func mcpTrust(sub string, args []string, stdout io.Writer) error {
+	f, err := parseMCP(sub, args)
+	if err != nil {
+		return err
+	}
+	if len(f.args) > 0 {
+		return usagef("tally mcp %s: unexpected argument %q; give the folder with --workspace", sub, f.args[0])
+	}
+	ws, err := f.workspaceDir()
+	if err != nil {
+		return err
+	}
+	w, err := f.openBench()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	if sub == "untrust" {
+		if err := w.UntrustMCP(ws); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "the MCP servers of %s no longer run\n", safeText(mcp.WorkspacePath(ws)))
+		return nil
+	}
+	wf, err := w.MCPWorkspaceFile(ws)
+	if err != nil {
+		return err
+	}
+	if wf.Path == "" {
+		return fmt.Errorf("tally mcp trust: %s has no MCP file (%s)", ws, mcp.WorkspacePath(ws))
+	}
+	if err := w.TrustMCP(ws, wf.Hash); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "trusted %s; sessions opened from now on run:\n", safeText(wf.Path))
+	for _, name := range wf.Preview.Names() {
+		fmt.Fprintf(stdout, "  %s\t%s\n", safeText(name), safeText(mcpTarget(wf.Preview.Servers[name])))
+	}
+	return nil
+}
+
+func mcpAdd(args []string, stdout io.Writer) error {
+	f, err := parseMCP("add", args)
+	if err != nil {
+		return err
+	}
+	if len(f.args) == 0 || f.args[0] == "--" {
+		return usagef("tally mcp add: give the server's name first\n%s", mcpUsage)
+	}
+	name, rest := f.args[0], f.args[1:]
+	sc := mcp.ServerConfig{Timeout: f.timeout}
+	switch {
+	case f.url != "" && len(rest) > 0:
+		return usagef("tally mcp add: give either --url or a command after --, not both")
+	case f.url != "":
+		sc.URL, sc.Headers = f.url, f.headers
+	case len(rest) > 1 && rest[0] == "--":
+		sc.Command, sc.Args, sc.Env = rest[1], rest[2:], f.env
+	default:
+		return usagef("tally mcp add: give the server's command after -- (tally mcp add %s -- npx -y SERVER) or its --url", name)
+	}
+	if len(sc.Env) == 0 {
+		sc.Env = nil
+	}
+	if len(sc.Headers) == 0 {
+		sc.Headers = nil
+	}
+	path, err := workbench.MCPUserPath()
+	if err != nil {
+		return err
+	}
+	cfg, err := mcp.LoadFile(path)
+	if err != nil {
+		return err
+	}
+	if _, ok := cfg.Servers[name]; ok {
+		return fmt.Errorf("tally mcp add: there already is a server %q in %s; remove it first", name, path)
+	}
+	if err := workbench.SaveMCPServer(name, sc); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "added %s to %s; test it with `tally mcp list --probe`\n", safeText(name), safeText(path))
+	return nil
+}
+
+func mcpEdit(sub string, args []string, stdout io.Writer) error {
+	f, err := parseMCP(sub, args)
+	if err != nil {
+		return err
+	}
+	if len(f.args) != 1 {
+		return usagef("tally mcp %s: give exactly one server name (see `tally mcp list`)", sub)
+	}
+	name := f.args[0]
+	switch sub {
+	case "remove":
+		err = workbench.RemoveMCPServer(name)
+	default:
+		err = workbench.EnableMCPServer(name, sub == "enable")
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%sd %s\n", strings.TrimSuffix(sub, "e"), safeText(name))
+	return nil
+}
+
+// mcpRunNote prints, before `tally run` starts a session, the one-line
+// note that the workspace's MCP file is not trusted and so not used. It
+// says nothing when the workspace has no such file or anything fails:
+// the run itself reports real problems.
+func mcpRunNote(args []string, stderr io.Writer) {
+	o, err := parse("run", args, io.Discard)
+	if err != nil {
+		return
+	}
+	ws := o.workspace
+	if ws == "" {
+		if ws, err = os.Getwd(); err != nil {
+			return
+		}
+	}
+	if _, err := os.Stat(mcp.WorkspacePath(ws)); err != nil && o.session == "" {
+		return
+	}
+	w, _, err := o.open()
+	if err != nil {
+		return
+	}
+	defer w.Close()
+	if o.session != "" {
+		info, err := w.Session(o.session)
+		if errors.Is(err, workbench.ErrNotFound) {
+			// A new session under this ID works in ws.
+		} else if err != nil {
+			return
+		} else {
+			ws = info.Workspace
+		}
+	}
+	if wf, err := w.MCPWorkspaceFile(ws); err == nil && wf.NeedsTrust {
+		fmt.Fprintln(stderr, "note: "+agent.UntrustedMCPNote(ws))
+	}
+}
