@@ -90,7 +90,8 @@ func (u *UI) refreshThresholds(live *liveSession) {
 // the prompt entry in demo sessions only.
 func (u *UI) demoSuggestions() *fyne.Container {
 	row := container.NewHBox(&widget.Label{Text: "Try:", Importance: widget.LowImportance})
-	labels := map[string]string{demo.ExplorePrompt: "Explore the project (fills the window)", demo.RecallPrompt: "Ask the archive (after New cycle)"}
+	labels := map[string]string{demo.ExplorePrompt: "Explore the project (fills the window)", demo.RecallPrompt: "Ask the archive (after New cycle)",
+		demo.DelegatePrompt: "Delegate to two sub-agents"}
 	for _, p := range demo.FollowUps {
 		prompt := p
 		row.Add(&widget.Button{Text: labels[prompt], Importance: widget.LowImportance, OnTapped: func() {

@@ -29,12 +29,13 @@ const Prompt = "The calculator's Add function gives wrong results. Find the bug,
 // compaction; after a new cycle, the last one recalls the fix from the
 // archive.
 const (
-	ExplorePrompt = "Now explore the rest of the project and summarise how it is organised."
-	RecallPrompt  = "What exactly was wrong with Add earlier? Check the archive."
+	ExplorePrompt  = "Now explore the rest of the project and summarise how it is organised."
+	RecallPrompt   = "What exactly was wrong with Add earlier? Check the archive."
+	DelegatePrompt = "Ask two sub-agents in parallel: what does the calc package offer, and what do the design notes require?"
 )
 
 // FollowUps are the demo's suggested next prompts.
-var FollowUps = []string{ExplorePrompt, RecallPrompt}
+var FollowUps = []string{ExplorePrompt, RecallPrompt, DelegatePrompt}
 
 // ContextWindow is the context window demo sessions pretend to have, small
 // enough that a few file reads reach the compaction threshold.
@@ -163,10 +164,13 @@ func reply(req *llmtest.Req) llmtest.Reply {
 	case len(req.Tools) == 1 && req.Tools[0] == "purge_context":
 		return llmtest.Text("Nothing in this short demo is worth removing; keeping everything.")
 	}
+	if strings.HasPrefix(req.Messages[0].Content, "# Sub-agent:") {
+		return childStory(req)
+	}
 	human, step, lastTool := progress(req.Messages)
 	// A human message may hold several requests joined together (the
 	// latest is the last one): answer the one that comes last.
-	switch latest(human, Prompt, ExplorePrompt, RecallPrompt) {
+	switch latest(human, Prompt, ExplorePrompt, RecallPrompt, DelegatePrompt) {
 	case "":
 		if human == "" {
 			return llmtest.Text("Hello! I am Tally's scripted demo model.")
@@ -182,6 +186,17 @@ func reply(req *llmtest.Req) llmtest.Reply {
 		return exploreStory(step)
 	case RecallPrompt:
 		return recallStory(step, lastTool)
+	case DelegatePrompt:
+		if step == 0 {
+			return llmtest.Reply{Content: "Two independent questions: I'll hand each to a sub-agent, so their reading stays out of this conversation.",
+				ToolCalls: []llmtest.ToolCall{
+					{Name: "task", Arguments: `{"description":"What the calc package offers","prompt":"List the exported functions of the calc package in calc/ with one line each."}`},
+					{Name: "task", Arguments: `{"description":"What the design notes require","prompt":"Read docs/design.md and list its rules in one line each."}`},
+				}}
+		}
+		return llmtest.Text("Both sub-agents reported (their reading stayed in their own context):\n\n" +
+			"- **calc** offers `Add`, `Mul` and a generated squares table.\n" +
+			"- **The design notes** ask for no panics, explicit overflow checks, banker's rounding and table-driven tests.")
 	}
 	return llmtest.Text("I am the **scripted demo model**, so I only know a few stories. Try one of the suggested prompts, " +
 		"or open **Settings** and connect a real model to ask anything else.")
@@ -329,4 +344,27 @@ func seeded(req *llmtest.Req) bool {
 		}
 	}
 	return false
+}
+
+// childStory is a sub-agent's side of the delegation story: one read, then
+// its report.
+func childStory(req *llmtest.Req) llmtest.Reply {
+	job := ""
+	if len(req.Messages) > 1 {
+		job = req.Messages[1].Content
+	}
+	done := false
+	for _, m := range req.Messages {
+		done = done || m.Role == "tool"
+	}
+	design := strings.Contains(job, "design.md")
+	switch {
+	case !done && design:
+		return call("Reading the design notes.", "read_file", `{"path":"docs/design.md"}`)
+	case !done:
+		return call("Looking for the exported functions.", "grep", `{"pattern":"^func [A-Z]","path":"calc"}`)
+	case design:
+		return llmtest.Text("The design notes require: no panics (callers check bounds); explicit overflow checks; banker's rounding; table-driven tests.")
+	}
+	return llmtest.Text("calc exports Add (sum), Mul (product) and a generated table of squares.")
 }

@@ -118,6 +118,14 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 	if err != nil || !strings.Contains(res.Answer, "From the archive") {
 		t.Fatalf("recall turn: %+v, %v", res, err)
 	}
+	res, err = s.Run(ctx, DelegatePrompt)
+	if err != nil || !strings.Contains(res.Answer, "Both sub-agents reported") {
+		t.Fatalf("delegation turn: %+v, %v", res, err)
+	}
+	kids, err := s.Children()
+	if err != nil || len(kids) != 2 || kids[0].Status != agent.ReasonDone || kids[1].Status != agent.ReasonDone {
+		t.Fatalf("children %+v, %v", kids, err)
+	}
 	if bad := srv.Invalid(); len(bad) > 0 {
 		t.Fatalf("server rejected a request: %s", bad[0].Error)
 	}
