@@ -69,6 +69,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer sess.Close() // stops the session's MCP servers, closes its checkpoints
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if o.warmUp && len(sess.Messages()) == 0 {
@@ -126,6 +127,11 @@ func (p *printer) event(e agent.Event) {
 		}
 	case agent.EventError:
 		p.newline()
+	case agent.EventMCP:
+		if e.Err != "" {
+			p.newline()
+			fmt.Fprintf(p.stderr, "MCP: %s\n", firstLine(e.Err))
+		}
 	case agent.EventTurnEnd:
 		p.newline()
 	}

@@ -22,6 +22,7 @@ const warmUpText = "Cache warm-up request from the Tally runtime: reply with OK.
 func (s *Session) WarmUp(ctx context.Context) (ledger.Row, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.syncMCP() // the warmed prefix holds the MCP tools the first turn sends
 	zero := float32(0)
 	req := llm.Request{
 		Model: s.cfg.ModelName, Tools: s.catalog, MaxTokens: 8, Temperature: &zero,

@@ -118,6 +118,11 @@ func (t *Tool) NeedsApproval() bool {
 	return !(t.ann.ReadOnly && t.srv.allowsReadOnly())
 }
 
+// Effect tells the approval gate that the call acts through the server,
+// not as a command Tally runs: "Always allow" is offered even where
+// commands are not sandboxed, and auto-edit mode still asks.
+func (t *Tool) Effect() tool.Effect { return tool.EffectExternal }
+
 // Server returns the name of the tool's server.
 func (t *Tool) Server() string { return t.srv.name }
 

@@ -105,6 +105,20 @@ func TestGateRules(t *testing.T) {
 			t.Errorf("asked %d times, rules %v, request %+v", len(a.reqs), g.Rules(), a.reqs[0])
 		}
 	})
+	t.Run("an external tool may be always allowed without a sandbox, and auto-edit still asks", func(t *testing.T) {
+		a := &recordingApprover{decision: ApproveAlways}
+		g := NewGate(a)
+		g.SetMode(ModeAutoEdit)
+		ext := externalTool{fakeTool{name: "mcp__srv__do", gated: true}}
+		for range 2 {
+			if v, _ := g.Decide(ctx, env, ext, "x", `{}`); !v.Allowed {
+				t.Fatal("the approved external call was refused")
+			}
+		}
+		if len(a.reqs) != 1 || a.reqs[0].NoAlways || strings.Join(g.Rules(), ",") != "mcp__srv__do" {
+			t.Errorf("asked %d times, rules %v, request %+v; want one question and an always rule", len(a.reqs), g.Rules(), a.reqs)
+		}
+	})
 	t.Run("deny and no approver refuse", func(t *testing.T) {
 		for _, a := range []Approver{DenyAll{}, nil, &recordingApprover{decision: Decision(99)}} {
 			if v, _ := NewGate(a).Decide(ctx, env, RunShell(), "1", args); v.Allowed || !strings.HasPrefix(v.Refusal.Content, "denied") {
@@ -157,3 +171,8 @@ func TestApprovalShowsTheWholeCall(t *testing.T) {
 		t.Errorf("an unshowable command was asked about or allowed: %+v, asked %d", v, len(a.reqs))
 	}
 }
+
+// externalTool is a gated tool that acts through another program.
+type externalTool struct{ fakeTool }
+
+func (externalTool) Effect() Effect { return EffectExternal }

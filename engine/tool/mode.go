@@ -78,6 +78,12 @@ const (
 	EffectCommands Effect = iota
 	// EffectEdits changes files inside the workspace only.
 	EffectEdits
+	// EffectExternal acts through another program Tally does not run
+	// commands in (an MCP server): it always asks outside full-auto mode
+	// (auto-edit does not cover it), and "Always allow" may be granted
+	// whether or not commands are sandboxed, since the sandbox never
+	// applied to it.
+	EffectExternal
 )
 
 // Effecter is implemented by gated tools whose effect is milder than
