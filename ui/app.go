@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -304,11 +305,20 @@ func (u *UI) Close() {
 		}
 	}
 	u.keepPlace()
+	var closing sync.WaitGroup
 	for _, live := range append([]*liveSession{u.live}, bgList(u.bg)...) {
-		if live != nil && live.cancel != nil {
+		if live == nil {
+			continue
+		}
+		if live.cancel != nil {
 			live.cancel()
 		}
+		if sess := live.sess; sess != nil {
+			closing.Add(1)
+			go func() { defer closing.Done(); _ = sess.Close() }()
+		}
 	}
+	waitAtMost(&closing, closeWait)
 	if u.stopServing != nil {
 		u.stopServing()
 	}
@@ -399,5 +409,19 @@ func (u *UI) keepPlace() {
 	}
 	if changed {
 		_ = u.wb.SaveSettings(saved)
+	}
+}
+
+// closeWait bounds how long closing the window waits for the open sessions
+// to stop their MCP servers.
+const closeWait = 3 * time.Second
+
+// waitAtMost waits for wg, or for d at most.
+func waitAtMost(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
 	}
 }

@@ -69,8 +69,18 @@ func (u *UI) leave() {
 	u.keepDraft(live)
 	if live.running {
 		u.bg[live.id] = live
+	} else {
+		closeSession(live)
 	}
 	u.live = nil
+}
+
+// closeSession releases what an open session holds (its MCP servers, its
+// file recording) off the UI goroutine; opening it again starts afresh.
+func closeSession(live *liveSession) {
+	if sess := live.sess; sess != nil {
+		go func() { _ = sess.Close() }()
+	}
 }
 
 // keepDraft stores the prompt box's text as live's draft.
@@ -121,6 +131,7 @@ func (u *UI) resumeWaiting(live *liveSession) {
 // backgroundDone is a hidden session's turn ending.
 func (u *UI) backgroundDone(live *liveSession, failed error) {
 	delete(u.bg, live.id)
+	closeSession(live)
 	u.sessions.badges()
 	what := "finished"
 	if failed != nil {
@@ -146,6 +157,7 @@ func (u *UI) endBusy(live *liveSession) bool {
 	live.running, live.cancel = false, nil
 	if u.live != live {
 		delete(u.bg, live.id)
+		closeSession(live)
 		u.sessions.badges()
 		return false
 	}

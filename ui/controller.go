@@ -390,8 +390,10 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 	if u.live != live {
 		if res.Reason != agent.ReasonCancelled {
 			u.backgroundDone(live, err)
+		} else {
+			delete(u.bg, live.id)
+			closeSession(live)
 		}
-		delete(u.bg, live.id)
 		return
 	}
 	if res.Reason != agent.ReasonCancelled {

@@ -302,6 +302,7 @@ func (u *UI) deleteSession(id string) {
 		return
 	}
 	if u.live != nil && u.live.id == id {
+		closeSession(u.live)
 		u.live = nil
 		u.showWelcome()
 	}
