@@ -165,6 +165,9 @@ type UI struct {
 	changesDlg    *changesView         // the Changes dialog while open
 	rewound       *agent.RewindResult  // the last rewind applied, for tests
 	childShown    string               // the sub-agent transcript last shown, for tests
+	mcpDlg        *mcpSettings         // the MCP servers dialog, once opened
+	mcpTrustDlg   *dialog.CustomDialog // the workspace trust prompt, once shown
+	mcpInfo       *widget.Label        // the gauge's line about MCP tool schemas
 	search        *searchView          // the search dialog, once opened
 	sheet         string               // the shortcuts sheet last shown, for tests
 	pendingReveal *workbench.SearchHit // a search hit to scroll to once its session opens
@@ -285,7 +288,9 @@ func (u *UI) build() {
 	// context gauge with its actions, the cache chip and the chart.
 	actions := container.NewGridWithColumns(2, u.compactB, u.purgeB, u.cycleB, u.archiveB, u.changesB)
 	u.actionsWhy = &widget.Label{Importance: widget.LowImportance, Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText}
-	bottom := container.NewVBox(widget.NewSeparator(), u.gauge, actions, u.actionsWhy,
+	u.mcpInfo = &widget.Label{Importance: widget.LowImportance, Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText}
+	u.mcpInfo.Hide()
+	bottom := container.NewVBox(widget.NewSeparator(), u.gauge, u.mcpInfo, actions, u.actionsWhy,
 		container.NewHBox(u.chip, layout.NewSpacer()), widget.NewSeparator(), u.chart)
 	right.Objects[0] = container.NewBorder(nil, bottom, nil, nil, u.checklist)
 	u.panels.center = main

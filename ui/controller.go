@@ -146,6 +146,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, model s
 	rows, _ := sess.Ledger()
 	items := sess.Checklist()
 	children, _ := sess.Children()
+	mcpState := sess.MCPStatus()
 	draft, draftErr := u.wb.Draft(live.id)
 	u.bridge.Do(func() {
 		if u.live != live {
@@ -170,6 +171,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, model s
 			u.banner.ShowAction(live.noModel.Error(), "Settings", u.settingsFor(live.noModel))
 		} else {
 			u.banner.Hide()
+			u.showMCP(live, mcpState, "")
 		}
 		u.setIdle()
 		if draftErr == nil {

@@ -71,6 +71,10 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 		u.chat.dropStreaming()
 	case agent.EventSubagentStart, agent.EventSubagentStep, agent.EventSubagentChecklist, agent.EventSubagentEnd:
 		u.onChild(e)
+	case agent.EventMCP:
+		if live.sess != nil {
+			u.showMCP(live, live.sess.MCPStatus(), e.Err)
+		}
 	}
 }
 

@@ -172,6 +172,8 @@ func (u *UI) newSettingsForm() *settingsForm {
 			HintText: "compaction triggers first, 10 % of the window earlier; if it cannot keep the context down, a cycle restarts from a hand-off brief (the next request misses the cache)"},
 		&widget.FormItem{Text: "Cache warm-up", Widget: f.warmUp,
 			HintText: "one small request per new session (the prefix at the miss price) so the first turn hits the cache"},
+		&widget.FormItem{Text: "MCP servers", Widget: &widget.Button{Text: "Manage MCP servers…", Icon: theme.ComputerIcon(), OnTapped: u.showMCPSettings},
+			HintText: "add, test, enable or remove the servers whose tools the agent may call"},
 		&widget.FormItem{Text: "Notifications", Widget: f.notify,
 			HintText: "a desktop notification while you look at another session or another window"},
 		&widget.FormItem{Text: "Theme", Widget: f.theme},

@@ -1,0 +1,314 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/mcp"
+	"github.com/tally-dev/tally/engine/workbench"
+)
+
+// MCP servers in the app: a line under the context gauge says how much of
+// the window the servers' tool schemas take; a failing server raises a
+// banner that opens its log; a workspace that ships .tally/mcp.json asks
+// for trust, showing what it would run; Settings → MCP servers adds,
+// removes, enables, disables and tests the user's servers.
+
+// probeTimeout bounds the settings' Test of a server.
+const probeTimeout = 30 * time.Second
+
+// mcpLine is the gauge's MCP line for st; "" when no server is configured.
+func mcpLine(st agent.MCPStatus) string {
+	if len(st.Servers) == 0 {
+		return ""
+	}
+	up := 0
+	for _, s := range st.Servers {
+		if s.State == mcp.StateConnected {
+			up++
+		}
+	}
+	u := st.Usage
+	line := fmt.Sprintf("MCP: %d of %s connected · %s in the catalog (%s tokens)", up, countOf(len(st.Servers), "server"),
+		countOf(u.Handed, "tool"), tokensShort(u.Exposed))
+	if u.Search {
+		line += fmt.Sprintf(" · %d more behind mcp_search (%s tokens if all were sent)", u.Tools-u.Handed, tokensShort(u.All))
+	}
+	return line
+}
+
+// showMCP refreshes the gauge's MCP line and, once per problem, the banner
+// of a failed server or an untrusted workspace file.
+func (u *UI) showMCP(live *liveSession, st agent.MCPStatus, event string) {
+	if u.live != live {
+		return
+	}
+	u.mcpInfo.SetText(mcpLine(st))
+	showIf(u.mcpInfo, u.mcpInfo.Text != "")
+	switch probs := st.Problems(); {
+	case event != "" && len(probs) > 0:
+		logPath := probs[0].LogPath
+		u.banner.ShowAction(upperFirst(event), "Open log", func() { u.openFile(logPath) })
+	case event != "":
+		u.banner.ShowError(upperFirst(event))
+	case st.Workspace.NeedsTrust:
+		wf := st.Workspace
+		u.banner.ShowAction("This workspace ships MCP servers (.tally/mcp.json) that are not trusted yet, so they were not started.",
+			"Review…", func() { u.reviewMCPTrust(live, wf) })
+	}
+}
+
+// openFile opens a local file with the desktop's viewer.
+func (u *UI) openFile(path string) {
+	if path == "" {
+		u.banner.ShowInfo("This server has no log yet.")
+		return
+	}
+	if err := u.app.OpenURL(&url.URL{Scheme: "file", Path: path}); err != nil {
+		u.banner.ShowError("Could not open " + path + ": " + err.Error())
+	}
+}
+
+// reviewMCPTrust shows what a workspace's MCP file would start and trusts
+// it on request; the session then restarts its servers.
+func (u *UI) reviewMCPTrust(live *liveSession, wf mcp.WorkspaceFile) {
+	body := &widget.Entry{MultiLine: true, Wrapping: fyne.TextWrapWord, Text: previewText(wf.Preview)}
+	body.TextStyle.Monospace = true
+	note := &widget.Label{Wrapping: fyne.TextWrapWord, Text: "A repository can ship this file: trust it only if you would run these commands yourself. " +
+		"Trust is kept for this exact content; any change asks again."}
+	var d *dialog.CustomDialog
+	trust := &widget.Button{Text: "Trust and start them", Importance: widget.HighImportance, OnTapped: func() {
+		d.Hide()
+		wb, ws := u.wb, live.sess.Meta().Workspace
+		u.bridge.Work(func() func() {
+			err := wb.TrustMCP(ws, wf.Hash)
+			return func() {
+				if err != nil {
+					u.banner.ShowError("Could not trust the workspace's MCP file: " + err.Error())
+					return
+				}
+				u.banner.ShowInfo("Trusted. The session starts the workspace's MCP servers now.")
+				u.restartSession(live)
+			}
+		})
+	}}
+	d = dialog.NewCustomWithoutButtons("MCP servers of "+wf.Path, container.NewBorder(note, nil, nil, nil, container.NewScroll(body)), u.win)
+	d.SetButtons([]fyne.CanvasObject{&widget.Button{Text: "Not now", OnTapped: func() { d.Hide() }}, trust})
+	d.Resize(fyne.NewSize(min(760, u.win.Canvas().Size().Width-40), min(520, u.win.Canvas().Size().Height-40)))
+	u.mcpTrustDlg = d
+	d.Show()
+}
+
+// restartSession reopens the shown session from the store, so that it
+// reads its configuration (MCP servers) again.
+func (u *UI) restartSession(live *liveSession) {
+	if u.live != live || live.running {
+		return
+	}
+	closeSession(live)
+	u.live = nil
+	u.openSession(live.id)
+}
+
+// mcpSettings is the MCP servers dialog.
+type mcpSettings struct {
+	u       *UI
+	list    *fyne.Container
+	servers []workbench.MCPServer
+	name    *widget.Entry
+	command *widget.Entry
+	status  *widget.Label
+	probed  []mcp.ToolSummary // the last Test's tools, for tests
+	dlg     *dialog.CustomDialog
+}
+
+// showMCPSettings opens the MCP servers dialog.
+func (u *UI) showMCPSettings() {
+	v := &mcpSettings{u: u, list: container.NewVBox()}
+	v.name = widget.NewEntry()
+	v.name.SetPlaceHolder("name, e.g. github")
+	v.command = widget.NewEntry()
+	v.command.SetPlaceHolder("a command (npx -y @modelcontextprotocol/server-github) or an https:// URL")
+	v.status = &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance}
+	add := &widget.Button{Text: "Add", Icon: theme.ContentAddIcon(), OnTapped: v.add}
+	form := container.NewBorder(nil, nil, nil, add, container.NewGridWithColumns(2, v.name, v.command))
+	path, _ := workbench.MCPUserPath()
+	head := &widget.Label{Wrapping: fyne.TextWrapWord, Text: "Servers from " + path + " (yours) and from the workspace's .tally/mcp.json " +
+		"(only once trusted). Their tools are named mcp__server__tool and ask before each call unless you allow them. Changes apply to sessions opened from now on."}
+	v.dlg = dialog.NewCustom("MCP servers", "Close", container.NewBorder(head, container.NewVBox(widget.NewSeparator(), form, v.status), nil, nil,
+		container.NewVScroll(v.list)), u.win)
+	v.dlg.Resize(fyne.NewSize(min(900, u.win.Canvas().Size().Width-40), min(600, u.win.Canvas().Size().Height-40)))
+	u.mcpDlg = v
+	v.reload()
+	v.dlg.Show()
+}
+
+// reload lists the servers again (with the shown session's live states).
+func (v *mcpSettings) reload() {
+	u := v.u
+	ws := ""
+	var sess *agent.Session
+	if u.live != nil && u.live.sess != nil {
+		sess, ws = u.live.sess, u.live.sess.Meta().Workspace
+	}
+	wb := u.wb
+	u.bridge.Work(func() func() {
+		servers, err := wb.MCPServers(ws, sess)
+		return func() {
+			if err != nil {
+				v.status.SetText("Could not read the MCP configuration: " + err.Error())
+			}
+			v.servers = servers
+			v.list.Objects = nil
+			if len(servers) == 0 {
+				v.list.Add(widget.NewLabel("No MCP server is configured. Add one below."))
+			}
+			for _, s := range servers {
+				v.list.Add(v.row(s))
+			}
+			v.list.Refresh()
+		}
+	})
+}
+
+// row is one server in the dialog.
+func (v *mcpSettings) row(s workbench.MCPServer) fyne.CanvasObject {
+	what := s.Config.Command + " " + strings.Join(s.Config.Args, " ")
+	if s.Config.URL != "" {
+		what = s.Config.URL
+	}
+	state := string(s.Status.State)
+	if s.Status.Reason != "" {
+		state += ": " + s.Status.Reason
+	} else if s.Status.Tools > 0 {
+		state += fmt.Sprintf(" · %s", countOf(s.Status.Tools, "tool"))
+	}
+	source := "yours"
+	if s.Source == workbench.MCPSourceWorkspace {
+		source = "workspace, not trusted"
+		if s.Trusted {
+			source = "workspace, trusted"
+		}
+		if s.Shadowed {
+			source += ", replaced by yours"
+		}
+	}
+	title := &widget.Label{Text: s.Name + "  (" + source + ")", TextStyle: fyne.TextStyle{Bold: true}}
+	detail := &widget.Label{Text: strings.TrimSpace(what) + "\n" + state, Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance}
+	name, sc := s.Name, s.Config
+	test := &widget.Button{Text: "Test", Icon: theme.MediaPlayIcon(), OnTapped: func() { v.test(name, sc) }}
+	buttons := container.NewHBox(test)
+	if s.Source == workbench.MCPSourceUser {
+		on := widget.NewCheck("Enabled", nil)
+		on.Checked = !s.Config.Disabled
+		on.OnChanged = func(enabled bool) { v.change(func() error { return workbench.EnableMCPServer(name, enabled) }) }
+		remove := &widget.Button{Text: "Remove", Icon: theme.DeleteIcon(), Importance: widget.LowImportance, OnTapped: func() {
+			v.change(func() error { return workbench.RemoveMCPServer(name) })
+		}}
+		buttons.Objects = append([]fyne.CanvasObject{on}, append(buttons.Objects, remove)...)
+	}
+	return container.NewVBox(container.NewBorder(nil, nil, nil, buttons, title), detail, widget.NewSeparator())
+}
+
+// change applies an edit of the user's MCP file and lists the servers again.
+func (v *mcpSettings) change(edit func() error) {
+	if err := edit(); err != nil {
+		v.status.SetText(err.Error())
+		return
+	}
+	v.status.SetText("Saved. Sessions opened from now on use it.")
+	v.reload()
+}
+
+// add saves the server typed in the form: a URL is an HTTP server, any
+// other text a command with its arguments.
+func (v *mcpSettings) add() {
+	name, cmd := strings.TrimSpace(v.name.Text), strings.TrimSpace(v.command.Text)
+	if cmd == "" {
+		v.status.SetText("Type the server's command or URL next to its name.")
+		return
+	}
+	var sc mcp.ServerConfig
+	if strings.HasPrefix(cmd, "http://") || strings.HasPrefix(cmd, "https://") {
+		sc.URL = cmd
+	} else {
+		f := strings.Fields(cmd)
+		sc.Command, sc.Args = f[0], f[1:]
+	}
+	v.change(func() error { return workbench.SaveMCPServer(name, sc) })
+	if v.status.Text == "Saved. Sessions opened from now on use it." {
+		v.name.SetText("")
+		v.command.SetText("")
+	}
+}
+
+// test connects to a server off the UI goroutine and lists its tools.
+func (v *mcpSettings) test(name string, sc mcp.ServerConfig) {
+	u := v.u
+	ws := ""
+	if u.live != nil && u.live.sess != nil {
+		ws = u.live.sess.Meta().Workspace
+	}
+	v.status.SetText("Connecting to " + name + "…")
+	u.bridge.Work(func() func() {
+		ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+		defer cancel()
+		tools, err := workbench.ProbeMCP(ctx, name, sc, ws)
+		return func() {
+			if err != nil {
+				v.status.SetText(name + ": " + err.Error())
+				return
+			}
+			v.probed = tools
+			total := 0
+			var lines []string
+			for _, t := range tools {
+				total += t.Tokens
+				lines = append(lines, fmt.Sprintf("%s — %s", t.RemoteName, firstLine(t.Description, 90)))
+			}
+			v.status.SetText(fmt.Sprintf("%s answers with %s (%s tokens of schemas):\n%s", name, countOf(len(tools), "tool"),
+				tokensShort(total), strings.Join(lines, "\n")))
+		}
+	})
+}
+
+// previewText lists what a workspace's MCP file would start, one server a
+// paragraph: its name, the command with its arguments (or the URL), and the
+// environment and headers it sets.
+func previewText(cfg mcp.Config) string {
+	names := make([]string, 0, len(cfg.Servers))
+	for n := range cfg.Servers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, n := range names {
+		sc := cfg.Servers[n]
+		fmt.Fprintf(&b, "%s\n", n)
+		if sc.URL != "" {
+			fmt.Fprintf(&b, "  connects to %s\n", sc.URL)
+		} else {
+			fmt.Fprintf(&b, "  runs %s %s\n", sc.Command, strings.Join(sc.Args, " "))
+		}
+		for _, k := range slices.Sorted(maps.Keys(sc.Env)) {
+			fmt.Fprintf(&b, "  env %s=%s\n", k, sc.Env[k])
+		}
+		for _, k := range slices.Sorted(maps.Keys(sc.Headers)) {
+			fmt.Fprintf(&b, "  header %s: %s\n", k, workbench.Mask(sc.Headers[k]))
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimSpace(b.String())
+}

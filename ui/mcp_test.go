@@ -1,0 +1,144 @@
+package ui
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/mcp"
+	"github.com/tally-dev/tally/engine/workbench"
+)
+
+type noArgs struct{}
+
+// mcpServer serves one tool, "hello", over streamable HTTP.
+func mcpServer(t *testing.T) string {
+	s := sdk.NewServer(&sdk.Implementation{Name: "greeter", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "hello", Description: "Say hello."},
+		func(context.Context, *sdk.CallToolRequest, noArgs) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "hello from MCP"}}}, nil, nil
+		})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	t.Cleanup(func() {
+		ts.CloseClientConnections() // the client's event stream stays open otherwise
+		ts.Close()
+	})
+	return ts.URL
+}
+
+// buttonIn finds the button labelled text inside o.
+func buttonIn(o fyne.CanvasObject, text string) *widget.Button {
+	var found *widget.Button
+	walkTree(o, func(c fyne.CanvasObject) bool {
+		if b, ok := c.(*widget.Button); ok && b.Text == text && found == nil {
+			found = b
+		}
+		return found == nil
+	})
+	return found
+}
+
+// Settings → MCP servers adds a server, tests it (its tools listed),
+// disables and removes it; the user's MCP file follows.
+func TestMCPSettingsAddTestDisableRemove(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	url := mcpServer(t)
+	h := newHarness(t, map[string]string{})
+	h.ui.showMCPSettings()
+	v := h.ui.mcpDlg
+	h.waitFor("the list", func() bool { return len(v.list.Objects) > 0 })
+	v.name.SetText("greeter")
+	v.command.SetText(url)
+	v.add()
+	h.waitFor("the new server", func() bool { return len(v.servers) == 1 })
+	if v.servers[0].Name != "greeter" || v.servers[0].Config.URL != url {
+		t.Fatalf("servers %+v", v.servers)
+	}
+	test.Tap(buttonIn(v.list, "Test"))
+	h.waitFor("the probe", func() bool { return len(v.probed) > 0 || strings.HasPrefix(v.status.Text, "greeter:") })
+	if len(v.probed) != 1 || v.probed[0].RemoteName != "hello" || !strings.Contains(v.status.Text, "hello — Say hello.") {
+		t.Fatalf("probe: %+v, status %q", v.probed, v.status.Text)
+	}
+	var enabled *widget.Check
+	walkTree(v.list, func(c fyne.CanvasObject) bool {
+		if ch, ok := c.(*widget.Check); ok {
+			enabled = ch
+		}
+		return true
+	})
+	enabled.SetChecked(false)
+	h.waitFor("the disabled server", func() bool { return len(v.servers) == 1 && v.servers[0].Config.Disabled })
+	test.Tap(buttonIn(v.list, "Remove"))
+	h.waitFor("the removal", func() bool { return len(v.servers) == 0 })
+	path, _ := workbench.MCPUserPath()
+	if b, err := os.ReadFile(path); err != nil || strings.Contains(string(b), "greeter") {
+		t.Errorf("the user's MCP file after Remove: %q, %v", b, err)
+	}
+}
+
+// A session with an MCP server shows what the tool schemas take under the
+// gauge, and the model's call of an MCP tool asks first and is then run.
+func TestMCPToolInASession(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	if err := workbench.SaveMCPServer("greeter", mcp.ServerConfig{URL: mcpServer(t)}); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.New(llmtest.Sequence(llmtest.Call("mcp__greeter__hello", `{}`), llmtest.Text("it said hello")))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	h.send("greet")
+	it := h.pending()
+	if !strings.HasPrefix(it.call.Name, "mcp__greeter__") {
+		t.Fatalf("pending call %q", it.call.Name)
+	}
+	test.Tap(h.card(it).approve)
+	h.waitIdle()
+	if got := h.toolItem("mcp__greeter__hello"); got == nil || !strings.Contains(got.result, "hello from MCP") {
+		t.Fatalf("result: %+v", got)
+	}
+	h.ui.showMCP(h.ui.live, h.ui.live.sess.MCPStatus(), "")
+	if !h.ui.mcpInfo.Visible() || !strings.Contains(h.ui.mcpInfo.Text, "MCP: 1 of 1 server connected") {
+		t.Errorf("gauge line %q", h.ui.mcpInfo.Text)
+	}
+}
+
+// A workspace's own MCP file asks for trust, showing what it would run.
+func TestMCPWorkspaceFileAsksForTrust(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	srv := llmtest.New(llmtest.Sequence(llmtest.Text("ok")))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	ws := filepath.Join(h.dir, "ws")
+	if err := os.MkdirAll(filepath.Join(ws, ".tally"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".tally", "mcp.json"), []byte(`{"mcpServers":{"repo":{"command":"sh","args":["-c","curl evil"]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.newSession()
+	h.waitFor("the trust banner", func() bool { return strings.Contains(h.ui.banner.Text(), "not trusted yet") })
+	st := h.ui.live.sess.MCPStatus()
+	if !st.Workspace.NeedsTrust {
+		t.Fatalf("status %+v", st)
+	}
+	for _, s := range st.Servers {
+		if s.State == mcp.StateConnected {
+			t.Errorf("an untrusted workspace server was started: %+v", s)
+		}
+	}
+	h.ui.reviewMCPTrust(h.ui.live, st.Workspace)
+	if !h.shows("runs sh -c curl evil") {
+		t.Error("the trust prompt does not show the command it would run")
+	}
+}
