@@ -109,6 +109,7 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 	if isDemo {
 		cfg.ModelName, cfg.ContextWindow = demo.ModelName, demo.ContextWindow
 		cfg.Model = w.demoModel()
+		cfg.MCP.Off = true // the demo runs no network and no one else's servers
 		return cfg, nil
 	}
 	cfg.ModelName, cfg.ContextWindow = r.Model, r.ContextWindow

@@ -267,6 +267,9 @@ func TestTheDemoSessionHasOneWindowForAppAndCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !app.MCP.Off || !cli.MCP.Off {
+		t.Error("a demo session would start the user's MCP servers")
+	}
 	if app.ContextWindow != cli.ContextWindow || sess.Window() != app.ContextWindow || cli.ModelName != app.ModelName {
 		t.Errorf("app %s/%d, command line %s/%d, inspect %d: one stored session, one window",
 			app.ModelName, app.ContextWindow, cli.ModelName, cli.ContextWindow, sess.Window())
