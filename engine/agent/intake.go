@@ -6,6 +6,7 @@ import (
 	"regexp"
 
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 )
 
@@ -27,12 +28,18 @@ func (s *Session) intakeCalls(in []llm.ToolCall) []transcript.ToolCall {
 	if len(in) == 0 {
 		return nil
 	}
-	used := s.callIDs()
+	return intakeCalls(in, s.callIDs(), fmt.Sprintf("call_%d", s.st.Requests+1))
+}
+
+// intakeCalls is the rule of Session.intakeCalls for any log (a session's
+// or a sub-agent's): used holds the ids the log already has, and a
+// replaced id is prefix_<index> made unique.
+func intakeCalls(in []llm.ToolCall, used map[string]bool, prefix string) []transcript.ToolCall {
 	calls := make([]transcript.ToolCall, 0, len(in))
 	for i, c := range in {
 		id := c.ID
 		if id == "" || used[id] || len(id) > 128 || len(transcript.ReservedTags(id)) > 0 {
-			id = freshID(used, fmt.Sprintf("call_%d_%d", s.st.Requests+1, i))
+			id = freshID(used, fmt.Sprintf("%s_%d", prefix, i))
 		}
 		used[id] = true
 		call := transcript.ToolCall{ID: id, Name: c.Name, Arguments: normalizeArgs(c.Arguments)}
@@ -50,14 +57,38 @@ func (s *Session) intakeCalls(in []llm.ToolCall) []transcript.ToolCall {
 }
 
 // callIDs returns the tool call ids already used in this cycle's log.
-func (s *Session) callIDs() map[string]bool {
+func (s *Session) callIDs() map[string]bool { return idsOf(s.log) }
+
+// idsOf returns the tool call ids a log holds.
+func idsOf(log *transcript.AppendLog) map[string]bool {
 	used := map[string]bool{}
-	for i := range s.log.Len() {
-		for _, c := range s.log.At(i).Msg.ToolCalls {
+	for i := range log.Len() {
+		for _, c := range log.At(i).Msg.ToolCalls {
 			used[c.ID] = true
 		}
 	}
 	return used
+}
+
+// unusableResult is the error result of a call intake marked unusable
+// (malformed arguments, or no usable tool name), and false for any other.
+func unusableResult(c transcript.ToolCall) (tool.Result, bool) {
+	var bad struct {
+		Raw *string `json:"_malformed_arguments"`
+		Why *string `json:"_unusable_call"`
+	}
+	if json.Unmarshal([]byte(c.Arguments), &bad) != nil {
+		return tool.Result{}, false
+	}
+	switch {
+	case bad.Raw != nil:
+		return tool.Result{IsError: true, Content: fmt.Sprintf(
+			"error: the arguments of this %s call were not a valid JSON object (got %q); call it again with valid JSON",
+			c.Name, clip(*bad.Raw, 200))}, true
+	case c.Name == UnusableCallName && bad.Why != nil:
+		return tool.Result{IsError: true, Content: "error: " + *bad.Why}, true
+	}
+	return tool.Result{}, false
 }
 
 // freshID returns base, or base with a suffix, that is not in used.

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
@@ -237,44 +236,15 @@ func (c *child) request() llm.Request {
 // and replayable names and arguments, by the rules of the parent's
 // intakeCalls.
 func (c *child) intakeCalls(in []llm.ToolCall) []transcript.ToolCall {
-	used := map[string]bool{}
-	for i := range c.log.Len() {
-		for _, tc := range c.log.At(i).Msg.ToolCalls {
-			used[tc.ID] = true
-		}
-	}
-	var out []transcript.ToolCall
-	for i, tc := range in {
-		id := tc.ID
-		if id == "" || used[id] || len(id) > 128 || len(transcript.ReservedTags(id)) > 0 {
-			id = freshID(used, fmt.Sprintf("%s_call_%d", strings.ReplaceAll(c.info.ID, "-", "_"), i))
-		}
-		used[id] = true
-		call := transcript.ToolCall{ID: id, Name: tc.Name, Arguments: normalizeArgs(tc.Arguments)}
-		if !toolNameRe.MatchString(tc.Name) {
-			b, _ := json.Marshal(map[string]string{"_unusable_call": fmt.Sprintf("there is no tool named %q; call a tool from the list by its exact name", clip(transcript.NeutralizeLine(tc.Name), 80))})
-			call.Name, call.Arguments = UnusableCallName, string(b)
-		}
-		out = append(out, call)
-	}
-	return out
+	return intakeCalls(in, idsOf(c.log), strings.ReplaceAll(c.info.ID, "-", "_")+"_call")
 }
 
 // execute runs one of the child's calls: only tools of its own registry,
 // each through the parent's gate, so the parent's mode, rules and approver
 // decide every call that needs approval.
 func (c *child) execute(call transcript.ToolCall) tool.Result {
-	var bad struct {
-		Raw *string `json:"_malformed_arguments"`
-		Why *string `json:"_unusable_call"`
-	}
-	if json.Unmarshal([]byte(call.Arguments), &bad) == nil {
-		switch {
-		case bad.Why != nil && call.Name == UnusableCallName:
-			return tool.Result{IsError: true, Content: "error: " + *bad.Why}
-		case bad.Raw != nil:
-			return tool.Result{IsError: true, Content: fmt.Sprintf("error: the arguments of this %s call were not a valid JSON object; call it again with valid JSON", call.Name)}
-		}
+	if res, ok := unusableResult(call); ok {
+		return res
 	}
 	t, ok := c.reg.Lookup(call.Name)
 	if !ok {

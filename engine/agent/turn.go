@@ -273,19 +273,8 @@ func (s *Session) runTools(ctx context.Context, step int, calls []transcript.Too
 
 func (s *Session) execute(ctx context.Context, c transcript.ToolCall) tool.Result {
 	args := c.Arguments
-	var bad struct {
-		Raw *string `json:"_malformed_arguments"`
-	}
-	if json.Unmarshal([]byte(args), &bad) == nil && bad.Raw != nil {
-		return tool.Result{IsError: true, Content: fmt.Sprintf(
-			"error: the arguments of this %s call were not a valid JSON object (got %q); call it again with valid JSON",
-			c.Name, clip(*bad.Raw, 200))}
-	}
-	var unusable struct {
-		Why *string `json:"_unusable_call"`
-	}
-	if c.Name == UnusableCallName && json.Unmarshal([]byte(args), &unusable) == nil && unusable.Why != nil {
-		return tool.Result{IsError: true, Content: "error: " + *unusable.Why}
+	if res, ok := unusableResult(c); ok {
+		return res
 	}
 	if t, ok := s.tools.Lookup(c.Name); ok {
 		v, err := s.gate.Decide(ctx, &s.env, t, c.ID, args)
