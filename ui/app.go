@@ -132,6 +132,7 @@ type UI struct {
 	changesB   *widget.Button
 	actionsWhy *widget.Label   // why the session actions are disabled
 	suggest    *fyne.Container // the demo's suggested prompts
+	suggestBox *container.Scroll
 	footer     *Footer
 	banner     *Banner
 	title      *widget.Label
@@ -273,7 +274,10 @@ func (u *UI) build() {
 
 	hint := &widget.Label{Text: "Ctrl+Enter sends", Importance: widget.LowImportance}
 	buttons := container.NewVBox(u.sendB, u.stopB, hint)
-	input := container.NewBorder(u.suggest, nil, nil, buttons, u.prompt)
+	// The suggestions scroll sideways rather than widen the window.
+	u.suggestBox = container.NewHScroll(u.suggest)
+	u.suggestBox.Hide()
+	input := container.NewBorder(u.suggestBox, nil, nil, buttons, u.prompt)
 	right := container.NewPadded(container.NewBorder(nil, nil, nil, nil, u.checklist))
 	u.panels = newPanels(u.sessions.box, widget.NewLabel(""), right)
 	top := container.NewVBox(

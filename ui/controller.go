@@ -157,7 +157,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, model s
 		u.perm.load(live)
 		u.showTitle(meta.Title, meta.Workspace)
 		showIf(u.demoTag, isDemo)
-		showIf(u.suggest, isDemo)
+		showIf(u.suggestBox, isDemo)
 		u.chat.setHistory(cycles, past, msgs)
 		u.chat.attachChildren(children)
 		defer u.revealPending()

@@ -102,7 +102,6 @@ func (u *UI) demoSuggestions() *fyne.Container {
 			u.send()
 		}})
 	}
-	row.Hide()
 	return row
 }
 

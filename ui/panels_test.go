@@ -716,7 +716,7 @@ func TestNewCycleRunsOffTheUIGoroutine(t *testing.T) {
 		defer f.mu.Unlock()
 		return f.cycles == 1 && !h.ui.live.running
 	})
-	if h.ui.suggest.Visible() {
+	if h.ui.suggestBox.Visible() {
 		t.Error("the demo suggestions show in a normal session")
 	}
 }

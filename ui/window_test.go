@@ -109,3 +109,17 @@ func sameColor(a, b color.Color) bool {
 	r2, g2, b2, a2 := b.RGBA()
 	return r1 == r2 && g1 == g2 && b1 == b2 && a1 == a2
 }
+
+// The demo's suggestions scroll sideways instead of widening the window.
+func TestDemoFitsTheSmallWindow(t *testing.T) {
+	h := newHarness(t, map[string]string{})
+	h.ui.startDemo()
+	h.waitFor("the demo session", func() bool { return h.ui.live != nil && h.ui.live.sess != nil && h.ui.suggestBox.Visible() })
+	h.ui.stop()
+	h.waitFor("the demo turn to stop", func() bool { return !h.ui.live.running })
+	h.win.Resize(fyne.NewSize(960, 600))
+	h.q.drain()
+	if min := h.win.Content().MinSize(); min.Width > 960 || min.Height > 600 {
+		t.Errorf("the demo needs at least %v", min)
+	}
+}
