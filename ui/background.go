@@ -53,7 +53,7 @@ func (u *UI) badgeOf(id string) badge {
 	switch {
 	case live == nil:
 		return badgeNone
-	case live.waiting != nil || live.ask != nil:
+	case len(live.waiting) > 0 || live.ask != nil:
 		return badgeWaiting
 	}
 	return badgeRunning
@@ -119,7 +119,7 @@ func (u *UI) draftChanged() {
 
 // resumeWaiting shows what a background turn asked while hidden.
 func (u *UI) resumeWaiting(live *liveSession) {
-	if p := live.waiting; p != nil {
+	for _, p := range append([]*pendingApproval(nil), live.waiting...) {
 		u.showApproval(live, p)
 	}
 	if ask := live.ask; ask != nil {

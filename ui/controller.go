@@ -34,7 +34,7 @@ type liveSession struct {
 	window   int
 	perm     permState
 	draft    string           // the unsent prompt, as last stored
-	waiting  *pendingApproval // an approval asked while the session was hidden or shown
+	waiting  []*pendingApproval // approvals not answered yet, oldest first (sub-agents may ask together)
 	ask      func()           // a compaction question asked while hidden, shown on return
 	closeAsk func()           // closes that question's dialog once shown
 }

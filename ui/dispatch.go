@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tally-dev/tally/engine/agent"
@@ -98,7 +99,9 @@ func rowOfUsage(us agent.Usage) ledger.Row {
 
 // showApproval puts the Approve / Deny / Always buttons on the call's card.
 func (u *UI) showApproval(live *liveSession, p *pendingApproval) {
-	live.waiting = p
+	if !slices.Contains(live.waiting, p) {
+		live.waiting = append(live.waiting, p)
+	}
 	u.notify("Approval needed", fmt.Sprintf("%s wants to run %s.", u.sessions.title(live.id), p.req.Tool), live)
 	u.sessions.badges()
 	if u.live != live {
@@ -120,8 +123,8 @@ func (u *UI) showApproval(live *liveSession, p *pendingApproval) {
 }
 
 func (u *UI) withdrawApproval(live *liveSession, p *pendingApproval) {
-	if live.waiting == p {
-		live.waiting = nil
+	if i := slices.Index(live.waiting, p); i >= 0 {
+		live.waiting = slices.Delete(live.waiting, i, i+1)
 		u.sessions.badges()
 	}
 	if u.live != live {
@@ -143,9 +146,11 @@ func (u *UI) decide(it *chatItem, d tool.Decision) {
 		return
 	}
 	it.approval = nil
-	if u.live != nil && u.live.waiting == p {
-		u.live.waiting = nil
-		u.sessions.badges()
+	if u.live != nil {
+		if i := slices.Index(u.live.waiting, p); i >= 0 {
+			u.live.waiting = slices.Delete(u.live.waiting, i, i+1)
+			u.sessions.badges()
+		}
 	}
 	switch n, all := ticked(p.accepted), len(p.accepted); {
 	case d == tool.Approve && all > 1 && n < all:

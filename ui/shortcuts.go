@@ -87,10 +87,10 @@ func sameModifier(want, got fyne.KeyModifier) bool {
 // decideWaiting answers the call of the shown session that waits for the
 // user, as its card's Approve or Deny would.
 func (u *UI) decideWaiting(approve bool) {
-	if u.live == nil || u.live.waiting == nil {
+	if u.live == nil || len(u.live.waiting) == 0 {
 		return
 	}
-	it := u.chat.byCall[u.live.waiting.req.CallID]
+	it := u.chat.byCall[u.live.waiting[0].req.CallID]
 	if it == nil || it.approval == nil {
 		return
 	}

@@ -87,3 +87,49 @@ func TestSubagentCardShowsTheChildAndItsTranscript(t *testing.T) {
 		t.Errorf("after a relaunch %d cards show their sub-agent, want 2", n)
 	}
 }
+
+// Two sub-agents that ask for approval at the same time both get a card,
+// and both answers reach them.
+func TestTwoSubagentsAskAtOnce(t *testing.T) {
+	task := func(desc, file string) llmtest.ToolCall {
+		b, _ := json.Marshal(map[string]string{"description": desc, "prompt": "write " + file, "kind": "general"})
+		return llmtest.ToolCall{Name: "task", Arguments: string(b)}
+	}
+	srv := llmtest.New(llmtest.ScriptFunc(func(r *llmtest.Req) llmtest.Reply {
+		results := 0
+		for _, m := range r.Messages {
+			if m.Role == "tool" {
+				results++
+			}
+		}
+		if strings.HasPrefix(r.Messages[0].Content, "# Sub-agent:") {
+			if results > 0 {
+				return llmtest.Text("Report: written.")
+			}
+			file := "a.txt"
+			if strings.Contains(r.Messages[1].Content, "b.txt") {
+				file = "b.txt"
+			}
+			return llmtest.Call("write_file", `{"path":"`+file+`","content":"x"}`)
+		}
+		if results == 0 {
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{task("write a", "a.txt"), task("write b", "b.txt")}}
+		}
+		return llmtest.Text("done")
+	}))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	h.send("delegate two writes")
+	h.waitFor("two approvals", func() bool { return len(h.ui.live.waiting) == 2 })
+	if h.ui.badgeOf(h.ui.live.id) != badgeWaiting {
+		t.Error("the session is not badged as waiting")
+	}
+	for range 2 {
+		h.ui.decideWaiting(true)
+	}
+	h.waitIdle()
+	if len(h.ui.live.waiting) != 0 {
+		t.Errorf("%d approvals left", len(h.ui.live.waiting))
+	}
+}
