@@ -33,10 +33,10 @@ type liveSession struct {
 	maxSteps int
 	window   int
 	perm     permState
-	draft    string           // the unsent prompt, as last stored
+	draft    string             // the unsent prompt, as last stored
 	waiting  []*pendingApproval // approvals not answered yet, oldest first (sub-agents may ask together)
-	ask      func()           // a compaction question asked while hidden, shown on return
-	closeAsk func()           // closes that question's dialog once shown
+	ask      func()             // a compaction question asked while hidden, shown on return
+	closeAsk func()             // closes that question's dialog once shown
 }
 
 // permState is what the header shows of a session's permissions, read on
