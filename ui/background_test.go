@@ -209,6 +209,13 @@ func TestReopenedSessionShowsEarlierCyclesCollapsed(t *testing.T) {
 	h.waitIdle()
 	h.ui.runNewCycle(h.ui.live)
 	h.waitFor("the new cycle", func() bool { return !h.ui.live.running && h.ui.live.sess.Meta().Cycle == 2 })
+	// Issue 12 #3: New cycle after a finished turn used to copy the
+	// answered request into the new cycle, as if it were still open.
+	for _, it := range h.ui.chat.items {
+		if it.kind == itemUser && it.text == "first question" {
+			t.Error("the answered request was carried into the new cycle")
+		}
+	}
 	h.ui.Close()
 
 	h2 := reopen(t, h)
@@ -266,5 +273,33 @@ func TestNotificationWhenABackgroundTurnEnds(t *testing.T) {
 	h.ui.notify("x", "y", nil)
 	if h.ui.notified != 1 {
 		t.Error("notifications turned off in Settings still notified")
+	}
+}
+
+// The cache chip turned red "0 %" on the first request after a relaunch
+// (issue 12 #14): a cold cache after a restart is neutral, as on a cold
+// start.
+func TestCacheChipIsNeutralAfterARelaunch(t *testing.T) {
+	first := llmtest.New(llmtest.Sequence(llmtest.Text("one"), llmtest.Text("two")))
+	defer first.Close()
+	env := endpoint(first)
+	h := newHarness(t, env)
+	h.newSession()
+	h.send("hello")
+	h.waitIdle()
+	h.send("again")
+	h.waitIdle()
+	h.ui.Close()
+	// A new server process: its cache is cold, as a provider's may be.
+	second := llmtest.New(llmtest.Sequence(llmtest.Text("three")))
+	defer second.Close()
+	env2 := endpoint(second)
+	h.ui.env = func(k string) string { return env2[k] }
+	h2 := reopen(t, h)
+	h2.waitFor("the session", func() bool { return h2.ui.live != nil && h2.ui.live.sess != nil })
+	h2.send("after the relaunch")
+	h2.waitIdle()
+	if got := h2.ui.chip.State(); got.Level != CacheCold {
+		t.Errorf("chip after a relaunch: %+v; want the neutral cold state", got)
 	}
 }
