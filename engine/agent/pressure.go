@@ -228,6 +228,7 @@ func (s *Session) rollCycle(ctx context.Context, mode string) error {
 	seed := cycle.Messages(cycle.State{
 		Mode: mode, Workspace: s.meta.Workspace, Cycle: next,
 		Checklist: s.checklist.Items(), WorkingSet: s.st.WorkingSet.Paths, Brief: brief,
+		Subagents: s.cycleChildren(),
 	}, now)
 	msgs := seed
 	// Mid-turn (an automatic cycle) the user's latest request is the work

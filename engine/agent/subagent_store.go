@@ -161,6 +161,42 @@ func (c *child) putMessage(tx *storage.Tx, n int) error {
 	return tx.PutState(c.parent, childMsgKey(c.info.ID, n), data)
 }
 
+// childLine describes a child in one line for the carry-over: its ID,
+// title, kind, outcome, the start of its report and where the whole report
+// can be paged back.
+func childLine(c ChildInfo) string {
+	line := fmt.Sprintf("- %s %q (%s): %s, %d steps, %d files read", c.ID, transcript.NeutralizeLine(c.Title), c.Kind, c.Status, c.Steps, c.FilesRead)
+	if c.ReportHead != "" {
+		line += fmt.Sprintf("; report begins %q", transcript.NeutralizeLine(c.ReportHead))
+	}
+	if c.ReportSHA != "" {
+		line += "; whole report: retrieve_tool_result sha " + c.ReportSHA
+	}
+	return line
+}
+
+// cycleChildren lists, for a new cycle's seed, the children of the cycle
+// that ends (at most MaxCarriedChildren, the latest).
+func (s *Session) cycleChildren() []string {
+	if s.cfg.Subagents.Off {
+		return nil
+	}
+	all, err := s.Children()
+	if err != nil {
+		return nil
+	}
+	var lines []string
+	for _, c := range all {
+		if c.Cycle == s.meta.Cycle {
+			lines = append(lines, childLine(c))
+		}
+	}
+	if len(lines) > MaxCarriedChildren {
+		lines = lines[len(lines)-MaxCarriedChildren:]
+	}
+	return lines
+}
+
 // MaxCarriedChildren is how many sub-agents one carry-over reminder lists.
 const MaxCarriedChildren = 8
 
@@ -180,29 +216,22 @@ func (s *Session) carrySubagents() error {
 		return err
 	}
 	inLog := map[string]bool{}
-	var reminders strings.Builder
+	var carried strings.Builder // reminders and the cycle seed, which list children already
 	for i := range s.log.Len() {
 		m := &s.log.At(i).Msg
 		if m.Role == transcript.Tool && m.ToolName == TaskToolName {
 			inLog[m.ToolCallID] = strings.Contains(m.Text(), "[sub-agent ")
 		}
-		if m.Kind == transcript.KindReminder {
-			reminders.WriteString(m.Text())
+		if m.Kind == transcript.KindReminder || m.Kind == transcript.KindSeed {
+			carried.WriteString(m.Text())
 		}
 	}
 	var lines []string
 	for _, c := range all {
-		if c.Cycle < s.meta.Cycle-1 || inLog[c.CallID] || strings.Contains(reminders.String(), "- "+c.ID+" ") {
+		if c.Cycle < s.meta.Cycle-1 || inLog[c.CallID] || strings.Contains(carried.String(), "- "+c.ID+" ") {
 			continue
 		}
-		line := fmt.Sprintf("- %s %q (%s): %s, %d steps, %d files read", c.ID, transcript.NeutralizeLine(c.Title), c.Kind, c.Status, c.Steps, c.FilesRead)
-		if c.ReportHead != "" {
-			line += fmt.Sprintf("; report begins %q", transcript.NeutralizeLine(c.ReportHead))
-		}
-		if c.ReportSHA != "" {
-			line += "; whole report: retrieve_tool_result sha " + c.ReportSHA
-		}
-		lines = append(lines, line)
+		lines = append(lines, childLine(c))
 	}
 	if len(lines) == 0 {
 		return nil

@@ -354,9 +354,9 @@ func TestNewCycleCarriesSubagents(t *testing.T) {
 		t.Fatal(err)
 	}
 	kids, _ := s.Children()
-	reminder := func() string {
+	reminder := func() string { // the new cycle's seed lists them
 		for _, m := range s.Messages() {
-			if m.Kind == transcript.KindReminder && strings.Contains(m.Text(), "Sub-agents whose reports") {
+			if m.Kind == transcript.KindSeed && strings.Contains(m.Text(), "Sub-agents of the previous cycle") {
 				return m.Text()
 			}
 		}
@@ -369,16 +369,15 @@ func TestNewCycleCarriesSubagents(t *testing.T) {
 	text := reminder()
 	for _, k := range kids {
 		if !strings.Contains(text, "- "+k.ID+" ") || !strings.Contains(text, k.ReportSHA) || !strings.Contains(text, k.ReportHead) {
-			t.Errorf("the reminder after the new cycle does not carry %s: %q", k.ID, text)
+			t.Errorf("the new cycle's seed does not carry %s: %q", k.ID, text)
 		}
 	}
 	// Once carried, the next turn adds nothing.
-	n := len(s.Messages())
 	if _, err := s.Run(context.Background(), "thanks"); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Count(fmtMessages(s.Messages()[n:]), "Sub-agents whose reports"); got != 0 {
-		t.Errorf("the reminder was repeated %d times", got)
+	if got := strings.Count(fmtMessages(s.Messages()), "Sub-agents whose reports"); got != 0 {
+		t.Errorf("a reminder repeated what the seed carries (%d times)", got)
 	}
 }
 

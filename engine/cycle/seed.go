@@ -36,6 +36,9 @@ type State struct {
 	WorkingSet []string `json:"working_set,omitempty"`
 	// Brief is the hand-off brief from the previous cycle.
 	Brief string `json:"brief,omitempty"`
+	// Subagents lists, one line each, the sub-agents of the previous
+	// cycle, whose reports are archived with it.
+	Subagents []string `json:"subagents,omitempty"`
 }
 
 // Seed renders the first user message of a new cycle: the [CYCLE STATE]
@@ -72,6 +75,13 @@ func Seed(s State) string {
 	}
 	for _, p := range s.WorkingSet {
 		fmt.Fprintf(&b, "- %s\n", clean(p))
+	}
+
+	if len(s.Subagents) > 0 {
+		b.WriteString("\nSub-agents of the previous cycle (their reports are archived; do not delegate these jobs again unless something changed):\n")
+		for _, l := range s.Subagents {
+			fmt.Fprintf(&b, "%s\n", clean(l))
+		}
 	}
 
 	b.WriteString("\nHand-off brief from the previous cycle:\n")
