@@ -119,6 +119,17 @@ func (f *mcpFlags) openBench() (*workbench.Workbench, error) {
 	return w, err
 }
 
+// openWorkspace is the workspace folder and the open data directory of a
+// command about one workspace; the caller closes the workbench.
+func (f *mcpFlags) openWorkspace() (string, *workbench.Workbench, error) {
+	ws, err := f.workspaceDir()
+	if err != nil {
+		return "", nil, err
+	}
+	w, err := f.openBench()
+	return ws, w, err
+}
+
 func mcpList(args []string, stdout io.Writer) error {
 	f, err := parseMCP("list", args)
 	if err != nil {
@@ -127,11 +138,7 @@ func mcpList(args []string, stdout io.Writer) error {
 	if len(f.args) > 0 {
 		return usagef("tally mcp list: unexpected argument %q\n%s", f.args[0], mcpUsage)
 	}
-	ws, err := f.workspaceDir()
-	if err != nil {
-		return err
-	}
-	w, err := f.openBench()
+	ws, w, err := f.openWorkspace()
 	if err != nil {
 		return err
 	}
@@ -216,11 +223,7 @@ func mcpTrust(sub string, args []string, stdout io.Writer) error {
 	if len(f.args) > 0 {
 		return usagef("tally mcp %s: unexpected argument %q; give the folder with --workspace", sub, f.args[0])
 	}
-	ws, err := f.workspaceDir()
-	if err != nil {
-		return err
-	}
-	w, err := f.openBench()
+	ws, w, err := f.openWorkspace()
 	if err != nil {
 		return err
 	}
