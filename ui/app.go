@@ -150,6 +150,7 @@ type UI struct {
 	draftGen int                     // bumps on each keystroke; the last one stores the draft
 	focused  bool                    // the window has the keyboard focus
 	notified int                     // desktop notifications sent, for tests
+	saving   sync.WaitGroup          // settings saves under way; closing waits for them
 	autoSend string                  // a prompt to send as soon as the opening session is shown (the demo)
 	warmNext string                  // a just-created session to warm the cache of when it opens
 
@@ -313,6 +314,7 @@ func (u *UI) Close() {
 			_ = u.wb.SaveDraft(u.live.id, u.prompt.Text)
 		}
 	}
+	u.saving.Wait() // an earlier save must not land after the one below
 	u.keepPlace()
 	var closing sync.WaitGroup
 	for _, live := range append([]*liveSession{u.live}, bgList(u.bg)...) {

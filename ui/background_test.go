@@ -261,7 +261,7 @@ func TestReopenedSessionShowsEarlierCyclesCollapsed(t *testing.T) {
 // notification (and none when the user is looking at it).
 func TestNotificationWhenABackgroundTurnEnds(t *testing.T) {
 	slow := llmtest.Text("A is done")
-	slow.Delay = 300 * time.Millisecond
+	slow.Delay = 2 * time.Second // long enough to open B first, even on a loaded machine
 	srv := llmtest.New(llmtest.Sequence(slow, llmtest.Text("B is done")))
 	defer srv.Close()
 	h := newHarness(t, endpoint(srv))

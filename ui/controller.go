@@ -335,7 +335,9 @@ func enableIf(b *widget.Button, on bool) {
 // saveSettings stores s off the UI goroutine.
 func (u *UI) saveSettings(s workbench.Settings) {
 	wb := u.wb
+	u.saving.Add(1)
 	go func() {
+		defer u.saving.Done()
 		if err := wb.SaveSettings(s); err != nil {
 			u.bridge.Do(func() { u.banner.ShowError("Could not save the settings: " + err.Error()) })
 		}

@@ -232,7 +232,7 @@ func (s *server) ended(gen int, detail string) {
 	restarts := s.restarts
 	s.mu.Unlock()
 	msg := fmt.Sprintf("the MCP server %q stopped (%s)", s.name, detail)
-	if last := s.log.LastLine(); last != "" {
+	if last := s.lastWords(); last != "" {
 		msg += fmt.Sprintf(", its last error output was %q", last)
 	}
 	if restarts < maxRestarts {
@@ -240,6 +240,22 @@ func (s *server) ended(gen int, detail string) {
 		return
 	}
 	s.setState(StateFailed, msg+" again after a restart; "+s.advice())
+}
+
+// stderrGrace is how long a stopped stdio server's last error output may
+// take to reach its log after the connection ended.
+const stderrGrace = time.Second
+
+// lastWords is the last line the server wrote to its error output. A
+// stdio server's dying words can reach the log a moment after its
+// connection ended, so for one it waits up to stderrGrace for a line.
+func (s *server) lastWords() string {
+	last := s.log.LastLine()
+	for deadline := time.Now().Add(stderrGrace); last == "" && s.cfg.Command != "" && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		last = s.log.LastLine()
+	}
+	return last
 }
 
 // session returns the live session, restarting a crashed server once.
