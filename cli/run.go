@@ -186,16 +186,23 @@ type terminalApprover struct {
 	out io.Writer
 }
 
-// Approve shows the whole call (see tool.Display: wrapped, control
-// characters and long runs of spaces made visible, never cut) and reads
-// the answer.
+// Approve implements tool.Approver through ApproveHunks.
 func (t *terminalApprover) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
+	d, _, err := t.ApproveHunks(ctx, req)
+	return d, err
+}
+
+// ApproveHunks shows the whole call (see tool.Display: wrapped, control
+// characters and long runs of spaces made visible, never cut) and reads
+// the answer; for an edit of several changes, [p]ick asks about each one,
+// and only the accepted changes are written.
+func (t *terminalApprover) ApproveHunks(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, []bool, error) {
 	shown := req.Display
 	if shown == "" {
 		var ok bool
 		if shown, ok = tool.Display(req.Tool, json.RawMessage(req.Arguments)); !ok {
 			fmt.Fprintf(t.out, "denied %s: too long to show for review\n", req.Summary)
-			return tool.Deny, nil
+			return tool.Deny, nil, nil
 		}
 	}
 	fmt.Fprintf(t.out, "\nApprove this call?\n%s\n", shown)
@@ -207,23 +214,58 @@ func (t *terminalApprover) Approve(ctx context.Context, req tool.ApprovalRequest
 	if req.Note != "" {
 		fmt.Fprintf(t.out, "  (%s)\n", req.Note)
 	}
-	choices := "[y]es / [n]o / [a]lways for this tool: "
+	pick := req.Diff != nil && len(req.Diff.Hunks) > 1
+	choices := "[y]es / [n]o / [a]lways for this tool"
 	if req.NoAlways {
-		choices = "[y]es / [n]o: "
+		choices = "[y]es / [n]o"
 	}
-	fmt.Fprint(t.out, choices)
-	line, err := t.in.ReadString('\n')
-	if err != nil && line == "" {
-		return tool.Deny, nil
+	if pick {
+		choices += " / [p]ick changes"
 	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
+	fmt.Fprint(t.out, choices+": ")
+	switch t.answer() {
 	case "y", "yes":
-		return tool.Approve, nil
+		return tool.Approve, nil, nil
 	case "a", "always":
 		if req.NoAlways {
-			return tool.Approve, nil
+			return tool.Approve, nil, nil
 		}
-		return tool.ApproveAlways, nil
+		return tool.ApproveAlways, nil, nil
+	case "p", "pick":
+		if pick {
+			return t.pick(req)
+		}
 	}
-	return tool.Deny, nil
+	return tool.Deny, nil, nil
 }
+
+// pick asks about each change of an edit; with none accepted the call is
+// denied.
+func (t *terminalApprover) pick(req tool.ApprovalRequest) (tool.Decision, []bool, error) {
+	d := req.Diff
+	accepted := make([]bool, len(d.Hunks))
+	n := 0
+	for i := range d.Hunks {
+		fmt.Fprintf(t.out, "apply %s? [y/n]: ", d.Describe(i))
+		if a := t.answer(); a == "y" || a == "yes" {
+			accepted[i] = true
+			n++
+		}
+	}
+	if n == 0 {
+		return tool.Deny, nil, nil
+	}
+	return tool.Approve, accepted, nil
+}
+
+// answer reads one line of the user's answer, lower-cased and trimmed; ""
+// at the end of the input.
+func (t *terminalApprover) answer() string {
+	line, err := t.in.ReadString('\n')
+	if err != nil && line == "" {
+		return ""
+	}
+	return strings.ToLower(strings.TrimSpace(line))
+}
+
+var _ tool.HunkApprover = (*terminalApprover)(nil)
