@@ -158,6 +158,30 @@ func (m *Manager) connect(ctx context.Context, s *server) error {
 	return nil
 }
 
+// refresh lists the tools of s again after it announced a change: new
+// tools become pending (appended to the catalog by the caller, never
+// reordering it); tools it dropped stay listed and their calls fail with
+// the server's error.
+func (m *Manager) refresh(s *server) {
+	s.mu.Lock()
+	cs := s.cs
+	s.mu.Unlock()
+	if cs == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.CallTimeout())
+	defer cancel()
+	infos, err := listTools(ctx, cs)
+	if err != nil {
+		s.log.Note("the server announced new tools but they could not be listed: " + err.Error())
+		return
+	}
+	m.addTools(s, infos)
+	s.mu.Lock()
+	s.tools = max(s.tools, len(infos))
+	s.mu.Unlock()
+}
+
 // addTools records the listed tools of s. A tool already known keeps its
 // spec (the catalog may hold it); a name taken by another tool is skipped.
 func (m *Manager) addTools(s *server, infos []toolInfo) {

@@ -133,7 +133,11 @@ func (s *server) connectLocked(ctx context.Context) ([]toolInfo, error) {
 		return nil, err
 	}
 	s.log.Note("connecting to " + s.describe())
-	client := sdk.NewClient(&sdk.Implementation{Name: "tally", Version: s.m.opts.clientVersion()}, nil)
+	client := sdk.NewClient(&sdk.Implementation{Name: "tally", Version: s.m.opts.clientVersion()}, &sdk.ClientOptions{
+		// A server that adds tools says so; they join the catalog at its
+		// end, like a server that connects late.
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { go s.m.refresh(s) },
+	})
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		err = s.failure(ctx, "could not be started or reached", err)
