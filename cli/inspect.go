@@ -36,7 +36,10 @@ type inspectReport struct {
 	ForgedTags []string `json:"forged_tags,omitempty"`
 	// Drifts lists the requests whose prompt prefix changed, with the
 	// autopsy: the section or tool, the byte offset, booked or not.
-	Drifts  []driftRow  `json:"drifts,omitempty"`
+	Drifts []driftRow `json:"drifts,omitempty"`
+	// Notes say what the request shown may lack: inspect starts no MCP
+	// server, so their tools are not in its catalog.
+	Notes   []string    `json:"notes,omitempty"`
 	Request llm.Request `json:"request"`
 }
 
@@ -87,6 +90,17 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep.ForgedTags = sess.AuditTags()
+	if servers, err := w.MCPServers(sess.Meta().Workspace, nil); err == nil {
+		var on []string
+		for _, s := range servers {
+			if s.Enabled {
+				on = append(on, s.Name)
+			}
+		}
+		if len(on) > 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("the catalog shown lacks the tools of the MCP servers %v: inspect starts no server; a turn appends them after the built-in tools", on))
+		}
+	}
 	if rep.Window > 0 {
 		rep.Level = float64(level) / float64(rep.Window)
 	}

@@ -118,3 +118,27 @@ func TestMCPRunIgnoresUntrustedWorkspaceFile(t *testing.T) {
 		t.Errorf("trusted: stderr %q, tools %v", errOut, offered[1])
 	}
 }
+
+// tally inspect starts no MCP server; it says that the catalog it shows
+// lacks their tools rather than pass for what the model sees.
+func TestInspectNotesTheMissingMCPTools(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("OPENAI_API_KEY", "")
+	srv := llmtest.New(llmtest.Sequence(llmtest.Text("ok")))
+	t.Cleanup(srv.Close)
+	data, ws := t.TempDir(), t.TempDir()
+	if _, errOut, code := runCLI(t, "run", "--data", data, "--base-url", srv.URL(), "--model", "test-model", "--workspace", ws, "--session", "s", "hi"); code != ExitOK {
+		t.Fatalf("run: %q", errOut)
+	}
+	out, _, _ := runCLI(t, "inspect", "--data", data, "s")
+	if strings.Contains(out, "lacks the tools of the MCP servers") {
+		t.Fatalf("a note without any MCP server:\n%s", out)
+	}
+	if _, errOut, code := runCLI(t, "mcp", "add", "docs", "--url", "http://127.0.0.1:1/mcp"); code != ExitOK {
+		t.Fatalf("mcp add: %q", errOut)
+	}
+	out, _, _ = runCLI(t, "inspect", "--data", data, "s")
+	if !strings.Contains(out, "lacks the tools of the MCP servers [docs]") {
+		t.Errorf("inspect does not say the catalog lacks the MCP tools:\n%s", out)
+	}
+}
