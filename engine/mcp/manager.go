@@ -85,6 +85,8 @@ type Manager struct {
 	names   []string
 	search  *searchTool
 
+	notifying sync.Mutex // OnStatus is called by one goroutine at a time
+
 	mu     sync.Mutex
 	tools  map[string]*Tool // by model-facing name
 	handed map[string]bool  // names handed out (mcp_search included)
@@ -222,8 +224,12 @@ func (m *Manager) Statuses() []ServerStatus {
 	return out
 }
 
+// notify hands st to Options.OnStatus, one call at a time: servers change
+// state from their own goroutines.
 func (m *Manager) notify(st ServerStatus) {
 	if m.opts.OnStatus != nil {
+		m.notifying.Lock()
+		defer m.notifying.Unlock()
 		m.opts.OnStatus(st)
 	}
 }

@@ -114,6 +114,20 @@ func (s *server) setState(st State, reason string) {
 	s.m.notify(s.status())
 }
 
+// setStateOf is setState for the end of connection gen: it does nothing
+// once a newer connection replaced that one.
+func (s *server) setStateOf(gen int, st State, reason string) {
+	s.mu.Lock()
+	if s.gen != gen {
+		s.mu.Unlock()
+		return
+	}
+	s.state, s.reason = st, reason
+	s.mu.Unlock()
+	s.log.Note(string(st) + ": " + reason)
+	s.m.notify(s.status())
+}
+
 // connect starts or reaches the server, initialises the session and lists
 // its tools, all within the server's timeout. On failure the state is
 // StateFailed with the reason, which is also returned.
@@ -233,17 +247,26 @@ func (s *server) ended(gen int, detail string) {
 		return
 	}
 	s.cs = nil
+	// Claim the end, in its final state: the watcher and a failing call
+	// may both report it; only the first is recorded (the other returns
+	// above), and both read the same state at once.
 	restarts := s.restarts
+	s.state = StateFailed
+	if restarts < maxRestarts {
+		s.state = StateCrashed
+	}
 	s.mu.Unlock()
 	msg := fmt.Sprintf("the MCP server %q stopped (%s)", s.name, detail)
 	if last := s.lastWords(); last != "" {
 		msg += fmt.Sprintf(", its last error output was %q", last)
 	}
+	// A call may have restarted the server while the last words were
+	// awaited: then this end is old news and must not mark it down.
 	if restarts < maxRestarts {
-		s.setState(StateCrashed, msg+"; it will be restarted once on the next call")
+		s.setStateOf(gen, StateCrashed, msg+"; it will be restarted once on the next call")
 		return
 	}
-	s.setState(StateFailed, msg+" again after a restart; "+s.advice())
+	s.setStateOf(gen, StateFailed, msg+" again after a restart; "+s.advice())
 }
 
 // stderrGrace is how long a stopped stdio server's last error output may
