@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -140,7 +141,7 @@ type Session struct {
 	sentSystem string
 	booked     string       // reason for an announced prefix change, or ""
 	published  atomic.Int64 // level<<1 | exact, see ContextTokens
-	view       atomic.Pointer[View]
+	view       atomic.Pointer[published]
 
 	pendingRebuild string // the rewrite the next ledger row follows
 
@@ -412,7 +413,17 @@ func (s *Session) publishLevel() {
 		v |= 1
 	}
 	s.published.Store(v)
-	s.view.Store(&View{Meta: s.meta, Messages: s.log.Messages(), Alerts: s.alerts(), Turns: s.turnsLocked()})
+	// Cheap on this path, which every commit takes: the log's entries are
+	// shared, not copied; Snapshot builds the view from them on demand.
+	s.view.Store(&published{meta: s.meta, entries: s.log.Entries(), alerts: s.alerts(), turns: slices.Clone(s.turns)})
+}
+
+// published is the session as of its last commit, for Snapshot.
+type published struct {
+	meta    storage.Session
+	entries []transcript.Entry // shared with the log; never changed
+	alerts  []string
+	turns   []Turn
 }
 
 // View is what a display needs of a session as of its last commit.
@@ -428,11 +439,15 @@ type View struct {
 // session whose turn runs in the background reads this. The values are
 // the caller's to keep; they are never changed afterwards.
 func (s *Session) Snapshot() View {
-	v := s.view.Load()
-	if v == nil {
+	p := s.view.Load()
+	if p == nil {
 		return View{Meta: s.meta}
 	}
-	return *v
+	msgs := make([]transcript.Message, len(p.entries))
+	for i := range p.entries {
+		msgs[i] = p.entries[i].Msg
+	}
+	return View{Meta: p.meta, Messages: msgs, Alerts: p.alerts, Turns: numberTurns(p.turns, p.entries)}
 }
 
 func (s *Session) level() (int, bool) {

@@ -98,16 +98,20 @@ func (s *Session) Turns() []Turn {
 
 // turnsLocked is Turns for a caller holding s.mu: it matches each turn
 // that is not superseded with its message in the log, in order.
-func (s *Session) turnsLocked() []Turn {
-	out := append([]Turn(nil), s.turns...)
+func (s *Session) turnsLocked() []Turn { return numberTurns(s.turns, s.log.Entries()) }
+
+// numberTurns returns a copy of turns with each one's index in the log
+// entries set (-1 when the log no longer holds it).
+func numberTurns(turns []Turn, entries []transcript.Entry) []Turn {
+	out := append([]Turn(nil), turns...)
 	next := 0
 	for k := range out {
 		out[k].LogIndex = -1
 		if out[k].Superseded {
 			continue
 		}
-		for i := next; i < s.log.Len(); i++ {
-			m := &s.log.At(i).Msg
+		for i := next; i < len(entries); i++ {
+			m := &entries[i].Msg
 			if m.IsPlainUserText() && m.Time.Equal(out[k].Time) && bodySHA(m) == out[k].SHA {
 				out[k].LogIndex, next = i, i+1
 				break

@@ -203,6 +203,13 @@ func (l *AppendLog) Tokens() int { return l.total }
 // Rules returns the wire rules in force.
 func (l *AppendLog) Rules() WireRules { return l.rules }
 
+// Entries returns the stored entries in order, sharing them: the caller
+// must not change them. An entry never changes once appended, and a
+// Rebuild replaces the slice rather than writing over it, so what Entries
+// returned stays as it was; this lets a reader keep a view of the log
+// without copying it.
+func (l *AppendLog) Entries() []Entry { return l.entries[:len(l.entries):len(l.entries)] }
+
 // Messages returns a copy of the stored messages in order.
 func (l *AppendLog) Messages() []Message {
 	out := make([]Message, len(l.entries))
