@@ -122,11 +122,19 @@ func (u *UI) showApproval(live *liveSession, p *pendingApproval) {
 	u.footer.Update()
 }
 
-func (u *UI) withdrawApproval(live *liveSession, p *pendingApproval) {
+// dropWaiting takes p off live's waiting approvals and redraws the badges.
+func (u *UI) dropWaiting(live *liveSession, p *pendingApproval) {
+	if live == nil {
+		return
+	}
 	if i := slices.Index(live.waiting, p); i >= 0 {
 		live.waiting = slices.Delete(live.waiting, i, i+1)
 		u.sessions.badges()
 	}
+}
+
+func (u *UI) withdrawApproval(live *liveSession, p *pendingApproval) {
+	u.dropWaiting(live, p)
 	if u.live != live {
 		return
 	}
@@ -146,12 +154,7 @@ func (u *UI) decide(it *chatItem, d tool.Decision) {
 		return
 	}
 	it.approval = nil
-	if u.live != nil {
-		if i := slices.Index(u.live.waiting, p); i >= 0 {
-			u.live.waiting = slices.Delete(u.live.waiting, i, i+1)
-			u.sessions.badges()
-		}
-	}
+	u.dropWaiting(u.live, p)
 	switch n, all := ticked(p.accepted), len(p.accepted); {
 	case d == tool.Approve && all > 1 && n < all:
 		it.decided, it.status = fmt.Sprintf("Approved %d of %d changes by you; the model is told which were not applied", n, all), toolRunning

@@ -59,25 +59,12 @@ func (w *Workbench) exportLines(id string) ([]ExportLine, error) {
 		if err != nil {
 			return err
 		}
-		rebuilds, err := tx.Records(storage.KindRebuild, id)
+		gone, err := supersededByCycle(tx, id, nil)
 		if err != nil {
 			return err
 		}
 		for _, c := range cycles {
-			for _, r := range rebuilds {
-				var rec transcript.RebuildRecord
-				if json.Unmarshal(r.Data, &rec) != nil || rec.Superseded == "" || rec.Cycle != c {
-					continue
-				}
-				gone, err := superseded(tx, rec)
-				if err != nil {
-					return err
-				}
-				for _, g := range gone {
-					idx := g.Index
-					lines = append(lines, ExportLine{Session: id, Cycle: c, SupersededBy: rec.Reason, Index: &idx, Message: g.Message})
-				}
-			}
+			lines = append(lines, gone[c]...)
 			recs, err := tx.Log(id, c)
 			if err != nil {
 				return err
@@ -93,6 +80,32 @@ func (w *Workbench) exportLines(id string) ([]ExportLine, error) {
 		return nil
 	})
 	return lines, err
+}
+
+// supersededByCycle reads the messages the rebuilds of session id kept
+// aside, by cycle, each cycle's in record order, as export lines; only the
+// cycles in want are read (nil: all).
+func supersededByCycle(tx *storage.Tx, id string, want map[int]bool) (map[int][]ExportLine, error) {
+	rebuilds, err := tx.Records(storage.KindRebuild, id)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int][]ExportLine{}
+	for _, r := range rebuilds {
+		var rec transcript.RebuildRecord
+		if json.Unmarshal(r.Data, &rec) != nil || rec.Superseded == "" || (want != nil && !want[rec.Cycle]) {
+			continue
+		}
+		gone, err := superseded(tx, rec)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range gone {
+			idx := g.Index
+			out[rec.Cycle] = append(out[rec.Cycle], ExportLine{Session: id, Cycle: rec.Cycle, SupersededBy: rec.Reason, Index: &idx, Message: g.Message})
+		}
+	}
+	return out, nil
 }
 
 // superseded reads the messages a rebuild kept aside.

@@ -191,18 +191,28 @@ func (w *Workbench) Archives(id string) ([]cycle.Archive, error) {
 	if err != nil || len(arch) == 0 {
 		return arch, err
 	}
-	lines, err := w.exportLines(id)
+	want := map[int]bool{}
+	for _, a := range arch {
+		want[a.Cycle] = true
+	}
+	var gone map[int][]ExportLine
+	err = w.store.View(func(tx *storage.Tx) (err error) {
+		gone, err = supersededByCycle(tx, id, want)
+		return err
+	})
 	if err != nil {
 		return arch, err
 	}
-	byCycle := map[int][]transcript.Message{}
-	for _, l := range lines {
-		byCycle[l.Cycle] = append(byCycle[l.Cycle], l.Message)
-	}
 	for i := range arch {
-		if all := byCycle[arch[i].Cycle]; len(all) > len(arch[i].Messages) {
-			arch[i].Messages = all
+		lines := gone[arch[i].Cycle]
+		if len(lines) == 0 {
+			continue
 		}
+		all := make([]transcript.Message, 0, len(lines)+len(arch[i].Messages))
+		for _, l := range lines {
+			all = append(all, l.Message)
+		}
+		arch[i].Messages = append(all, arch[i].Messages...)
 	}
 	return arch, nil
 }
