@@ -21,22 +21,23 @@ import (
 
 // liveSession is the open session and its running turn, if any.
 type liveSession struct {
-	id       string
-	sess     *agent.Session
-	ops      sessionOps // the session's compaction, purge and archive calls
-	demo     bool
-	model    string
-	noModel  error // why turns cannot run (no endpoint configured)
-	running  bool
-	cancel   context.CancelFunc
-	stopped  bool
-	maxSteps int
-	window   int
-	perm     permState
-	draft    string             // the unsent prompt, as last stored
-	waiting  []*pendingApproval // approvals not answered yet, oldest first (sub-agents may ask together)
-	ask      func()             // a compaction question asked while hidden, shown on return
-	closeAsk func()             // closes that question's dialog once shown
+	id        string
+	sess      *agent.Session
+	ops       sessionOps // the session's compaction, purge and archive calls
+	demo      bool
+	model     string
+	noModel   error // why turns cannot run (no endpoint configured)
+	running   bool
+	cancel    context.CancelFunc
+	stopped   bool
+	maxSteps  int
+	window    int
+	workspace string // the session's folder (it never changes)
+	perm      permState
+	draft     string             // the unsent prompt, as last stored
+	waiting   []*pendingApproval // approvals not answered yet, oldest first (sub-agents may ask together)
+	ask       func()             // a compaction question asked while hidden, shown on return
+	closeAsk  func()             // closes that question's dialog once shown
 }
 
 // permState is what the header shows of a session's permissions, read on
@@ -153,7 +154,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, model s
 			return
 		}
 		live.sess, live.ops, live.demo, live.model, live.window = sess, engineOps{sess}, isDemo, model, window
-		live.perm = perm
+		live.perm, live.workspace = perm, meta.Workspace
 		u.perm.load(live)
 		u.showTitle(meta.Title, meta.Workspace)
 		showIf(u.demoTag, isDemo)

@@ -91,7 +91,7 @@ func (u *UI) reviewMCPTrust(live *liveSession, wf mcp.WorkspaceFile) {
 	var d *dialog.CustomDialog
 	trust := &widget.Button{Text: "Trust and start them", Importance: widget.HighImportance, OnTapped: func() {
 		d.Hide()
-		wb, ws := u.wb, live.sess.Meta().Workspace
+		wb, ws := u.wb, live.workspace
 		u.bridge.Work(func() func() {
 			err := wb.TrustMCP(ws, wf.Hash)
 			return func() {
@@ -161,7 +161,7 @@ func (v *mcpSettings) reload() {
 	ws := ""
 	var sess *agent.Session
 	if u.live != nil && u.live.sess != nil {
-		sess, ws = u.live.sess, u.live.sess.Meta().Workspace
+		sess, ws = u.live.sess, u.live.workspace
 	}
 	wb := u.wb
 	u.bridge.Work(func() func() {
@@ -259,7 +259,7 @@ func (v *mcpSettings) test(name string, sc mcp.ServerConfig) {
 	u := v.u
 	ws := ""
 	if u.live != nil && u.live.sess != nil {
-		ws = u.live.sess.Meta().Workspace
+		ws = u.live.workspace
 	}
 	v.status.SetText("Connecting to " + name + "…")
 	u.bridge.Work(func() func() {
