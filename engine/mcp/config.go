@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -16,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tally-dev/tally/internal/safefile"
 )
 
 // FileName is the name of an MCP configuration file, both in the user's
@@ -253,23 +254,43 @@ func WorkspacePath(ws string) string {
 	return filepath.Join(ws, ".tally", FileName)
 }
 
-// readFile reads at most maxConfigSize bytes of path; a missing file gives
-// nil data and no error.
+// readFile reads at most maxConfigSize bytes of path through
+// [safefile.Read], so a FIFO or a device never blocks the caller; a missing
+// file gives nil data and no error.
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, cut, err := safefile.Read(path, maxConfigSize)
+	return configData(path, data, cut, err)
+}
+
+// readWorkspaceFile reads the MCP file of workspace ws confined to it (see
+// [safefile.ReadIn]): never a FIFO, a device or a symlink, never a file
+// outside the workspace. A missing file gives nil data and no error.
+func readWorkspaceFile(ws string) ([]byte, error) {
+	path := WorkspacePath(ws)
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return nil, fmt.Errorf("the workspace %s cannot be opened (%v); check that it exists and is readable", ws, err)
+	}
+	defer root.Close()
+	data, cut, err := safefile.ReadIn(root, filepath.Join(".tally", FileName), maxConfigSize)
+	return configData(path, data, cut, err)
+}
+
+// configData turns the outcome of reading an MCP file into its data or a
+// one-sentence error naming path.
+func configData(path string, data []byte, cut bool, err error) ([]byte, error) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	}
-	if err != nil {
+	case errors.Is(err, safefile.ErrNotRegular):
+		return nil, fmt.Errorf("%s is not a regular file (%v); replace it with a JSON file or remove it", path, err)
+	case err != nil:
 		return nil, fmt.Errorf("%s cannot be read (%v); check its permissions", path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s cannot be read (%v); check the file", path, err)
-	}
-	if len(data) > maxConfigSize {
+	case cut:
 		return nil, fmt.Errorf("%s is larger than %d bytes; shorten it", path, maxConfigSize)
+	}
+	if data == nil {
+		data = []byte{}
 	}
 	return data, nil
 }
@@ -314,7 +335,7 @@ type WorkspaceFile struct {
 // Any change to the file changes the hash and so asks for trust again.
 func LoadWorkspace(ws string, trusted func(hash string) bool) (Config, WorkspaceFile, error) {
 	path := WorkspacePath(ws)
-	data, err := readFile(path)
+	data, err := readWorkspaceFile(ws)
 	if err != nil || data == nil {
 		return Config{}, WorkspaceFile{}, err
 	}
