@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"net/url"
 	"path/filepath"
 	"strings"
 )
@@ -71,8 +70,9 @@ func LooksSecret(name string) bool {
 // that commands may see: the built-in allow-list (basic session variables,
 // LC_*, and the toolchains' own variables such as GOPATH, CARGO_HOME or
 // VIRTUAL_ENV) plus the names in extra. A name that [LooksSecret] never
-// passes, even when listed, and neither does a value holding a URL with a
-// password (a proxy or module proxy with credentials). The order of base is
+// passes, even when listed, and neither does a value holding a URL with
+// credentials, a user name alone included (a proxy or module proxy with a
+// password or a token); see hasURLCredentials. The order of base is
 // kept; for a name given twice the last value wins.
 func Environ(base, extra []string) []string {
 	allowed := setOf(extra...)
@@ -91,7 +91,7 @@ func Environ(base, extra []string) []string {
 		if !allowedVars[name] && !allowed[name] && !strings.HasPrefix(name, "LC_") {
 			continue
 		}
-		if LooksSecret(name) || hasURLPassword(value) {
+		if LooksSecret(name) || hasURLCredentials(value) {
 			continue
 		}
 		out = append(out, kv)
@@ -99,20 +99,30 @@ func Environ(base, extra []string) []string {
 	return out
 }
 
-// hasURLPassword reports whether value holds a URL with a password, such as
-// https://user:token@proxy.example.
-func hasURLPassword(value string) bool {
-	for _, part := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == '|' || r == ' ' }) {
-		if !strings.Contains(part, "@") {
-			continue
+// hasURLCredentials reports whether value holds a URL with credentials:
+// any userinfo, a password or a user name alone, such as
+// https://user:token@proxy.example or http://TOKEN@proxy.example (proxies
+// and module proxies that take a token as the user name). The value is
+// split into parts on commas, pipes, semicolons and white space, as GOPROXY
+// and NO_PROXY lists are; a part counts when its authority (what follows
+// "://", or the part itself without a scheme, up to the first "/", "?" or
+// "#") holds an "@" after some userinfo (a bare "@file", as in a linker
+// response file, is none).
+func hasURLCredentials(value string) bool {
+	if !strings.Contains(value, "@") {
+		return false
+	}
+	for _, part := range strings.FieldsFunc(value, func(r rune) bool {
+		return r == ',' || r == '|' || r == ';' || r == ' ' || r == '\t' || r == '\n'
+	}) {
+		if _, after, ok := strings.Cut(part, "://"); ok {
+			part = after
 		}
-		if !strings.Contains(part, "://") {
-			part = "http://" + part
+		if end := strings.IndexAny(part, "/?#"); end >= 0 {
+			part = part[:end]
 		}
-		if u, err := url.Parse(part); err == nil && u.User != nil {
-			if _, set := u.User.Password(); set {
-				return true
-			}
+		if strings.LastIndexByte(part, '@') > 0 {
+			return true
 		}
 	}
 	return false

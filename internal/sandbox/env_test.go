@@ -105,3 +105,52 @@ func TestDefaultCacheDirs(t *testing.T) {
 		t.Errorf("DefaultCacheDirs = %q, want %q", got, want)
 	}
 }
+
+// A proxy that takes a token as its user name, with no password
+// (HTTPS_PROXY=http://TOKEN@proxy), passed the password-only check and
+// reached every command, MCP server and diagnostics run.
+func TestProxyUserNameTokenNeverReachesCommands(t *testing.T) {
+	const token = "ghx7Qk2ZpL9mW4vR8tB1"
+	base := []string{
+		"PATH=/usr/local/opt/node@18/bin:/usr/bin",
+		"HTTPS_PROXY=http://" + token + "@proxy.corp.example:8080",
+		"https_proxy=" + token + "@proxy.corp.example:8080",
+		"ALL_PROXY=socks5://" + token + ":@proxy.corp.example:1080",
+		"HTTP_PROXY=http://proxy.corp.example:8080",
+		"GOPROXY=https://proxy.golang.org,https://" + token + "@goproxy.corp.example|direct",
+		"NO_PROXY=localhost,127.0.0.1,.corp.example",
+		"LDFLAGS=-Wl,@linker.rsp",
+	}
+	got := Environ(base, nil)
+	want := []string{
+		"PATH=/usr/local/opt/node@18/bin:/usr/bin", "HTTP_PROXY=http://proxy.corp.example:8080",
+		"NO_PROXY=localhost,127.0.0.1,.corp.example", "LDFLAGS=-Wl,@linker.rsp",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Environ =\n%q\nwant\n%q", got, want)
+	}
+	for _, kv := range got {
+		if strings.Contains(kv, token) {
+			t.Errorf("the proxy token passed in %q", kv)
+		}
+	}
+}
+
+func TestHasURLCredentials(t *testing.T) {
+	for v, want := range map[string]bool{
+		"http://user:pw@proxy:3128":             true,
+		"http://TOKEN@proxy:3128":               true,
+		"TOKEN@proxy:3128":                      true,
+		"https://:pw@proxy":                     true,
+		"direct,https://u@goproxy.example|off":  true,
+		"http://proxy:3128":                     false,
+		"https://example.com/users/@me":         false,
+		"/opt/homebrew/Cellar/node@18/bin:/bin": false,
+		"-Wl,@file.rsp":                         false,
+		"":                                      false,
+	} {
+		if got := hasURLCredentials(v); got != want {
+			t.Errorf("hasURLCredentials(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
