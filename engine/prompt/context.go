@@ -7,7 +7,10 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/tally-dev/tally/engine/secrets"
+	filetool "github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/safefile"
 )
@@ -31,6 +34,21 @@ type ContextPack struct {
 	Instructions string   // merged AGENTS.md text, most general first
 	Sources      []string // the files merged, in order
 	Listing      string   // sorted, bounded top-level listing
+	// Redacted counts the secrets replaced by markers in the instructions.
+	Redacted int
+	// Refused lists the includes refused because they name a secret file
+	// (on the deny list, or inside .git), as written after the "@".
+	Refused []string
+}
+
+// ContextOptions tune [LoadContextWith].
+type ContextOptions struct {
+	// UserDir is the user's Tally config directory; "" skips it.
+	UserDir string
+	// SecretFiles is the secret-file deny list the file tools use (see
+	// [filetool.DefaultSecretFiles] for its form); nil means that default list
+	// and an empty list denies nothing.
+	SecretFiles []string
 }
 
 // Sections returns the pack as workspace-tier prompt sections.
@@ -47,27 +65,40 @@ func (p ContextPack) Sections() []Section {
 	return out
 }
 
-// LoadContext reads the context pack for workspace. userDir is the user's
-// Tally config directory ("" to skip it). The user's AGENTS.md comes first,
-// then the workspace root's.
+// LoadContext reads the context pack for workspace with the default
+// secret-file deny list; see [LoadContextWith].
+func LoadContext(workspace, userDir string) ContextPack {
+	return LoadContextWith(workspace, ContextOptions{UserDir: userDir})
+}
+
+// LoadContextWith reads the context pack for workspace. The user's
+// AGENTS.md (in opt.UserDir) comes first, then the workspace root's.
 //
 // A repository is untrusted, so every file read here stays inside its own
 // root (the workspace, or the user's config directory for the user's file
 // and its includes) whatever symlinks or "@../x" and "@/abs" includes say;
 // AGENTS.md itself and every include must be a regular file, not a symlink,
 // FIFO or device; each is cut at MaxContextFileBytes and all together at
-// MaxContextBytes. The text is neutralised (see transcript.Neutralize) so it
-// cannot open or close an engine block. Unreadable files are skipped and
-// refused includes are marked in place; nothing here fails the session.
-func LoadContext(workspace, userDir string) ContextPack {
+// MaxContextBytes. Includes get the same guards as the read_file tool: one
+// on the secret-file deny list (by its path or the path its folders' links
+// lead to) or inside .git is never read and becomes a one-line note, and the
+// secrets in every file read are redacted (see [secrets.Redact]). The text
+// is neutralised (see transcript.Neutralize) so it cannot open or close an
+// engine block. Unreadable files are skipped and refused includes are
+// marked in place; nothing here fails the session.
+func LoadContextWith(workspace string, opt ContextOptions) ContextPack {
 	var pack ContextPack
 	abs, err := filepath.Abs(workspace)
 	if err != nil {
 		abs = workspace
 	}
+	deny := opt.SecretFiles
+	if deny == nil {
+		deny = filetool.DefaultSecretFiles()
+	}
 	var parts []string
 	budget := MaxContextBytes
-	for _, dir := range []string{userDir, abs} {
+	for _, dir := range []string{opt.UserDir, abs} {
 		if dir == "" || budget <= 0 {
 			continue
 		}
@@ -75,7 +106,7 @@ func LoadContext(workspace, userDir string) ContextPack {
 		if err != nil {
 			continue
 		}
-		r := includer{root: root, dir: dir, budget: &budget}
+		r := includer{root: root, dir: dir, budget: &budget, deny: deny, pack: &pack}
 		text, ok := r.read(ContextFileName)
 		if ok {
 			text = r.expand(text, ".", 1, map[string]bool{ContextFileName: true})
@@ -105,22 +136,79 @@ type includer struct {
 	root   *os.Root
 	dir    string // the root's path, to accept absolute includes inside it
 	budget *int   // bytes left for all instructions
+	deny   []string
+	pack   *ContextPack // counts redactions and refusals
 }
 
-// read returns the text of name (relative to the root), cut at
-// MaxContextFileBytes and at what is left of the budget.
+// secretSlack is how many bytes past a file's cut are read and scanned for
+// secrets, so a secret straddling the cut is replaced whole.
+const secretSlack = 512
+
+// read returns the text of name (relative to the root) with its secrets
+// redacted, cut at MaxContextFileBytes and at what is left of the budget.
 func (r includer) read(name string) (string, bool) {
 	limit := min(MaxContextFileBytes, *r.budget)
-	data, cut, err := safefile.ReadIn(r.root, name, int64(limit))
+	data, cut, err := safefile.ReadIn(r.root, name, int64(limit+secretSlack))
 	if err != nil {
 		return "", false
 	}
-	*r.budget -= len(data)
-	text := strings.ToValidUTF8(string(data), "\uFFFD")
+	text, findings := secrets.Redact(strings.ToValidUTF8(string(data), "\uFFFD"))
+	for _, f := range findings {
+		r.pack.Redacted += f.Count
+	}
+	if len(text) > limit {
+		text, cut = cutAt(text, limit), true
+	}
+	*r.budget -= len(text)
 	if cut {
 		text += fmt.Sprintf("\n[... cut at %d KB ...]", limit>>10)
 	}
 	return text, true
+}
+
+// cutAt shortens s to at most n bytes at a rune boundary.
+func cutAt(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// secret says why the include rel (relative to the root) must not be
+// read, or "" when it may: it is inside .git, or it or the path its
+// folders' symlinks lead to is on the secret-file deny list.
+func (r includer) secret(rel string) string {
+	for _, p := range []string{rel, r.resolved(rel)} {
+		if p == "" {
+			continue
+		}
+		slash := filepath.ToSlash(p)
+		if slash == ".git" || strings.HasPrefix(slash, ".git/") || strings.Contains(slash, "/.git/") {
+			return "inside the .git folder"
+		}
+		if filetool.MatchSecretFile(r.deny, slash) {
+			return "on the secret-file deny list"
+		}
+	}
+	return ""
+}
+
+// resolved returns rel with the symlinks of its folders followed, relative
+// to the root, or "" when that fails or leaves the root.
+func (r includer) resolved(rel string) string {
+	base, err := filepath.EvalSymlinks(r.dir)
+	if err != nil {
+		return ""
+	}
+	parent, err := filepath.EvalSymlinks(filepath.Join(r.dir, filepath.Dir(rel)))
+	if err != nil {
+		return ""
+	}
+	out, err := filepath.Rel(base, filepath.Join(parent, filepath.Base(rel)))
+	if err != nil || !filepath.IsLocal(out) {
+		return ""
+	}
+	return out
 }
 
 var includeRe = regexp.MustCompile(`(?m)^@(\S+)\s*$`)
@@ -140,6 +228,11 @@ func (r includer) expand(text, dir string, depth int, seen map[string]bool) stri
 			return line + " (not included: include cycle)"
 		case *r.budget <= 0:
 			return line + fmt.Sprintf(" (not included: instructions exceed %d KB)", MaxContextBytes>>10)
+		}
+		if why := r.secret(rel); why != "" {
+			target := strings.TrimSpace(line[1:])
+			r.pack.Refused = append(r.pack.Refused, target)
+			return fmt.Sprintf("[include @%s refused: %s]", target, why)
 		}
 		body, ok := r.read(rel)
 		if !ok {
