@@ -195,7 +195,8 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 		return nil, err
 	}
 	now := cfg.now()
-	text, spans := prompt.Assemble(SystemSections(abs, prompt.LoadContext(abs, cfg.UserConfigDir)))
+	pack := prompt.LoadContextWith(abs, prompt.ContextOptions{UserDir: cfg.UserConfigDir, SecretFiles: cfg.Shell.SecretFiles})
+	text, spans := prompt.Assemble(SystemSections(abs, pack))
 	if title == "" {
 		title = filepath.Base(abs)
 	}
