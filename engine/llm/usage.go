@@ -1,5 +1,10 @@
 package llm
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Usage is the token usage a backend reported for one call.
 type Usage struct {
 	PromptTokens     int
@@ -14,6 +19,11 @@ type Usage struct {
 	// CacheReported is false when the backend sent no cache field at all;
 	// the cache counts are then zero and mean nothing.
 	CacheReported bool
+	// Note says, in one sentence, which counts the backend reported were
+	// impossible and were replaced (a negative count becomes 0, a cache hit
+	// count above the prompt becomes the prompt's count); it is empty when
+	// the usage was taken as sent.
+	Note string
 }
 
 // wireUsage is the usage object of a chat-completions response, covering
@@ -31,22 +41,41 @@ type wireUsage struct {
 // usage converts the wire form. DeepSeek's explicit hit/miss fields win
 // over OpenAI's cached_tokens when both are present.
 func (w *wireUsage) usage() Usage {
-	u := Usage{PromptTokens: w.PromptTokens, CompletionTokens: w.CompletionTokens}
+	var bad []string
+	u := Usage{PromptTokens: nonNegative(w.PromptTokens, "prompt_tokens", &bad),
+		CompletionTokens: nonNegative(w.CompletionTokens, "completion_tokens", &bad)}
 	switch {
 	case w.PromptCacheHitTokens != nil || w.PromptCacheMissTokens != nil:
 		u.CacheReported = true
 		if w.PromptCacheHitTokens != nil {
-			u.CacheHitTokens = *w.PromptCacheHitTokens
+			u.CacheHitTokens = nonNegative(*w.PromptCacheHitTokens, "prompt_cache_hit_tokens", &bad)
 		}
 		if w.PromptCacheMissTokens != nil {
-			u.CacheMissTokens = *w.PromptCacheMissTokens
+			u.CacheMissTokens = nonNegative(*w.PromptCacheMissTokens, "prompt_cache_miss_tokens", &bad)
 		} else {
 			u.CacheMissTokens = max(u.PromptTokens-u.CacheHitTokens, 0)
 		}
 	case w.PromptTokensDetails != nil && w.PromptTokensDetails.CachedTokens != nil:
 		u.CacheReported = true
-		u.CacheHitTokens = *w.PromptTokensDetails.CachedTokens
+		u.CacheHitTokens = nonNegative(*w.PromptTokensDetails.CachedTokens, "cached_tokens", &bad)
+		if u.CacheHitTokens > u.PromptTokens {
+			bad = append(bad, fmt.Sprintf("cached_tokens %d above prompt_tokens %d", u.CacheHitTokens, u.PromptTokens))
+			u.CacheHitTokens = u.PromptTokens
+		}
 		u.CacheMissTokens = max(u.PromptTokens-u.CacheHitTokens, 0)
 	}
+	if len(bad) > 0 {
+		u.Note = "the server reported impossible token counts (" + strings.Join(bad, ", ") +
+			"); they were replaced by 0 or capped, so this request's usage is not exact"
+	}
 	return u
+}
+
+// nonNegative returns n, or 0 when n is negative, adding the field to bad.
+func nonNegative(n int, field string, bad *[]string) int {
+	if n < 0 {
+		*bad = append(*bad, fmt.Sprintf("%s %d", field, n))
+		return 0
+	}
+	return n
 }

@@ -67,6 +67,9 @@ func (a *answer) finishReason() string {
 
 // usageJSON renders the usage object with the configured cache fields.
 func (a *answer) usageJSON() json.RawMessage {
+	if a.reply.Usage != nil {
+		return a.reply.Usage
+	}
 	u := map[string]any{
 		"prompt_tokens":     a.usage.prompt,
 		"completion_tokens": a.usage.completion,

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -82,6 +83,10 @@ type Reply struct {
 	// PromptTokens, when positive, replaces the computed prompt_tokens in
 	// the reported usage (cache hit tokens are capped to it).
 	PromptTokens int
+	// Usage, when set, is sent verbatim as the usage object instead of the
+	// computed one, to play a broken or hostile server (negative counts,
+	// impossible cache splits).
+	Usage json.RawMessage
 
 	panicked string // set by the server when the script panicked
 }
