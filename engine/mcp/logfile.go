@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/tally-dev/tally/engine/secrets"
 )
 
 // DefaultLogLimit caps a server's stderr log file, in bytes. When the file
@@ -16,9 +18,16 @@ const DefaultLogLimit = 1 << 20
 // maxLastLine bounds the last stderr line kept for status reasons.
 const maxLastLine = 300
 
+// maxPartial bounds the unfinished stderr line held back until its end, so
+// that it is redacted whole; a longer line is written out in pieces.
+const maxPartial = 64 << 10
+
 // stderrLog receives a server's stderr: it appends to a size-capped file
 // (when a path is set) and remembers the last non-empty line for status
-// messages. It never fails a write, so a full disk cannot stall a server.
+// messages. Both see the text with its secrets redacted (see
+// [secrets.Redact]), line by line: a server's error output may echo its
+// token, and the status reaches events, the UI and --json output. It never
+// fails a write, so a full disk cannot stall a server.
 type stderrLog struct {
 	path  string
 	limit int64
@@ -41,9 +50,33 @@ func newStderrLog(path string, limit int64) *stderrLog {
 func (l *stderrLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.remember(p)
-	l.appendFile(p)
+	l.part = append(l.part, p...)
+	for {
+		i := bytes.IndexByte(l.part, '\n')
+		if i < 0 {
+			break
+		}
+		line := redact(string(l.part[:i]))
+		if t := strings.TrimSpace(line); t != "" {
+			l.last = cut(t, maxLastLine)
+		}
+		l.appendFile([]byte(line + "\n"))
+		l.part = l.part[i+1:]
+	}
+	if len(l.part) > maxPartial {
+		l.appendFile([]byte(redact(string(l.part))))
+		l.part = l.part[:0]
+	}
+	if len(l.part) == 0 {
+		l.part = nil // let a large chunk's backing array go
+	}
 	return len(p), nil
+}
+
+// redact replaces the secrets in s by markers.
+func redact(s string) string {
+	out, _ := secrets.Redact(s)
+	return out
 }
 
 // appendFile writes p to the file, rotating it first when p would pass the
@@ -85,28 +118,11 @@ func (l *stderrLog) rotate(n int64) {
 	l.f = f
 }
 
-func (l *stderrLog) remember(p []byte) {
-	l.part = append(l.part, p...)
-	for {
-		i := bytes.IndexByte(l.part, '\n')
-		if i < 0 {
-			break
-		}
-		if line := strings.TrimSpace(string(l.part[:i])); line != "" {
-			l.last = cut(line, maxLastLine)
-		}
-		l.part = l.part[i+1:]
-	}
-	if len(l.part) > maxLastLine {
-		l.part = l.part[len(l.part)-maxLastLine:]
-	}
-}
-
 // Note appends a line written by Tally itself (a start, an exit) to the log.
 func (l *stderrLog) Note(line string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.appendFile([]byte("[tally] " + line + "\n"))
+	l.appendFile([]byte("[tally] " + redact(line) + "\n"))
 }
 
 // LastLine returns the last non-empty line the server wrote to stderr.
@@ -114,15 +130,24 @@ func (l *stderrLog) LastLine() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if line := strings.TrimSpace(string(l.part)); line != "" {
-		return cut(line, maxLastLine)
+		return cut(redact(line), maxLastLine)
 	}
 	return l.last
 }
 
-// Close closes the file; later writes reopen it.
+// Close writes out the unfinished line and closes the file; later writes
+// reopen it.
 func (l *stderrLog) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if len(l.part) > 0 {
+		line := redact(string(l.part))
+		if t := strings.TrimSpace(line); t != "" {
+			l.last = cut(t, maxLastLine)
+		}
+		l.appendFile([]byte(line + "\n"))
+		l.part = nil
+	}
 	if l.f != nil {
 		l.f.Close()
 		l.f = nil

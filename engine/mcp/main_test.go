@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tally-dev/tally/engine/secrets/secretstest"
 )
 
 // serverEnv switches the test binary into an MCP server; its value is the
@@ -46,6 +48,12 @@ func serve(mode string) {
 		os.Exit(1)
 	case "malformed":
 		serveMalformed()
+	case "leak":
+		// A server that dies echoing its credentials to stderr.
+		fake := secretstest.New(21)
+		fmt.Fprintln(os.Stderr, "auth failed with token "+fake.GitHubPAT+" and key "+fake.AWSKeyID)
+		fmt.Fprint(os.Stderr, "retrying with "+fake.OpenAIKey)
+		os.Exit(1)
 	default:
 		fmt.Fprintln(os.Stderr, "unknown test server mode", mode)
 		os.Exit(2)

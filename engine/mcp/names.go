@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tally-dev/tally/engine/transcript"
 )
 
 // Prefix starts the name of every MCP tool: mcp__<server>__<tool>.
@@ -54,7 +56,9 @@ func sanitize(s string) string {
 const wrapKey = "input"
 
 // objectSchema turns a server's input schema into a JSON Schema object
-// whose type is "object", as function calling requires. A schema object
+// whose type is "object", as function calling requires. Every string in it
+// (descriptions, titles, property names, enum values) is neutralised (see
+// transcript.Neutralize): the schema is server text the model reads. A schema object
 // without a type gets type "object"; one of another type is wrapped as the
 // property "input" (wrapped is then true and the call's arguments are
 // unwrapped before sending); anything else (not a JSON object) becomes the
@@ -93,16 +97,50 @@ func objectSchema(in any) (schema json.RawMessage, wrapped bool) {
 	if _, ok := m["properties"].(map[string]any); !ok {
 		m["properties"] = map[string]any{}
 	}
-	out, err := json.Marshal(m)
+	out, err := json.Marshal(neutralizeJSON(m))
 	if err != nil {
 		return empty, false
 	}
 	return out, wrapped
 }
 
+// neutralizeJSON returns v, a decoded JSON value, with every string and
+// object key neutralised (see transcript.Neutralize).
+func neutralizeJSON(v any) any {
+	switch v := v.(type) {
+	case string:
+		return transcript.Neutralize(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = neutralizeJSON(e)
+		}
+		return out
+	case []string:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = transcript.Neutralize(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[transcript.Neutralize(k)] = neutralizeJSON(e)
+		}
+		return out
+	}
+	return v
+}
+
 // description returns the tool's description for the model, cut to
 // maxDescription bytes, or a stand-in naming the server when it has none.
+// It is neutralised (see transcript.Neutralize), like tool output: a
+// server's text must not open or close an engine block.
 func description(server string, t toolInfo) string {
+	return transcript.Neutralize(rawDescription(server, t))
+}
+
+func rawDescription(server string, t toolInfo) string {
 	d := strings.TrimSpace(t.Description)
 	if d == "" {
 		d = strings.TrimSpace(t.Title)

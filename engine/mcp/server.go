@@ -103,8 +103,10 @@ func (s *server) status() ServerStatus {
 	}
 }
 
-// setState records a new state and tells the manager's listener.
+// setState records a new state and tells the manager's listener. The
+// reason is redacted: it may quote the server's error output or command.
 func (s *server) setState(st State, reason string) {
+	reason = redact(reason)
 	s.mu.Lock()
 	s.state, s.reason = st, reason
 	s.mu.Unlock()
@@ -117,6 +119,7 @@ func (s *server) setState(st State, reason string) {
 // setStateOf is setState for the end of connection gen: it does nothing
 // once a newer connection replaced that one.
 func (s *server) setStateOf(gen int, st State, reason string) {
+	reason = redact(reason)
 	s.mu.Lock()
 	if s.gen != gen {
 		s.mu.Unlock()
