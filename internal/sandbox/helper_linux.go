@@ -16,6 +16,8 @@ import (
 const (
 	// statusFD is the helper's status pipe (Start's ExtraFiles[0]).
 	statusFD = 3
+	// lifelineFD reads end-of-file when Tally is gone (ExtraFiles[1]).
+	lifelineFD = 4
 	// parentCheckInterval is how often the helper checks that Tally, its
 	// parent, is still alive, in case the parent-death signal was lost.
 	parentCheckInterval = 250 * time.Millisecond
@@ -38,6 +40,7 @@ type helper struct {
 	req       helperRequest
 	status    *os.File
 	shell     int // the shell's process ID
+	isolated  bool // process 1 of its own PID namespace
 	shellDone bool
 	shellWait syscall.WaitStatus
 }
@@ -53,6 +56,7 @@ func helperMain(args []string) int {
 		return helperExitUsage
 	}
 	syscall.CloseOnExec(statusFD)
+	syscall.CloseOnExec(lifelineFD)
 	h := &helper{status: os.NewFile(statusFD, "status")}
 	if len(args) != 1 || json.Unmarshal([]byte(args[0]), &h.req) != nil {
 		h.report(helperStatus{Error: "the sandbox helper got a malformed request; this is a bug in Tally"})
@@ -70,11 +74,25 @@ func (h *helper) run() int {
 	}
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGCHLD)
-	if os.Getppid() != h.req.Parent {
+	h.isolated = h.req.Isolated && os.Getpid() == 1
+	if h.isolated {
+		if err := mountOwnProc(); err != nil {
+			h.report(helperStatus{Error: err.Error(), NoIsolation: true})
+			return helperExitRefused
+		}
+	}
+	if !h.isolated && os.Getppid() != h.req.Parent {
 		return helperExitRefused // Tally died before the helper got going
 	}
+	parentGone := make(chan struct{})
+	go func() {
+		// Nothing is ever written: the read ends when Tally is gone.
+		var b [1]byte
+		os.NewFile(lifelineFD, "lifeline").Read(b[:])
+		close(parentGone)
+	}()
 
-	sandboxed, why := false, ""
+	sandboxed, unixBlocked, why := false, false, ""
 	if ok, w := kernelSupport(); !ok {
 		why = w
 	} else if err := restrict(h.req.Policy, os.Environ(), h.req.Shell); err != nil {
@@ -82,6 +100,11 @@ func (h *helper) run() int {
 	} else {
 		sandboxed = true
 		dropCapabilities()
+		if err := blockUnixSockets(); err != nil {
+			why = err.Error()
+		} else {
+			unixBlocked = true
+		}
 	}
 	if !sandboxed && h.req.Policy.Require {
 		h.report(helperStatus{Refused: true, Why: why})
@@ -99,7 +122,7 @@ func (h *helper) run() int {
 		return helperExitNoShell
 	}
 	h.shell = pid
-	h.report(helperStatus{Started: true, Sandboxed: sandboxed, Why: why})
+	h.report(helperStatus{Started: true, Sandboxed: sandboxed, Why: why, Isolated: h.isolated, UnixBlocked: unixBlocked})
 
 	ticker := time.NewTicker(parentCheckInterval)
 	defer ticker.Stop()
@@ -109,8 +132,11 @@ func (h *helper) run() int {
 			if sig != syscall.SIGCHLD {
 				h.killAll()
 			}
+		case <-parentGone:
+			parentGone = nil
+			h.killAll()
 		case <-ticker.C:
-			if os.Getppid() != h.req.Parent {
+			if !h.isolated && os.Getppid() != h.req.Parent {
 				h.killAll()
 			}
 		}
@@ -138,16 +164,19 @@ func (h *helper) report(s helperStatus) {
 }
 
 // reap collects every exited child without blocking, noting the shell's
-// status.
-func (h *helper) reap() {
+// status, and reports whether any child is left.
+func (h *helper) reap() bool {
 	for {
 		var ws syscall.WaitStatus
 		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
 		if err == syscall.EINTR {
 			continue
 		}
-		if err != nil || pid <= 0 {
-			return
+		if err != nil {
+			return false // ECHILD: no child at all
+		}
+		if pid <= 0 {
+			return true
 		}
 		if pid == h.shell {
 			h.shellDone, h.shellWait = true, ws
@@ -156,11 +185,23 @@ func (h *helper) reap() {
 }
 
 // killAll kills every process below the helper, round after round, until
-// none is left: processes orphaned by the kill are reparented to the
-// helper (a subreaper) and found in the next round.
+// none is left. As process 1 of its own PID namespace the helper kills the
+// whole namespace (kill -1 reaches every process in it but the helper);
+// otherwise it walks its descendants: processes orphaned by the kill are
+// reparented to the helper (a subreaper) and found in the next round.
 func (h *helper) killAll() {
 	if !h.shellDone && h.shell > 0 {
 		syscall.Kill(h.shell, syscall.SIGKILL)
+	}
+	if h.isolated {
+		for range killRounds {
+			syscall.Kill(-1, syscall.SIGKILL)
+			if !h.reap() {
+				return
+			}
+			time.Sleep(killRoundPause)
+		}
+		return
 	}
 	self := os.Getpid()
 	for range killRounds {

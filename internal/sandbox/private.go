@@ -13,6 +13,9 @@ var privateInHome = []string{
 	".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker",
 	".password-store", ".local/share/keyrings", ".netrc", ".git-credentials",
 	".pgpass", ".npmrc", ".pypirc", ".vault-token", ".config/gh",
+	// The X server's and the session manager's cookies: with one, a
+	// process can type into every window of the desktop.
+	".Xauthority", ".ICEauthority",
 }
 
 // PrivatePaths returns the credential stores under home that no sandboxed

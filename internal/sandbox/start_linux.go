@@ -8,11 +8,15 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/tally-dev/tally/internal/proc"
 )
+
+// isolationBroken is set once the helper failed to set up its namespaces.
+var isolationBroken atomic.Bool
 
 // helperStartTimeout bounds how long Start waits for the helper to report
 // that the shell started.
@@ -28,9 +32,13 @@ type helperRequest struct {
 	Command string `json:"command"`
 	Dir     string `json:"dir"`
 	// Parent is Tally's process ID; the helper stops when its parent
-	// changes.
+	// changes (outside a PID namespace, where it can see its parent).
 	Parent int    `json:"parent"`
 	Policy Policy `json:"policy"`
+	// Isolated is set when the helper was started in new user and PID
+	// namespaces (and a network namespace unless the policy allows the
+	// network); see isolationFlags.
+	Isolated bool `json:"isolated,omitempty"`
 }
 
 // helperStatus is one line the helper writes to its status pipe (fd 3):
@@ -39,6 +47,13 @@ type helperStatus struct {
 	Started   bool   `json:"started,omitempty"`
 	Sandboxed bool   `json:"sandboxed,omitempty"`
 	Why       string `json:"why,omitempty"`
+	// Isolated repeats the request's; UnixBlocked says the seccomp filter
+	// that refuses Unix sockets is in place.
+	Isolated    bool `json:"isolated,omitempty"`
+	UnixBlocked bool `json:"unix_blocked,omitempty"`
+	// NoIsolation reports that the namespaces could not be set up; Start
+	// then runs the command with the subreaper helper.
+	NoIsolation bool `json:"no_isolation,omitempty"`
 	// Refused is set when the policy requires the sandbox and it could
 	// not be applied; Error when the helper failed otherwise.
 	Refused bool   `json:"refused,omitempty"`
@@ -68,39 +83,36 @@ func helperUsable() (bool, string) {
 // startHelper runs spec through the helper and waits for it to report that
 // the shell started.
 func startHelper(spec Spec) (*Cmd, error) {
-	arg, err := json.Marshal(helperRequest{
+	req := helperRequest{
 		Shell: spec.Shell, Command: spec.Command, Dir: spec.Dir, Parent: os.Getpid(), Policy: spec.Policy,
-	})
-	if err != nil {
-		return nil, err
+		Isolated: isolationProbe() && !isolationBroken.Load(),
 	}
-	sr, sw, err := os.Pipe()
-	if err != nil {
-		return nil, err
+	cmd, sr, lifeline, err := launchHelper(spec, req)
+	if err != nil && req.Isolated {
+		// The namespaces worked for the probe but not now (a limit on
+		// their number, say): run with the subreaper helper instead.
+		req.Isolated = false
+		cmd, sr, lifeline, err = launchHelper(spec, req)
 	}
-	cmd := exec.Command(selfExe, helperArg, string(arg))
-	cmd.Args[0] = "tally-sandbox"
-	cmd.Dir = spec.Dir
-	cmd.Env = spec.Env
-	cmd.Stdout, cmd.Stderr = spec.Output, spec.Output
-	cmd.ExtraFiles = []*os.File{sw}
-	// A new session without a controlling terminal makes prompts that
-	// open /dev/tty fail at once instead of stopping the command, and
-	// keeps the terminal's Ctrl-C away from it. SIGTERM, unlike SIGKILL,
-	// lets the helper kill the command's processes when Tally dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGTERM}
-	err = cmd.Start()
-	sw.Close()
 	if err != nil {
-		sr.Close()
 		return nil, err
 	}
 
 	sr.SetReadDeadline(time.Now().Add(helperStartTimeout))
 	lines := bufio.NewReader(sr)
 	first, err := readStatus(lines)
+	if err == nil && first.NoIsolation && req.Isolated {
+		// This system lets Tally create the namespaces but not mount a
+		// /proc in them: never try again in this process.
+		sr.Close()
+		lifeline.Close()
+		cmd.Wait()
+		isolationBroken.Store(true)
+		return startHelper(spec)
+	}
 	if err != nil || !first.Started {
 		sr.Close()
+		lifeline.Close()
 		proc.KillGroup(cmd)
 		cmd.Wait()
 		switch {
@@ -132,12 +144,64 @@ func startHelper(spec Spec) (*Cmd, error) {
 	}()
 	go func() {
 		cmd.Wait()
+		lifeline.Close()
 		if s := <-final; s != nil && s.Exited {
 			c.final = s
 		}
 		close(c.done)
 	}()
 	return c, nil
+}
+
+// launchHelper starts the helper process for req. It returns the read end
+// of the status pipe (fd 3 in the helper) and the write end of the
+// lifeline (whose read end is fd 4 in the helper): Tally holds it open
+// until the helper ended, so the helper sees end-of-file exactly when Tally
+// is gone, even from inside a PID namespace where its parent is invisible.
+func launchHelper(spec Spec, req helperRequest) (cmd *exec.Cmd, status, lifeline *os.File, err error) {
+	arg, err := json.Marshal(req)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sr, sw, err := os.Pipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	lr, lw, err := os.Pipe()
+	if err != nil {
+		sr.Close()
+		sw.Close()
+		return nil, nil, nil, err
+	}
+	cmd = exec.Command(selfExe, helperArg, string(arg))
+	cmd.Args[0] = "tally-sandbox"
+	cmd.Dir = spec.Dir
+	cmd.Env = spec.Env
+	cmd.Stdout, cmd.Stderr = spec.Output, spec.Output
+	cmd.ExtraFiles = []*os.File{sw, lr}
+	// A new session without a controlling terminal makes prompts that
+	// open /dev/tty fail at once instead of stopping the command, and
+	// keeps the terminal's Ctrl-C away from it. SIGTERM, unlike SIGKILL,
+	// lets the helper kill the command's processes when Tally dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	if req.Isolated {
+		var netns uintptr
+		if !req.Policy.AllowNetwork {
+			netns = syscall.CLONE_NEWNET
+		}
+		cmd.SysProcAttr = isolationAttr(netns)
+	}
+	cmd.SysProcAttr.Setsid = true
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
+	err = cmd.Start()
+	sw.Close()
+	lr.Close()
+	if err != nil {
+		sr.Close()
+		lw.Close()
+		return nil, nil, nil, err
+	}
+	return cmd, sr, lw, nil
 }
 
 // readStatus reads one status line.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -65,25 +66,26 @@ func TestStartReportsExitStatus(t *testing.T) {
 
 // TestStartKillsEscapedChildren is the regression test for background
 // processes, including ones in their own session, that outlived the
-// command.
+// command. The processes are found by a unique sleep time in the machine's
+// /proc, since inside the sandbox's PID namespace their numbers differ.
 func TestStartKillsEscapedChildren(t *testing.T) {
 	ws := t.TempDir()
-	run(t, ws, "sleep 1000 & echo $! > bg.pid; setsid sleep 1000 & echo $! > setsid.pid; (setsid sh -c 'sleep 1000 & echo $! > double.pid' &); until [ -s double.pid ]; do sleep 0.01; done", Policy{})
-	for _, f := range []string{"bg.pid", "setsid.pid", "double.pid"} {
-		waitGone(t, readPID(t, filepath.Join(ws, f)))
-	}
+	nap := uniqueNap()
+	run(t, ws, "sleep "+nap+" & setsid sleep "+nap+" & (setsid sh -c 'sleep "+nap+" & touch double' &); until [ -e double ]; do sleep 0.01; done", Policy{})
+	waitNoProcess(t, nap)
 }
 
 func TestStopKillsTheTree(t *testing.T) {
 	ws := t.TempDir()
 	pr, pw, _ := os.Pipe()
 	defer pr.Close()
-	c, err := Start(Spec{Shell: "/bin/bash", Command: "setsid sleep 1000 & echo $! > s.pid; sleep 1000", Dir: ws, Env: os.Environ(), Output: pw, Policy: Policy{Workspace: ws}})
+	nap := uniqueNap()
+	c, err := Start(Spec{Shell: "/bin/bash", Command: "setsid sleep " + nap + " & touch started; sleep " + nap, Dir: ws, Env: os.Environ(), Output: pw, Policy: Policy{Workspace: ws}})
 	pw.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := waitPIDFile(t, filepath.Join(ws, "s.pid"))
+	waitFile(t, filepath.Join(ws, "started"))
 	c.Stop()
 	select {
 	case <-c.Done():
@@ -93,7 +95,7 @@ func TestStopKillsTheTree(t *testing.T) {
 	if code, _ := c.ExitStatus(); code != 137 {
 		t.Errorf("exit status %d, want 137", code)
 	}
-	waitGone(t, pid)
+	waitNoProcess(t, nap)
 }
 
 func TestRequireRefusesWithoutSandbox(t *testing.T) {
@@ -123,44 +125,59 @@ func TestHelperByHandIsRefused(t *testing.T) {
 	}
 }
 
-func readPID(t *testing.T, path string) int {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("pid not recorded: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 {
-		t.Fatalf("bad pid %q", b)
-	}
-	return pid
+// uniqueNap returns a sleep duration no other test uses, so the sleeping
+// processes can be told apart in /proc.
+func uniqueNap() string {
+	return fmt.Sprintf("%d.%06d", 900+os.Getpid()%100, time.Now().Nanosecond()/1000)
 }
 
-// waitPIDFile waits (boundedly) for a command to write its pid file.
-func waitPIDFile(t *testing.T, path string) int {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if b, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(b), "\n") {
-			return readPID(t, path)
+// processesRunning returns the machine's processes whose command line
+// contains arg as a whole argument (zombies left out).
+func processesRunning(arg string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
 		}
-	}
-	t.Fatalf("%s was not written", path)
-	return 0
-}
-
-// waitGone fails the test unless pid exits (or is only a zombie) soon.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			return
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || !slices.Contains(strings.Split(string(cmdline), "\x00"), arg) {
+			continue
 		}
 		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
 			if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
-				return
+				continue
 			}
 		}
+		out = append(out, pid)
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("process %d survived", pid)
+	return out
+}
+
+// waitNoProcess fails the test unless every process with arg on its
+// command line is gone soon.
+func waitNoProcess(t *testing.T, arg string) {
+	t.Helper()
+	var left []int
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if left = processesRunning(arg); len(left) == 0 {
+			return
+		}
+	}
+	for _, p := range left {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+	t.Errorf("processes %v survived", left)
+}
+
+// waitFile waits (boundedly) for a command to create path.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s was not created", path)
 }
