@@ -17,7 +17,9 @@
 // state it left), for shell commands through [Recorder.BeforeShell] and
 // [Recorder.AfterShell], which compare two manifests of the workspace. A
 // manifest honours .gitignore files (at every level; an ignored directory is
-// not entered) and skips .git; only files whose stat changed since the
+// not entered) as they were when the session first changed something —
+// an ignore file written or deleted later, by the agent or anyone, does not
+// change what the session's manifests see — and skips .git; only files whose stat changed since the
 // previous manifest are read again. BeforeShell keeps the content of every
 // listed file before the command runs — compressed, in memory, for as long
 // as the process lives — and AfterShell stores only the earlier content of

@@ -66,6 +66,33 @@ type scanner struct {
 	out   manifest
 	todo  []string // paths whose stat changed: to read
 	infos map[string]fs.FileInfo
+	// rules are the .gitignore files the walk honours, by the
+	// slash-separated directory they are in ("" for the root): the ones
+	// the session started with (see Recorder.ignoreRules). Nil reads the
+	// .gitignore files on disk and keeps them in found; rulesOnly then
+	// walks for them alone, reading no other file.
+	rules     map[string]string
+	found     map[string]string
+	rulesOnly bool
+}
+
+// dirRules adds the ignore rules of the directory rel to rules.
+func (s *scanner) dirRules(rel, name string, ents []fs.DirEntry, rules []ignoreRule) []ignoreRule {
+	text, ok := s.rules[rel]
+	if s.rules == nil {
+		for _, e := range ents {
+			if e.Name() == ".gitignore" && e.Type().IsRegular() {
+				if data, err := s.root.ReadFile(filepath.Join(name, ".gitignore")); err == nil {
+					text, ok = string(data), true
+					s.found[rel] = text
+				}
+			}
+		}
+	}
+	if !ok {
+		return rules
+	}
+	return append(rules[:len(rules):len(rules)], ignoreRule{base: rel, gi: ignore.CompileIgnoreLines(strings.Split(text, "\n")...)})
 }
 
 func (s *scanner) walk(rel string, rules []ignoreRule) {
@@ -79,14 +106,7 @@ func (s *scanner) walk(rel string, rules []ignoreRule) {
 	}
 	ents, _ := d.ReadDir(-1)
 	d.Close()
-	for _, e := range ents {
-		if e.Name() == ".gitignore" && e.Type().IsRegular() {
-			data, err := s.root.ReadFile(filepath.Join(name, ".gitignore"))
-			if err == nil {
-				rules = append(rules[:len(rules):len(rules)], ignoreRule{base: rel, gi: ignore.CompileIgnoreLines(strings.Split(string(data), "\n")...)})
-			}
-		}
-	}
+	rules = s.dirRules(rel, name, ents, rules)
 	for _, e := range ents {
 		if e.Name() == ".git" {
 			continue
@@ -98,6 +118,9 @@ func (s *scanner) walk(rel string, rules []ignoreRule) {
 		}
 		if isDir {
 			s.walk(child, rules)
+			continue
+		}
+		if s.rulesOnly {
 			continue
 		}
 		fi, err := e.Info()
@@ -116,12 +139,17 @@ func (s *scanner) walk(rel string, rules []ignoreRule) {
 	}
 }
 
-// scan takes a manifest of the workspace, reusing the images of paths whose
+// scan takes a manifest of the workspace under the ignore rules of
+// session r (see Recorder.ignoreRules), reusing the images of paths whose
 // stat is unchanged since the last one and reading the others, so that
 // every file's content is either in the store or staged in memory when scan
 // returns (see Workspace.staged). w.mu must be held.
-func (w *Workspace) scan(root *os.Root) (manifest, error) {
-	s := &scanner{root: root, prev: w.cache, out: manifest{}, infos: map[string]fs.FileInfo{}}
+func (w *Workspace) scan(root *os.Root, r *Recorder) (manifest, error) {
+	rules, err := r.ignoreRules(root)
+	if err != nil {
+		return nil, err
+	}
+	s := &scanner{root: root, prev: w.cache, out: manifest{}, infos: map[string]fs.FileInfo{}, rules: rules}
 	s.walk("", nil)
 
 	type result struct {

@@ -19,6 +19,9 @@ type Recorder struct {
 	w       *Workspace
 	session string
 	pending manifest // manifest taken by BeforeShell, nil outside a command
+	// rules are the session's ignore rules once read (see ignoreRules);
+	// w.mu guards them.
+	rules map[string]string
 }
 
 // Recorder returns the recorder of session, reopening the session's
@@ -149,6 +152,11 @@ func (r *Recorder) recordFile(rel string, after bool) error {
 		if _, ok := rec.current().Before[key]; ok {
 			return nil // already recorded this turn; do not read the file again
 		}
+		// The session's first change fixes its ignore rules, before a
+		// write can change them.
+		if _, err := r.ignoreRules(root); err != nil {
+			return err
+		}
 	}
 	img, data := readImage(root, key, r.w.limits)
 	var blobs []blob
@@ -178,8 +186,8 @@ type ShellChanges struct {
 	NotRestorable              []string
 }
 
-// BeforeShell takes a manifest of the workspace (honouring .gitignore files
-// and skipping .git) and makes sure the content of every file in it is in
+// BeforeShell takes a manifest of the workspace (honouring the .gitignore
+// files the session started with, see ignoreRules, and skipping .git) and makes sure the content of every file in it is in
 // the store, so that whatever the command changes can be restored. Only
 // files whose size, modification time, mode or inode changed since the last
 // manifest are read again. Call it right before a shell command runs and
@@ -193,7 +201,7 @@ func (r *Recorder) BeforeShell() error {
 	w := r.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	m, err := w.scan(root)
+	m, err := w.scan(root, r)
 	if err != nil {
 		return err
 	}
@@ -228,7 +236,7 @@ func (r *Recorder) AfterShell() (ShellChanges, error) {
 	}
 	r.pending = nil
 	delete(w.pinned, r)
-	after, err := w.scan(root)
+	after, err := w.scan(root, r)
 	if err != nil {
 		return out, err
 	}

@@ -288,6 +288,10 @@ type sessionRec struct {
 	Turn   int              `json:"turn"`
 	Turns  []turnRec        `json:"turns,omitempty"`
 	Last   map[string]Image `json:"last,omitempty"` // state after the session's last write of each path
+	// Ignore holds the .gitignore files the session's manifests honour,
+	// by directory, once IgnoreSet (see Recorder.ignoreRules).
+	Ignore    map[string]string `json:"ignore,omitempty"`
+	IgnoreSet bool              `json:"ignore_set,omitempty"`
 }
 
 // turnRec holds the before-images of the paths first changed in one turn.
