@@ -5,13 +5,11 @@ package tool
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -48,7 +46,7 @@ func TestRunShell(t *testing.T) {
 	t.Run("timeout kills the whole process group", func(t *testing.T) {
 		start := time.Now()
 		res := call(t, RunShell(), env, map[string]any{
-			"command":         "sleep 30 & echo $! > bg.pid; sleep 30",
+			"command":         heartbeat("bg") + "sleep 30",
 			"timeout_seconds": 0.5,
 		})
 		if elapsed := time.Since(start); elapsed > 10*time.Second {
@@ -58,16 +56,16 @@ func TestRunShell(t *testing.T) {
 			t.Error("a timed-out command is not an error")
 		}
 		mustContain(t, res.Content, "timed out after 0.5s", "exit status")
-		waitGone(t, readPID(t, ws))
+		waitHeartbeatStops(t, filepath.Join(ws, "bg.beat"))
 	})
 	t.Run("background process does not outlive a finished command", func(t *testing.T) {
 		start := time.Now()
-		res := call(t, RunShell(), env, map[string]any{"command": "sleep 30 & echo $! > bg2.pid; echo started"})
+		res := call(t, RunShell(), env, map[string]any{"command": heartbeat("bg2") + "echo started"})
 		if elapsed := time.Since(start); elapsed > 5*time.Second {
 			t.Fatalf("took %v; the call waited for the background process", elapsed)
 		}
 		mustContain(t, res.Content, "started\nexit status 0")
-		waitGone(t, readPIDFile(t, filepath.Join(ws, "bg2.pid")))
+		waitHeartbeatStops(t, filepath.Join(ws, "bg2.beat"))
 	})
 	t.Run("env timeout applies by default", func(t *testing.T) {
 		e := *env
@@ -78,7 +76,7 @@ func TestRunShell(t *testing.T) {
 	t.Run("context cancel kills the process group", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(300*time.Millisecond, cancel)
-		args, _ := json.Marshal(map[string]any{"command": "sleep 30 & echo $! > bg3.pid; sleep 30"})
+		args, _ := json.Marshal(map[string]any{"command": heartbeat("bg3") + "sleep 30"})
 		start := time.Now()
 		res := RunShell().Run(ctx, env, args)
 		if elapsed := time.Since(start); elapsed > 10*time.Second {
@@ -88,7 +86,7 @@ func TestRunShell(t *testing.T) {
 			t.Error("a cancelled command is not an error")
 		}
 		mustContain(t, res.Content, "cancelled")
-		waitGone(t, readPIDFile(t, filepath.Join(ws, "bg3.pid")))
+		waitHeartbeatStops(t, filepath.Join(ws, "bg3.beat"))
 	})
 	t.Run("output is capped keeping head and tail", func(t *testing.T) {
 		e := *env
@@ -157,38 +155,35 @@ func mustEval(t *testing.T, p string) string {
 	return r
 }
 
-func readPID(t *testing.T, ws string) int {
-	return readPIDFile(t, filepath.Join(ws, "bg.pid"))
+// heartbeat is a shell fragment that starts a background process writing
+// a counter to name.beat every 50 ms and waits for its first beat. Process
+// IDs do not identify it: inside the sandbox's PID namespace they differ
+// from the machine's.
+func heartbeat(name string) string {
+	return "(i=0; while :; do i=$((i+1)); echo $i > " + name + ".beat; sleep 0.05; done) & until [ -e " + name + ".beat ]; do sleep 0.01; done; "
 }
 
-func readPIDFile(t *testing.T, path string) int {
+// waitFileExists waits (boundedly) for path to appear.
+func waitFileExists(t *testing.T, path string) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("background pid not recorded: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 {
-		t.Fatalf("bad pid %q", b)
-	}
-	return pid
-}
-
-// waitGone fails the test unless pid exits (or is only a zombie) soon.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
 			return
 		}
-		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-			if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
-				return
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("background process %d survived", pid)
+	t.Fatalf("%s was not written", path)
+}
+
+// waitHeartbeatStops fails the test unless the process beating into path
+// stops soon: two reads 300 ms apart (six beats) see the same count.
+func waitHeartbeatStops(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		a, _ := os.ReadFile(path)
+		time.Sleep(300 * time.Millisecond)
+		if b, _ := os.ReadFile(path); len(a) > 0 && string(a) == string(b) {
+			return
+		}
+	}
+	t.Errorf("the background process writing %s survived", filepath.Base(path))
 }
