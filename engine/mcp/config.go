@@ -73,6 +73,10 @@ type ServerConfig struct {
 
 	// Source is the file this server was read from; it is not saved.
 	Source string `json:"-"`
+	// Workspace is set on the servers of a workspace's MCP file: they
+	// start in the workspace and are checked with Options.Verify before
+	// every start. It is not saved.
+	Workspace bool `json:"-"`
 }
 
 // DefaultTimeout bounds each call to a server's tool, and connecting to the
@@ -316,8 +320,9 @@ func LoadUser() (Config, error) {
 
 // WorkspaceFile describes a workspace's MCP file for the trust prompt.
 type WorkspaceFile struct {
-	// Path is the file; Hash its [Fingerprint]; both are "" when the
-	// workspace has no MCP file.
+	// Path is the file, "" when the workspace has none; Hash its
+	// [TrustHash] (covering the workspace files its servers run), "" also
+	// when those cannot be covered.
 	Path string
 	Hash string
 	// NeedsTrust is set when the file exists but its hash is not trusted:
@@ -330,21 +335,30 @@ type WorkspaceFile struct {
 }
 
 // LoadWorkspace reads the MCP file of workspace ws. Its servers are
-// returned only when trusted(hash) accepts the file's [Fingerprint];
-// otherwise the Config is empty and the WorkspaceFile says NeedsTrust.
-// Any change to the file changes the hash and so asks for trust again.
+// returned (marked ServerConfig.Workspace) only when trusted(hash) accepts
+// the file's [TrustHash]; otherwise the Config is empty and the
+// WorkspaceFile says NeedsTrust. Any change to the file, or to a workspace
+// file its servers run, changes the hash and so asks for trust again.
 func LoadWorkspace(ws string, trusted func(hash string) bool) (Config, WorkspaceFile, error) {
 	path := WorkspacePath(ws)
 	data, err := readWorkspaceFile(ws)
 	if err != nil || data == nil {
 		return Config{}, WorkspaceFile{}, err
 	}
-	wf := WorkspaceFile{Path: path, Hash: Fingerprint(data)}
+	wf := WorkspaceFile{Path: path}
 	cfg, err := Parse(data, path)
 	if err != nil {
 		return Config{}, wf, err
 	}
+	for n, s := range cfg.Servers {
+		s.Workspace = true
+		cfg.Servers[n] = s
+	}
 	wf.Preview = cfg
+	if wf.Hash, err = TrustHash(ws, data, cfg); err != nil {
+		// Nothing the user could review covers what would run.
+		return Config{}, wf, err
+	}
 	if trusted == nil || !trusted(wf.Hash) {
 		wf.NeedsTrust = len(cfg.Servers) > 0
 		return Config{}, wf, nil

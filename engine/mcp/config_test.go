@@ -96,7 +96,7 @@ func TestWorkspaceTrust(t *testing.T) {
 	if err != nil || !wf.NeedsTrust || len(cfg.Servers) != 0 {
 		t.Fatalf("untrusted: cfg %+v, wf %+v, %v; want no servers and NeedsTrust", cfg, wf, err)
 	}
-	if wf.Hash != Fingerprint(content) || len(wf.Preview.Servers) != 1 {
+	if want, _ := TrustHash(ws, content, wf.Preview); wf.Hash != want || wf.Hash == "" || len(wf.Preview.Servers) != 1 {
 		t.Errorf("wf = %+v", wf)
 	}
 	trusted[wf.Hash] = true

@@ -5,10 +5,15 @@
 // {"mcpServers": {"name": {"command": ..., "args": [...], "env": {...}}}}
 // for a stdio server or {"url": ..., "headers": {...}} for streamable HTTP,
 // read from the user's file ([UserPath]) and a workspace's .tally/mcp.json,
-// which is used only when the user trusted its exact content
-// ([LoadWorkspace], [Fingerprint]). Every error names the file and server.
+// which is used only when the user trusted its exact content and that of
+// the workspace files its servers run ([LoadWorkspace], [TrustHash]),
+// checked again before every start and restart. Every error names the
+// file and server.
 //
-// A [Manager] runs the servers. A stdio server gets only an allow-listed
+// A [Manager] runs the servers. The user's stdio servers start outside the
+// workspace, which is also removed from their search paths (PATH,
+// PYTHONPATH, NODE_PATH and the like); the workspace's own start in it.
+// A stdio server gets only an allow-listed
 // environment (PATH, HOME, locale and toolchain basics, never a variable
 // that looks like a secret, such as OPENAI_API_KEY) plus what its
 // configuration sets; its stderr goes to a size-capped log file. Each tool

@@ -48,6 +48,16 @@ func serve(mode string) {
 		os.Exit(1)
 	case "malformed":
 		serveMalformed()
+	case "where":
+		// Reports where it runs and what it searches.
+		s := sdk.NewServer(&sdk.Implementation{Name: "where", Version: "1"}, nil)
+		sdk.AddTool(s, &sdk.Tool{Name: "where", Description: "Report the working folder and search paths."},
+			func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) {
+				wd, _ := os.Getwd()
+				return textResult(strings.Join([]string{"cwd=" + wd, "PATH=" + os.Getenv("PATH"),
+					"PYTHONPATH=" + os.Getenv("PYTHONPATH"), "NODE_PATH=" + os.Getenv("NODE_PATH")}, "\n")), nil, nil
+			})
+		_ = s.Run(context.Background(), &sdk.StdioTransport{})
 	case "leak":
 		// A server that dies echoing its credentials to stderr.
 		fake := secretstest.New(21)

@@ -22,9 +22,19 @@ type Options struct {
 	LogPath func(server string) string
 	// LogLimit caps each log file in bytes; 0 means [DefaultLogLimit].
 	LogLimit int64
-	// Dir is the working directory of stdio servers (the workspace); ""
-	// means Tally's own.
+	// Dir is the workspace. The stdio servers of its own MCP file
+	// (ServerConfig.Workspace) start in it; the user's start in the folder
+	// of their configuration file (or an empty folder Tally owns) and
+	// never have it on a search path (PATH, PYTHONPATH, NODE_PATH and the
+	// like lose its entries, and relative ones). "" means Tally's own
+	// folder for the workspace's servers.
 	Dir string
+	// Verify is asked before every start and restart of a workspace
+	// server; an error refuses the start and marks the server
+	// [StateUntrusted] with the error as its reason. The caller checks
+	// that the server's trust still holds (see [TrustHash]). Nil starts
+	// without asking.
+	Verify func(name string, sc ServerConfig) error
 	// Count counts the tokens of a text; nil estimates 4 bytes a token.
 	Count func(string) int
 	// Budget is the catalog budget in tokens; 0 means [DefaultBudget] and
@@ -86,6 +96,7 @@ type Manager struct {
 	search  *searchTool
 
 	notifying sync.Mutex // OnStatus is called by one goroutine at a time
+	neutralFolder
 
 	mu     sync.Mutex
 	tools  map[string]*Tool // by model-facing name
@@ -213,6 +224,7 @@ func (m *Manager) Close() {
 		wg.Go(m.servers[name].stop)
 	}
 	wg.Wait()
+	m.removeNeutral()
 }
 
 // Statuses returns every configured server's status, sorted by name.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -39,6 +38,10 @@ const (
 	StateCrashed State = "crashed"
 	// StateStopped: Tally closed the server.
 	StateStopped State = "stopped"
+	// StateUntrusted: a workspace server whose configuration, or a
+	// workspace file its command runs, changed since the user trusted it;
+	// it is not started (nor restarted) until the user trusts it again.
+	StateUntrusted State = "untrusted"
 )
 
 // ServerStatus is one server's state for the UI.
@@ -142,6 +145,14 @@ func (s *server) connect(ctx context.Context) ([]toolInfo, error) {
 
 func (s *server) connectLocked(ctx context.Context) ([]toolInfo, error) {
 	s.closeSession()
+	if s.cfg.Workspace && s.m.opts.Verify != nil {
+		// Trust is checked again before every start and restart: the
+		// agent may have rewritten the script since.
+		if err := s.m.opts.Verify(s.name, s.cfg); err != nil {
+			s.setState(StateUntrusted, err.Error())
+			return nil, err
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout())
 	defer cancel()
 	t, err := s.transport()
@@ -211,10 +222,10 @@ func (s *server) describe() string {
 func (s *server) transport() (sdk.Transport, error) {
 	switch s.cfg.Kind() {
 	case TypeStdio:
-		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
-		cmd.Env = childEnv(os.Environ(), s.cfg.Env)
-		cmd.Dir = s.m.opts.Dir
-		cmd.Stderr = s.log
+		cmd, err := s.stdioCommand()
+		if err != nil {
+			return nil, err
+		}
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateWait}, nil
 	case TypeHTTP, TypeSSE:
 		headers := make(map[string]string, len(s.cfg.Headers))
@@ -325,6 +336,8 @@ func (s *server) session(ctx context.Context) (*sdk.ClientSession, int, error) {
 		return nil, 0, fmt.Errorf("the MCP server %q has not been started; continue without its tools", s.name)
 	case StateStopped:
 		return nil, 0, fmt.Errorf("the MCP server %q was stopped; continue without its tools", s.name)
+	case StateUntrusted:
+		return nil, 0, fmt.Errorf("the MCP server %q was not restarted because the workspace files it runs changed since the user trusted them; continue without its tools and tell the user", s.name)
 	}
 	if reason == "" {
 		reason = fmt.Sprintf("the MCP server %q is not running", s.name)

