@@ -64,7 +64,9 @@ type MCPStatus struct {
 	// unreadable file, an untrusted workspace file, a name clash.
 	Notes []string
 	// Workspace is the workspace's MCP file (Path "" when it has none);
-	// Workspace.NeedsTrust asks the app for the trust prompt.
+	// Workspace.NeedsTrust asks the app for the trust prompt. It is also
+	// set when the file, or a workspace file its servers run, changed
+	// during the session: the server is then not restarted.
 	Workspace mcp.WorkspaceFile
 }
 
@@ -72,7 +74,7 @@ type MCPStatus struct {
 func (st MCPStatus) Problems() []mcp.ServerStatus {
 	var out []mcp.ServerStatus
 	for _, s := range st.Servers {
-		if s.State == mcp.StateFailed || s.State == mcp.StateCrashed {
+		if s.State == mcp.StateFailed || s.State == mcp.StateCrashed || s.State == mcp.StateUntrusted {
 			out = append(out, s)
 		}
 	}
@@ -86,13 +88,14 @@ type mcpRun struct {
 	started chan struct{} // closed when the first Start returned
 	wait    time.Duration
 	notes   []string
-	ws      mcp.WorkspaceFile
+	trusted string // the trust hash of the workspace's servers started
 
 	// Guarded by the session lock.
 	waited bool // the first request waited for the start
 	added  bool // a batch of tools reached the catalog
 
 	mu        sync.Mutex
+	ws        mcp.WorkspaceFile
 	found     []tool.Tool // activated by mcp_search, not yet in the catalog
 	closed    bool
 	closeOnce sync.Once
@@ -112,14 +115,7 @@ func loadMCPConfig(cfg Config, workspace string) (mcp.Config, mcp.WorkspaceFile,
 			notes = append(notes, err.Error())
 		}
 	}
-	trusted := func(hash string) bool {
-		if cfg.Store == nil {
-			return false
-		}
-		h, err := MCPTrusted(cfg.Store, workspace)
-		return err == nil && h != "" && h == hash
-	}
-	wsCfg, wf, err := mcp.LoadWorkspace(workspace, trusted)
+	wsCfg, wf, err := mcp.LoadWorkspace(workspace, mcpTrustCheck(cfg, workspace))
 	if err != nil {
 		notes = append(notes, err.Error())
 	}
@@ -128,6 +124,38 @@ func loadMCPConfig(cfg Config, workspace string) (mcp.Config, mcp.WorkspaceFile,
 	}
 	merged, clashes := mcp.Merge(user, wsCfg)
 	return merged, wf, append(notes, clashes...)
+}
+
+// mcpTrustCheck reports whether the user trusts the given trust hash of
+// workspace's MCP file.
+func mcpTrustCheck(cfg Config, workspace string) func(hash string) bool {
+	return func(hash string) bool {
+		if cfg.Store == nil {
+			return false
+		}
+		h, err := MCPTrusted(cfg.Store, workspace)
+		return err == nil && h != "" && h == hash
+	}
+}
+
+// verifyMCP is asked before every start and restart of a workspace
+// server: the workspace's MCP file and the files its servers run must
+// still have the trust hash they had when the session started them, and
+// the user must still trust it. Otherwise the server is refused and the
+// file needs trust again.
+func verifyMCP(cfg Config, ws string, r *mcpRun, name string) error {
+	_, cur, err := mcp.LoadWorkspace(ws, mcpTrustCheck(cfg, ws))
+	if err == nil && cur.Path != "" && !cur.NeedsTrust && cur.Hash == r.trusted {
+		return nil
+	}
+	if cur.Path != "" {
+		cur.NeedsTrust = true
+	}
+	r.mu.Lock()
+	r.ws = cur
+	r.mu.Unlock()
+	return fmt.Errorf("the workspace MCP server %q was not started because %s or a workspace file it runs changed since it was trusted; review the changes, trust the file again in Settings or with `tally mcp trust --workspace %s`, and reopen the session",
+		name, mcp.WorkspacePath(ws), ws)
 }
 
 // UntrustedMCPNote is the one-line note for a workspace MCP file that is
@@ -150,6 +178,9 @@ func (s *Session) startMCP() {
 		return
 	}
 	r := &mcpRun{started: make(chan struct{}), wait: o.Wait, notes: notes, ws: wf}
+	if !wf.NeedsTrust {
+		r.trusted = wf.Hash
+	}
 	if r.wait <= 0 {
 		r.wait = DefaultMCPWait
 	}
@@ -166,6 +197,7 @@ func (s *Session) startMCP() {
 			return filepath.Join(logDir, server+".log")
 		},
 		Dir:        ws,
+		Verify:     func(name string, _ mcp.ServerConfig) error { return verifyMCP(s.cfg, ws, r, name) },
 		Count:      tokens.Count,
 		Budget:     o.Budget,
 		OnActivate: r.queue,
@@ -211,7 +243,7 @@ func (s *Session) mcpEvent(r *mcpRun, id string, st mcp.ServerStatus) {
 	if st.Reason != "" {
 		e.Reason += ": " + st.Reason
 	}
-	if st.State == mcp.StateFailed || st.State == mcp.StateCrashed {
+	if st.State == mcp.StateFailed || st.State == mcp.StateCrashed || st.State == mcp.StateUntrusted {
 		e.Err = e.Reason
 		if st.LogPath != "" {
 			e.Err += fmt.Sprintf(" (its log: %s)", st.LogPath)
@@ -314,7 +346,10 @@ func (s *Session) MCPStatus() MCPStatus {
 	if r == nil {
 		return MCPStatus{}
 	}
-	return MCPStatus{Servers: r.mgr.Statuses(), Usage: r.mgr.Usage(), Notes: slices.Clone(r.notes), Workspace: r.ws}
+	r.mu.Lock()
+	wf := r.ws
+	r.mu.Unlock()
+	return MCPStatus{Servers: r.mgr.Statuses(), Usage: r.mgr.Usage(), Notes: slices.Clone(r.notes), Workspace: wf}
 }
 
 // MCPConnect connects the named server again (the banner's or the

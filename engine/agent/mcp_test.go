@@ -17,6 +17,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/mcp"
+	"github.com/tally-dev/tally/engine/secrets/secretstest"
 	"github.com/tally-dev/tally/engine/tool"
 )
 
@@ -26,6 +27,11 @@ import (
 const mcpServerEnv = "TALLY_AGENT_MCP_TEST_SERVER"
 
 func init() {
+	if os.Getenv(mcpServerEnv) == "leak" {
+		// A server that dies echoing its credentials to stderr.
+		fmt.Fprintln(os.Stderr, "login failed for token "+secretstest.New(22).GitHubPAT)
+		os.Exit(1)
+	}
 	if os.Getenv(mcpServerEnv) != "" {
 		s := sdk.NewServer(&sdk.Implementation{Name: "stdio", Version: "1"}, nil)
 		addEchoTools(s, nil)
