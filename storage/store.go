@@ -37,6 +37,9 @@ type Options struct {
 type Store struct {
 	db   *bolt.DB
 	path string
+	// damage is why the file failed the consistency check of Open
+	// (checkTree): reads still work, every Update returns it.
+	damage error
 }
 
 // Top-level bucket names and fixed keys. Every top-level bucket is created
@@ -108,6 +111,9 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 
 	s := &Store{db: db, path: path}
+	if err := checkTree(path); err != nil {
+		s.damage = damagedFile(path, err)
+	}
 	if err := s.initFormat(); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -240,9 +246,20 @@ func (s *Store) View(fn func(tx *Tx) error) error {
 // Otherwise nothing is written and Update returns fn's error, or if fn
 // returned nil, the first error of a failed write. When Update returns nil the
 // changes are durable.
+//
+// On a file that failed Open's consistency check (see Damage) nothing is
+// written: Update returns that error.
 func (s *Store) Update(fn func(tx *Tx) error) error {
+	if s.damage != nil {
+		return s.damage
+	}
 	return s.run(true, fn)
 }
+
+// Damage reports why the file failed the consistency check Open runs, an
+// error wrapping ErrCorrupt that says how to recover, or nil. A damaged
+// store can still be read (to export what it holds); it refuses writes.
+func (s *Store) Damage() error { return s.damage }
 
 func (s *Store) run(write bool, fn func(tx *Tx) error) (err error) {
 	tx := &Tx{path: s.path}
@@ -361,6 +378,32 @@ func checkFile(path string) error {
 		return fmt.Errorf("the file is only %d bytes long", size)
 	}
 
+	m, err := pickMeta(f, size)
+	if err != nil {
+		return err
+	}
+	ps := uint64(m.pageSize)
+	switch {
+	case ps < 512 || ps&(ps-1) != 0:
+		return fmt.Errorf("the page size %d is invalid", ps)
+	case m.pgid < 2 || m.root < 2 || m.root >= m.pgid:
+		return fmt.Errorf("the root page %d is outside the %d pages in use", m.root, m.pgid)
+	case m.freelist != noFreelist && (m.freelist < 2 || m.freelist >= m.pgid):
+		return fmt.Errorf("the freelist page %d is outside the %d pages in use", m.freelist, m.pgid)
+	case m.pgid > uint64(size)/ps:
+		return fmt.Errorf("the file is %d bytes long but its header needs %d pages of %d bytes; it was probably truncated", size, m.pgid, ps)
+	}
+	if m.freelist != noFreelist {
+		if _, err := checkFreelist(f, m, ps); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pickMeta returns the meta page bbolt will use: the valid one of the
+// two with the higher transaction ID.
+func pickMeta(f io.ReaderAt, size int64) (meta, error) {
 	m0, err0 := readMeta(f, 0)
 	var m1 meta
 	var err1 error
@@ -393,46 +436,29 @@ func checkFile(path string) error {
 	case err1 == nil:
 		m = m1
 	default:
-		return err0
+		return meta{}, err0
 	}
-
-	ps := uint64(m.pageSize)
-	switch {
-	case ps < 512 || ps&(ps-1) != 0:
-		return fmt.Errorf("the page size %d is invalid", ps)
-	case m.pgid < 2 || m.root < 2 || m.root >= m.pgid:
-		return fmt.Errorf("the root page %d is outside the %d pages in use", m.root, m.pgid)
-	case m.freelist != noFreelist && (m.freelist < 2 || m.freelist >= m.pgid):
-		return fmt.Errorf("the freelist page %d is outside the %d pages in use", m.freelist, m.pgid)
-	case m.pgid > uint64(size)/ps:
-		return fmt.Errorf("the file is %d bytes long but its header needs %d pages of %d bytes; it was probably truncated", size, m.pgid, ps)
-	}
-	if m.freelist != noFreelist {
-		if err := checkFreelist(f, m, ps); err != nil {
-			return err
-		}
-	}
-	return nil
+	return m, nil
 }
 
 // checkFreelist validates the freelist page, which bbolt reads while opening
 // and trusts completely: a damaged one makes it panic, allocate without bound
-// or later hand out pages that are in use.
-func checkFreelist(r io.ReaderAt, m meta, ps uint64) error {
+// or later hand out pages that are in use. It returns the free pages.
+func checkFreelist(r io.ReaderAt, m meta, ps uint64) ([]uint64, error) {
 	damaged := func(why string) error {
 		return fmt.Errorf("the freelist page %d is damaged (%s)", m.freelist, why)
 	}
 	ne := binary.NativeEndian
 	var hdr [pageHdrSize + 8]byte
 	if _, err := r.ReadAt(hdr[:], int64(m.freelist*ps)); err != nil {
-		return damaged(err.Error())
+		return nil, damaged(err.Error())
 	}
 	id, flags, count, overflow := ne.Uint64(hdr[0:]), ne.Uint16(hdr[8:]), uint64(ne.Uint16(hdr[10:])), uint64(ne.Uint32(hdr[12:]))
 	if id != m.freelist || flags&freelistPageFlag == 0 {
-		return damaged("not a freelist page")
+		return nil, damaged("not a freelist page")
 	}
 	if m.freelist+overflow >= m.pgid {
-		return damaged("it extends past the pages in use")
+		return nil, damaged("it extends past the pages in use")
 	}
 	start := uint64(pageHdrSize)
 	if count == 0xFFFF {
@@ -440,18 +466,21 @@ func checkFreelist(r io.ReaderAt, m meta, ps uint64) error {
 		start += 8
 	}
 	if count > ((overflow+1)*ps-start)/8 {
-		return damaged(fmt.Sprintf("%d entries do not fit in %d pages", count, overflow+1))
+		return nil, damaged(fmt.Sprintf("%d entries do not fit in %d pages", count, overflow+1))
 	}
 	buf := make([]byte, count*8)
 	if _, err := r.ReadAt(buf, int64(m.freelist*ps+start)); err != nil {
-		return damaged(err.Error())
+		return nil, damaged(err.Error())
 	}
+	ids := make([]uint64, 0, count)
 	for i := 0; i < len(buf); i += 8 {
-		if pg := ne.Uint64(buf[i:]); pg < 2 || pg >= m.pgid {
-			return damaged(fmt.Sprintf("it lists page %d, outside the %d pages in use", pg, m.pgid))
+		pg := ne.Uint64(buf[i:])
+		if pg < 2 || pg >= m.pgid {
+			return nil, damaged(fmt.Sprintf("it lists page %d, outside the %d pages in use", pg, m.pgid))
 		}
+		ids = append(ids, pg)
 	}
-	return nil
+	return ids, nil
 }
 
 // bbolt's on-disk meta page, which is stable across bbolt versions: a 16-byte
