@@ -90,7 +90,7 @@ type tree struct {
 	ps   uint64
 	seen pageSet // pages reached so far, overflow included
 	free pageSet // pages on the freelist
-	buf  []byte          // the page being checked, reused
+	buf  []byte  // the page being checked, reused
 }
 
 // page checks the page id and returns the pages it refers to.
