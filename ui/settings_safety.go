@@ -46,7 +46,7 @@ func newSafetyFields(s workbench.Settings) safetyFields {
 	f.shellEnv.SetPlaceHolder("e.g. DATABASE_URL GOPRIVATE")
 	f.shellEnv.SetText(strings.Join(s.Shell.Env, " "))
 	f.caches = widget.NewMultiLineEntry()
-	f.caches.SetPlaceHolder("detected: " + strings.Join(sandbox.DefaultCacheDirs(), ", "))
+	f.caches.SetPlaceHolder("none: sandboxed commands get build caches of their own per workspace")
 	f.caches.SetText(strings.Join(s.Shell.CacheDirs, "\n"))
 	f.caches.SetMinRowsVisible(2)
 	f.caches.Wrapping = fyne.TextWrapBreak
@@ -76,8 +76,8 @@ func (f safetyFields) items() []*widget.FormItem {
 			HintText: "Read-only refuses edits and commands; Ask asks first; Auto-edit applies edits, commands ask; Full auto needs the sandbox"},
 		{Text: "Command variables", Widget: f.shellEnv,
 			HintText: "extra environment variables commands get; API keys and names like *TOKEN* or *SECRET* never pass"},
-		{Text: "Build caches", Widget: f.caches,
-			HintText: "one folder a line that sandboxed commands may write; empty uses the detected caches"},
+		{Text: "Shared caches", Widget: f.caches,
+			HintText: "folders, one a line, that sandboxed commands may write although your own builds use them too (a command could change what those builds run); empty: none"},
 		{Text: "Secret files", Widget: f.secrets,
 			HintText: "patterns the file tools refuse unless you allow that one read; empty uses the list shown"},
 		{Text: "Timeouts", Widget: container.NewGridWithColumns(3,

@@ -16,8 +16,9 @@ type ShellConfig struct {
 	// Env names extra environment variables commands receive on top of
 	// the built-in allow-list; secret-looking names never pass.
 	Env []string
-	// CacheDirs are build caches commands may write inside the sandbox;
-	// nil means sandbox.DefaultCacheDirs().
+	// CacheDirs are folders shared with the user's own builds that
+	// sandboxed commands may write too; nil means none (they get private
+	// build caches, see sandbox.PrivateCaches).
 	CacheDirs []string
 	// SecretFiles is the secret-file deny list; nil means the default.
 	SecretFiles []string
@@ -43,9 +44,6 @@ func (s *Session) setupPermissions() error {
 	}
 	s.st.Mode = mode
 	caches := cfg.Shell.CacheDirs
-	if caches == nil {
-		caches = sandbox.DefaultCacheDirs()
-	}
 	s.env = tool.Env{
 		Workspace: s.meta.Workspace, ShellTimeout: cfg.ShellTimeout,
 		SecretFiles: cfg.Shell.SecretFiles, ShellEnv: cfg.Shell.Env, CacheDirs: caches,

@@ -100,7 +100,8 @@ func (runShell) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 		return errorf(name, "the call was cancelled before the command started; call again if still needed")
 	}
 
-	policy := shellPolicy(env, ws)
+	cmdEnv := ShellEnviron(env, os.Environ())
+	policy := shellPolicy(env, ws, cmdEnv)
 	out := newCapWriter(env.outputLimit())
 	if env.Recorder != nil {
 		if err := env.Recorder.BeforeShell(); err != nil {
@@ -108,7 +109,7 @@ func (runShell) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 		}
 	}
 	run, err := runCommand(ctx, sandbox.Spec{
-		Shell: shell, Command: p.Command, Dir: ws, Env: ShellEnviron(env, os.Environ()), Policy: policy,
+		Shell: shell, Command: p.Command, Dir: ws, Env: cmdEnv, Policy: policy,
 	}, timeout, out)
 	recNote := ""
 	if env.Recorder != nil {

@@ -204,18 +204,14 @@ func TestRunShellSandboxCannotReadTallyEnviron(t *testing.T) {
 }
 
 // TestRunShellSandboxGoTest checks that a Go toolchain works in the
-// sandbox with its caches writable.
+// sandbox with its private caches, created on the first command.
 func TestRunShellSandboxGoTest(t *testing.T) {
 	requireSandbox(t)
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not installed")
 	}
-	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ws, env := sandboxEnv(t)
-	env.CacheDirs = strings.Fields(string(out))
+	env.CacheRoot = filepath.Join(t.TempDir(), "not-yet")
 	files := map[string]string{
 		"go.mod":    "module example.com/m\n\ngo 1.26\n",
 		"m.go":      "package m\n\nfunc Add(a, b int) int { return a + b }\n",
@@ -283,4 +279,38 @@ func TestRunShellSandboxHidesCredentialStores(t *testing.T) {
 			t.Errorf("cat ~/%s: readable %v, want %v:\n%s", name, got, visible, res.Content)
 		}
 	}
+}
+
+// TestCommandPlantsCodeInUserBuildCaches replays a full-auto command that
+// edits a module in the user's Go module cache and writes the user's build
+// cache, so that the user's next build outside Tally runs its payload.
+func TestCommandPlantsCodeInUserBuildCaches(t *testing.T) {
+	requireSandbox(t)
+	user := t.TempDir()
+	mod := filepath.Join(user, "mod", "example.com", "dep@v1.0.0")
+	if err := os.MkdirAll(mod, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mod, "dep.go"), []byte("package dep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gocache := filepath.Join(user, "go-build")
+	os.MkdirAll(gocache, 0o755)
+	t.Setenv("GOMODCACHE", filepath.Join(user, "mod"))
+	t.Setenv("GOCACHE", gocache)
+	ws, env := sandboxEnv(t)
+	env.CacheRoot = filepath.Join(t.TempDir(), "private")
+	for _, network := range []bool{false, true} {
+		env.AllowNetwork = network
+		res := call(t, RunShell(), env, map[string]any{"command": fmt.Sprintf(
+			"echo 'func init() { panic(1) }' >> %s/dep.go; echo x > %s/planted; echo x > \"$GOCACHE/ok\" && echo GOCACHE=$GOCACHE", mod, gocache)})
+		if b, _ := os.ReadFile(filepath.Join(mod, "dep.go")); string(b) != "package dep\n" {
+			t.Errorf("network %v: the module in the user's cache was edited: %q", network, b)
+		}
+		if _, err := os.Stat(filepath.Join(gocache, "planted")); err == nil {
+			t.Errorf("network %v: the user's build cache was written", network)
+		}
+		mustContain(t, res.Content, "GOCACHE="+env.CacheRoot)
+	}
+	_ = ws
 }

@@ -15,18 +15,24 @@ var shellFixedEnv = []string{"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=
 // ShellEnviron returns the environment run_shell gives commands, built from
 // base (normally os.Environ()): the allow-list of [sandbox.Environ] plus
 // the names in env.ShellEnv (names that look like secrets never pass), then
-// TMPDIR set to env.TempDir when that is set, and PAGER=cat, GIT_PAGER=cat,
-// GIT_TERMINAL_PROMPT=0, TERM=dumb and NO_COLOR=1. The app may show it.
+// TMPDIR set to env.TempDir when that is set, the workspace's private build
+// caches (see [sandbox.PrivateCaches]) where the sandbox applies, and
+// PAGER=cat, GIT_PAGER=cat, GIT_TERMINAL_PROMPT=0, TERM=dumb and
+// NO_COLOR=1. The app may show it.
 func ShellEnviron(env *Env, base []string) []string {
-	var extra []string
 	fixed := shellFixedEnv
+	out := sandbox.Environ(base, nil)
 	if env != nil {
-		extra = env.ShellEnv
+		out = sandbox.Environ(base, env.ShellEnv)
+		var pre []string
 		if env.TempDir != "" {
-			fixed = append([]string{"TMPDIR=" + env.TempDir}, fixed...)
+			pre = append(pre, "TMPDIR="+env.TempDir)
 		}
+		if caches, ok := shellCaches(env, out); ok {
+			pre = append(pre, caches.Env...)
+		}
+		fixed = append(pre, fixed...)
 	}
-	out := sandbox.Environ(base, extra)
 	for _, kv := range fixed {
 		name, _, _ := strings.Cut(kv, "=")
 		out = setEnvVar(out, name, kv)
@@ -82,14 +88,30 @@ func ShellSandboxNote(env *Env) string {
 	return "sandboxed: writes only in " + where + "; " + network
 }
 
-// shellPolicy is the sandbox policy of a command run in workspace ws.
-func shellPolicy(env *Env, ws string) sandbox.Policy {
+// shellPolicy is the sandbox policy of a command run in workspace ws with
+// environment cmdEnv (from [ShellEnviron]).
+func shellPolicy(env *Env, ws string, cmdEnv []string) sandbox.Policy {
 	p := sandbox.Policy{Workspace: ws, AllowNetwork: env.AllowNetwork, Require: env.RequireSandbox, Hidden: env.Private}
 	if env.TempDir != "" {
 		p.Writable = append(p.Writable, env.TempDir)
 	}
+	if caches, ok := shellCaches(env, cmdEnv); ok {
+		p.Writable = append(p.Writable, caches.Writable...)
+	}
 	p.Writable = append(p.Writable, env.CacheDirs...)
 	return p
+}
+
+// shellCaches returns the private build caches of env's workspace for a
+// command whose environment is cmdEnv; ok is false where commands are not
+// sandboxed (they then use the user's own caches, as outside Tally) or the
+// caches cannot be created.
+func shellCaches(env *Env, cmdEnv []string) (sandbox.Caches, bool) {
+	if ok, _ := sandbox.Available(); !ok || env.Workspace == "" {
+		return sandbox.Caches{}, false
+	}
+	c, err := sandbox.PrivateCaches(env.CacheRoot, env.Workspace, cmdEnv, env.AllowNetwork)
+	return c, err == nil
 }
 
 // Notes appended to a run_shell result.

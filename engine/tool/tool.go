@@ -61,9 +61,15 @@ type Env struct {
 	// TempDir is the session's own temporary directory, writable inside
 	// the sandbox and exported to commands as TMPDIR; "" means none.
 	TempDir string
-	// CacheDirs are build-cache directories commands may write inside the
-	// sandbox (Go, npm, pip caches the user allowed).
+	// CacheDirs are further folders sandboxed commands may write, shared
+	// with the user's own builds: only what the user listed in the
+	// settings. Sandboxed commands get build caches of their own (see
+	// CacheRoot) and never write the user's.
 	CacheDirs []string
+	// CacheRoot is the folder under which sandboxed commands get private
+	// build caches, one set per workspace; "" means Tally's folder in the
+	// user's cache directory.
+	CacheRoot string
 	// Private lists paths sandboxed commands may not read even where the
 	// rest of their tree is readable (Tally's data directory); the home
 	// directory's credential stores are always private.

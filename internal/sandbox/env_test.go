@@ -81,30 +81,6 @@ func TestSessionTempDir(t *testing.T) {
 	}
 }
 
-func TestDefaultCacheDirs(t *testing.T) {
-	home := t.TempDir()
-	gocache := filepath.Join(home, "gocache")
-	npm := filepath.Join(home, ".npm")
-	for _, d := range []string{gocache, npm, filepath.Join(home, "go", "pkg", "mod")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
-	t.Setenv("GOCACHE", gocache)
-	t.Setenv("GOMODCACHE", "")
-	t.Setenv("GOPATH", "")
-	t.Setenv("npm_config_cache", "")
-	t.Setenv("NPM_CONFIG_CACHE", "")
-	t.Setenv("PIP_CACHE_DIR", "")
-	t.Setenv("CARGO_HOME", "")
-	got := DefaultCacheDirs()
-	want := []string{gocache, filepath.Join(home, "go", "pkg", "mod"), npm}
-	if !slices.Equal(got, want) {
-		t.Errorf("DefaultCacheDirs = %q, want %q", got, want)
-	}
-}
 
 // A proxy that takes a token as its user name, with no password
 // (HTTPS_PROXY=http://TOKEN@proxy), passed the password-only check and

@@ -122,59 +122,6 @@ func validSessionID(id string) bool {
 	return true
 }
 
-// DefaultCacheDirs returns the build caches of this user that exist: the Go
-// build and module caches, the npm cache, the pip cache and Cargo's
-// registry and git checkouts, honouring the variables that move them
-// (GOCACHE, GOMODCACHE, GOPATH, npm_config_cache, PIP_CACHE_DIR,
-// CARGO_HOME). It is a starting point for the writable cache list the user
-// confirms in the settings.
-func DefaultCacheDirs() []string {
-	home, _ := os.UserHomeDir()
-	cache, _ := os.UserCacheDir()
-	join := func(base string, elem ...string) string {
-		if base == "" {
-			return ""
-		}
-		return filepath.Join(append([]string{base}, elem...)...)
-	}
-	firstSet := func(names ...string) string {
-		for _, n := range names {
-			if v := os.Getenv(n); v != "" {
-				return v
-			}
-		}
-		return ""
-	}
-	gopath := join(home, "go")
-	if v := os.Getenv("GOPATH"); v != "" {
-		gopath = filepath.SplitList(v)[0]
-	}
-	cargo := firstSet("CARGO_HOME")
-	if cargo == "" {
-		cargo = join(home, ".cargo")
-	}
-	candidates := []string{
-		or(os.Getenv("GOCACHE"), join(cache, "go-build")),
-		or(os.Getenv("GOMODCACHE"), join(gopath, "pkg", "mod")),
-		or(firstSet("npm_config_cache", "NPM_CONFIG_CACHE"), join(home, ".npm")),
-		or(os.Getenv("PIP_CACHE_DIR"), join(cache, "pip")),
-		join(cargo, "registry"),
-		join(cargo, "git"),
-	}
-	var dirs []string
-	seen := map[string]bool{}
-	for _, d := range candidates {
-		if d == "" || !filepath.IsAbs(d) || seen[d] {
-			continue
-		}
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			seen[d] = true
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs
-}
-
 // or returns a unless it is empty, and b otherwise.
 func or(a, b string) string {
 	if a != "" {
