@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/tally-dev/tally/engine/checkpoint"
@@ -165,6 +166,10 @@ func (s *Session) Close() error {
 	s.closeMCP()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.env.TempDir != "" {
+		// Commands died with their calls; nothing uses it any more.
+		os.RemoveAll(s.env.TempDir)
+	}
 	f := s.recorder
 	if f == nil || f.rec == nil {
 		return nil

@@ -58,7 +58,7 @@ func (s *Session) setupPermissions() error {
 	}
 	root := cfg.TempRoot
 	if root == "" {
-		root = filepath.Join(os.TempDir(), fmt.Sprintf("tally-%d", os.Getuid()), "sessions")
+		root = sandbox.DefaultTempRoot()
 	}
 	if dir, err := sandbox.SessionTempDir(root, s.meta.ID); err == nil {
 		// A fresh temp dir each time the session is opened: no command of

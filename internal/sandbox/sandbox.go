@@ -86,11 +86,20 @@ func (e *UnavailableError) Error() string {
 	return "the sandbox cannot be applied (" + e.Why + ")"
 }
 
+// DefaultTempRoot is the folder of the sessions' temporary directories
+// when the host names none: tally-UID in the system's temp folder.
+func DefaultTempRoot() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("tally-%d", os.Getuid()))
+}
+
 // SessionTempDir creates (if needed) and returns the absolute path of the
-// private temporary directory of one session, root/sessionID, with mode
-// 0700. Root should be a directory Tally owns, such as a folder in its data
-// directory. The caller removes the directory (os.RemoveAll) when the
-// session ends.
+// private temporary directory of one session, root/sessionID. Root and the
+// session's directory must be real directories (not symbolic links) of the
+// current user writable by no one else: one that another user made
+// first, or a link planted in its place, is refused rather than handed to
+// the sandbox as writable. Root is created (0700) when missing; its parent
+// may be a shared folder such as /tmp. The caller removes the directory
+// (os.RemoveAll) when the session ends.
 func SessionTempDir(root, sessionID string) (string, error) {
 	if root == "" {
 		return "", errors.New("no root directory for session temp dirs was given; pass a folder in Tally's data directory")
@@ -98,12 +107,21 @@ func SessionTempDir(root, sessionID string) (string, error) {
 	if !validSessionID(sessionID) {
 		return "", fmt.Errorf("session ID %q cannot name a directory; use only letters, digits, '.', '_' and '-'", sessionID)
 	}
-	dir, err := filepath.Abs(filepath.Join(root, sessionID))
+	root, err := filepath.Abs(root)
 	if err != nil {
-		return "", fmt.Errorf("the session temp dir under %q cannot be resolved (%v); pass an absolute root", root, err)
+		return "", fmt.Errorf("the session temp root %q cannot be resolved (%v); pass an absolute root", root, err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("the session temp dir %s cannot be created (%v); check that %s is writable", dir, err, root)
+	if err := os.MkdirAll(filepath.Dir(root), 0o700); err != nil {
+		return "", fmt.Errorf("the folder of the session temp dirs %s cannot be created (%v); check that it is writable", filepath.Dir(root), err)
+	}
+	dir := filepath.Join(root, sessionID)
+	for _, d := range []string{root, dir} {
+		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return "", fmt.Errorf("the session temp dir %s cannot be created (%v); check that %s is writable", d, err, filepath.Dir(d))
+		}
+		if err := privateDir(d); err != nil {
+			return "", err
+		}
 	}
 	return dir, nil
 }
