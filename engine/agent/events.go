@@ -76,6 +76,9 @@ type Usage struct {
 	Attempts         int           `json:"attempts"`
 	First            bool          `json:"first"` // the first request since the session was opened (the cache may be cold)
 	WarmUp           bool          `json:"warm_up,omitempty"`
+	// Note says which impossible counts the server reported were replaced
+	// (see llm.Usage.Note); empty when the usage was taken as sent.
+	Note string `json:"note,omitempty"`
 }
 
 // Turn end reasons.

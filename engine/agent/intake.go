@@ -23,10 +23,14 @@ var toolNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // server will accept when they are replayed: every call gets an id that is
 // unique in the cycle (a missing or repeated id is replaced), a name the
 // API accepts (an unusable one is replaced by UnusableCallName with the
-// reason in the arguments), and normalised arguments (see normalizeArgs).
-func (s *Session) intakeCalls(in []llm.ToolCall) []transcript.ToolCall {
+// reason in the arguments), and normalised arguments (see normalizeArgs)
+// with their secrets redacted (see redactArgs). It also returns, by call
+// id, the arguments each tool runs with (the model's own text, which
+// redaction and neutralising never change) and how many secrets it
+// redacted.
+func (s *Session) intakeCalls(in []llm.ToolCall) ([]transcript.ToolCall, map[string]string, int) {
 	if len(in) == 0 {
-		return nil
+		return nil, nil, 0
 	}
 	return intakeCalls(in, s.callIDs(), fmt.Sprintf("call_%d", s.st.Requests+1))
 }
@@ -34,15 +38,20 @@ func (s *Session) intakeCalls(in []llm.ToolCall) []transcript.ToolCall {
 // intakeCalls is the rule of Session.intakeCalls for any log (a session's
 // or a sub-agent's): used holds the ids the log already has, and a
 // replaced id is prefix_<index> made unique.
-func intakeCalls(in []llm.ToolCall, used map[string]bool, prefix string) []transcript.ToolCall {
+func intakeCalls(in []llm.ToolCall, used map[string]bool, prefix string) ([]transcript.ToolCall, map[string]string, int) {
 	calls := make([]transcript.ToolCall, 0, len(in))
+	run := make(map[string]string, len(in))
+	redacted := 0
 	for i, c := range in {
 		id := c.ID
 		if id == "" || used[id] || len(id) > 128 || len(transcript.ReservedTags(id)) > 0 {
 			id = freshID(used, fmt.Sprintf("%s_%d", prefix, i))
 		}
 		used[id] = true
-		call := transcript.ToolCall{ID: id, Name: c.Name, Arguments: normalizeArgs(c.Arguments)}
+		stored, n := redactArgs(c.Arguments)
+		redacted += n
+		call := transcript.ToolCall{ID: id, Name: c.Name, Arguments: normalizeArgs(stored)}
+		run[id] = c.Arguments
 		if !toolNameRe.MatchString(c.Name) {
 			why := "this tool call had no tool name; call a tool from the list by its exact name"
 			if c.Name != "" {
@@ -50,10 +59,21 @@ func intakeCalls(in []llm.ToolCall, used map[string]bool, prefix string) []trans
 			}
 			b, _ := json.Marshal(map[string]string{"_unusable_call": why})
 			call.Name, call.Arguments = UnusableCallName, string(b)
+			delete(run, id)
 		}
 		calls = append(calls, call)
 	}
-	return calls
+	return calls, run, redacted
+}
+
+// runArgs returns the arguments call c runs with: the model's own text from
+// run, or the stored copy for a call intake did not see (one replayed from
+// the store).
+func runArgs(run map[string]string, c transcript.ToolCall) string {
+	if a, ok := run[c.ID]; ok {
+		return a
+	}
+	return c.Arguments
 }
 
 // callIDs returns the tool call ids already used in this cycle's log.

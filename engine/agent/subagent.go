@@ -160,11 +160,12 @@ type subagents struct {
 // runCall runs calls[i]. A task call runs, together with the task calls
 // right after it, as one batch of children (see runBatch) whose results
 // the following calls then take in order; every other call goes through
-// execute.
-func (s *Session) runCall(ctx context.Context, calls []transcript.ToolCall, i int) tool.Result {
+// execute with args, the model's own arguments. A child reads its task
+// from the stored (redacted) call, as the parent's model does.
+func (s *Session) runCall(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
 	c := calls[i]
 	if c.Name != TaskToolName || s.cfg.Subagents.Off {
-		return s.execute(ctx, c)
+		return s.execute(ctx, c, args)
 	}
 	if res, ok := s.takeResult(c.ID); ok {
 		return res

@@ -182,7 +182,7 @@ func (c *child) loop() (reason, report string, err error) {
 			}
 			return ReasonFailed, "", err
 		}
-		calls := c.intakeCalls(resp.ToolCalls)
+		calls, run, redacted := c.intakeCalls(resp.ToolCalls)
 		now := c.s.cfg.now()
 		u := resp.Usage
 		row := ledger.Row{Time: now, Model: c.s.cfg.ModelName, Kind: ledger.KindSubagent, Subagent: c.info.ID,
@@ -194,21 +194,22 @@ func (c *child) loop() (reason, report string, err error) {
 			i.PromptTokens += u.PromptTokens
 			i.CompletionTokens += u.CompletionTokens
 		})
-		if err := c.commit(transcript.AssistantReply(resp.Content, resp.Reasoning, calls, now), &row); err != nil {
+		reply, content := intakeReply(resp, calls, redacted, now)
+		if err := c.commit(reply, &row); err != nil {
 			return ReasonFailed, "", err
 		}
 		c.emit(EventSubagentStep, c.update(func(*ChildInfo) {}), nil)
 		if len(calls) == 0 {
-			return ReasonDone, resp.Content, nil
+			return ReasonDone, content, nil
 		}
 		if step >= budget {
-			return ReasonStepLimit, resp.Content, c.skip(calls, "not run: the sub-agent's step budget is spent")
+			return ReasonStepLimit, content, c.skip(calls, "not run: the sub-agent's step budget is spent")
 		}
 		for i, call := range calls {
 			if c.ctx.Err() != nil {
 				return ReasonCancelled, "", c.skip(calls[i:], "cancelled: the sub-agent was stopped before this call ran")
 			}
-			res := c.execute(call)
+			res := c.execute(call, runArgs(run, call))
 			if c.ctx.Err() != nil && res.IsError {
 				return ReasonCancelled, "", c.skip(calls[i:], "cancelled: the sub-agent was stopped before this call finished")
 			}
@@ -233,16 +234,17 @@ func (c *child) request() llm.Request {
 }
 
 // intakeCalls gives the calls of one reply ids unique in the child's log
-// and replayable names and arguments, by the rules of the parent's
-// intakeCalls.
-func (c *child) intakeCalls(in []llm.ToolCall) []transcript.ToolCall {
+// and replayable, redacted names and arguments, by the rules of the
+// parent's intakeCalls, and returns the arguments each runs with.
+func (c *child) intakeCalls(in []llm.ToolCall) ([]transcript.ToolCall, map[string]string, int) {
 	return intakeCalls(in, idsOf(c.log), strings.ReplaceAll(c.info.ID, "-", "_")+"_call")
 }
 
-// execute runs one of the child's calls: only tools of its own registry,
-// each through the parent's gate, so the parent's mode, rules and approver
-// decide every call that needs approval.
-func (c *child) execute(call transcript.ToolCall) tool.Result {
+// execute runs one of the child's calls with args, the model's own
+// arguments: only tools of its own registry, each through the parent's
+// gate, so the parent's mode, rules and approver decide every call that
+// needs approval.
+func (c *child) execute(call transcript.ToolCall, args string) tool.Result {
 	if res, ok := unusableResult(call); ok {
 		return res
 	}
@@ -250,14 +252,14 @@ func (c *child) execute(call transcript.ToolCall) tool.Result {
 	if !ok {
 		return tool.Result{IsError: true, Content: fmt.Sprintf("error: a %s sub-agent has no tool %q; use one of: %s", c.info.Kind, clip(call.Name, 80), strings.Join(c.reg.Names(), ", "))}
 	}
-	v, err := c.s.gate.Decide(c.ctx, &c.env, t, call.ID, call.Arguments)
+	v, err := c.s.gate.Decide(c.ctx, &c.env, t, call.ID, args)
 	if err != nil {
 		return tool.Result{IsError: true, Content: "error: approval failed: " + err.Error()}
 	}
 	if !v.Allowed {
 		return v.Refusal
 	}
-	return c.reg.Run(v.Ctx, &c.env, call.Name, call.Arguments)
+	return c.reg.Run(v.Ctx, &c.env, call.Name, args)
 }
 
 // noteResult counts the files a result read and reports a checklist change.
@@ -291,10 +293,12 @@ func (c *child) skip(calls []transcript.ToolCall, text string) error {
 }
 
 // finish records how the child ended, stores its report and returns the
-// parent's result: the report, capped, in an envelope saying how much work
-// it took.
+// parent's result: the report, redacted and capped, in an envelope saying
+// how much work it took. The report is redacted here, where it enters the
+// parent's conversation, the blob store and the child's index entry,
+// whatever the child's own intake did.
 func (c *child) finish(reason, report string, err error) tool.Result {
-	report = strings.TrimSpace(report)
+	report, redacted := redactText(strings.TrimSpace(report))
 	capped, n := capTokens(report, c.s.cfg.Subagents.reportCap())
 	sha := ""
 	if report != "" {
@@ -327,7 +331,7 @@ func (c *child) finish(reason, report string, err error) tool.Result {
 	if n > 0 {
 		capped += fmt.Sprintf("\n\n(report cut at %s of %s tokens; retrieve_tool_result with sha %s pages the whole report)", thousands(c.s.cfg.Subagents.reportCap()), thousands(n), sha)
 	}
-	return tool.Result{Content: head + "\n\n" + capped}
+	return tool.Result{Content: head + "\n\n" + capped, Redacted: redacted}
 }
 
 // capTokens cuts s to at most limit tokens on a rune boundary, returning

@@ -91,7 +91,7 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 			res.Reason = ReasonCancelled
 			return res, nil
 		}
-		calls, answer, err := s.step(ctx, step)
+		calls, run, answer, err := s.step(ctx, step)
 		if err != nil {
 			if ctx.Err() != nil {
 				res.Reason = ReasonCancelled
@@ -105,7 +105,7 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 			res.Reason, res.Answer = ReasonDone, answer
 			return res, nil
 		}
-		stop, err := s.runTools(ctx, step, calls)
+		stop, err := s.runTools(ctx, step, calls, run)
 		s.st.Breakers.ToolRound()
 		if err != nil {
 			res.Reason = ReasonFailed
@@ -123,44 +123,58 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 	}
 }
 
-// step makes one model request and commits the reply. It returns the tool
-// calls to run (none means the turn is over) and the reply text.
-func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, string, error) {
+// step makes one model request and commits the reply, its secrets
+// redacted. It returns the tool calls as stored (none means the turn is
+// over), the arguments each runs with by call id (see intakeCalls) and the
+// reply text as stored.
+func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, map[string]string, string, error) {
 	if err := s.checkPressure(ctx); err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	if err := s.carrySubagents(); err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	req, err := s.nextRequest() // the one request pipeline, see request.go
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	drift := s.checkDrift()
 	logLen := s.log.Len()
 	estimate := s.prefixTok + s.log.Tokens() // our own count, kept beside the billed one
+	// The screen sees the stream redacted, as the store sees the reply.
+	var text, thought streamRedactor
+	show := func(d llm.Delta) {
+		if d.Content != "" || d.Reasoning != "" {
+			s.emit(Event{Kind: EventDelta, Step: step, Delta: &d})
+		}
+	}
 	cb := llm.Callbacks{
-		OnDelta: func(d llm.Delta) { s.emit(Event{Kind: EventDelta, Step: step, Delta: &d}) },
+		OnDelta: func(d llm.Delta) {
+			show(llm.Delta{Content: text.push(d.Content), Reasoning: thought.push(d.Reasoning)})
+		},
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Step: step, Retry: &r}) },
 	}
 	resp, err := s.cfg.Model.Stream(ctx, req, cb)
+	show(llm.Delta{Content: text.flush(), Reasoning: thought.flush()})
 	now := s.cfg.now()
 	if err != nil && llm.IsContextLengthExceeded(err) && ctx.Err() == nil {
 		if rerr := s.emergency(ctx, err); rerr != nil {
-			return nil, "", rerr
+			return nil, nil, "", rerr
 		}
 		return s.step(ctx, step)
 	}
 	if err != nil {
 		if ctx.Err() != nil && resp != nil && resp.Content != "" {
 			// Keep what the user already saw streamed, without its calls.
-			partial := transcript.AssistantReply(resp.Content+"\n\n(stopped by the user)", "", nil, now)
+			content, n := redactText(resp.Content)
+			partial := transcript.AssistantReply(content+"\n\n(stopped by the user)", "", nil, now)
+			partial.Redacted = n
 			_ = s.commit([]transcript.Message{partial}, nil)
 		}
-		return nil, "", err
+		return nil, nil, "", err
 	}
-	calls := s.intakeCalls(resp.ToolCalls)
-	reply := transcript.AssistantReply(resp.Content, resp.Reasoning, calls, now)
+	calls, run, redacted := s.intakeCalls(resp.ToolCalls)
+	reply, content := intakeReply(resp, calls, redacted, now)
 	s.st.Requests++
 	s.st.CycleRequests++
 	// The first request since the session was opened may meet a cold
@@ -183,15 +197,16 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, st
 		return err
 	})
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	level, exact := s.level()
 	s.emit(Event{Kind: EventUsage, Step: step, Usage: &Usage{Exact: exact, Model: s.cfg.ModelName,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
 		ContextTokens: level, Window: s.Window(), Duration: resp.Duration, Attempts: resp.Attempts, First: first,
+		Note: u.Note,
 	}})
-	return calls, resp.Content, nil
+	return calls, run, content, nil
 }
 
 // normalizeArgs makes the stored arguments text safe to send back: empty
@@ -216,7 +231,7 @@ func normalizeArgs(a string) string {
 // any diagnostics for files written. It returns why the turn must stop
 // early ("" to go on): ReasonCancelled or ReasonHalted; every call that did
 // not run still gets a result, so the transcript stays valid.
-func (s *Session) runTools(ctx context.Context, step int, calls []transcript.ToolCall) (string, error) {
+func (s *Session) runTools(ctx context.Context, step int, calls []transcript.ToolCall, run map[string]string) (string, error) {
 	defer s.dropResults()
 	var written []string
 	for i, c := range calls {
@@ -231,7 +246,7 @@ func (s *Session) runTools(ctx context.Context, step int, calls []transcript.Too
 			res = tool.Result{IsError: true, Content: v.Message}
 		} else {
 			before := s.checklist.Version()
-			res = s.runCall(ctx, calls, i) // task calls run as a batch of sub-agents
+			res = s.runCall(ctx, calls, i, runArgs(run, c)) // task calls run as a batch of sub-agents
 			if v := s.checklist.Version(); v != before && !res.IsError {
 				// The checklist tools answer with the list's snapshot, so
 				// the model has just read the list as it is now.
@@ -271,8 +286,9 @@ func (s *Session) runTools(ctx context.Context, step int, calls []transcript.Too
 	return "", s.diagnose(ctx, written)
 }
 
-func (s *Session) execute(ctx context.Context, c transcript.ToolCall) tool.Result {
-	args := c.Arguments
+// execute runs call c with args, the model's own arguments (c holds the
+// stored copy), through the gate.
+func (s *Session) execute(ctx context.Context, c transcript.ToolCall, args string) tool.Result {
 	if res, ok := unusableResult(c); ok {
 		return res
 	}

@@ -1,0 +1,161 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/secrets"
+	"github.com/tally-dev/tally/engine/transcript"
+)
+
+// What the model writes is redacted once, at intake, like tool output: its
+// reply text and reasoning, and the arguments of its tool calls, as stored,
+// shown and sent back on every later request. The log is append-only and
+// byte-stable for the prompt cache, so the redacted copy is decided once
+// and never rewritten. The tools themselves run with the model's own
+// arguments (see intakeCalls): a file written keeps its bytes and a command
+// runs as written.
+
+// intakeReply returns the stored message of a reply, its text and
+// reasoning redacted, with calls from intakeCalls (which redacted
+// argsRedacted secrets), and the reply's text as stored.
+func intakeReply(resp *llm.Response, calls []transcript.ToolCall, argsRedacted int, at time.Time) (transcript.Message, string) {
+	content, n := redactText(resp.Content)
+	reasoning, m := redactText(resp.Reasoning)
+	reply := transcript.AssistantReply(content, reasoning, calls, at)
+	reply.Redacted = n + m + argsRedacted
+	return reply, content
+}
+
+// redactText returns s with its secrets replaced by markers and how many
+// were replaced.
+func redactText(s string) (string, int) {
+	out, findings := secrets.Redact(s)
+	return out, countFindings(findings)
+}
+
+func countFindings(findings []secrets.Finding) int {
+	n := 0
+	for _, f := range findings {
+		n += f.Count
+	}
+	return n
+}
+
+// redactArgs returns the arguments text of a tool call with the secrets in
+// its string values replaced, and how many were replaced. Valid JSON stays
+// valid and keeps every byte outside the strings that held a secret, which
+// are decoded, redacted and encoded again (so a secret written with JSON
+// escapes, such as a password between \" quotes, is found); text that is not
+// JSON is redacted as it is. Arguments without a secret are returned as
+// they are.
+func redactArgs(a string) (string, int) {
+	if !json.Valid([]byte(a)) {
+		return redactText(a)
+	}
+	var b strings.Builder
+	n, last := 0, 0
+	for i := 0; i < len(a); i++ {
+		if a[i] != '"' {
+			continue
+		}
+		j := i + 1
+		for j < len(a) && a[j] != '"' {
+			if a[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(a) {
+			break
+		}
+		var s string
+		if json.Unmarshal([]byte(a[i:j+1]), &s) == nil {
+			if red, found := redactText(s); found > 0 {
+				b.WriteString(a[last:i])
+				b.WriteString(jsonString(red))
+				last, n = j+1, n+found
+			}
+		}
+		i = j
+	}
+	if n == 0 {
+		return a, 0
+	}
+	b.WriteString(a[last:])
+	return b.String(), n
+}
+
+// jsonString encodes s as a JSON string literal without HTML escapes, so
+// that engine tags in it stay visible to transcript.Neutralize.
+func jsonString(s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// streamLineHold is how long a streamed line may grow before its complete
+// words are shown without waiting for its end.
+const streamLineHold = 256
+
+// streamRedactor shows a reply's streamed text redacted: it holds the text
+// back to the end of a line (or, for a long line, to its last space), then
+// shows the new part of the redacted text so far, so that a secret is never
+// shown before the rules can see it whole. What it shows, flushed at the
+// end, adds up to the redacted reply, which is what the session stores.
+type streamRedactor struct {
+	raw     strings.Builder
+	shown   string // the redacted text shown so far
+	rawDone int    // how much of raw shown covers
+}
+
+// push adds a streamed piece and returns the text that may be shown now
+// ("" while it is held back).
+func (r *streamRedactor) push(piece string) string {
+	if piece == "" {
+		return ""
+	}
+	r.raw.WriteString(piece)
+	raw := r.raw.String()
+	cut := strings.LastIndexByte(raw, '\n') + 1
+	if len(raw)-cut > streamLineHold {
+		if sp := strings.LastIndexAny(raw[cut:], " \t"); sp >= 0 {
+			cut += sp + 1
+		}
+	}
+	if cut <= r.rawDone {
+		return ""
+	}
+	return r.show(raw[:cut])
+}
+
+// flush returns the rest of the text, redacted, at the end of the stream.
+func (r *streamRedactor) flush() string {
+	raw := r.raw.String()
+	if len(raw) <= r.rawDone {
+		return ""
+	}
+	return r.show(raw)
+}
+
+// show returns what redacting upto adds to the text already shown. When a
+// later part changed how an earlier one is redacted (the end of a PEM
+// block, say), the new part is redacted on its own instead.
+func (r *streamRedactor) show(upto string) string {
+	red, _ := secrets.Redact(upto)
+	var out string
+	if strings.HasPrefix(red, r.shown) {
+		out = red[len(r.shown):]
+		r.shown = red
+	} else {
+		out, _ = secrets.Redact(upto[r.rawDone:])
+		r.shown += out
+	}
+	r.rawDone = len(upto)
+	return out
+}
