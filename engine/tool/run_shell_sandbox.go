@@ -84,6 +84,8 @@ func ShellSandboxNote(env *Env) string {
 		network = "network allowed"
 	case !sandbox.BlocksNetwork():
 		network = "network not blocked (the kernel is too old)"
+	case !sandbox.IsolatesNetwork():
+		network = "TCP blocked, UDP not (this kernel allows no user namespaces)"
 	}
 	return "sandboxed: writes only in " + where + "; " + network
 }
@@ -119,6 +121,7 @@ const (
 	notSandboxedNote = "note: not sandboxed (%s)"
 	blockedFileNote  = "note: the sandbox blocks writes outside the workspace (allowed: workspace, session temp dir, build caches) and reads outside system, toolchain and home directories"
 	blockedNetNote   = "note: the sandbox blocks network access; the user can allow it in the settings"
+	blockedUnixNote  = "note: the sandbox blocks Unix sockets (the X server, the session bus, Docker, other programs' sockets); no setting allows them"
 )
 
 // sandboxNote returns the note to append about the sandbox: that the
@@ -133,9 +136,21 @@ func (r shellRun) sandboxNote(output string, p sandbox.Policy) string {
 		return ""
 	}
 	var notes []string
+	note := func(n string) {
+		if !slices.Contains(notes, n) {
+			notes = append(notes, n)
+		}
+	}
 	for line := range strings.Lines(output) {
 		low := strings.ToLower(line)
+		if !p.AllowNetwork && sandbox.IsolatesNetwork() && unreachable(low) {
+			note(blockedNetNote)
+		}
 		if !strings.Contains(low, "permission denied") && !strings.Contains(low, "eacces") {
+			continue
+		}
+		if mentionsUnixSocket(low) {
+			note(blockedUnixNote)
 			continue
 		}
 		if !p.AllowNetwork && sandbox.BlocksNetwork() && mentionsNetwork(low) && !slices.Contains(notes, blockedNetNote) {
@@ -146,6 +161,29 @@ func (r shellRun) sandboxNote(output string, p sandbox.Policy) string {
 		}
 	}
 	return strings.Join(notes, "\n")
+}
+
+// unreachable reports whether a lower-cased error line says that a host
+// or network could not be reached or named, as inside a network namespace
+// of the command's own.
+func unreachable(low string) bool {
+	for _, w := range []string{"network is unreachable", "temporary failure in name resolution", "could not resolve host", "name or service not known", "no such host"} {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionsUnixSocket reports whether a lower-cased error line is about a
+// Unix socket or a service reached through one.
+func mentionsUnixSocket(low string) bool {
+	for _, w := range []string{"unix", ".sock", "x11", "display", "dbus", "docker daemon"} {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // mentionsNetwork reports whether a lower-cased error line is about a

@@ -85,6 +85,8 @@ func TestSandboxNote(t *testing.T) {
 		{"inside temp dir", shellRun{sandboxed: true, code: 1}, "open /tmp/s1/a: permission denied\n", ""},
 		{"relative inside", shellRun{sandboxed: true, code: 1}, "cp: cannot create regular file './a/b': Permission denied\n", ""},
 		{"no denial", shellRun{sandboxed: true, code: 1}, "open /etc/x: no such file or directory\n", ""},
+		{"unix socket", shellRun{sandboxed: true, code: 1}, "dial unix /var/run/docker.sock: socket: permission denied\n", blockedUnixNote},
+		{"x server", shellRun{sandboxed: true, code: 1}, "Error: Can't open display: :0 (Permission denied)\n", blockedUnixNote},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,6 +94,12 @@ func TestSandboxNote(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+	if sandbox.IsolatesNetwork() {
+		got := shellRun{sandboxed: true, code: 6}.sandboxNote("curl: (6) Could not resolve host: example.com\n", p)
+		if got != blockedNetNote {
+			t.Errorf("name resolution: got %q", got)
+		}
 	}
 	if sandbox.BlocksNetwork() {
 		got := shellRun{sandboxed: true, code: 1}.sandboxNote("bash: connect: Permission denied\nbash: line 1: /dev/tcp/127.0.0.1/80: Permission denied\n", p)

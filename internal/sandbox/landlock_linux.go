@@ -52,11 +52,12 @@ func Available() (ok bool, why string) {
 	return kernelSupport()
 }
 
-// BlocksNetwork reports whether the sandbox can block TCP connections,
-// which takes Landlock ABI 4 (Linux 6.7).
+// BlocksNetwork reports whether the sandbox can block at least TCP
+// connections: with a network namespace of the command's own (see
+// [IsolatesNetwork]) or with Landlock ABI 4 (Linux 6.7).
 func BlocksNetwork() bool {
 	ok, _ := Available()
-	return ok && abi() >= netABI
+	return ok && (abi() >= netABI || IsolatesNetwork())
 }
 
 // kernelSupport reports whether the kernel's Landlock can hold the sandbox.

@@ -22,6 +22,10 @@ func Available() (ok bool, why string) {
 // BlocksNetwork reports whether the sandbox can block TCP; it cannot here.
 func BlocksNetwork() bool { return false }
 
+// IsolatesNetwork reports whether commands get a network namespace of
+// their own; they do not here.
+func IsolatesNetwork() bool { return false }
+
 func helperUsable() (bool, string) { return Available() }
 
 // startHelper never runs here, as helperUsable is false; it falls back to

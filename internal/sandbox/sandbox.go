@@ -1,27 +1,37 @@
 // Package sandbox runs the agent's shell commands so that they cannot
 // outlive Tally and, where the kernel allows it, cannot write outside the
-// places the user allowed or reach the network.
+// places the user allowed, reach the network or talk to other programs.
 //
 // On Linux [Start] re-executes the running binary as a small helper (see
-// [RunHelperIfRequested], which main must call first). The helper is
-// started with a parent-death signal, makes itself a child subreaper,
-// confines itself with Landlock (reading and executing the system,
-// toolchain and home directories; writing only the workspace and the
-// policy's writable directories; no TCP unless allowed), drops the
+// [RunHelperIfRequested], which main must call first). Where the kernel
+// allows user namespaces, the helper starts as process 1 of new user, PID
+// and mount namespaces (and a network namespace unless the network is
+// allowed): the command cannot kill or stop it, sees only its own
+// processes in a /proc of its own, and every process it started dies with
+// the helper, setsid or not. Elsewhere the helper is a child subreaper that
+// walks and kills its descendants. Either way the helper confines itself
+// with Landlock (reading and executing the system, toolchain and home
+// directories minus their credential stores; writing only the workspace
+// and the policy's writable directories; no TCP unless allowed), installs
+// a seccomp filter that refuses Unix sockets and io_uring, drops the
 // capabilities a root user would otherwise keep, and only then starts the
-// shell, which inherits all of it. When the shell exits, when Tally asks it
-// to stop, or when Tally dies, the helper kills every process below it,
-// including ones that called setsid, before it exits. Tally itself is never
-// confined.
+// shell, which inherits all of it. When the shell exits, when Tally asks
+// it to stop, or when Tally dies (its lifeline pipe reads end-of-file), the
+// helper kills every process of the command before it exits. Tally itself
+// is never confined.
+//
+// Build caches are not shared with the user's own builds: see
+// [PrivateCaches].
 //
 // Where Landlock is missing, too old or not Linux, [Available] says why;
 // commands then run unconfined (still tied to Tally on Linux) unless the
 // policy requires the sandbox, in which case [Start] refuses with an
 // [UnavailableError].
 //
-// Landlock does not cover everything: chmod, chown and timestamps are not
-// restricted, UDP and Multipath TCP are not blocked on current kernels, and
-// connecting to Unix sockets is only restricted from Landlock ABI 9 on.
+// What stays open: chmod, chown and timestamps outside the workspace are
+// not restricted by Landlock; without user namespaces, UDP and Multipath
+// TCP are not blocked and a command that kills its helper can leave
+// processes behind; 32-bit x86 programs get no sockets at all.
 package sandbox
 
 import (
