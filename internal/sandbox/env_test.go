@@ -81,7 +81,6 @@ func TestSessionTempDir(t *testing.T) {
 	}
 }
 
-
 // A proxy that takes a token as its user name, with no password
 // (HTTPS_PROXY=http://TOKEN@proxy), passed the password-only check and
 // reached every command, MCP server and diagnostics run.

@@ -39,7 +39,7 @@ const (
 type helper struct {
 	req       helperRequest
 	status    *os.File
-	shell     int // the shell's process ID
+	shell     int  // the shell's process ID
 	isolated  bool // process 1 of its own PID namespace
 	shellDone bool
 	shellWait syscall.WaitStatus
