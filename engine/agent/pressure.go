@@ -308,7 +308,8 @@ func (s *Session) handOffBrief(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	brief := cycle.EnforceBrief(resp.Content)
+	content, _ := redactText(resp.Content) // model-written, stored and sent like a reply
+	brief := cycle.EnforceBrief(content)
 	if brief == "" {
 		return "", errors.New("the model returned an empty brief")
 	}

@@ -11,6 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -260,7 +261,8 @@ func Summarize(ctx context.Context, m llm.Model, in Input, plan Plan, model, sys
 		}
 		text := ""
 		if resp != nil {
-			text = strings.TrimSpace(resp.Content)
+			// Model-written, stored and sent like a reply: redacted once here.
+			text, _ = secrets.Redact(strings.TrimSpace(resp.Content))
 		}
 		if text == "" {
 			return "", errors.New("compact: the model returned an empty summary; try /compact again or switch to another model")

@@ -85,8 +85,9 @@ type Message struct {
 	Args  string    `json:"args,omitempty"`
 	Paths []string  `json:"paths,omitempty"`
 	Time  time.Time `json:"time,omitzero"`
-	// Redacted counts the secrets replaced in a tool result's text at
-	// intake, for the tool card; never sent.
+	// Redacted counts the secrets replaced at intake in a tool result's
+	// text (for the tool card) or in an assistant reply's text, reasoning
+	// and call arguments; never sent.
 	Redacted int `json:"redacted,omitempty"`
 	// Tokens is what the message costs on the wire, as the AppendLog
 	// counted it when it was appended (see WireTokens), and TokensKey
