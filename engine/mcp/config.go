@@ -231,8 +231,9 @@ func Parse(data []byte, source string) (Config, error) {
 	return cfg, nil
 }
 
-// Fingerprint returns the hex SHA-256 of a file's content, the value the
-// caller records when the user trusts a workspace's MCP file.
+// Fingerprint returns the hex SHA-256 of a file's content. Trusting a
+// workspace's MCP file records its [TrustHash] instead, which also covers
+// the workspace files its servers run.
 func Fingerprint(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
