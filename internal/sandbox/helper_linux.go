@@ -85,17 +85,15 @@ func (h *helper) run() int {
 		return helperExitRefused // Tally died before the helper got going
 	}
 	parentGone := make(chan struct{})
-	go func() {
-		// Nothing is ever written: the read ends when Tally is gone.
-		var b [1]byte
-		os.NewFile(lifelineFD, "lifeline").Read(b[:])
-		close(parentGone)
-	}()
+	if !h.req.NoLifeline {
+		go h.watchLifeline(parentGone)
+	}
+
 
 	sandboxed, unixBlocked, why := false, false, ""
 	if ok, w := kernelSupport(); !ok {
 		why = w
-	} else if err := restrict(h.req.Policy, os.Environ(), h.req.Shell); err != nil {
+	} else if err := restrict(h.req.Policy, os.Environ(), h.program()); err != nil {
 		why = fmt.Sprintf("Landlock refused the rules: %v", err)
 	} else {
 		sandboxed = true
@@ -111,14 +109,18 @@ func (h *helper) run() int {
 		return helperExitRefused
 	}
 
-	pid, err := syscall.ForkExec(h.req.Shell, []string{filepath.Base(h.req.Shell), "-c", h.req.Command}, &syscall.ProcAttr{
+	argv := []string{filepath.Base(h.req.Shell), "-c", h.req.Command}
+	if len(h.req.Argv) > 0 {
+		argv = h.req.Argv
+	}
+	pid, err := syscall.ForkExec(h.program(), argv, &syscall.ProcAttr{
 		Dir:   h.req.Dir,
 		Env:   os.Environ(),
 		Files: []uintptr{0, 1, 2},
 		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
-		h.report(helperStatus{Error: fmt.Sprintf("the shell %s could not be started (%v); check that it is installed", h.req.Shell, err)})
+		h.report(helperStatus{Error: fmt.Sprintf("%s could not be started (%v); check that it is installed", h.program(), err)})
 		return helperExitNoShell
 	}
 	h.shell = pid
@@ -154,6 +156,22 @@ func (h *helper) run() int {
 	}
 	h.report(final)
 	return final.Code
+}
+
+// program is the file the helper executes: the shell, or Argv[0].
+func (h *helper) program() string {
+	if len(h.req.Argv) > 0 {
+		return h.req.Argv[0]
+	}
+	return h.req.Shell
+}
+
+// watchLifeline closes gone when Tally is gone: nothing is ever written to
+// the lifeline, so its read ends exactly when Tally's end closes.
+func (h *helper) watchLifeline(gone chan struct{}) {
+	var b [1]byte
+	os.NewFile(lifelineFD, "lifeline").Read(b[:])
+	close(gone)
 }
 
 // report writes one status line; a write error means Tally is gone and

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 )
 
@@ -40,4 +41,14 @@ func (c *Cmd) signalHelper() {}
 func helperMain([]string) int {
 	fmt.Fprintln(os.Stderr, "tally: "+helperArg+" is internal to run_shell and not supported on "+runtime.GOOS)
 	return 2
+}
+
+// Wrap returns cmd itself, as nothing can confine it here, or an
+// [UnavailableError] when p.Require is set.
+func Wrap(cmd *exec.Cmd, p Policy) (*exec.Cmd, error) {
+	if p.Require {
+		_, why := Available()
+		return nil, &UnavailableError{Why: why}
+	}
+	return cmd, nil
 }

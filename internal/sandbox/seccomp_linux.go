@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -34,7 +35,7 @@ const (
 // does not know, it does nothing and says so.
 func blockUnixSockets() error {
 	if len(socketRules) == 0 {
-		return fmt.Errorf("Unix sockets are not blocked on this architecture")
+		return errors.New("the seccomp filter for Unix sockets is not built for this architecture")
 	}
 	prog := socketFilter(socketRules)
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}

@@ -30,6 +30,8 @@ const selfExe = "/proc/self/exe"
 type helperRequest struct {
 	Shell   string `json:"shell"`
 	Command string `json:"command"`
+	// Argv, when set, is run as it is instead of Shell -c Command.
+	Argv []string `json:"argv,omitempty"`
 	Dir     string `json:"dir"`
 	// Parent is Tally's process ID; the helper stops when its parent
 	// changes (outside a PID namespace, where it can see its parent).
@@ -39,6 +41,9 @@ type helperRequest struct {
 	// namespaces (and a network namespace unless the policy allows the
 	// network); see isolationFlags.
 	Isolated bool `json:"isolated,omitempty"`
+	// NoLifeline is set when fd 4 is not a lifeline (see [Wrap]); the
+	// helper then relies on its parent-death signal alone.
+	NoLifeline bool `json:"no_lifeline,omitempty"`
 }
 
 // helperStatus is one line the helper writes to its status pipe (fd 3):
@@ -202,6 +207,58 @@ func launchHelper(spec Spec, req helperRequest) (cmd *exec.Cmd, status, lifeline
 		return nil, nil, nil, err
 	}
 	return cmd, sr, lw, nil
+}
+
+// Wrap returns a command that runs cmd (its program, arguments, folder,
+// environment and standard streams) under the sandbox of p, for a
+// long-running program whose standard input and output the caller
+// connects, such as an MCP server: start it with its Start method or hand
+// it to a library that does. The program is confined as a shell command
+// is (see the package documentation) and dies with Tally. Where the
+// sandbox is unavailable Wrap returns cmd itself, or an [UnavailableError]
+// when p.Require is set.
+func Wrap(cmd *exec.Cmd, p Policy) (*exec.Cmd, error) {
+	if ok, why := Available(); !ok {
+		if p.Require {
+			return nil, &UnavailableError{Why: why}
+		}
+		return cmd, nil
+	}
+	req := helperRequest{
+		Argv: append([]string{cmd.Path}, cmd.Args[1:]...), Dir: cmd.Dir, Parent: os.Getpid(), Policy: p,
+		Isolated: isolationProbe() && !isolationBroken.Load(), NoLifeline: true,
+	}
+	if req.Dir == "" {
+		req.Dir = p.Workspace
+	}
+	arg, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	// The helper needs a pipe at fd 3 for its reports; nobody reads them
+	// (its exit status is the program's), so the read end is closed at
+	// once and the helper's writes fail harmlessly.
+	sr, sw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	sr.Close()
+	w := exec.Command(selfExe, helperArg, string(arg))
+	w.Args[0] = "tally-sandbox"
+	w.Dir, w.Env = req.Dir, cmd.Env
+	w.Stdin, w.Stdout, w.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
+	w.ExtraFiles = []*os.File{sw, sw}
+	w.SysProcAttr = &syscall.SysProcAttr{}
+	if req.Isolated {
+		var netns uintptr
+		if !p.AllowNetwork {
+			netns = syscall.CLONE_NEWNET
+		}
+		w.SysProcAttr = isolationAttr(netns)
+	}
+	w.SysProcAttr.Setsid = true
+	w.SysProcAttr.Pdeathsig = syscall.SIGTERM
+	return w, nil
 }
 
 // readStatus reads one status line.
