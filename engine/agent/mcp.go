@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -189,6 +190,10 @@ func (s *Session) startMCP() {
 		logDir = filepath.Join(filepath.Dir(s.cfg.Store.Path()), "mcp")
 	}
 	id := s.meta.ID
+	// Workspace servers run in the sandbox of the session's commands, as
+	// its settings stand now (a network switch turned later applies from
+	// the next start of the session).
+	confineEnv := s.env
 	r.mgr = mcp.NewManager(cfg, mcp.Options{
 		LogPath: func(server string) string {
 			if logDir == "" {
@@ -198,6 +203,7 @@ func (s *Session) startMCP() {
 		},
 		Dir:        ws,
 		Verify:     func(name string, _ mcp.ServerConfig) error { return verifyMCP(s.cfg, ws, r, name) },
+		Confine:    func(c *exec.Cmd) (*exec.Cmd, error) { return tool.ConfineProgram(&confineEnv, c) },
 		Count:      tokens.Count,
 		Budget:     o.Budget,
 		OnActivate: r.queue,

@@ -13,6 +13,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/sandbox"
 )
 
 // The agent rewrote tools/mcp.sh, which a trusted workspace MCP file runs,
@@ -99,5 +100,55 @@ func TestChangedWorkspaceMCPScriptAsksTrustAgain(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("a new session ran the rewritten workspace script")
+	}
+}
+
+// A trusted workspace MCP script sources a sibling file its command line
+// does not name, so trust does not cover it; the agent rewrites that file
+// and crashes the server, and the restart runs it. Workspace servers run
+// in the command sandbox, so what it does stays inside the workspace.
+func TestWorkspaceMCPSiblingFileEscapesOnRestart(t *testing.T) {
+	if ok, why := sandbox.Available(); !ok {
+		t.Skip("no sandbox here: " + why)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "pwned")
+	var h *harness
+	lib := filepath.Join("tools", "lib.sh")
+	h = newHarness(t, llmtest.ScriptFunc(func(req *llmtest.Req) llmtest.Reply {
+		switch req.Step {
+		case 0:
+			return llmtest.Call("mcp__repo__crash", `{}`)
+		case 1:
+			os.WriteFile(filepath.Join(h.ws, lib), []byte("echo ran > '"+marker+"'\n"), 0o644)
+			return llmtest.Call("mcp__repo__echo", `{"text":"again"}`)
+		}
+		return llmtest.Text("done")
+	}), tool.ApproveAll{})
+	os.MkdirAll(filepath.Join(h.ws, "tools"), 0o755)
+	os.WriteFile(filepath.Join(h.ws, lib), nil, 0o644)
+	os.WriteFile(filepath.Join(h.ws, "tools", "mcp.sh"), []byte("#!/bin/sh\n. ./"+lib+"\nexec '"+exe+"'\n"), 0o755)
+	file := mcp.WorkspacePath(h.ws)
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	os.WriteFile(file, []byte(`{"mcpServers": {"repo": {"command": "sh", "args": ["tools/mcp.sh"], "env": {"`+mcpServerEnv+`": "1"}}}}`), 0o644)
+	_, wf, err := mcp.LoadWorkspace(h.ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := TrustMCP(h.st, h.ws, wf.Hash); err != nil {
+		t.Fatal(err)
+	}
+	s := h.mcpSession("sibling", nil)
+	if _, err := s.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(h.srv.Requests()[0].Tools, "mcp__repo__echo") {
+		t.Fatalf("the trusted server did not start in the sandbox: %v", h.srv.Requests()[0].Tools)
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Fatalf("the restarted workspace server wrote outside the workspace: %q", b)
 	}
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -35,6 +36,11 @@ type Options struct {
 	// that the server's trust still holds (see [TrustHash]). Nil starts
 	// without asking.
 	Verify func(name string, sc ServerConfig) error
+	// Confine wraps the command of a workspace stdio server before every
+	// start, so that it runs in the sandbox commands run in (see
+	// tool.ConfineProgram); an error refuses the start. Nil starts it as
+	// it is. The user's own servers are never confined.
+	Confine func(*exec.Cmd) (*exec.Cmd, error)
 	// Count counts the tokens of a text; nil estimates 4 bytes a token.
 	Count func(string) int
 	// Budget is the catalog budget in tokens; 0 means [DefaultBudget] and

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -229,4 +230,26 @@ func deniedOutside(line string, p sandbox.Policy) bool {
 func underRoot(root, path string) bool {
 	rel, err := filepath.Rel(root, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// ConfineProgram returns cmd wrapped to run in the sandbox commands of env
+// run in (the same policy, private build caches and TMPDIR as run_shell),
+// for a long-running program of the workspace such as its MCP server.
+// cmd's environment is kept, with the caches and TMPDIR set on top. Where
+// the sandbox is unavailable it returns cmd itself, unless env requires
+// the sandbox.
+func ConfineProgram(env *Env, cmd *exec.Cmd) (*exec.Cmd, error) {
+	cmdEnv := cmd.Env
+	if env.TempDir != "" {
+		cmdEnv = setEnvVar(slices.Clone(cmdEnv), "TMPDIR", "TMPDIR="+env.TempDir)
+	}
+	if caches, ok := shellCaches(env, cmdEnv); ok {
+		for _, kv := range caches.Env {
+			name, _, _ := strings.Cut(kv, "=")
+			cmdEnv = setEnvVar(cmdEnv, name, kv)
+		}
+	}
+	cmd.Env = cmdEnv
+	ws := env.Workspace
+	return sandbox.Wrap(cmd, shellPolicy(env, ws, cmdEnv))
 }
