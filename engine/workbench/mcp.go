@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/storage"
 	"os"
+	"os/exec"
+	"path/filepath"
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/mcp"
@@ -201,5 +205,16 @@ func ProbeMCP(ctx context.Context, name string, sc mcp.ServerConfig, ws string) 
 			return nil, fmt.Errorf("workspace %q is not a folder; pick the project folder to start the server in", ws)
 		}
 	}
-	return mcp.Probe(ctx, name, sc, mcp.Options{Dir: ws, Count: tokens.Count})
+	opts := mcp.Options{Dir: ws, Count: tokens.Count}
+	if sc.Workspace {
+		// A workspace's server is the repository's code: probed only in
+		// the command sandbox, with the network off and Tally's data out
+		// of reach, and never where there is no sandbox.
+		env := tool.Env{Workspace: ws, RequireSandbox: true}
+		if p, err := storage.DefaultPath(); err == nil {
+			env.Private = []string{filepath.Dir(p)}
+		}
+		opts.Confine = func(c *exec.Cmd) (*exec.Cmd, error) { return tool.ConfineProgram(&env, c) }
+	}
+	return mcp.Probe(ctx, name, sc, opts)
 }
