@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -184,7 +183,7 @@ var ErrBusy = errors.New("agent: a turn is already running in this session; wait
 // workspace. The system prompt is assembled now, once: the workspace's
 // AGENTS.md files are read at session start and never again.
 func Create(cfg Config, id, workspace, title string) (*Session, error) {
-	abs, err := checkWorkspace(workspace)
+	abs, err := CheckWorkspace(workspace, cfg.dataDir())
 	if err != nil {
 		return nil, err
 	}
@@ -347,27 +346,6 @@ func SystemSections(workspace string, pack prompt.ContextPack) []prompt.Section 
 		"# Environment\nworkspace: %s\nplatform: %s/%s\nshell: %s\nAll file paths in tool calls are relative to the workspace.",
 		workspace, runtime.GOOS, runtime.GOARCH, shell)})
 	return secs
-}
-
-func checkWorkspace(dir string) (string, error) {
-	if dir == "" {
-		return "", errors.New("agent: no workspace folder given; choose the project folder the agent may work in")
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("agent: workspace %q cannot be resolved: %v", dir, err)
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return "", fmt.Errorf("agent: workspace %q does not exist; create it or pick an existing folder", dir)
-	}
-	if !st.IsDir() {
-		return "", fmt.Errorf("agent: workspace %q is a file, not a folder; pick the project folder", dir)
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	return abs, nil
 }
 
 // ID returns the session's ID.

@@ -47,6 +47,9 @@ func (s *Session) Run(ctx context.Context, text string) (Result, error) {
 	if strings.TrimSpace(text) == "" {
 		return Result{}, errors.New("agent: the message is empty; type what you want the agent to do")
 	}
+	if err := s.workspaceAllowed(); err != nil {
+		return Result{Reason: ReasonFailed}, err
+	}
 	res, err := s.run(ctx, text)
 	ev := Event{Kind: EventTurnEnd, Reason: res.Reason, Step: res.Steps}
 	if err != nil {
