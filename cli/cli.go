@@ -213,7 +213,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, ok := heldByApp(args, err, stdout, stderr); ok {
 		return code
 	}
-	fmt.Fprintln(stderr, oneLine(err.Error()))
+	fmt.Fprintln(stderr, safeText(oneLine(err.Error())))
 	var ue usageError
 	if errors.As(err, &ue) {
 		return ExitUsage

@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/checkpoint"
@@ -274,19 +273,4 @@ func messageLine(m transcript.Message) string {
 		return fmt.Sprintf("[%s] calls %s", m.Role, strings.Join(names, ", "))
 	}
 	return fmt.Sprintf("[%s] %s", m.Role, firstLine(m.Text()))
-}
-
-// safeText makes text from files and models safe to print on a terminal:
-// each control character other than newline and tab, which could move the
-// cursor or rewrite what was printed, is shown as its \uXXXX escape.
-func safeText(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r == '\n' || r == '\t' || !unicode.IsControl(r) && r != '\u2028' && r != '\u2029' && !unicode.Is(unicode.Cf, r) {
-			b.WriteRune(r)
-			continue
-		}
-		fmt.Fprintf(&b, "\\u%04x", r)
-	}
-	return b.String()
 }

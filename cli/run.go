@@ -106,31 +106,36 @@ func (p *printer) event(e agent.Event) {
 	if p.json {
 		b, err := json.Marshal(e)
 		if err == nil {
-			p.stdout.Write(append(b, '\n'))
+			p.stdout.Write(append(safeJSON(b), '\n'))
 		}
 		return
 	}
+	// Everything printed from an event — the model's streamed text above
+	// all — goes through safeText, the one rule for text from outside on a
+	// terminal: a reply carrying ESC[8m (conceal), an OSC 52 clipboard
+	// write or a carriage return over a fake approval card shows as
+	// visible escapes, never as terminal commands.
 	switch e.Kind {
 	case agent.EventDelta:
 		if e.Delta.Content != "" {
-			io.WriteString(p.stdout, e.Delta.Content)
+			io.WriteString(p.stdout, safeText(e.Delta.Content))
 			p.midLine = !strings.HasSuffix(e.Delta.Content, "\n")
 		}
 	case agent.EventToolStart:
 		p.newline()
-		fmt.Fprintf(p.stderr, "→ %s\n", tool.Summarize(e.Call.Name, json.RawMessage(e.Call.Arguments)))
+		fmt.Fprintf(p.stderr, "→ %s\n", safeText(tool.Summarize(e.Call.Name, json.RawMessage(e.Call.Arguments))))
 	case agent.EventRetry:
-		fmt.Fprintf(p.stderr, "retrying in %s (attempt %d of %d): %s\n", e.Retry.Wait.Round(time.Millisecond), e.Retry.Attempt, e.Retry.MaxAttempts, e.Retry.Reason)
+		fmt.Fprintf(p.stderr, "retrying in %s (attempt %d of %d): %s\n", e.Retry.Wait.Round(time.Millisecond), e.Retry.Attempt, e.Retry.MaxAttempts, safeText(e.Retry.Reason))
 	case agent.EventMessage:
 		if e.Message != nil && e.Message.Role == "tool" && e.Message.IsError {
-			fmt.Fprintf(p.stderr, "  %s\n", firstLine(e.Message.Text()))
+			fmt.Fprintf(p.stderr, "  %s\n", safeText(firstLine(e.Message.Text())))
 		}
 	case agent.EventError:
 		p.newline()
 	case agent.EventMCP:
 		if e.Err != "" {
 			p.newline()
-			fmt.Fprintf(p.stderr, "MCP: %s\n", firstLine(e.Err))
+			fmt.Fprintf(p.stderr, "MCP: %s\n", safeText(firstLine(e.Err)))
 		}
 	case agent.EventTurnEnd:
 		p.newline()
