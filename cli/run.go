@@ -182,13 +182,27 @@ func approver(yes bool, stdin io.Reader, stderr io.Writer) tool.Approver {
 type noticeDeny struct{ out io.Writer }
 
 func (n noticeDeny) Approve(_ context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
-	fmt.Fprintf(n.out, "denied %s: not approved (run with --yes to allow tool calls that change files or run commands)\n", req.Summary)
+	fmt.Fprintf(n.out, "denied %s%s: not approved (run with --yes to allow tool calls that change files or run commands)\n", safeText(req.Summary), askedBy(req))
 	return tool.Deny, nil
 }
 
+// askedBy is " (asked by sub-agent …)" for a sub-agent's request, "" for
+// the session's own agent.
+func askedBy(req tool.ApprovalRequest) string {
+	if req.Asker == "" {
+		return ""
+	}
+	return " (asked by sub-agent " + safeText(req.Asker) + ")"
+}
+
+// terminalApprover asks on the terminal. Sub-agents of one batch ask at
+// the same time; turn lets one request at a time show its card and read
+// its answer, so every card is whole and the answer typed under it is
+// that card's.
 type terminalApprover struct {
-	in  *bufio.Reader
-	out io.Writer
+	in   *bufio.Reader
+	out  io.Writer
+	turn sync.Mutex // held while a card is on screen and its answer read
 }
 
 // Approve implements tool.Approver through ApproveHunks.
@@ -202,15 +216,17 @@ func (t *terminalApprover) Approve(ctx context.Context, req tool.ApprovalRequest
 // the answer; for an edit of several changes, [p]ick asks about each one,
 // and only the accepted changes are written.
 func (t *terminalApprover) ApproveHunks(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, []bool, error) {
+	t.turn.Lock()
+	defer t.turn.Unlock()
 	shown := req.Display
 	if shown == "" {
 		var ok bool
 		if shown, ok = tool.Display(req.Tool, json.RawMessage(req.Arguments)); !ok {
-			fmt.Fprintf(t.out, "denied %s: too long to show for review\n", req.Summary)
+			fmt.Fprintf(t.out, "denied %s%s: too long to show for review\n", safeText(req.Summary), askedBy(req))
 			return tool.Deny, nil, nil
 		}
 	}
-	fmt.Fprintf(t.out, "\nApprove this call?\n%s\n", shown)
+	fmt.Fprintf(t.out, "\nApprove this call%s?\n%s\n", askedBy(req), shown)
 	if req.Diff != nil && req.Diff.Changed() {
 		// The change as it would land: the file on disk now against the
 		// proposed content.

@@ -29,7 +29,7 @@ type ShellConfig struct {
 // given in the config replaces the stored one.
 func (s *Session) setupPermissions() error {
 	cfg := s.cfg
-	s.gate = tool.NewGate(cfg.Approver)
+	s.gate = tool.NewGate(s.namingAsker(cfg.Approver))
 	ok, _ := sandbox.Available()
 	s.gate.SetSandboxed(ok)
 	if cfg.Mode != "" {

@@ -35,6 +35,11 @@ type ApprovalRequest struct {
 	// SecretFile names the deny-listed file the call would read, if any;
 	// only a person may allow that (ApproveAll refuses it).
 	SecretFile string
+	// Asker says which agent asks: "" for the session's own agent, or the
+	// sub-agent's ID, kind and task (model-written, so shown escaped),
+	// e.g. `sub-2 (general: "fix the tests")`. Approvers that may be asked
+	// by several sub-agents at once show it with each request.
+	Asker string
 	// Diff is the change a write_file or edit_file call would make to its
 	// file, from the content on disk now to the content proposed (New set
 	// for a file that does not exist yet); nil for other tools, for a

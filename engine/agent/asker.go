@@ -1,0 +1,63 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tally-dev/tally/engine/tool"
+)
+
+// namingAsker wraps the host's approver so that every request says which
+// agent asks (tool.ApprovalRequest.Asker): the sub-agents of one batch
+// share the session's gate and run at the same time, and a person asked
+// about three calls at once must know whose call each one is.
+func (s *Session) namingAsker(a tool.Approver) tool.Approver {
+	if a == nil {
+		return nil
+	}
+	n := namer{s: s, a: a}
+	if h, ok := a.(tool.HunkApprover); ok {
+		return hunkNamer{namer: n, h: h}
+	}
+	return n
+}
+
+type namer struct {
+	s *Session
+	a tool.Approver
+}
+
+// Approve implements tool.Approver.
+func (n namer) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
+	req.Asker = n.s.askerOf(ctx)
+	return n.a.Approve(ctx, req)
+}
+
+type hunkNamer struct {
+	namer
+	h tool.HunkApprover
+}
+
+// ApproveHunks implements tool.HunkApprover.
+func (n hunkNamer) ApproveHunks(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, []bool, error) {
+	req.Asker = n.s.askerOf(ctx)
+	return n.h.ApproveHunks(ctx, req)
+}
+
+// askerOf names the running sub-agent whose call ctx belongs to, "" for
+// the session's own agent. A child's calls run under its own context (or
+// one derived from it by value), whose Done channel is the child's.
+func (s *Session) askerOf(ctx context.Context) string {
+	done := ctx.Done()
+	if done == nil {
+		return ""
+	}
+	s.subs.mu.Lock()
+	defer s.subs.mu.Unlock()
+	for _, ch := range s.subs.running {
+		if ch.ctx != nil && ch.ctx.Done() == done {
+			return fmt.Sprintf("%s (%s: %q)", ch.info.ID, ch.info.Kind, clipRunes(ch.info.Title, 60))
+		}
+	}
+	return ""
+}
