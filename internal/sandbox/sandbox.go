@@ -150,14 +150,6 @@ func validSessionID(id string) bool {
 	return true
 }
 
-// or returns a unless it is empty, and b otherwise.
-func or(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // cleanAbs returns the cleaned absolute paths among paths, without "/"
 // itself and without duplicates.
 func cleanAbs(paths []string) []string {
