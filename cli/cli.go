@@ -81,10 +81,13 @@ type options struct {
 	contextWindow, maxSteps                  int
 	yes, json, ledger, warmUp                bool
 	args                                     []string
+	// served is the app's workbench when the app runs this command for
+	// the command line (see ServeReads), nil otherwise.
+	served *workbench.Workbench
 }
 
 func parse(name string, args []string, stderr io.Writer) (*options, error) {
-	o := &options{}
+	o := &options{served: servedBy(stderr)}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.data, "data", "", "")
@@ -146,8 +149,8 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 // the workbench; settingsErr is what was wrong with the saved settings,
 // for the commands that depend on them. The caller closes the workbench.
 func (o *options) open() (w *workbench.Workbench, settingsErr, err error) {
-	if w := servedWorkbench(); w != nil {
-		return w, nil, nil // run inside the app, on its open store
+	if o.served != nil {
+		return o.served.Borrow(), nil, nil // run inside the app, on its open store
 	}
 	return workbench.Open(o.data, os.Getenv)
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/remote"
@@ -85,16 +84,10 @@ func heldByApp(args []string, err error, stdout, stderr io.Writer) (code int, ha
 	return code, true
 }
 
-// served is the workbench of the app serving reading commands, nil in a
-// command-line process.
-var served struct {
-	sync.Mutex
-	wb *workbench.Workbench
-}
-
 // ServeReads lets command-line processes run reading commands against
 // wb, the app's open workbench of dataDir, while the app holds the store;
-// stop ends it. Writing commands sent this way are refused.
+// stop ends it. Writing commands sent this way are refused. Commands run
+// concurrently, each on its own borrowed view of wb.
 func ServeReads(wb *workbench.Workbench, dataDir string) (stop func(), err error) {
 	if dataDir == "" {
 		dataDir = filepath.Dir(wb.Path())
@@ -104,19 +97,24 @@ func ServeReads(wb *workbench.Workbench, dataDir string) (stop func(), err error
 			fmt.Fprintf(stderr, "tally %s: the Tally app has this data open and holds its sessions; run it there, or close the app and try again\n", args[0])
 			return ExitFail
 		}
-		served.Lock()
-		defer served.Unlock()
-		served.wb = wb
-		defer func() { served.wb = nil }()
-		return Main(args, strings.NewReader(""), stdout, stderr)
+		return Main(args, strings.NewReader(""), stdout, servedStderr{Writer: stderr, wb: wb})
 	})
 }
 
-// servedWorkbench is a borrowed view of the serving app's workbench, or
-// nil in a command-line process. Its Close leaves the app's store open.
-func servedWorkbench() *workbench.Workbench {
-	if served.wb == nil {
-		return nil
+// servedStderr is the standard error of a command the app runs for the
+// command line: it carries the app's workbench to the command's options
+// (see parse), so each served command, and only it, uses the app's open
+// store.
+type servedStderr struct {
+	io.Writer
+	wb *workbench.Workbench
+}
+
+// servedBy is the app workbench a served command's stderr carries, or nil
+// in a command-line process.
+func servedBy(stderr io.Writer) *workbench.Workbench {
+	if s, ok := stderr.(servedStderr); ok {
+		return s.wb
 	}
-	return served.wb.Borrow()
+	return nil
 }

@@ -96,12 +96,17 @@ func Run(o Options) {
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 	w := a.NewWindow("Tally")
 	w.SetIcon(a.Icon())
+	var serving servingStop
+	o.Serve = serving.wrap(o.Serve)
 	u := New(a, w, NewBridge(), o)
 	w.Resize(u.windowSize())
 	w.SetCloseIntercept(func() {
 		u.Close()
 		w.Close()
 	})
+	// A kill (SIGTERM) or Ctrl-C closes the app like its close button,
+	// removing the command line's socket.
+	defer closeOnSignal(u.bridge, func() { u.Close(); a.Quit() }, serving.run, os.Exit)()
 	w.ShowAndRun()
 }
 
@@ -194,6 +199,12 @@ func New(a fyne.App, w fyne.Window, b *Bridge, o Options) *UI {
 // what closing the window closes.
 func (u *UI) start() {
 	wb, settingsErr, err := workbench.Open(u.opts.DataDir, func(k string) string { return u.env(k) })
+	if err == nil && wb.Damage() != nil {
+		// Damaged past its header: the app would write to it; the
+		// command line can still export what it holds.
+		err = wb.Damage()
+		_ = wb.Close()
+	}
 	if err != nil {
 		u.applyTheme()
 		u.win.SetContent(storeErrorView(err, u.start))
@@ -227,7 +238,7 @@ func storeErrorView(err error, retry func()) fyne.CanvasObject {
 		todo = "Install the newer Tally to open it, or start with --data DIR to use another data folder."
 	case errors.Is(err, workbench.ErrCorrupt):
 		what = "Tally's database file is damaged; it was left untouched."
-		todo = "Restore a backup or move the file aside, then press Retry. (" + err.Error() + ")"
+		todo = "Copy out what you need with `tally export SESSION`, then restore a backup or move the file aside and press Retry. (" + err.Error() + ")"
 	}
 	head := widget.NewLabelWithStyle(what, fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	body := &widget.Label{Text: todo, Wrapping: fyne.TextWrapWord, Alignment: fyne.TextAlignCenter}

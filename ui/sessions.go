@@ -226,6 +226,12 @@ func (u *UI) createSession(workspace, title string) {
 		u.banner.ShowError(fmt.Sprintf("The workspace %q is not an existing folder; choose or type the path of your project folder.", workspace))
 		return
 	}
+	// The engine's rule: never the home folder, a parent of it or the
+	// data directory.
+	if _, err := agent.CheckWorkspace(workspace, filepath.Dir(u.wb.Path())); err != nil {
+		u.banner.ShowError("Could not create the session: " + err.Error())
+		return
+	}
 	wb := u.wb
 	u.bridge.Work(func() func() {
 		// A new session starts in the mode chosen in Settings; one with no

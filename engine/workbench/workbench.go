@@ -135,6 +135,11 @@ func (w *Workbench) Close() error {
 // Path is the store file's path.
 func (w *Workbench) Path() string { return w.store.Path() }
 
+// Damage reports why the store's file failed the consistency check run
+// when it was opened (an error wrapping ErrCorrupt that says how to
+// recover), or nil: a damaged store can be read, never written.
+func (w *Workbench) Damage() error { return w.store.Damage() }
+
 // Settings returns the saved settings.
 func (w *Workbench) Settings() Settings {
 	w.mu.Lock()

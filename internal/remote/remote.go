@@ -4,15 +4,24 @@
 // inspect` and the other reading commands still work while it is open: the
 // app runs them against its own open store and streams their output back.
 //
-// The socket is created with mode 0600 in the data directory, so only the
-// user who owns the data can connect. One request per connection: a JSON
-// line {"args": [...]} from the client, then JSON lines {"o": text},
-// {"e": text} with the command's standard output and error as it writes
-// them, and a last line {"exit": code}.
+// The socket is created with mode 0600 in the data directory, and every
+// client must prove it is the user who runs the app twice over: on Linux
+// the kernel's SO_PEERCRED must name the same user ID, and the request must
+// carry the per-launch token Serve writes, mode 0600, to TokenName in the
+// data directory — which the command sandbox cannot read, so a command the
+// agent runs cannot talk to the app even as the same user. One request per
+// connection: a JSON line {"token": …, "args": [...]} from the client,
+// then JSON lines {"o": text}, {"e": text} with the command's standard
+// output and error as it writes them, and a last line {"exit": code}.
+// Clients are served concurrently, each with deadlines, so an idle or
+// stalled client holds up nobody else.
 package remote
 
 import (
 	"bufio"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +29,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -27,14 +37,31 @@ import (
 // SocketName is the socket's file name in the data directory.
 const SocketName = "tally.sock"
 
+// TokenName is the file, next to the socket, holding the serving app's
+// per-launch token.
+const TokenName = "tally.sock.token"
+
 // MaxRequest caps a request line in bytes.
 const MaxRequest = 64 << 10
+
+// RequestTimeout is how long a client has, once connected, to send its
+// request line; WriteTimeout is how long one frame of output may wait for
+// a client that stopped reading. Either ends that connection only.
+const (
+	RequestTimeout = 5 * time.Second
+	WriteTimeout   = 30 * time.Second
+)
+
+// ownerUID is the user ID a client's peer credentials must show; a
+// variable so tests can play another user.
+var ownerUID = os.Getuid
 
 // Handler runs one command with args and returns its exit status.
 type Handler func(args []string, stdout, stderr io.Writer) int
 
 type request struct {
-	Args []string `json:"args"`
+	Token string   `json:"token"` // first: checked before anything else
+	Args  []string `json:"args"`
 }
 
 type frame struct {
@@ -43,9 +70,11 @@ type frame struct {
 	Exit *int    `json:"exit,omitempty"`
 }
 
-// Serve listens on the socket of dataDir and runs each request with h, one
-// at a time. It replaces a stale socket left by a process that died; stop
-// closes the listener and removes the socket.
+// Serve listens on the socket of dataDir, writes a fresh token to
+// TokenName beside it, and runs each authenticated request with h, several
+// at once. It replaces a stale socket left by a process that died; stop
+// (safe to call more than once) closes the listener and the open
+// connections and removes the socket and the token.
 func Serve(dataDir string, h Handler) (stop func(), err error) {
 	path := filepath.Join(dataDir, SocketName)
 	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
@@ -61,38 +90,137 @@ func Serve(dataDir string, h Handler) (stop func(), err error) {
 		ln.Close()
 		return nil, fmt.Errorf("cannot restrict %s to its owner (%v)", path, err)
 	}
-	var one sync.Mutex // commands run one at a time, like separate processes would
+	token, err := writeToken(filepath.Join(dataDir, TokenName))
+	if err != nil {
+		ln.Close()
+		_ = os.Remove(path)
+		return nil, err
+	}
+	srv := &server{h: h, token: token, conns: map[net.Conn]bool{}}
 	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		for {
 			c, err := ln.Accept()
 			if err != nil {
-				close(done)
+				return
+			}
+			if !srv.track(c) {
+				c.Close()
 				return
 			}
 			go func() {
-				one.Lock()
-				defer one.Unlock()
-				serveConn(c, h)
+				defer srv.untrack(c)
+				srv.serveConn(c)
 			}()
 		}
 	}()
+	var once sync.Once
 	return func() {
-		ln.Close()
-		<-done
-		_ = os.Remove(path)
+		once.Do(func() {
+			ln.Close()
+			<-done
+			srv.closeAll()
+			_ = os.Remove(path)
+			_ = os.Remove(filepath.Join(dataDir, TokenName))
+		})
 	}, nil
 }
 
-func serveConn(c net.Conn, h Handler) {
+// writeToken writes a new random token to path, readable by its owner
+// only, replacing a stale one, and returns it.
+func writeToken(path string) (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("cannot make a token for the app's socket (%v); command-line reads will wait for the app to close", err)
+	}
+	token := hex.EncodeToString(b[:])
+	_ = os.Remove(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) // O_EXCL: never through a planted link
+	if err == nil {
+		_, err = f.WriteString(token)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		_ = os.Remove(path)
+		return "", fmt.Errorf("cannot write the socket's token %s (%v); check the data directory's permissions", path, err)
+	}
+	return token, nil
+}
+
+// server is the state of one Serve.
+type server struct {
+	h     Handler
+	token string
+
+	mu     sync.Mutex
+	conns  map[net.Conn]bool // open connections, closed by stop
+	closed bool
+	wg     sync.WaitGroup
+}
+
+func (s *server) track(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.conns[c] = true
+	s.wg.Add(1)
+	return true
+}
+
+func (s *server) untrack(c net.Conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	s.wg.Done()
+}
+
+// closeAll ends every open connection and waits, briefly, for their
+// commands to return.
+func (s *server) closeAll() {
+	s.mu.Lock()
+	s.closed = true
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	waited := make(chan struct{})
+	go func() { s.wg.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(2 * time.Second):
+	}
+}
+
+// serveConn authenticates one client and runs its request. A client of
+// another user, or without the token, gets one line saying it was refused
+// and nothing else.
+func (s *server) serveConn(c net.Conn) {
 	defer c.Close()
+	w := &frameWriter{c: c, enc: json.NewEncoder(c)}
+	if uid, ok := peerUID(c); ok && uid != ownerUID() {
+		w.refuse("tally: the app's socket serves only the user who runs the app")
+		return
+	}
+	_ = c.SetReadDeadline(time.Now().Add(RequestTimeout))
 	r := bufio.NewReader(io.LimitReader(c, MaxRequest))
 	line, err := r.ReadBytes('\n')
 	var req request
-	if err != nil || json.Unmarshal(line, &req) != nil || len(req.Args) == 0 {
+	if err != nil || json.Unmarshal(line, &req) != nil {
 		return
 	}
-	w := &frameWriter{enc: json.NewEncoder(c)}
+	if subtle.ConstantTimeCompare([]byte(req.Token), []byte(s.token)) != 1 {
+		w.refuse("tally: the request did not carry the app's token; run the command as the user who runs the app, outside the command sandbox")
+		return
+	}
+	if len(req.Args) == 0 {
+		return
+	}
+	_ = c.SetReadDeadline(time.Time{})
 	code := func() (code int) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -100,18 +228,34 @@ func serveConn(c net.Conn, h Handler) {
 				code = 1
 			}
 		}()
-		return h(req.Args, w.stream(true), w.stream(false))
+		return s.h(req.Args, w.stream(true), w.stream(false))
 	}()
-	w.mu.Lock()
-	_ = w.enc.Encode(frame{Exit: &code})
-	w.mu.Unlock()
+	w.exit(code)
 }
 
 // frameWriter turns writes to stdout and stderr into frames on one
 // connection.
 type frameWriter struct {
 	mu  sync.Mutex
+	c   net.Conn
 	enc *json.Encoder
+}
+
+// send writes one frame within WriteTimeout.
+func (fw *frameWriter) send(f frame) error {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	_ = fw.c.SetWriteDeadline(time.Now().Add(WriteTimeout))
+	return fw.enc.Encode(f)
+}
+
+func (fw *frameWriter) exit(code int) { _ = fw.send(frame{Exit: &code}) }
+
+// refuse tells a client why it is not served, with exit status 1.
+func (fw *frameWriter) refuse(why string) {
+	text := why + "\n"
+	_ = fw.send(frame{Err: &text})
+	fw.exit(1)
 }
 
 type streamWriter struct {
@@ -127,9 +271,7 @@ func (s streamWriter) Write(p []byte) (int, error) {
 	if s.out {
 		f = frame{Out: &text}
 	}
-	s.fw.mu.Lock()
-	defer s.fw.mu.Unlock()
-	if err := s.fw.enc.Encode(f); err != nil {
+	if err := s.fw.send(f); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -157,7 +299,11 @@ func Call(dataDir string, args []string, stdout, stderr io.Writer) (int, error) 
 		return 0, fmt.Errorf("%w (%v)", ErrNoServer, err)
 	}
 	defer c.Close()
-	b, _ := json.Marshal(request{Args: args})
+	token, err := os.ReadFile(filepath.Join(dataDir, TokenName))
+	if err != nil {
+		return 0, fmt.Errorf("%w (the socket's token cannot be read: %v)", ErrNoServer, err)
+	}
+	b, _ := json.Marshal(request{Token: strings.TrimSpace(string(token)), Args: args})
 	if _, err := c.Write(append(b, '\n')); err != nil {
 		return 0, fmt.Errorf("%w (%v)", ErrNoServer, err)
 	}
