@@ -79,6 +79,12 @@ func (s *Store) Blob(sha string) (data []byte, err error) {
 	return data, err
 }
 
+// BlobByPrefix runs Tx.BlobByPrefix in its own View.
+func (s *Store) BlobByPrefix(prefix string) (data []byte, sha string, err error) {
+	err = s.View(func(tx *Tx) error { data, sha, err = tx.BlobByPrefix(prefix); return err })
+	return data, sha, err
+}
+
 // AddRecord runs Tx.AddRecord in its own Update.
 func (s *Store) AddRecord(kind Kind, session string, data []byte) (seq uint64, err error) {
 	err = s.Update(func(tx *Tx) error { seq, err = tx.AddRecord(kind, session, data); return err })

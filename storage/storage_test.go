@@ -1127,3 +1127,27 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("LogLen = %d, want %d", n, writers*each)
 	}
 }
+
+func TestBlobByPrefix(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "tally.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var sha string
+	if err := st.Update(func(tx *Tx) error { sha, err = tx.PutBlob([]byte("dropped text")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{sha, sha[:MinBlobPrefix], sha[:20]} {
+		data, full, err := st.BlobByPrefix(key)
+		if err != nil || string(data) != "dropped text" || full != sha {
+			t.Errorf("BlobByPrefix(%q) = %q, %q, %v", key, data, full, err)
+		}
+	}
+	if _, _, err := st.BlobByPrefix(sha[:MinBlobPrefix-1]); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a short prefix: %v", err)
+	}
+	if _, _, err := st.BlobByPrefix("000000000000"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("an unknown prefix: %v", err)
+	}
+}

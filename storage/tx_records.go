@@ -56,6 +56,50 @@ func (tx *Tx) Blob(sha string) (data []byte, err error) {
 	return clone(v), nil
 }
 
+// MinBlobPrefix is the fewest hex digits BlobByPrefix accepts.
+const MinBlobPrefix = 12
+
+// BlobByPrefix returns the content and the full key of the one blob whose
+// SHA-256 key starts with prefix, at least MinBlobPrefix lowercase hex
+// digits (a full key works too). It returns an error wrapping ErrNotFound
+// when no key starts so, and one wrapping ErrInvalid when several do.
+func (tx *Tx) BlobByPrefix(prefix string) (data []byte, sha string, err error) {
+	if len(prefix) == 2*sha256.Size {
+		sha = prefix
+	} else if sha, err = tx.blobKey(prefix); err != nil {
+		return nil, "", err
+	}
+	data, err = tx.Blob(sha)
+	return data, sha, err
+}
+
+// blobKey returns the one blob key that starts with prefix.
+func (tx *Tx) blobKey(prefix string) (sha string, err error) {
+	const op = "BlobByPrefix"
+	if err := tx.begin(op, false); err != nil {
+		return "", err
+	}
+	defer tx.end(op, false, &err)
+	if len(prefix) < MinBlobPrefix || len(prefix) > 2*sha256.Size || strings.Trim(prefix, "0123456789abcdef") != "" {
+		return "", newError(ErrInvalid, nil, "storage: blob prefix %q; pass %d to 64 lowercase hex digits of a SHA-256", prefix, MinBlobPrefix)
+	}
+	notFound := newError(ErrNotFound, nil, "storage: no blob starts with %s", prefix)
+	b := tx.btx.Bucket(bucketBlobs)
+	if b == nil {
+		return "", notFound
+	}
+	c := b.Cursor()
+	k, _ := c.Seek([]byte(prefix))
+	if k == nil || !strings.HasPrefix(string(k), prefix) {
+		return "", notFound
+	}
+	sha = string(k)
+	if next, _ := c.Next(); next != nil && strings.HasPrefix(string(next), prefix) {
+		return "", newError(ErrInvalid, nil, "storage: several blobs start with %s; give more digits", prefix)
+	}
+	return sha, nil
+}
+
 // AddRecord appends data to the session's list of the given kind and returns
 // its sequence number, which is larger than any returned before for that
 // list. The session must exist.

@@ -303,7 +303,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	// A nil counter is tokens.Count, whose counts the log stores with the
 	// messages and reuses: reopening a session counts nothing again.
 	s.log = transcript.NewAppendLog(nil, WireRules())
-	s.tools.AddBuiltin(tool.RetrieveToolResult(func(sha string) ([]byte, error) { return cfg.Store.Blob(sha) }))
+	s.tools.AddBuiltin(tool.RetrieveToolResult(blobLoader(cfg.Store)))
 	for _, r := range recs {
 		m, err := transcript.Decode(r.Data)
 		if err != nil {

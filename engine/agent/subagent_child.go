@@ -61,7 +61,7 @@ func (s *Session) subagentTools(kind string, list *todo.List) *tool.Registry {
 	reg.AddBuiltin(tool.ReadFile())
 	reg.AddBuiltin(tool.ListDir())
 	reg.AddBuiltin(tool.Grep())
-	reg.AddBuiltin(tool.RetrieveToolResult(func(sha string) ([]byte, error) { return s.cfg.Store.Blob(sha) }))
+	reg.AddBuiltin(tool.RetrieveToolResult(blobLoader(s.cfg.Store)))
 	for _, t := range todo.Tools(list) {
 		if strings.HasPrefix(t.Spec().Name, "checklist_") {
 			reg.AddBuiltin(t)

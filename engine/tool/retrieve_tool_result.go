@@ -14,7 +14,9 @@ var retrieveDoc string
 
 // RetrieveParams are the arguments of retrieve_tool_result.
 type RetrieveParams struct {
-	// SHA is the hex SHA-256 from a <TOOL_RESULT_REF sha="..."> reference.
+	// SHA is the hex SHA-256 from a <TOOL_RESULT_REF sha="..."> reference,
+	// or a handle such as #a1b2c3d4e5f6 (12 or more of its first digits)
+	// from the index of what a compaction dropped.
 	SHA string `json:"sha"`
 	// Offset is the first line shown, 1-based; zero means 1.
 	Offset int `json:"offset,omitempty"`
@@ -28,7 +30,7 @@ var retrieveSpec = Spec{
 	Parameters: schema(`{
 		"type": "object",
 		"properties": {
-			"sha": {"type": "string", "description": "The sha attribute of the TOOL_RESULT_REF reference."},
+			"sha": {"type": "string", "description": "The sha attribute of the TOOL_RESULT_REF reference, or a handle like #a1b2c3d4e5f6 from the index of dropped messages."},
 			"offset": {"type": "integer", "minimum": 1, "description": "First line to show, starting at 1. Default 1."},
 			"limit": {"type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of lines to show. Default 400."}
 		},
@@ -37,10 +39,12 @@ var retrieveSpec = Spec{
 	}`),
 }
 
-var shaRe = regexp.MustCompile(`^[0-9a-f]{64}$`)
+// shaRe matches a full SHA-256 or a handle's 12 or more leading digits.
+var shaRe = regexp.MustCompile(`^[0-9a-f]{12,64}$`)
 
-// BlobLoader returns the stored text of a tool result by its SHA-256.
-type BlobLoader func(sha string) ([]byte, error)
+// BlobLoader returns the stored text of a tool result by its SHA-256 or by
+// 12 or more of its leading hex digits (a handle without its "#").
+type BlobLoader func(key string) ([]byte, error)
 
 type retrieve struct{ load BlobLoader }
 
@@ -58,9 +62,9 @@ func (r retrieve) Run(ctx context.Context, env *Env, args json.RawMessage) Resul
 	if err := decodeParams(name, args, &p); err != nil {
 		return errResult(name, err)
 	}
-	p.SHA = strings.ToLower(strings.TrimSpace(p.SHA))
+	p.SHA = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(p.SHA)), "#")
 	if !shaRe.MatchString(p.SHA) {
-		return errorf(name, "sha %q is not a 64-character hex SHA-256; copy it from the TOOL_RESULT_REF reference", p.SHA)
+		return errorf(name, "sha %q is neither a hex SHA-256 nor a handle like #a1b2c3d4e5f6; copy it from the reference or the index of dropped messages", p.SHA)
 	}
 	if p.Offset < 0 || p.Limit < 0 {
 		return errorf(name, "offset and limit must be positive")
@@ -70,7 +74,7 @@ func (r retrieve) Run(ctx context.Context, env *Env, args json.RawMessage) Resul
 	}
 	data, err := r.load(p.SHA)
 	if err != nil || data == nil {
-		return errorf(name, "no stored tool result has sha %q; use the sha of a reference from this conversation", p.SHA)
+		return errorf(name, "nothing stored has sha or handle %q; use one from a reference or the index of dropped messages in this conversation", p.SHA)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	off := max(p.Offset, 1)

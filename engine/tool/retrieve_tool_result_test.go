@@ -18,7 +18,7 @@ func TestRetrieveToolResult(t *testing.T) {
 	sum := sha256.Sum256([]byte(text.String()))
 	sha := hex.EncodeToString(sum[:])
 	load := func(s string) ([]byte, error) {
-		if s == sha {
+		if s == sha || len(s) >= 12 && strings.HasPrefix(sha, s) {
 			return []byte(text.String()), nil
 		}
 		return nil, errors.New("missing")
@@ -32,8 +32,9 @@ func TestRetrieveToolResult(t *testing.T) {
 		{"first page", fmt.Sprintf(`{"sha":%q}`, sha), "lines 1-400 of 1000; call again with offset 401", false},
 		{"a slice", fmt.Sprintf(`{"sha":%q,"offset":998,"limit":5}`, sha), " 998\tline 998\n 999\tline 999\n1000\tline 1000\n[lines 998-1000 of 1000; end of result]", false},
 		{"upper-case sha", fmt.Sprintf(`{"sha":%q,"offset":1,"limit":1}`, strings.ToUpper(sha)), "   1\tline 1", false},
-		{"unknown sha", fmt.Sprintf(`{"sha":%q}`, strings.Repeat("0", 64)), "no stored tool result", true},
-		{"malformed sha", `{"sha":"abc"}`, "not a 64-character", true},
+		{"unknown sha", fmt.Sprintf(`{"sha":%q}`, strings.Repeat("0", 64)), "nothing stored has sha", true},
+		{"malformed sha", `{"sha":"abc"}`, "neither a hex SHA-256 nor a handle", true},
+		{"handle of a dropped message", fmt.Sprintf(`{"sha":%q,"limit":1}`, "#"+sha[:12]), "   1\tline 1", false},
 		{"offset past the end", fmt.Sprintf(`{"sha":%q,"offset":2000}`, sha), "past the end", true},
 		{"unknown field", fmt.Sprintf(`{"sha":%q,"mode":"lines"}`, sha), "unknown parameter", true},
 	}
