@@ -14,7 +14,6 @@ import (
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/workbench"
-	"github.com/tally-dev/tally/internal/sandbox"
 )
 
 // safetyFields are the settings of what the agent may do: the default
