@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tally-dev/tally/engine/record"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -66,6 +67,21 @@ type Result struct {
 	Source       string `json:"source,omitempty"`
 	TokensBefore int    `json:"tokens_before"`
 	TokensAfter  int    `json:"tokens_after"`
+	// Record is Input.Record merged with the record of the messages this
+	// compaction removed or whose results the pure layers shrank: the
+	// agent stores it and passes it as the next Input.Record (and renders
+	// it into the cycle hand-off). Its checklist is the open checklist of
+	// Input.Reminders when the history was cut.
+	Record record.Record `json:"record,omitzero"`
+	// Earlier is what the next compaction carries (see [Input.Earlier]).
+	Earlier Earlier `json:"earlier,omitzero"`
+	// TurnBase is the Input.TurnBase of the next compaction: this one's
+	// plus the human messages it removed.
+	TurnBase int `json:"turn_base,omitempty"`
+	// Dropped lists every message the cut removed, oldest first, with the
+	// text its handle names. The agent stores each Text as a blob in the
+	// rebuild's transaction so the handles of the section resolve.
+	Dropped []DroppedLine `json:"dropped,omitempty"`
 }
 
 // Apply turns a plan and the model's summary into the new history. When the
@@ -80,7 +96,12 @@ func Apply(in Input, plan Plan, summary string) Result {
 	if len(plan.Messages) != len(in.Messages) || len(plan.Tokens) != len(plan.Messages) {
 		plan = PlanCascade(in)
 	}
-	res := Result{TokensBefore: plan.TokensBefore, Messages: plan.Messages, TokensAfter: plan.PureTokensAfter}
+	res := Result{TokensBefore: plan.TokensBefore, Messages: plan.Messages, TokensAfter: plan.PureTokensAfter,
+		Record: in.Record, Earlier: in.Earlier, TurnBase: in.TurnBase}
+	pure := func() Result {
+		res.Record = buildFacts(in, plan.Messages, nil, false).record
+		return res
+	}
 	var section string
 	switch {
 	case plan.SummarySource == LayerMemory && strings.TrimSpace(plan.Summary) != "":
@@ -88,12 +109,14 @@ func Apply(in Input, plan Plan, summary string) Result {
 	case plan.NeedsSummary && strings.TrimSpace(summary) != "":
 		section, res.Source = SummarySection(CapSummary(summary)), LayerSummary
 	default:
-		return res
+		return pure()
 	}
 	keep := make(map[int]bool, len(plan.Keep))
 	for _, i := range plan.Keep {
 		keep[i] = true
 	}
+	f := buildFacts(in, plan.Messages, keep, true)
+	section = withFacts(f.text, section)
 	var kept []transcript.Message
 	level := plan.PureTokensAfter
 	var text strings.Builder
@@ -110,7 +133,7 @@ func Apply(in Input, plan Plan, summary string) Result {
 	if transcript.CheckPairing(kept) != nil && transcript.CheckPairing(plan.Messages) == nil {
 		// The pins should make this impossible; never trade a valid log
 		// for an invalid one.
-		return res
+		return pure()
 	}
 	budget := plan.ReminderBudget
 	if budget <= 0 {
@@ -123,6 +146,8 @@ func Apply(in Input, plan Plan, summary string) Result {
 	}
 	res.Messages = insertReminders(kept, rem)
 	res.SummarySection = section
+	res.Record, res.Earlier, res.Dropped = f.record, f.earlier, f.dropped
+	res.TurnBase += f.humans
 	res.TokensAfter = level - in.scaled(removed-added)
 	return res
 }

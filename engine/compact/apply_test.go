@@ -26,7 +26,9 @@ func TestApply(t *testing.T) {
 		in := base()
 		p := PlanCascade(in)
 		res := Apply(in, p, "  Fixed eviction order in pkg/cache/lru.go.  ")
-		if res.Source != LayerSummary || !strings.HasPrefix(res.SummarySection, SummaryHeading+"\n") ||
+		// The facts (record, dropped index) come first, the summary last.
+		if res.Source != LayerSummary || !strings.HasPrefix(res.SummarySection, RecordHeading+"\n") ||
+			!strings.Contains(res.SummarySection, "\n\n"+SummaryHeading+"\n") ||
 			!strings.HasSuffix(res.SummarySection, "Fixed eviction order in pkg/cache/lru.go.") {
 			t.Fatalf("section = %q (source %q)", res.SummarySection, res.Source)
 		}

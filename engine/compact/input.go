@@ -7,6 +7,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/tally-dev/tally/engine/record"
 	"github.com/tally-dev/tally/engine/transcript"
 )
 
@@ -78,6 +79,23 @@ type Input struct {
 	// ReminderBudget caps the tokens of the re-injected reminders; zero
 	// means [DefaultReminderBudget].
 	ReminderBudget int
+	// Record is the work record of what earlier compactions of this cycle
+	// removed or shrank, zero at the start of a cycle. The agent sets it
+	// to the last [Result.Record] it stored; [Apply] merges into it the
+	// record of the messages this compaction removes or shrinks and shows
+	// the whole in the section.
+	Record record.Record
+	// TurnBase is the number of human messages of this cycle that are no
+	// longer in Messages (removed by earlier compactions), so the record,
+	// the stubs and the dropped index number turns as the cycle does. The
+	// agent sets it (the sum of the human messages earlier compactions
+	// removed: count the DroppedLines of role user with no Kind, or keep a
+	// counter); zero at the start of a cycle.
+	TurnBase int
+	// Earlier is what earlier compactions of this cycle left in the
+	// section's stubs and dropped index; the agent sets it to the last
+	// [Result.Earlier] it stored, zero at the start of a cycle.
+	Earlier Earlier
 
 	// ratio converts the planner's own counts into the units of Level
 	// (see normalized); zero means 1.

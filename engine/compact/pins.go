@@ -30,7 +30,7 @@ const (
 )
 
 // reasonOrder fixes the order of reasons on one message.
-var reasonOrder = []string{ReasonRecent, ReasonWorkingSet, ReasonError, ReasonPatch, ReasonPair, ReasonUserText}
+var reasonOrder = []string{ReasonRecent, ReasonWorkingSet, ReasonError, ReasonPatch, ReasonPair, ReasonUserText, ReasonUserWords}
 
 // errorMarkers are looked for, case-insensitively, in message text.
 var errorMarkers = []string{"error:", "failed", "panic", "traceback"}
@@ -64,7 +64,9 @@ const MaxPinnedShare = 0.5
 // messages never hold an orphan, and it contains the newest plain user text
 // when there is one. Working-set pins are trimmed, oldest path first, while
 // the pinned tokens exceed MaxPinnedShare of the threshold's room for
-// messages.
+// messages. The human messages within [UserWordsBudget] are pinned as
+// [ReasonUserWords]; they have their own budget, so they are never trimmed
+// and do not count against the working-set share.
 func Pins(in Input) []Pin {
 	pins := pinsFor(in)
 	if in.Threshold <= 0 {
@@ -72,7 +74,7 @@ func Pins(in Input) []Pin {
 	}
 	budget := int(float64(max(goal(in)-in.PrefixTokens, 0)) * MaxPinnedShare)
 	ws := in.WorkingSet
-	for len(ws) > 0 && PinnedTokens(in, pins) > budget {
+	for len(ws) > 0 && workingSetTokens(in, pins) > budget {
 		ws = ws[1:]
 		trimmed := in
 		trimmed.WorkingSet = ws
@@ -118,6 +120,10 @@ func pinsFor(in Input) []Pin {
 			add(i, ReasonUserText)
 			break
 		}
+	}
+	words, _ := userWords(msgs, UserWordsBudget(in))
+	for _, i := range words {
+		add(i, ReasonUserWords)
 	}
 
 	// Pairing: a message not pinned on its own whose call or result
@@ -171,6 +177,30 @@ func PinnedTokens(in Input, pins []Pin) int {
 		}
 	}
 	return n
+}
+
+// workingSetTokens is PinnedTokens without the older human messages
+// pinned for the user's words, which have a budget of their own; the
+// newest user text counts, as it always did.
+func workingSetTokens(in Input, pins []Pin) int {
+	words := map[int]bool{}
+	var rest []Pin
+	for _, p := range pins {
+		if p.Reason == ReasonUserWords {
+			words[p.Index] = true
+		}
+	}
+	for _, p := range pins {
+		if p.Reason == ReasonUserText {
+			delete(words, p.Index)
+		}
+	}
+	for _, p := range pins {
+		if !words[p.Index] {
+			rest = append(rest, p)
+		}
+	}
+	return PinnedTokens(in, rest)
 }
 
 func pinnedSet(pins []Pin) map[int]bool {

@@ -95,52 +95,52 @@ func TestPins(t *testing.T) {
 		{
 			name: "short log pins everything recent and the user text",
 			in:   Input{Messages: []transcript.Message{user("hi"), reply("hello")}},
-			want: map[int][]string{0: {ReasonRecent, ReasonUserText}, 1: {ReasonRecent}},
+			want: map[int][]string{0: {ReasonRecent, ReasonUserText, ReasonUserWords}, 1: {ReasonRecent}},
 		},
 		{
 			name: "last four and the newest user text",
 			in:   Input{Messages: pad(user("older"), reply("x"))},
-			want: map[int][]string{3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}, 6: {ReasonRecent}, 1: {ReasonUserText}},
+			want: map[int][]string{3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}, 6: {ReasonRecent}, 0: {ReasonUserWords}, 1: {ReasonUserText, ReasonUserWords}},
 		},
 		{
 			name: "working-set path in a result pins its call too",
 			in:   Input{Messages: pad(calls("", rd), result(rd, "package x")), WorkingSet: []string{"x.go"}},
-			want: map[int][]string{1: {ReasonWorkingSet}, 2: {ReasonPair}, 0: {ReasonUserText}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}, 6: {ReasonRecent}},
+			want: map[int][]string{1: {ReasonWorkingSet}, 2: {ReasonPair}, 0: {ReasonUserText, ReasonUserWords}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}, 6: {ReasonRecent}},
 		},
 		{
 			name: "tail of a longer file name does not pin",
 			in:   Input{Messages: pad(reply("edited xx.go")), WorkingSet: []string{"x.go"}},
-			want: map[int][]string{0: {ReasonUserText}, 2: {ReasonRecent}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}},
+			want: map[int][]string{0: {ReasonUserText, ReasonUserWords}, 2: {ReasonRecent}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}},
 		},
 		{
 			name: "failed result pins its call and sibling result",
 			in:   Input{Messages: pad(calls("", a, b), result(a, "a.txt"), failure(b, "make: no rule"))},
-			want: map[int][]string{1: {ReasonPair}, 2: {ReasonPair}, 3: {ReasonError}, 0: {ReasonUserText}, 4: {ReasonRecent}, 5: {ReasonRecent}, 6: {ReasonRecent}, 7: {ReasonRecent}},
+			want: map[int][]string{1: {ReasonPair}, 2: {ReasonPair}, 3: {ReasonError}, 0: {ReasonUserText, ReasonUserWords}, 4: {ReasonRecent}, 5: {ReasonRecent}, 6: {ReasonRecent}, 7: {ReasonRecent}},
 		},
 		{
 			name: "error words in text, any case",
 			in:   Input{Messages: pad(reply("Traceback (most recent call last)"), reply("the build FAILED"), reply("Error: nope"), reply("PANIC at the disco"))},
-			want: map[int][]string{1: {ReasonError}, 2: {ReasonError}, 3: {ReasonError}, 4: {ReasonError}, 0: {ReasonUserText}, 5: {ReasonRecent}, 6: {ReasonRecent}, 7: {ReasonRecent}, 8: {ReasonRecent}},
+			want: map[int][]string{1: {ReasonError}, 2: {ReasonError}, 3: {ReasonError}, 4: {ReasonError}, 0: {ReasonUserText, ReasonUserWords}, 5: {ReasonRecent}, 6: {ReasonRecent}, 7: {ReasonRecent}, 8: {ReasonRecent}},
 		},
 		{
 			name: "engine status never pins itself",
 			in:   Input{Messages: pad(transcript.Injected(transcript.KindStatus, "<agent_status>1 failed call</agent_status>", t0))},
-			want: map[int][]string{0: {ReasonUserText}, 2: {ReasonRecent}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}},
+			want: map[int][]string{0: {ReasonUserText, ReasonUserWords}, 2: {ReasonRecent}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}},
 		},
 		{
 			name: "write call and diff text are patches",
 			in:   Input{Messages: pad(calls("", wr), result(wr, "wrote y.go"), reply("diff --git a/z b/z"), reply("+++ b/z"))},
-			want: map[int][]string{1: {ReasonPatch}, 2: {ReasonPatch}, 3: {ReasonPatch}, 4: {ReasonPatch}, 0: {ReasonUserText}, 5: {ReasonRecent}, 6: {ReasonRecent}, 7: {ReasonRecent}, 8: {ReasonRecent}},
+			want: map[int][]string{1: {ReasonPatch}, 2: {ReasonPatch}, 3: {ReasonPatch}, 4: {ReasonPatch}, 0: {ReasonUserText, ReasonUserWords}, 5: {ReasonRecent}, 6: {ReasonRecent}, 7: {ReasonRecent}, 8: {ReasonRecent}},
 		},
 		{
 			name: "several reasons keep their fixed order",
 			in:   Input{Messages: []transcript.Message{reply("warm up"), user("x.go failed: error: boom")}, WorkingSet: []string{"x.go"}},
-			want: map[int][]string{0: {ReasonRecent}, 1: {ReasonRecent, ReasonWorkingSet, ReasonError, ReasonUserText}},
+			want: map[int][]string{0: {ReasonRecent}, 1: {ReasonRecent, ReasonWorkingSet, ReasonError, ReasonUserText, ReasonUserWords}},
 		},
 		{
 			name: "recent window starting inside a call group pins the call",
 			in:   Input{Messages: []transcript.Message{user("go"), calls("", a, b), result(a, "1"), result(b, "2"), reply("r1"), reply("r2")}},
-			want: map[int][]string{0: {ReasonUserText}, 1: {ReasonPair}, 2: {ReasonRecent}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}},
+			want: map[int][]string{0: {ReasonUserText, ReasonUserWords}, 1: {ReasonPair}, 2: {ReasonRecent}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}},
 		},
 	}
 	for _, c := range cases {

@@ -170,9 +170,68 @@ type Plan struct {
 	// threshold (see [Input.Target]); zero otherwise.
 	Target int       `json:"target,omitempty"`
 	Cache  CacheCost `json:"cache"`
+	// Fidelity counts what the plan does to the messages.
+	Fidelity Fidelity `json:"fidelity"`
 	// Auto is the pay-off decision of an automatic compaction (see
 	// [PlanAuto]); nil for a plan made by [PlanCascade] alone.
 	Auto *Decision `json:"auto,omitempty"`
+}
+
+// Fidelity counts the messages of a plan by what becomes of them; every
+// message is in exactly one of Verbatim, Recallable and Gone, and
+// Summarised counts those of Recallable the summary also covers.
+type Fidelity struct {
+	// Verbatim counts the messages kept as they are.
+	Verbatim int `json:"verbatim"`
+	// Summarised counts the removed messages the model's summary covers:
+	// all of them with a summary, none with the memory file.
+	Summarised int `json:"summarised"`
+	// Recallable counts the removed messages the section lists with a
+	// handle (the dropped index, the stubs of the user's words, or the
+	// index line of the result of a call), which retrieve_tool_result
+	// reads back once the agent stored them.
+	Recallable int `json:"recallable"`
+	// Gone counts the rest: messages a pure layer (micro, prune) replaced
+	// by a placeholder naming the call to run again, and removed messages
+	// not listed (see DroppedMinTokens: bookkeeping, tiny replies, old
+	// placeholders). Their handles still resolve but nothing names them.
+	Gone int `json:"gone"`
+}
+
+// Text is the one line previews show: "kept verbatim 12 · summarised 40
+// · dropped but recallable 40 · gone 0".
+func (f Fidelity) Text() string {
+	return fmt.Sprintf("kept verbatim %d · summarised %d · dropped but recallable %d · gone %d",
+		f.Verbatim, f.Summarised, f.Recallable, f.Gone)
+}
+
+// fidelity counts a plan: orig are the messages before the pure layers
+// with their tokens, after the same messages after them, keep the indexes
+// that stay when cut is true (otherwise all stay).
+func fidelity(orig []transcript.Message, origToks []int, after []transcript.Message, keep []int, cut, summary bool) Fidelity {
+	var f Fidelity
+	kept := make(map[int]bool, len(keep))
+	for _, i := range keep {
+		kept[i] = true
+	}
+	for i := range after {
+		switch {
+		case cut && !kept[i]:
+			if summary {
+				f.Summarised++
+			}
+			if listed(orig[i], origToks[i]) {
+				f.Recallable++
+			} else {
+				f.Gone++
+			}
+		case i < len(orig) && orig[i].Text() != after[i].Text():
+			f.Gone++
+		default:
+			f.Verbatim++
+		}
+	}
+	return f
 }
 
 // JSON returns the plan as indented JSON for the command line. It never
@@ -265,6 +324,17 @@ func PlanCascade(in Input) Plan {
 		}
 	}
 	systemChanges := false
+	// The facts part (record, the user's older words, the dropped index)
+	// goes into the same section as the summary or the memory file, so
+	// the estimates count it as Apply will build it.
+	factsText := ""
+	if needed && len(drop) > 0 {
+		keepSet := make(map[int]bool, len(p.Keep))
+		for _, i := range p.Keep {
+			keepSet[i] = true
+		}
+		factsText = buildFacts(in, cur.Messages, keepSet, true).text
+	}
 
 	// Layer 4: the memory file as the summary.
 	mem := LayerReport{Name: LayerMemory, TokensBefore: cur.Level, TokensAfter: cur.Level}
@@ -280,7 +350,7 @@ func PlanCascade(in Input) Plan {
 			commas(summable), commas(MemoryMinTokens), commas(MemoryMaxTokens))
 	default:
 		mem.Ran = true
-		section := MemorySection(in.Memory)
+		section := withFacts(factsText, MemorySection(in.Memory))
 		cut := cur.Level - cur.scaled(summable-tokens.Count(section))
 		p.ReminderBudget = fitReminders(cur, cut)
 		mem.TokensAfter = cut + cur.scaled(reminderTokens(cur, section, p.Keep, p.ReminderBudget))
@@ -297,7 +367,7 @@ func PlanCascade(in Input) Plan {
 
 	// Layer 5: the model-written summary, estimated.
 	sr := LayerReport{Name: LayerSummary, TokensBefore: p.TokensAfter, TokensAfter: p.TokensAfter}
-	section := SummarySection("")
+	section := withFacts(factsText, SummarySection(""))
 	after := cur.Level - cur.scaled(summable-summaryEstimate(summable)-tokens.Count(section))
 	switch {
 	case mem.Ran:
@@ -369,6 +439,7 @@ func PlanCascade(in Input) Plan {
 	if p.NeedsSummary {
 		call, callMiss = summaryCall(cur, p, firstChanged)
 	}
+	p.Fidelity = fidelity(in.Messages, in.Tokens, cur.Messages, p.Keep, systemChanges, p.NeedsSummary)
 	p.LevelRatio = cur.ratio
 	p.Cache = NewCacheCost(invalidated, call, callMiss, p.TokensBefore-p.TokensAfter, in.HitPrice, in.MissPrice)
 	p.Cache.FirstChanged, p.Cache.SystemChanges = firstChanged, systemChanges

@@ -26,6 +26,7 @@ func (p Plan) Text() string {
 	case p.Threshold > 0 && p.TokensBefore <= p.Threshold:
 		b.WriteString("Nothing to do: the level is under the threshold.\n")
 	}
+	fmt.Fprintf(&b, "Messages: %s\n", p.Fidelity.Text())
 	if p.NeedsSummary {
 		fmt.Fprintf(&b, "Needs a summary: %d messages would be summarised by the model (estimated at up to %s tokens).\n",
 			len(p.Summarize), commas(SummaryTokens))

@@ -13,7 +13,9 @@ import (
 
 var t0 = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
 
-func human(text string) transcript.Message { return transcript.UserText("<turn_meta>x</turn_meta>", text, t0) }
+func human(text string) transcript.Message {
+	return transcript.UserText("<turn_meta>x</turn_meta>", text, t0)
+}
 
 func args(kv map[string]any) string {
 	b, _ := json.Marshal(kv)
@@ -221,8 +223,8 @@ func sample() Record {
 	return Record{
 		Files: []File{{Path: "engine/a.go", Change: Created, Added: 40, Turns: []int{1, 2}},
 			{Path: "b.go", Change: Changed, Added: 2, Removed: 1, Rewrites: 1, Lines: 9, Turns: []int{3}}},
-		Commands: []Command{{Command: "go test ./...", Exit: 1, Turn: 3, Runs: 2}, {Command: "ls", Turn: 1, Runs: 1}},
-		Checks:   []Check{{Command: "go test ./...", FailedTurn: 3}},
+		Commands:  []Command{{Command: "go test ./...", Exit: 1, Turn: 3, Runs: 2}, {Command: "ls", Turn: 1, Runs: 1}},
+		Checks:    []Check{{Command: "go test ./...", FailedTurn: 3}},
 		Subagents: []Subagent{{Name: "find config", Result: "cfg.go", Turn: 2}},
 		Checklist: []string{"[ ] #2 write tests", "[~] #3 fix lint"},
 	}
