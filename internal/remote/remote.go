@@ -202,13 +202,15 @@ func (s *server) closeAll() {
 func (s *server) serveConn(c net.Conn) {
 	defer c.Close()
 	w := &frameWriter{c: c, enc: json.NewEncoder(c)}
+	// The request is read before any refusal, so the client's write of
+	// it has finished and it reads why it was refused.
+	_ = c.SetReadDeadline(time.Now().Add(RequestTimeout))
+	r := bufio.NewReader(io.LimitReader(c, MaxRequest))
+	line, err := r.ReadBytes('\n')
 	if uid, ok := peerUID(c); ok && uid != ownerUID() {
 		w.refuse("tally: the app's socket serves only the user who runs the app")
 		return
 	}
-	_ = c.SetReadDeadline(time.Now().Add(RequestTimeout))
-	r := bufio.NewReader(io.LimitReader(c, MaxRequest))
-	line, err := r.ReadBytes('\n')
 	var req request
 	if err != nil || json.Unmarshal(line, &req) != nil {
 		return
