@@ -134,6 +134,10 @@ func (s *Session) compactInput(force bool) compact.Input {
 		Force:           force,
 		HitPrice:        s.cfg.HitPrice,
 		MissPrice:       s.cfg.MissPrice,
+		Record:          s.st.Carry.Record,
+		Earlier:         s.st.Carry.Earlier,
+		TurnBase:        s.st.Carry.TurnBase,
+		NoFacts:         s.cfg.NoCompactionFacts,
 	}
 	in.Level, _ = s.level()
 	_, in.Ratio = s.measured()
@@ -222,12 +226,25 @@ func (s *Session) compactNow(ctx context.Context, in compact.Input, plan compact
 		return res, errors.New("agent: compaction found nothing to clear or summarise")
 	}
 	system := s.st.System
+	prevSummary, prevCarry := s.st.Summary, s.st.Carry
 	if out.SummarySection != "" {
 		s.st.Summary = out.SummarySection
 		system = s.systemWithSummary()
 	}
-	info, err := s.rebuildCosted(RebuildCompaction, reason, out.Messages, system, summary, plan.Cache, nil)
+	s.st.Carry = compactCarry{Record: out.Record, Earlier: out.Earlier, TurnBase: out.TurnBase}
+	// Every dropped message is kept as a blob, so the handle the index
+	// gives it reads it back (retrieve_tool_result).
+	keepDropped := func(tx *storage.Tx) error {
+		for _, d := range out.Dropped {
+			if _, err := tx.PutBlob([]byte(d.Text)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	info, err := s.rebuildCosted(RebuildCompaction, reason, out.Messages, system, summary, plan.Cache, keepDropped)
 	if err != nil {
+		s.st.Summary, s.st.Carry = prevSummary, prevCarry
 		return res, err
 	}
 	if out.Source != "" {

@@ -49,6 +49,11 @@ type Config struct {
 	Subagents SubagentConfig
 	// Renderer renders the status block; nil uses status.Render.
 	Renderer status.Renderer
+	// NoCompactionFacts makes compactions keep only what they kept before
+	// the user's words, the work record and the dropped index were added
+	// (see compact.Input.NoFacts): for measuring what those cost, never
+	// set by the app.
+	NoCompactionFacts bool
 	// NoDiagnostics turns off the checks run after file writes; DiagRules
 	// replaces the default rules (gofmt and go vet for Go files).
 	NoDiagnostics bool

@@ -225,10 +225,12 @@ func (s *Session) rollCycle(ctx context.Context, mode string) error {
 		arch.Started = s.meta.Created
 	}
 	next := s.meta.Cycle + 1
+	carried, blobs := s.handOver()
 	seed := cycle.Messages(cycle.State{
 		Mode: mode, Workspace: s.meta.Workspace, Cycle: next,
 		Checklist: s.checklist.Items(), WorkingSet: s.st.WorkingSet.Paths, Brief: brief,
 		Subagents: s.cycleChildren(),
+		UserWords: carried.Words, UserStubs: carried.Stubs, Record: carried.Record.Render(compact.RecordTokens),
 	}, now)
 	msgs := seed
 	// Mid-turn (an automatic cycle) the user's latest request is the work
@@ -246,12 +248,18 @@ func (s *Session) rollCycle(ctx context.Context, mode string) error {
 	rec.Detail = fmt.Sprintf("cycle %d archived; cycle %d started", oldCycle, next)
 	s.meta.Cycle = next
 	s.st.Summary = ""
+	s.st.Carry, s.st.Carried = compactCarry{}, carried
 	s.st.System, s.st.Spans = s.st.Base, s.st.BaseSpans
 	s.st.Breakers.Reset()
 	s.st.CycleStarted, s.st.CycleRequests = now, 0
 	s.anchor.Invalidate()
 	s.st.Anchor = nil
 	err = s.cfg.Store.Update(func(tx *storage.Tx) error {
+		for _, b := range blobs {
+			if _, err := tx.PutBlob([]byte(b)); err != nil {
+				return err
+			}
+		}
 		a, _ := json.Marshal(arch)
 		if _, err := tx.AddRecord(storage.KindArchive, s.meta.ID, a); err != nil {
 			return err
@@ -289,6 +297,41 @@ func (s *Session) rollCycle(ctx context.Context, mode string) error {
 	after, _ := s.level()
 	s.emit(Event{Kind: EventRebuild, Reason: "cycle", Rebuild: &RebuildInfo{Kind: RebuildCycle, Reason: "cycle", TokensBefore: level, TokensAfter: after, Summary: brief, Cycle: next}})
 	return nil
+}
+
+// handOver is what the next cycle's seed carries of the user's words and
+// the work so far: the words of the earlier cycles and of this one, newest
+// verbatim within the user's-words budget and older ones as stub lines,
+// and the work record of every cycle. It returns the texts the stubs'
+// handles name, to be stored as blobs.
+func (s *Session) handOver() (cycleCarry, []string) {
+	msgs := s.log.Messages()
+	budget := compact.UserWordsBudget(compact.Input{Threshold: s.compactionThreshold(), PrefixTokens: s.prefixTok, Window: s.Window()})
+	// Earlier cycles' verbatim words come first, as messages, so one
+	// budget rule decides over all of them.
+	var all []transcript.Message
+	for _, w := range s.st.Carried.Words {
+		all = append(all, transcript.UserText("", w, time.Time{}))
+	}
+	all = append(all, msgs...)
+	words, stubs := compact.UserWords(all, s.st.Carry.TurnBase-len(s.st.Carried.Words), budget)
+	var blobs []string
+	kept := map[string]bool{}
+	for _, w := range words {
+		kept[w] = true
+	}
+	for _, m := range all {
+		if m.IsPlainUserText() && !kept[m.Body()] {
+			blobs = append(blobs, m.Body())
+		}
+	}
+	c := cycleCarry{Words: words}
+	c.Stubs = append(append(append(c.Stubs, s.st.Carried.Stubs...), s.st.Carry.Earlier.UserStubs...), stubs...)
+	if n := len(c.Stubs) - compact.MaxCarriedStubs; n > 0 {
+		c.Stubs = c.Stubs[n:] // the oldest go first
+	}
+	c.Record = s.st.Carried.Record.Merge(compact.LogRecord(s.st.Carry.Record, msgs, s.st.Carry.TurnBase))
+	return c, blobs
 }
 
 // lastUserText returns the newest message the human typed in this cycle.

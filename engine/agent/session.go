@@ -53,6 +53,11 @@ type state struct {
 	Base      string        `json:"-"`
 	BaseSpans []prompt.Span `json:"-"`
 	Summary   string        `json:"-"`
+	// Carry is what the cycle's compactions computed and the next one
+	// builds on; stored with the prompt (see promptState).
+	Carry compactCarry `json:"-"`
+	// Carried is what the earlier cycles handed over (see cycleCarry).
+	Carried cycleCarry `json:"-"`
 	// Breakers is the state of the compaction circuit breakers.
 	Breakers compact.Breakers `json:"breakers"`
 	// Mode is the session's permission mode and AllowNetwork its "allow
@@ -62,29 +67,6 @@ type state struct {
 	// CycleStarted and CycleRequests describe the current cycle.
 	CycleStarted  time.Time `json:"cycle_started,omitzero"`
 	CycleRequests int       `json:"cycle_requests"`
-}
-
-// promptKey is the per-session state key of the stored promptState.
-const promptKey = "prompt"
-
-// promptState is the stored system prompt of a session: the prompt sent
-// now, the one assembled at session start, and the compaction summary
-// merged into it.
-type promptState struct {
-	System    string        `json:"system"`
-	Spans     []prompt.Span `json:"spans"`
-	Base      string        `json:"base"`
-	BaseSpans []prompt.Span `json:"base_spans"`
-	Summary   string        `json:"summary,omitempty"`
-}
-
-// putPrompt stores the session's system prompt fields of st.
-func putPrompt(tx *storage.Tx, id string, st state) error {
-	data, err := json.Marshal(promptState{st.System, st.Spans, st.Base, st.BaseSpans, st.Summary})
-	if err != nil {
-		return err
-	}
-	return tx.PutState(id, promptKey, data)
 }
 
 type anchorState struct {
@@ -571,7 +553,7 @@ func Inspect(cfg Config, id string) (*Session, error) {
 	if err := json.Unmarshal(stored, &ps); err != nil || ps.System == "" {
 		return nil, fmt.Errorf("agent: session %q has no readable system prompt in the store; it may be damaged", id)
 	}
-	st.System, st.Spans, st.Base, st.BaseSpans, st.Summary = ps.System, ps.Spans, ps.Base, ps.BaseSpans, ps.Summary
+	st.System, st.Spans, st.Base, st.BaseSpans, st.Summary, st.Carry, st.Carried = ps.System, ps.Spans, ps.Base, ps.BaseSpans, ps.Summary, ps.Carry, ps.Carried
 	return load(cfg, meta, st, recs)
 }
 

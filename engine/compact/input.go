@@ -92,6 +92,11 @@ type Input struct {
 	// removed: count the DroppedLines of role user with no Kind, or keep a
 	// counter); zero at the start of a cycle.
 	TurnBase int
+	// NoFacts leaves out what a compaction keeps by construction — the
+	// user's words pinned beyond the newest, the work record, the stubs
+	// and the dropped index — as compactions did before them. It exists
+	// to measure what they cost; the app never sets it.
+	NoFacts bool
 	// Earlier is what earlier compactions of this cycle left in the
 	// section's stubs and dropped index; the agent sets it to the last
 	// [Result.Earlier] it stored, zero at the start of a cycle.

@@ -27,10 +27,13 @@ const (
 	ReasonPatch      = "patch"       // a file change or a diff
 	ReasonPair       = "pair"        // kept only as the call or result of a pinned message
 	ReasonUserText   = "user-text"   // the newest plain user text
+	// ReasonSeed keeps a cycle's [CYCLE STATE] seed, which carries the
+	// user's words and the work record of the earlier cycles.
+	ReasonSeed = "seed"
 )
 
 // reasonOrder fixes the order of reasons on one message.
-var reasonOrder = []string{ReasonRecent, ReasonWorkingSet, ReasonError, ReasonPatch, ReasonPair, ReasonUserText, ReasonUserWords}
+var reasonOrder = []string{ReasonRecent, ReasonWorkingSet, ReasonError, ReasonPatch, ReasonPair, ReasonUserText, ReasonUserWords, ReasonSeed}
 
 // errorMarkers are looked for, case-insensitively, in message text.
 var errorMarkers = []string{"error:", "failed", "panic", "traceback"}
@@ -121,9 +124,16 @@ func pinsFor(in Input) []Pin {
 			break
 		}
 	}
-	words, _ := userWords(msgs, UserWordsBudget(in))
-	for _, i := range words {
-		add(i, ReasonUserWords)
+	if !in.NoFacts {
+		words, _ := userWords(msgs, UserWordsBudget(in))
+		for _, i := range words {
+			add(i, ReasonUserWords)
+		}
+		for i := range msgs {
+			if msgs[i].Kind == transcript.KindSeed {
+				add(i, ReasonSeed)
+			}
+		}
 	}
 
 	// Pairing: a message not pinned on its own whose call or result

@@ -247,3 +247,24 @@ func TestWorkingSetPinsAreTrimmedToTheBudget(t *testing.T) {
 		t.Error("the newest working-set path lost its pin")
 	}
 }
+
+// A compaction in a later cycle summarised away the [CYCLE STATE] seed,
+// and with it the user's words and the work record it carried.
+func TestSeedIsSummarisedAway(t *testing.T) {
+	seed := transcript.Injected(transcript.KindSeed, "[CYCLE STATE]\nWhat the user said in earlier cycles: keep the API", t0)
+	msgs := []transcript.Message{seed, reply("ok")}
+	for i := range 10 {
+		c := call(fmt.Sprint("c", i), "read_file", `{"path":"x.go"}`)
+		msgs = append(msgs, calls("", c), result(c, filler("r", 400)))
+	}
+	msgs = append(msgs, user("go on"))
+	in := Input{Messages: msgs, Tokens: flat(len(msgs), 100), Threshold: 800, Window: 1000}
+	pinned := pinnedSet(Pins(in))
+	if !pinned[0] {
+		t.Error("the cycle's seed is not pinned")
+	}
+	in.NoFacts = true
+	if pinnedSet(Pins(in))[0] {
+		t.Error("with NoFacts the seed is pinned")
+	}
+}

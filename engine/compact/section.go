@@ -3,7 +3,9 @@ package compact
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/tally-dev/tally/engine/record"
@@ -11,11 +13,13 @@ import (
 )
 
 // Caps of the parts of the section a compaction merges into the system
-// prompt (issue 19: the input cost may rise at most 5 %). They are the
-// only limits on the facts part; change them here.
+// prompt. Every later request pays for the section, so the facts stay
+// small (the long scripted session may cost at most 5 % more input than
+// without them). They are the only limits on the facts part; change them
+// here.
 const (
 	// RecordTokens caps the rendered work record.
-	RecordTokens = 1_500
+	RecordTokens = 800
 	// StubLines caps the one-line stubs of the user's older messages;
 	// past it the oldest StubHead and the newest stay, with one line
 	// counting the rest.
@@ -27,9 +31,9 @@ const (
 	StubWords = 10
 	// DroppedLines caps the index of dropped messages, newest first; one
 	// more line counts the older ones.
-	DroppedLines = 60
+	DroppedLines = 30
 	// DroppedWhatBytes caps the description of one dropped message.
-	DroppedWhatBytes = 100
+	DroppedWhatBytes = 72
 	// MaxCarriedStubs caps the stubs carried from compaction to
 	// compaction in [Earlier]; past it the middle ones are counted only.
 	MaxCarriedStubs = 4 * StubLines
@@ -124,7 +128,10 @@ func droppedWhat(msgs []transcript.Message, i int) (what, tool string) {
 	m := msgs[i]
 	switch {
 	case m.Role == transcript.Tool:
-		what = "result of " + toolDesc(m.ToolName, resultArgs(msgs, i))
+		what = orTool(m.ToolName)
+		if brief := argsBrief(resultArgs(msgs, i)); brief != "" {
+			what += " " + brief
+		}
 		if m.IsError {
 			what = "failed " + what
 		}
@@ -165,7 +172,7 @@ func indexed(m transcript.Message, tokens int) bool {
 		return false
 	case m.Role == transcript.Assistant && len(m.ToolCalls) > 0 && strings.TrimSpace(m.Body()) == "":
 		return false
-	case m.Role == transcript.Tool && shrunk(m.Text()):
+	case m.Role == transcript.Tool && (shrunk(m.Text()) || bookkeeping(m.ToolName)):
 		return false
 	}
 	return tokens >= DroppedMinTokens
@@ -182,7 +189,44 @@ func listed(m transcript.Message, tokens int) bool {
 }
 
 func indexLine(d DroppedLine) string {
-	return fmt.Sprintf("- %s · turn %d · %s · %s tokens", d.Handle, d.Turn, d.What, commas(d.Tokens))
+	return fmt.Sprintf("- %s t%d %s (%s)", d.Handle, d.Turn, d.What, commas(d.Tokens))
+}
+
+// argsBrief renders a call's canonical JSON arguments in few tokens: the
+// values of path, command, pattern and query first, then the other
+// scalars as key=value, in key order; anything else as it is.
+func argsBrief(args string) string {
+	var obj map[string]any
+	if args == "" || json.Unmarshal([]byte(args), &obj) != nil {
+		return oneLine(args)
+	}
+	var parts []string
+	for _, k := range []string{"path", "command", "pattern", "query"} {
+		if v, ok := obj[k].(string); ok {
+			parts = append(parts, oneLine(v))
+			delete(obj, k)
+		}
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch v := obj[k].(type) {
+		case string:
+			parts = append(parts, k+"="+oneLine(v))
+		case float64, bool:
+			parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// bookkeeping reports whether a tool only keeps the checklist, whose open
+// items the record lists anyway: its dropped results are not indexed.
+func bookkeeping(tool string) bool {
+	return strings.HasPrefix(tool, "checklist_") || strings.HasPrefix(tool, "todo_")
 }
 
 func turnsOf(msgs []transcript.Message, base int) []int { return record.Turns(msgs, base) }
@@ -209,6 +253,9 @@ func buildFacts(in Input, after []transcript.Message, keep map[int]bool, cut boo
 	removed := func(i int) bool { return cut && !keep[i] }
 	fresh := func(i int) bool { return !shrunk(msgs[i].Text()) }
 	var f facts
+	if in.NoFacts {
+		return f
+	}
 	f.record = in.Record.Merge(record.FromLog(msgs, in.TurnBase, func(i int) bool {
 		return (removed(i) || shrunkNow(i)) && fresh(i)
 	}))
@@ -221,6 +268,7 @@ func buildFacts(in Input, after []transcript.Message, keep map[int]bool, cut boo
 	}))
 
 	var stubs, lines []string
+	indexedHandles := map[string]bool{}
 	for i, m := range msgs {
 		if !removed(i) {
 			continue
@@ -231,7 +279,9 @@ func buildFacts(in Input, after []transcript.Message, keep map[int]bool, cut boo
 		if m.IsPlainUserText() {
 			f.humans++
 			stubs = append(stubs, StubLine(m, turns[i]))
-		} else if indexed(m, toks[i]) {
+		} else if indexed(m, toks[i]) && !indexedHandles[d.Handle] {
+			// The same text dropped twice (a file read again) is one line.
+			indexedHandles[d.Handle] = true
 			lines = append(lines, indexLine(d))
 		}
 		f.dropped = append(f.dropped, d)
@@ -315,4 +365,12 @@ func withFacts(factsText, section string) string {
 		return section
 	}
 	return factsText + "\n\n" + section
+}
+
+// LogRecord returns the work record of a log as a compaction's section
+// shows it: rec (what earlier compactions recorded) merged with the facts
+// of msgs that are not placeholders of results already recorded. The
+// cycle hand-off uses it for the record it carries.
+func LogRecord(rec record.Record, msgs []transcript.Message, turnBase int) record.Record {
+	return rec.Merge(record.FromLog(msgs, turnBase, func(i int) bool { return !shrunk(msgs[i].Text()) }))
 }

@@ -37,6 +37,13 @@ func TestSeedGolden(t *testing.T) {
 	t.Run("manual and empty", func(t *testing.T) {
 		golden.Check(t, "seed_manual_empty.txt", Seed(State{Mode: ModeManual, Cycle: 2}))
 	})
+	t.Run("user words and record", func(t *testing.T) {
+		s := sampleState()
+		s.UserStubs = []string{`- turn 1 · #a1b2c3d4e5f6 · "Port the parser to the new AST; keep the…"`}
+		s.UserWords = []string{"Never change the public API of package calc.", "Now add a Mul function."}
+		s.Record = "Files:\n- calc/calc.go changed +3 -1 (turn 2)\nCommands:\n- go test ./... exit 1 (turn 2)"
+		golden.Check(t, "seed_words.txt", Seed(s))
+	})
 	t.Run("deterministic", func(t *testing.T) {
 		first, second := Seed(sampleState()), Seed(sampleState())
 		if first != second {

@@ -39,6 +39,15 @@ type State struct {
 	// Subagents lists, one line each, the sub-agents of the previous
 	// cycle, whose reports are archived with it.
 	Subagents []string `json:"subagents,omitempty"`
+	// UserWords are the user's messages of the previous cycles, verbatim,
+	// oldest first, as many as the budget allowed (see
+	// compact.UserWords); UserStubs are one line each for the older ones,
+	// with the handle that reads a message back whole.
+	UserWords []string `json:"user_words,omitempty"`
+	UserStubs []string `json:"user_stubs,omitempty"`
+	// Record is the work record computed by Tally from the tool calls of
+	// the previous cycles (see record.Record.Render).
+	Record string `json:"record,omitempty"`
 }
 
 // Seed renders the first user message of a new cycle: the [CYCLE STATE]
@@ -84,7 +93,24 @@ func Seed(s State) string {
 		}
 	}
 
-	b.WriteString("\nHand-off brief from the previous cycle:\n")
+	if len(s.UserWords) > 0 || len(s.UserStubs) > 0 {
+		b.WriteString("\nWhat the user said in earlier cycles (facts: their own words, oldest first):\n")
+		for _, l := range s.UserStubs {
+			fmt.Fprintf(&b, "%s\n", clean(l))
+		}
+		for _, w := range s.UserWords {
+			b.WriteString(carryOpen + "\n" + escapeCarry(transcript.Neutralize(strings.TrimSpace(w))) + "\n" + carryClose + "\n")
+		}
+		if len(s.UserStubs) > 0 {
+			b.WriteString("(A line with a #handle is an older message cut to its first words; retrieve_tool_result with the handle reads it whole.)\n")
+		}
+	}
+	if strings.TrimSpace(s.Record) != "" {
+		b.WriteString("\nRecord of earlier work (facts computed by Tally from the tool calls, not the model's words):\n")
+		b.WriteString(escapeCarry(transcript.Neutralize(strings.TrimSpace(s.Record))) + "\n")
+	}
+
+	b.WriteString("\nHand-off brief from the previous cycle (the model's own paraphrase; check details in the archive):\n")
 	brief := strings.TrimSpace(s.Brief)
 	if brief == "" {
 		brief = "(no brief was written)"

@@ -89,7 +89,6 @@ func (h *helper) run() int {
 		go h.watchLifeline(parentGone)
 	}
 
-
 	sandboxed, unixBlocked, why := false, false, ""
 	if ok, w := kernelSupport(); !ok {
 		why = w

@@ -32,7 +32,7 @@ type helperRequest struct {
 	Command string `json:"command"`
 	// Argv, when set, is run as it is instead of Shell -c Command.
 	Argv []string `json:"argv,omitempty"`
-	Dir     string `json:"dir"`
+	Dir  string   `json:"dir"`
 	// Parent is Tally's process ID; the helper stops when its parent
 	// changes (outside a PID namespace, where it can see its parent).
 	Parent int    `json:"parent"`
