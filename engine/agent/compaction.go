@@ -90,6 +90,14 @@ type RebuildInfo struct {
 	// request had sent, or the system prompt, so the provider's cache
 	// misses from there on. The thrash breaker counts these.
 	CacheBusting bool `json:"cache_busting,omitempty"`
+	// Fidelity counts what a compaction did to the messages (kept
+	// verbatim, summarised, dropped but recallable, gone); nil for other
+	// rewrites.
+	Fidelity *compact.Fidelity `json:"fidelity,omitempty"`
+	// Record is the work record a compaction carries into the rebuilt
+	// context (files, commands, failed checks, sub-agents, checklist), as
+	// the model reads it; "" for other rewrites.
+	Record string `json:"record,omitempty"`
 }
 
 // CompactionResult is what a compaction did.
@@ -242,7 +250,14 @@ func (s *Session) compactNow(ctx context.Context, in compact.Input, plan compact
 		}
 		return nil
 	}
-	info, err := s.rebuildCosted(RebuildCompaction, reason, out.Messages, system, summary, plan.Cache, keepDropped)
+	counts := func(info *RebuildInfo) {
+		f := plan.Fidelity
+		info.Fidelity = &f
+		if !in.NoFacts {
+			info.Record = out.Record.Render(compact.RecordTokens)
+		}
+	}
+	info, err := s.rebuildCosted(RebuildCompaction, reason, out.Messages, system, summary, plan.Cache, keepDropped, counts)
 	if err != nil {
 		s.st.Summary, s.st.Carry = prevSummary, prevCarry
 		return res, err
@@ -317,8 +332,9 @@ func (s *Session) rebuild(kind RebuildKind, reason string, msgs []transcript.Mes
 // rebuildCosted is rebuild for a compaction, whose plan's cost adds the
 // summary request (call.CallTokens, call.CallMissTokens) to the cost of
 // the rewrite itself. It returns the event's RebuildInfo. extra, when not
-// nil, runs in the rewrite's transaction.
-func (s *Session) rebuildCosted(kind RebuildKind, reason string, msgs []transcript.Message, system, summary string, call compact.CacheCost, extra func(tx *storage.Tx) error) (RebuildInfo, error) {
+// nil, runs in the rewrite's transaction; describe completes the
+// RebuildInfo before the event is sent.
+func (s *Session) rebuildCosted(kind RebuildKind, reason string, msgs []transcript.Message, system, summary string, call compact.CacheCost, extra func(tx *storage.Tx) error, describe ...func(*RebuildInfo)) (RebuildInfo, error) {
 	before, _ := s.level()
 	oldLog := s.log.Messages()
 	// The previous request held the first sent messages of the log: the
@@ -411,6 +427,9 @@ func (s *Session) rebuildCosted(kind RebuildKind, reason string, msgs []transcri
 	info := RebuildInfo{Kind: kind, Reason: reason, TokensBefore: before, TokensAfter: after, Summary: summary, Cycle: s.meta.Cycle,
 		MissTokens: cost.MissTokens, PaysBackAfter: cost.BreakEven,
 		CacheBusting: systemChanged || (first >= 0 && first < sent)}
+	for _, d := range describe {
+		d(&info)
+	}
 	if info.CacheBusting {
 		if paused, msg := s.st.Breakers.Busted(s.st.Requests); paused {
 			s.turn.warnedBreaker = true // said once, not again by checkPressure

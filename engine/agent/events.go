@@ -3,6 +3,7 @@ package agent
 import (
 	"time"
 
+	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/todo"
@@ -25,6 +26,13 @@ const (
 	EventDrift     EventKind = "drift"      // the prompt prefix changed; Drift says how
 	EventError     EventKind = "error"      // something failed; Err says what
 	EventTurnEnd   EventKind = "turn_end"   // the turn ended; Reason says why
+
+	// EventCompactionSoon says an automatic compaction is coming: the
+	// level crossed the notice mark (NoticeFraction of the threshold) and
+	// the gate would let a compaction run. Notice holds the dry run. It is
+	// sent once per crossing and never waits for an answer; answer "Not
+	// now" with Session.PostponeCompaction.
+	EventCompactionSoon EventKind = "compaction_soon"
 
 	// Sub-agent events carry Subagent, the child's info as of the event
 	// (its ID, the parent's task call ID, title, status, steps, tokens).
@@ -59,6 +67,30 @@ type Event struct {
 	Rebuild *RebuildInfo `json:"rebuild,omitempty"`
 	// Subagent is the child of a sub-agent event (a copy).
 	Subagent *ChildInfo `json:"subagent,omitempty"`
+	// Notice is what EventCompactionSoon announces.
+	Notice *CompactionNotice `json:"notice,omitempty"`
+}
+
+// CompactionNotice is the announcement of an automatic compaction before
+// it runs: where the level is, where compaction starts, and the dry run of
+// what it would keep, summarise and drop if it ran now.
+type CompactionNotice struct {
+	Level     int `json:"level"`     // the context level, status reserve included
+	Mark      int `json:"mark"`      // the level at which the notice is sent
+	Threshold int `json:"threshold"` // the auto-compaction threshold
+	// Plan is the dry run of the automatic compaction as it would run now
+	// (compact.PlanAuto); its Fidelity holds the counts. Its messages are
+	// copies.
+	Plan compact.Plan `json:"plan"`
+}
+
+// Percent is the level as a whole percentage of the threshold (91 for
+// 91 %).
+func (n CompactionNotice) Percent() int {
+	if n.Threshold <= 0 {
+		return 0
+	}
+	return n.Level * 100 / n.Threshold
 }
 
 // Usage is what one response cost and where it left the context.

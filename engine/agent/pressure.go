@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/tally-dev/tally/engine/compact"
@@ -42,6 +43,7 @@ func (s *Session) checkPressure(ctx context.Context) error {
 	if cycleAt > 0 && level >= cycleAt && (cycleAt <= compactAt || s.cfg.Compaction == CompactOff || s.st.Breakers.AutoPaused()) {
 		return s.rollCycle(ctx, cycle.ModeAuto)
 	}
+	s.noticeSoon(level, compactAt)
 	if level < compactAt {
 		return nil
 	}
@@ -74,6 +76,9 @@ func (s *Session) checkPressure(ctx context.Context) error {
 		}
 		return nil
 	}
+	if s.notice.postponed(level, compactAt, plan.Auto.Forced) {
+		return nil
+	}
 	if s.cfg.Compaction == CompactAsk {
 		if s.turn.declined {
 			return nil
@@ -99,6 +104,112 @@ func (s *Session) checkPressure(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// NoticeFraction places the compaction notice: when the level reaches
+// this share of the auto-compaction threshold, EventCompactionSoon says
+// what the coming compaction would keep and drop, early enough to read it
+// or answer "Not now" before it runs.
+const NoticeFraction = 0.90
+
+// PostponeStep is how far past the threshold (a share of it) the level
+// must rise before a postponed automatic compaction runs after all: with
+// a 63K threshold, "Not now" at 58K lets the context grow to about 70K.
+const PostponeStep = 0.10
+
+// noticeState is the compaction notice of the current crossing and the
+// user's "Not now". It has its own lock: PostponeCompaction is called while
+// a turn holds the session's.
+type noticeState struct {
+	mu    sync.Mutex
+	shown bool // the notice of this crossing was decided (sent or not)
+	// postpone is set by "Not now"; from is the level then.
+	postpone bool
+	from     int
+}
+
+// noticeSoon sends EventCompactionSoon once per crossing of the notice
+// mark: when the level is at or over the mark and under the threshold, and
+// the gate would let an automatic compaction run (the mode is auto, no
+// breaker holds it, something is summable at the threshold, and some plan
+// may run). The level falling under the mark again (a rebuild) re-arms
+// the notice and ends a postponement. It decides once per crossing: when
+// the gate says no at the mark, no notice follows for that crossing.
+// Nothing in it changes the session or the next request.
+func (s *Session) noticeSoon(level, compactAt int) {
+	mark := int(float64(compactAt) * NoticeFraction)
+	n := &s.notice
+	n.mu.Lock()
+	if level < mark {
+		n.shown, n.postpone, n.from = false, false, 0
+	}
+	decided := n.shown || level < mark
+	n.shown = n.shown || level >= mark
+	n.mu.Unlock()
+	if decided || level >= compactAt || compactAt <= 0 {
+		return // a jump past the threshold compacts at once: its row tells
+	}
+	if s.cfg.Compaction != CompactAuto || s.st.Breakers.AutoPaused() {
+		return
+	}
+	if ok, _ := s.st.Breakers.Allow(s.cfg.now(), false); !ok {
+		return
+	}
+	in := s.compactInput(false)
+	if !compact.ShouldCompact(max(level, compactAt+1), compact.PinnedTokens(in, compact.Pins(in)), compactAt) {
+		return
+	}
+	plan := compact.PlanAuto(in, s.forecast())
+	if plan.Auto == nil || plan.Auto.Chosen < 0 {
+		return
+	}
+	plan.Messages = cloneMessages(plan.Messages)
+	plan.Tokens = append([]int(nil), plan.Tokens...)
+	s.emit(Event{Kind: EventCompactionSoon, Notice: &CompactionNotice{Level: level, Mark: mark, Threshold: compactAt, Plan: plan}})
+}
+
+// postponed reports whether "Not now" holds back the automatic compaction
+// that would run at level: until the level is PostponeStep of the
+// threshold past where it was postponed (or past the threshold, whichever
+// is higher). The ceiling (forced) always runs it; cycles and emergency
+// recovery are not affected. Once the level is past the step the
+// postponement is over: it skips one compaction, not every one.
+func (n *noticeState) postponed(level, compactAt int, forced bool) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.postpone {
+		return false
+	}
+	until := max(compactAt, n.from) + int(float64(compactAt)*PostponeStep)
+	if forced || level >= until {
+		n.postpone = false
+		return false
+	}
+	return true
+}
+
+// PostponeCompaction answers the compaction notice with "Not now": the
+// next automatic compaction is skipped until the level has risen a further
+// PostponeStep of the threshold past the threshold (or past the level
+// now, when that is higher). The ceiling still forces it, and cycles and
+// emergency recovery still run. A rebuild that brings the level under the
+// notice mark ends the postponement, and the next crossing sends a new
+// notice. It never waits for a running turn, and it is not stored: a
+// reopened session compacts as usual.
+func (s *Session) PostponeCompaction() {
+	level, _ := s.ContextTokens()
+	s.notice.mu.Lock()
+	s.notice.postpone, s.notice.from = true, level+statusReserve
+	s.notice.mu.Unlock()
+}
+
+// cloneMessages returns deep copies of msgs, for an event.
+func cloneMessages(msgs []transcript.Message) []transcript.Message {
+	out := make([]transcript.Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.Clone()
+	}
+	return out
 }
 
 // forecast is what the pay-off decision of automatic compaction knows

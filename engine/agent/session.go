@@ -126,6 +126,8 @@ type Session struct {
 
 	pendingRebuild string // the rewrite the next ledger row follows
 
+	notice noticeState // the compaction notice and "Not now" (see pressure.go)
+
 	// The session's file checkpoints (see checkpoints.go): the
 	// workspace's store (nil with ckptErr saying why), the recorder the
 	// tools report to (nil for a session opened with Inspect) and the
