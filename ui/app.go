@@ -140,6 +140,7 @@ type UI struct {
 	suggestBox *container.Scroll
 	footer     *Footer
 	banner     *Banner
+	notice     *compactionNotice // the announcement of a coming automatic compaction
 	title      *widget.Label
 	perm       *permissionBar // mode, network switch, sandbox state and rules of the open session
 	demoTag    *widget.Label
@@ -258,6 +259,7 @@ func (u *UI) applyTheme() {
 // build lays the main window out.
 func (u *UI) build() {
 	u.banner = NewBanner()
+	u.notice = newCompactionNotice(u.previewNotice, u.postponeCompaction)
 	u.gauge = NewGauge()
 	u.chip = NewCacheChip()
 	u.checklist = NewChecklist()
@@ -294,7 +296,7 @@ func (u *UI) build() {
 	u.panels = newPanels(u.sessions.box, widget.NewLabel(""), right)
 	top := container.NewVBox(
 		container.NewBorder(nil, nil, u.panels.leftB, container.NewHBox(u.demoTag, u.panels.rightB, settingsB), u.title),
-		u.perm.box, u.banner)
+		u.perm.box, u.banner, u.notice)
 	u.chatPane = container.NewBorder(nil, input, nil, nil, u.chat.box)
 	u.welcome = u.welcomeView()
 	u.center = container.NewStack(u.welcome)
@@ -375,6 +377,7 @@ func (u *UI) resetPanels() {
 	u.gauge.SetThresholds(0, 0)
 	u.chip.Reset()
 	u.banner.Hide()
+	u.notice.Hide()
 	u.prompt.SetText("")
 	u.footer.State = FooterState{}
 	u.footer.Update()

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -156,10 +157,39 @@ func copyEvent(e agent.Event) agent.Event {
 	}
 	if e.Rebuild != nil {
 		r := *e.Rebuild
+		if r.Fidelity != nil {
+			f := *r.Fidelity
+			r.Fidelity = &f
+		}
 		c.Rebuild = &r
+	}
+	if e.Notice != nil {
+		n := *e.Notice
+		n.Plan = copyPlan(n.Plan)
+		c.Notice = &n
 	}
 	c.Checklist = append([]todo.Item(nil), e.Checklist...)
 	return c
+}
+
+// copyPlan returns a copy of a compaction plan whose slices are its own.
+func copyPlan(p compact.Plan) compact.Plan {
+	msgs := make([]transcript.Message, len(p.Messages))
+	for i, m := range p.Messages {
+		msgs[i] = copyMessage(m)
+	}
+	p.Messages = msgs
+	p.Tokens = append([]int(nil), p.Tokens...)
+	p.Pins = append([]compact.Pin(nil), p.Pins...)
+	p.Layers = append([]compact.LayerReport(nil), p.Layers...)
+	p.Summarize = append([]int(nil), p.Summarize...)
+	p.Keep = append([]int(nil), p.Keep...)
+	if p.Auto != nil {
+		d := *p.Auto
+		d.Candidates = append([]compact.Candidate(nil), d.Candidates...)
+		p.Auto = &d
+	}
+	return p
 }
 
 func copyMessage(m transcript.Message) transcript.Message {

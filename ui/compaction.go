@@ -452,7 +452,20 @@ func rebuildItem(info agent.RebuildInfo) *chatItem {
 		text += " (" + r + ")"
 	}
 	text += cacheCostText(info)
-	return &chatItem{kind: itemRebuild, text: text, reasoning: strings.TrimSpace(info.Summary), detailName: detail}
+	if info.Fidelity != nil {
+		text += "\n" + info.Fidelity.Text()
+	}
+	body := strings.TrimSpace(info.Summary)
+	if rec := strings.TrimSpace(info.Record); rec != "" {
+		// The record is computed from the tool calls: facts, shown first;
+		// the summary is the model's paraphrase.
+		detail = "Record and summary"
+		body = "Record of earlier work (computed from the tool calls)\n" + rec
+		if s := strings.TrimSpace(info.Summary); s != "" {
+			body += "\n\nSummary (the model's paraphrase)\n" + s
+		}
+	}
+	return &chatItem{kind: itemRebuild, text: text, reasoning: body, detailName: detail}
 }
 
 // compactionAsker implements agent.Asker for "ask" mode: the engine's

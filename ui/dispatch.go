@@ -40,8 +40,13 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 				u.footer.Update()
 			}
 		}
+	case agent.EventCompactionSoon:
+		if e.Notice != nil {
+			u.showCompactionNotice(*e.Notice)
+		}
 	case agent.EventRebuild:
 		if e.Rebuild != nil {
+			u.notice.Hide() // the compaction it announced, or a rewrite that makes it moot
 			u.showRebuild(*e.Rebuild)
 			u.chart.NoteRebuild(string(e.Rebuild.Kind))
 			u.gauge.SetLevel(e.Rebuild.TokensAfter, live.window, false)

@@ -23,6 +23,7 @@ type sessionOps interface {
 	Alerts() []string
 	Messages() []transcript.Message
 	ContextTokens() (int, bool)
+	PostponeCompaction()
 }
 
 // engineOps adapts an engine session to sessionOps.

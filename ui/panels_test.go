@@ -40,6 +40,7 @@ type fakeOps struct {
 	cycles    int
 	emit      func(agent.Event) // the session's OnEvent
 	alerts    []string
+	postponed int // PostponeCompaction calls
 }
 
 func (f *fakeOps) PreviewCompaction() (compact.Plan, error) { return f.plan, nil }

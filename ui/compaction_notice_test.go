@@ -1,0 +1,117 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+)
+
+func (f *fakeOps) PostponeCompaction() {
+	f.mu.Lock()
+	f.postponed++
+	f.mu.Unlock()
+}
+
+func (f *fakeOps) postpones() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.postponed
+}
+
+// The engine's announcement of a coming automatic compaction shows as a
+// card above the chat with the counts; Preview opens the preview dialog
+// with its plan (Apply disabled while the turn runs), Not now calls the
+// engine off the UI goroutine, and the compaction's row then shows the
+// counts and the record, collapsed.
+func TestCompactionNoticePreviewNotNowAndTheRow(t *testing.T) {
+	srv := llmtest.New(nil)
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	plan, msgs := samplePlan()
+	plan.Fidelity = compact.Fidelity{Verbatim: 12, Summarised: 40, Recallable: 40}
+	f := &fakeOps{plan: plan, msgs: msgs, emit: h.events()}
+	h.ui.live.ops = f
+	h.ui.live.running = true // the notice comes mid-turn
+
+	f.emit(agent.Event{Kind: agent.EventCompactionSoon, Notice: &agent.CompactionNotice{Level: 57_700, Mark: 56_999, Threshold: 63_333, Plan: plan}})
+	h.waitFor("the notice", func() bool { return h.ui.notice.Visible() })
+	want := "Context at 91 % of the auto-compaction threshold (57.7k of 63.3k tokens) — the next compaction keeps 12 messages verbatim, summarises 40, 40 recallable, 0 gone."
+	if got := h.ui.notice.Text(); got != want {
+		t.Errorf("notice = %q; want %q", got, want)
+	}
+	if !h.shows("Context at 91 %") {
+		t.Error("the notice is not on the window")
+	}
+
+	test.Tap(h.ui.notice.preview)
+	d := h.ui.compactDlg
+	if d == nil || len(d.before) != len(plan.Messages) {
+		t.Fatalf("Preview did not open the preview of the notice's plan: %+v", d)
+	}
+	if !d.apply.Disabled() || !strings.Contains(d.apply.Text, "threshold") {
+		t.Errorf("Apply during a turn: disabled %v, %q", d.apply.Disabled(), d.apply.Text)
+	}
+	test.Tap(d.cancel)
+	if n, _ := f.counts(); n != 0 {
+		t.Fatalf("closing the preview compacted %d times", n)
+	}
+
+	test.Tap(h.ui.notice.notNow)
+	h.waitFor("Not now", func() bool { return f.postpones() == 1 && strings.HasPrefix(h.ui.notice.Text(), "Not now") })
+	if !h.ui.notice.notNow.Disabled() {
+		t.Error("Not now can be pressed twice")
+	}
+
+	fid := compact.Fidelity{Verbatim: 12, Summarised: 40, Recallable: 40}
+	f.emit(agent.Event{Kind: agent.EventRebuild, Reason: "auto compaction", Rebuild: &agent.RebuildInfo{
+		Kind: agent.RebuildCompaction, Reason: "auto compaction", TokensBefore: 70_100, TokensAfter: 9_800,
+		Summary: "The user asked about the fixtures.", Fidelity: &fid,
+		Record: "Files:\n- calc/calc.go changed +3 -1 (turn 2)\nCommands:\n- go test ./... exit 1 (turn 3)"}})
+	h.waitFor("the compaction row", func() bool { return !h.ui.notice.Visible() })
+	var row *chatItem
+	for _, it := range h.ui.chat.items {
+		if it.kind == itemRebuild {
+			row = it
+		}
+	}
+	if row == nil {
+		t.Fatal("no compaction row")
+	}
+	if !strings.Contains(row.text, "kept verbatim 12 · summarised 40 · dropped but recallable 40 · gone 0") {
+		t.Errorf("row = %q", row.text)
+	}
+	if row.reasonOn || row.detailName != "Record and summary" ||
+		!strings.Contains(row.reasoning, "calc/calc.go changed +3 -1") || !strings.Contains(row.reasoning, "The user asked about the fixtures.") ||
+		strings.Index(row.reasoning, "Record of earlier work") > strings.Index(row.reasoning, "Summary (the model's paraphrase)") {
+		t.Errorf("row detail (open %v) %q: %q", row.reasonOn, row.detailName, row.reasoning)
+	}
+	if !h.shows("▸ Record and summary") {
+		t.Error("the record is not offered collapsed under the row")
+	}
+}
+
+// Between turns the notice's Preview can apply the compaction now.
+func TestCompactionNoticePreviewAppliesBetweenTurns(t *testing.T) {
+	srv := llmtest.New(nil)
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	plan, msgs := samplePlan()
+	f := &fakeOps{plan: plan, msgs: msgs, emit: h.events()}
+	h.ui.live.ops = f
+	h.ui.setIdleButtons()
+	f.emit(agent.Event{Kind: agent.EventCompactionSoon, Notice: &agent.CompactionNotice{Level: 58_000, Mark: 56_999, Threshold: 63_333, Plan: plan}})
+	h.waitFor("the notice", func() bool { return h.ui.notice.Visible() })
+	test.Tap(h.ui.notice.preview)
+	test.Tap(h.ui.compactDlg.apply)
+	h.waitFor("the compaction", func() bool { n, _ := f.counts(); return n == 1 && !h.ui.live.running })
+	if h.ui.notice.Visible() {
+		t.Error("the notice stays after the compaction it announced")
+	}
+}
