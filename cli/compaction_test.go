@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -74,6 +75,11 @@ func TestPreviewCompactArchivePurge(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("preview lacks %q:\n%s", want, out)
 		}
+	}
+	// The counts line: what the compaction keeps, summarises, leaves
+	// recallable and loses.
+	if !regexp.MustCompile(`(?m)^Messages: kept verbatim [1-9]\d* · summarised \d+ · dropped but recallable \d+ · gone \d+$`).MatchString(out) {
+		t.Errorf("preview lacks the counts line:\n%s", out)
 	}
 	if len(srv.Requests()) != before {
 		t.Error("preview called the model")
