@@ -123,8 +123,9 @@ func rebuildCost(window int, level, base, r float64) float64 {
 
 // Budget returns the level the context should be kept under to spend the
 // least on input over the requests of in: the level among [BudgetSteps]
-// between [BudgetFloor] and the threshold whose [ForecastCost] is
-// lowest, preferring the largest within [BudgetTolerance] of it. While
+// between [BudgetFloor] and the threshold whose [ForecastCost] from the
+// base (or from the level now, when lower) is lowest, preferring the
+// largest within [BudgetTolerance] of it. While
 // the growth is unknown, or when the threshold is unknown (zero or less),
 // it returns the threshold.
 //
@@ -138,6 +139,15 @@ func Budget(in BudgetInput) int {
 	if t <= 0 || in.Growth <= 0 || math.IsNaN(in.Growth) {
 		return max(t, 0)
 	}
+	// Weighed from the level a compaction leaves, not from the level
+	// now, the choice holds for the whole of a cycle between compactions
+	// instead of moving as the context fills.
+	steady := in
+	if in.Base > 0 {
+		steady.Level = min(in.Level, in.Base)
+	} else {
+		steady.Level = min(in.Level, SummaryReserve)
+	}
 	floor := BudgetFloor(in.Window, t)
 	step := max((t-floor)/BudgetSteps, 1)
 	var levels []int
@@ -145,7 +155,7 @@ func Budget(in BudgetInput) int {
 	best := math.Inf(1)
 	for l := floor; ; l += step {
 		l = min(l, t)
-		c := ForecastCost(in, l).Cost
+		c := ForecastCost(steady, l).Cost
 		levels, costs = append(levels, l), append(costs, c)
 		best = math.Min(best, c)
 		if l == t {
