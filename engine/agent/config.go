@@ -65,6 +65,11 @@ type Config struct {
 	// CycleAt is the share of the window at which a new cycle starts:
 	// 0 means compact.DefaultCycleAt, a negative value turns cycles off.
 	CycleAt float64
+	// KeepUnder is the level the context is kept under: 0 is the
+	// window's default compaction threshold, KeepAuto the price-aware
+	// level (compact.Budget), and a positive value a level in tokens; none
+	// goes above the window's default.
+	KeepUnder int
 	// CacheRule is the provider's cache rule the cost estimates assume;
 	// it is recorded with every ledger row ("" when unknown).
 	CacheRule ledger.CacheRule

@@ -108,6 +108,11 @@ type Usage struct {
 	Attempts         int           `json:"attempts"`
 	First            bool          `json:"first"` // the first request since the session was opened (the cache may be cold)
 	WarmUp           bool          `json:"warm_up,omitempty"`
+	// CompactAt and CycleAt are the session's thresholds after the
+	// request (see Session.Thresholds): the compaction level follows the
+	// context budget, so it can move as the session goes.
+	CompactAt int `json:"compact_at,omitempty"`
+	CycleAt   int `json:"cycle_at,omitempty"`
 	// Note says which impossible counts the server reported were replaced
 	// (see llm.Usage.Note); empty when the usage was taken as sent.
 	Note string `json:"note,omitempty"`

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
-	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -20,15 +18,11 @@ func (s *Session) Placement() (StatusMode, ledger.CacheRule) {
 
 // Thresholds returns the token levels at which auto-compaction triggers and
 // at which a cycle restarts (0 when cycles are off), for the gauge marks.
+// The compaction level follows Config.KeepUnder (see keepLevel), never
+// above the window's own.
 func (s *Session) Thresholds() (compactAt, cycleAt int) {
-	w := s.Window()
-	_, known := tokens.Window(s.cfg.ModelName)
-	known = known || s.cfg.ContextWindow > 0
-	at := s.cfg.CycleAt
-	if at == 0 {
-		at = compact.DefaultCycleAt
-	}
-	return compact.Levels(w, known, at)
+	compactAt, cycleAt = s.defaultLevels()
+	return s.keepLevel(s.cfg.KeepUnder, compactAt), cycleAt
 }
 
 // Ledger returns the session's stored usage rows, oldest first.

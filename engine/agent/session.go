@@ -123,6 +123,9 @@ type Session struct {
 	booked     string       // reason for an announced prefix change, or ""
 	published  atomic.Int64 // level<<1 | exact, see ContextTokens
 	view       atomic.Pointer[published]
+	// budgetIn is what the price-aware level is computed from (see
+	// publishBudget).
+	budgetIn atomic.Pointer[compact.BudgetInput]
 
 	pendingRebuild string // the rewrite the next ledger row follows
 
@@ -376,6 +379,7 @@ func (s *Session) publishLevel() {
 		v |= 1
 	}
 	s.published.Store(v)
+	s.publishBudget()
 	// Cheap on this path, which every commit takes: the log's entries are
 	// shared, not copied; Snapshot builds the view from them on demand.
 	s.view.Store(&published{meta: s.meta, entries: s.log.Entries(), alerts: s.alerts(), turns: slices.Clone(s.turns)})

@@ -203,7 +203,9 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, ma
 		return nil, nil, "", err
 	}
 	level, exact := s.level()
+	compactAt, cycleAt := s.Thresholds()
 	s.emit(Event{Kind: EventUsage, Step: step, Usage: &Usage{Exact: exact, Model: s.cfg.ModelName,
+		CompactAt: compactAt, CycleAt: cycleAt,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
 		ContextTokens: level, Window: s.Window(), Duration: resp.Duration, Attempts: resp.Attempts, First: first,

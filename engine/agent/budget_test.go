@@ -1,0 +1,140 @@
+package agent
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/storage"
+)
+
+// budgetRun is one run of the long session with a context budget.
+type budgetRun struct {
+	window, keep int
+	ratio        float64
+	run          longRun
+	// levels are the compaction thresholds the session reported after
+	// each turn, deduplicated in order.
+	levels []int
+}
+
+// cost is the run's input cost in hit-price units at its own ratio.
+func (b budgetRun) cost() float64 {
+	s := b.run.stats
+	return float64(s.Hit) + b.ratio*float64(s.Prompt-s.Hit)
+}
+
+// maxPrompt is the largest prompt the server was sent.
+func (b budgetRun) maxPrompt() int {
+	m := 0
+	for _, q := range b.run.requests {
+		m = max(m, q.Prompt)
+	}
+	return m
+}
+
+// runLongBudget drives the long session through Tally in a window, with
+// the provider billing a miss at ratio hits (Tally is told these prices)
+// and Config.KeepUnder set to keep.
+func runLongBudget(tb testing.TB, rule llmtest.CacheRule, window int, ratio float64, keep int) budgetRun {
+	tb.Helper()
+	srv := llmtest.New(longScript(longPerTurn), llmtest.WithTemplate(llmtest.TemplateDeepSeekV4), llmtest.WithCacheRule(rule))
+	defer srv.Close()
+	dir := tb.TempDir()
+	st, err := storage.Open(filepath.Join(dir, "tally.db"), storage.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer st.Close()
+	ws := longWorkspace(tb, dir)
+	var model llm.Model = llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "k"})
+	rec := &recorder{}
+	cfg := Config{Store: st, Model: model, ModelName: "deepseek-chat", Approver: tool.ApproveAll{}, Now: steppingClock(),
+		NoDiagnostics: true, ContextWindow: window, OnEvent: rec.on,
+		HitPrice: longHitPrice, MissPrice: longHitPrice * ratio, KeepUnder: keep}
+	s, err := Create(cfg, "budget", ws, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := budgetRun{window: window, keep: keep, ratio: ratio}
+	for turn := 1; turn <= longTurns; turn++ {
+		runCodingTurns(tb, s, srv, 1)
+		if c, _ := s.Thresholds(); len(out.levels) == 0 || out.levels[len(out.levels)-1] != c {
+			out.levels = append(out.levels, c)
+		}
+	}
+	out.run = longRun{stats: srv.Stats(), requests: srv.Requests()}
+	out.run.threshold, _ = s.Thresholds()
+	for _, e := range rec.kinds(EventRebuild) {
+		out.run.rebuilds = append(out.run.rebuilds, *e.Rebuild)
+	}
+	out.run.afterAuto = billedAfter(tb, s, "auto compaction")
+	return out
+}
+
+// keepName names a KeepUnder setting for the log.
+func keepName(keep int) string {
+	switch keep {
+	case KeepAuto:
+		return "price-aware"
+	case 0:
+		return "old thresholds"
+	}
+	return fmt.Sprintf("keep under %d", keep)
+}
+
+// TestContextBudgetSideBySide runs the long session in a 128K and a 1M
+// window, with the old thresholds and with the price-aware level, at a
+// miss price of 10 and of 30 hits, and logs the table of the README. The
+// price-aware 1M run must cost less than the old one, and the 128K run
+// must not cost more (the runs are deterministic).
+//
+//	go test ./engine/agent -run TestContextBudgetSideBySide -v
+func TestContextBudgetSideBySide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("300-request sessions")
+	}
+	rule := llmtest.CacheUnits
+	var rows []string
+	for _, ratio := range []float64{10, 30} {
+		for _, window := range []int{128_000, 1_000_000} {
+			old := runLongBudget(t, rule, window, ratio, 0)
+			auto := runLongBudget(t, rule, window, ratio, KeepAuto)
+			for _, r := range []budgetRun{old, auto} {
+				s := r.run.stats
+				row := fmt.Sprintf("| %s | 1:%.0f | %s | %s | %s | %.2f %% | %d | %s | **%s** |",
+					windowName(r.window), r.ratio, keepName(r.keep), levelsText(r.levels), thousands(s.Prompt),
+					100*float64(s.Hit)/float64(s.Prompt), len(r.run.afterAuto), thousands(r.maxPrompt()), thousands(int(r.cost())))
+				rows = append(rows, row)
+			}
+			if window >= 1_000_000 && auto.cost() >= old.cost() {
+				t.Errorf("1M at 1:%.0f: the price-aware run costs %.0f, not less than the old %.0f", ratio, auto.cost(), old.cost())
+			}
+			if window < 1_000_000 && auto.cost() > old.cost() {
+				t.Errorf("128K at 1:%.0f: the price-aware run costs %.0f, more than the old %.0f", ratio, auto.cost(), old.cost())
+			}
+			t.Logf("%s at 1:%.0f: price-aware %.0f vs old %.0f hit-units (%.2f×)", windowName(window), ratio, auto.cost(), old.cost(), auto.cost()/old.cost())
+		}
+	}
+	t.Logf("\n| window | miss:hit | compaction level | levels used | prompt tokens | hit | compactions | largest prompt | input cost (hit-token units) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n%s", strings.Join(rows, "\n"))
+}
+
+func windowName(w int) string {
+	if w >= 1_000_000 {
+		return fmt.Sprintf("%dM", w/1_000_000)
+	}
+	return fmt.Sprintf("%dK", w/1_000)
+}
+
+// levelsText lists the compaction levels a run went through.
+func levelsText(levels []int) string {
+	parts := make([]string, len(levels))
+	for i, l := range levels {
+		parts[i] = thousands(l)
+	}
+	return strings.Join(parts, " → ")
+}
