@@ -62,6 +62,8 @@ Flags (all commands):
   --warm-up              on a new session, pre-warm the provider's prefix cache first
   --compaction MODE      at the threshold: auto (default), ask (headless: skip) or off
   --cycle-at FRACTION    start a new cycle at this share of the window (default 0.75; 0 = never)
+  --keep-under N         keep the context under N tokens (64K, 128000…), auto (default: the level
+                         that costs least at the model's prices) or window (the window's own threshold)
 The API key is read from OPENAI_API_KEY or DEEPSEEK_API_KEY, or from Settings in the app.
 `
 
@@ -75,7 +77,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // options are the parsed shared flags.
 type options struct {
 	data, baseURL, model, session, workspace string
-	statusMode, compaction, mode             string
+	statusMode, compaction, mode, keepUnder  string
 	cycleAt                                  float64
 	cycleAtSet                               bool
 	contextWindow, maxSteps                  int
@@ -99,6 +101,7 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.statusMode, "status-mode", "", "")
 	fs.StringVar(&o.compaction, "compaction", "", "")
 	fs.StringVar(&o.mode, "mode", "", "")
+	fs.StringVar(&o.keepUnder, "keep-under", "", "")
 	fs.Func("cycle-at", "", func(v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 || f > 1 {
@@ -136,6 +139,9 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	if _, err := agent.ParseCompactionMode(o.compaction); err != nil {
 		return nil, usagef("tally %s: --compaction must be auto, ask or off, not %q", name, o.compaction)
 	}
+	if _, err := workbench.ParseKeepUnder(o.keepUnder); err != nil {
+		return nil, usagef("tally %s: --keep-under: %v", name, err)
+	}
 	if _, err := tool.ParseMode(o.mode); err != nil {
 		return nil, usagef("tally %s: --mode: %v", name, err)
 	}
@@ -162,6 +168,7 @@ func (o *options) sessionOptions(id string) workbench.SessionOptions {
 		ID:         id,
 		Flags:      workbench.Flags{BaseURL: o.baseURL, Model: o.model, ContextWindow: o.contextWindow},
 		Compaction: o.compaction,
+		KeepUnder:  o.keepUnder,
 		Mode:       tool.Mode(o.mode),
 		MaxSteps:   o.maxSteps,
 		StatusMode: agent.StatusMode(o.statusMode),

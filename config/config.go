@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,6 +54,11 @@ type Settings struct {
 	CycleAt float64 `json:"cycle_at,omitempty"`
 	// CyclesOff disables cycles altogether; CycleAt is then ignored.
 	CyclesOff bool `json:"cycles_off,omitempty"`
+	// KeepUnder is the level the context is kept under: "" or
+	// KeepUnderAuto for the level that costs least at the model's prices,
+	// KeepUnderWindow for the window's default threshold, or a number of
+	// tokens (see ParseKeepUnder).
+	KeepUnder string `json:"keep_under,omitempty"`
 	// WarmUp sends the stable prompt prefix once when a session is created,
 	// so the first real request is billed at the cache-hit price.
 	WarmUp bool `json:"warm_up,omitempty"`
@@ -118,6 +124,37 @@ const (
 	CompactionAsk  = "ask"
 	CompactionOff  = "off"
 )
+
+// Choices of Settings.KeepUnder besides a number of tokens.
+const (
+	KeepUnderAuto   = "auto"
+	KeepUnderWindow = "window"
+)
+
+// ParseKeepUnder reads a KeepUnder choice: 0 for the window's default,
+// -1 for auto ("" too), or a level in tokens, written 64000, 64,000 or
+// 64K, of at least 8K.
+func ParseKeepUnder(v string) (int, error) {
+	t := strings.ToLower(strings.TrimSpace(v))
+	switch t {
+	case "", KeepUnderAuto:
+		return -1, nil
+	case KeepUnderWindow, "default":
+		return 0, nil
+	}
+	mult := 1
+	switch {
+	case strings.HasSuffix(t, "k"):
+		t, mult = strings.TrimSuffix(t, "k"), 1_000
+	case strings.HasSuffix(t, "m"):
+		t, mult = strings.TrimSuffix(t, "m"), 1_000_000
+	}
+	n, err := strconv.Atoi(strings.ReplaceAll(t, ",", ""))
+	if err != nil || n*mult < 8_000 {
+		return 0, fmt.Errorf("keep the context under %q is not auto, window or a number of tokens of at least 8K", v)
+	}
+	return n * mult, nil
+}
 
 // Price is a model's price in US dollars per million tokens.
 type Price = ledger.Price

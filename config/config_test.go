@@ -92,3 +92,17 @@ func TestCompactionCycleAndWarmUpSettingsRoundTrip(t *testing.T) {
 		t.Fatalf("round trip = %+v, %v", got, err)
 	}
 }
+
+func TestParseKeepUnder(t *testing.T) {
+	for in, want := range map[string]int{"": -1, "auto": -1, " Auto ": -1, "window": 0, "default": 0,
+		"64000": 64_000, "64,000": 64_000, "64K": 64_000, "1m": 1_000_000} {
+		if got, err := ParseKeepUnder(in); err != nil || got != want {
+			t.Errorf("ParseKeepUnder(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"lots", "500", "-64K", "64KB"} {
+		if _, err := ParseKeepUnder(bad); err == nil {
+			t.Errorf("ParseKeepUnder(%q) accepted it", bad)
+		}
+	}
+}

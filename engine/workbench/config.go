@@ -32,6 +32,9 @@ type SessionOptions struct {
 	// turns cycles off).
 	Compaction string
 	CycleAt    *float64
+	// KeepUnder, when not "", overrides the saved level the context is
+	// kept under (see ParseKeepUnder).
+	KeepUnder string
 	// Mode overrides the permission mode; "" keeps a stored session's own
 	// and starts a new one in the mode chosen in Settings.
 	Mode tool.Mode
@@ -88,6 +91,13 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 	}
 	cfg.Compaction = cm
 	cfg.CycleAt = cycleAt(saved, o.CycleAt)
+	keep := o.KeepUnder
+	if keep == "" {
+		keep = saved.KeepUnder
+	}
+	if cfg.KeepUnder, err = ParseKeepUnder(keep); err != nil {
+		return agent.Config{}, err
+	}
 	r := w.Resolve(o.Flags) // resolved once: the endpoint decides the cache rule and the client
 	// A stored session keeps its own model unless one is chosen; the demo
 	// session keeps the demo model and its window, for the app and the

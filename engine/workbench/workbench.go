@@ -42,7 +42,16 @@ const (
 	CompactionAsk  = config.CompactionAsk
 	CompactionOff  = config.CompactionOff
 	KeyInKeychain  = config.KeyInKeychain
+	// KeepUnderAuto and KeepUnderWindow are the choices of
+	// Settings.KeepUnder besides a number of tokens.
+	KeepUnderAuto   = config.KeepUnderAuto
+	KeepUnderWindow = config.KeepUnderWindow
 )
+
+// ParseKeepUnder reads a Settings.KeepUnder choice as agent.Config.KeepUnder:
+// agent.KeepAuto for auto (the default), 0 for the window's default, or a
+// level in tokens.
+func ParseKeepUnder(v string) (int, error) { return config.ParseKeepUnder(v) }
 
 // Errors from opening the store and finding sessions, matched with
 // errors.Is.
