@@ -65,6 +65,9 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 			return
 		}
 		u.gauge.SetLevel(us.ContextTokens, us.Window, us.Exact)
+		if us.CompactAt > 0 {
+			u.gauge.SetThresholds(us.CompactAt, us.CycleAt) // the budget moves the compaction mark
+		}
 		u.chat.noteNextRequest(us)
 		u.chip.Update(us)
 		u.footer.State.LastDuration = us.Duration

@@ -41,6 +41,7 @@ type settingsForm struct {
 	notify    *widget.Check
 	safety    safetyFields
 	cache     cacheFields
+	keep      keepFields
 	testB     *widget.Button
 	result    *widget.Label
 	form      fyne.CanvasObject
@@ -155,6 +156,7 @@ func (u *UI) newSettingsForm() *settingsForm {
 	f.notify.SetChecked(!u.settings.NoNotifications)
 	f.safety = newSafetyFields(u.settings)
 	f.cache = newCacheFields(u.settings)
+	f.keep = u.newKeepFields(r.Model)
 	f.result = &widget.Label{Wrapping: fyne.TextWrapWord}
 	f.testB = &widget.Button{Text: "Test connection", Icon: theme.MediaPlayIcon(), OnTapped: f.test}
 
@@ -168,6 +170,7 @@ func (u *UI) newSettingsForm() *settingsForm {
 		&widget.FormItem{Text: "Prices", Widget: prices, HintText: "US$ per million tokens for this model; empty shows cost as n/a"},
 		&widget.FormItem{Text: "Compaction", Widget: f.compactM,
 			HintText: "rewrites the history once: the next request misses the cache; Ask shows the preview first"},
+		f.keep.item(),
 		&widget.FormItem{Text: "New cycle at", Widget: container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewLabel("% of the window"), f.cyclesOff), f.cycleAt),
 			HintText: "compaction triggers first, 10 % of the window earlier; if it cannot keep the context down, a cycle restarts from a hand-off brief (the next request misses the cache)"},
 		&widget.FormItem{Text: "Cache warm-up", Widget: f.warmUp,
@@ -262,6 +265,7 @@ func (f *settingsForm) values() (workbench.Settings, error) {
 	s.CyclesOff, s.WarmUp = f.cyclesOff.Checked, f.warmUp.Checked
 	s.NoNotifications = !f.notify.Checked
 	f.cache.apply(&s)
+	f.keep.apply(&s)
 	if err := f.safety.apply(&s); err != nil {
 		return s, err
 	}
