@@ -358,14 +358,6 @@ const (
 	itemCheck = "Run make check until the whole package passes"
 )
 
-// recordOrderDefect is why the fidelity session loses the pass of its
-// failed check today: record.Record.Merge lets the newer record win per
-// command whatever the turns, and compaction merges the record of the
-// messages it keeps (the failed run stays pinned as an error) over the
-// record of those it drops (the later pass), so the record says "exit 2 ·
-// not passed since" after the check passed. The fix belongs in
-// engine/record: the entry with the later turn wins.
-const recordOrderDefect = "record.Merge: a kept older failure overrides a dropped later pass"
 
 // fidelityTurns is the parent's plan: turn number to steps.
 func fidelityTurns() map[int][]fidelityStep {
@@ -374,7 +366,7 @@ func fidelityTurns() map[int][]fidelityStep {
 		kept: quoted("`grep -q Rankine calc/convert.go` · exit 1"), raw: quoted("grep -q Rankine calc/convert.go")}
 	check := &fidelityFact{kind: "failed check", name: "make check",
 		kept: []*regexp.Regexp{regexp.MustCompile("`make check` · failed in turn \\d+")}, raw: quoted(`"command":"make check"`)}
-	passed := &fidelityFact{kind: "check passed since", name: "make check passed", known: recordOrderDefect,
+	passed := &fidelityFact{kind: "check passed since", name: "make check passed",
 		kept: []*regexp.Regexp{regexp.MustCompile("`make check` · failed in turn \\d+ · passed since")}, raw: quoted(`"command":"make check"`)}
 	sub := &fidelityFact{kind: "sub-agent", name: "Find the unit tables",
 		kept: []*regexp.Regexp{regexp.MustCompile(`- Find the unit tables · turn \d+ · Report: the unit tables`), regexp.MustCompile(`- sub-1 "Find the unit tables"`)},

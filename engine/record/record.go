@@ -139,6 +139,10 @@ func (r Record) Merge(newer Record) Record {
 		out.Files[k] = mergeFile(out.Files[k], f)
 	}
 
+	// For a command and a check the later turn wins, not the newer
+	// record: a compaction merges the record of the messages it keeps
+	// (a pinned old failure, say) over that of the ones it drops (a later
+	// pass).
 	var cmds []Command
 	cmds = append(cmds, r.Commands...)
 	for _, c := range newer.Commands {
@@ -147,22 +151,29 @@ func (r Record) Merge(newer Record) Record {
 			cmds = append(cmds, c)
 			continue
 		}
-		cmds[k] = Command{Command: c.Command, Exit: c.Exit, Turn: c.Turn, Runs: cmds[k].Runs + c.Runs}
+		runs := cmds[k].Runs + c.Runs
+		if c.Turn >= cmds[k].Turn {
+			cmds[k] = c
+		}
+		cmds[k].Runs = runs
 	}
 	out.Commands = failuresFirst(cmds)
 
 	out.Checks = slices.Clone(r.Checks)
-	for k, ch := range out.Checks {
-		if c, ok := find(newer.Commands, ch.Command); ok && !ch.PassedSince && c.Exit == 0 {
-			out.Checks[k].PassedSince = true
-		}
-	}
 	for _, ch := range newer.Checks {
 		k := slices.IndexFunc(out.Checks, func(o Check) bool { return o.Command == ch.Command })
-		if k < 0 {
+		switch {
+		case k < 0:
 			out.Checks = append(out.Checks, ch)
-		} else {
+		case ch.FailedTurn >= out.Checks[k].FailedTurn:
 			out.Checks[k] = ch
+		}
+	}
+	// A check passed since it failed when the command's last run, at or
+	// after the failure, exited 0.
+	for k, ch := range out.Checks {
+		if c, ok := find(out.Commands, ch.Command); ok && c.Turn >= ch.FailedTurn {
+			out.Checks[k].PassedSince = c.Exit == 0
 		}
 	}
 

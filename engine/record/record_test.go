@@ -325,3 +325,26 @@ func TestIsCheck(t *testing.T) {
 		}
 	}
 }
+
+// A compaction merged the record of a kept, pinned failure of `make
+// check` (turn 3) over that of its dropped later pass (turn 6), and the
+// record said the check had not passed since.
+func TestMergeOfKeptOldFailureOverDroppedLaterPass(t *testing.T) {
+	dropped := Record{Commands: []Command{{Command: "make check", Exit: 0, Turn: 6, Runs: 1}},
+		Checks: []Check{{Command: "make check", FailedTurn: 3, PassedSince: true}}}
+	kept := Record{Commands: []Command{{Command: "make check", Exit: 2, Turn: 3, Runs: 1}},
+		Checks: []Check{{Command: "make check", FailedTurn: 3}}}
+	got := dropped.Merge(kept)
+	if c := got.Commands[0]; c.Exit != 0 || c.Turn != 6 || c.Runs != 2 {
+		t.Errorf("command = %+v; want the turn-6 pass, 2 runs", c)
+	}
+	if ch := got.Checks[0]; !ch.PassedSince || ch.FailedTurn != 3 {
+		t.Errorf("check = %+v; want failed in turn 3 and passed since", ch)
+	}
+	// A later failure after the pass is not passed since.
+	later := Record{Commands: []Command{{Command: "make check", Exit: 1, Turn: 8, Runs: 1}},
+		Checks: []Check{{Command: "make check", FailedTurn: 8}}}
+	if ch := got.Merge(later).Checks[0]; ch.PassedSince || ch.FailedTurn != 8 {
+		t.Errorf("after a new failure: check = %+v", ch)
+	}
+}
