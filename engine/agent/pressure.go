@@ -359,7 +359,18 @@ func (s *Session) rollCycle(ctx context.Context, mode string) error {
 	rec.Detail = fmt.Sprintf("cycle %d archived; cycle %d started", oldCycle, next)
 	s.meta.Cycle = next
 	s.st.Summary = ""
-	s.st.Carry, s.st.Carried = compactCarry{}, carried
+	// Turn numbers run on across cycles, so the record's "latest turn
+	// wins" holds for what earlier cycles recorded too.
+	turns := s.st.Carry.TurnBase
+	for i := range old {
+		if old[i].IsPlainUserText() {
+			turns++
+		}
+	}
+	if len(msgs) > len(seed) {
+		turns-- // the carried request starts the new log again
+	}
+	s.st.Carry, s.st.Carried = compactCarry{TurnBase: max(turns, 0)}, carried
 	s.st.System, s.st.Spans = s.st.Base, s.st.BaseSpans
 	s.st.Breakers.Reset()
 	s.st.CycleStarted, s.st.CycleRequests = now, 0
