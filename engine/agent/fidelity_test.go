@@ -358,7 +358,6 @@ const (
 	itemCheck = "Run make check until the whole package passes"
 )
 
-
 // fidelityTurns is the parent's plan: turn number to steps.
 func fidelityTurns() map[int][]fidelityStep {
 	edit, _ := json.Marshal(map[string]string{"path": "calc/convert.go", "old_string": "// more pairs", "new_string": "func KelvinToCelsius(k float64) float64 { return k - 273.15 }\n\n// more pairs"})

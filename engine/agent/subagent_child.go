@@ -10,6 +10,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/tally-dev/tally/assets"
+	"github.com/tally-dev/tally/engine/guard"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/todo"
@@ -36,6 +37,10 @@ type child struct {
 	catalog []openai.Tool
 	read    map[string]bool
 	listVer int
+	// guard is the child's own loop guard, with the parent's rules: the
+	// third identical call is blocked and a tool that keeps failing ends
+	// the child.
+	guard *guard.Guard
 
 	info ChildInfo // guarded by s.subs.mu
 }
@@ -87,7 +92,7 @@ func (s *Session) newChild(ctx context.Context, c transcript.ToolCall) (*child, 
 	if err != nil {
 		return nil, tool.Result{IsError: true, Content: "task: " + err.Error()}
 	}
-	ch := &child{s: s, params: p, parent: s.meta.ID, read: map[string]bool{}, list: todo.New()}
+	ch := &child{s: s, params: p, parent: s.meta.ID, read: map[string]bool{}, list: todo.New(), guard: guard.New()}
 	ch.ctx, ch.cancel = context.WithCancel(ctx)
 	ch.log = transcript.NewAppendLog(nil, WireRules())
 	ch.reg = s.subagentTools(p.Kind, ch.list)
@@ -209,8 +214,9 @@ func (c *child) loop() (reason, report string, err error) {
 			if c.ctx.Err() != nil {
 				return ReasonCancelled, "", c.skip(calls[i:], "cancelled: the sub-agent was stopped before this call ran")
 			}
-			res := c.execute(call, runArgs(run, call))
-			if c.ctx.Err() != nil && res.IsError {
+			res, halt, ran := guarded(c.guard, call, func() tool.Result { return c.execute(call, runArgs(run, call)) },
+				func() bool { return c.ctx.Err() != nil })
+			if ran && c.ctx.Err() != nil && res.IsError {
 				return ReasonCancelled, "", c.skip(calls[i:], "cancelled: the sub-agent was stopped before this call finished")
 			}
 			m := transcript.ToolResult(call, res.Content, res.IsError, c.s.cfg.now())
@@ -219,6 +225,9 @@ func (c *child) loop() (reason, report string, err error) {
 				return ReasonFailed, "", err
 			}
 			c.noteResult(call, res)
+			if halt != "" {
+				return ReasonHalted, content, c.skip(calls[i+1:], "not run: the sub-agent was stopped by the loop guard")
+			}
 		}
 	}
 }
@@ -325,8 +334,11 @@ func (c *child) finish(reason, report string, err error) tool.Result {
 	if capped == "" {
 		capped = "(the sub-agent wrote no report)"
 	}
-	if reason == ReasonStepLimit {
+	switch reason {
+	case ReasonStepLimit:
 		head += "\nThe sub-agent spent its step budget; this is what it had when it stopped."
+	case ReasonHalted:
+		head += "\nThe loop guard stopped the sub-agent because a tool kept failing; this is what it had when it stopped."
 	}
 	if n > 0 {
 		capped += fmt.Sprintf("\n\n(report cut at %s of %s tokens; retrieve_tool_result with sha %s pages the whole report)", thousands(c.s.cfg.Subagents.reportCap()), thousands(n), sha)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tally-dev/tally/engine/guard"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/tool"
@@ -245,28 +246,17 @@ func (s *Session) runTools(ctx context.Context, step int, calls []transcript.Too
 		}
 		s.emit(Event{Kind: EventToolStart, Step: step, Call: &c})
 		s.turn.toolCalls++
-		var res tool.Result
-		halt := ""
-		if v := s.guard.Check(c.Name, c.Arguments); v.Blocked {
-			res = tool.Result{IsError: true, Content: v.Message}
-		} else {
-			before := s.checklist.Version()
-			res = s.runCall(ctx, calls, i, runArgs(run, c)) // task calls run as a batch of sub-agents
-			if v := s.checklist.Version(); v != before && !res.IsError {
-				// The checklist tools answer with the list's snapshot, so
-				// the model has just read the list as it is now.
-				s.turn.shownList = v
-			}
-			if ctx.Err() != nil && res.IsError {
-				return ReasonCancelled, s.skipRest(calls[i:], "cancelled: the user stopped the turn before this call finished")
-			}
-			out := s.guard.Record(c.Name, res.IsError)
-			if out.Message != "" {
-				res.Content += "\n\n" + out.Message
-			}
-			if out.Halt {
-				halt = out.Message
-			}
+		before := s.checklist.Version()
+		res, halt, ran := guarded(s.guard, c, func() tool.Result {
+			return s.runCall(ctx, calls, i, runArgs(run, c)) // task calls run as a batch of sub-agents
+		}, func() bool { return ctx.Err() != nil })
+		if ran && ctx.Err() != nil && res.IsError {
+			return ReasonCancelled, s.skipRest(calls[i:], "cancelled: the user stopped the turn before this call finished")
+		}
+		if v := s.checklist.Version(); ran && v != before && !res.IsError {
+			// The checklist tools answer with the list's snapshot, so the
+			// model has just read the list as it is now.
+			s.turn.shownList = v
 		}
 		s.st.WorkingSet.Touch(res.Paths...)
 		if res.Wrote {
@@ -289,6 +279,31 @@ func (s *Session) runTools(ctx context.Context, step int, calls []transcript.Too
 		}
 	}
 	return "", s.diagnose(ctx, written)
+}
+
+// guarded runs one tool call through the loop guard g, the same way for a
+// turn and for every sub-agent: a call the guard blocks does not run and
+// gets its message as an error result; one that runs is recorded, and the
+// guard's warning, if any, is appended to its result. halt is the
+// guard's message when the failures of the tool must end the loop. A call
+// that was cut short by cancellation (cancelled reports it after run) is
+// not recorded, so a stop is never counted as a failure of the tool.
+func guarded(g *guard.Guard, c transcript.ToolCall, run func() tool.Result, cancelled func() bool) (res tool.Result, halt string, ran bool) {
+	if v := g.Check(c.Name, c.Arguments); v.Blocked {
+		return tool.Result{IsError: true, Content: v.Message}, "", false
+	}
+	res = run()
+	if cancelled() && res.IsError {
+		return res, "", true
+	}
+	out := g.Record(c.Name, res.IsError)
+	if out.Message != "" {
+		res.Content += "\n\n" + out.Message
+	}
+	if out.Halt {
+		halt = out.Message
+	}
+	return res, halt, true
 }
 
 // execute runs call c with args, the model's own arguments (c holds the
