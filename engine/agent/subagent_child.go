@@ -291,9 +291,7 @@ func (c *child) noteResult(call transcript.ToolCall, res tool.Result) {
 // skip answers calls that will not run, so the stored transcript stays
 // one a strict server accepts.
 func (c *child) skip(calls []transcript.ToolCall, text string) error {
-	for _, call := range calls {
-		m := transcript.ToolResult(call, text, true, c.s.cfg.now())
-		m.Kind = transcript.KindRepair
+	for _, m := range notRun(calls, text, c.s.cfg.now()) {
 		if err := c.commit(m, nil); err != nil {
 			return err
 		}

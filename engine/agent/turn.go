@@ -330,14 +330,20 @@ func (s *Session) skipRest(calls []transcript.ToolCall, text string) error {
 	if len(calls) == 0 {
 		return nil
 	}
-	now := s.cfg.now()
-	var msgs []transcript.Message
+	return s.commit(notRun(calls, text, s.cfg.now()), nil)
+}
+
+// notRun returns the results of calls that will not run, each saying text,
+// so a stored transcript stays one a strict server accepts. A turn and
+// every sub-agent answer skipped calls with it.
+func notRun(calls []transcript.ToolCall, text string, at time.Time) []transcript.Message {
+	msgs := make([]transcript.Message, 0, len(calls))
 	for _, c := range calls {
-		m := transcript.ToolResult(c, text, true, now)
+		m := transcript.ToolResult(c, text, true, at)
 		m.Kind = transcript.KindRepair
 		msgs = append(msgs, m)
 	}
-	return s.commit(msgs, nil)
+	return msgs
 }
 
 func clip(s string, n int) string {
