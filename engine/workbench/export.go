@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/tally-dev/tally/engine/agent"
+
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
@@ -59,12 +61,15 @@ func (w *Workbench) exportLines(id string) ([]ExportLine, error) {
 		if err != nil {
 			return err
 		}
-		gone, err := supersededByCycle(tx, id, nil)
+		gone, err := agent.ReadSuperseded(tx, id, nil)
 		if err != nil {
 			return err
 		}
 		for _, c := range cycles {
-			lines = append(lines, gone[c]...)
+			for _, p := range gone[c] {
+				idx := p.Index
+				lines = append(lines, ExportLine{Session: id, Cycle: c, SupersededBy: p.Reason, Index: &idx, Message: p.Message})
+			}
 			recs, err := tx.Log(id, c)
 			if err != nil {
 				return err
@@ -80,43 +85,4 @@ func (w *Workbench) exportLines(id string) ([]ExportLine, error) {
 		return nil
 	})
 	return lines, err
-}
-
-// supersededByCycle reads the messages the rebuilds of session id kept
-// aside, by cycle, each cycle's in record order, as export lines; only the
-// cycles in want are read (nil: all).
-func supersededByCycle(tx *storage.Tx, id string, want map[int]bool) (map[int][]ExportLine, error) {
-	rebuilds, err := tx.Records(storage.KindRebuild, id)
-	if err != nil {
-		return nil, err
-	}
-	out := map[int][]ExportLine{}
-	for _, r := range rebuilds {
-		var rec transcript.RebuildRecord
-		if json.Unmarshal(r.Data, &rec) != nil || rec.Superseded == "" || (want != nil && !want[rec.Cycle]) {
-			continue
-		}
-		gone, err := superseded(tx, rec)
-		if err != nil {
-			return nil, err
-		}
-		for _, g := range gone {
-			idx := g.Index
-			out[rec.Cycle] = append(out[rec.Cycle], ExportLine{Session: id, Cycle: rec.Cycle, SupersededBy: rec.Reason, Index: &idx, Message: g.Message})
-		}
-	}
-	return out, nil
-}
-
-// superseded reads the messages a rebuild kept aside.
-func superseded(tx *storage.Tx, rec transcript.RebuildRecord) ([]transcript.Superseded, error) {
-	blob, err := tx.Blob(rec.Superseded)
-	if err != nil {
-		return nil, fmt.Errorf("the messages superseded by the %s of %s are missing (%v)", rec.Reason, rec.Time.Format("2006-01-02 15:04"), err)
-	}
-	var gone []transcript.Superseded
-	if err := json.Unmarshal(blob, &gone); err != nil {
-		return nil, fmt.Errorf("the messages superseded by the %s are unreadable (%v)", rec.Reason, err)
-	}
-	return gone, nil
 }

@@ -300,6 +300,28 @@ func TestArchivesHoldEveryMessageOfAClosedCycle(t *testing.T) {
 	if strings.Join(texts, "|") != "the user's first prompt|after the compaction" {
 		t.Errorf("archived cycle 1 holds %q", texts)
 	}
+
+	// The app's archive browser reads through the session: it showed
+	// the cycle's final log only, `tally archive` every message.
+	cfg, err := w.Config(SessionOptions{})
+	if err != nil && !errors.Is(err, ErrNoModel) {
+		t.Fatal(err)
+	}
+	cfg.UserConfigDir = ""
+	sess, err := agent.Open(cfg, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	app, err := sess.Archives()
+	if err != nil || len(app) != 1 || len(app[0].Messages) != len(arch[0].Messages) {
+		t.Fatalf("the app's archive: %+v, %v; want the %d messages tally archive shows", app, err, len(arch[0].Messages))
+	}
+	for i := range app[0].Messages {
+		if app[0].Messages[i].Text() != arch[0].Messages[i].Text() {
+			t.Errorf("message %d: the app shows %q, tally archive %q", i, app[0].Messages[i].Text(), arch[0].Messages[i].Text())
+		}
+	}
 }
 
 func TestSearchFindsTitlesPromptsAnswersAndToolCallsInEveryCycle(t *testing.T) {

@@ -15,7 +15,6 @@ import (
 	"github.com/tally-dev/tally/config"
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cycle"
-	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -201,34 +200,7 @@ func (w *Workbench) Delete(id string) error { return agent.Delete(w.store, id) }
 // every message it ever held: those a compaction or purge superseded
 // before the cycle closed come first (as in Export), then the cycle's log.
 func (w *Workbench) Archives(id string) ([]cycle.Archive, error) {
-	arch, err := agent.ReadArchives(w.store, id)
-	if err != nil || len(arch) == 0 {
-		return arch, err
-	}
-	want := map[int]bool{}
-	for _, a := range arch {
-		want[a.Cycle] = true
-	}
-	var gone map[int][]ExportLine
-	err = w.store.View(func(tx *storage.Tx) (err error) {
-		gone, err = supersededByCycle(tx, id, want)
-		return err
-	})
-	if err != nil {
-		return arch, err
-	}
-	for i := range arch {
-		lines := gone[arch[i].Cycle]
-		if len(lines) == 0 {
-			continue
-		}
-		all := make([]transcript.Message, 0, len(lines)+len(arch[i].Messages))
-		for _, l := range lines {
-			all = append(all, l.Message)
-		}
-		arch[i].Messages = append(all, arch[i].Messages...)
-	}
-	return arch, nil
+	return agent.ReadArchives(w.store, id)
 }
 
 // Ledger returns a session's usage rows, oldest first.

@@ -1,0 +1,106 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/storage"
+)
+
+// PastMessage is a message a rebuild took out of a cycle's log and kept
+// aside (see RebuildRecord.Superseded): the cycle, the rebuild's reason
+// and the message's index in the log before it.
+type PastMessage struct {
+	Cycle   int
+	Reason  string
+	Index   int
+	Message transcript.Message
+}
+
+// ReadSuperseded returns, by cycle, the messages the rebuilds of session
+// id kept aside, oldest rebuild first; want, when not nil, names the
+// cycles to read. It is the one rule by which the archive browser,
+// recall_archive, `tally archive` and the export see the messages a
+// compaction removed.
+func ReadSuperseded(tx *storage.Tx, id string, want map[int]bool) (map[int][]PastMessage, error) {
+	rebuilds, err := tx.Records(storage.KindRebuild, id)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int][]PastMessage{}
+	for _, r := range rebuilds {
+		var rec transcript.RebuildRecord
+		if json.Unmarshal(r.Data, &rec) != nil || rec.Superseded == "" || (want != nil && !want[rec.Cycle]) {
+			continue
+		}
+		blob, err := tx.Blob(rec.Superseded)
+		if err != nil {
+			return nil, fmt.Errorf("the messages superseded by the %s of %s are missing (%v)", rec.Reason, rec.Time.Format("2006-01-02 15:04"), err)
+		}
+		var gone []transcript.Superseded
+		if err := json.Unmarshal(blob, &gone); err != nil {
+			return nil, fmt.Errorf("the messages superseded by the %s are unreadable (%v)", rec.Reason, err)
+		}
+		for _, g := range gone {
+			out[rec.Cycle] = append(out[rec.Cycle], PastMessage{Cycle: rec.Cycle, Reason: rec.Reason, Index: g.Index, Message: g.Message})
+		}
+	}
+	return out, nil
+}
+
+// Archives returns the session's closed cycles, oldest first (see
+// ReadArchives).
+func (s *Session) Archives() ([]cycle.Archive, error) {
+	return ReadArchives(s.cfg.Store, s.meta.ID)
+}
+
+// ReadArchives returns a session's closed cycles, oldest first, each with
+// every message it ever held: those its compactions removed (in the order
+// they were removed) and then its final log. The app's archive browser,
+// recall_archive and `tally archive` all read archives through it, so they
+// show the same messages for a cycle.
+func ReadArchives(st *storage.Store, id string) ([]cycle.Archive, error) {
+	var out []cycle.Archive
+	err := st.View(func(tx *storage.Tx) error {
+		recs, err := tx.Records(storage.KindArchive, id)
+		if err != nil {
+			return err
+		}
+		want := map[int]bool{}
+		var archived []archiveRecord
+		for _, r := range recs {
+			var a archiveRecord
+			if err := json.Unmarshal(r.Data, &a); err != nil {
+				return fmt.Errorf("agent: archive record %d of session %q is unreadable (%v)", r.Seq, id, err)
+			}
+			archived = append(archived, a)
+			want[a.Cycle] = true
+		}
+		gone, err := ReadSuperseded(tx, id, want)
+		if err != nil {
+			return err
+		}
+		for _, a := range archived {
+			logRecs, err := tx.Log(id, a.Cycle)
+			if err != nil {
+				return err
+			}
+			arch := cycle.Archive{Cycle: a.Cycle, Started: a.Started, Ended: a.Ended, Brief: a.Brief, Tokens: a.Tokens, Requests: a.Requests}
+			for _, p := range gone[a.Cycle] {
+				arch.Messages = append(arch.Messages, p.Message)
+			}
+			for _, lr := range logRecs {
+				m, err := transcript.Decode(lr.Data)
+				if err != nil {
+					return err
+				}
+				arch.Messages = append(arch.Messages, m)
+			}
+			out = append(out, arch)
+		}
+		return nil
+	})
+	return out, err
+}
