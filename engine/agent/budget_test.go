@@ -2,14 +2,10 @@ package agent
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
-	"github.com/tally-dev/tally/engine/tool"
-	"github.com/tally-dev/tally/storage"
 )
 
 // budgetRun is one run of the long session with a context budget.
@@ -42,24 +38,9 @@ func (b budgetRun) maxPrompt() int {
 // and Config.KeepUnder set to keep.
 func runLongBudget(tb testing.TB, rule llmtest.CacheRule, window int, ratio float64, keep int) budgetRun {
 	tb.Helper()
-	srv := llmtest.New(longScript(longPerTurn), llmtest.WithTemplate(llmtest.TemplateDeepSeekV4), llmtest.WithCacheRule(rule))
-	defer srv.Close()
-	dir := tb.TempDir()
-	st, err := storage.Open(filepath.Join(dir, "tally.db"), storage.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer st.Close()
-	ws := longWorkspace(tb, dir)
-	var model llm.Model = llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "k"})
-	rec := &recorder{}
-	cfg := Config{Store: st, Model: model, ModelName: "deepseek-chat", Approver: tool.ApproveAll{}, Now: steppingClock(),
-		NoDiagnostics: true, ContextWindow: window, OnEvent: rec.on,
-		HitPrice: longHitPrice, MissPrice: longHitPrice * ratio, KeepUnder: keep}
-	s, err := Create(cfg, "budget", ws, "")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	s, srv, rec := newLongSession(tb, rule, func(cfg *Config) {
+		cfg.ContextWindow, cfg.MissPrice, cfg.KeepUnder = window, longHitPrice*ratio, keep
+	})
 	out := budgetRun{window: window, keep: keep, ratio: ratio}
 	for turn := 1; turn <= longTurns; turn++ {
 		runCodingTurns(tb, s, srv, 1)

@@ -137,31 +137,15 @@ func runLong(tb testing.TB, rule llmtest.CacheRule, reference bool) longRun {
 // only what they kept before the facts (compact.Input.NoFacts).
 func runLongWith(tb testing.TB, rule llmtest.CacheRule, reference, noFacts bool) longRun {
 	tb.Helper()
-	srv := llmtest.New(longScript(longPerTurn), llmtest.WithTemplate(llmtest.TemplateDeepSeekV4), llmtest.WithCacheRule(rule))
-	defer srv.Close()
-	dir := tb.TempDir()
-	st, err := storage.Open(filepath.Join(dir, "tally.db"), storage.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer st.Close()
-	ws := longWorkspace(tb, dir)
-	now := steppingClock()
-	var model llm.Model = llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "k"})
 	threshold := compact.Threshold(longWindow, true)
-	rec := &recorder{}
-	cfg := Config{Store: st, Model: model, ModelName: "deepseek-chat", Approver: tool.ApproveAll{}, Now: now,
-		NoDiagnostics: true, ContextWindow: longWindow, OnEvent: rec.on,
-		HitPrice: longHitPrice, MissPrice: longHitPrice * longMissHit, NoCompactionFacts: noFacts}
-	if reference {
-		cfg.Model = &referenceClient{next: model, threshold: threshold}
-		cfg.Compaction, cfg.CycleAt = CompactOff, -1
-		cfg.ContextWindow = 10 * longWindow
-	}
-	s, err := Create(cfg, "long", ws, "")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	s, srv, rec := newLongSession(tb, rule, func(cfg *Config) {
+		cfg.NoCompactionFacts = noFacts
+		if reference {
+			cfg.Model = &referenceClient{next: cfg.Model, threshold: threshold}
+			cfg.Compaction, cfg.CycleAt = CompactOff, -1
+			cfg.ContextWindow = 10 * longWindow
+		}
+	})
 	runCodingTurns(tb, s, srv, longTurns)
 	out := longRun{stats: srv.Stats(), requests: srv.Requests(), threshold: threshold}
 	for _, e := range rec.kinds(EventRebuild) {
@@ -169,6 +153,34 @@ func runLongWith(tb testing.TB, rule llmtest.CacheRule, reference, noFacts bool)
 	}
 	out.afterAuto = billedAfter(tb, s, "auto compaction")
 	return out
+}
+
+// newLongSession opens the long session's scripted server, store and
+// workspace (closed at the end of the test) and creates the session with
+// the long run's config, changed by edit.
+func newLongSession(tb testing.TB, rule llmtest.CacheRule, edit func(*Config)) (*Session, *llmtest.Server, *recorder) {
+	tb.Helper()
+	srv := llmtest.New(longScript(longPerTurn), llmtest.WithTemplate(llmtest.TemplateDeepSeekV4), llmtest.WithCacheRule(rule))
+	tb.Cleanup(srv.Close)
+	dir := tb.TempDir()
+	st, err := storage.Open(filepath.Join(dir, "tally.db"), storage.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	ws := longWorkspace(tb, dir)
+	rec := &recorder{}
+	cfg := Config{Store: st, Model: llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "k"}), ModelName: "deepseek-chat",
+		Approver: tool.ApproveAll{}, Now: steppingClock(), NoDiagnostics: true, ContextWindow: longWindow, OnEvent: rec.on,
+		HitPrice: longHitPrice, MissPrice: longHitPrice * longMissHit}
+	if edit != nil {
+		edit(&cfg)
+	}
+	s, err := Create(cfg, "long", ws, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, srv, rec
 }
 
 // billedAfter returns the billed prompt tokens of the first turn request
