@@ -33,9 +33,10 @@ unit:
 
 # The race detector over the concurrent parts: the UI (engine events cross
 # into Fyne's goroutine), the engine and the store. -short skips the long
-# 300-request cache comparison, which the plain run above covers.
+# 300-request cache comparison and the other long sessions, which the plain
+# run above covers.
 race:
-	$(GO) test -race -short -count=1 ./ui/... ./engine/... ./storage/...
+	$(GO) test -race -short -count=1 -timeout 25m ./ui/... ./engine/... ./storage/...
 
 smoke: build
 	bash scripts/smoke.sh

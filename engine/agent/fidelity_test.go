@@ -465,6 +465,9 @@ func userText(n int) string {
 // TestCompactionKeepsThePlantedFacts is the fidelity test of issue 19:
 // see the comment at the top of this file.
 func TestCompactionKeepsThePlantedFacts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 30-turn session with several compactions and cycles")
+	}
 	f := &fidelity{t: t, texts: map[string]string{}, retrieved: map[string]string{}, want: map[string]string{}, known: map[string]string{}}
 	sw := newSmallWindow(t, fidelityWindow, f.script(fidelityTurns()))
 	sw.cfg.CycleAt = fidelityCycleAt

@@ -77,6 +77,9 @@ func ordered(rec *recorder) []Event {
 // exactly one notice, under the threshold, carrying the dry run's counts;
 // the compaction rows carry the counts and the record.
 func TestCompactionNoticeOncePerCrossing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sessions that fill a 128K window")
+	}
 	sw, _ := noticeRun(t, nil)
 	evs := ordered(sw.rec)
 	var got []string
@@ -118,6 +121,9 @@ func TestCompactionNoticeOncePerCrossing(t *testing.T) {
 // answer until the compaction it held back, so the prefix cache is the
 // same with or without the notice and its answer.
 func TestNotNowSkipsOneCompaction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sessions that fill a 128K window")
+	}
 	plain, _ := noticeRun(t, nil)
 	answered := 0
 	later, _ := noticeRun(t, func(s *Session, e Event) {
