@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tally-dev/tally/engine/secrets"
+	"github.com/tally-dev/tally/engine/secrets/secretstest"
 )
 
 // Redacting arguments keeps valid JSON valid, keeps every byte outside the
@@ -45,6 +46,43 @@ func TestStreamRedactorNeverShowsASecret(t *testing.T) {
 		shown.WriteString(r.flush())
 		if shown.String() != want {
 			t.Errorf("size %d: shown\n%q\nwant\n%q", size, shown.String(), want)
+		}
+	}
+}
+
+// The streamed reply was redacted again from its first byte at every
+// piece, so a long answer cost quadratic time; redaction now restarts from
+// a cut a lookback back, and a PEM key far into a long reply still never
+// shows.
+func TestStreamRedactorIsLinearAndStillCatchesAPEMKey(t *testing.T) {
+	key := secretstest.New(7).PEM
+	reply := strings.Repeat("The eviction order follows the access list. ", 600) + "\n" +
+		strings.Repeat("line of prose\n", 200) + key + "done " + strings.Repeat("x ", 3000)
+	want, _ := secrets.Redact(reply)
+	if strings.Contains(want, "PRIVATE KEY-----\n"+key[len("-----BEGIN RSA PRIVATE KEY-----\n"):][:20]) {
+		t.Fatal("the rules themselves miss the key")
+	}
+	for _, size := range []int{2, 5, 40} {
+		var r streamRedactor
+		var shown strings.Builder
+		redactions := 0
+		for i := 0; i < len(reply); i += size {
+			before := len(r.cuts)
+			shown.WriteString(r.push(reply[i:min(i+size, len(reply))]))
+			if len(r.cuts) != before {
+				redactions++
+			}
+			if len(r.cuts) > streamLookback+2 {
+				t.Fatalf("size %d: %d cuts kept", size, len(r.cuts))
+			}
+		}
+		shown.WriteString(r.flush())
+		if shown.String() != want {
+			body := strings.Split(key, "\n")[1]
+			t.Errorf("size %d: the shown text is not the redacted reply (key body shown: %v, len %d vs %d)", size, strings.Contains(shown.String(), body), len(shown.String()), len(want))
+		}
+		if limit := len(reply)/streamMinShow + strings.Count(reply, "\n") + 2; redactions > limit {
+			t.Errorf("size %d: %d redactions for a %d-byte reply; want at most %d", size, redactions, len(reply), limit)
 		}
 	}
 }
