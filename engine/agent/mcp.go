@@ -369,11 +369,3 @@ func (s *Session) MCPConnect(ctx context.Context, name string) error {
 	}
 	return r.mgr.Connect(ctx, name)
 }
-
-// MCPAllowReadOnly sets whether the named server's tools that it annotates
-// as read-only run without asking, for the rest of the session.
-func (s *Session) MCPAllowReadOnly(server string, allow bool) {
-	if r := s.mcpRun; r != nil {
-		r.mgr.SetAllowReadOnly(server, allow)
-	}
-}

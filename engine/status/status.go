@@ -216,19 +216,6 @@ func Version(text string) (int64, bool) {
 	return v, err == nil
 }
 
-// Latest returns the index of the current status among texts: the one with
-// the highest state_version, wherever it sits. Texts that are not status
-// blocks are ignored; -1 means none.
-func Latest(texts []string) int {
-	best, idx := int64(-1), -1
-	for i, t := range texts {
-		if v, ok := Version(t); ok && v > best {
-			best, idx = v, i
-		}
-	}
-	return idx
-}
-
 // Verify re-renders the canonical state and compares it with the text that
 // was shown. A mismatch is a renderer defect and is reported with the first
 // differing line; the canonical state is never corrected from the status.

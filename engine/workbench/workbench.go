@@ -93,12 +93,6 @@ func Open(dataDir string, env func(string) string) (w *Workbench, settingsErr er
 	return open(dataDir, env, storage.Options{})
 }
 
-// OpenNow is Open failing at once, not after a wait, when another process
-// holds the store.
-func OpenNow(dataDir string, env func(string) string) (*Workbench, error, error) {
-	return open(dataDir, env, storage.Options{Timeout: -1})
-}
-
 func open(dataDir string, env func(string) string, o storage.Options) (*Workbench, error, error) {
 	path, err := DataPath(dataDir)
 	if err != nil {
