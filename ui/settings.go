@@ -44,8 +44,20 @@ type settingsForm struct {
 	keep      keepFields
 	testB     *widget.Button
 	result    *widget.Label
-	form      fyne.CanvasObject
+	// problem says, above the scrolling fields, why Save refused them.
+	problem *widget.Label
+	scroll  *container.Scroll
+	form    fyne.CanvasObject
 }
+
+// Settings dialog size: at most this, and never larger than the window
+// less a margin, so that Save and Cancel stay on screen; the fields
+// scroll.
+const (
+	settingsWidth  = 700
+	settingsHeight = 680
+	settingsMargin = 40
+)
 
 var themeChoices = []string{"Follow the system", "Light", "Dark"}
 
@@ -162,7 +174,7 @@ func (u *UI) newSettingsForm() *settingsForm {
 
 	prices := container.NewGridWithColumns(3,
 		labelled("cache hit", f.hit), labelled("cache miss", f.miss), labelled("completion", f.compl))
-	form := widget.NewForm(
+	items := []*widget.FormItem{
 		&widget.FormItem{Text: "Base URL", Widget: f.baseURL, HintText: "any OpenAI-compatible endpoint, ending in /v1"},
 		&widget.FormItem{Text: "Model", Widget: f.model},
 		&widget.FormItem{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forgetKey), HintText: "kept in the system keychain, or in Tally's local store where there is none"},
@@ -180,12 +192,29 @@ func (u *UI) newSettingsForm() *settingsForm {
 		&widget.FormItem{Text: "Notifications", Widget: f.notify,
 			HintText: "a desktop notification while you look at another session or another window"},
 		&widget.FormItem{Text: "Theme", Widget: f.theme},
-	)
-	for _, it := range append(f.cache.items(r.BaseURL), f.safety.items()...) {
-		form.AppendItem(it)
 	}
-	f.form = container.NewVBox(form, container.NewBorder(nil, nil, f.testB, nil, f.result))
+	items = append(append(items, f.cache.items(r.BaseURL)...), f.safety.items()...)
+	for _, it := range items {
+		wrapHint(it)
+	}
+	form := widget.NewForm(items...)
+	f.problem = &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.DangerImportance}
+	f.problem.Hide()
+	f.scroll = container.NewVScroll(container.NewVBox(form, container.NewBorder(nil, nil, f.testB, nil, f.result)))
+	f.form = container.NewBorder(f.problem, nil, nil, nil, f.scroll)
 	return f
+}
+
+// wrapHint moves a form item's hint into a label under its widget that
+// wraps: a form's own hint line never wraps, so one long hint made the
+// whole dialog wider than a 960-pixel window.
+func wrapHint(it *widget.FormItem) {
+	if it.HintText == "" {
+		return
+	}
+	hint := &widget.Label{Text: it.HintText, Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance, SizeName: theme.SizeNameCaptionText}
+	it.Widget = container.NewVBox(it.Widget, hint)
+	it.HintText = ""
 }
 
 func labelled(s string, o fyne.CanvasObject) fyne.CanvasObject {
@@ -366,7 +395,8 @@ func (u *UI) showSettings() {
 	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { dlg.Hide() }}
 	dlg = dialog.NewCustomWithoutButtons("Settings", f.form, u.win)
 	dlg.SetButtons([]fyne.CanvasObject{cancel, save})
-	dlg.Resize(fyne.NewSize(700, 680))
+	win := u.win.Canvas().Size()
+	dlg.Resize(fyne.NewSize(min(settingsWidth, win.Width-settingsMargin), min(settingsHeight, win.Height-settingsMargin)))
 	dlg.Show()
 }
 
@@ -374,9 +404,14 @@ func (u *UI) showSettings() {
 func (f *settingsForm) save() bool {
 	s, err := f.values()
 	if err != nil {
-		f.result.SetText(upperFirst(err.Error()) + ".")
+		// Said above the fields, where it is seen whatever is scrolled.
+		msg := upperFirst(err.Error()) + "."
+		f.result.SetText(msg)
+		f.problem.SetText(msg)
+		f.problem.Show()
 		return false
 	}
+	f.problem.Hide()
 	f.u.applySettings(s)
 	return true
 }
