@@ -26,14 +26,8 @@ func TestTerminalApprovalShowsTheWholeCommand(t *testing.T) {
 		llmtest.Text("ok"),
 	))
 	defer srv.Close()
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
+	ptmx, tty := openTerminal(t)
 	ws := t.TempDir()
-	t.Setenv("OPENAI_API_KEY", "sk-test")
 
 	seen := make(chan string, 1)
 	go func() {
@@ -83,4 +77,18 @@ func TestTerminalApprovalShowsTheWholeCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "SPOOFED")); err != nil {
 		t.Errorf("the approved command did not run: %v", err)
 	}
+}
+
+// openTerminal opens a pseudo-terminal for `tally run` (skipping the test
+// where there is none), closed at the end of the test, with a dummy API
+// key in the environment.
+func openTerminal(t *testing.T) (ptmx, tty *os.File) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	t.Cleanup(func() { ptmx.Close(); tty.Close() })
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	return ptmx, tty
 }

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
-
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 )
 
@@ -51,14 +49,8 @@ func threeChildren(r *llmtest.Req) llmtest.Reply {
 func TestParallelSubAgentApprovalsAreAskedOneAtATime(t *testing.T) {
 	srv := llmtest.New(llmtest.ScriptFunc(threeChildren))
 	defer srv.Close()
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
+	ptmx, tty := openTerminal(t)
 	ws := t.TempDir()
-	t.Setenv("OPENAI_API_KEY", "sk-test")
 
 	chunks := make(chan string, 64)
 	go func() {
