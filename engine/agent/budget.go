@@ -45,15 +45,19 @@ func (s *Session) keepLevel(keep, compactAt int) int {
 	case keep > 0:
 		return min(keep, compactAt)
 	case keep == KeepAuto:
-		if in := s.budgetIn.Load(); in != nil {
-			b := *in
-			b.Threshold = compactAt
-			if v := compact.Budget(b); v > 0 {
-				return min(v, compactAt)
-			}
+		if b := s.budget.Load(); b != nil && b.auto > 0 {
+			return min(b.auto, compactAt)
 		}
 	}
 	return compactAt
+}
+
+// budgetState is what the last commit published for the price-aware
+// level: its inputs and the level itself, computed once there rather than
+// on every read of the thresholds.
+type budgetState struct {
+	in   compact.BudgetInput
+	auto int // compact.Budget(in)
 }
 
 // publishBudget stores what the price-aware level is computed from, for
@@ -66,12 +70,17 @@ func (s *Session) publishBudget() {
 	compactAt, _ := s.defaultLevels()
 	level, _ := s.level()
 	growth, _ := s.measured()
-	s.budgetIn.Store(&compact.BudgetInput{
+	in := compact.BudgetInput{
 		Window: s.Window(), Threshold: compactAt,
 		HitPrice: s.cfg.HitPrice, MissPrice: s.cfg.MissPrice,
 		Level: level, Base: s.prefixTok + compact.SummaryReserve, Growth: growth,
 		Requests: float64(min(max(s.st.Requests, compact.DefaultHorizon), compact.MaxHorizon)),
-	})
+	}
+	b := &budgetState{in: in}
+	if s.cfg.KeepUnder == KeepAuto {
+		b.auto = compact.Budget(in)
+	}
+	s.budget.Store(b)
 }
 
 // KeepForecast returns the choices of "keep the context under" for this
@@ -82,9 +91,8 @@ func (s *Session) publishBudget() {
 func (s *Session) KeepForecast() []KeepOption {
 	compactAt, _ := s.defaultLevels()
 	in := compact.BudgetInput{Window: s.Window(), Threshold: compactAt, HitPrice: s.cfg.HitPrice, MissPrice: s.cfg.MissPrice}
-	if p := s.budgetIn.Load(); p != nil {
-		in = *p
-		in.Threshold = compactAt
+	if b := s.budget.Load(); b != nil {
+		in = b.in
 	}
 	opt := func(keep int) KeepOption {
 		l := compactAt

@@ -123,9 +123,9 @@ type Session struct {
 	booked     string       // reason for an announced prefix change, or ""
 	published  atomic.Int64 // level<<1 | exact, see ContextTokens
 	view       atomic.Pointer[published]
-	// budgetIn is what the price-aware level is computed from (see
+	// budget is the price-aware level and what it was computed from (see
 	// publishBudget).
-	budgetIn atomic.Pointer[compact.BudgetInput]
+	budget atomic.Pointer[budgetState]
 
 	pendingRebuild string // the rewrite the next ledger row follows
 
