@@ -100,8 +100,8 @@ func (runShell) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 		return errorf(name, "the call was cancelled before the command started; call again if still needed")
 	}
 
-	cmdEnv := ShellEnviron(env, os.Environ())
-	policy := shellPolicy(env, ws, cmdEnv)
+	cmdEnv, caches := shellEnvironment(env, os.Environ())
+	policy := shellPolicy(env, ws, caches)
 	out := newCapWriter(env.outputLimit())
 	if env.Recorder != nil {
 		if err := env.Recorder.BeforeShell(); err != nil {

@@ -21,24 +21,31 @@ var shellFixedEnv = []string{"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=
 // PAGER=cat, GIT_PAGER=cat, GIT_TERMINAL_PROMPT=0, TERM=dumb and
 // NO_COLOR=1. The app may show it.
 func ShellEnviron(env *Env, base []string) []string {
+	out, _ := shellEnvironment(env, base)
+	return out
+}
+
+// shellEnvironment is ShellEnviron that also returns the private build
+// caches it points the command at (none where commands are not
+// sandboxed), computed once for the environment and the policy.
+func shellEnvironment(env *Env, base []string) ([]string, sandbox.Caches) {
 	fixed := shellFixedEnv
 	out := sandbox.Environ(base, nil)
+	var caches sandbox.Caches
 	if env != nil {
 		out = sandbox.Environ(base, env.ShellEnv)
 		var pre []string
 		if env.TempDir != "" {
 			pre = append(pre, "TMPDIR="+env.TempDir)
 		}
-		if caches, ok := shellCaches(env, out); ok {
-			pre = append(pre, caches.Env...)
-		}
-		fixed = append(pre, fixed...)
+		caches = shellCaches(env, out)
+		fixed = append(append(pre, caches.Env...), fixed...)
 	}
 	for _, kv := range fixed {
 		name, _, _ := strings.Cut(kv, "=")
 		out = setEnvVar(out, name, kv)
 	}
-	return out
+	return out, caches
 }
 
 // setEnvVar replaces the entry for name in list by kv, or appends kv.
@@ -92,29 +99,30 @@ func ShellSandboxNote(env *Env) string {
 }
 
 // shellPolicy is the sandbox policy of a command run in workspace ws with
-// environment cmdEnv (from [ShellEnviron]).
-func shellPolicy(env *Env, ws string, cmdEnv []string) sandbox.Policy {
+// the private build caches caches (from shellEnvironment).
+func shellPolicy(env *Env, ws string, caches sandbox.Caches) sandbox.Policy {
 	p := sandbox.Policy{Workspace: ws, AllowNetwork: env.AllowNetwork, Require: env.RequireSandbox, Hidden: env.Private}
 	if env.TempDir != "" {
 		p.Writable = append(p.Writable, env.TempDir)
 	}
-	if caches, ok := shellCaches(env, cmdEnv); ok {
-		p.Writable = append(p.Writable, caches.Writable...)
-	}
+	p.Writable = append(p.Writable, caches.Writable...)
 	p.Writable = append(p.Writable, env.CacheDirs...)
 	return p
 }
 
 // shellCaches returns the private build caches of env's workspace for a
-// command whose environment is cmdEnv; ok is false where commands are not
+// command whose environment is cmdEnv; none where commands are not
 // sandboxed (they then use the user's own caches, as outside Tally) or the
 // caches cannot be created.
-func shellCaches(env *Env, cmdEnv []string) (sandbox.Caches, bool) {
+func shellCaches(env *Env, cmdEnv []string) sandbox.Caches {
 	if ok, _ := sandbox.Available(); !ok || env.Workspace == "" {
-		return sandbox.Caches{}, false
+		return sandbox.Caches{}
 	}
 	c, err := sandbox.PrivateCaches(env.CacheRoot, env.Workspace, cmdEnv, env.AllowNetwork)
-	return c, err == nil
+	if err != nil {
+		return sandbox.Caches{}
+	}
+	return c
 }
 
 // Notes appended to a run_shell result.
@@ -243,13 +251,11 @@ func ConfineProgram(env *Env, cmd *exec.Cmd) (*exec.Cmd, error) {
 	if env.TempDir != "" {
 		cmdEnv = setEnvVar(slices.Clone(cmdEnv), "TMPDIR", "TMPDIR="+env.TempDir)
 	}
-	if caches, ok := shellCaches(env, cmdEnv); ok {
-		for _, kv := range caches.Env {
-			name, _, _ := strings.Cut(kv, "=")
-			cmdEnv = setEnvVar(cmdEnv, name, kv)
-		}
+	caches := shellCaches(env, cmdEnv)
+	for _, kv := range caches.Env {
+		name, _, _ := strings.Cut(kv, "=")
+		cmdEnv = setEnvVar(cmdEnv, name, kv)
 	}
 	cmd.Env = cmdEnv
-	ws := env.Workspace
-	return sandbox.Wrap(cmd, shellPolicy(env, ws, cmdEnv))
+	return sandbox.Wrap(cmd, shellPolicy(env, env.Workspace, caches))
 }
