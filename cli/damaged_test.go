@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/storage"
+	"github.com/tally-dev/tally/storage/storagetest"
 )
 
 // A data file damaged past its header was reported by `tally sessions`
@@ -41,30 +40,7 @@ func TestDamagedDataFileRefusesWritesFromTheCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var leaves []int
-	_ = db.View(func(tx *bolt.Tx) error {
-		for id := 2; ; id++ {
-			info, err := tx.Page(id)
-			if err != nil || info == nil {
-				return nil
-			}
-			if info.Type == "leaf" {
-				leaves = append(leaves, id)
-			}
-		}
-	})
-	ps := db.Info().PageSize
-	db.Close()
-	b, _ := os.ReadFile(path)
-	leaf := leaves[len(leaves)/2]
-	copy(b[leaf*ps:(leaf+1)*ps], bytes.Repeat([]byte{0xAB}, ps))
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	b := storagetest.DamageLeaf(t, path)
 
 	srv := llmtest.New(llmtest.Sequence(llmtest.Text("hi")))
 	defer srv.Close()

@@ -3,48 +3,13 @@ package storage
 import (
 	"bytes"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/tally-dev/tally/storage/storagetest"
 )
-
-// damageLeaf fills a leaf page in the middle of the file at path (one of
-// the log's, never the root or the freelist) with garbage, leaving the header
-// intact, and returns the damaged file's bytes.
-func damageLeaf(t *testing.T, path string, pageSize int) []byte {
-	t.Helper()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var leaves []int
-	_ = db.View(func(tx *bolt.Tx) error {
-		for id := 2; ; id++ {
-			info, err := tx.Page(id)
-			if err != nil || info == nil {
-				return nil
-			}
-			if info.Type == "leaf" {
-				leaves = append(leaves, id)
-			}
-		}
-	})
-	db.Close()
-	if len(leaves) < 10 {
-		t.Fatalf("only %d leaf pages", len(leaves))
-	}
-	leaf := leaves[len(leaves)/2] // one of the log's many
-	b := fileBytes(t, path)
-	copy(b[leaf*pageSize:(leaf+1)*pageSize], bytes.Repeat([]byte{0xAB}, pageSize))
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // A file damaged past its header opened (the header is fine), the damaged
 // page was reported only by the reads that reached it, and a write
@@ -52,8 +17,8 @@ func damageLeaf(t *testing.T, path string, pageSize int) []byte {
 // checks the page tree once: reads still work, every write is refused
 // with a message saying how to recover, and the file is left as it was.
 func TestDamagedDataFileRefusesWrites(t *testing.T) {
-	path, pageSize := filledDB(t)
-	before := damageLeaf(t, path, pageSize)
+	path, _ := filledDB(t)
+	before := storagetest.DamageLeaf(t, path)
 	s, err := Open(path, Options{})
 	if err != nil {
 		t.Fatalf("the damaged file could not be opened for reading: %v", err)
