@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/todo"
@@ -53,7 +54,7 @@ type Event struct {
 	Step    int                  `json:"step,omitempty"`
 	Index   int                  `json:"index,omitempty"` // log index of an appended message
 	Message *transcript.Message  `json:"message,omitempty"`
-	Delta   *llm.Delta           `json:"delta,omitempty"`
+	Delta   *Delta               `json:"delta,omitempty"`
 	Call    *transcript.ToolCall `json:"call,omitempty"`
 	Usage   *Usage               `json:"usage,omitempty"`
 	Retry   *llm.Retry           `json:"retry,omitempty"`
@@ -93,8 +94,15 @@ func (n CompactionNotice) Percent() int {
 	return n.Level * 100 / n.Threshold
 }
 
+// Delta is one piece of a streamed reply: text, reasoning or both.
+type Delta = llm.Delta
+
 // Usage is what one response cost and where it left the context.
 type Usage struct {
+	// Row is the ledger row the response committed, exactly as stored:
+	// its request number, kind, counts, level, drift and rebuild. A
+	// receiver displays it and derives nothing from the fields below.
+	Row              ledger.Row    `json:"row"`
 	PromptTokens     int           `json:"prompt_tokens"`
 	CompletionTokens int           `json:"completion_tokens"`
 	CacheHitTokens   int           `json:"cache_hit_tokens"`

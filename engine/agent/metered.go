@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
@@ -25,18 +24,10 @@ func (s *Session) metered(kind ledger.Kind) llm.Model {
 		if err != nil || resp == nil {
 			return resp, err
 		}
-		u := resp.Usage
-		row := ledger.Row{Time: s.cfg.now(), Model: s.cfg.ModelName, Kind: kind,
-			PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
-			CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
-			DurationMS: resp.Duration.Milliseconds(), Messages: len(req.Messages)}
-		data, _ := json.Marshal(row)
+		row := s.newRow(kind, resp, len(req.Messages), s.cfg.now())
 		// A ledger write failure must not lose the answer: the call is
 		// already paid for, and the next commit surfaces store errors.
-		_ = s.cfg.Store.Update(func(tx *storage.Tx) error {
-			_, err := tx.AddRecord(storage.KindLedger, s.meta.ID, data)
-			return err
-		})
+		_ = s.cfg.Store.Update(func(tx *storage.Tx) error { return addRow(tx, s.meta.ID, row) })
 		return resp, nil
 	})
 }

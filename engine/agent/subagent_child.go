@@ -190,10 +190,8 @@ func (c *child) loop() (reason, report string, err error) {
 		calls, run, redacted := c.intakeCalls(resp.ToolCalls)
 		now := c.s.cfg.now()
 		u := resp.Usage
-		row := ledger.Row{Time: now, Model: c.s.cfg.ModelName, Kind: ledger.KindSubagent, Subagent: c.info.ID,
-			PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
-			CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
-			DurationMS: resp.Duration.Milliseconds(), Messages: c.log.Len() + 1, CacheRule: c.s.cfg.CacheRule}
+		row := c.s.newRow(ledger.KindSubagent, resp, c.log.Len()+1, now)
+		row.Subagent = c.info.ID
 		c.update(func(i *ChildInfo) {
 			i.Steps, i.ContextTokens = step, u.PromptTokens
 			i.PromptTokens += u.PromptTokens

@@ -132,9 +132,7 @@ func (c *child) commit(m transcript.Message, row *ledger.Row) error {
 		if row == nil {
 			return nil
 		}
-		data, _ := json.Marshal(row)
-		_, err := tx.AddRecord(storage.KindLedger, c.parent, data)
-		return err
+		return addRow(tx, c.parent, *row)
 	})
 	if err != nil {
 		return fmt.Errorf("agent: could not save sub-agent %s's transcript: %w", c.info.ID, err)

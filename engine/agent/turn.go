@@ -185,33 +185,20 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, ma
 	// cache — a new session, or a relaunch after the provider dropped it.
 	first := !s.sentSinceOpen
 	s.sentSinceOpen = true
-	u := resp.Usage
-	if resp.HasUsage && u.PromptTokens > 0 {
+	if u := resp.Usage; resp.HasUsage && u.PromptTokens > 0 {
 		s.anchor.Set(u.PromptTokens, logLen, estimate)
 	}
-	row := LedgerRow{Request: s.st.Requests, Time: now, Model: s.cfg.ModelName,
-		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
-		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens,
-		CacheReported: u.CacheReported, DurationMS: resp.Duration.Milliseconds(), Messages: len(req.Messages), Drift: drift, Rebuild: s.pendingRebuild, CacheRule: s.cfg.CacheRule}
+	row := s.newRow(ledger.KindTurn, resp, len(req.Messages), now)
+	row.Request, row.Drift, row.Rebuild = s.st.Requests, drift, s.pendingRebuild
 	s.pendingRebuild = ""
 	err = s.commit([]transcript.Message{reply}, func(tx *storage.Tx) error {
 		row.ContextTokens, _ = s.level()
-		data, _ := json.Marshal(row)
-		_, err := tx.AddRecord(storage.KindLedger, s.meta.ID, data)
-		return err
+		return addRow(tx, s.meta.ID, row)
 	})
 	if err != nil {
 		return nil, nil, "", err
 	}
-	level, exact := s.level()
-	compactAt, cycleAt := s.Thresholds()
-	s.emit(Event{Kind: EventUsage, Step: step, Usage: &Usage{Exact: exact, Model: s.cfg.ModelName,
-		CompactAt: compactAt, CycleAt: cycleAt,
-		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
-		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
-		ContextTokens: level, Window: s.Window(), Duration: resp.Duration, Attempts: resp.Attempts, First: first,
-		Note: u.Note,
-	}})
+	s.emit(Event{Kind: EventUsage, Step: step, Usage: s.usageOf(row, resp, first)})
 	return calls, run, content, nil
 }
 

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -34,17 +33,8 @@ func (s *Session) WarmUp(ctx context.Context) (ledger.Row, error) {
 	if err != nil {
 		return ledger.Row{}, err
 	}
-	u := resp.Usage
-	row := ledger.Row{Request: 0, Time: s.cfg.now(), Model: s.cfg.ModelName, Kind: ledger.KindWarmUp,
-		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CacheHitTokens: u.CacheHitTokens,
-		CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported, DurationMS: resp.Duration.Milliseconds(), Messages: 2}
-	data, _ := json.Marshal(row)
-	err = s.cfg.Store.Update(func(tx *storage.Tx) error {
-		_, err := tx.AddRecord(storage.KindLedger, s.meta.ID, data)
-		return err
-	})
-	s.emit(Event{Kind: EventUsage, Usage: &Usage{Model: s.cfg.ModelName, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
-		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
-		Window: s.Window(), Duration: resp.Duration, Attempts: resp.Attempts, First: true, WarmUp: true}})
+	row := s.newRow(ledger.KindWarmUp, resp, len(req.Messages), s.cfg.now())
+	err = s.cfg.Store.Update(func(tx *storage.Tx) error { return addRow(tx, s.meta.ID, row) })
+	s.emit(Event{Kind: EventUsage, Usage: s.usageOf(row, resp, true)})
 	return row, err
 }
