@@ -11,11 +11,11 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // Exit statuses.
@@ -223,18 +223,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, ok := heldByApp(args, err, stdout, stderr); ok {
 		return code
 	}
-	fmt.Fprintln(stderr, safeText(oneLine(err.Error())))
+	fmt.Fprintln(stderr, safeText(text.OneLine(err.Error(), 0)))
 	var ue usageError
 	if errors.As(err, &ue) {
 		return ExitUsage
 	}
 	return ExitFail
-}
-
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	s = strings.ReplaceAll(s, "\n", " ")
-	return s
 }
 
 // openSessionStore parses the flags of a command about one stored session

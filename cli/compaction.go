@@ -16,6 +16,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // openSession opens a stored session for a maintenance command; withModel
@@ -127,7 +128,7 @@ func cmdArchive(args []string, stdout, stderr io.Writer) error {
 		for _, a := range arch {
 			fmt.Fprintf(stdout, "cycle %d\t%s – %s\t%d tokens\t%d requests\t%d messages\t%s\n", a.Cycle,
 				a.Started.Local().Format("2006-01-02 15:04"), a.Ended.Local().Format("2006-01-02 15:04"),
-				a.Tokens, a.Requests, len(a.Messages), firstLine(a.Brief))
+				a.Tokens, a.Requests, len(a.Messages), text.FirstLine(a.Brief, quoteRunes))
 		}
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // mcpUsage is the help of `tally mcp`.
@@ -182,7 +183,7 @@ func mcpList(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "  failed: %s\n", safeText(r.Error))
 		}
 		for _, t := range r.Tools {
-			fmt.Fprintf(stdout, "  %s (%d tokens): %s\n", safeText(t.Name), t.Tokens, safeText(firstLine(t.Description)))
+			fmt.Fprintf(stdout, "  %s (%d tokens): %s\n", safeText(t.Name), t.Tokens, safeText(text.FirstLine(t.Description, quoteRunes)))
 		}
 	}
 	for _, r := range rows {

@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/checkpoint"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // undoFlags are the flags only changes and rewind take.
@@ -196,7 +197,7 @@ func cmdRewind(args []string, stdout, stderr io.Writer) error {
 
 // printRewindPlan prints the dry run of a rewind.
 func printRewindPlan(out io.Writer, p agent.RewindPlan, files, chat bool) {
-	fmt.Fprintf(out, "Rewind to the start of turn %d: %q\n", p.Turn.N, firstLine(p.Turn.Text))
+	fmt.Fprintf(out, "Rewind to the start of turn %d: %q\n", p.Turn.N, text.FirstLine(p.Turn.Text, quoteRunes))
 	if files {
 		printFilePlan(out, p)
 	}
@@ -262,9 +263,9 @@ func indent(s string) string {
 func messageLine(m transcript.Message) string {
 	switch {
 	case m.IsPlainUserText():
-		return "[user] " + firstLine(m.Body())
+		return "[user] " + text.FirstLine(m.Body(), quoteRunes)
 	case m.Role == transcript.Tool:
-		return fmt.Sprintf("[%s result] %s", m.ToolName, firstLine(m.Text()))
+		return fmt.Sprintf("[%s result] %s", m.ToolName, text.FirstLine(m.Text(), quoteRunes))
 	case len(m.ToolCalls) > 0:
 		names := make([]string, len(m.ToolCalls))
 		for i, c := range m.ToolCalls {
@@ -272,5 +273,5 @@ func messageLine(m transcript.Message) string {
 		}
 		return fmt.Sprintf("[%s] calls %s", m.Role, strings.Join(names, ", "))
 	}
-	return fmt.Sprintf("[%s] %s", m.Role, firstLine(m.Text()))
+	return fmt.Sprintf("[%s] %s", m.Role, text.FirstLine(m.Text(), quoteRunes))
 }

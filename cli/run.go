@@ -14,6 +14,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -128,14 +129,14 @@ func (p *printer) event(e agent.Event) {
 		fmt.Fprintf(p.stderr, "retrying in %s (attempt %d of %d): %s\n", e.Retry.Wait.Round(time.Millisecond), e.Retry.Attempt, e.Retry.MaxAttempts, safeText(e.Retry.Reason))
 	case agent.EventMessage:
 		if e.Message != nil && e.Message.Role == "tool" && e.Message.IsError {
-			fmt.Fprintf(p.stderr, "  %s\n", safeText(firstLine(e.Message.Text())))
+			fmt.Fprintf(p.stderr, "  %s\n", safeText(text.FirstLine(e.Message.Text(), quoteRunes)))
 		}
 	case agent.EventError:
 		p.newline()
 	case agent.EventMCP:
 		if e.Err != "" {
 			p.newline()
-			fmt.Fprintf(p.stderr, "MCP: %s\n", safeText(firstLine(e.Err)))
+			fmt.Fprintf(p.stderr, "MCP: %s\n", safeText(text.FirstLine(e.Err, quoteRunes)))
 		}
 	case agent.EventTurnEnd:
 		p.newline()
@@ -149,20 +150,14 @@ func (p *printer) newline() {
 	}
 }
 
+// quoteRunes bounds the line of a message, brief or description that the
+// commands quote in their output.
+const quoteRunes = 160
+
 func (p *printer) finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.newline()
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 160 {
-		s = s[:160] + "…"
-	}
-	return s
 }
 
 // approver returns the CLI's approval gate: --yes approves everything; on a

@@ -10,6 +10,7 @@ import (
 	"github.com/tally-dev/tally/engine/record"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // Re-injection limits (DESIGN §4).
@@ -197,7 +198,7 @@ func Reminders(items ReminderInputs, transcriptText string, budget int) []transc
 		}
 		head := fmt.Sprintf("Preview of %s as read before compaction", transcript.Neutralize(r.Path))
 		if len(preview) < len(r.Text) {
-			head += fmt.Sprintf(" (first %s of %s chars)", commas(ReadPreviewChars), commas(utf8.RuneCountInString(r.Text)))
+			head += fmt.Sprintf(" (first %s of %s chars)", text.Thousands(ReadPreviewChars), text.Thousands(utf8.RuneCountInString(r.Text)))
 		}
 		head += "; read_file shows its current content:\n"
 		cands = append(cands, candidate{"the preview of " + r.Path, wrapReminder(head + transcript.Neutralize(preview)), preview})
@@ -280,7 +281,7 @@ func cutRunes(s string, n int) string {
 // CapSummary returns summary trimmed and cut to at most [SummaryTokens]
 // tokens, with a note at the cut.
 func CapSummary(summary string) string {
-	return cutTokens(strings.TrimSpace(summary), SummaryTokens, "\n[summary cut at "+commas(SummaryTokens)+" tokens]")
+	return cutTokens(strings.TrimSpace(summary), SummaryTokens, "\n[summary cut at "+text.Thousands(SummaryTokens)+" tokens]")
 }
 
 // cutTokens returns s when it has at most limit tokens, and otherwise the

@@ -3,6 +3,8 @@ package compact
 import (
 	"fmt"
 	"time"
+
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // Circuit-breaker limits (DESIGN §4).
@@ -127,11 +129,7 @@ func (b *Breakers) Allow(now time.Time, manual bool) (bool, string) {
 }
 
 func roundUpMinutes(d time.Duration) string {
-	m := int((d + time.Minute - 1) / time.Minute)
-	if m == 1 {
-		return "1 more minute"
-	}
-	return fmt.Sprintf("%d more minutes", m)
+	return text.Plural(int((d+time.Minute-1)/time.Minute), "more minute")
 }
 
 // Compacted records a successful compaction: it closes the failure breaker

@@ -2,7 +2,6 @@ package compact
 
 import (
 	"math"
-	"strconv"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -252,24 +251,4 @@ func ShouldCompact(level, pinned, threshold int) bool {
 		return false
 	}
 	return summable > threshold-pinned
-}
-
-// commas formats n with thousands separators: 12345 → "12,345".
-func commas(n int) string {
-	s := strconv.Itoa(n)
-	neg := false
-	if n < 0 {
-		neg, s = true, s[1:]
-	}
-	var out []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	if neg {
-		return "-" + string(out)
-	}
-	return string(out)
 }

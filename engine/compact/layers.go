@@ -8,6 +8,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/guard"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // Layer names, cheapest first.
@@ -133,10 +134,10 @@ func Micro(in Input, pins []Pin) (Input, LayerReport) {
 		if m.Role != transcript.Tool || pinned[i] || shrunk(m.Text()) {
 			continue
 		}
-		text := m.Text()
+		body := m.Text()
 		line := fmt.Sprintf("[tool result cleared to save context: %s returned %s chars; call the tool again if you need it]",
-			toolDesc(m.ToolName, resultArgs(in.Messages, i)), commas(utf8.RuneCountInString(text)))
-		if len(line) >= len(text) {
+			toolDesc(m.ToolName, resultArgs(in.Messages, i)), text.Thousands(utf8.RuneCountInString(body)))
+		if len(line) >= len(body) {
 			continue
 		}
 		rep.Changes = append(rep.Changes, replace(&in, i, line, ActionCleared, ""))
@@ -182,24 +183,24 @@ func Prune(in Input, pins []Pin) (Input, LayerReport) {
 			continue
 		}
 		m := in.Messages[i]
-		text := m.Text()
-		if shrunk(text) {
+		body := m.Text()
+		if shrunk(body) {
 			continue
 		}
 		desc := toolDesc(m.ToolName, resultArgs(in.Messages, i))
-		chars := commas(utf8.RuneCountInString(text))
+		chars := text.Thousands(utf8.RuneCountInString(body))
 		var line, note string
-		if text == in.Messages[newest[k]].Text() {
+		if body == in.Messages[newest[k]].Text() {
 			line = fmt.Sprintf("[pruned: identical to a later %s result; this copy had %s chars]", desc, chars)
 			note = "identical to #" + fmt.Sprint(newest[k])
 		} else {
 			line = fmt.Sprintf("[pruned: superseded by a later %s call with the same arguments; this copy had %s chars]", desc, chars)
 			note = "superseded by #" + fmt.Sprint(newest[k])
 		}
-		if len(line) >= len(text) {
+		if len(line) >= len(body) {
 			continue
 		}
-		pending += len(text) - len(line)
+		pending += len(body) - len(line)
 		rep.Changes = append(rep.Changes, replace(&in, i, line, ActionPruned, note))
 		if pending >= PruneCheckBytes {
 			pending = 0
@@ -329,24 +330,5 @@ func toolDesc(name, args string) string {
 	if args == "" {
 		return name
 	}
-	return name + " " + cutBytes(oneLine(args), MaxArgsShown)
-}
-
-// oneLine replaces line breaks so a placeholder stays on one line.
-func oneLine(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
-}
-
-// cutBytes shortens s to at most n bytes on a rune boundary, marking the
-// cut with an ellipsis.
-func cutBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const ellipsis = "…"
-	cut := max(n-len(ellipsis), 0)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + ellipsis
+	return name + " " + text.ClipBytes(text.OneLine(args, 0), MaxArgsShown)
 }

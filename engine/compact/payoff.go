@@ -3,6 +3,8 @@ package compact
 import (
 	"fmt"
 	"math"
+
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // Pay-off rules of automatic compaction (DESIGN §4). A compaction rewrites
@@ -272,7 +274,7 @@ func PlanAuto(in Input, f Forecast) Plan {
 	}
 	if best < 0 {
 		d.Reason = fmt.Sprintf("no plan leaves the level at or under %s tokens, %.0f %% under the threshold: %s",
-			commas(d.Limit), 100*ThresholdMargin, d.Candidates[len(d.Candidates)-1].Refused)
+			text.Thousands(d.Limit), 100*ThresholdMargin, d.Candidates[len(d.Candidates)-1].Refused)
 		p := plans[len(plans)-1]
 		p.Auto = &d
 		return p
@@ -283,13 +285,13 @@ func PlanAuto(in Input, f Forecast) Plan {
 	switch {
 	case d.Forced:
 		d.Run = true
-		d.Reason = fmt.Sprintf("the level reached the ceiling of %s tokens, so %s runs whether or not it pays off", commas(d.Ceiling), c.Name)
+		d.Reason = fmt.Sprintf("the level reached the ceiling of %s tokens, so %s runs whether or not it pays off", text.Thousands(d.Ceiling), c.Name)
 	case c.Net > 0:
 		d.Run = true
 		d.Reason = fmt.Sprintf("%s pays back after %s, within the %s expected before the ceiling", c.Name, requests(p.Cache.BreakEven), requests(d.Horizon))
 	default:
 		d.Reason = fmt.Sprintf("waiting: %s would pay back only after %s, and about %s are expected before the ceiling of %s tokens",
-			c.Name, requests(p.Cache.BreakEven), requests(d.Horizon), commas(d.Ceiling))
+			c.Name, requests(p.Cache.BreakEven), requests(d.Horizon), text.Thousands(d.Ceiling))
 	}
 	p.Auto = &d
 	p.Cache.Horizon = d.Horizon
@@ -318,7 +320,7 @@ func weigh(p Plan, threshold int, horizon float64, d Decision) Candidate {
 	case p.TokensAfter >= p.TokensBefore:
 		c.Refused = "it frees nothing"
 	case p.TokensAfter > d.Limit:
-		c.Refused = fmt.Sprintf("%s would leave %s tokens", c.Name, commas(p.TokensAfter))
+		c.Refused = fmt.Sprintf("%s would leave %s tokens", c.Name, text.Thousands(p.TokensAfter))
 	}
 	return c
 }
@@ -333,5 +335,5 @@ func requests(n float64) string {
 	case n < 10:
 		return fmt.Sprintf("%.1f requests", n)
 	}
-	return fmt.Sprintf("%s requests", commas(int(math.Round(n))))
+	return fmt.Sprintf("%s requests", text.Thousands(int(math.Round(n))))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // Summary and memory limits (DESIGN §4).
@@ -347,7 +348,7 @@ func PlanCascade(in Input) Plan {
 		mem.Skipped = "every message is pinned, so there is nothing to replace"
 	case summable < MemoryMinTokens || summable > MemoryMaxTokens:
 		mem.Skipped = fmt.Sprintf("the summable history is %s tokens; MEMORY.md stands in only for %s–%s",
-			commas(summable), commas(MemoryMinTokens), commas(MemoryMaxTokens))
+			text.Thousands(summable), text.Thousands(MemoryMinTokens), text.Thousands(MemoryMaxTokens))
 	default:
 		mem.Ran = true
 		section := withFacts(factsText, MemorySection(in.Memory))

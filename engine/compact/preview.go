@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // Text renders the plan for people: the level against the threshold, what
@@ -11,11 +13,11 @@ import (
 // their reasons, and the cache trade. The output depends only on the plan.
 func (p Plan) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Compaction preview: %s → %s tokens", commas(p.TokensBefore), commas(p.TokensAfter))
+	fmt.Fprintf(&b, "Compaction preview: %s → %s tokens", text.Thousands(p.TokensBefore), text.Thousands(p.TokensAfter))
 	if p.Threshold > 0 {
-		fmt.Fprintf(&b, " (threshold %s", commas(p.Threshold))
+		fmt.Fprintf(&b, " (threshold %s", text.Thousands(p.Threshold))
 		if p.Window > 0 {
-			fmt.Fprintf(&b, ", window %s", commas(p.Window))
+			fmt.Fprintf(&b, ", window %s", text.Thousands(p.Window))
 		}
 		b.WriteString(")")
 	}
@@ -29,7 +31,7 @@ func (p Plan) Text() string {
 	fmt.Fprintf(&b, "Messages: %s\n", p.Fidelity.Text())
 	if p.NeedsSummary {
 		fmt.Fprintf(&b, "Needs a summary: %d messages would be summarised by the model (estimated at up to %s tokens).\n",
-			len(p.Summarize), commas(SummaryTokens))
+			len(p.Summarize), text.Thousands(SummaryTokens))
 	}
 
 	b.WriteString("\nLayers\n")
@@ -40,9 +42,9 @@ func (p Plan) Text() string {
 				fmt.Fprintf(&b, "     … and %d more\n", len(l.Changes)-k)
 				break
 			}
-			fmt.Fprintf(&b, "     #%-4d %-19s %s", c.Index, c.Action, commas(c.TokensBefore))
+			fmt.Fprintf(&b, "     #%-4d %-19s %s", c.Index, c.Action, text.Thousands(c.TokensBefore))
 			if c.Action != ActionIntake {
-				fmt.Fprintf(&b, " → %s", commas(c.TokensAfter))
+				fmt.Fprintf(&b, " → %s", text.Thousands(c.TokensAfter))
 			}
 			b.WriteString(" tokens")
 			if c.Note != "" {
@@ -70,18 +72,18 @@ func (p Plan) Text() string {
 	case c.InvalidatedTokens == 0:
 		b.WriteString("     no change to the request prefix; the cache keeps hitting\n")
 	case c.SystemChanges:
-		fmt.Fprintf(&b, "     the system prompt changes, so the next request misses the cache on all %s tokens\n", commas(c.InvalidatedTokens))
+		fmt.Fprintf(&b, "     the system prompt changes, so the next request misses the cache on all %s tokens\n", text.Thousands(c.InvalidatedTokens))
 	default:
-		fmt.Fprintf(&b, "     the next request misses the cache from message #%d on: %s tokens\n", c.FirstChanged, commas(c.InvalidatedTokens))
+		fmt.Fprintf(&b, "     the next request misses the cache from message #%d on: %s tokens\n", c.FirstChanged, text.Thousands(c.InvalidatedTokens))
 	}
 	if c.CallTokens > 0 {
-		fmt.Fprintf(&b, "     the summary request sends about %s tokens, %s of them uncached\n", commas(c.CallTokens), commas(c.CallMissTokens))
+		fmt.Fprintf(&b, "     the summary request sends about %s tokens, %s of them uncached\n", text.Thousands(c.CallTokens), text.Thousands(c.CallMissTokens))
 	}
 	if c.MissTokens > 0 {
-		fmt.Fprintf(&b, "     cost in cache terms: %s tokens billed as misses once\n", commas(c.MissTokens))
+		fmt.Fprintf(&b, "     cost in cache terms: %s tokens billed as misses once\n", text.Thousands(c.MissTokens))
 	}
 	if c.SavedPerRequest > 0 {
-		fmt.Fprintf(&b, "     each later request sends %s fewer tokens\n", commas(c.SavedPerRequest))
+		fmt.Fprintf(&b, "     each later request sends %s fewer tokens\n", text.Thousands(c.SavedPerRequest))
 	}
 	switch {
 	case c.BreakEven < 0:
@@ -104,9 +106,9 @@ func (p Plan) Text() string {
 	}
 	if d := p.Auto; d != nil {
 		b.WriteString("\nAutomatic compaction\n")
-		fmt.Fprintf(&b, "     target %s tokens, at most %s after, ceiling %s", commas(d.Target), commas(d.Limit), commas(d.Ceiling))
+		fmt.Fprintf(&b, "     target %s tokens, at most %s after, ceiling %s", text.Thousands(d.Target), text.Thousands(d.Limit), text.Thousands(d.Ceiling))
 		if d.Growth > 0 {
-			fmt.Fprintf(&b, ", growing %s tokens per request", commas(int(d.Growth+0.5)))
+			fmt.Fprintf(&b, ", growing %s tokens per request", text.Thousands(int(d.Growth+0.5)))
 		}
 		b.WriteString("\n     costs in cached-token units: one cached input token counts 1\n")
 		for i, cand := range d.Candidates {
@@ -114,8 +116,8 @@ func (p Plan) Text() string {
 			if i == d.Chosen {
 				mark = "*"
 			}
-			fmt.Fprintf(&b, "   %s %-11s → %s tokens, one-off %s, net %s over the horizon", mark, cand.Name, commas(cand.TokensAfter),
-				commas(int(cand.OneOff+0.5)), commas(int(math.Round(cand.Net))))
+			fmt.Fprintf(&b, "   %s %-11s → %s tokens, one-off %s, net %s over the horizon", mark, cand.Name, text.Thousands(cand.TokensAfter),
+				text.Thousands(int(cand.OneOff+0.5)), text.Thousands(int(math.Round(cand.Net))))
 			if cand.Repeats > 0 {
 				fmt.Fprintf(&b, " (repeated %d×)", cand.Repeats)
 			}
@@ -147,21 +149,21 @@ func (p Plan) layerLine(l LayerReport) string {
 		if n == 0 {
 			return "no tool result was shortened at intake"
 		}
-		return fmt.Sprintf("%s already shortened at intake; nothing to do", plural(n, "tool result"))
+		return fmt.Sprintf("%s already shortened at intake; nothing to do", text.Plural(n, "tool result"))
 	case LayerMicro:
-		what = "cleared " + plural(n, "stale tool result")
+		what = "cleared " + text.Plural(n, "stale tool result")
 	case LayerPrune:
-		what = "pruned " + plural(n, "older duplicate")
+		what = "pruned " + text.Plural(n, "older duplicate")
 	case LayerMemory:
-		what = fmt.Sprintf("MEMORY.md replaces %s", plural(n, "message"))
+		what = fmt.Sprintf("MEMORY.md replaces %s", text.Plural(n, "message"))
 	case LayerSummary:
-		what = fmt.Sprintf("would summarise %s with one model call", plural(n, "message"))
+		what = fmt.Sprintf("would summarise %s with one model call", text.Plural(n, "message"))
 	case LayerEmergency:
-		what = fmt.Sprintf("would drop the oldest %s", plural(n, "message"))
+		what = fmt.Sprintf("would drop the oldest %s", text.Plural(n, "message"))
 	default:
-		what = plural(n, "change")
+		what = text.Plural(n, "change")
 	}
-	line := fmt.Sprintf("%s: %s → %s tokens", what, commas(l.TokensBefore), commas(l.TokensAfter))
+	line := fmt.Sprintf("%s: %s → %s tokens", what, text.Thousands(l.TokensBefore), text.Thousands(l.TokensAfter))
 	switch {
 	case l.Enough && p.Target > 0:
 		line += ", under the target"
@@ -179,13 +181,6 @@ func (p Plan) label(i int) string {
 		return ""
 	}
 	return describe(p.Messages[i])
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // money formats dollars with enough digits to show small amounts.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/record"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // Caps of the parts of the section a compaction merges into the system
@@ -151,7 +152,7 @@ func droppedWhat(msgs []transcript.Message, i int) (what, tool string) {
 	default:
 		what = describe(m) + ": " + strings.TrimSpace(m.Body())
 	}
-	return transcript.NeutralizeLine(cutBytes(strings.Join(strings.Fields(what), " "), DroppedWhatBytes)), tool
+	return transcript.NeutralizeLine(text.ClipBytes(text.OneLine(what, 0), DroppedWhatBytes)), tool
 }
 
 // DroppedMinTokens is the smallest dropped message listed in the index:
@@ -189,7 +190,7 @@ func listed(m transcript.Message, tokens int) bool {
 }
 
 func indexLine(d DroppedLine) string {
-	return fmt.Sprintf("- %s t%d %s (%s)", d.Handle, d.Turn, d.What, commas(d.Tokens))
+	return fmt.Sprintf("- %s t%d %s (%s)", d.Handle, d.Turn, d.What, text.Thousands(d.Tokens))
 }
 
 // argsBrief renders a call's canonical JSON arguments in few tokens: the
@@ -198,12 +199,12 @@ func indexLine(d DroppedLine) string {
 func argsBrief(args string) string {
 	var obj map[string]any
 	if args == "" || json.Unmarshal([]byte(args), &obj) != nil {
-		return oneLine(args)
+		return text.OneLine(args, 0)
 	}
 	var parts []string
 	for _, k := range []string{"path", "command", "pattern", "query"} {
 		if v, ok := obj[k].(string); ok {
-			parts = append(parts, oneLine(v))
+			parts = append(parts, text.OneLine(v, 0))
 			delete(obj, k)
 		}
 	}
@@ -215,7 +216,7 @@ func argsBrief(args string) string {
 	for _, k := range keys {
 		switch v := obj[k].(type) {
 		case string:
-			parts = append(parts, k+"="+oneLine(v))
+			parts = append(parts, k+"="+text.OneLine(v, 0))
 		case float64, bool:
 			parts = append(parts, fmt.Sprintf("%s=%v", k, v))
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // SummaryInstruction is the request appended as the last user message of a
@@ -209,7 +210,7 @@ func headTail(s string, n int) string {
 	}
 	r := []rune(s)
 	half := n / 2
-	return string(r[:half]) + fmt.Sprintf("\n[… %s chars omitted …]\n", commas(total-n)) + string(r[total-(n-half):])
+	return string(r[:half]) + fmt.Sprintf("\n[… %s chars omitted …]\n", text.Thousands(total-n)) + string(r[total-(n-half):])
 }
 
 func cutRunesMarked(s string, n int) string {
@@ -217,7 +218,7 @@ func cutRunesMarked(s string, n int) string {
 	if len(cut) == len(s) {
 		return s
 	}
-	return cut + fmt.Sprintf(" [… %s more chars]", commas(utf8.RuneCountInString(s)-n))
+	return cut + fmt.Sprintf(" [… %s more chars]", text.Thousands(utf8.RuneCountInString(s)-n))
 }
 
 // Summarize asks m for the summary plan needs and returns it, capped at

@@ -21,11 +21,11 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/proc"
 	"github.com/tally-dev/tally/internal/sandbox"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // DefaultTimeout bounds each command when [Run] is given a timeout of zero
@@ -352,13 +352,13 @@ func (r *runner) runOne(ctx context.Context, name, exe string, c Command, args [
 // made relative. Lines starting with "# " (package headers from the go
 // command) are dropped.
 func (r *runner) lines(out []byte) []string {
-	text := strings.ToValidUTF8(string(out), "\uFFFD")
+	valid := strings.ToValidUTF8(string(out), "\uFFFD")
 	prefixes := []string{r.ws + string(filepath.Separator)}
 	if real, err := filepath.EvalSymlinks(r.ws); err == nil && real != r.ws {
 		prefixes = append(prefixes, real+string(filepath.Separator))
 	}
 	var res []string
-	for _, line := range strings.Split(text, "\n") {
+	for _, line := range strings.Split(valid, "\n") {
 		line = strings.TrimRight(line, " \t\r")
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "# ") {
 			continue
@@ -388,7 +388,7 @@ func render(findings []string) string {
 	b.WriteString(head)
 	shown := 0
 	for _, f := range findings {
-		line := clip(transcript.NeutralizeLine(f), MaxLineBytes) + "\n"
+		line := text.ClipBytes(transcript.NeutralizeLine(f), MaxLineBytes) + "\n"
 		if shown == MaxLines || b.Len()+len(line)+len(tail)+noteRoom > MaxBytes {
 			break
 		}
@@ -396,26 +396,10 @@ func render(findings []string) string {
 		shown++
 	}
 	if rest := len(findings) - shown; rest > 0 {
-		noun := "lines"
-		if rest == 1 {
-			noun = "line"
-		}
-		fmt.Fprintf(&b, "(%d more %s omitted)\n", rest, noun)
+		fmt.Fprintf(&b, "(%d more line%s omitted)\n", rest, text.S(rest))
 	}
 	b.WriteString(tail)
 	return b.String()
-}
-
-// clip cuts s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // capBuffer keeps the first captureLimit bytes written to it and discards

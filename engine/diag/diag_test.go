@@ -277,12 +277,6 @@ func TestRender(t *testing.T) {
 			}
 		})
 	}
-	t.Run("clip keeps runes whole", func(t *testing.T) {
-		s := clip(strings.Repeat("é", 200), 11)
-		if s != "éééé…" {
-			t.Errorf("got %q", s)
-		}
-	})
 }
 
 func make41() []string {

@@ -10,9 +10,10 @@ import (
 	"net/url"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // DefaultBaseURL is used when Config.BaseURL is empty.
@@ -288,7 +289,7 @@ func (o *OpenAI) classify(err error, info *attemptInfo, model string) error {
 }
 
 func (o *OpenAI) apiError(status int, msg string, code any, typ, model string, h http.Header) *APIError {
-	e := &APIError{Status: status, Message: oneLine(redact(msg, o.cfg.APIKey)), Type: typ, Model: model}
+	e := &APIError{Status: status, Message: text.OneLine(redact(msg, o.cfg.APIKey), errorDetailRunes), Type: typ, Model: model}
 	switch c := code.(type) {
 	case string:
 		e.Code = c
@@ -323,18 +324,8 @@ func bodyMessage(body []byte) string {
 			return v.Detail
 		}
 	}
-	return oneLine(string(body))
+	return text.OneLine(string(body), errorDetailRunes)
 }
 
-// oneLine shortens a server's text for an error message: white space
-// collapsed, invalid UTF-8 replaced, at most 300 characters.
-func oneLine(s string) string {
-	text := strings.Join(strings.Fields(s), " ")
-	if !utf8.ValidString(text) {
-		text = strings.ToValidUTF8(text, "?")
-	}
-	if r := []rune(text); len(r) > 300 {
-		text = string(r[:300]) + "…"
-	}
-	return text
-}
+// errorDetailRunes bounds the server text quoted in an error message.
+const errorDetailRunes = 300

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // wireChunk is one streamed chat.completion.chunk, decoded by hand so the
@@ -79,7 +81,7 @@ func (a *assembler) add(raw []byte, cb Callbacks, key string) error {
 		return fmt.Errorf("llm: the server sent a stream chunk that is not valid chat-completions JSON (%v); check that the base URL points to an OpenAI-compatible API", err)
 	}
 	if c.Error != nil {
-		return &APIError{Message: oneLine(redact(c.Error.Message, key)), Type: oneLine(redact(c.Error.Type, key))}
+		return &APIError{Message: text.OneLine(redact(c.Error.Message, key), errorDetailRunes), Type: text.OneLine(redact(c.Error.Type, key), errorDetailRunes)}
 	}
 	if c.Usage != nil {
 		a.usage = c.Usage

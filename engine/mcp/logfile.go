@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tally-dev/tally/engine/secrets"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // DefaultLogLimit caps a server's stderr log file, in bytes. When the file
@@ -58,7 +59,7 @@ func (l *stderrLog) Write(p []byte) (int, error) {
 		}
 		line := redact(string(l.part[:i]))
 		if t := strings.TrimSpace(line); t != "" {
-			l.last = cut(t, maxLastLine)
+			l.last = text.ClipBytes(t, maxLastLine)
 		}
 		l.appendFile([]byte(line + "\n"))
 		l.part = l.part[i+1:]
@@ -130,7 +131,7 @@ func (l *stderrLog) LastLine() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if line := strings.TrimSpace(string(l.part)); line != "" {
-		return cut(redact(line), maxLastLine)
+		return text.ClipBytes(redact(line), maxLastLine)
 	}
 	return l.last
 }
@@ -143,7 +144,7 @@ func (l *stderrLog) Close() {
 	if len(l.part) > 0 {
 		line := redact(string(l.part))
 		if t := strings.TrimSpace(line); t != "" {
-			l.last = cut(t, maxLastLine)
+			l.last = text.ClipBytes(t, maxLastLine)
 		}
 		l.appendFile([]byte(line + "\n"))
 		l.part = nil

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // Prefix starts the name of every MCP tool: mcp__<server>__<tool>.
@@ -148,27 +149,5 @@ func rawDescription(server string, t toolInfo) string {
 	if d == "" {
 		return "Tool " + t.Name + " of the MCP server " + server + "."
 	}
-	return cut(d, maxDescription)
-}
-
-// cut shortens s to at most n bytes at a rune boundary, marking the cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const mark = "…"
-	i := n - len(mark)
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + mark
-}
-
-// firstLine returns the first line of s, cut to n bytes.
-func firstLine(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i]
-	}
-	return cut(s, n)
+	return text.ClipBytes(d, maxDescription)
 }

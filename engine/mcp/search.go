@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // searchName is the name of the search tool offered past the budget.
@@ -68,7 +69,7 @@ func (st *searchTool) Run(_ context.Context, _ *tool.Env, args json.RawMessage) 
 		fmt.Fprintf(&b, "%d matching MCP tools are active now (%d newly activated); call them by name from your next step:\n", len(found), len(fresh))
 	}
 	for _, t := range found {
-		fmt.Fprintf(&b, "- %s: %s\n", t.spec.Name, firstLine(t.spec.Description, 160))
+		fmt.Fprintf(&b, "- %s: %s\n", t.spec.Name, text.FirstLine(t.spec.Description, 160))
 	}
 	return tool.Result{Content: strings.TrimSuffix(b.String(), "\n")}
 }

@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tally-dev/tally/internal/sandbox"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // State is a server's connection state, for the status banner.
@@ -196,7 +197,7 @@ func (s *server) failure(ctx context.Context, what string, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		detail = fmt.Sprintf("no answer within %s", s.cfg.ConnectTimeout())
 	}
-	msg := fmt.Sprintf("the MCP server %q %s (%s)", s.name, what, oneLine(detail, 300))
+	msg := fmt.Sprintf("the MCP server %q %s (%s)", s.name, what, text.OneLine(detail, 300))
 	if last := s.log.LastLine(); last != "" {
 		msg += fmt.Sprintf(", its last error output was %q", last)
 	}
@@ -252,7 +253,7 @@ func (s *server) watch(gen int, cs *sdk.ClientSession) {
 	err := cs.Wait()
 	detail := "the connection ended"
 	if err != nil && !errors.Is(err, io.EOF) {
-		detail = oneLine(err.Error(), 200)
+		detail = text.OneLine(err.Error(), 200)
 	}
 	s.ended(gen, detail)
 }
@@ -443,9 +444,4 @@ func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set(k, v)
 	}
 	return h.base.RoundTrip(r)
-}
-
-// oneLine flattens s to one line of at most n bytes.
-func oneLine(s string, n int) string {
-	return cut(strings.Join(strings.Fields(s), " "), n)
 }

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // Annotations are the hints a server gives about one of its tools. They
@@ -198,14 +199,14 @@ func (t *Tool) callError(ctx, cctx context.Context, gen int, err error) error {
 		s.log.Note(fmt.Sprintf("call to %s timed out after %s", t.remote, s.cfg.CallTimeout()))
 		return fmt.Errorf("the MCP server %q did not answer within %s; try again later or continue without this tool", s.name, s.cfg.CallTimeout())
 	case isClosed(err):
-		s.ended(gen, oneLine(err.Error(), 200))
+		s.ended(gen, text.OneLine(err.Error(), 200))
 		st := s.status()
 		if st.State == StateCrashed {
 			return fmt.Errorf("the MCP server %q stopped during the call; it will be restarted on the next call, so retry once if the call is safe to repeat", s.name)
 		}
 		return fmt.Errorf("the MCP server %q stopped during the call and will not be restarted again; continue without its tools and tell the user", s.name)
 	}
-	detail := oneLine(err.Error(), 300)
+	detail := text.OneLine(err.Error(), 300)
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) && rpcErr.Code == codeRejected {
 		// The request could not be sent: the server is gone or
@@ -220,7 +221,7 @@ func (t *Tool) callError(ctx, cctx context.Context, gen int, err error) error {
 	case isMalformed(err):
 		return fmt.Errorf("the MCP server %q returned malformed data (%s); continue without this tool and tell the user", s.name, detail)
 	case errors.As(err, &rpcErr):
-		return fmt.Errorf("the MCP server %q refused the call (%s); check the arguments against the tool's schema", s.name, oneLine(rpcErr.Message, 300))
+		return fmt.Errorf("the MCP server %q refused the call (%s); check the arguments against the tool's schema", s.name, text.OneLine(rpcErr.Message, 300))
 	case s.status().State == StateCrashed:
 		return fmt.Errorf("the MCP server %q stopped (%s); it will be restarted on the next call, so retry once if the call is safe to repeat", s.name, detail)
 	}
@@ -296,7 +297,7 @@ func contentText(c sdk.Content) string {
 	case *sdk.ResourceLink:
 		line := "[resource link " + c.URI
 		if c.Name != "" {
-			line += " (" + oneLine(c.Name, 100) + ")"
+			line += " (" + text.OneLine(c.Name, 100) + ")"
 		}
 		if c.MIMEType != "" {
 			line += ", " + c.MIMEType

@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // Status is the state of one checklist item.
@@ -111,7 +113,7 @@ func (l *List) add(content string, status Status) (Item, []string, error) {
 		return Item{}, nil, errors.New("content is empty; describe the item in a few words")
 	}
 	if !status.Valid() {
-		return Item{}, nil, fmt.Errorf("invalid status %q for item %q; use pending, in_progress or completed", status, clip(content, maxSummaryContent))
+		return Item{}, nil, fmt.Errorf("invalid status %q for item %q; use pending, in_progress or completed", status, text.Clip(content, maxSummaryContent))
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -250,14 +252,10 @@ func snapshotOf(items []Item) Snapshot {
 	if len(items) > 0 {
 		s.CompletionPct = done * 100 / len(items)
 	}
-	noun := "items"
-	if len(items) == 1 {
-		noun = "item"
-	}
-	s.Summary = fmt.Sprintf("checklist: %d %s, %d done (%d%%), ", len(items), noun, done, s.CompletionPct)
+	s.Summary = fmt.Sprintf("checklist: %s, %d done (%d%%), ", text.Plural(len(items), "item"), done, s.CompletionPct)
 	if cur != nil {
 		s.InProgressID = cur.ID
-		s.Summary += fmt.Sprintf("in progress: #%s %q", oneLine(cur.ID, 20), clip(cur.Content, maxSummaryContent))
+		s.Summary += fmt.Sprintf("in progress: #%s %q", text.OneLine(cur.ID, 20), text.Clip(cur.Content, maxSummaryContent))
 	} else {
 		s.Summary += "nothing in progress"
 	}
@@ -361,7 +359,7 @@ func normalize(items []Item) ([]Item, error) {
 			it.Status = Pending
 		}
 		if !it.Status.Valid() {
-			return nil, fmt.Errorf("invalid status %q for item %q; use pending, in_progress or completed", it.Status, clip(it.Content, maxSummaryContent))
+			return nil, fmt.Errorf("invalid status %q for item %q; use pending, in_progress or completed", it.Status, text.Clip(it.Content, maxSummaryContent))
 		}
 		if it.ID != "" {
 			if j, dup := seen[it.ID]; dup {
@@ -401,7 +399,7 @@ func singleInProgress(items []Item, keep int) []string {
 		if i != keep && items[i].Status == InProgress {
 			items[i].Status = Pending
 			notes = append(notes, fmt.Sprintf("note: item #%s %q was moved back to pending because only one item can be in progress and #%s is now in progress.",
-				oneLine(items[i].ID, 20), clip(items[i].Content, maxSummaryContent), oneLine(items[keep].ID, 20)))
+				text.OneLine(items[i].ID, 20), text.Clip(items[i].Content, maxSummaryContent), text.OneLine(items[keep].ID, 20)))
 		}
 	}
 	return notes
@@ -439,28 +437,13 @@ func idChoices(items []Item) string {
 		if i == show {
 			break
 		}
-		ids = append(ids, oneLine(it.ID, 20))
+		ids = append(ids, text.OneLine(it.ID, 20))
 	}
 	s := "valid ids are " + strings.Join(ids, ", ")
 	if len(items) > show {
 		s += fmt.Sprintf(" and %d more (see checklist_list)", len(items)-show)
 	}
 	return s
-}
-
-// clip shortens s to at most n runes, marking the cut with "…".
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
-
-// oneLine clips s and replaces line breaks so it stays on one line.
-func oneLine(s string, n int) string {
-	s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
-	return clip(s, n)
 }
 
 // encode marshals v compactly without escaping <, > and &.

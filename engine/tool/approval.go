@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tally-dev/tally/engine/diff"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // ApprovalRequest describes one tool call awaiting the user's decision.
@@ -241,7 +242,7 @@ func (g *Gate) Decide(ctx context.Context, env *Env, t Tool, callID, args string
 	display, ok := Display(name, json.RawMessage(args))
 	if !ok {
 		return Verdict{Ctx: ctx, Refusal: Result{IsError: true, Content: fmt.Sprintf(
-			"%s: refused without asking, the arguments are over %s and too long for the user to review; write the script to a file with write_file and run that file", name, byteCount(DisplayLimit))}}, nil
+			"%s: refused without asking, the arguments are over %s and too long for the user to review; write the script to a file with write_file and run that file", name, text.Plural(DisplayLimit, "byte"))}}, nil
 	}
 	req.Display = display
 	if g.approver == nil {
@@ -297,10 +298,10 @@ func DeniedResult(name string) Result {
 // summaryLimit bounds the length of a summary in runes.
 const summaryLimit = 200
 
-// oneLine makes s a single printable line of at most max runes: newlines
+// printableLine makes s a single printable line of at most max runes: newlines
 // become " ⏎ ", other control characters are escaped, invalid UTF-8 is
 // replaced and long text is cut with "…".
-func oneLine(s string, max int) string {
+func printableLine(s string, max int) string {
 	var b strings.Builder
 	n := 0
 	s = strings.TrimSpace(s)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // Limits of what an approval shows.
@@ -31,9 +33,9 @@ const (
 // other control and invisible format characters as "\uXXXX" and invalid
 // UTF-8 as "\xNN". ok is false when the arguments exceed DisplayLimit and
 // cannot be shown whole; the call must then not be approved.
-func Display(name string, args json.RawMessage) (text string, ok bool) {
+func Display(name string, args json.RawMessage) (shown string, ok bool) {
 	if len(args) > DisplayLimit {
-		return fmt.Sprintf("%s with %s of arguments: too long to review", Visible(name), byteCount(len(args))), false
+		return fmt.Sprintf("%s with %s of arguments: too long to review", Visible(name), text.Plural(len(args), "byte")), false
 	}
 	var m map[string]any
 	if err := json.Unmarshal(normalizeArgs(args), &m); err != nil {
@@ -48,7 +50,7 @@ func Display(name string, args json.RawMessage) (text string, ok bool) {
 	case "write_file":
 		if p := str("path"); p != "" {
 			c, _ := m["content"].(string)
-			return fmt.Sprintf("write_file: write %s to\n%s", byteCount(len(c)), wrap(Visible(p))), true
+			return fmt.Sprintf("write_file: write %s to\n%s", text.Plural(len(c), "byte"), wrap(Visible(p))), true
 		}
 	case "edit_file":
 		if p := str("path"); p != "" {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tally-dev/tally/internal/text"
 )
 
 //go:embed edit_file.md
@@ -114,14 +116,14 @@ func (editFile) planIn(ctx context.Context, env *Env, w *wsRoot, p EditFileParam
 		return fail(errorf(name, "%q is not a regular file; only regular text files can be edited", rel))
 	}
 	if fi.Size() > EditFileMaxSize {
-		return fail(errorf(name, "%q is %s bytes, over the %s-byte limit for editing; use run_shell with a tool such as sed instead", rel, commas(int(fi.Size())), commas(EditFileMaxSize)))
+		return fail(errorf(name, "%q is %s bytes, over the %s-byte limit for editing; use run_shell with a tool such as sed instead", rel, text.Thousands(int(fi.Size())), text.Thousands(EditFileMaxSize)))
 	}
 	if what, secret := w.secretPath(env, rel, fname); secret && !secretReadAllowed(ctx) {
 		return fail(refuseSecret(name, what, "edited", "edit"))
 	}
 	data, err := w.readRegular(used, fi, EditFileMaxSize)
 	if errors.Is(err, errTooBig) {
-		return fail(errorf(name, "%q grew over the %s-byte limit for editing; use run_shell with a tool such as sed instead", rel, commas(EditFileMaxSize)))
+		return fail(errorf(name, "%q grew over the %s-byte limit for editing; use run_shell with a tool such as sed instead", rel, text.Thousands(EditFileMaxSize)))
 	}
 	if err != nil {
 		return fail(errorf(name, "%s", describeStatError(rel, err)))

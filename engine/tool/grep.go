@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/tally-dev/tally/internal/text"
 )
 
 //go:embed grep.md
@@ -161,16 +163,16 @@ func (grepTool) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 		b.WriteByte('\n')
 	}
 	if len(g.matches) == 0 {
-		fmt.Fprintf(&b, "no matches for %q in %s (%s files searched)\n", p.Pattern, rel, commas(g.searched))
+		fmt.Fprintf(&b, "no matches for %q in %s (%s files searched)\n", p.Pattern, rel, text.Thousands(g.searched))
 	}
 	if g.full {
 		fmt.Fprintf(&b, "[stopped after %d matches; narrow the pattern, path or glob, or raise max_results (up to %d), to see more]\n", maxResults, GrepMaxResults)
 	}
 	if g.tooBig > 0 {
-		fmt.Fprintf(&b, "[skipped %s files over 2 MB]\n", commas(g.tooBig))
+		fmt.Fprintf(&b, "[skipped %s files over 2 MB]\n", text.Thousands(g.tooBig))
 	}
 	if g.secret > 0 {
-		fmt.Fprintf(&b, "[skipped %s files on the secret-file deny list]\n", commas(g.secret))
+		fmt.Fprintf(&b, "[skipped %s files on the secret-file deny list]\n", text.Thousands(g.secret))
 	}
 	res.Content = strings.TrimSuffix(b.String(), "\n")
 	return res
@@ -268,11 +270,11 @@ func (g *grepper) search(name, rel string, want fs.FileInfo) {
 			// Redact before cutting, so no part of a secret is left.
 			full = g.res.redact(full[:min(len(full), GrepMaxLineLen+secretSlack)])
 		}
-		text := cutHead(full, GrepMaxLineLen)
-		if len(text) < len(line) {
-			text += " [...]"
+		shown := cutHead(full, GrepMaxLineLen)
+		if len(shown) < len(line) {
+			shown += " [...]"
 		}
-		g.matches = append(g.matches, fmt.Sprintf("%s:%d: %s", rel, n, text))
+		g.matches = append(g.matches, fmt.Sprintf("%s:%d: %s", rel, n, shown))
 		found = true
 	}
 	if found {

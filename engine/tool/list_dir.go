@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/tally-dev/tally/internal/text"
 )
 
 //go:embed list_dir.md
@@ -131,7 +133,7 @@ func (listDir) Run(ctx context.Context, env *Env, args json.RawMessage) Result {
 				return nil
 			}
 			if info.Mode().IsRegular() {
-				add(fmt.Sprintf("%s (%s)", entryRel, byteCount(int(info.Size()))))
+				add(fmt.Sprintf("%s (%s)", entryRel, text.Plural(int(info.Size()), "byte")))
 			} else {
 				add(fmt.Sprintf("%s (%s)", entryRel, info.Mode().Type()))
 			}
@@ -155,7 +157,7 @@ func (listDir) Run(ctx context.Context, env *Env, args json.RawMessage) Result {
 		b.WriteByte('\n')
 	}
 	if omitted > 0 {
-		fmt.Fprintf(&b, "[%s more entries not shown; list a subdirectory or use a smaller depth]\n", commas(omitted))
+		fmt.Fprintf(&b, "[%s more entries not shown; list a subdirectory or use a smaller depth]\n", text.Thousands(omitted))
 	}
 	res.Content = strings.TrimSuffix(b.String(), "\n")
 	return res

@@ -10,6 +10,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/tally-dev/tally/internal/text"
 )
 
 //go:embed read_file.md
@@ -120,7 +122,7 @@ func (readFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, _ := br.Peek(sniffLen)
 	if looksBinary(head, len(head) < sniffLen) {
-		res.Content = fmt.Sprintf("%s: binary file, %s; not shown", rel, byteCount(int(fi.Size())))
+		res.Content = fmt.Sprintf("%s: binary file, %s; not shown", rel, text.Plural(int(fi.Size()), "byte"))
 		return res
 	}
 
@@ -133,7 +135,7 @@ func (readFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 		return res
 	}
 	if offset > total {
-		return errorf(name, "offset %d is past the end of %q, which has %s lines; pass an offset between 1 and %d", offset, rel, commas(total), total)
+		return errorf(name, "offset %d is past the end of %q, which has %s lines; pass an offset between 1 and %d", offset, rel, text.Thousands(total), total)
 	}
 	last := offset + len(page) - 1
 	width := max(4, len(strconv.Itoa(last)))
@@ -142,9 +144,9 @@ func (readFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 		fmt.Fprintf(&b, "%*d\t%s\n", width, offset+i, line)
 	}
 	if last < total {
-		fmt.Fprintf(&b, "[lines %s-%s of %s; call again with offset %d for more]", commas(offset), commas(last), commas(total), last+1)
+		fmt.Fprintf(&b, "[lines %s-%s of %s; call again with offset %d for more]", text.Thousands(offset), text.Thousands(last), text.Thousands(total), last+1)
 	} else {
-		fmt.Fprintf(&b, "[lines %s-%s of %s; end of file]", commas(offset), commas(last), commas(total))
+		fmt.Fprintf(&b, "[lines %s-%s of %s; end of file]", text.Thousands(offset), text.Thousands(last), text.Thousands(total))
 	}
 	res.Content = b.String()
 	return res
@@ -171,7 +173,7 @@ func readLines(ctx context.Context, r *bufio.Reader, offset, limit int, res *Res
 			s = strings.ToValidUTF8(s, "\uFFFD")
 			if curLen > ReadFileMaxLineLen {
 				s = cutHead(res.redact(s), ReadFileMaxLineLen)
-				s += fmt.Sprintf(" [... line cut: %s bytes in total]", commas(curLen))
+				s += fmt.Sprintf(" [... line cut: %s bytes in total]", text.Thousands(curLen))
 			}
 			// Each line costs its text plus the number, tab and newline.
 			if cost := len(s) + max(4, len(strconv.Itoa(lineNum))) + 2; len(page) > 0 && size+cost > readFileBudget {

@@ -204,7 +204,7 @@ func (r *Registry) run(ctx context.Context, env *Env, name, args string) (res Re
 	defer func() {
 		if p := recover(); p != nil {
 			res = Result{
-				Content: fmt.Sprintf("%s: the tool failed unexpectedly (panic: %s); try a different approach", name, oneLine(fmt.Sprint(p), 300)),
+				Content: fmt.Sprintf("%s: the tool failed unexpectedly (panic: %s); try a different approach", name, printableLine(fmt.Sprint(p), 300)),
 				IsError: true,
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // Summarize returns a one-line human summary of a call, such as
@@ -16,7 +18,7 @@ import (
 // not escaped again. Control characters are made visible (so a summary is
 // safe to print on a terminal) and the result is at most about 200 runes.
 func Summarize(name string, args json.RawMessage) string {
-	name = oneLine(name, 60)
+	name = printableLine(name, 60)
 	var m map[string]any
 	if err := json.Unmarshal(normalizeArgs(args), &m); err != nil {
 		return fallbackSummary(name, args)
@@ -50,7 +52,7 @@ func Summarize(name string, args json.RawMessage) string {
 			}
 		case "write_file":
 			if c, ok := m["content"].(string); ok {
-				s += " (" + byteCount(len(c)) + ")"
+				s += " (" + text.Plural(len(c), "byte") + ")"
 			}
 		case "read_file":
 			if off, ok := m["offset"].(float64); ok && off > 1 {
@@ -75,7 +77,7 @@ func Summarize(name string, args json.RawMessage) string {
 		s = "Retrieve the stored result " + shortSHA(str("sha"))
 	case "checklist_write", "todo_write":
 		items, _ := m["items"].([]any)
-		s = fmt.Sprintf("Checklist: %d item%s", len(items), plural(len(items)))
+		s = fmt.Sprintf("Checklist: %d item%s", len(items), text.S(len(items)))
 	case "checklist_add", "todo_add":
 		s = "Checklist: add " + quoteHuman(str("content"))
 	case "checklist_update", "todo_update":
@@ -96,7 +98,7 @@ func Summarize(name string, args json.RawMessage) string {
 	default:
 		return pairsSummary(name, m)
 	}
-	return oneLine(s, summaryLimit)
+	return printableLine(s, summaryLimit)
 }
 
 // pairsSummary names the arguments of a call as "name key: value, …", in
@@ -125,9 +127,9 @@ func pairsSummary(name string, m map[string]any) string {
 		default:
 			v = fmt.Sprint(x)
 		}
-		parts = append(parts, k+": "+oneLine(v, 60))
+		parts = append(parts, k+": "+printableLine(v, 60))
 	}
-	return oneLine(name+" "+strings.Join(parts, ", "), summaryLimit)
+	return printableLine(name+" "+strings.Join(parts, ", "), summaryLimit)
 }
 
 func fallbackSummary(name string, args json.RawMessage) string {
@@ -135,23 +137,16 @@ func fallbackSummary(name string, args json.RawMessage) string {
 	if a == "" || a == "{}" || a == "null" {
 		return name
 	}
-	return oneLine(name+" "+a, summaryLimit)
+	return printableLine(name+" "+a, summaryLimit)
 }
 
 // quoteHuman puts s in typographic quotes, cut to 60 runes; nothing in it
 // is escaped, so a pattern reads as the model wrote it.
-func quoteHuman(s string) string { return "“" + oneLine(s, 60) + "”" }
+func quoteHuman(s string) string { return "“" + printableLine(s, 60) + "”" }
 
 func shortSHA(sha string) string {
 	if len(sha) > 12 {
 		return sha[:12] + "…"
 	}
 	return sha
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -1,9 +1,10 @@
 package tool
 
 import (
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // IntakeLimit is the largest result, in bytes, that [Registry.Run] hands back
@@ -51,9 +52,9 @@ func joinEnvelope(head, tail string, total int, hint string) string {
 		b.WriteByte('\n')
 	}
 	b.WriteString("[... truncated: original ")
-	b.WriteString(commas(total))
+	b.WriteString(text.Thousands(total))
 	b.WriteString(" bytes, omitted ")
-	b.WriteString(commas(omitted))
+	b.WriteString(text.Thousands(omitted))
 	if hint != "" {
 		b.WriteString("; ")
 		b.WriteString(hint)
@@ -105,42 +106,4 @@ func cutTail(s string, n int) string {
 		tail = tail[i+1:]
 	}
 	return tail
-}
-
-// commas formats n with thousands separators: 48213 -> "48,213".
-func commas(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	if len(s) <= 3 {
-		if neg {
-			return "-" + s
-		}
-		return s
-	}
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	first := len(s) % 3
-	if first > 0 {
-		b.WriteString(s[:first])
-	}
-	for i := first; i < len(s); i += 3 {
-		if b.Len() > 0 && !(neg && b.Len() == 1) {
-			b.WriteByte(',')
-		}
-		b.WriteString(s[i : i+3])
-	}
-	return b.String()
-}
-
-// byteCount formats n as "1 byte" or "1,234 bytes".
-func byteCount(n int) string {
-	if n == 1 {
-		return "1 byte"
-	}
-	return commas(n) + " bytes"
 }

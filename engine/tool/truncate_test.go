@@ -107,11 +107,3 @@ func TestTruncate(t *testing.T) {
 		}
 	})
 }
-
-func TestCommas(t *testing.T) {
-	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 48213: "48,213", 1234567: "1,234,567", -1234: "-1,234", -12: "-12"} {
-		if got := commas(n); got != want {
-			t.Errorf("commas(%d) = %q, want %q", n, got, want)
-		}
-	}
-}

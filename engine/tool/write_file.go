@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/tally-dev/tally/internal/text"
 )
 
 //go:embed write_file.md
@@ -100,7 +102,7 @@ func (w *wsRoot) current(name, rel string, fi fs.FileInfo) ([]byte, error) {
 	}
 	data, err := w.readRegular(name, fi, EditFileMaxSize)
 	if errors.Is(err, errTooBig) {
-		return nil, fmt.Errorf("%q is over %s bytes, too large to review hunk by hunk", rel, commas(EditFileMaxSize))
+		return nil, fmt.Errorf("%q is over %s bytes, too large to review hunk by hunk", rel, text.Thousands(EditFileMaxSize))
 	}
 	return data, err
 }
@@ -162,11 +164,11 @@ func (t writeFile) Run(ctx context.Context, env *Env, args json.RawMessage) Resu
 		return errorf(name, "writing %q failed (%v); check that its directory is writable and not a file", rel, unwrapPathError(err))
 	}
 	res := Result{Paths: []string{rel}, Wrote: true}
-	n := byteCount(len(content))
+	n := text.Plural(len(content), "byte")
 	if created {
 		res.Content = fmt.Sprintf("created %s (%s)", rel, n)
 	} else {
-		res.Content = fmt.Sprintf("overwrote %s (%s, was %s)", rel, n, byteCount(int(oldSize)))
+		res.Content = fmt.Sprintf("overwrote %s (%s, was %s)", rel, n, text.Plural(int(oldSize), "byte"))
 	}
 	res.Content += rejectedNote(rel, rejected) + env.afterWrite(recRel)
 	return res
