@@ -34,9 +34,9 @@ func openSession(name string, args []string, stderr io.Writer, withModel bool) (
 	}
 	var sess *agent.Session
 	if withModel {
-		sess, err = agent.Open(cfg, id)
+		sess, err = w.OpenSession(cfg, id)
 	} else {
-		sess, err = agent.Inspect(cfg, id)
+		sess, err = w.InspectSession(cfg, id)
 	}
 	if err != nil {
 		w.Close()

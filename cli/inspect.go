@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/tally-dev/tally/engine/agent"
-	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // inspectReport is what `tally inspect` prints.
@@ -39,8 +39,8 @@ type inspectReport struct {
 	Drifts []driftRow `json:"drifts,omitempty"`
 	// Notes say what the request shown may lack: inspect starts no MCP
 	// server, so their tools are not in its catalog.
-	Notes   []string    `json:"notes,omitempty"`
-	Request llm.Request `json:"request"`
+	Notes   []string          `json:"notes,omitempty"`
+	Request workbench.Request `json:"request"`
 }
 
 // driftRow is one prefix change in the inspect report.
@@ -64,7 +64,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sess, err := agent.Inspect(cfg, id)
+	sess, err := w.InspectSession(cfg, id)
 	if err != nil {
 		return err
 	}

@@ -154,9 +154,9 @@ func cmdRewind(args []string, stdout, stderr io.Writer) error {
 	}
 	var sess *agent.Session
 	if o.yes {
-		sess, err = agent.Open(cfg, id)
+		sess, err = w.OpenSession(cfg, id)
 	} else {
-		sess, err = agent.Inspect(cfg, id)
+		sess, err = w.InspectSession(cfg, id)
 	}
 	if err != nil {
 		return err

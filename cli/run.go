@@ -60,9 +60,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		if err := agent.ValidID(o.session); err != nil {
 			return usageError{err.Error()}
 		}
-		sess, err = agent.OpenOrCreate(cfg, o.session, ws)
+		sess, err = w.OpenOrCreateSession(cfg, o.session, ws)
 	} else {
-		sess, err = agent.Create(cfg, "", ws, "")
+		sess, err = w.CreateSession(cfg, ws, "")
 		if err == nil {
 			fmt.Fprintf(stderr, "session %s\n", sess.ID())
 		}
