@@ -165,69 +165,80 @@ func (c *child) runSafely() (res tool.Result) {
 	return c.finish(reason, report, err)
 }
 
-// loop alternates the child's requests and tool calls until it answers
-// without a call, its budget is spent, ctx ends or a request fails. It
-// returns how it ended and the report.
+// loop runs the child through the step loop until it answers without a
+// call, its budget is spent, the loop guard stops it, ctx ends or a
+// request fails. It returns how it ended and the report.
 func (c *child) loop() (reason, report string, err error) {
-	budget := c.info.MaxSteps
-	for step := 1; ; step++ {
-		if c.ctx.Err() != nil {
-			return ReasonCancelled, "", nil
-		}
-		if step == budget {
-			note := fmt.Sprintf("<system-reminder>This is your last step (%d of %d): do not call any tool; write your final report now.</system-reminder>", step, budget)
-			if err := c.commit(transcript.Injected(transcript.KindReminder, note, c.s.cfg.now()), nil); err != nil {
-				return ReasonFailed, "", err
-			}
-		}
-		resp, err := c.s.cfg.Model.Stream(c.ctx, c.request(), llm.Callbacks{})
-		if err != nil {
-			if c.ctx.Err() != nil {
-				return ReasonCancelled, "", nil
-			}
-			return ReasonFailed, "", err
-		}
-		calls, run, redacted := c.intakeCalls(resp.ToolCalls)
-		now := c.s.cfg.now()
-		u := resp.Usage
-		row := c.s.newRow(ledger.KindSubagent, resp, c.log.Len()+1, now)
-		row.Subagent = c.info.ID
-		c.update(func(i *ChildInfo) {
-			i.Steps, i.ContextTokens = step, u.PromptTokens
-			i.PromptTokens += u.PromptTokens
-			i.CompletionTokens += u.CompletionTokens
-		})
-		reply, content := intakeReply(resp, calls, redacted, now)
-		if err := c.commit(reply, &row); err != nil {
-			return ReasonFailed, "", err
-		}
-		c.emit(EventSubagentStep, c.update(func(*ChildInfo) {}), nil)
-		if len(calls) == 0 {
-			return ReasonDone, content, nil
-		}
-		if step >= budget {
-			return ReasonStepLimit, content, c.skip(calls, "not run: the sub-agent's step budget is spent")
-		}
-		for i, call := range calls {
-			if c.ctx.Err() != nil {
-				return ReasonCancelled, "", c.skip(calls[i:], "cancelled: the sub-agent was stopped before this call ran")
-			}
-			res, halt, ran := guarded(c.guard, call, func() tool.Result { return c.execute(call, runArgs(run, call)) },
-				func() bool { return c.ctx.Err() != nil })
-			if ran && c.ctx.Err() != nil && res.IsError {
-				return ReasonCancelled, "", c.skip(calls[i:], "cancelled: the sub-agent was stopped before this call finished")
-			}
-			m := transcript.ToolResult(call, res.Content, res.IsError, c.s.cfg.now())
-			m.Paths, m.Args, m.Redacted = res.Paths, call.Arguments, res.Redacted
-			if err := c.commit(m, nil); err != nil {
-				return ReasonFailed, "", err
-			}
-			c.noteResult(call, res)
-			if halt != "" {
-				return ReasonHalted, content, c.skip(calls[i+1:], "not run: the sub-agent was stopped by the loop guard")
-			}
+	end := runLoop(c.ctx, c, c.s.cfg.now)
+	return end.Reason, end.Answer, end.Err
+}
+
+// begin tells the child, on its last step, to report instead of calling
+// more tools.
+func (c *child) begin(step int) (string, error) {
+	if budget := c.info.MaxSteps; step == budget {
+		note := fmt.Sprintf("<system-reminder>This is your last step (%d of %d): do not call any tool; write your final report now.</system-reminder>", step, budget)
+		if err := c.commit(transcript.Injected(transcript.KindReminder, note, c.s.cfg.now()), nil); err != nil {
+			return "", err
 		}
 	}
+	return "", nil
+}
+
+// send streams the child's next request.
+func (c *child) send(ctx context.Context, _ int) (*llm.Response, error) {
+	return c.s.cfg.Model.Stream(ctx, c.request(), llm.Callbacks{})
+}
+
+// commitReply stores the reply with the one ledger row of its response
+// and reports the child's step.
+func (c *child) commitReply(step int, resp *llm.Response, reply transcript.Message) error {
+	row := c.s.newRow(ledger.KindSubagent, resp, c.log.Len()+1, c.s.cfg.now())
+	row.Subagent = c.info.ID
+	u := resp.Usage
+	c.update(func(i *ChildInfo) {
+		i.Steps, i.ContextTokens = step, u.PromptTokens
+		i.PromptTokens += u.PromptTokens
+		i.CompletionTokens += u.CompletionTokens
+	})
+	if err := c.commit(reply, &row); err != nil {
+		return err
+	}
+	c.emit(EventSubagentStep, c.update(func(*ChildInfo) {}), nil)
+	return nil
+}
+
+// beforeCalls ends the child when a reply on its last step still calls
+// tools: they are answered, not run.
+func (c *child) beforeCalls(step int, calls []transcript.ToolCall) (string, error) {
+	if step >= c.info.MaxSteps {
+		return ReasonStepLimit, c.skip(calls, "not run: the sub-agent's step budget is spent")
+	}
+	return "", nil
+}
+
+func (c *child) loopGuard() *guard.Guard                  { return c.guard }
+func (c *child) startCall(int, transcript.ToolCall)       {}
+func (c *child) endRound(context.Context, []string) error { return nil }
+
+func (c *child) words() skipWords {
+	return skipWords{
+		cancelledBefore: "cancelled: the sub-agent was stopped before this call ran",
+		cancelledDuring: "cancelled: the sub-agent was stopped before this call finished",
+		halted:          "not run: the sub-agent was stopped by the loop guard",
+	}
+}
+
+// commitResult stores the result of one of the child's calls and notes
+// what it read.
+func (c *child) commitResult(call transcript.ToolCall, res tool.Result) error {
+	m := transcript.ToolResult(call, res.Content, res.IsError, c.s.cfg.now())
+	m.Paths, m.Args, m.Redacted = res.Paths, call.Arguments, res.Redacted
+	if err := c.commit(m, nil); err != nil {
+		return err
+	}
+	c.noteResult(call, res)
+	return nil
 }
 
 // request is the child's next request: its system prompt, its log's wire
@@ -240,10 +251,10 @@ func (c *child) request() llm.Request {
 	return llm.Request{Model: c.s.cfg.ModelName, Messages: msgs, Tools: c.catalog}
 }
 
-// intakeCalls gives the calls of one reply ids unique in the child's log
-// and replayable, redacted names and arguments, by the rules of the
-// parent's intakeCalls, and returns the arguments each runs with.
-func (c *child) intakeCalls(in []llm.ToolCall) ([]transcript.ToolCall, map[string]string, int) {
+// intake gives the calls of one reply ids unique in the child's log and
+// replayable, redacted names and arguments, by the rules of the parent's
+// intakeCalls, and returns the arguments each runs with.
+func (c *child) intake(in []llm.ToolCall) ([]transcript.ToolCall, map[string]string, int) {
 	return intakeCalls(in, idsOf(c.log), strings.ReplaceAll(c.info.ID, "-", "_")+"_call")
 }
 
@@ -251,7 +262,8 @@ func (c *child) intakeCalls(in []llm.ToolCall) ([]transcript.ToolCall, map[strin
 // arguments: only tools of its own registry, each through the parent's
 // gate, so the parent's mode, rules and approver decide every call that
 // needs approval.
-func (c *child) execute(call transcript.ToolCall, args string) tool.Result {
+func (c *child) execute(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
+	call := calls[i]
 	if res, ok := unusableResult(call); ok {
 		return res
 	}
@@ -259,7 +271,7 @@ func (c *child) execute(call transcript.ToolCall, args string) tool.Result {
 	if !ok {
 		return tool.Result{IsError: true, Content: fmt.Sprintf("error: a %s sub-agent has no tool %q; use one of: %s", c.info.Kind, clip(call.Name, 80), strings.Join(c.reg.Names(), ", "))}
 	}
-	v, err := c.s.gate.Decide(c.ctx, &c.env, t, call.ID, args)
+	v, err := c.s.gate.Decide(ctx, &c.env, t, call.ID, args)
 	if err != nil {
 		return tool.Result{IsError: true, Content: "error: approval failed: " + err.Error()}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tally-dev/tally/engine/guard"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
@@ -81,71 +82,118 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 		s.turns = prevTurns
 		return Result{Reason: ReasonFailed}, err
 	}
-	res := Result{}
-	for step := 1; ; step++ {
-		if step > s.cfg.MaxSteps {
-			res.Reason = ReasonStepLimit
-			err := fmt.Errorf("agent: stopped after %d model requests, the per-turn step limit; send another message to continue or raise the limit", s.cfg.MaxSteps)
-			s.emit(Event{Kind: EventError, Err: err.Error()})
-			return res, err
-		}
-		res.Steps = step
-		s.turn.steps = step
-		if err := ctx.Err(); err != nil {
+	end := runLoop(ctx, &turnLoop{s: s}, s.cfg.now)
+	res := Result{Reason: end.Reason, Steps: end.Steps}
+	switch end.Reason {
+	case ReasonDone:
+		res.Answer = end.Answer
+	case ReasonCancelled:
+		return res, nil
+	case ReasonHalted:
+		s.turn.halt = end.Halt
+		s.emit(Event{Kind: EventError, Err: end.Halt})
+		return res, fmt.Errorf("agent: %s", end.Halt)
+	}
+	if end.Err != nil {
+		if ctx.Err() != nil && end.Reason == ReasonFailed {
 			res.Reason = ReasonCancelled
 			return res, nil
 		}
-		calls, run, answer, err := s.step(ctx, step)
-		if err != nil {
-			if ctx.Err() != nil {
-				res.Reason = ReasonCancelled
-				return res, nil
-			}
-			res.Reason = ReasonFailed
-			s.emit(Event{Kind: EventError, Err: err.Error()})
-			return res, err
-		}
-		if len(calls) == 0 {
-			res.Reason, res.Answer = ReasonDone, answer
-			return res, nil
-		}
-		stop, err := s.runTools(ctx, step, calls, run)
-		s.st.Breakers.ToolRound()
-		if err != nil {
-			res.Reason = ReasonFailed
-			s.emit(Event{Kind: EventError, Err: err.Error()})
-			return res, err
-		}
-		switch stop {
-		case ReasonCancelled:
-			res.Reason = ReasonCancelled
-			return res, nil
-		case ReasonHalted:
-			res.Reason = ReasonHalted
-			return res, fmt.Errorf("agent: %s", s.turn.halt)
-		}
+		s.emit(Event{Kind: EventError, Err: end.Err.Error()})
+	}
+	return res, end.Err
+}
+
+// turnLoop is the user's turn as a conversation of the step loop: the
+// session's log, registry, system prompt and per-turn step limit.
+type turnLoop struct {
+	s          *Session
+	sent       sending // what the request in flight measured
+	listBefore int     // the checklist's version before the running call
+}
+
+func (t *turnLoop) begin(step int) (string, error) {
+	s := t.s
+	if step > s.cfg.MaxSteps {
+		return ReasonStepLimit, fmt.Errorf("agent: stopped after %d model requests, the per-turn step limit; send another message to continue or raise the limit", s.cfg.MaxSteps)
+	}
+	s.turn.steps = step
+	return "", nil
+}
+
+func (t *turnLoop) intake(in []llm.ToolCall) ([]transcript.ToolCall, map[string]string, int) {
+	return t.s.intakeCalls(in)
+}
+
+func (t *turnLoop) beforeCalls(int, []transcript.ToolCall) (string, error) {
+	t.s.st.Breakers.ToolRound()
+	t.s.dropResults()
+	return "", nil
+}
+
+func (t *turnLoop) loopGuard() *guard.Guard { return t.s.guard }
+
+func (t *turnLoop) startCall(step int, call transcript.ToolCall) {
+	t.s.emit(Event{Kind: EventToolStart, Step: step, Call: &call})
+	t.s.turn.toolCalls++
+	t.listBefore = t.s.checklist.Version()
+}
+
+func (t *turnLoop) execute(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
+	return t.s.runCall(ctx, calls, i, args) // task calls run as a batch of sub-agents
+}
+
+func (t *turnLoop) commitResult(c transcript.ToolCall, res tool.Result) error {
+	s := t.s
+	if v := s.checklist.Version(); v != t.listBefore && !res.IsError {
+		// The checklist tools answer with the list's snapshot, so the
+		// model has just read the list as it is now.
+		s.turn.shownList = v
+	}
+	s.st.WorkingSet.Touch(res.Paths...)
+	m := transcript.ToolResult(c, res.Content, res.IsError, s.cfg.now())
+	m.Paths = res.Paths
+	m.Args = c.Arguments
+	m.Redacted = res.Redacted
+	return s.commit([]transcript.Message{m}, s.saveChecklist())
+}
+
+func (t *turnLoop) skip(calls []transcript.ToolCall, text string) error {
+	return t.s.skipRest(calls, text)
+}
+
+func (t *turnLoop) endRound(ctx context.Context, written []string) error {
+	t.s.dropResults()
+	return t.s.diagnose(ctx, written)
+}
+
+func (*turnLoop) words() skipWords {
+	return skipWords{
+		cancelledBefore: "cancelled: the user stopped the turn before this call ran",
+		cancelledDuring: "cancelled: the user stopped the turn before this call finished",
+		halted:          "not run: the turn was stopped by the loop guard",
 	}
 }
 
-// step makes one model request and commits the reply, its secrets
-// redacted. It returns the tool calls as stored (none means the turn is
-// over), the arguments each runs with by call id (see intakeCalls) and the
-// reply text as stored.
-func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, map[string]string, string, error) {
+// send makes the step's model request: it relieves context pressure,
+// carries finished sub-agents' results, builds the one request (see
+// request.go) and streams it, the screen seeing the stream redacted as the
+// store sees the reply. A "context length exceeded" is recovered from and
+// sent again; a stopped stream keeps what the user already saw.
+func (t *turnLoop) send(ctx context.Context, step int) (*llm.Response, error) {
+	s := t.s
 	if err := s.checkPressure(ctx); err != nil {
-		return nil, nil, "", err
+		return nil, err
 	}
 	if err := s.carrySubagents(); err != nil {
-		return nil, nil, "", err
+		return nil, err
 	}
 	req, err := s.nextRequest() // the one request pipeline, see request.go
 	if err != nil {
-		return nil, nil, "", err
+		return nil, err
 	}
-	drift := s.checkDrift()
-	logLen := s.log.Len()
-	estimate := s.prefixTok + s.log.Tokens() // our own count, kept beside the billed one
-	// The screen sees the stream redacted, as the store sees the reply.
+	t.sent = sending{drift: s.checkDrift(), logLen: s.log.Len(), messages: len(req.Messages),
+		estimate: s.prefixTok + s.log.Tokens()} // our own count, kept beside the billed one
 	var text, thought streamRedactor
 	show := func(d llm.Delta) {
 		if d.Content != "" || d.Reasoning != "" {
@@ -160,25 +208,39 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, ma
 	}
 	resp, err := s.cfg.Model.Stream(ctx, req, cb)
 	show(llm.Delta{Content: text.flush(), Reasoning: thought.flush()})
-	now := s.cfg.now()
 	if err != nil && llm.IsContextLengthExceeded(err) && ctx.Err() == nil {
 		if rerr := s.emergency(ctx, err); rerr != nil {
-			return nil, nil, "", rerr
+			return nil, rerr
 		}
-		return s.step(ctx, step)
+		return t.send(ctx, step)
 	}
 	if err != nil {
 		if ctx.Err() != nil && resp != nil && resp.Content != "" {
 			// Keep what the user already saw streamed, without its calls.
 			content, n := redactText(resp.Content)
-			partial := transcript.AssistantReply(content+"\n\n(stopped by the user)", "", nil, now)
+			partial := transcript.AssistantReply(content+"\n\n(stopped by the user)", "", nil, s.cfg.now())
 			partial.Redacted = n
 			_ = s.commit([]transcript.Message{partial}, nil)
 		}
-		return nil, nil, "", err
+		return nil, err
 	}
-	calls, run, redacted := s.intakeCalls(resp.ToolCalls)
-	reply, content := intakeReply(resp, calls, redacted, now)
+	return resp, nil
+}
+
+// sending is what send measured of the request in flight, for the ledger
+// row and the usage anchor of its reply.
+type sending struct {
+	drift    *prompt.Drift
+	logLen   int // the log's length when the request was built
+	messages int // messages in the request
+	estimate int // our own count of the request's tokens
+}
+
+// commitReply stores the reply with the one ledger row of its response
+// and reports the usage.
+func (t *turnLoop) commitReply(step int, resp *llm.Response, reply transcript.Message) error {
+	s, sent := t.s, t.sent
+	now := s.cfg.now()
 	s.st.Requests++
 	s.st.CycleRequests++
 	// The first request since the session was opened may meet a cold
@@ -186,20 +248,20 @@ func (s *Session) step(ctx context.Context, step int) ([]transcript.ToolCall, ma
 	first := !s.sentSinceOpen
 	s.sentSinceOpen = true
 	if u := resp.Usage; resp.HasUsage && u.PromptTokens > 0 {
-		s.anchor.Set(u.PromptTokens, logLen, estimate)
+		s.anchor.Set(u.PromptTokens, sent.logLen, sent.estimate)
 	}
-	row := s.newRow(ledger.KindTurn, resp, len(req.Messages), now)
-	row.Request, row.Drift, row.Rebuild = s.st.Requests, drift, s.pendingRebuild
+	row := s.newRow(ledger.KindTurn, resp, sent.messages, now)
+	row.Request, row.Drift, row.Rebuild = s.st.Requests, sent.drift, s.pendingRebuild
 	s.pendingRebuild = ""
-	err = s.commit([]transcript.Message{reply}, func(tx *storage.Tx) error {
+	err := s.commit([]transcript.Message{reply}, func(tx *storage.Tx) error {
 		row.ContextTokens, _ = s.level()
 		return addRow(tx, s.meta.ID, row)
 	})
 	if err != nil {
-		return nil, nil, "", err
+		return err
 	}
 	s.emit(Event{Kind: EventUsage, Step: step, Usage: s.usageOf(row, resp, first)})
-	return calls, run, content, nil
+	return nil
 }
 
 // normalizeArgs makes the stored arguments text safe to send back: empty
@@ -218,79 +280,6 @@ func normalizeArgs(a string) string {
 	}
 	b, _ := json.Marshal(map[string]string{"_malformed_arguments": transcript.Neutralize(a)})
 	return string(b)
-}
-
-// runTools executes calls in order, committing each result, then appends
-// any diagnostics for files written. It returns why the turn must stop
-// early ("" to go on): ReasonCancelled or ReasonHalted; every call that did
-// not run still gets a result, so the transcript stays valid.
-func (s *Session) runTools(ctx context.Context, step int, calls []transcript.ToolCall, run map[string]string) (string, error) {
-	defer s.dropResults()
-	var written []string
-	for i, c := range calls {
-		if ctx.Err() != nil {
-			return ReasonCancelled, s.skipRest(calls[i:], "cancelled: the user stopped the turn before this call ran")
-		}
-		s.emit(Event{Kind: EventToolStart, Step: step, Call: &c})
-		s.turn.toolCalls++
-		before := s.checklist.Version()
-		res, halt, ran := guarded(s.guard, c, func() tool.Result {
-			return s.runCall(ctx, calls, i, runArgs(run, c)) // task calls run as a batch of sub-agents
-		}, func() bool { return ctx.Err() != nil })
-		if ran && ctx.Err() != nil && res.IsError {
-			return ReasonCancelled, s.skipRest(calls[i:], "cancelled: the user stopped the turn before this call finished")
-		}
-		if v := s.checklist.Version(); ran && v != before && !res.IsError {
-			// The checklist tools answer with the list's snapshot, so the
-			// model has just read the list as it is now.
-			s.turn.shownList = v
-		}
-		s.st.WorkingSet.Touch(res.Paths...)
-		if res.Wrote {
-			written = append(written, res.Paths...)
-		}
-		m := transcript.ToolResult(c, res.Content, res.IsError, s.cfg.now())
-		m.Paths = res.Paths
-		m.Args = c.Arguments
-		m.Redacted = res.Redacted
-		if err := s.commit([]transcript.Message{m}, s.saveChecklist()); err != nil {
-			return "", err
-		}
-		if halt != "" {
-			s.turn.halt = halt
-			if err := s.skipRest(calls[i+1:], "not run: the turn was stopped by the loop guard"); err != nil {
-				return "", err
-			}
-			s.emit(Event{Kind: EventError, Err: halt})
-			return ReasonHalted, nil
-		}
-	}
-	return "", s.diagnose(ctx, written)
-}
-
-// guarded runs one tool call through the loop guard g, the same way for a
-// turn and for every sub-agent: a call the guard blocks does not run and
-// gets its message as an error result; one that runs is recorded, and the
-// guard's warning, if any, is appended to its result. halt is the
-// guard's message when the failures of the tool must end the loop. A call
-// that was cut short by cancellation (cancelled reports it after run) is
-// not recorded, so a stop is never counted as a failure of the tool.
-func guarded(g *guard.Guard, c transcript.ToolCall, run func() tool.Result, cancelled func() bool) (res tool.Result, halt string, ran bool) {
-	if v := g.Check(c.Name, c.Arguments); v.Blocked {
-		return tool.Result{IsError: true, Content: v.Message}, "", false
-	}
-	res = run()
-	if cancelled() && res.IsError {
-		return res, "", true
-	}
-	out := g.Record(c.Name, res.IsError)
-	if out.Message != "" {
-		res.Content += "\n\n" + out.Message
-	}
-	if out.Halt {
-		halt = out.Message
-	}
-	return res, halt, true
 }
 
 // execute runs call c with args, the model's own arguments (c holds the
@@ -318,19 +307,6 @@ func (s *Session) skipRest(calls []transcript.ToolCall, text string) error {
 		return nil
 	}
 	return s.commit(notRun(calls, text, s.cfg.now()), nil)
-}
-
-// notRun returns the results of calls that will not run, each saying text,
-// so a stored transcript stays one a strict server accepts. A turn and
-// every sub-agent answer skipped calls with it.
-func notRun(calls []transcript.ToolCall, text string, at time.Time) []transcript.Message {
-	msgs := make([]transcript.Message, 0, len(calls))
-	for _, c := range calls {
-		m := transcript.ToolResult(c, text, true, at)
-		m.Kind = transcript.KindRepair
-		msgs = append(msgs, m)
-	}
-	return msgs
 }
 
 func clip(s string, n int) string {
