@@ -10,7 +10,6 @@ import (
 
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
-	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/safefile"
@@ -233,13 +232,6 @@ func (s *Session) compactNow(ctx context.Context, in compact.Input, plan compact
 		s.st.Breakers.Failed(s.cfg.now())
 		return res, errors.New("agent: compaction found nothing to clear or summarise")
 	}
-	system := s.st.System
-	prevSummary, prevCarry := s.st.Summary, s.st.Carry
-	if out.SummarySection != "" {
-		s.st.Summary = out.SummarySection
-		system = s.systemWithSummary()
-	}
-	s.st.Carry = compactCarry{Record: out.Record, Earlier: out.Earlier, TurnBase: out.TurnBase}
 	// Every dropped message is kept as a blob, so the handle the index
 	// gives it reads it back (retrieve_tool_result).
 	keepDropped := func(tx *storage.Tx) error {
@@ -250,16 +242,22 @@ func (s *Session) compactNow(ctx context.Context, in compact.Input, plan compact
 		}
 		return nil
 	}
-	counts := func(info *RebuildInfo) {
-		f := plan.Fidelity
-		info.Fidelity = &f
-		if !in.NoFacts {
-			info.Record = out.Record.Render(compact.RecordTokens)
-		}
-	}
-	info, err := s.rebuildCosted(RebuildCompaction, reason, out.Messages, system, summary, plan.Cache, keepDropped, counts)
+	info, err := s.rebuild(rewrite{Kind: RebuildCompaction, Reason: reason, Messages: out.Messages,
+		State: func(st *state) {
+			if out.SummarySection != "" {
+				st.Summary = out.SummarySection
+			}
+			st.Carry = compactCarry{Record: out.Record, Earlier: out.Earlier, TurnBase: out.TurnBase}
+		},
+		Summary: summary, Call: plan.Cache, Extra: keepDropped,
+		Describe: func(info *RebuildInfo) {
+			f := plan.Fidelity
+			info.Fidelity = &f
+			if !in.NoFacts {
+				info.Record = out.Record.Render(compact.RecordTokens)
+			}
+		}})
 	if err != nil {
-		s.st.Summary, s.st.Carry = prevSummary, prevCarry
 		return res, err
 	}
 	if out.Source != "" {
@@ -307,170 +305,6 @@ func changed(a, b []transcript.Message) bool {
 		}
 	}
 	return false
-}
-
-// systemWithSummary is the cycle's base system prompt with the current
-// compaction summary merged in as its last, dynamic section.
-func (s *Session) systemWithSummary() string {
-	if s.st.Summary == "" {
-		return s.st.Base
-	}
-	return s.st.Base + "\n\n" + s.st.Summary
-}
-
-// rebuild is the single rewrite entrance of the session: it replaces the
-// current cycle's log (in memory and in the store, in one transaction),
-// records the RebuildRecord, swaps the system prompt when it changed (a
-// booked prefix change), invalidates the usage anchor, counts a
-// cache-busting rewrite for the thrash breaker and publishes the event with
-// what the rewrite cost in cache terms.
-func (s *Session) rebuild(kind RebuildKind, reason string, msgs []transcript.Message, system, summary string) error {
-	_, err := s.rebuildCosted(kind, reason, msgs, system, summary, compact.CacheCost{}, nil)
-	return err
-}
-
-// rebuildCosted is rebuild for a compaction, whose plan's cost adds the
-// summary request (call.CallTokens, call.CallMissTokens) to the cost of
-// the rewrite itself. It returns the event's RebuildInfo. extra, when not
-// nil, runs in the rewrite's transaction; describe completes the
-// RebuildInfo before the event is sent.
-func (s *Session) rebuildCosted(kind RebuildKind, reason string, msgs []transcript.Message, system, summary string, call compact.CacheCost, extra func(tx *storage.Tx) error, describe ...func(*RebuildInfo)) (RebuildInfo, error) {
-	before, _ := s.level()
-	oldLog := s.log.Messages()
-	// The previous request held the first sent messages of the log: the
-	// anchor says how many; without one, count every message as sent.
-	sent := len(oldLog)
-	if s.anchor.Valid() {
-		_, sent, _ = s.anchor.Parts()
-	}
-	systemChanged := system != s.st.System
-	first := firstDifference(oldLog, msgs)
-	rec := s.log.Rebuild(reason, msgs, s.cfg.now())
-	rec.Cycle = s.meta.Cycle
-	if system != s.st.System {
-		rec.Detail = "system prompt changed (booked)"
-	}
-	gone := transcript.SupersededBy(oldLog, msgs)
-	prevSystem, prevSpans := s.st.System, s.st.Spans
-	if system != s.st.System {
-		s.st.System = system
-		s.st.Spans = summarySpans(s.st.BaseSpans, s.st.Base, system)
-	}
-	if s.anchor.Valid() {
-		billed, _, own := s.anchor.Parts()
-		s.st.Breakers.Growth.Rebase(billed, own, s.st.CycleRequests)
-	} else {
-		s.st.Breakers.Growth.Rebase(0, 0, 0)
-	}
-	s.anchor.Invalidate()
-	s.st.Anchor = nil
-	err := s.cfg.Store.Update(func(tx *storage.Tx) error {
-		data := make([][]byte, 0, s.log.Len())
-		for i := 0; i < s.log.Len(); i++ {
-			b, err := transcript.Encode(s.log.At(i).Msg)
-			if err != nil {
-				return err
-			}
-			data = append(data, b)
-		}
-		if len(gone) > 0 {
-			// Keep what the rewrite removes: nothing committed is lost.
-			blob, err := json.Marshal(gone)
-			if err != nil {
-				return err
-			}
-			if rec.Superseded, err = tx.PutBlob(blob); err != nil {
-				return err
-			}
-			rec.SupersededCount = len(gone)
-		}
-		if err := tx.ReplaceLog(s.meta.ID, s.meta.Cycle, data); err != nil {
-			return err
-		}
-		if extra != nil {
-			if err := extra(tx); err != nil {
-				return err
-			}
-		}
-		r, _ := json.Marshal(rec)
-		if _, err := tx.AddRecord(storage.KindRebuild, s.meta.ID, r); err != nil {
-			return err
-		}
-		if err := putPrompt(tx, s.meta.ID, s.st); err != nil {
-			return err
-		}
-		return putMeta(tx, s.meta, s.st)
-	})
-	if err != nil {
-		s.log.Rebuild("rollback after a failed rebuild", oldLog, s.cfg.now())
-		s.st.System, s.st.Spans = prevSystem, prevSpans
-		s.resetPrefix()
-		return RebuildInfo{}, fmt.Errorf("agent: could not save the rewritten history (%w); nothing was changed", err)
-	}
-	if system != prevSystem {
-		s.bookPrefixChange(reason)
-	}
-	s.resetPrefix()
-	s.publishLevel()
-	s.pendingRebuild = reason
-	after, _ := s.level()
-	invalidated := 0
-	switch {
-	case systemChanged:
-		invalidated = after
-	case first >= 0:
-		for i := first; i < s.log.Len(); i++ {
-			invalidated += s.log.At(i).Tokens
-		}
-	}
-	cost := compact.NewCacheCost(invalidated, call.CallTokens, call.CallMissTokens, before-after, s.cfg.HitPrice, s.cfg.MissPrice)
-	info := RebuildInfo{Kind: kind, Reason: reason, TokensBefore: before, TokensAfter: after, Summary: summary, Cycle: s.meta.Cycle,
-		MissTokens: cost.MissTokens, PaysBackAfter: cost.BreakEven,
-		CacheBusting: systemChanged || (first >= 0 && first < sent)}
-	for _, d := range describe {
-		d(&info)
-	}
-	if info.CacheBusting {
-		if paused, msg := s.st.Breakers.Busted(s.st.Requests); paused {
-			s.turn.warnedBreaker = true // said once, not again by checkPressure
-			s.emit(Event{Kind: EventError, Err: msg})
-		}
-	}
-	s.emit(Event{Kind: EventRebuild, Reason: reason, Rebuild: &info})
-	return info, nil
-}
-
-// firstDifference returns the index of the first message in which a and b
-// differ (role, kind, text, tool calls or the call a result answers), the
-// length of the shorter one when it is a prefix of the other, or -1 when
-// they are equal.
-func firstDifference(a, b []transcript.Message) int {
-	for i := 0; i < min(len(a), len(b)); i++ {
-		x, y := &a[i], &b[i]
-		if x.Role != y.Role || x.Kind != y.Kind || x.ToolCallID != y.ToolCallID || len(x.ToolCalls) != len(y.ToolCalls) || x.Text() != y.Text() {
-			return i
-		}
-		for k := range x.ToolCalls {
-			if x.ToolCalls[k] != y.ToolCalls[k] {
-				return i
-			}
-		}
-	}
-	if len(a) != len(b) {
-		return min(len(a), len(b))
-	}
-	return -1
-}
-
-// summarySpans extends the base spans with the summary section's span.
-func summarySpans(base []prompt.Span, baseText, system string) []prompt.Span {
-	spans := append([]prompt.Span(nil), base...)
-	if len(system) > len(baseText) && strings.HasPrefix(system, baseText) {
-		rest := system[len(baseText):]
-		off := len(baseText) + len(rest) - len(strings.TrimLeft(rest, "\n"))
-		spans = append(spans, prompt.Span{Name: "compaction_summary", Tier: prompt.Dynamic, Offset: off, SHA: prompt.Digest(system[off:])})
-	}
-	return spans
 }
 
 // Alerts returns the active alert lines: loop guard and compaction

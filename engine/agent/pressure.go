@@ -258,7 +258,8 @@ func (s *Session) idleMicroCompact() error {
 	if len(rep.Changes) == 0 {
 		return nil
 	}
-	return s.rebuild(RebuildCompaction, "idle micro-compact", out.Messages, s.st.System, "")
+	_, err := s.rebuild(rewrite{Kind: RebuildCompaction, Reason: "idle micro-compact", Messages: out.Messages})
+	return err
 }
 
 // tokensOf returns the count the log keeps for each message
@@ -313,7 +314,8 @@ func (s *Session) emergency(ctx context.Context, cause error) error {
 	if dropped == 0 {
 		return fmt.Errorf("agent: the request is too long for the model, and after emergency recovery nothing more can be dropped (%w); start a new cycle or session", cause)
 	}
-	return s.rebuild(RebuildEmergency, "emergency truncation", kept, s.st.System, "")
+	_, err = s.rebuild(rewrite{Kind: RebuildEmergency, Reason: "emergency truncation", Messages: kept})
+	return err
 }
 
 // rollCycle closes the current cycle and opens the next one: the model
@@ -353,71 +355,38 @@ func (s *Session) rollCycle(ctx context.Context, mode string) error {
 			msgs = append(msgs, u)
 		}
 	}
-	old := s.log.Messages()
-	oldCycle, oldState := s.meta.Cycle, s.st
-	rec := s.log.Rebuild("cycle", msgs, now)
-	rec.Detail = fmt.Sprintf("cycle %d archived; cycle %d started", oldCycle, next)
-	s.meta.Cycle = next
-	s.st.Summary = ""
 	// Turn numbers run on across cycles, so the record's "latest turn
 	// wins" holds for what earlier cycles recorded too.
 	turns := s.st.Carry.TurnBase
-	for i := range old {
-		if old[i].IsPlainUserText() {
+	for _, m := range s.log.Messages() {
+		if m.IsPlainUserText() {
 			turns++
 		}
 	}
 	if len(msgs) > len(seed) {
 		turns-- // the carried request starts the new log again
 	}
-	s.st.Carry, s.st.Carried = compactCarry{TurnBase: max(turns, 0)}, carried
-	s.st.System, s.st.Spans = s.st.Base, s.st.BaseSpans
-	s.st.Breakers.Reset()
-	s.st.CycleStarted, s.st.CycleRequests = now, 0
-	s.anchor.Invalidate()
-	s.st.Anchor = nil
-	err = s.cfg.Store.Update(func(tx *storage.Tx) error {
-		for _, b := range blobs {
-			if _, err := tx.PutBlob([]byte(b)); err != nil {
-				return err
+	_, err = s.rebuild(rewrite{Kind: RebuildCycle, Reason: "cycle", Messages: msgs, Cycle: next, Summary: brief,
+		Detail: fmt.Sprintf("cycle %d archived; cycle %d started", s.meta.Cycle, next),
+		State: func(st *state) {
+			st.Summary = ""
+			st.Carry, st.Carried = compactCarry{TurnBase: max(turns, 0)}, carried
+			st.Breakers.Reset()
+			st.CycleStarted, st.CycleRequests = now, 0
+		},
+		Extra: func(tx *storage.Tx) error {
+			for _, b := range blobs {
+				if _, err := tx.PutBlob([]byte(b)); err != nil {
+					return err
+				}
 			}
-		}
-		a, _ := json.Marshal(arch)
-		if _, err := tx.AddRecord(storage.KindArchive, s.meta.ID, a); err != nil {
+			a, _ := json.Marshal(arch)
+			_, err := tx.AddRecord(storage.KindArchive, s.meta.ID, a)
 			return err
-		}
-		for i := 0; i < s.log.Len(); i++ {
-			b, err := transcript.Encode(s.log.At(i).Msg)
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Append(s.meta.ID, next, b); err != nil {
-				return err
-			}
-		}
-		r, _ := json.Marshal(rec)
-		if _, err := tx.AddRecord(storage.KindRebuild, s.meta.ID, r); err != nil {
-			return err
-		}
-		if err := putPrompt(tx, s.meta.ID, s.st); err != nil {
-			return err
-		}
-		return putMeta(tx, s.meta, s.st)
-	})
+		}})
 	if err != nil {
-		s.meta.Cycle, s.st = oldCycle, oldState
-		s.log.Rebuild("rollback after a failed cycle", old, now)
-		s.resetPrefix()
-		return fmt.Errorf("agent: could not save the new cycle (%w); the session continues in cycle %d", err, oldCycle)
+		return fmt.Errorf("agent: could not save the new cycle (%w); the session continues in cycle %d", err, s.meta.Cycle)
 	}
-	if oldState.System != s.st.System {
-		s.bookPrefixChange("cycle")
-	}
-	s.resetPrefix()
-	s.publishLevel()
-	s.pendingRebuild = "cycle"
-	after, _ := s.level()
-	s.emit(Event{Kind: EventRebuild, Reason: "cycle", Rebuild: &RebuildInfo{Kind: RebuildCycle, Reason: "cycle", TokensBefore: level, TokensAfter: after, Summary: brief, Cycle: next}})
 	return nil
 }
 

@@ -56,5 +56,6 @@ func (s *Session) ApplyPurge(p PurgePreview) error {
 	if len(p.Changes) == 0 {
 		return purge.ErrNothing
 	}
-	return s.rebuild(RebuildPurge, "purge", p.Messages, s.st.System, "")
+	_, err := s.rebuild(rewrite{Kind: RebuildPurge, Reason: "purge", Messages: p.Messages})
+	return err
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/tally-dev/tally/engine/checkpoint"
-	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
@@ -198,12 +197,13 @@ func (s *Session) rewindChat(t Turn, res *RewindResult) error {
 	list, _ := s.checklist.MarshalJSON()
 	prevTurns := s.turns
 	s.turns = turns // published with the rebuild
-	_, err = s.rebuildCosted(RebuildRewind, fmt.Sprintf("rewind to turn %d", t.N), kept, s.st.System, "", compact.CacheCost{}, func(tx *storage.Tx) error {
-		if err := putJSON(tx, s.meta.ID, turnsKey, turns); err != nil {
-			return err
-		}
-		return tx.PutState(s.meta.ID, checklistKey, list)
-	})
+	_, err = s.rebuild(rewrite{Kind: RebuildRewind, Reason: fmt.Sprintf("rewind to turn %d", t.N), Messages: kept,
+		Extra: func(tx *storage.Tx) error {
+			if err := putJSON(tx, s.meta.ID, turnsKey, turns); err != nil {
+				return err
+			}
+			return tx.PutState(s.meta.ID, checklistKey, list)
+		}})
 	if err != nil {
 		_ = s.checklist.UnmarshalJSON(prevList)
 		s.st.WorkingSet = prevWS

@@ -76,6 +76,23 @@ func Assemble(sections []Section) (string, []Span) {
 	return b.String(), spans
 }
 
+// Extend appends sec after an assembled prompt (text and its spans, as
+// Assemble returned them), joined by the same separator, and returns the
+// new text and spans; an empty section leaves the prompt as it is. It is
+// how a section that changes during a session (the compaction summary)
+// joins the prompt, so the prompt has one joining rule.
+func Extend(text string, spans []Span, sec Section) (string, []Span) {
+	out := append([]Span(nil), spans...)
+	if strings.TrimSpace(sec.Text) == "" {
+		return text, out
+	}
+	if text != "" {
+		text += separator
+	}
+	out = append(out, Span{Name: sec.Name, Tier: sec.Tier, Offset: len(text), SHA: digest([]byte(sec.Text))})
+	return text + sec.Text, out
+}
+
 // Span locates one section or tool inside the prefix.
 type Span struct {
 	Name   string `json:"name"`

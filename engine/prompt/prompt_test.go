@@ -131,3 +131,19 @@ func TestOversizedContextFileIsCut(t *testing.T) {
 		t.Errorf("oversized file not cut: %d bytes", len(in))
 	}
 }
+
+func TestExtendJoinsLikeAssemble(t *testing.T) {
+	base, spans := Assemble([]Section{{Name: "a", Tier: Static, Text: "alpha"}, {Name: "b", Tier: Session, Text: "beta"}})
+	text, out := Extend(base, spans, Section{Name: "summary", Tier: Dynamic, Text: "gamma"})
+	want, _ := Assemble([]Section{{Name: "a", Tier: Static, Text: "alpha"}, {Name: "b", Tier: Session, Text: "beta"}, {Name: "summary", Tier: Dynamic, Text: "gamma"}})
+	if text != want {
+		t.Fatalf("Extend = %q, want %q", text, want)
+	}
+	last := out[len(out)-1]
+	if len(out) != 3 || text[last.Offset:] != "gamma" || last.SHA != Digest("gamma") || len(spans) != 2 {
+		t.Fatalf("spans = %+v (base spans %d)", out, len(spans))
+	}
+	if same, s := Extend(base, spans, Section{Name: "summary", Text: " \n"}); same != base || len(s) != 2 {
+		t.Fatal("an empty section must leave the prompt as it is")
+	}
+}

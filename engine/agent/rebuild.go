@@ -1,0 +1,195 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/storage"
+)
+
+// rewrite is one rewrite of the conversation, as rebuild applies it.
+type rewrite struct {
+	Kind     RebuildKind
+	Reason   string
+	Messages []transcript.Message // the log that replaces the current one
+	// State changes the session's state with the rewrite (the summary
+	// section, what compaction carries, a new cycle's fields); rebuild
+	// derives the system prompt from it and restores it all when the
+	// store refuses the rewrite.
+	State func(st *state)
+	// Cycle, when not 0, is the cycle the rewrite opens: Messages start
+	// its log, and the current log stays in the store as the closed
+	// cycle's, so nothing is superseded.
+	Cycle int
+	// Detail is the rebuild record's detail line.
+	Detail string
+	// Summary is what the rebuild event shows of the new history (a
+	// compaction summary, a cycle's hand-off brief).
+	Summary string
+	// Call is the cost of the model call that made the rewrite (a
+	// compaction summary), added to the rewrite's own cache cost.
+	Call compact.CacheCost
+	// Extra, when not nil, runs in the rewrite's transaction.
+	Extra func(tx *storage.Tx) error
+	// Describe, when not nil, completes the event's RebuildInfo.
+	Describe func(*RebuildInfo)
+}
+
+// rebuild is the one entrance of every rewrite of the conversation —
+// compaction, emergency recovery, purge, rewind and a new cycle. It is the
+// only writer of a rewritten log, a rebuild record and the prompt state:
+// in one transaction it replaces the cycle's log (or starts the next
+// cycle's), keeps what the rewrite removes, records the RebuildRecord and
+// stores the system prompt, derived by one rule from the state (see
+// systemOf); it books a changed system prompt, invalidates the usage
+// anchor, counts a cache-busting rewrite for the thrash breaker and
+// publishes the event with what the rewrite cost in cache terms. When the
+// store refuses, nothing changes, in memory either.
+func (s *Session) rebuild(w rewrite) (RebuildInfo, error) {
+	before, _ := s.level()
+	now := s.cfg.now()
+	oldLog := s.log.Messages()
+	// The previous request held the first sent messages of the log: the
+	// anchor says how many; without one, count every message as sent.
+	sent := len(oldLog)
+	if s.anchor.Valid() {
+		_, sent, _ = s.anchor.Parts()
+	}
+	prevMeta, prevState := s.meta, s.st
+	if w.State != nil {
+		w.State(&s.st)
+	}
+	s.st.System, s.st.Spans = systemOf(s.st)
+	systemChanged := s.st.System != prevState.System
+	first := firstDifference(oldLog, w.Messages)
+	rec := s.log.Rebuild(w.Reason, w.Messages, now)
+	var gone []transcript.Superseded
+	if w.Cycle != 0 {
+		s.meta.Cycle = w.Cycle
+	} else {
+		gone = transcript.SupersededBy(oldLog, w.Messages)
+		if s.anchor.Valid() {
+			billed, _, own := s.anchor.Parts()
+			s.st.Breakers.Growth.Rebase(billed, own, s.st.CycleRequests)
+		} else {
+			s.st.Breakers.Growth.Rebase(0, 0, 0)
+		}
+	}
+	rec.Cycle, rec.Detail = s.meta.Cycle, w.Detail
+	if systemChanged && rec.Detail == "" {
+		rec.Detail = "system prompt changed (booked)"
+	}
+	s.anchor.Invalidate()
+	s.st.Anchor = nil
+	err := s.cfg.Store.Update(func(tx *storage.Tx) error {
+		data := make([][]byte, 0, s.log.Len())
+		for i := 0; i < s.log.Len(); i++ {
+			b, err := transcript.Encode(s.log.At(i).Msg)
+			if err != nil {
+				return err
+			}
+			data = append(data, b)
+		}
+		if len(gone) > 0 {
+			// Keep what the rewrite removes: nothing committed is lost.
+			blob, err := json.Marshal(gone)
+			if err != nil {
+				return err
+			}
+			if rec.Superseded, err = tx.PutBlob(blob); err != nil {
+				return err
+			}
+			rec.SupersededCount = len(gone)
+		}
+		if err := tx.ReplaceLog(s.meta.ID, s.meta.Cycle, data); err != nil {
+			return err
+		}
+		if w.Extra != nil {
+			if err := w.Extra(tx); err != nil {
+				return err
+			}
+		}
+		r, _ := json.Marshal(rec)
+		if _, err := tx.AddRecord(storage.KindRebuild, s.meta.ID, r); err != nil {
+			return err
+		}
+		if err := putPrompt(tx, s.meta.ID, s.st); err != nil {
+			return err
+		}
+		return putMeta(tx, s.meta, s.st)
+	})
+	if err != nil {
+		s.meta, s.st = prevMeta, prevState
+		s.log.Rebuild("rollback after a failed rebuild", oldLog, now)
+		s.resetPrefix()
+		return RebuildInfo{}, fmt.Errorf("agent: could not save the rewritten history (%w); nothing was changed", err)
+	}
+	if systemChanged {
+		s.bookPrefixChange(w.Reason)
+	}
+	s.resetPrefix()
+	s.publishLevel()
+	s.pendingRebuild = w.Reason
+	after, _ := s.level()
+	info := RebuildInfo{Kind: w.Kind, Reason: w.Reason, TokensBefore: before, TokensAfter: after, Summary: w.Summary, Cycle: s.meta.Cycle}
+	if w.Cycle == 0 {
+		invalidated := 0
+		switch {
+		case systemChanged:
+			invalidated = after
+		case first >= 0:
+			for i := first; i < s.log.Len(); i++ {
+				invalidated += s.log.At(i).Tokens
+			}
+		}
+		cost := compact.NewCacheCost(invalidated, w.Call.CallTokens, w.Call.CallMissTokens, before-after, s.cfg.HitPrice, s.cfg.MissPrice)
+		info.MissTokens, info.PaysBackAfter = cost.MissTokens, cost.BreakEven
+		info.CacheBusting = systemChanged || (first >= 0 && first < sent)
+	}
+	if w.Describe != nil {
+		w.Describe(&info)
+	}
+	if info.CacheBusting {
+		if paused, msg := s.st.Breakers.Busted(s.st.Requests); paused {
+			s.turn.warnedBreaker = true // said once, not again by checkPressure
+			s.emit(Event{Kind: EventError, Err: msg})
+		}
+	}
+	s.emit(Event{Kind: EventRebuild, Reason: w.Reason, Rebuild: &info})
+	return info, nil
+}
+
+// summarySection is the name of the system prompt's compaction summary.
+const summarySection = "compaction_summary"
+
+// systemOf is the one rule of the system prompt during a session: the
+// cycle's base prompt, with the compaction summary, when there is one,
+// joined after it as its last, dynamic section.
+func systemOf(st state) (string, []prompt.Span) {
+	return prompt.Extend(st.Base, st.BaseSpans, prompt.Section{Name: summarySection, Tier: prompt.Dynamic, Text: st.Summary})
+}
+
+// firstDifference returns the index of the first message in which a and b
+// differ (role, kind, text, tool calls or the call a result answers), the
+// length of the shorter one when it is a prefix of the other, or -1 when
+// they are equal.
+func firstDifference(a, b []transcript.Message) int {
+	for i := 0; i < min(len(a), len(b)); i++ {
+		x, y := &a[i], &b[i]
+		if x.Role != y.Role || x.Kind != y.Kind || x.ToolCallID != y.ToolCallID || len(x.ToolCalls) != len(y.ToolCalls) || x.Text() != y.Text() {
+			return i
+		}
+		for k := range x.ToolCalls {
+			if x.ToolCalls[k] != y.ToolCalls[k] {
+				return i
+			}
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
