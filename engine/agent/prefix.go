@@ -1,29 +1,6 @@
 package agent
 
-import (
-	"github.com/tally-dev/tally/engine/prompt"
-	"github.com/tally-dev/tally/engine/tool"
-)
-
-// AddTool registers an extra (MCP-style) tool. Extra tools sort after the
-// built-ins, so adding one never moves a built-in tool's bytes; it is still
-// a change of the prefix and is reported as unbooked drift on the next
-// request unless announced.
-func (s *Session) AddTool(t tool.Tool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.tools.AddExtra(t)
-	s.resetPrefix()
-}
-
-// ActivateTool adds a deferred tool at the very end of the catalog, after
-// every tool already offered, so the bytes before it keep hitting the cache.
-func (s *Session) ActivateTool(t tool.Tool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.tools.Activate(t)
-	s.resetPrefix()
-}
+import "github.com/tally-dev/tally/engine/prompt"
 
 // bookPrefixChange announces that the next prefix change is intended
 // (compaction, cycle), so the drift report marks it as booked.

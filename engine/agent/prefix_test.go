@@ -23,6 +23,19 @@ func (extraTool) Run(context.Context, *tool.Env, json.RawMessage) tool.Result {
 	return tool.Result{Content: "ok"}
 }
 
+// addTool adds t to the catalog after the built-ins, or, deferred, at its
+// very end, as MCP tools and deferred tools join a running session.
+func addTool(s *Session, t tool.Tool, deferred bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if deferred {
+		s.tools.Activate(t)
+	} else {
+		s.tools.AddExtra(t)
+	}
+	s.resetPrefix()
+}
+
 func TestExtraAndDeferredToolsKeepBuiltinOffsets(t *testing.T) {
 	h := newHarness(t, llmtest.Sequence(llmtest.Text("1"), llmtest.Text("2"), llmtest.Text("3")), nil)
 	s := h.session("tools")
@@ -31,11 +44,11 @@ func TestExtraAndDeferredToolsKeepBuiltinOffsets(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := s.Fingerprint()
-	s.AddTool(extraTool{"mcp_search"})
+	addTool(s, extraTool{"mcp_search"}, false)
 	if _, err := s.Run(ctx, "two"); err != nil {
 		t.Fatal(err)
 	}
-	s.ActivateTool(extraTool{"aaa_deferred"}) // sorts first by name, but is appended last
+	addTool(s, extraTool{"aaa_deferred"}, true) // sorts first by name, but is appended last
 	if _, err := s.Run(ctx, "three"); err != nil {
 		t.Fatal(err)
 	}

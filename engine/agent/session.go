@@ -270,6 +270,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 		cfg.Compaction = CompactAuto
 	}
 	s := &Session{cfg: cfg, meta: meta, st: st, defaultRenderer: defaultRenderer}
+	s.subs.s = s
 	s.tools = tool.NewRegistry()
 	for _, t := range tool.Builtins() {
 		s.tools.AddBuiltin(t)

@@ -149,6 +149,7 @@ func (taskTool) Run(context.Context, *tool.Env, json.RawMessage) tool.Result {
 // subagents is a session's live sub-agent state. It has its own lock:
 // the app reads it while the parent's turn holds the session lock.
 type subagents struct {
+	s       *Session // the parent
 	mu      sync.Mutex
 	next    int                    // the number of the last child started; 0 until loaded
 	running map[string]*child      // by child ID
@@ -162,51 +163,53 @@ type subagents struct {
 // the following calls then take in order; every other call goes through
 // execute with args, the model's own arguments. A child reads its task
 // from the stored (redacted) call, as the parent's model does.
-func (s *Session) runCall(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
+func (h *subagents) runCall(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
+	s := h.s
 	c := calls[i]
 	if c.Name != TaskToolName || s.cfg.Subagents.Off {
 		return s.execute(ctx, c, args)
 	}
-	if res, ok := s.takeResult(c.ID); ok {
+	if res, ok := h.takeResult(c.ID); ok {
 		return res
 	}
 	j := i
 	for j < len(calls) && calls[j].Name == TaskToolName {
 		j++
 	}
-	s.runBatch(ctx, calls[i:j])
-	res, _ := s.takeResult(c.ID)
+	h.runBatch(ctx, calls[i:j])
+	res, _ := h.takeResult(c.ID)
 	return res
 }
 
 // takeResult removes and returns the batch result of a call.
-func (s *Session) takeResult(callID string) (tool.Result, bool) {
-	s.subs.mu.Lock()
-	defer s.subs.mu.Unlock()
-	res, ok := s.subs.results[callID]
-	delete(s.subs.results, callID)
+func (h *subagents) takeResult(callID string) (tool.Result, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	res, ok := h.results[callID]
+	delete(h.results, callID)
 	return res, ok
 }
 
 // dropResults forgets batch results no call took (the calls after a
 // stop); runTools calls it when it returns.
-func (s *Session) dropResults() {
-	s.subs.mu.Lock()
-	s.subs.results = nil
-	s.subs.mu.Unlock()
+func (h *subagents) dropResults() {
+	h.mu.Lock()
+	h.results = nil
+	h.mu.Unlock()
 }
 
 // runBatch runs one child per call, at most SubagentConfig.Parallel at
 // once, and returns when all have ended, with their results stored by
 // call ID. The children share nothing with the parent's log; ctx ending
 // (Stop) cancels all of them.
-func (s *Session) runBatch(ctx context.Context, calls []transcript.ToolCall) {
+func (h *subagents) runBatch(ctx context.Context, calls []transcript.ToolCall) {
+	s := h.s
 	slots := make(chan struct{}, s.cfg.Subagents.parallel())
 	var wg sync.WaitGroup
 	for _, c := range calls {
-		ch, bad := s.newChild(ctx, c)
+		ch, bad := h.newChild(ctx, c)
 		if ch == nil {
-			s.putResult(c.ID, bad)
+			h.putResult(c.ID, bad)
 			continue
 		}
 		wg.Add(1)
@@ -217,24 +220,25 @@ func (s *Session) runBatch(ctx context.Context, calls []transcript.ToolCall) {
 				defer func() { <-slots }()
 			case <-ctx.Done():
 			}
-			s.putResult(c.ID, ch.runSafely())
+			h.putResult(c.ID, ch.runSafely())
 		}()
 	}
 	wg.Wait()
 }
 
-func (s *Session) putResult(callID string, res tool.Result) {
-	s.subs.mu.Lock()
-	defer s.subs.mu.Unlock()
-	if s.subs.results == nil {
-		s.subs.results = map[string]tool.Result{}
+func (h *subagents) putResult(callID string, res tool.Result) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.results == nil {
+		h.results = map[string]tool.Result{}
 	}
-	s.subs.results[callID] = res
+	h.results[callID] = res
 }
 
 // parseTask reads a task call's arguments and decides whether the child
 // may start; the error is the result for the model when it may not.
-func (s *Session) parseTask(c transcript.ToolCall) (TaskParams, *tool.Result) {
+func (h *subagents) parseTask(c transcript.ToolCall) (TaskParams, *tool.Result) {
+	s := h.s
 	var p TaskParams
 	fail := func(format string, args ...any) (TaskParams, *tool.Result) {
 		return p, &tool.Result{IsError: true, Content: "task: " + fmt.Sprintf(format, args...)}
@@ -333,11 +337,11 @@ func (s *Session) StopChild(id string) error {
 // now, sorted by ID. Children run inside the parent's tool round, so the
 // parent's own requests do not see any today; the lines keep the block
 // truthful for any request built while one runs.
-func (s *Session) runningAlerts() []string {
-	s.subs.mu.Lock()
-	defer s.subs.mu.Unlock()
+func (h *subagents) runningAlerts() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	var out []string
-	for _, ch := range s.subs.running {
+	for _, ch := range h.running {
 		c := ch.snapshot()
 		out = append(out, fmt.Sprintf("subagent %s running: %q (%s, step %d/%d)", c.ID, c.Title, c.Kind, c.Steps, c.MaxSteps))
 	}

@@ -61,7 +61,8 @@ func subagentPrompt(kind, workspace string) string {
 // subagentTools returns the registry of a kind: read_file, list_dir, grep,
 // retrieve_tool_result and the checklist for every child, and the tools
 // that write for a general one.
-func (s *Session) subagentTools(kind string, list *todo.List) *tool.Registry {
+func (h *subagents) subagentTools(kind string, list *todo.List) *tool.Registry {
+	s := h.s
 	reg := tool.NewRegistry()
 	reg.AddBuiltin(tool.ReadFile())
 	reg.AddBuiltin(tool.ListDir())
@@ -83,19 +84,20 @@ func (s *Session) subagentTools(kind string, list *todo.List) *tool.Registry {
 // newChild prepares the child of a task call and stores its first message
 // (the job). It returns nil and the result for the model when the call
 // cannot start one.
-func (s *Session) newChild(ctx context.Context, c transcript.ToolCall) (*child, tool.Result) {
-	p, bad := s.parseTask(c)
+func (h *subagents) newChild(ctx context.Context, c transcript.ToolCall) (*child, tool.Result) {
+	s := h.s
+	p, bad := h.parseTask(c)
 	if bad != nil {
 		return nil, *bad
 	}
-	id, err := s.nextChildID()
+	id, err := h.nextChildID()
 	if err != nil {
 		return nil, tool.Result{IsError: true, Content: "task: " + err.Error()}
 	}
 	ch := &child{s: s, params: p, parent: s.meta.ID, read: map[string]bool{}, list: todo.New(), guard: guard.New()}
 	ch.ctx, ch.cancel = context.WithCancel(ctx)
 	ch.log = transcript.NewAppendLog(nil, WireRules())
-	ch.reg = s.subagentTools(p.Kind, ch.list)
+	ch.reg = h.subagentTools(p.Kind, ch.list)
 	ch.env = s.env // the parent's confinement, sandbox and recorder
 	ch.system = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: subagentPrompt(p.Kind, s.meta.Workspace)}
 	ch.catalog = toOpenAITools(ch.reg.Catalog())
@@ -328,7 +330,7 @@ func (c *child) finish(reason, report string, err error) tool.Result {
 			i.Error = err.Error()
 		}
 	})
-	_ = c.s.saveChild(info) // the transcript is stored; a lost index entry shows as running
+	_ = c.s.subs.saveChild(info) // the transcript is stored; a lost index entry shows as running
 	c.emit(EventSubagentEnd, info, func(e *Event) { e.Reason, e.Err = reason, info.Error })
 
 	head := fmt.Sprintf("[sub-agent %s · %s · %s · %d of %d steps · %s tokens · %d files read]",

@@ -87,22 +87,24 @@ func readChildLog(st *storage.Store, session, id string) ([]transcript.Message, 
 }
 
 // nextChildID numbers the session's next child.
-func (s *Session) nextChildID() (string, error) {
-	s.subs.mu.Lock()
-	defer s.subs.mu.Unlock()
-	if s.subs.next == 0 {
+func (h *subagents) nextChildID() (string, error) {
+	s := h.s
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.next == 0 {
 		all, err := readChildIndex(s.cfg.Store, s.meta.ID)
 		if err != nil {
 			return "", err
 		}
-		s.subs.next = len(all)
+		h.next = len(all)
 	}
-	s.subs.next++
-	return fmt.Sprintf("sub-%d", s.subs.next), nil
+	h.next++
+	return fmt.Sprintf("sub-%d", h.next), nil
 }
 
 // saveChild stores a child's info in the index.
-func (s *Session) saveChild(info ChildInfo) error {
+func (h *subagents) saveChild(info ChildInfo) error {
+	s := h.s
 	return s.cfg.Store.Update(func(tx *storage.Tx) error { return putChild(tx, s.meta.ID, info) })
 }
 
@@ -175,7 +177,8 @@ func childLine(c ChildInfo) string {
 
 // cycleChildren lists, for a new cycle's seed, the children of the cycle
 // that ends (at most MaxCarriedChildren, the latest).
-func (s *Session) cycleChildren() []string {
+func (h *subagents) cycleChildren() []string {
+	s := h.s
 	if s.cfg.Subagents.Off {
 		return nil
 	}
@@ -205,7 +208,8 @@ const MaxCarriedChildren = 8
 // report can be paged back, so the model does not delegate the same job
 // again. The reference design's "running subagents" reminder does the same
 // after a compaction.
-func (s *Session) carrySubagents() error {
+func (h *subagents) carrySubagents() error {
+	s := h.s
 	if s.pendingRebuild == "" || s.cfg.Subagents.Off {
 		return nil
 	}

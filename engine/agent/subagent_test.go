@@ -288,7 +288,7 @@ func TestExploreChildCannotWrite(t *testing.T) {
 	if err != nil || len(log) < 3 || !log[2].IsError || !strings.Contains(log[2].Text(), `has no tool "write_file"`) {
 		t.Fatalf("child transcript = %+v, %v", log, err)
 	}
-	for _, name := range s.subagentTools(SubagentExplore, nil).Names() {
+	for _, name := range s.subs.subagentTools(SubagentExplore, nil).Names() {
 		if name == "write_file" || name == "edit_file" || name == "run_shell" {
 			t.Errorf("the explore catalog offers %s", name)
 		}

@@ -127,7 +127,7 @@ func (t *turnLoop) intake(in []llm.ToolCall) ([]transcript.ToolCall, map[string]
 
 func (t *turnLoop) beforeCalls(int, []transcript.ToolCall) (string, error) {
 	t.s.st.Breakers.ToolRound()
-	t.s.dropResults()
+	t.s.subs.dropResults()
 	return "", nil
 }
 
@@ -140,7 +140,7 @@ func (t *turnLoop) startCall(step int, call transcript.ToolCall) {
 }
 
 func (t *turnLoop) execute(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
-	return t.s.runCall(ctx, calls, i, args) // task calls run as a batch of sub-agents
+	return t.s.subs.runCall(ctx, calls, i, args) // task calls run as a batch of sub-agents
 }
 
 func (t *turnLoop) commitResult(c transcript.ToolCall, res tool.Result) error {
@@ -163,7 +163,7 @@ func (t *turnLoop) skip(calls []transcript.ToolCall, text string) error {
 }
 
 func (t *turnLoop) endRound(ctx context.Context, written []string) error {
-	t.s.dropResults()
+	t.s.subs.dropResults()
 	return t.s.diagnose(ctx, written)
 }
 
@@ -185,7 +185,7 @@ func (t *turnLoop) send(ctx context.Context, step int) (*llm.Response, error) {
 	if err := s.checkPressure(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.carrySubagents(); err != nil {
+	if err := s.subs.carrySubagents(); err != nil {
 		return nil, err
 	}
 	req, err := s.nextRequest() // the one request pipeline, see request.go
