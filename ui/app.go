@@ -29,6 +29,7 @@ import (
 	"github.com/tally-dev/tally/assets"
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/workbench"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // AppID is the application's unique ID (also in FyneApp.toml).
@@ -126,10 +127,10 @@ type UI struct {
 	sessions   *sessionsView
 	panels     *panels
 	chat       *chatView
-	gauge      *Gauge
-	chip       *CacheChip
-	checklist  *Checklist
-	chart      *Chart
+	gauge      *tw.Gauge
+	chip       *tw.CacheChip
+	checklist  *tw.Checklist
+	chart      *tw.Chart
 	compactB   *widget.Button
 	purgeB     *widget.Button
 	archiveB   *widget.Button
@@ -138,8 +139,8 @@ type UI struct {
 	actionsWhy *widget.Label   // why the session actions are disabled
 	suggest    *fyne.Container // the demo's suggested prompts
 	suggestBox *container.Scroll
-	footer     *Footer
-	banner     *Banner
+	footer     *tw.Footer
+	banner     *tw.Banner
 	notice     *compactionNotice // the announcement of a coming automatic compaction
 	title      *widget.Label
 	perm       *permissionBar // mode, network switch, sandbox state and rules of the open session
@@ -253,24 +254,24 @@ func (u *UI) applyTheme() {
 	if u.opts.Theme != "" {
 		name = u.opts.Theme
 	}
-	u.app.Settings().SetTheme(themeFor(name))
+	u.app.Settings().SetTheme(tw.ThemeFor(name))
 }
 
 // build lays the main window out.
 func (u *UI) build() {
-	u.banner = NewBanner()
+	u.banner = tw.NewBanner()
 	u.notice = newCompactionNotice(u.previewNotice, u.postponeCompaction)
-	u.gauge = NewGauge()
-	u.chip = NewCacheChip()
-	u.checklist = NewChecklist()
-	u.chart = NewChart()
+	u.gauge = tw.NewGauge()
+	u.chip = tw.NewCacheChip()
+	u.checklist = tw.NewChecklist()
+	u.chart = tw.NewChart()
 	u.compactB = &widget.Button{Text: "Compact…", Icon: theme.ViewRestoreIcon(), OnTapped: u.startCompaction}
 	u.purgeB = &widget.Button{Text: "Purge…", Icon: theme.ContentCutIcon(), OnTapped: u.startPurge}
 	u.archiveB = &widget.Button{Text: "Archive", Icon: theme.HistoryIcon(), OnTapped: u.showArchive}
 	u.cycleB = &widget.Button{Text: "New cycle", Icon: theme.ContentAddIcon(), OnTapped: u.startNewCycle}
 	u.changesB = &widget.Button{Text: "Changes", Icon: theme.DocumentIcon(), OnTapped: u.showChanges}
 	u.suggest = u.demoSuggestions()
-	u.footer = NewFooter(func(d time.Duration, fn func()) { u.bridge.After(d, fn) })
+	u.footer = tw.NewFooter(func(d time.Duration, fn func()) { u.bridge.After(d, fn) })
 	u.chat = newChatView(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })
 	u.chat.onRewind = u.startRewind
 	u.chat.onChild = [2]func(*chatItem){u.showChildTranscript, u.stopChild}
@@ -379,7 +380,7 @@ func (u *UI) resetPanels() {
 	u.banner.Hide()
 	u.notice.Hide()
 	u.prompt.SetText("")
-	u.footer.State = FooterState{}
+	u.footer.State = tw.FooterState{}
 	u.footer.Update()
 	u.setIdle()
 }

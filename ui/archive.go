@@ -12,15 +12,9 @@ import (
 
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
-
-// countOf says "1 cycle", "2 cycles".
-func countOf(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
 
 // fullMessageText is a message as a person reads it whole: its text, its
 // reasoning, then one line per tool call with the call's arguments.
@@ -50,8 +44,8 @@ func CycleLine(a cycle.Archive) string {
 		}
 		when += " – " + end
 	}
-	s := fmt.Sprintf("Cycle %d · %s · %s tokens · %d messages", a.Cycle, when, tokensShort(a.Tokens), len(a.Messages))
-	if b := firstLine(a.Brief, 90); b != "" {
+	s := fmt.Sprintf("Cycle %d · %s · %s tokens · %d messages", a.Cycle, when, tw.TokensShort(a.Tokens), len(a.Messages))
+	if b := text.FirstLine(a.Brief, 90); b != "" {
 		s += "\n" + b
 	}
 	return s
@@ -109,7 +103,7 @@ func newArchiveBrowser(archives []cycle.Archive, win fyne.Window) *archiveBrowse
 	b.cycles.OnSelected = func(id widget.ListItemID) { b.open(id) }
 	b.msgs = widget.NewList(
 		func() int { return len(b.view) },
-		func() fyne.CanvasObject { return styledText("", theme.ColorNameForeground, false) },
+		func() fyne.CanvasObject { return tw.StyledText("", theme.ColorNameForeground, false) },
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if b.sel < 0 || id >= len(b.view) {
 				return
@@ -121,7 +115,7 @@ func newArchiveBrowser(archives []cycle.Archive, win fyne.Window) *archiveBrowse
 			if b.hits[i] {
 				text, color = "● "+text, theme.ColorNamePrimary
 			}
-			setStyledText(o.(*widget.RichText), text, color, b.hits[i])
+			tw.SetStyledText(o.(*widget.RichText), text, color, b.hits[i])
 		})
 	b.msgs.OnSelected = func(id widget.ListItemID) {
 		b.msgs.Unselect(id)
@@ -239,7 +233,7 @@ func (b *archiveBrowser) openMessage(i int) {
 	if b.win == nil {
 		return
 	}
-	d := dialog.NewCustom(firstLine(title, 80), "Close", container.NewScroll(body), b.win)
+	d := dialog.NewCustom(text.FirstLine(title, 80), "Close", container.NewScroll(body), b.win)
 	d.Resize(fyne.NewSize(820, 560))
 	d.Show()
 }
@@ -281,7 +275,7 @@ func (b *archiveBrowser) updateStatus() {
 		b.status.SetText("No cycles are archived yet: a session archives its messages when it starts a new cycle.")
 	case b.query == "":
 		b.status.SetText(fmt.Sprintf("%s. They are shown here only; the model sees them only through recall_archive. Lines starting with a label such as \"reminder the engine added\" are messages Tally added for the model, not yours.",
-			countOf(len(b.archives), "archived cycle")))
+			text.Plural(len(b.archives), "archived cycle")))
 	default:
 		cycles := 0
 		for _, n := range b.perCycle {
@@ -289,7 +283,7 @@ func (b *archiveBrowser) updateStatus() {
 				cycles++
 			}
 		}
-		b.status.SetText(fmt.Sprintf("%s in %s", countOf(b.total, "matching message"), countOf(cycles, "cycle")))
+		b.status.SetText(fmt.Sprintf("%s in %s", text.Plural(b.total, "matching message"), text.Plural(cycles, "cycle")))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // openNew creates a session titled title in a fresh workspace and waits
@@ -96,15 +97,15 @@ func TestDeletingTheOpenSessionResetsEveryPanel(t *testing.T) {
 	h.newSession()
 	h.send("hello")
 	h.waitIdle()
-	if len(h.ui.chart.rows) == 0 || h.ui.compactB.Disabled() {
-		t.Fatalf("precondition: the chart has %d rows, Compact disabled %v", len(h.ui.chart.rows), h.ui.compactB.Disabled())
+	if h.ui.chart.Totals().Requests == 0 || h.ui.compactB.Disabled() {
+		t.Fatalf("precondition: the chart has %d rows, Compact disabled %v", h.ui.chart.Totals().Requests, h.ui.compactB.Disabled())
 	}
 	h.ui.deleteSession(h.ui.live.id)
 	h.waitFor("the welcome view", func() bool { return h.ui.live == nil && h.q.empty() })
-	if len(h.ui.chart.rows) != 0 {
-		t.Errorf("the chart still has %d requests", len(h.ui.chart.rows))
+	if h.ui.chart.Totals().Requests != 0 {
+		t.Errorf("the chart still has %d requests", h.ui.chart.Totals().Requests)
 	}
-	if used := h.ui.gauge.used; used != 0 {
+	if used, _ := h.ui.gauge.Level(); used != 0 {
 		t.Errorf("the gauge still shows %d tokens", used)
 	}
 	for _, b := range []*widget.Button{h.ui.compactB, h.ui.purgeB, h.ui.cycleB, h.ui.archiveB, h.ui.sendB} {
@@ -308,7 +309,7 @@ func TestCacheChipIsNeutralAfterARelaunch(t *testing.T) {
 	h2.waitFor("the session", func() bool { return h2.ui.live != nil && h2.ui.live.sess != nil })
 	h2.send("after the relaunch")
 	h2.waitIdle()
-	if got := h2.ui.chip.State(); got.Level != CacheCold {
+	if got := h2.ui.chip.State(); got.Level != tw.CacheCold {
 		t.Errorf("chip after a relaunch: %+v; want the neutral cold state", got)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // itemKind is what a chat row shows.
@@ -120,7 +122,7 @@ func newChatView(later func(func()), onDecide func(*chatItem, tool.Decision), co
 	c := &chatView{byCall: map[string]*chatItem{}, later: later, onDecide: onDecide, copy: copyFn, curIndex: -1}
 	c.measurer = newMessageRow(c)
 	c.list = c.newList()
-	c.box = container.New(&widthWatcher{onWidth: c.widthChanged, onHeight: c.heightChanged}, c.list)
+	c.box = container.New(&tw.WidthWatcher{OnWidth: c.widthChanged, OnHeight: c.heightChanged}, c.list)
 	return c
 }
 
@@ -200,7 +202,7 @@ func (c *chatView) addMessage(m *transcript.Message) {
 	case m.Role == transcript.Assistant:
 		if strings.TrimSpace(m.Text()) != "" || m.Reasoning != "" {
 			it := &chatItem{kind: itemAssistant, text: m.Text(), reasoning: m.Reasoning}
-			it.md = parseMarkdown(it.text)
+			it.md = tw.ParseMarkdown(it.text)
 			c.items = append(c.items, it)
 		}
 		for _, call := range m.ToolCalls {
@@ -218,7 +220,7 @@ func (c *chatView) addMessage(m *transcript.Message) {
 			c.byCall[m.ToolCallID] = it
 		}
 		text := m.Text()
-		it.result, it.resultLen, it.resultErr, it.hasResult = clipForDisplay(text), len([]rune(text)), m.IsError, true
+		it.result, it.resultLen, it.resultErr, it.hasResult = tw.ClipForDisplay(text), len([]rune(text)), m.IsError, true
 		it.redacted = m.Redacted
 		it.status = statusOfResult(text, m.IsError)
 	}
@@ -261,7 +263,7 @@ func engineLine(m *transcript.Message, n int) string {
 	if label == "" {
 		label = string(m.Kind)
 	}
-	return label + ": " + firstLine(stripEngineTags(m.Body()), n)
+	return label + ": " + text.FirstLine(stripEngineTags(m.Body()), n)
 }
 
 // isTagStart reports whether c can start a tag name.
@@ -470,28 +472,20 @@ func newMessageRow(c *chatView) *messageRow {
 	return r
 }
 
-func showIf(o fyne.CanvasObject, on bool) {
-	if on {
-		o.Show()
-	} else {
-		o.Hide()
-	}
-}
-
 // set shows it in the row.
 func (r *messageRow) set(it *chatItem) {
 	r.item = it
-	showIf(r.bg, it.kind == itemUser)
-	showIf(r.header, it.kind == itemUser || it.kind == itemAssistant)
-	showIf(r.card, it.kind == itemTool)
+	tw.ShowIf(r.bg, it.kind == itemUser)
+	tw.ShowIf(r.header, it.kind == itemUser || it.kind == itemAssistant)
+	tw.ShowIf(r.card, it.kind == itemTool)
 	hasReason := (it.kind == itemAssistant || it.kind == itemRebuild) && it.reasoning != ""
-	showIf(r.reason, hasReason || it.kind == itemCycle)
-	showIf(r.rtext, hasReason && it.reasonOn)
+	tw.ShowIf(r.reason, hasReason || it.kind == itemCycle)
+	tw.ShowIf(r.rtext, hasReason && it.reasonOn)
 	plain := it.kind == itemUser || it.kind == itemNotice || it.kind == itemRebuild || it.kind == itemCycle || (it.kind == itemAssistant && it.streaming && it.text != "")
 	rich := it.kind == itemAssistant && !it.streaming && len(it.md) > 0
-	showIf(r.plain, plain)
-	showIf(r.rich, rich)
-	showIf(r.rewindB, it.kind == itemUser && it.logIndex >= 0 && r.chat.onRewind != nil)
+	tw.ShowIf(r.plain, plain)
+	tw.ShowIf(r.rich, rich)
+	tw.ShowIf(r.rewindB, it.kind == itemUser && it.logIndex >= 0 && r.chat.onRewind != nil)
 	switch it.kind {
 	case itemUser:
 		r.role.SetText("You")
@@ -508,13 +502,13 @@ func (r *messageRow) set(it *chatItem) {
 		arrow := "▸"
 		if it.reasonOn {
 			arrow = "▾"
-			r.rtext.SetText(clipForDisplay(it.reasoning))
+			r.rtext.SetText(tw.ClipForDisplay(it.reasoning))
 		}
 		name := "Reasoning"
 		if it.detailName != "" {
 			name = it.detailName
 		}
-		r.reason.SetText(arrow + " " + name + " (" + thousands(len([]rune(it.reasoning))) + " chars)")
+		r.reason.SetText(arrow + " " + name + " (" + text.Thousands(len([]rune(it.reasoning))) + " chars)")
 	}
 	if it.kind == itemCycle {
 		r.reason.SetText(cycleToggleText(it))

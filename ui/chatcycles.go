@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tally-dev/tally/engine/cycle"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // Earlier cycles in the chat: a reopened session shows each closed cycle
@@ -14,7 +15,7 @@ import (
 // cycleItem is the collapsed row of a closed cycle.
 func cycleItem(a cycle.Archive) *chatItem {
 	text := fmt.Sprintf("Cycle %d · %s – %s · ended at %s tokens · read-only (the model sees its hand-off brief, and can search it)",
-		a.Cycle, a.Started.Local().Format("Jan 2 15:04"), a.Ended.Local().Format("15:04"), tokensShort(a.Tokens))
+		a.Cycle, a.Started.Local().Format("Jan 2 15:04"), a.Ended.Local().Format("15:04"), tw.TokensShort(a.Tokens))
 	return &chatItem{kind: itemCycle, text: text, past: a.Messages, cycleNo: a.Cycle}
 }
 

@@ -5,6 +5,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
+
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // How the chat measures its rows and follows the bottom as they change.
@@ -87,39 +89,6 @@ func (c *chatView) rebuild(keepOffset bool) {
 // session opens; the rest are estimated until they scroll into view.
 const exactTail = 60
 
-// widthWatcher lays its one child out full size and reports width
-// changes; when only the height changes (a row above or below the chat
-// appears) it reports that too, so a list at the bottom can stay there.
-type widthWatcher struct {
-	last     float32
-	lastH    float32
-	onWidth  func(float32)
-	onHeight func()
-}
-
-func (w *widthWatcher) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	for _, o := range objs {
-		o.Resize(size)
-		o.Move(fyne.NewPos(0, 0))
-	}
-	if size.Width != w.last && size.Width > 0 {
-		w.last = size.Width
-		w.onWidth(size.Width)
-	}
-	if size.Height != w.lastH && size.Height > 0 {
-		w.lastH = size.Height
-		if w.onHeight != nil {
-			w.onHeight()
-		}
-	}
-}
-
-func (w *widthWatcher) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	return fyne.NewSize(200, 100)
-}
-
-var _ fyne.Layout = (*widthWatcher)(nil)
-
 // heightChanged keeps the view at the bottom when the chat area grows or
 // shrinks, and after a freshly loaded conversation is first laid out.
 func (c *chatView) heightChanged() {
@@ -155,7 +124,7 @@ func (c *chatView) estimate(it *chatItem) float32 {
 		c.estW = c.width
 		c.est = map[itemKind]float32{}
 		for _, k := range []itemKind{itemUser, itemAssistant, itemNotice, itemRebuild, itemCycle} {
-			c.est[k] = c.measure(&chatItem{kind: k, text: "x", md: parseMarkdown("x")})
+			c.est[k] = c.measure(&chatItem{kind: k, text: "x", md: tw.ParseMarkdown("x")})
 		}
 		two := c.measure(&chatItem{kind: itemUser, text: "x\nx"})
 		c.lineH = two - c.est[itemUser]

@@ -17,6 +17,8 @@ import (
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // LayerLine describes one layer of a compaction plan in a line: its name,
@@ -32,7 +34,7 @@ func LayerLine(l compact.LayerReport) string {
 	case !l.Ran:
 		state = "did not run"
 	case len(l.Changes) == 0:
-		return fmt.Sprintf("%s — ran, found nothing to change · %s tokens", l.Name, thousands(l.TokensBefore))
+		return fmt.Sprintf("%s — ran, found nothing to change · %s tokens", l.Name, text.Thousands(l.TokensBefore))
 	}
 	n := len(l.Changes)
 	msgs := fmt.Sprintf("%d messages", n)
@@ -40,7 +42,7 @@ func LayerLine(l compact.LayerReport) string {
 		msgs = "1 message"
 	}
 	return fmt.Sprintf("%s — %s · %s touched · %s → %s tokens", l.Name, state, msgs,
-		thousands(l.TokensBefore), thousands(l.TokensAfter))
+		text.Thousands(l.TokensBefore), text.Thousands(l.TokensAfter))
 }
 
 // CacheCostText explains what applying a plan costs in cache terms: the
@@ -53,22 +55,22 @@ func CacheCostText(c compact.CacheCost, p ledger.Price, priced bool) string {
 	case c.InvalidatedTokens == 0:
 		b.WriteString("The request prefix does not change: the cache keeps hitting.")
 	case c.SystemChanges:
-		fmt.Fprintf(&b, "The system prompt changes, so the next request misses the cache on all %s tokens", thousands(c.InvalidatedTokens))
+		fmt.Fprintf(&b, "The system prompt changes, so the next request misses the cache on all %s tokens", text.Thousands(c.InvalidatedTokens))
 	default:
-		fmt.Fprintf(&b, "The next request misses the cache from message #%d on: %s tokens", c.FirstChanged, thousands(c.InvalidatedTokens))
+		fmt.Fprintf(&b, "The next request misses the cache from message #%d on: %s tokens", c.FirstChanged, text.Thousands(c.InvalidatedTokens))
 	}
 	oneTime, perReq := c.Dollars(p.CacheHit, p.CacheMiss)
 	if c.InvalidatedTokens > 0 {
 		if priced {
-			fmt.Fprintf(&b, " (%s once).", dollars(oneTime))
+			fmt.Fprintf(&b, " (%s once).", tw.Dollars(oneTime))
 		} else {
 			b.WriteString(" (no price for this model: cost n/a).")
 		}
 	}
 	if c.SavedPerRequest > 0 {
-		fmt.Fprintf(&b, "\nEvery later request sends %s fewer tokens", thousands(c.SavedPerRequest))
+		fmt.Fprintf(&b, "\nEvery later request sends %s fewer tokens", text.Thousands(c.SavedPerRequest))
 		if priced {
-			fmt.Fprintf(&b, " (saves %s each).", dollars(perReq))
+			fmt.Fprintf(&b, " (saves %s each).", tw.Dollars(perReq))
 		} else {
 			b.WriteString(".")
 		}
@@ -140,15 +142,15 @@ func compactionRows(plan compact.Plan, before []transcript.Message) (bef, aft []
 		if c, ok := change[i]; ok && c.TokensBefore > 0 {
 			toks = c.TokensBefore
 		}
-		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, messageLine(m), tokensShort(toks)), Change: change[i].Action, Full: fullMessageText(m)}
+		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, messageLine(m), tw.TokensShort(toks)), Change: change[i].Action, Full: fullMessageText(m)}
 		if r, ok := pins[i]; ok {
 			row.Pinned = true
-			row.Text = fmt.Sprintf("#%d  pinned: %s · %s  (%s)", i, strings.Join(r, ", "), messageLine(m), tokensShort(toks))
+			row.Text = fmt.Sprintf("#%d  pinned: %s · %s  (%s)", i, strings.Join(r, ", "), messageLine(m), tw.TokensShort(toks))
 		}
 		bef = append(bef, row)
 	}
 	if len(plan.Summarize) > 0 {
-		what := fmt.Sprintf("Summary of %d messages, written by the model (≈%s tokens)", len(plan.Summarize), thousands(compact.SummaryTokens))
+		what := fmt.Sprintf("Summary of %d messages, written by the model (≈%s tokens)", len(plan.Summarize), text.Thousands(compact.SummaryTokens))
 		if plan.SummarySource == compact.LayerMemory {
 			what = fmt.Sprintf("MEMORY.md stands in for %d messages", len(plan.Summarize))
 		}
@@ -163,10 +165,10 @@ func compactionRows(plan compact.Plan, before []transcript.Message) (bef, aft []
 		if i < len(plan.Tokens) {
 			toks = plan.Tokens[i]
 		}
-		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, messageLine(m), tokensShort(toks)), Change: change[i].Action, Full: fullMessageText(m)}
+		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, messageLine(m), tw.TokensShort(toks)), Change: change[i].Action, Full: fullMessageText(m)}
 		if _, ok := pins[i]; ok {
 			row.Pinned = true
-			row.Text = fmt.Sprintf("#%d  pinned · %s  (%s)", i, messageLine(m), tokensShort(toks))
+			row.Text = fmt.Sprintf("#%d  pinned · %s  (%s)", i, messageLine(m), tw.TokensShort(toks))
 		}
 		aft = append(aft, row)
 	}
@@ -177,23 +179,23 @@ func compactionRows(plan compact.Plan, before []transcript.Message) (bef, aft []
 func messageLine(m transcript.Message) string {
 	switch {
 	case m.Role == transcript.Tool:
-		return "result of " + orName(m.ToolName) + ": " + firstLine(m.Text(), 70)
+		return "result of " + orName(m.ToolName) + ": " + text.FirstLine(m.Text(), 70)
 	case m.Role == transcript.Assistant && len(m.ToolCalls) > 0:
 		names := make([]string, len(m.ToolCalls))
 		for i, c := range m.ToolCalls {
 			names[i] = c.Name
 		}
 		s := "assistant calls " + strings.Join(names, ", ")
-		if t := firstLine(m.Text(), 50); t != "" {
+		if t := text.FirstLine(m.Text(), 50); t != "" {
 			s += ": " + t
 		}
 		return s
 	case m.Kind != transcript.KindChat:
 		return engineLine(&m, 70)
 	case m.Role == transcript.User:
-		return "you: " + firstLine(m.Body(), 70)
+		return "you: " + text.FirstLine(m.Body(), 70)
 	}
-	return string(m.Role) + ": " + firstLine(m.Text(), 70)
+	return string(m.Role) + ": " + text.FirstLine(m.Text(), 70)
 }
 
 func orName(s string) string {
@@ -224,12 +226,12 @@ type compactionPreview struct {
 
 func newCompactionPreview(plan compact.Plan, before []transcript.Message, price ledger.Price, priced bool, win fyne.Window) *compactionPreview {
 	v := &compactionPreview{plan: plan, win: win}
-	head := fmt.Sprintf("%s → %s tokens", thousands(plan.TokensBefore), thousands(plan.TokensAfter))
+	head := fmt.Sprintf("%s → %s tokens", text.Thousands(plan.TokensBefore), text.Thousands(plan.TokensAfter))
 	if !planChanges(plan) {
-		head = fmt.Sprintf("%s tokens — %s", thousands(plan.TokensBefore), nothingToApply(plan))
+		head = fmt.Sprintf("%s tokens — %s", text.Thousands(plan.TokensBefore), nothingToApply(plan))
 	}
 	if plan.Threshold > 0 {
-		head += fmt.Sprintf(" (auto-compaction at %s)", thousands(plan.Threshold))
+		head += fmt.Sprintf(" (auto-compaction at %s)", text.Thousands(plan.Threshold))
 	}
 	if plan.NeedsSummary {
 		head += fmt.Sprintf("\nApplying asks the model to summarise %d messages; the figures after it are estimates.", len(plan.Summarize))
@@ -242,7 +244,7 @@ func newCompactionPreview(plan compact.Plan, before []transcript.Message, price 
 			color = theme.ColorNamePlaceHolder
 		}
 		t := &widget.RichText{Wrapping: fyne.TextWrapWord, Scroll: container.ScrollNone}
-		setStyledText(t, fmt.Sprintf("%d. %s", i+1, LayerLine(l)), color, l.Ran && len(l.Changes) > 0)
+		tw.SetStyledText(t, fmt.Sprintf("%d. %s", i+1, LayerLine(l)), color, l.Ran && len(l.Changes) > 0)
 		v.layers.Add(t)
 	}
 	var pins []string
@@ -406,19 +408,19 @@ func (u *UI) compactionDone(live *liveSession, res agent.CompactionResult, err e
 	u.setBusyButtons(false)
 	switch {
 	case errors.Is(err, context.Canceled):
-		u.footer.State.Run = RunState{Phase: RunStopped}
+		u.footer.State.Run = tw.RunState{Phase: tw.RunStopped}
 		u.chat.notice("Compaction stopped; the history is unchanged.", false)
 	case errors.Is(err, agent.ErrNothingToCompact):
-		u.footer.State.Run = RunState{}
+		u.footer.State.Run = tw.RunState{}
 		u.banner.ShowInfo("There was nothing to compact; the history is unchanged.")
 	case errors.Is(err, agent.ErrBusy):
-		u.footer.State.Run = RunState{}
+		u.footer.State.Run = tw.RunState{}
 		u.banner.ShowInfo("The session is busy with a turn; compact when it has finished.")
 	case err != nil:
-		u.footer.State.Run = RunState{Phase: RunFailed}
+		u.footer.State.Run = tw.RunState{Phase: tw.RunFailed}
 		u.banner.ShowError("The compaction failed: " + err.Error())
 	default:
-		u.footer.State.Run = RunState{}
+		u.footer.State.Run = tw.RunState{}
 		u.compactions++
 	}
 	u.gauge.SetLevel(level, live.window, exact)
@@ -438,14 +440,14 @@ func (u *UI) showRebuild(info agent.RebuildInfo) {
 // rebuildItem is the chat row describing a log rewrite.
 func rebuildItem(info agent.RebuildInfo) *chatItem {
 	kind := info.Kind
-	text := fmt.Sprintf("compacted: %s → %s tokens", tokensShort(info.TokensBefore), tokensShort(info.TokensAfter))
+	text := fmt.Sprintf("compacted: %s → %s tokens", tw.TokensShort(info.TokensBefore), tw.TokensShort(info.TokensAfter))
 	detail := "Summary"
 	switch kind {
 	case agent.RebuildPurge:
-		text = fmt.Sprintf("purged: %s → %s tokens", tokensShort(info.TokensBefore), tokensShort(info.TokensAfter))
+		text = fmt.Sprintf("purged: %s → %s tokens", tw.TokensShort(info.TokensBefore), tw.TokensShort(info.TokensAfter))
 	case agent.RebuildCycle:
 		text = fmt.Sprintf("new cycle %d: %s → %s tokens; the earlier messages are in the Archive", info.Cycle,
-			tokensShort(info.TokensBefore), tokensShort(info.TokensAfter))
+			tw.TokensShort(info.TokensBefore), tw.TokensShort(info.TokensAfter))
 		detail = "Hand-off brief"
 	}
 	if r := strings.TrimSpace(info.Reason); r != "" && !strings.Contains(r, string(kind)) {
@@ -512,7 +514,7 @@ func cacheCostText(info agent.RebuildInfo) string {
 	if info.MissTokens <= 0 {
 		return ""
 	}
-	s := fmt.Sprintf(" · %s tokens billed as misses once", tokensShort(info.MissTokens))
+	s := fmt.Sprintf(" · %s tokens billed as misses once", tw.TokensShort(info.MissTokens))
 	switch {
 	case info.PaysBackAfter > 0:
 		s += fmt.Sprintf(", pays back after %.1f requests", info.PaysBackAfter)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // compactionNotice is the card above the chat that announces an automatic
@@ -45,7 +46,7 @@ func newCompactionNotice(onPreview, onNotNow func()) *compactionNotice {
 func noticeText(n agent.CompactionNotice) string {
 	f := n.Plan.Fidelity
 	return fmt.Sprintf("Context at %d %% of the auto-compaction threshold (%s of %s tokens) — the next compaction keeps %d messages verbatim, summarises %d, %d recallable, %d gone.",
-		n.Percent(), tokensShort(n.Level), tokensShort(n.Threshold), f.Verbatim, f.Summarised, f.Recallable, f.Gone)
+		n.Percent(), tw.TokensShort(n.Level), tw.TokensShort(n.Threshold), f.Verbatim, f.Summarised, f.Recallable, f.Gone)
 }
 
 // show puts n's announcement on the card.

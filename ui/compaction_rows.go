@@ -12,6 +12,8 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/internal/text"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // previewList shows preview rows: pinned ones bold, changed ones muted
@@ -19,7 +21,7 @@ import (
 func (v *compactionPreview) previewList(rows *[]previewRow) *widget.List {
 	l := widget.NewList(
 		func() int { return len(*rows) },
-		func() fyne.CanvasObject { return styledText("", theme.ColorNameForeground, false) },
+		func() fyne.CanvasObject { return tw.StyledText("", theme.ColorNameForeground, false) },
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id >= len(*rows) {
 				return
@@ -34,7 +36,7 @@ func (v *compactionPreview) previewList(rows *[]previewRow) *widget.List {
 			case r.Change != "":
 				text, color = r.Change+" · "+text, theme.ColorNamePlaceHolder
 			}
-			setStyledText(o.(*widget.RichText), text, color, r.Pinned || r.Added)
+			tw.SetStyledText(o.(*widget.RichText), text, color, r.Pinned || r.Added)
 		})
 	l.OnSelected = func(id widget.ListItemID) {
 		l.Unselect(id)
@@ -51,12 +53,12 @@ func (v *compactionPreview) openRow(r previewRow) {
 	if v.win == nil {
 		return
 	}
-	text := r.Full
+	full := r.Full
 	if r.Change != "" {
-		text = "This compaction would " + r.Change + " this message.\n\n" + text
+		full = "This compaction would " + r.Change + " this message.\n\n" + full
 	}
-	body := &widget.Entry{MultiLine: true, Wrapping: fyne.TextWrapWord, Text: text}
-	d := dialog.NewCustom(firstLine(r.Text, 80), "Close", container.NewScroll(body), v.win)
+	body := &widget.Entry{MultiLine: true, Wrapping: fyne.TextWrapWord, Text: full}
+	d := dialog.NewCustom(text.FirstLine(r.Text, 80), "Close", container.NewScroll(body), v.win)
 	d.Resize(fyne.NewSize(780, 520))
 	d.Show()
 }
@@ -89,6 +91,6 @@ func (c *chatView) noteNextRequest(us agent.Usage) {
 		return
 	}
 	c.awaitNext = nil
-	it.text += fmt.Sprintf("\nThe next request was %s tokens: the engine's reminders and status are added back on top of the rewritten history.", tokensShort(us.PromptTokens))
+	it.text += fmt.Sprintf("\nThe next request was %s tokens: the engine's reminders and status are added back on top of the rewritten history.", tw.TokensShort(us.PromptTokens))
 	c.refreshItem(it)
 }

@@ -57,3 +57,16 @@ func TestCompactionRowNamesTheNextRequest(t *testing.T) {
 		t.Error("a later request changed the row again")
 	}
 }
+
+func TestRebuildRowSaysWhatItCostInCacheTerms(t *testing.T) {
+	it := rebuildItem(agent.RebuildInfo{Kind: agent.RebuildCompaction, Reason: "auto compaction",
+		TokensBefore: 63_000, TokensAfter: 30_000, MissTokens: 31_500, PaysBackAfter: 3.25})
+	for _, want := range []string{"compacted: 63k → 30k tokens", "31.5k tokens billed as misses once", "pays back after 3.2 requests"} {
+		if !strings.Contains(it.text, want) {
+			t.Errorf("row %q lacks %q", it.text, want)
+		}
+	}
+	if it := rebuildItem(agent.RebuildInfo{Kind: agent.RebuildPurge, TokensBefore: 10, TokensAfter: 5}); strings.Contains(it.text, "misses") {
+		t.Errorf("a rewrite that cost nothing in cache terms says it did: %q", it.text)
+	}
+}

@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/widget"
+
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // The session controller: opening a session through the front door,
@@ -67,7 +69,7 @@ func (u *UI) agentConfig(live *liveSession, isDemo bool) (agent.Config, error) {
 	if errors.Is(err, workbench.ErrNoModel) {
 		live.noModel = errNoModel
 		if workbench.MissingKey(err) {
-			live.noModel = errors.New(upperFirst(err.Error()) + ".")
+			live.noModel = errors.New(tw.UpperFirst(err.Error()) + ".")
 		}
 		err = nil
 	}
@@ -157,8 +159,8 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, model s
 		live.perm, live.workspace = perm, meta.Workspace
 		u.perm.load(live)
 		u.showTitle(meta.Title, meta.Workspace)
-		showIf(u.demoTag, isDemo)
-		showIf(u.suggestBox, isDemo)
+		tw.ShowIf(u.demoTag, isDemo)
+		tw.ShowIf(u.suggestBox, isDemo)
 		u.chat.setHistory(cycles, past, msgs)
 		u.chat.attachChildren(children)
 		defer u.revealPending()
@@ -264,9 +266,9 @@ func (u *UI) warmUp(live *liveSession) {
 func (u *UI) warmUpText(us agent.Usage) string {
 	cost, _, ok := ledger.Cost([]ledger.Row{rowOfUsage(us)}, u.settings.PriceFor)
 	if !ok {
-		return fmt.Sprintf("warm-up %s tokens (cost n/a)", tokensShort(us.PromptTokens))
+		return fmt.Sprintf("warm-up %s tokens (cost n/a)", tw.TokensShort(us.PromptTokens))
 	}
-	return fmt.Sprintf("warm-up %s tokens %s", tokensShort(us.PromptTokens), dollars(cost))
+	return fmt.Sprintf("warm-up %s tokens %s", tw.TokensShort(us.PromptTokens), tw.Dollars(cost))
 }
 
 // askCompaction shows the engine's compaction question ("ask" mode) in the
@@ -285,13 +287,13 @@ func (u *UI) askCompaction(live *liveSession, plan compact.Plan, answer func(boo
 			u.sessions.badges()
 		}
 	}
-	u.footer.State.Run = RunState{Phase: RunWaitingAnswer}
+	u.footer.State.Run = tw.RunState{Phase: tw.RunWaitingAnswer}
 	u.footer.Update()
 	_, closeFn := u.showCompactionDialog(plan, nil, func(ok bool) {
 		if u.live == live && live.running {
-			u.footer.State.Run = Running(0, 0, "")
+			u.footer.State.Run = tw.Running(0, 0, "")
 			if ok {
-				u.footer.State.Run = Busy("compacting…")
+				u.footer.State.Run = tw.Busy("compacting…")
 			}
 			u.footer.Update()
 		}
@@ -383,7 +385,7 @@ func (u *UI) stop() {
 	if u.live != nil && u.live.running && u.live.cancel != nil {
 		u.live.stopped = true
 		u.live.cancel()
-		u.footer.State.Run = RunState{Phase: RunStopping}
+		u.footer.State.Run = tw.RunState{Phase: tw.RunStopping}
 		u.footer.Update()
 	}
 }
@@ -412,13 +414,13 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 	u.footer.ClearRetry()
 	switch {
 	case res.Reason == agent.ReasonCancelled:
-		u.footer.State.Run = RunState{Phase: RunStopped}
+		u.footer.State.Run = tw.RunState{Phase: tw.RunStopped}
 		u.chat.notice("Stopped. The conversation is saved; send a message to continue.", false)
 	case err != nil:
-		u.footer.State.Run = RunState{Phase: RunFailed}
+		u.footer.State.Run = tw.RunState{Phase: tw.RunFailed}
 		u.banner.ShowError(friendlyError(err))
 	default:
-		u.footer.State.Run = RunState{}
+		u.footer.State.Run = tw.RunState{}
 	}
 	u.gauge.SetLevel(level, live.window, exact)
 	u.setIdleButtons()
@@ -442,7 +444,7 @@ func friendlyError(err error) string {
 func (u *UI) setRunning(step int) {
 	u.sendB.Disable()
 	u.stopB.Enable()
-	u.footer.State.Run = Running(step, u.live.maxSteps, "")
+	u.footer.State.Run = tw.Running(step, u.live.maxSteps, "")
 	u.footer.Update()
 }
 
@@ -460,7 +462,7 @@ func (u *UI) setIdle() {
 	u.setIdleButtons()
 	if u.live == nil || !u.live.running {
 		if !u.footer.State.Run.Ended() {
-			u.footer.State.Run = RunState{}
+			u.footer.State.Run = tw.RunState{}
 		}
 	}
 	u.footer.Update()

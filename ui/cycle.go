@@ -11,6 +11,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/demo"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // startNewCycle asks for confirmation, then closes the current cycle off
@@ -45,7 +46,7 @@ func (u *UI) runNewCycle(live *liveSession) {
 			u.setIdle()
 			switch {
 			case errors.Is(err, context.Canceled):
-				u.footer.State.Run = RunState{Phase: RunStopped}
+				u.footer.State.Run = tw.RunState{Phase: tw.RunStopped}
 				u.footer.Update()
 			case errors.Is(err, agent.ErrBusy):
 				u.banner.ShowInfo("The session is busy with a turn; start a new cycle when it has finished.")
@@ -72,7 +73,7 @@ func (u *UI) beginBusy(live *liveSession, state string) (context.Context, bool) 
 	u.sendB.Disable()
 	u.stopB.Enable()
 	u.setBusyButtons(true)
-	u.footer.State.Run = Busy(state)
+	u.footer.State.Run = tw.Busy(state)
 	u.footer.Update()
 	return ctx, true
 }

@@ -26,7 +26,7 @@ func TestGaugeMarksCompactionBeforeTheCycleOnA1MWindow(t *testing.T) {
 	}
 	h.newSession()
 	marks := map[string]int{}
-	for _, m := range h.ui.gauge.marks {
+	for _, m := range h.ui.gauge.Marks() {
 		marks[m.Label] = m.Tokens
 	}
 	if marks["compact"] == 0 || marks["cycle"] == 0 || marks["compact"] >= marks["cycle"] {
@@ -60,7 +60,13 @@ func TestDemoWindowIsTheSameInTheAppAndOnTheCommandLine(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("inspect output: %v\n%s", err, out.String())
 	}
-	if rep.Window != h.ui.live.window || h.ui.gauge.window != rep.Window {
-		t.Errorf("command line window %d, app %d (gauge %d)", rep.Window, h.ui.live.window, h.ui.gauge.window)
+	if rep.Window != h.ui.live.window || gaugeWindow(h) != rep.Window {
+		t.Errorf("command line window %d, app %d (gauge %d)", rep.Window, h.ui.live.window, gaugeWindow(h))
 	}
+}
+
+// gaugeWindow is the window the gauge measures the level against.
+func gaugeWindow(h *harness) int {
+	_, window := h.ui.gauge.Level()
+	return window
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/tool"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // Event dispatch: the engine's events, approvals and costs applied to the
@@ -28,7 +29,7 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 		u.chat.commit(e.Message, e.Index)
 	case agent.EventToolStart:
 		u.chat.toolStarted(e.Call.ID)
-		u.footer.State.Run = Running(e.Step, live.maxSteps, e.Call.Name)
+		u.footer.State.Run = tw.Running(e.Step, live.maxSteps, e.Call.Name)
 		u.footer.Update()
 	case agent.EventChecklist:
 		u.checklist.SetItems(e.Checklist)
@@ -36,7 +37,7 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 		if d := e.Drift; d != nil && d.Changed {
 			u.chart.NoteDrift(*d)
 			if !d.Booked {
-				u.footer.State.Drift = DriftAlert(*d)
+				u.footer.State.Drift = tw.DriftAlert(*d)
 				u.footer.Update()
 			}
 		}
@@ -72,7 +73,7 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 		u.chip.Update(us)
 		u.footer.State.LastDuration = us.Duration
 		u.addCost(live, us)
-		u.footer.State.Run = Running(e.Step, live.maxSteps, "")
+		u.footer.State.Run = tw.Running(e.Step, live.maxSteps, "")
 		u.footer.Update()
 	case agent.EventRetry:
 		u.footer.StartRetry(e.Retry.Wait, e.Retry.Attempt, e.Retry.MaxAttempts)
@@ -126,7 +127,7 @@ func (u *UI) showApproval(live *liveSession, p *pendingApproval) {
 	it.status = toolWaiting
 	u.chat.refreshItem(it)
 	u.chat.list.ScrollToBottom()
-	u.footer.State.Run = RunState{Phase: RunWaitingApproval}
+	u.footer.State.Run = tw.RunState{Phase: tw.RunWaitingApproval}
 	u.footer.Update()
 }
 
@@ -163,7 +164,7 @@ func (u *UI) decide(it *chatItem, d tool.Decision) {
 	}
 	it.approval = nil
 	u.dropWaiting(u.live, p)
-	switch n, all := ticked(p.accepted), len(p.accepted); {
+	switch n, all := tw.Ticked(p.accepted), len(p.accepted); {
 	case d == tool.Approve && all > 1 && n < all:
 		it.decided, it.status = fmt.Sprintf("Approved %d of %d changes by you; the model is told which were not applied", n, all), toolRunning
 	case d == tool.Approve:
@@ -176,7 +177,7 @@ func (u *UI) decide(it *chatItem, d tool.Decision) {
 	u.chat.refreshItem(it)
 	p.answer(d)
 	if u.live != nil && u.live.running {
-		u.footer.State.Run = Running(0, 0, it.call.Name)
+		u.footer.State.Run = tw.Running(0, 0, it.call.Name)
 		u.footer.Update()
 	}
 }

@@ -10,11 +10,11 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
 // queue stands in for Fyne's event loop in tests: engine goroutines post
@@ -124,27 +124,6 @@ func (h *harness) waitIdle() {
 	h.waitFor("the turn to end", func() bool { return !h.ui.live.running })
 }
 
-// walkTree visits o and everything drawn inside it (container children,
-// scroll content, the objects of widget renderers), depth first. visit
-// returns false to skip what is inside o.
-func walkTree(o fyne.CanvasObject, visit func(fyne.CanvasObject) bool) {
-	if o == nil || !visit(o) {
-		return
-	}
-	switch v := o.(type) {
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			walkTree(c, visit)
-		}
-	case *container.Scroll:
-		walkTree(v.Content, visit)
-	case fyne.Widget:
-		for _, c := range test.WidgetRenderer(v).Objects() {
-			walkTree(c, visit)
-		}
-	}
-}
-
 // texts walks the whole canvas (content and overlays) and returns every
 // string a widget or canvas object shows.
 func (h *harness) texts() []string {
@@ -176,9 +155,9 @@ func (h *harness) texts() []string {
 		return true
 	}
 	c := h.win.Canvas()
-	walkTree(c.Content(), visit)
+	fynetest.Walk(c.Content(), visit)
 	for _, o := range c.Overlays().List() {
-		walkTree(o, visit)
+		fynetest.Walk(o, visit)
 	}
 	out = append(out, h.win.Title())
 	return out
@@ -196,7 +175,7 @@ func (h *harness) shows(s string) bool {
 // card finds the on-screen tool card showing it.
 func (h *harness) card(it *chatItem) *toolCard {
 	var found *toolCard
-	walkTree(h.win.Canvas().Content(), func(o fyne.CanvasObject) bool {
+	fynetest.Walk(h.win.Canvas().Content(), func(o fyne.CanvasObject) bool {
 		if found != nil {
 			return false
 		}

@@ -18,6 +18,8 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/internal/text"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // MCP servers in the app: a line under the context gauge says how much of
@@ -41,10 +43,10 @@ func mcpLine(st agent.MCPStatus) string {
 		}
 	}
 	u := st.Usage
-	line := fmt.Sprintf("MCP: %d of %s connected · %s in the catalog (%s tokens)", up, countOf(len(st.Servers), "server"),
-		countOf(u.Handed, "tool"), tokensShort(u.Exposed))
+	line := fmt.Sprintf("MCP: %d of %s connected · %s in the catalog (%s tokens)", up, text.Plural(len(st.Servers), "server"),
+		text.Plural(u.Handed, "tool"), tw.TokensShort(u.Exposed))
 	if u.Search {
-		line += fmt.Sprintf(" · %d more behind mcp_search (%s tokens if all were sent)", u.Tools-u.Handed, tokensShort(u.All))
+		line += fmt.Sprintf(" · %d more behind mcp_search (%s tokens if all were sent)", u.Tools-u.Handed, tw.TokensShort(u.All))
 	}
 	return line
 }
@@ -56,13 +58,13 @@ func (u *UI) showMCP(live *liveSession, st agent.MCPStatus, event string) {
 		return
 	}
 	u.mcpInfo.SetText(mcpLine(st))
-	showIf(u.mcpInfo, u.mcpInfo.Text != "")
+	tw.ShowIf(u.mcpInfo, u.mcpInfo.Text != "")
 	switch probs := st.Problems(); {
 	case event != "" && len(probs) > 0:
 		logPath := probs[0].LogPath
-		u.banner.ShowAction(upperFirst(event), "Open log", func() { u.openFile(logPath) })
+		u.banner.ShowAction(tw.UpperFirst(event), "Open log", func() { u.openFile(logPath) })
 	case event != "":
-		u.banner.ShowError(upperFirst(event))
+		u.banner.ShowError(tw.UpperFirst(event))
 	case st.Workspace.NeedsTrust:
 		wf := st.Workspace
 		u.banner.ShowAction("This workspace ships MCP servers (.tally/mcp.json) that are not trusted yet, so they were not started.",
@@ -193,7 +195,7 @@ func (v *mcpSettings) row(s workbench.MCPServer) fyne.CanvasObject {
 	if s.Status.Reason != "" {
 		state += ": " + s.Status.Reason
 	} else if s.Status.Tools > 0 {
-		state += fmt.Sprintf(" · %s", countOf(s.Status.Tools, "tool"))
+		state += fmt.Sprintf(" · %s", text.Plural(s.Status.Tools, "tool"))
 	}
 	source := "yours"
 	if s.Source == workbench.MCPSourceWorkspace {
@@ -276,10 +278,10 @@ func (v *mcpSettings) test(name string, sc mcp.ServerConfig) {
 			var lines []string
 			for _, t := range tools {
 				total += t.Tokens
-				lines = append(lines, fmt.Sprintf("%s — %s", t.RemoteName, firstLine(t.Description, 90)))
+				lines = append(lines, fmt.Sprintf("%s — %s", t.RemoteName, text.FirstLine(t.Description, 90)))
 			}
-			v.status.SetText(fmt.Sprintf("%s answers with %s (%s tokens of schemas):\n%s", name, countOf(len(tools), "tool"),
-				tokensShort(total), strings.Join(lines, "\n")))
+			v.status.SetText(fmt.Sprintf("%s answers with %s (%s tokens of schemas):\n%s", name, text.Plural(len(tools), "tool"),
+				tw.TokensShort(total), strings.Join(lines, "\n")))
 		}
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
 type noArgs struct{}
@@ -39,7 +40,7 @@ func mcpServer(t *testing.T) string {
 // buttonIn finds the button labelled text inside o.
 func buttonIn(o fyne.CanvasObject, text string) *widget.Button {
 	var found *widget.Button
-	walkTree(o, func(c fyne.CanvasObject) bool {
+	fynetest.Walk(o, func(c fyne.CanvasObject) bool {
 		if b, ok := c.(*widget.Button); ok && b.Text == text && found == nil {
 			found = b
 		}
@@ -70,7 +71,7 @@ func TestMCPSettingsAddTestDisableRemove(t *testing.T) {
 		t.Fatalf("probe: %+v, status %q", v.probed, v.status.Text)
 	}
 	var enabled *widget.Check
-	walkTree(v.list, func(c fyne.CanvasObject) bool {
+	fynetest.Walk(v.list, func(c fyne.CanvasObject) bool {
 		if ch, ok := c.(*widget.Check); ok {
 			enabled = ch
 		}

@@ -5,6 +5,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // Side panels: the session list on the left and the context panel on the
@@ -38,7 +40,7 @@ func newPanels(left, center, right fyne.CanvasObject) *panels {
 // content is the body wrapped in a watcher that folds the session list
 // away in narrow windows.
 func (p *panels) content() fyne.CanvasObject {
-	return container.New(&widthWatcher{onWidth: p.widthChanged}, p.body)
+	return container.New(&tw.WidthWatcher{OnWidth: p.widthChanged}, p.body)
 }
 
 func (p *panels) toggleLeft() {

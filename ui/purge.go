@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/purge"
+	"github.com/tally-dev/tally/internal/text"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // purgeView is the purge preview: the model's proposed changes and what
@@ -45,11 +48,11 @@ func (u *UI) startPurge() {
 			}
 			u.setBusyButtons(false)
 			u.setIdleButtons()
-			u.footer.State.Run = RunState{}
+			u.footer.State.Run = tw.RunState{}
 			u.footer.Update()
 			switch {
 			case errors.Is(err, context.Canceled):
-				u.footer.State.Run = RunState{Phase: RunStopped}
+				u.footer.State.Run = tw.RunState{Phase: tw.RunStopped}
 				u.footer.Update()
 			case errors.Is(err, agent.ErrBusy):
 				u.banner.ShowInfo("The session is busy with a turn; purge when it has finished.")
@@ -67,12 +70,9 @@ func (u *UI) startPurge() {
 // showPurgeDialog shows the plan with Apply / Cancel.
 func (u *UI) showPurgeDialog(live *liveSession, plan agent.PurgePreview) *purgeView {
 	v := &purgeView{plan: plan}
-	text := plan.Text()
-	for _, e := range plan.Errors {
-		text += "  ignored: " + e + "\n"
-	}
-	v.text = &widget.Label{Text: text, TextStyle: fyne.TextStyle{Monospace: true}, Wrapping: fyne.TextWrapWord}
-	head := boldLabel(fmt.Sprintf("History %s → %s tokens · %d changes", thousands(plan.Before), thousands(plan.After), len(plan.Changes)))
+	v.text = &widget.Label{Text: purgeText(plan), TextStyle: fyne.TextStyle{Monospace: true}, Wrapping: fyne.TextWrapWord}
+	head := boldLabel(fmt.Sprintf("History %s → %s tokens · %s", text.Thousands(plan.Before), text.Thousands(plan.After),
+		text.Plural(len(plan.Changes), "change")))
 	note := &widget.Label{Wrapping: fyne.TextWrapWord,
 		Text: "Purging rewrites the history once: the next request misses the cache from the first changed message on."}
 	v.apply = &widget.Button{Text: "Apply", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, OnTapped: func() {
@@ -90,6 +90,33 @@ func (u *UI) showPurgeDialog(live *liveSession, plan agent.PurgePreview) *purgeV
 	v.dlg.Show()
 	u.purgeDlg = v
 	return v
+}
+
+// purgeText lists a purge plan's changes, one a line, with what the
+// engine refused and what it ignored; its numbers are written as the
+// dialog's head writes them (the head gives the history's totals).
+func purgeText(plan agent.PurgePreview) string {
+	var b strings.Builder
+	if len(plan.Changes) == 0 {
+		b.WriteString("The model proposed no changes.\n")
+	}
+	for _, c := range plan.Changes {
+		line := fmt.Sprintf("  shorten message %d (%s → %s tokens)", c.Msg, text.Thousands(c.Before), text.Thousands(c.After))
+		if c.Action == "remove" {
+			line = fmt.Sprintf("  remove  message %d (%s tokens)", c.Msg, text.Thousands(c.Before))
+		}
+		if c.Because != "asked" && c.Because != "" {
+			line += " — " + c.Because
+		}
+		b.WriteString(line + "\n")
+	}
+	for _, r := range plan.Rejected {
+		b.WriteString("  not applied: " + r + "\n")
+	}
+	for _, e := range plan.Errors {
+		b.WriteString("  ignored: " + e + "\n")
+	}
+	return b.String()
 }
 
 // applyPurge applies the plan off the UI goroutine; the chat row comes

@@ -7,6 +7,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
 // Renaming the open session used to drop the workspace from the header,
@@ -21,7 +23,7 @@ func TestRenameWithEnterKeepsTheWorkspaceInTheHeader(t *testing.T) {
 	}
 	var entry *widget.Entry
 	for _, o := range h.ui.win.Canvas().Overlays().List() {
-		walkTree(o, func(c fyne.CanvasObject) bool {
+		fynetest.Walk(o, func(c fyne.CanvasObject) bool {
 			if e, ok := c.(*widget.Entry); ok && entry == nil {
 				entry = e
 			}

@@ -14,6 +14,8 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/checkpoint"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/internal/text"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // Undoing the agent's changes: "Rewind to here…" on each of the user's
@@ -82,7 +84,7 @@ func turnOfLogIndex(turns []agent.Turn, i int) (int, bool) {
 func (u *UI) showRewind(live *liveSession, plan agent.RewindPlan) {
 	v := &rewindView{plan: plan}
 	head := &widget.Label{Wrapping: fyne.TextWrapWord, TextStyle: fyne.TextStyle{Bold: true},
-		Text: fmt.Sprintf("Go back to the start of turn %d: “%s”", plan.Turn.N, firstLine(plan.Turn.Text, 80))}
+		Text: fmt.Sprintf("Go back to the start of turn %d: “%s”", plan.Turn.N, text.FirstLine(plan.Turn.Text, 80))}
 	files := container.NewVBox()
 	switch {
 	case plan.FilesErr != "":
@@ -103,7 +105,7 @@ func (u *UI) showRewind(live *liveSession, plan agent.RewindPlan) {
 	} else {
 		msgs.Add(&widget.Label{Wrapping: fyne.TextWrapWord, Text: fmt.Sprintf(
 			"%s leave the conversation (they stay in the store and in `tally export`). Your message comes back into the prompt box to edit and send again.",
-			countOf(len(plan.Superseded), "message"))})
+			text.Plural(len(plan.Superseded), "message"))})
 		for _, m := range plan.Superseded {
 			msgs.Add(&widget.Label{Text: messageLine(m), Truncation: fyne.TextTruncateEllipsis})
 		}
@@ -149,7 +151,7 @@ func restoreRow(f checkpoint.FileRestore, open bool) fyne.CanvasObject {
 		lbl.Importance = widget.WarningImportance
 	}
 	d := f.Diff
-	acc := widget.NewAccordion(widget.NewAccordionItem("Diff of what restoring does", diffView(&d, nil, nil)))
+	acc := widget.NewAccordion(widget.NewAccordionItem("Diff of what restoring does", tw.DiffView(&d, nil, nil)))
 	if open {
 		acc.Open(0) // a short plan shows its diffs at once
 	}
@@ -180,9 +182,9 @@ func (u *UI) runRewind(live *liveSession, turn int, c rewindChoice, force bool) 
 				return
 			}
 			u.rewound = &res
-			msg := fmt.Sprintf("Rewound to turn %d: %s restored", turn, countOf(len(res.Files.Restored), "file"))
+			msg := fmt.Sprintf("Rewound to turn %d: %s restored", turn, text.Plural(len(res.Files.Restored), "file"))
 			if c.chat {
-				msg += fmt.Sprintf(", %s taken out of the conversation", countOf(res.Superseded, "message"))
+				msg += fmt.Sprintf(", %s taken out of the conversation", text.Plural(res.Superseded, "message"))
 			}
 			if len(res.Files.Skipped) > 0 {
 				msg += "; not restored: " + strings.Join(res.Files.Skipped, "; ")
@@ -260,7 +262,7 @@ func (u *UI) openChanges(live *liveSession, changes []checkpoint.FileChange) {
 		var body fyne.CanvasObject
 		if c.Restorable {
 			d := c.Diff
-			body = diffView(&d, nil, nil)
+			body = tw.DiffView(&d, nil, nil)
 		} else {
 			body = &widget.Label{Text: "Not restorable: " + c.Why, Wrapping: fyne.TextWrapWord, Importance: widget.WarningImportance}
 		}
@@ -268,7 +270,7 @@ func (u *UI) openChanges(live *liveSession, changes []checkpoint.FileChange) {
 	}
 	v.all = &widget.Button{Text: "Revert all", Icon: theme.ContentUndoIcon(), Importance: widget.DangerImportance, OnTapped: func() {
 		dialog.ShowConfirm("Revert all", fmt.Sprintf("Put %s back as they were when the session began? The conversation stays as it is.",
-			countOf(len(changes), "file")), func(ok bool) {
+			text.Plural(len(changes), "file")), func(ok bool) {
 			if ok {
 				u.revertFiles(live, "", false)
 			}
@@ -311,7 +313,7 @@ func (u *UI) revertFiles(live *liveSession, path string, force bool) {
 				u.banner.ShowError("Could not revert: " + err.Error())
 				return
 			}
-			u.banner.ShowInfo(fmt.Sprintf("Reverted %s.", countOf(len(res.Restored), "file")))
+			u.banner.ShowInfo(fmt.Sprintf("Reverted %s.", text.Plural(len(res.Restored), "file")))
 			if u.changesDlg != nil {
 				u.changesDlg.dlg.Hide()
 			}

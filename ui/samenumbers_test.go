@@ -41,7 +41,7 @@ func TestTheAppAndTheCommandLineShowTheSameNumbers(t *testing.T) {
 	id := h.ui.live.id
 
 	// The app's numbers.
-	appLevel := h.ui.gauge.used
+	appLevel, _ := h.ui.gauge.Level()
 	appCost, appKnown := h.ui.footer.State.Cost, h.ui.footer.State.CostKnown
 	chartCost, _ := h.ui.chart.Cost()
 	var plan compact.Plan

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // Search across sessions (Ctrl+K, or the magnifier over the session list):
@@ -131,7 +132,7 @@ func (u *UI) runSearch(v *searchView, q string) {
 			case truncated:
 				v.status.SetText(fmt.Sprintf("The first %d hits; add a word to narrow the search.", len(hits)))
 			default:
-				v.status.SetText(countOf(len(hits), "hit") + " — click one to open it")
+				v.status.SetText(text.Plural(len(hits), "hit") + " — click one to open it")
 			}
 		}
 	})

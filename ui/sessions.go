@@ -18,6 +18,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/workbench"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // sessionsView lists the stored sessions, newest activity first, with New,
@@ -38,7 +39,7 @@ func newSessionsView(u *UI) *sessionsView {
 		func() fyne.CanvasObject {
 			t := &widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}
 			b := &widget.Label{TextStyle: fyne.TextStyle{Bold: true}}
-			return container.NewVBox(container.NewBorder(nil, nil, nil, b, t), styledText("", theme.ColorNamePlaceHolder, false))
+			return container.NewVBox(container.NewBorder(nil, nil, nil, b, t), tw.StyledText("", theme.ColorNamePlaceHolder, false))
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id >= len(v.items) {
@@ -62,7 +63,7 @@ func newSessionsView(u *UI) *sessionsView {
 			}
 			// The selected row's background is tinted: the detail uses the
 			// full foreground colour there to stay readable.
-			setStyledTextSized(box.Objects[1].(*widget.RichText), sessionDetail(s, time.Now()),
+			tw.SetStyledTextSized(box.Objects[1].(*widget.RichText), sessionDetail(s, time.Now()),
 				detailColor(s.ID == v.sel), false, theme.SizeNameCaptionText)
 		})
 	v.list.OnSelected = func(id widget.ListItemID) {
@@ -90,7 +91,7 @@ func sessionDetail(s workbench.SessionInfo, now time.Time) string {
 	if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(ws, home) {
 		ws = "~" + strings.TrimPrefix(ws, home)
 	}
-	return fmt.Sprintf("%s · %s · cycle %d", ws, ago(s.Updated, now), max(s.Cycle, 1))
+	return fmt.Sprintf("%s · %s · cycle %d", ws, tw.Ago(s.Updated, now), max(s.Cycle, 1))
 }
 
 // detailColor is the colour of a row's second line: muted, except on the

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/workbench"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // settingsForm edits the endpoint, the model, the API key, the window,
@@ -318,7 +319,7 @@ func (f *settingsForm) values() (workbench.Settings, error) {
 func (f *settingsForm) test() {
 	s, err := f.values()
 	if err != nil {
-		f.result.SetText(upperFirst(err.Error()) + ".")
+		f.result.SetText(tw.UpperFirst(err.Error()) + ".")
 		return
 	}
 	r := f.u.wb.ResolveWith(workbench.Flags{}, s)
@@ -345,7 +346,7 @@ func (f *settingsForm) test() {
 func pingMessage(d time.Duration, err error, model string) string {
 	switch {
 	case err == nil:
-		return fmt.Sprintf("OK — %s answered in %s.", model, duration(d))
+		return fmt.Sprintf("OK — %s answered in %s.", model, tw.Duration(d))
 	case errors.Is(err, llm.ErrUnreachable):
 		return "Unreachable: the host did not answer; check the base URL and your network."
 	case llm.IsUnauthorized(err):
@@ -356,13 +357,6 @@ func pingMessage(d time.Duration, err error, model string) string {
 		return "No answer within 20 s; the server may be overloaded or the URL wrong."
 	}
 	return "Failed: " + err.Error()
-}
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // settingsFor returns what the banner's Settings button does for why:
@@ -405,7 +399,7 @@ func (f *settingsForm) save() bool {
 	s, err := f.values()
 	if err != nil {
 		// Said above the fields, where it is seen whatever is scrolled.
-		msg := upperFirst(err.Error()) + "."
+		msg := tw.UpperFirst(err.Error()) + "."
 		f.result.SetText(msg)
 		f.problem.SetText(msg)
 		f.problem.Show()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // keepFields is the "Keep the context under" setting: Auto (the level that
@@ -27,7 +28,7 @@ func keepTokens(n int) string {
 	if n%1_000 == 0 {
 		return strconv.Itoa(n/1_000) + "K"
 	}
-	return thousands(n)
+	return text.Thousands(n)
 }
 
 // newKeepFields builds the choices, forecast from sess (nil: no session
@@ -79,12 +80,12 @@ func keepChoice(o agent.KeepOption, forecast bool, hitPrice float64) (label, val
 	case agent.KeepAuto:
 		label, value = "Auto", ""
 		if forecast {
-			label = fmt.Sprintf("Auto (%s now)", thousands(o.Level))
+			label = fmt.Sprintf("Auto (%s now)", text.Thousands(o.Level))
 		}
 	case 0:
 		label, value = "The window's default", workbench.KeepUnderWindow
 		if forecast {
-			label = fmt.Sprintf("The window's default (%s)", thousands(o.Level))
+			label = fmt.Sprintf("The window's default (%s)", text.Thousands(o.Level))
 		}
 	default:
 		label, value = keepTokens(o.KeepUnder)+" tokens", strconv.Itoa(o.KeepUnder)

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -9,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/storage"
+	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
 // The store-error view's Retry used to build a second UI while the
@@ -29,7 +32,7 @@ func TestRetryAfterALockedStoreOpensIntoTheSameUI(t *testing.T) {
 		t.Fatal("the store opened while another handle held it")
 	}
 	var retry *widget.Button
-	walkTree(w.Content(), func(o fyne.CanvasObject) bool {
+	fynetest.Walk(w.Content(), func(o fyne.CanvasObject) bool {
 		if b, ok := o.(*widget.Button); ok && b.Text == "Retry" {
 			retry = b
 		}
@@ -50,4 +53,18 @@ func TestRetryAfterALockedStoreOpensIntoTheSameUI(t *testing.T) {
 		t.Fatalf("closing the window's UI did not release the store the retry opened: %v", err)
 	}
 	again.Close()
+}
+
+func TestMissingDisplayIsAClearError(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	err := displayAvailable(env(nil))
+	if runtime.GOOS == "linux" && (err == nil || !strings.Contains(err.Error(), "tally run")) {
+		t.Errorf("no display: %v", err)
+	}
+	if err := displayAvailable(env(map[string]string{"DISPLAY": ":0"})); err != nil {
+		t.Errorf("with DISPLAY: %v", err)
+	}
+	if err := displayAvailable(env(map[string]string{"WAYLAND_DISPLAY": "wayland-0"})); err != nil {
+		t.Errorf("with WAYLAND_DISPLAY: %v", err)
+	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // Sub-agents in the chat: a task call's card holds a nested card for the
@@ -34,12 +36,12 @@ func childText(c *agent.ChildInfo) string {
 		state = "stopped"
 	}
 	s := fmt.Sprintf("Sub-agent %s · %s · %s · step %d of %d · %s tokens · %s read",
-		c.ID, c.Kind, state, c.Steps, c.MaxSteps, tokensShort(c.Tokens()), countOf(c.FilesRead, "file"))
+		c.ID, c.Kind, state, c.Steps, c.MaxSteps, tw.TokensShort(c.Tokens()), text.Plural(c.FilesRead, "file"))
 	if c.Error != "" {
-		s += " · " + firstLine(c.Error, 120)
+		s += " · " + text.FirstLine(c.Error, 120)
 	}
 	if len(c.Checklist) > 0 {
-		s += "\nChecklist " + ChecklistSummary(c.Checklist)
+		s += "\nChecklist " + tw.ChecklistSummary(c.Checklist)
 	}
 	return s
 }
@@ -79,7 +81,7 @@ func (c *childCard) set(it *chatItem) {
 		return
 	}
 	c.text.SetText(childText(it.child))
-	showIf(c.stop, it.child.Status == agent.SubagentRunning)
+	tw.ShowIf(c.stop, it.child.Status == agent.SubagentRunning)
 	c.box.Show()
 }
 
@@ -130,7 +132,7 @@ func (u *UI) showChildTranscript(it *chatItem) {
 		}
 		u.childShown = b.String()
 		body := &widget.Entry{MultiLine: true, Wrapping: fyne.TextWrapWord, Text: u.childShown}
-		d := dialog.NewCustom(fmt.Sprintf("Sub-agent %s — %s (%s)", r.info.ID, firstLine(r.info.Title, 60), countOf(len(r.msgs), "message")),
+		d := dialog.NewCustom(fmt.Sprintf("Sub-agent %s — %s (%s)", r.info.ID, text.FirstLine(r.info.Title, 60), text.Plural(len(r.msgs), "message")),
 			"Close", container.NewScroll(body), u.win)
 		d.Resize(fyne.NewSize(min(860, u.win.Canvas().Size().Width-40), min(600, u.win.Canvas().Size().Height-40)))
 		d.Show()

@@ -12,6 +12,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/text"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // Tool call states shown on a card.
@@ -102,7 +104,7 @@ func (c *toolCard) set(it *chatItem) {
 		st = toolFailed
 	}
 	if it.redacted > 0 {
-		st += fmt.Sprintf(" · %d secret%s redacted", it.redacted, plural(it.redacted))
+		st += fmt.Sprintf(" · %d secret%s redacted", it.redacted, text.S(it.redacted))
 	}
 	c.status.SetText(st)
 	switch st {
@@ -124,7 +126,7 @@ func (c *toolCard) set(it *chatItem) {
 	case pending && it.approval.req.Diff != nil:
 		c.args.Hide()
 		p := it.approval
-		c.diffBox.Objects = []fyne.CanvasObject{diffView(p.req.Diff, p.accepted, func() { c.showTicks(p) })}
+		c.diffBox.Objects = []fyne.CanvasObject{tw.DiffView(p.req.Diff, p.accepted, func() { c.showTicks(p) })}
 		c.diffBox.Refresh()
 		c.diffBox.Show()
 		c.showTicks(p)
@@ -140,7 +142,7 @@ func (c *toolCard) set(it *chatItem) {
 	c.note.Hide()
 	if pending {
 		c.always.SetText("Always allow " + it.call.Name + " in this session")
-		showIf(c.always, !it.approval.req.NoAlways)
+		tw.ShowIf(c.always, !it.approval.req.NoAlways)
 		if n := it.approval.req.Note; n != "" {
 			c.note.SetText("⚠ " + n)
 			c.note.Show()
@@ -162,7 +164,7 @@ func (c *toolCard) set(it *chatItem) {
 		if it.expanded {
 			arrow = "▾"
 		}
-		c.toggle.SetText(fmt.Sprintf("%s Result (%s chars)", arrow, thousands(it.resultLen)))
+		c.toggle.SetText(fmt.Sprintf("%s Result (%s chars)", arrow, text.Thousands(it.resultLen)))
 		c.toggle.Show()
 		if it.expanded {
 			if it.longResult() {
@@ -187,7 +189,7 @@ func (c *toolCard) set(it *chatItem) {
 // showTicks names on the Approve button how many of the change's hunks
 // will be written; with none ticked only Deny is left.
 func (c *toolCard) showTicks(p *pendingApproval) {
-	n, all := ticked(p.accepted), len(p.accepted)
+	n, all := tw.Ticked(p.accepted), len(p.accepted)
 	switch {
 	case all <= 1 || n == all:
 		c.approve.SetText("Approve")
@@ -226,13 +228,13 @@ func approvalText(r tool.ApprovalRequest) string {
 
 // argsDisplay renders a call's arguments for people: an edit as a small
 // diff, a command as itself, anything else as indented JSON.
-func argsDisplay(name, args string) string { return argsView(name, args, clipForDisplay) }
+func argsDisplay(name, args string) string { return argsView(name, args, tw.ClipForDisplay) }
 
 // argsView is argsDisplay with the clipping rule given.
-func argsView(name, args string, clipForDisplay func(string) string) string {
+func argsView(name, args string, clip func(string) string) string {
 	var m map[string]any
 	if json.Unmarshal([]byte(args), &m) != nil {
-		return clipForDisplay(args)
+		return clip(args)
 	}
 	str := func(k string) string { s, _ := m[k].(string); return s }
 	switch name {
@@ -245,15 +247,15 @@ func argsView(name, args string, clipForDisplay func(string) string) string {
 		for _, l := range strings.Split(str("new_string"), "\n") {
 			b.WriteString("+ " + l + "\n")
 		}
-		return clipForDisplay(strings.TrimRight(b.String(), "\n"))
+		return clip(strings.TrimRight(b.String(), "\n"))
 	case "run_shell":
-		return clipForDisplay("$ " + str("command"))
+		return clip("$ " + str("command"))
 	case "write_file":
-		return clipForDisplay(str("path") + "\n" + str("content"))
+		return clip(str("path") + "\n" + str("content"))
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return clipForDisplay(args)
+		return clip(args)
 	}
-	return clipForDisplay(string(b))
+	return clip(string(b))
 }

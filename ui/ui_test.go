@@ -13,6 +13,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 func TestSendStreamsAnswerIntoChat(t *testing.T) {
@@ -55,7 +56,7 @@ func TestSendStreamsAnswerIntoChat(t *testing.T) {
 	if h.shows("<turn_meta>") {
 		t.Error("the window shows the <turn_meta> block as if the user typed it")
 	}
-	if h.ui.footer.State.Run.Phase != RunIdle {
+	if h.ui.footer.State.Run.Phase != tw.RunIdle {
 		t.Errorf("footer state = %q; want idle", h.ui.footer.State.Run)
 	}
 }
@@ -136,7 +137,7 @@ func TestStopMidTurnLeavesValidTranscript(t *testing.T) {
 	}
 	test.Tap(h.ui.stopB)
 	h.waitIdle()
-	if h.ui.footer.State.Run.Phase != RunStopped {
+	if h.ui.footer.State.Run.Phase != tw.RunStopped {
 		t.Errorf("footer state after Stop = %q; want stopped", h.ui.footer.State.Run)
 	}
 

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
 // numbered is a file of n lines "line 1" … "line n", with the lines in
@@ -50,7 +51,7 @@ func TestApprovalDiffWithPerHunkTicks(t *testing.T) {
 	}
 	var checks []*widget.Check
 	var text []string
-	walkTree(c.diffBox, func(o fyne.CanvasObject) bool {
+	fynetest.Walk(c.diffBox, func(o fyne.CanvasObject) bool {
 		switch v := o.(type) {
 		case *widget.Check:
 			checks = append(checks, v)

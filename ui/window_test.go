@@ -11,6 +11,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // The window could not shrink below about 1,080 px (issue 12 #16): at
@@ -78,7 +80,7 @@ func TestFolderPickerStartsAtTheTypedFolder(t *testing.T) {
 func TestFocusShowsOnThePrimaryButton(t *testing.T) {
 	for _, name := range []string{"light", "dark"} {
 		a := test.NewTempApp(t)
-		a.Settings().SetTheme(themeFor(name))
+		a.Settings().SetTheme(tw.ThemeFor(name))
 		th := a.Settings().Theme()
 		v := a.Settings().ThemeVariant()
 		if sameColor(th.Color(theme.ColorNameFocus, v), th.Color(theme.ColorNamePrimary, v)) {

@@ -1,4 +1,4 @@
-package ui
+package widget
 
 import (
 	"image/color"
@@ -38,9 +38,10 @@ func focusColor(v fyne.ThemeVariant) color.Color {
 	return color.NRGBA{R: 0xff, G: 0xff, B: 0xff, A: 0x59}
 }
 
-// themeFor returns the theme for a Settings.Theme value: "light", "dark",
-// or anything else to follow the system.
-func themeFor(name string) fyne.Theme {
+// ThemeFor returns Tally's theme for a Settings.Theme value: "light",
+// "dark", or anything else to follow the system. Whatever the variant, the
+// focus colour contrasts with the primary colour.
+func ThemeFor(name string) fyne.Theme {
 	var v *fyne.ThemeVariant
 	switch name {
 	case "light":

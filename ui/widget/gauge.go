@@ -1,4 +1,4 @@
-package ui
+package widget
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ func GaugeText(used, window int, exact bool) string {
 		return "no session open"
 	}
 	pct := float64(used) * 100 / float64(window)
-	s := fmt.Sprintf("%s / %s (%.0f %%)", tokensShort(used), tokensShort(window), pct)
+	s := fmt.Sprintf("%s / %s (%.0f %%)", TokensShort(used), TokensShort(window), pct)
 	if !exact {
 		s = "≈ " + s
 	}
@@ -87,6 +87,9 @@ func (g *Gauge) placeMarks() {
 		g.marks[i].Fraction = fraction(g.marks[i].Tokens, g.window)
 	}
 }
+
+// Level returns the level and the window as drawn.
+func (g *Gauge) Level() (used, window int) { return g.used, g.window }
 
 // Marks returns the ticks as drawn.
 func (g *Gauge) Marks() []Mark { return append([]Mark(nil), g.marks...) }
@@ -194,7 +197,7 @@ func (r *gaugeRenderer) Refresh() {
 	for i, m := range r.g.marks {
 		r.ticks[i].FillColor = fg
 		r.tickLabels[i].Color = theme.Color(theme.ColorNamePlaceHolder)
-		r.tickLabels[i].Text = fmt.Sprintf("%s %s", m.Label, tokensShort(m.Tokens))
+		r.tickLabels[i].Text = fmt.Sprintf("%s %s", m.Label, TokensShort(m.Tokens))
 		r.objects = append(r.objects, r.ticks[i], r.tickLabels[i])
 	}
 	r.Layout(r.g.Size())

@@ -1,4 +1,4 @@
-package ui
+package widget
 
 import (
 	"fmt"
@@ -57,7 +57,7 @@ func (s FooterState) Parts(now time.Time) []string {
 	switch {
 	case s.Model == "": // no session shown
 	case s.CostKnown:
-		p = append(p, "cost "+dollars(s.Cost))
+		p = append(p, "cost "+Dollars(s.Cost))
 	default:
 		p = append(p, "cost n/a")
 	}
@@ -65,7 +65,7 @@ func (s FooterState) Parts(now time.Time) []string {
 		p = append(p, s.WarmUp)
 	}
 	if s.LastDuration > 0 {
-		p = append(p, "last request "+duration(s.LastDuration))
+		p = append(p, "last request "+Duration(s.LastDuration))
 	}
 	if r := s.Run.String(); r != "" {
 		p = append(p, r)
@@ -109,7 +109,7 @@ func (f *Footer) Update() {
 	f.label.SetText(f.State.Text(time.Now()))
 	a := f.State.AlertText()
 	f.alert.SetText(a)
-	showIf(f.box, a != "")
+	ShowIf(f.box, a != "")
 }
 
 // Alert returns the alert text as shown ("" when hidden).

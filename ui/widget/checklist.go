@@ -1,4 +1,4 @@
-package ui
+package widget
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/todo"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // ChecklistSummary is the collapsed form of a checklist: "3/7 · current
@@ -29,7 +30,7 @@ func ChecklistSummary(items []todo.Item) string {
 	}
 	s := fmt.Sprintf("%d/%d", done, len(items))
 	if cur != "" {
-		s += " · " + firstLine(cur, 80)
+		s += " · " + text.FirstLine(cur, 80)
 	}
 	return s
 }
@@ -111,8 +112,8 @@ func (c *Checklist) update(scroll bool) {
 		arrow = "▸"
 	}
 	c.header.SetText(arrow + " Checklist  " + c.Summary())
-	showIf(c.list, !c.collapsed && len(c.items) > 0)
-	showIf(c.empty, !c.collapsed && len(c.items) == 0)
+	ShowIf(c.list, !c.collapsed && len(c.items) > 0)
+	ShowIf(c.empty, !c.collapsed && len(c.items) == 0)
 	c.list.Refresh()
 	if i := activeIndex(c.items); scroll && i >= 0 && !c.collapsed {
 		c.list.ScrollTo(i)
@@ -148,7 +149,7 @@ type checklistRow struct {
 func newChecklistRow() *checklistRow {
 	r := &checklistRow{bg: canvas.NewRectangle(theme.Color(theme.ColorNameSelection)),
 		icon:  widget.NewIcon(theme.CheckButtonIcon()),
-		label: styledText("", theme.ColorNameForeground, false)}
+		label: StyledText("", theme.ColorNameForeground, false)}
 	r.bg.CornerRadius = theme.Size(theme.SizeNameInputRadius)
 	r.ExtendBaseWidget(r)
 	return r
@@ -177,9 +178,9 @@ func (r *checklistRow) set(it todo.Item) {
 	r.item = it
 	st := styleFor(it.Status)
 	r.icon.SetResource(st.Icon)
-	setStyledText(r.label, it.Content, st.Color, st.Bold)
+	SetStyledText(r.label, it.Content, st.Color, st.Bold)
 	r.bg.FillColor = theme.Color(theme.ColorNameSelection)
-	showIf(r.bg, st.Highlight)
+	ShowIf(r.bg, st.Highlight)
 	r.bg.Refresh()
 }
 
@@ -187,25 +188,4 @@ func (r *checklistRow) set(it todo.Item) {
 func (r *checklistRow) CreateRenderer() fyne.WidgetRenderer {
 	row := container.NewBorder(nil, nil, r.icon, nil, r.label)
 	return widget.NewSimpleRenderer(container.NewStack(r.bg, row))
-}
-
-// styledText is a one-line, truncated text in a theme colour. Unlike a
-// low-importance Label (drawn in the nearly invisible disabled colour), it
-// stays readable on any background, selected rows included.
-func styledText(text string, c fyne.ThemeColorName, bold bool) *widget.RichText {
-	t := &widget.RichText{Truncation: fyne.TextTruncateEllipsis, Scroll: container.ScrollNone}
-	setStyledText(t, text, c, bold)
-	return t
-}
-
-// setStyledText replaces the text and colour of a styledText.
-func setStyledText(t *widget.RichText, text string, c fyne.ThemeColorName, bold bool) {
-	setStyledTextSized(t, text, c, bold, theme.SizeNameText)
-}
-
-// setStyledTextSized is setStyledText with a text size.
-func setStyledTextSized(t *widget.RichText, text string, c fyne.ThemeColorName, bold bool, size fyne.ThemeSizeName) {
-	t.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: text, Style: widget.RichTextStyle{
-		ColorName: c, TextStyle: fyne.TextStyle{Bold: bold}, SizeName: size, Inline: true}}}
-	t.Refresh()
 }

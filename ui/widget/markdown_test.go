@@ -1,4 +1,4 @@
-package ui
+package widget
 
 import (
 	"strings"
@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
 // Inline code used to break one character per line when a segment began
@@ -18,11 +20,11 @@ func TestInlineCodeWrapsByWordsAndKeepsSpaces(t *testing.T) {
 	test.NewTempApp(t)
 	const md = "The functions `Add` and `Mul` live in `calc/calc.go`, next to `Sub`.\n\n- use `go test ./...` to check\n\n```\ncode block stays\n```"
 	for _, w := range []float32{1080, 600, 300, 120} {
-		rt := widget.NewRichText(parseMarkdown(md)...)
+		rt := widget.NewRichText(ParseMarkdown(md)...)
 		rt.Wrapping = fyne.TextWrapWord
 		rt.Resize(fyne.NewSize(w, 600))
 		var pieces []string
-		walkTree(rt, func(o fyne.CanvasObject) bool {
+		fynetest.Walk(rt, func(o fyne.CanvasObject) bool {
 			if tx, ok := o.(*canvas.Text); ok {
 				pieces = append(pieces, tx.Text)
 				if r := []rune(strings.TrimSpace(tx.Text)); len(r) == 1 && unicode.IsLetter(r[0]) {
@@ -38,10 +40,10 @@ func TestInlineCodeWrapsByWordsAndKeepsSpaces(t *testing.T) {
 			}
 		}
 	}
-	if got := widget.NewRichText(parseMarkdown("Add `x` and `y`")...).String(); !strings.Contains(got, "`x` and `y`") {
+	if got := widget.NewRichText(ParseMarkdown("Add `x` and `y`")...).String(); !strings.Contains(got, "`x` and `y`") {
 		t.Errorf("spaces around inline code lost: %q", got)
 	}
-	if got := widget.NewRichText(parseMarkdown("it subtracted (`return a - b`).")...).String(); !strings.Contains(got, "(`return a - b`).") {
+	if got := widget.NewRichText(ParseMarkdown("it subtracted (`return a - b`).")...).String(); !strings.Contains(got, "(`return a - b`).") {
 		t.Errorf("a space crept in after the bracket: %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package ui
+package widget
 
 import (
 	"fmt"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // MarkerKind is what a vertical marker on the chart stands for.
@@ -291,7 +292,7 @@ func TotalsText(t ledger.Totals) string {
 	}
 	cost, naive := "n/a", "n/a"
 	if t.Priced {
-		cost, naive = dollars(t.Cost), dollars(t.ZeroCacheCost)
+		cost, naive = Dollars(t.Cost), Dollars(t.ZeroCacheCost)
 	}
 	reqs := "requests"
 	if t.Requests == 1 {
@@ -305,7 +306,7 @@ func TotalsText(t ledger.Totals) string {
 		drift = fmt.Sprintf("%d unbooked drifts", t.Drifts)
 	}
 	return fmt.Sprintf("%d %s · %s prompt tokens · hit %s\ncost %s · without cache %s · %s",
-		t.Requests, reqs, tokensShort(t.Prompt), percent(t.HitRatio*100), cost, naive, drift)
+		t.Requests, reqs, TokensShort(t.Prompt), Percent(t.HitRatio*100), cost, naive, drift)
 }
 
 // Details is the popup text of point i: the request's exact numbers.
@@ -323,33 +324,33 @@ func (c *Chart) Details(i int) string {
 	if r.Model != "" {
 		fmt.Fprintf(&b, " · %s", r.Model)
 	}
-	fmt.Fprintf(&b, "\nPrompt %s tokens", thousands(r.PromptTokens))
+	fmt.Fprintf(&b, "\nPrompt %s tokens", text.Thousands(r.PromptTokens))
 	if r.CacheReported {
-		fmt.Fprintf(&b, " (%s from cache, %s not; hit %s)", thousands(r.CacheHitTokens), thousands(r.PromptTokens-r.CacheHitTokens), percent(r.HitRatio()*100))
+		fmt.Fprintf(&b, " (%s from cache, %s not; hit %s)", text.Thousands(r.CacheHitTokens), text.Thousands(r.PromptTokens-r.CacheHitTokens), Percent(r.HitRatio()*100))
 	} else {
 		b.WriteString(" (no cache figures reported)")
 	}
-	fmt.Fprintf(&b, "\nCompletion %s tokens", thousands(r.CompletionTokens))
+	fmt.Fprintf(&b, "\nCompletion %s tokens", text.Thousands(r.CompletionTokens))
 	if c.window > 0 {
 		lvl := r.ContextTokens
 		if lvl <= 0 {
 			lvl = r.PromptTokens + r.CompletionTokens
 		}
-		fmt.Fprintf(&b, "\nContext %s / %s (%.0f %%)", thousands(lvl), thousands(c.window), p.Level*100)
+		fmt.Fprintf(&b, "\nContext %s / %s (%.0f %%)", text.Thousands(lvl), text.Thousands(c.window), p.Level*100)
 	}
 	if cost, zero, ok := ledger.Cost([]ledger.Row{r}, c.priceBook()); ok {
-		fmt.Fprintf(&b, "\nCost %s (without cache %s)", dollars(cost), dollars(zero))
+		fmt.Fprintf(&b, "\nCost %s (without cache %s)", Dollars(cost), Dollars(zero))
 	} else {
 		b.WriteString("\nCost n/a (no price for this model)")
 	}
 	if r.DurationMS > 0 {
-		fmt.Fprintf(&b, " · %s", duration(time.Duration(r.DurationMS)*time.Millisecond))
+		fmt.Fprintf(&b, " · %s", Duration(time.Duration(r.DurationMS)*time.Millisecond))
 	}
 	if r.Rebuild != "" {
 		fmt.Fprintf(&b, "\nAfter a %s: the history was rewritten", r.Rebuild)
 	}
 	if r.Drift != nil && r.Drift.Changed {
-		fmt.Fprintf(&b, "\n%s", upperFirst(r.Drift.String()))
+		fmt.Fprintf(&b, "\n%s", UpperFirst(r.Drift.String()))
 	}
 	return b.String()
 }

@@ -1,4 +1,4 @@
-package ui
+package widget
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // CacheLevel is the colour class of the cache chip.
@@ -46,10 +47,10 @@ func CacheStateFor(u agent.Usage) CacheState {
 		return CacheState{Level: CacheHidden}
 	}
 	pct := float64(u.CacheHitTokens) * 100 / float64(u.PromptTokens)
-	s := CacheState{Hit: pct, Text: "Cache " + percent(pct)}
+	s := CacheState{Hit: pct, Text: "Cache " + Percent(pct)}
 	switch {
 	case u.First:
-		s.Level, s.Text = CacheCold, "Cache cold · "+percent(pct)
+		s.Level, s.Text = CacheCold, "Cache cold · "+Percent(pct)
 	case pct >= 80:
 		s.Level = CacheGreen
 	case pct >= 40:
@@ -58,13 +59,6 @@ func CacheStateFor(u agent.Usage) CacheState {
 		s.Level = CacheRed
 	}
 	return s
-}
-
-func percent(p float64) string {
-	if p >= 99.95 || p == float64(int(p)) {
-		return fmt.Sprintf("%.0f %%", p)
-	}
-	return fmt.Sprintf("%.1f %%", p)
 }
 
 // levelColor is the chip's dot colour for a level.
@@ -154,13 +148,13 @@ func (c *CacheChip) State() CacheState { return c.state }
 func (c *CacheChip) Details() string {
 	u := c.last
 	s := fmt.Sprintf("This request: %s tokens from cache, %s not cached (of %s prompt tokens).",
-		thousands(u.CacheHitTokens), thousands(u.CacheMissTokens), thousands(u.PromptTokens))
+		text.Thousands(u.CacheHitTokens), text.Thousands(u.CacheMissTokens), text.Thousands(u.PromptTokens))
 	if u.First {
 		s += "\nThe session's first request always starts with a cold cache."
 	}
 	if c.sessionAll > 0 {
 		s += fmt.Sprintf("\nSession: %s of %s prompt tokens from cache (%s).",
-			thousands(c.sessionHit), thousands(c.sessionAll), percent(float64(c.sessionHit)*100/float64(c.sessionAll)))
+			text.Thousands(c.sessionHit), text.Thousands(c.sessionAll), Percent(float64(c.sessionHit)*100/float64(c.sessionAll)))
 	}
 	if c.rule != "" {
 		s += "\nCost estimates assume the provider caches " + c.rule.Describe() + " (Settings › Cache rule)."

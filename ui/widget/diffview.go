@@ -1,4 +1,4 @@
-package ui
+package widget
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/diff"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // Diffs as people read them: a header naming the file (new, deleted,
@@ -34,12 +35,14 @@ func diffHeader(d *diff.Diff) string {
 	case len(d.Hunks) == 0:
 		return d.Path + " — content unchanged"
 	}
-	return fmt.Sprintf("%s — %s", d.Path, countOf(len(d.Hunks), "change"))
+	return fmt.Sprintf("%s — %s", d.Path, text.Plural(len(d.Hunks), "change"))
 }
 
-// diffView draws d. With ticks non-nil each hunk gets a check box bound to
-// ticks[i]; onTick runs after a box changes.
-func diffView(d *diff.Diff, ticks []bool, onTick func()) fyne.CanvasObject {
+// DiffView draws d: its header, then each hunk with its line numbers, at
+// most maxDiffLines lines in all (the rest is summarised). With ticks
+// non-nil each hunk gets a check box bound to ticks[i], so what is ticked
+// is what the caller writes; onTick runs after a box changes.
+func DiffView(d *diff.Diff, ticks []bool, onTick func()) fyne.CanvasObject {
 	box := container.NewVBox(&widget.Label{Text: diffHeader(d), TextStyle: fyne.TextStyle{Bold: true, Monospace: true}, Truncation: fyne.TextTruncateEllipsis})
 	drawn := 0
 	for i, h := range d.Hunks {
@@ -108,8 +111,8 @@ func diffSegment(text string, color fyne.ThemeColorName) *widget.TextSegment {
 		ColorName: color, Inline: false, SizeName: theme.SizeNameText, TextStyle: fyne.TextStyle{Monospace: true}}}
 }
 
-// ticked counts the ticked hunks.
-func ticked(ticks []bool) int {
+// Ticked counts the ticked hunks.
+func Ticked(ticks []bool) int {
 	n := 0
 	for _, t := range ticks {
 		if t {

@@ -1,4 +1,4 @@
-package ui
+package widget
 
 import (
 	"strings"
@@ -12,10 +12,12 @@ import (
 // ("Addand Mul"). Answers are mostly prose with inline code, so each run of
 // inline text that holds inline code is merged into one segment before it
 // is shown: the code keeps its backticks (so identifiers still stand out)
-// and emphasis in that run is shown as plain text, while block elements — headings, lists, code
-// blocks, quotes, links — keep their own segments.
+// and emphasis in that run is shown as plain text, while block elements —
+// headings, lists, code blocks, quotes, links — keep their own segments.
 
-func parseMarkdown(s string) []widget.RichTextSegment {
+// ParseMarkdown turns an answer's Markdown into rich-text segments that
+// wrap by words (see above); blank text gives none.
+func ParseMarkdown(s string) []widget.RichTextSegment {
 	if strings.TrimSpace(s) == "" {
 		return nil
 	}

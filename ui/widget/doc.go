@@ -1,0 +1,11 @@
+// Package widget holds Tally's display widgets and the formatting they
+// share: the context gauge, the cache chip, the request chart, the
+// checklist, the footer, the banner, diffs and Markdown for the chat, the
+// run state the footer names, and the theme.
+//
+// The widgets only display what they are given. None of them reads the
+// engine or the store, starts a goroutine or calls fyne.Do, and nothing
+// here imports package ui: the window (package ui) fetches the numbers
+// and hands them over. Like every Fyne widget they must be used on the UI
+// goroutine only.
+package widget
