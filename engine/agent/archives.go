@@ -37,11 +37,11 @@ func ReadSuperseded(tx *storage.Tx, id string, want map[int]bool) (map[int][]Pas
 		}
 		blob, err := tx.Blob(rec.Superseded)
 		if err != nil {
-			return nil, fmt.Errorf("the messages superseded by the %s of %s are missing (%v)", rec.Reason, rec.Time.Format("2006-01-02 15:04"), err)
+			return nil, fmt.Errorf("the messages superseded by the %s of %s are missing (%w)", rec.Reason, rec.Time.Format("2006-01-02 15:04"), err)
 		}
 		var gone []transcript.Superseded
 		if err := json.Unmarshal(blob, &gone); err != nil {
-			return nil, fmt.Errorf("the messages superseded by the %s are unreadable (%v)", rec.Reason, err)
+			return nil, fmt.Errorf("the messages superseded by the %s are unreadable (%w)", rec.Reason, err)
 		}
 		for _, g := range gone {
 			out[rec.Cycle] = append(out[rec.Cycle], PastMessage{Cycle: rec.Cycle, Reason: rec.Reason, Index: g.Index, Message: g.Message})
@@ -73,7 +73,7 @@ func ReadArchives(st *storage.Store, id string) ([]cycle.Archive, error) {
 		for _, r := range recs {
 			var a archiveRecord
 			if err := json.Unmarshal(r.Data, &a); err != nil {
-				return fmt.Errorf("agent: archive record %d of session %q is unreadable (%v)", r.Seq, id, err)
+				return fmt.Errorf("archive record %d of session %q is unreadable (%w)", r.Seq, id, err)
 			}
 			archived = append(archived, a)
 			want[a.Cycle] = true

@@ -144,7 +144,7 @@ func (s *Session) beginTurnCheckpoint(n int) {
 	}
 	err := f.rec.BeginTurn(n)
 	if err != nil {
-		err = fmt.Errorf("the checkpoint of turn %d could not be started (%v)", n, err)
+		err = fmt.Errorf("the checkpoint of turn %d could not be started (%w)", n, err)
 	}
 	f.fail(err)
 }
@@ -153,7 +153,7 @@ func (s *Session) beginTurnCheckpoint(n int) {
 // why they cannot be read.
 func (s *Session) checkpoints() (*checkpoint.Workspace, error) {
 	if s.ckpt == nil {
-		return nil, fmt.Errorf("agent: the file checkpoints of %s cannot be read (%v); check that the workspace folder exists", s.meta.Workspace, s.ckptErr)
+		return nil, fmt.Errorf("the file checkpoints of %s cannot be read (%v); check that the workspace folder exists", s.meta.Workspace, s.ckptErr)
 	}
 	return s.ckpt, nil
 }

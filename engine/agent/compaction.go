@@ -35,7 +35,7 @@ func ParseCompactionMode(s string) (CompactionMode, error) {
 	case CompactAuto, CompactAsk, CompactOff:
 		return CompactionMode(s), nil
 	}
-	return "", fmt.Errorf("agent: compaction mode %q is not auto, ask or off", s)
+	return "", fmt.Errorf("compaction mode %q is not auto, ask or off", s)
 }
 
 // Asker is asked before an automatic compaction in CompactAsk mode: it
@@ -114,7 +114,7 @@ type CompactionResult struct {
 
 // ErrNothingToCompact is returned by a manual compaction that would change
 // nothing.
-var ErrNothingToCompact = errors.New("agent: there is nothing to compact yet; the history has no messages that can be cleared or summarised")
+var ErrNothingToCompact = errors.New("there is nothing to compact yet; the history has no messages that can be cleared or summarised")
 
 // statusReserve is the tokens kept for the status block at the tail when
 // comparing the level with a threshold.
@@ -221,7 +221,7 @@ func (s *Session) compactNow(ctx context.Context, in compact.Input, plan compact
 			if ctx.Err() == nil {
 				s.st.Breakers.Failed(s.cfg.now())
 			}
-			return res, fmt.Errorf("agent: compaction failed while summarising (%w); the history is unchanged", err)
+			return res, fmt.Errorf("compaction failed while summarising (%w); the history is unchanged", err)
 		}
 	}
 	out := compact.Apply(in, plan, summary)
@@ -230,7 +230,7 @@ func (s *Session) compactNow(ctx context.Context, in compact.Input, plan compact
 			return res, ErrNothingToCompact
 		}
 		s.st.Breakers.Failed(s.cfg.now())
-		return res, errors.New("agent: compaction found nothing to clear or summarise")
+		return res, errors.New("compaction found nothing to clear or summarise")
 	}
 	// Every dropped message is kept as a blob, so the handle the index
 	// gives it reads it back (retrieve_tool_result).
@@ -346,7 +346,7 @@ func (s *Session) History() ([]PastRebuild, error) {
 			}
 			var gone []transcript.Superseded
 			if err := json.Unmarshal(blob, &gone); err != nil {
-				return fmt.Errorf("agent: the messages superseded by a %s are unreadable (%v)", rec.Reason, err)
+				return fmt.Errorf("the messages superseded by a %s are unreadable (%w)", rec.Reason, err)
 			}
 			p := PastRebuild{Record: rec}
 			for _, g := range gone {

@@ -35,8 +35,12 @@ type Config struct {
 	// TempRoot holds the sessions' private temporary directories; "" means
 	// a folder under the system's temporary directory.
 	TempRoot string
-	// OnEvent receives every event synchronously on the engine's goroutine.
-	// It must return quickly; the GUI copies the event and hands it over.
+	// OnEvent receives every event, one call at a time: from the goroutine
+	// running a turn, from running sub-agents and from the MCP servers'
+	// watchers. Calls never overlap, and the events of each source arrive
+	// in the order they happened. It must return quickly and must not call
+	// back into the session (its methods may wait for the turn); the GUI
+	// copies the event and hands it over.
 	OnEvent func(Event)
 	// StatusMode places the <agent_status> block: StatusTail (the
 	// engine's default) sends only the newest one at the tail of each

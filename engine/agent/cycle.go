@@ -82,7 +82,7 @@ func (s *Session) rollCycle(ctx context.Context, mode string) error {
 			return err
 		}})
 	if err != nil {
-		return fmt.Errorf("agent: could not save the new cycle (%w); the session continues in cycle %d", err, s.meta.Cycle)
+		return fmt.Errorf("could not save the new cycle (%w); the session continues in cycle %d", err, s.meta.Cycle)
 	}
 	return nil
 }
@@ -156,7 +156,7 @@ func (s *Session) NewCycle(ctx context.Context) error {
 	}
 	defer end()
 	if s.log.Len() == 0 {
-		return errors.New("agent: this cycle is empty; there is nothing to archive yet")
+		return errors.New("this cycle is empty; there is nothing to archive yet")
 	}
 	return s.rollCycle(ctx, cycle.ModeManual)
 }

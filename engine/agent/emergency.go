@@ -12,7 +12,7 @@ import (
 // At most compact.MaxEmergencyPerTurn recoveries run per turn.
 func (s *Session) emergency(ctx context.Context, cause error) error {
 	if s.turn.emergencies >= compact.MaxEmergencyPerTurn {
-		return fmt.Errorf("agent: the request is still too long for the model after %d emergency recoveries (%w); start a new cycle or session", s.turn.emergencies, cause)
+		return fmt.Errorf("the request is still too long for the model after %d emergency recoveries (%w); start a new cycle or session", s.turn.emergencies, cause)
 	}
 	s.turn.emergencies++
 	s.turn.rejectedAt, _ = s.level()
@@ -46,7 +46,7 @@ func (s *Session) emergency(ctx context.Context, cause error) error {
 		return nil // the compaction shrank it; let the retry tell
 	}
 	if dropped == 0 {
-		return fmt.Errorf("agent: the request is too long for the model, and after emergency recovery nothing more can be dropped (%w); start a new cycle or session", cause)
+		return fmt.Errorf("the request is too long for the model, and after emergency recovery nothing more can be dropped (%w); start a new cycle or session", cause)
 	}
 	_, err = s.rebuild(rewrite{Kind: RebuildEmergency, Reason: "emergency truncation", Messages: kept})
 	return err

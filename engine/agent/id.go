@@ -21,7 +21,7 @@ func NewID(now time.Time) string {
 // dots, dashes or underscores, starting with a letter or digit.
 func ValidID(id string) error {
 	if !idRe.MatchString(id) {
-		return fmt.Errorf("agent: %q is not a valid session ID; use up to 64 letters, digits, '.', '-' or '_'", id)
+		return fmt.Errorf("%q is not a valid session ID; use up to 64 letters, digits, '.', '-' or '_'", id)
 	}
 	return nil
 }

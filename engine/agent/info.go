@@ -40,7 +40,7 @@ func ReadLedger(st *storage.Store, id string) ([]LedgerRow, error) {
 	for _, r := range recs {
 		var row LedgerRow
 		if err := json.Unmarshal(r.Data, &row); err != nil {
-			return nil, fmt.Errorf("agent: ledger row %d of session %q is unreadable (%v)", r.Seq, id, err)
+			return nil, fmt.Errorf("ledger row %d of session %q is unreadable (%w)", r.Seq, id, err)
 		}
 		rows = append(rows, row)
 	}
@@ -51,7 +51,7 @@ func ReadLedger(st *storage.Store, id string) ([]LedgerRow, error) {
 func Rename(st *storage.Store, id, title string) error {
 	title = strings.TrimSpace(title)
 	if title == "" {
-		return errors.New("agent: a session title cannot be empty; type a name")
+		return errors.New("a session title cannot be empty; type a name")
 	}
 	return st.Update(func(tx *storage.Tx) error {
 		s, err := tx.Session(id)

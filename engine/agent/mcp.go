@@ -265,7 +265,7 @@ func (s *Session) emitMCP(id string, e Event) {
 		return
 	}
 	e.Session, e.Time = id, s.cfg.now()
-	s.cfg.OnEvent(e)
+	s.deliver(e)
 }
 
 // syncMCP adds the MCP tools not in the catalog yet, before a request: the
@@ -365,7 +365,7 @@ func (s *Session) MCPStatus() MCPStatus {
 func (s *Session) MCPConnect(ctx context.Context, name string) error {
 	r := s.mcpRun
 	if r == nil {
-		return fmt.Errorf("agent: this session runs no MCP servers; add one in Settings and open the session again")
+		return fmt.Errorf("this session runs no MCP servers; add one in Settings and open the session again")
 	}
 	return r.mgr.Connect(ctx, name)
 }

@@ -24,7 +24,7 @@ func readMCPTrust(st *storage.Store) (mcpTrust, error) {
 	}
 	if len(data) > 0 {
 		if err := json.Unmarshal(data, &t); err != nil {
-			return t, fmt.Errorf("agent: the trusted MCP files in the store are unreadable (%v); trust the workspace's MCP file again", err)
+			return t, fmt.Errorf("the trusted MCP files in the store are unreadable (%w); trust the workspace's MCP file again", err)
 		}
 	}
 	return t, nil

@@ -37,10 +37,10 @@ func (s *Session) setupPermissions() error {
 	}
 	mode, err := tool.ParseMode(string(s.st.Mode))
 	if err != nil {
-		return fmt.Errorf("agent: session %q: %w", s.meta.ID, err)
+		return fmt.Errorf("session %q: %w", s.meta.ID, err)
 	}
 	if err := s.gate.SetMode(mode); err != nil {
-		return fmt.Errorf("agent: %w", err)
+		return fmt.Errorf("%w", err)
 	}
 	s.st.Mode = mode
 	caches := cfg.Shell.CacheDirs

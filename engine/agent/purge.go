@@ -28,11 +28,11 @@ func (s *Session) PreviewPurge(ctx context.Context) (PurgePreview, error) {
 	defer end()
 	msgs := s.log.Messages()
 	if len(msgs) == 0 {
-		return PurgePreview{}, errors.New("agent: the conversation is empty; there is nothing to purge")
+		return PurgePreview{}, errors.New("the conversation is empty; there is nothing to purge")
 	}
 	resp, err := s.metered(ledgerPurge).Stream(ctx, purge.Request(s.cfg.ModelName, s.st.System, msgs), llm.Callbacks{})
 	if err != nil {
-		return PurgePreview{}, fmt.Errorf("agent: the purge request failed (%w); the history is unchanged", err)
+		return PurgePreview{}, fmt.Errorf("the purge request failed (%w); the history is unchanged", err)
 	}
 	ops, errs := purge.ParseOps(resp.ToolCalls)
 	p := PurgePreview{Plan: purge.Apply(msgs, ops), logHash: s.log.Hash()}
@@ -51,7 +51,7 @@ func (s *Session) ApplyPurge(p PurgePreview) error {
 	}
 	defer end()
 	if p.logHash == "" || p.logHash != s.log.Hash() {
-		return errors.New("agent: the history changed since this purge was previewed; preview it again")
+		return errors.New("the history changed since this purge was previewed; preview it again")
 	}
 	if len(p.Changes) == 0 {
 		return purge.ErrNothing

@@ -125,7 +125,7 @@ func (s *Session) rebuild(w rewrite) (RebuildInfo, error) {
 		s.meta, s.st = prevMeta, prevState
 		s.log.Rebuild("rollback after a failed rebuild", oldLog, now)
 		s.resetPrefix()
-		return RebuildInfo{}, fmt.Errorf("agent: could not save the rewritten history (%w); nothing was changed", err)
+		return RebuildInfo{}, fmt.Errorf("could not save the rewritten history (%w); nothing was changed", err)
 	}
 	if systemChanged {
 		s.bookPrefixChange(w.Reason)

@@ -205,7 +205,7 @@ func (s *Session) nextRequest() (llm.Request, error) {
 		}
 		return putMeta(tx, s.meta, s.st)
 	}); err != nil {
-		return llm.Request{}, fmt.Errorf("agent: could not record the status block: %w", err)
+		return llm.Request{}, fmt.Errorf("could not record the status block: %w", err)
 	}
 	return s.assemble(rec.Text), nil
 }

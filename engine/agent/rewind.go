@@ -114,7 +114,7 @@ func (s *Session) Rewind(ctx context.Context, turn int, files, chat, force bool)
 	}
 	defer end()
 	if !files && !chat {
-		return RewindResult{}, errors.New("agent: a rewind must restore the files, the conversation or both; choose at least one")
+		return RewindResult{}, errors.New("a rewind must restore the files, the conversation or both; choose at least one")
 	}
 	if err := ctx.Err(); err != nil {
 		return RewindResult{}, err
@@ -124,7 +124,7 @@ func (s *Session) Rewind(ctx context.Context, turn int, files, chat, force bool)
 		return RewindResult{}, err
 	}
 	if chat && t.LogIndex < 0 {
-		return RewindResult{}, fmt.Errorf("agent: cannot rewind the conversation: %s", s.whyNotInLog(t))
+		return RewindResult{}, fmt.Errorf("cannot rewind the conversation: %s", s.whyNotInLog(t))
 	}
 	var res RewindResult
 	if files {
@@ -137,7 +137,7 @@ func (s *Session) Rewind(ctx context.Context, turn int, files, chat, force bool)
 			return res, err
 		}
 		if c := plan.Conflicts(); len(c) > 0 && !force {
-			return res, fmt.Errorf("agent: %s changed outside Tally since the agent wrote them, so nothing was rewound; review them and rewind with force to overwrite them: %w",
+			return res, fmt.Errorf("%s changed outside Tally since the agent wrote them, so nothing was rewound; review them and rewind with force to overwrite them: %w",
 				strings.Join(c, ", "), checkpoint.ErrConflict)
 		}
 		if res.Files, err = ws.Restore(plan, force); err != nil {
@@ -278,7 +278,7 @@ func (s *Session) RevertAll(force bool) (checkpoint.Result, error) {
 		return checkpoint.Result{}, err
 	}
 	if c := plan.Conflicts(); len(c) > 0 && !force {
-		return checkpoint.Result{}, fmt.Errorf("agent: %s changed outside Tally since the agent wrote them, so nothing was reverted; review them and revert with force to overwrite them: %w",
+		return checkpoint.Result{}, fmt.Errorf("%s changed outside Tally since the agent wrote them, so nothing was reverted; review them and revert with force to overwrite them: %w",
 			strings.Join(c, ", "), checkpoint.ErrConflict)
 	}
 	return ws.Restore(plan, force)

@@ -86,6 +86,8 @@ type anchorState struct {
 type Session struct {
 	cfg Config
 	mu  sync.Mutex // held for the whole of a turn
+	// emitMu makes the calls of Config.OnEvent one at a time (deliver).
+	emitMu sync.Mutex
 	// working is set while a turn-like operation runs (see beginWork).
 	working atomic.Bool
 	// sentSinceOpen: a request was sent since the session was opened.
@@ -164,7 +166,7 @@ type turnState struct {
 }
 
 // ErrBusy is returned when a turn is started while another one runs.
-var ErrBusy = errors.New("agent: a turn is already running in this session; wait for it or stop it first")
+var ErrBusy = errors.New("a turn is already running in this session; wait for it or stop it first")
 
 // Create starts a new session with the given ID (generated when empty) in
 // workspace. The system prompt is assembled now, once: the workspace's
@@ -190,7 +192,7 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 	st := state{System: text, Spans: spans, Base: text, BaseSpans: spans, CycleStarted: now}
 	err = cfg.Store.Update(func(tx *storage.Tx) error {
 		if _, err := tx.Session(id); err == nil {
-			return fmt.Errorf("agent: a session with ID %q already exists; open it or choose another ID", id)
+			return fmt.Errorf("a session with ID %q already exists; open it or choose another ID", id)
 		}
 		if err := putMeta(tx, meta, st); err != nil {
 			return err
@@ -271,6 +273,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	}
 	s := &Session{cfg: cfg, meta: meta, st: st, defaultRenderer: defaultRenderer}
 	s.subs.s = s
+	s.view.Store(&published{meta: meta}) // Snapshot never reads the live fields
 	s.tools = tool.NewRegistry()
 	for _, t := range tool.Builtins() {
 		s.tools.AddBuiltin(t)
@@ -295,7 +298,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	for _, r := range recs {
 		m, err := transcript.Decode(r.Data)
 		if err != nil {
-			return nil, fmt.Errorf("agent: session %q message %d: %w", meta.ID, r.Seq, err)
+			return nil, fmt.Errorf("session %q message %d: %w", meta.ID, r.Seq, err)
 		}
 		s.log.Append(m)
 	}
@@ -408,9 +411,6 @@ type View struct {
 // the caller's to keep; they are never changed afterwards.
 func (s *Session) Snapshot() View {
 	p := s.view.Load()
-	if p == nil {
-		return View{Meta: s.meta}
-	}
 	msgs := make([]transcript.Message, len(p.entries))
 	for i := range p.entries {
 		msgs[i] = p.entries[i].Msg
@@ -437,6 +437,14 @@ func (s *Session) emit(e Event) {
 	if e.Time.IsZero() {
 		e.Time = s.cfg.now()
 	}
+	s.deliver(e)
+}
+
+// deliver hands e to Config.OnEvent, one event at a time whichever
+// goroutine reports it (the turn, a sub-agent, an MCP watcher).
+func (s *Session) deliver(e Event) {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
 	s.cfg.OnEvent(e)
 }
 
@@ -492,7 +500,7 @@ func (s *Session) commit(msgs []transcript.Message, extra func(tx *storage.Tx) e
 		kept := s.log.Messages()[:start]
 		s.log.Rebuild("rollback after a failed commit", kept, s.cfg.now())
 		s.resetPrefix()
-		return fmt.Errorf("agent: could not save the conversation: %w", err)
+		return fmt.Errorf("could not save the conversation: %w", err)
 	}
 	s.syncSkeleton()
 	s.publishLevel()
@@ -546,19 +554,19 @@ func Inspect(cfg Config, id string) (*Session, error) {
 	})
 	if err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
-			return nil, fmt.Errorf("agent: no session with ID %q; run `tally sessions` to list them", id)
+			return nil, fmt.Errorf("no session with ID %q; run `tally sessions` to list them", id)
 		}
 		return nil, err
 	}
 	var st state
 	if len(meta.Extra) > 0 {
 		if err := json.Unmarshal(meta.Extra, &st); err != nil {
-			return nil, fmt.Errorf("agent: session %q has unreadable state (%v); the store may be damaged", id, err)
+			return nil, fmt.Errorf("session %q has unreadable state (%w); the store may be damaged", id, err)
 		}
 	}
 	var ps promptState
 	if err := json.Unmarshal(stored, &ps); err != nil || ps.System == "" {
-		return nil, fmt.Errorf("agent: session %q has no readable system prompt in the store; it may be damaged", id)
+		return nil, fmt.Errorf("session %q has no readable system prompt in the store; it may be damaged", id)
 	}
 	st.System, st.Spans, st.Base, st.BaseSpans, st.Summary, st.Carry, st.Carried = ps.System, ps.Spans, ps.Base, ps.BaseSpans, ps.Summary, ps.Carry, ps.Carried
 	return load(cfg, meta, st, recs)

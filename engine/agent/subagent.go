@@ -154,8 +154,6 @@ type subagents struct {
 	next    int                    // the number of the last child started; 0 until loaded
 	running map[string]*child      // by child ID
 	results map[string]tool.Result // finished batch results by parent call ID
-	// emitMu keeps the children's events from reaching OnEvent at once.
-	emitMu sync.Mutex
 }
 
 // runCall runs calls[i]. A task call runs, together with the task calls
@@ -316,7 +314,7 @@ func (s *Session) ReadChild(id string) (ChildInfo, []transcript.Message, error) 
 			return c, msgs, err
 		}
 	}
-	return ChildInfo{}, nil, fmt.Errorf("agent: session %q has no sub-agent %q; list them with Children", s.meta.ID, id)
+	return ChildInfo{}, nil, fmt.Errorf("session %q has no sub-agent %q; list them with Children", s.meta.ID, id)
 }
 
 // StopChild cancels one running sub-agent; the parent's turn goes on and
@@ -327,7 +325,7 @@ func (s *Session) StopChild(id string) error {
 	ch, ok := s.subs.running[id]
 	s.subs.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("agent: sub-agent %q is not running; it may have finished already", id)
+		return fmt.Errorf("sub-agent %q is not running; it may have finished already", id)
 	}
 	ch.stop()
 	return nil

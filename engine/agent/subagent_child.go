@@ -123,8 +123,7 @@ func (c *child) update(f func(*ChildInfo)) ChildInfo {
 
 func (c *child) stop() { c.cancel() }
 
-// emit reports a child event; children's events never reach OnEvent at
-// the same time.
+// emit reports a child event (see Session.deliver).
 func (c *child) emit(kind EventKind, info ChildInfo, f func(*Event)) {
 	if c.s.cfg.OnEvent == nil {
 		return
@@ -133,9 +132,7 @@ func (c *child) emit(kind EventKind, info ChildInfo, f func(*Event)) {
 	if f != nil {
 		f(&e)
 	}
-	c.s.subs.emitMu.Lock()
-	defer c.s.subs.emitMu.Unlock()
-	c.s.cfg.OnEvent(e)
+	c.s.deliver(e)
 }
 
 // runSafely runs the child and turns its end into the parent's result. A

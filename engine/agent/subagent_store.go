@@ -37,7 +37,7 @@ func childIndex(tx *storage.Tx, session string) ([]ChildInfo, error) {
 	}
 	var out []ChildInfo
 	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("agent: the sub-agent list of session %q is unreadable (%v); the store may be damaged", session, err)
+		return nil, fmt.Errorf("the sub-agent list of session %q is unreadable (%w); the store may be damaged", session, err)
 	}
 	return out, nil
 }
@@ -78,7 +78,7 @@ func readChildLog(st *storage.Store, session, id string) ([]transcript.Message, 
 			}
 			m, err := transcript.Decode(data)
 			if err != nil {
-				return fmt.Errorf("agent: sub-agent %q message %d: %w", id, n, err)
+				return fmt.Errorf("sub-agent %q message %d: %w", id, n, err)
 			}
 			out = append(out, m)
 		}
@@ -137,7 +137,7 @@ func (c *child) commit(m transcript.Message, row *ledger.Row) error {
 		return addRow(tx, c.parent, *row)
 	})
 	if err != nil {
-		return fmt.Errorf("agent: could not save sub-agent %s's transcript: %w", c.info.ID, err)
+		return fmt.Errorf("could not save sub-agent %s's transcript: %w", c.info.ID, err)
 	}
 	c.emit(EventSubagentMessage, info, func(e *Event) { msg := c.log.At(n).Msg.Clone(); e.Message, e.Index = &msg, n })
 	return nil

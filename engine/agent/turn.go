@@ -47,7 +47,7 @@ func (s *Session) Run(ctx context.Context, text string) (Result, error) {
 	}
 	defer end()
 	if strings.TrimSpace(text) == "" {
-		return Result{}, errors.New("agent: the message is empty; type what you want the agent to do")
+		return Result{}, errors.New("the message is empty; type what you want the agent to do")
 	}
 	if err := s.workspaceAllowed(); err != nil {
 		return Result{Reason: ReasonFailed}, err
@@ -92,7 +92,7 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 	case ReasonHalted:
 		s.turn.halt = end.Halt
 		s.emit(Event{Kind: EventError, Err: end.Halt})
-		return res, fmt.Errorf("agent: %s", end.Halt)
+		return res, fmt.Errorf("%s", end.Halt)
 	}
 	if end.Err != nil {
 		if ctx.Err() != nil && end.Reason == ReasonFailed {
@@ -115,7 +115,7 @@ type turnLoop struct {
 func (t *turnLoop) begin(step int) (string, error) {
 	s := t.s
 	if step > s.cfg.MaxSteps {
-		return ReasonStepLimit, fmt.Errorf("agent: stopped after %d model requests, the per-turn step limit; send another message to continue or raise the limit", s.cfg.MaxSteps)
+		return ReasonStepLimit, fmt.Errorf("stopped after %d model requests, the per-turn step limit; send another message to continue or raise the limit", s.cfg.MaxSteps)
 	}
 	s.turn.steps = step
 	return "", nil

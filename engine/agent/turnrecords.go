@@ -130,9 +130,9 @@ func (s *Session) turnFor(n int) (Turn, error) {
 		}
 	}
 	if len(turns) == 0 {
-		return Turn{}, fmt.Errorf("agent: session %s has no turns yet; there is nothing to rewind", s.meta.ID)
+		return Turn{}, fmt.Errorf("session %s has no turns yet; there is nothing to rewind", s.meta.ID)
 	}
-	return Turn{}, fmt.Errorf("agent: session %s has no turn %d; its turns are 1 to %d", s.meta.ID, n, turns[len(turns)-1].N)
+	return Turn{}, fmt.Errorf("session %s has no turn %d; its turns are 1 to %d", s.meta.ID, n, turns[len(turns)-1].N)
 }
 
 // beginTurnRecord returns the commit step that records turn n (its user

@@ -28,15 +28,15 @@ func CheckWorkspace(dir, dataDir string) (string, error) {
 // used, or nil.
 func protectedWorkspace(abs, dataDir string) error {
 	if abs == string(filepath.Separator) {
-		return fmt.Errorf("agent: the workspace %q is the root of the file system, which holds your home folder and Tally's data; pass a project folder instead (e.g. --workspace ~/src/myproject)", abs)
+		return fmt.Errorf("the workspace %q is the root of the file system, which holds your home folder and Tally's data; pass a project folder instead (e.g. --workspace ~/src/myproject)", abs)
 	}
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
 		if within(resolved(home), abs) {
-			return fmt.Errorf("agent: the workspace %q is your home folder or contains it, where the agent could read your keys and change your shell's startup files; pass a project folder instead (e.g. --workspace ~/src/myproject)", abs)
+			return fmt.Errorf("the workspace %q is your home folder or contains it, where the agent could read your keys and change your shell's startup files; pass a project folder instead (e.g. --workspace ~/src/myproject)", abs)
 		}
 	}
 	if dataDir != "" && within(resolved(dataDir), abs) {
-		return fmt.Errorf("agent: the workspace %q is or contains Tally's data directory %s, which holds every session and the API key; pass a project folder instead", abs, dataDir)
+		return fmt.Errorf("the workspace %q is or contains Tally's data directory %s, which holds every session and the API key; pass a project folder instead", abs, dataDir)
 	}
 	return nil
 }
@@ -64,18 +64,18 @@ func resolved(dir string) string {
 // symlink-free path.
 func checkWorkspace(dir string) (string, error) {
 	if dir == "" {
-		return "", errors.New("agent: no workspace folder given; choose the project folder the agent may work in")
+		return "", errors.New("no workspace folder given; choose the project folder the agent may work in")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("agent: workspace %q cannot be resolved: %v", dir, err)
+		return "", fmt.Errorf("workspace %q cannot be resolved: %w", dir, err)
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return "", fmt.Errorf("agent: workspace %q does not exist; create it or pick an existing folder", dir)
+		return "", fmt.Errorf("workspace %q does not exist; create it or pick an existing folder", dir)
 	}
 	if !st.IsDir() {
-		return "", fmt.Errorf("agent: workspace %q is a file, not a folder; pick the project folder", dir)
+		return "", fmt.Errorf("workspace %q is a file, not a folder; pick the project folder", dir)
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
