@@ -48,11 +48,11 @@ func TestCompactionRowNamesTheNextRequest(t *testing.T) {
 	c := &chatView{}
 	it := rebuildItem(agent.RebuildInfo{Kind: agent.RebuildCompaction, TokensBefore: 16_300, TokensAfter: 9_600})
 	c.awaitNext = it // as showRebuild leaves it
-	c.noteNextRequest(agent.Usage{PromptTokens: 12_900})
+	c.noteNextRequest(ledger.Row{Request: 5, PromptTokens: 12_900})
 	if !strings.Contains(it.text, "16.3k → 9.6k") || !strings.Contains(it.text, "next request was 12.9k") {
 		t.Errorf("row: %q", it.text)
 	}
-	c.noteNextRequest(agent.Usage{PromptTokens: 13_500})
+	c.noteNextRequest(ledger.Row{Request: 5, PromptTokens: 13_500})
 	if strings.Contains(it.text, "13.5k") {
 		t.Error("a later request changed the row again")
 	}

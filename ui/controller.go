@@ -37,6 +37,7 @@ type liveSession struct {
 	workspace string // the session's folder (it never changes)
 	perm      permState
 	draft     string             // the unsent prompt, as last stored
+	rows      []ledger.Row       // the session's ledger rows as the engine committed them
 	waiting   []*pendingApproval // approvals not answered yet, oldest first (sub-agents may ask together)
 	ask       func()             // a compaction question asked while hidden, shown on return
 	closeAsk  func()             // closes that question's dialog once shown
@@ -151,6 +152,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, model s
 	children, _ := sess.Children()
 	mcpState := sess.MCPStatus()
 	draft, draftErr := u.wb.Draft(live.id)
+	_, rule := sess.Placement()
 	u.bridge.Do(func() {
 		if u.live != live {
 			return
@@ -166,7 +168,7 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, model s
 		defer u.revealPending()
 		u.gauge.SetLevel(level, window, exact)
 		u.gauge.SetThresholds(compactAt, cycleAt)
-		u.applyLedger(rows, live.model)
+		u.applyLedger(live, rows, rule)
 		u.checklist.SetItems(items)
 		u.footer.State.Alerts = alerts
 		u.sessions.selectID(live.id)
@@ -205,38 +207,24 @@ func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, model s
 	})
 }
 
-// applyLedger sets the footer cost, the last duration and the chip from
-// stored usage rows.
-func (u *UI) applyLedger(rows []agent.LedgerRow, model string) {
-	hit, all := 0, 0
-	for _, r := range rows {
-		if r.CacheReported {
-			hit += r.CacheHitTokens
-			all += r.PromptTokens
-		}
-	}
-	u.footer.State.Model = model
+// applyLedger shows a session's stored usage rows: the chart draws them,
+// the chip shows the last request and the footer its duration and the
+// session's cost.
+func (u *UI) applyLedger(live *liveSession, rows []ledger.Row, rule ledger.CacheRule) {
+	live.rows = rows
+	u.footer.State.Model = live.model
 	u.footer.State.LastDuration = 0
 	u.footer.State.RetryAt = time.Time{}
 	u.chip.Reset()
-	u.chip.SetSession(hit, all)
-	if u.live != nil && u.live.sess != nil {
-		_, rule := u.live.sess.Placement()
-		u.chip.SetRule(rule)
-	}
+	u.chip.SetRule(rule)
 	if n := len(rows); n > 0 {
 		last := rows[n-1]
-		u.footer.State.LastDuration = time.Duration(last.DurationMS) * time.Millisecond
-		u.chip.Set(agent.Usage{PromptTokens: last.PromptTokens, CacheHitTokens: last.CacheHitTokens,
-			CacheMissTokens: last.CacheMissTokens, CacheReported: last.CacheReported, First: last.Request == 1})
+		u.footer.State.LastDuration = rowDuration(last)
+		u.chip.Set(last, last.Request == 1)
 	}
 	u.chart.SetPrices(u.settings.PriceFor)
-	window := 0
-	if u.live != nil {
-		window = u.live.window
-	}
-	u.chart.SetRows(rows, window)
-	u.showCost(model)
+	u.chart.SetRows(rows, live.window)
+	u.showTotals(live)
 	u.footer.Update()
 }
 
@@ -262,13 +250,13 @@ func (u *UI) warmUp(live *liveSession) {
 	}()
 }
 
-// warmUpText is the footer part for a warm-up request's usage.
-func (u *UI) warmUpText(us agent.Usage) string {
-	cost, _, ok := ledger.Cost([]ledger.Row{rowOfUsage(us)}, u.settings.PriceFor)
+// warmUpText is the footer part for a warm-up request's row.
+func (u *UI) warmUpText(r ledger.Row) string {
+	cost, _, ok := ledger.Cost([]ledger.Row{r}, u.settings.PriceFor)
 	if !ok {
-		return fmt.Sprintf("warm-up %s tokens (cost n/a)", tw.TokensShort(us.PromptTokens))
+		return fmt.Sprintf("warm-up %s tokens (cost n/a)", tw.TokensShort(r.PromptTokens))
 	}
-	return fmt.Sprintf("warm-up %s tokens %s", tw.TokensShort(us.PromptTokens), tw.Dollars(cost))
+	return fmt.Sprintf("warm-up %s tokens %s", tw.TokensShort(r.PromptTokens), tw.Dollars(cost))
 }
 
 // askCompaction shows the engine's compaction question ("ask" mode) in the
@@ -475,13 +463,16 @@ func (u *UI) showTitle(title, workspace string) {
 	u.win.SetTitle("Tally — " + title)
 }
 
-// showCost puts the session's cost so far in the footer: the chart's
-// requests priced by ledger.Cost, shown as "n/a" while the session's model
-// has no price — also before its first request, never as $0.00.
-func (u *UI) showCost(model string) {
-	cost, known := u.chart.Cost()
-	_, priced := u.settings.PriceFor(model)
-	u.footer.State.Cost, u.footer.State.CostKnown = cost, known && priced
+// showTotals puts live's cost so far in the footer and the session's hit
+// ratio in the chip, both from ledger.Sum over live's rows (priced by
+// ledger.Cost, as the chart and the command line price them). The cost
+// shows "n/a" while the session's model has no price — also before its
+// first request, never as $0.00.
+func (u *UI) showTotals(live *liveSession) {
+	t := ledger.Sum(live.rows, u.settings.PriceFor)
+	_, priced := u.settings.PriceFor(live.model)
+	u.footer.State.Cost, u.footer.State.CostKnown = t.Cost, t.Priced && priced
+	u.chip.SetSession(t)
 }
 
 // readThen runs read off the UI goroutine for the shown session live and

@@ -34,12 +34,10 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 	case agent.EventChecklist:
 		u.checklist.SetItems(e.Checklist)
 	case agent.EventDrift:
-		if d := e.Drift; d != nil && d.Changed {
-			u.chart.NoteDrift(*d)
-			if !d.Booked {
-				u.footer.State.Drift = tw.DriftAlert(*d)
-				u.footer.Update()
-			}
+		// The chart marks the drift from the next request's row.
+		if d := e.Drift; d != nil && d.Changed && !d.Booked {
+			u.footer.State.Drift = tw.DriftAlert(*d)
+			u.footer.Update()
 		}
 	case agent.EventCompactionSoon:
 		if e.Notice != nil {
@@ -49,32 +47,10 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 		if e.Rebuild != nil {
 			u.notice.Hide() // the compaction it announced, or a rewrite that makes it moot
 			u.showRebuild(*e.Rebuild)
-			u.chart.NoteRebuild(string(e.Rebuild.Kind))
 			u.gauge.SetLevel(e.Rebuild.TokensAfter, live.window, false)
-		} else {
-			u.chart.NoteRebuild(string(agent.RebuildCompaction))
 		}
 	case agent.EventUsage:
-		us := *e.Usage
-		u.footer.ClearRetry()
-		u.chart.SetWindow(us.Window)
-		u.chart.Add(rowOfUsage(us))
-		if us.WarmUp {
-			u.footer.State.WarmUp = u.warmUpText(us)
-			u.addCost(live, us)
-			u.footer.Update()
-			return
-		}
-		u.gauge.SetLevel(us.ContextTokens, us.Window, us.Exact)
-		if us.CompactAt > 0 {
-			u.gauge.SetThresholds(us.CompactAt, us.CycleAt) // the budget moves the compaction mark
-		}
-		u.chat.noteNextRequest(us)
-		u.chip.Update(us)
-		u.footer.State.LastDuration = us.Duration
-		u.addCost(live, us)
-		u.footer.State.Run = tw.Running(e.Step, live.maxSteps, "")
-		u.footer.Update()
+		u.onUsage(live, e.Step, *e.Usage)
 	case agent.EventRetry:
 		u.footer.StartRetry(e.Retry.Wait, e.Retry.Attempt, e.Retry.MaxAttempts)
 	case agent.EventError:
@@ -88,23 +64,35 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 	}
 }
 
-// addCost shows the session's cost so far in the footer: the chart's
-// requests priced by ledger.Cost, so the footer and the chart never
-// disagree.
-func (u *UI) addCost(live *liveSession, us agent.Usage) {
-	u.showCost(live.model)
+// onUsage shows what a response cost. The engine's usage event carries
+// the ledger row it committed; that row goes to the chart as it is, and
+// the footer's cost and the chip's session ratio come from the ledger over
+// the session's rows, so nothing here counts on its own.
+func (u *UI) onUsage(live *liveSession, step int, us agent.Usage) {
+	row := us.Row
+	live.rows = append(live.rows, row)
+	u.footer.ClearRetry()
+	u.chart.SetWindow(us.Window)
+	u.chart.Add(row)
+	u.showTotals(live)
+	if us.WarmUp {
+		u.footer.State.WarmUp = u.warmUpText(row)
+		u.footer.Update()
+		return
+	}
+	u.gauge.SetLevel(row.ContextTokens, us.Window, us.Exact)
+	if us.CompactAt > 0 {
+		u.gauge.SetThresholds(us.CompactAt, us.CycleAt) // the budget moves the compaction mark
+	}
+	u.chat.noteNextRequest(row)
+	u.chip.Set(row, us.First)
+	u.footer.State.LastDuration = rowDuration(row)
+	u.footer.State.Run = tw.Running(step, live.maxSteps, "")
+	u.footer.Update()
 }
 
-// rowOfUsage turns a usage event into a ledger row for the chart.
-func rowOfUsage(us agent.Usage) ledger.Row {
-	r := ledger.Row{Time: time.Now(), Model: us.Model, PromptTokens: us.PromptTokens, CompletionTokens: us.CompletionTokens,
-		CacheHitTokens: us.CacheHitTokens, CacheMissTokens: us.CacheMissTokens, CacheReported: us.CacheReported,
-		DurationMS: us.Duration.Milliseconds(), ContextTokens: us.ContextTokens}
-	if us.WarmUp {
-		r.Kind = ledger.KindWarmUp
-	}
-	return r
-}
+// rowDuration is how long a row's request took.
+func rowDuration(r ledger.Row) time.Duration { return time.Duration(r.DurationMS) * time.Millisecond }
 
 // showApproval puts the Approve / Deny / Always buttons on the call's card.
 func (u *UI) showApproval(live *liveSession, p *pendingApproval) {

@@ -18,6 +18,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/purge"
@@ -166,8 +167,12 @@ func TestDriftAlertInFooterAndChart(t *testing.T) {
 	if a := h.ui.footer.Alert(); a != "" {
 		t.Errorf("a booked drift raised the alert %q", a)
 	}
-	emit(agent.Event{Kind: agent.EventDrift, Drift: &prompt.Drift{Changed: true, Part: "tools", Name: "grep"}})
-	emit(agent.Event{Kind: agent.EventUsage, Usage: &agent.Usage{PromptTokens: 5000, ContextTokens: 5200, Window: 128_000, CacheReported: true}})
+	drift := prompt.Drift{Changed: true, Part: "tools", Name: "grep"}
+	emit(agent.Event{Kind: agent.EventDrift, Drift: &drift})
+	// The engine's next usage event carries the row it committed, marked
+	// with the drift.
+	emit(agent.Event{Kind: agent.EventUsage, Usage: &agent.Usage{Window: 128_000,
+		Row: ledger.Row{Request: 1, PromptTokens: 5000, ContextTokens: 5200, CacheReported: true, Drift: &drift}}})
 	h.q.drain()
 	if a := h.ui.footer.Alert(); a != "prefix changed: tool grep — cache reset" {
 		t.Errorf("footer alert = %q", a)

@@ -43,7 +43,7 @@ func TestTheAppAndTheCommandLineShowTheSameNumbers(t *testing.T) {
 	// The app's numbers.
 	appLevel, _ := h.ui.gauge.Level()
 	appCost, appKnown := h.ui.footer.State.Cost, h.ui.footer.State.CostKnown
-	chartCost, _ := h.ui.chart.Cost()
+	chartCost := h.ui.chart.Totals().Cost
 	var plan compact.Plan
 	done := make(chan error, 1)
 	go func() {

@@ -53,22 +53,18 @@ type ChartPoint struct {
 	Label    string // the marker's label: "compaction", "cycle", the drift
 }
 
-// chartPoints turns ledger rows into chart points. Warm-up, summary and
-// brief calls are not turn requests and are left out of the series (they
-// still count in the totals).
+// chartPoints turns ledger rows into chart points, each at the level its
+// row records. Warm-up, summary and brief calls are not turn requests and
+// are left out of the series (they still count in the totals).
 func chartPoints(rows []ledger.Row, window int) []ChartPoint {
 	var pts []ChartPoint
 	for _, r := range rows {
 		if r.Kind != ledger.KindTurn {
 			continue
 		}
-		level := r.ContextTokens
-		if level <= 0 {
-			level = r.PromptTokens + r.CompletionTokens
-		}
 		p := ChartPoint{Row: r, HitKnown: r.CacheReported && r.PromptTokens > 0}
 		if window > 0 {
-			p.Level = math.Min(float64(level)/float64(window), 1)
+			p.Level = math.Min(float64(r.ContextTokens)/float64(window), 1)
 		}
 		if p.HitKnown {
 			p.Hit = r.HitRatio()
@@ -182,18 +178,20 @@ func nearestPoint(xs []float32, x float32) int {
 // Chart draws, per request, the context level (tokens / window) and the
 // cache-hit share as two lines, with vertical markers at compactions,
 // cycles and prefix drifts, and the session totals below. Tapping the plot
-// shows the exact numbers of the nearest request.
+// shows the exact numbers of the nearest request. It draws the ledger rows
+// it is given and derives nothing of its own: the request numbers, levels,
+// drifts and rebuilds are the rows', the hit shares and costs the
+// ledger's (Row.HitRatio, ledger.Sum).
 type Chart struct {
 	widget.BaseWidget
 
-	rows    []ledger.Row
-	window  int
-	prices  ledger.PriceBook // nil: no prices, costs show "n/a"
-	points  []ChartPoint
-	pending ledger.Row // drift / rebuild seen before the next request's usage
-	totals  *widget.Label
-	popup   *widget.PopUp
-	plot    fyne.Size
+	rows   []ledger.Row
+	window int
+	prices ledger.PriceBook // nil: no prices, costs show "n/a"
+	points []ChartPoint
+	totals *widget.Label
+	popup  *widget.PopUp
+	plot   fyne.Size
 }
 
 // NewChart returns an empty chart.
@@ -208,7 +206,6 @@ func NewChart() *Chart {
 func (c *Chart) SetRows(rows []ledger.Row, window int) {
 	c.rows = append([]ledger.Row(nil), rows...)
 	c.window = window
-	c.pending = ledger.Row{}
 	c.update()
 }
 
@@ -227,13 +224,6 @@ func (c *Chart) priceBook() ledger.PriceBook {
 	return c.prices
 }
 
-// Cost is the session's cost so far over the chart's requests, priced
-// with ledger.Cost, and whether it is known; the footer shows the same.
-func (c *Chart) Cost() (float64, bool) {
-	cost, _, ok := ledger.Cost(c.rows, c.priceBook())
-	return cost, ok
-}
-
 // SetWindow sets the context window the level is measured against.
 func (c *Chart) SetWindow(window int) {
 	if window != c.window {
@@ -242,34 +232,9 @@ func (c *Chart) SetWindow(window int) {
 	}
 }
 
-// NoteDrift records a prefix change reported before the next request.
-func (c *Chart) NoteDrift(d prompt.Drift) {
-	if d.Changed {
-		c.pending.Drift = &d
-	}
-}
-
-// NoteRebuild records a log rewrite ("compaction", "cycle") that the next
-// request will be marked with.
-func (c *Chart) NoteRebuild(reason string) {
-	c.pending.Rebuild = reason
-}
-
-// Add appends one request's row, carrying any drift or rebuild noted
-// since the last one.
+// Add appends one request's row as the engine committed it: its request
+// number, level, drift and rebuild are drawn as they are.
 func (c *Chart) Add(r ledger.Row) {
-	if r.Kind == ledger.KindTurn {
-		if r.Drift == nil {
-			r.Drift = c.pending.Drift
-		}
-		if r.Rebuild == "" {
-			r.Rebuild = c.pending.Rebuild
-		}
-		c.pending = ledger.Row{}
-		if r.Request == 0 {
-			r.Request = len(chartPoints(c.rows, 0)) + 1
-		}
-	}
 	c.rows = append(c.rows, r)
 	c.update()
 }
@@ -294,19 +259,12 @@ func TotalsText(t ledger.Totals) string {
 	if t.Priced {
 		cost, naive = Dollars(t.Cost), Dollars(t.ZeroCacheCost)
 	}
-	reqs := "requests"
-	if t.Requests == 1 {
-		reqs = "request"
-	}
 	drift := "no unbooked drift"
-	switch {
-	case t.Drifts == 1:
-		drift = "1 unbooked drift"
-	case t.Drifts > 1:
-		drift = fmt.Sprintf("%d unbooked drifts", t.Drifts)
+	if t.Drifts > 0 {
+		drift = text.Plural(t.Drifts, "unbooked drift")
 	}
-	return fmt.Sprintf("%d %s · %s prompt tokens · hit %s\ncost %s · without cache %s · %s",
-		t.Requests, reqs, TokensShort(t.Prompt), Percent(t.HitRatio*100), cost, naive, drift)
+	return fmt.Sprintf("%s · %s prompt tokens · hit %s\ncost %s · without cache %s · %s",
+		text.Plural(t.Requests, "request"), TokensShort(t.Prompt), Percent(t.HitRatio*100), cost, naive, drift)
 }
 
 // Details is the popup text of point i: the request's exact numbers.
@@ -326,17 +284,13 @@ func (c *Chart) Details(i int) string {
 	}
 	fmt.Fprintf(&b, "\nPrompt %s tokens", text.Thousands(r.PromptTokens))
 	if r.CacheReported {
-		fmt.Fprintf(&b, " (%s from cache, %s not; hit %s)", text.Thousands(r.CacheHitTokens), text.Thousands(r.PromptTokens-r.CacheHitTokens), Percent(r.HitRatio()*100))
+		fmt.Fprintf(&b, " (%s from cache, %s not; hit %s)", text.Thousands(r.CacheHitTokens), text.Thousands(missOf(r)), Percent(r.HitRatio()*100))
 	} else {
 		b.WriteString(" (no cache figures reported)")
 	}
 	fmt.Fprintf(&b, "\nCompletion %s tokens", text.Thousands(r.CompletionTokens))
 	if c.window > 0 {
-		lvl := r.ContextTokens
-		if lvl <= 0 {
-			lvl = r.PromptTokens + r.CompletionTokens
-		}
-		fmt.Fprintf(&b, "\nContext %s / %s (%.0f %%)", text.Thousands(lvl), text.Thousands(c.window), p.Level*100)
+		fmt.Fprintf(&b, "\nContext %s / %s (%.0f %%)", text.Thousands(r.ContextTokens), text.Thousands(c.window), p.Level*100)
 	}
 	if cost, zero, ok := ledger.Cost([]ledger.Row{r}, c.priceBook()); ok {
 		fmt.Fprintf(&b, "\nCost %s (without cache %s)", Dollars(cost), Dollars(zero))

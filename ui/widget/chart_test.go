@@ -14,7 +14,7 @@ import (
 
 func TestChartGeometry(t *testing.T) {
 	rows := []ledger.Row{
-		{Request: 1, ContextTokens: 0, PromptTokens: 10_000, CacheReported: true, CacheHitTokens: 0},
+		{Request: 1, ContextTokens: 10_000, PromptTokens: 10_000, CacheReported: true, CacheHitTokens: 0},
 		{Kind: ledger.KindWarmUp, PromptTokens: 5000},
 		{Request: 2, ContextTokens: 50_000, PromptTokens: 49_000, CacheReported: true, CacheHitTokens: 49_000,
 			Drift: &prompt.Drift{Changed: true, Part: "tools", Name: "grep"}},
@@ -80,9 +80,9 @@ func TestChartWidgetTotalsAndDetails(t *testing.T) {
 	if got := c.TotalsText(); !strings.Contains(got, "cost $0.0142 · without cache $0.0304") {
 		t.Errorf("priced totals = %q", got)
 	}
-	// Live: a drift noted before a request marks that request.
-	c.NoteDrift(prompt.Drift{Changed: true, Part: "system", Name: "agents_md"})
-	c.Add(ledger.Row{PromptTokens: 21_000, CacheReported: true, CacheHitTokens: 0, ContextTokens: 21_000})
+	// Live: a request's row is drawn as committed, with its drift.
+	c.Add(ledger.Row{Request: 3, PromptTokens: 21_000, CacheReported: true, CacheHitTokens: 0, ContextTokens: 21_000,
+		Drift: &prompt.Drift{Changed: true, Part: "system", Name: "agents_md"}})
 	pts := c.Points()
 	if len(pts) != 3 || pts[2].Row.Request != 3 || pts[2].Marker != MarkerDrift {
 		t.Fatalf("after Add: %+v", pts[len(pts)-1])

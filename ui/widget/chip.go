@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/internal/text"
 )
@@ -37,19 +36,23 @@ func (l CacheLevel) String() string {
 type CacheState struct {
 	Level CacheLevel
 	Text  string  // e.g. "Cache 99.7 %"
-	Hit   float64 // percent of prompt tokens served from cache
+	Hit   float64 // the percentage shown: the row's HitRatio, rounded by RoundPercent
 }
 
-// CacheStateFor computes the chip for a request's usage. It is a pure
-// function so the thresholds can be tested on their edges.
-func CacheStateFor(u agent.Usage) CacheState {
-	if !u.CacheReported || u.PromptTokens <= 0 {
+// CacheStateFor computes the chip for request r; first says it is the
+// first request since the session was opened, whose cache may be cold.
+// The share is the ledger's (Row.HitRatio), rounded once as it is shown,
+// and that one number decides both the text and the level: the chip never
+// says "80 %" in the yellow of 79.96 %. It is a pure function so the
+// thresholds can be tested on their edges.
+func CacheStateFor(r ledger.Row, first bool) CacheState {
+	if !r.CacheReported || r.PromptTokens <= 0 {
 		return CacheState{Level: CacheHidden}
 	}
-	pct := float64(u.CacheHitTokens) * 100 / float64(u.PromptTokens)
+	pct := RoundPercent(r.HitRatio() * 100)
 	s := CacheState{Hit: pct, Text: "Cache " + Percent(pct)}
 	switch {
-	case u.First:
+	case first:
 		s.Level, s.Text = CacheCold, "Cache cold · "+Percent(pct)
 	case pct >= 80:
 		s.Level = CacheGreen
@@ -75,18 +78,25 @@ func levelColor(l CacheLevel) color.Color {
 	}
 }
 
+// missOf is the ledger's count of r's prompt tokens not served from the
+// cache (a backend that reports no cache field counts all as misses).
+func missOf(r ledger.Row) int {
+	return ledger.Sum([]ledger.Row{r}, ledger.OnePrice(ledger.Price{}, false)).Miss
+}
+
 // CacheChip shows the prompt-cache hit rate of the last request as a
 // coloured dot and a percentage. Tapping it shows the hit and miss tokens
 // and the session's overall ratio in a small popup. It is hidden when the
-// backend reports no cache field.
+// backend reports no cache field. It displays the rows and totals it is
+// given and keeps no count of its own.
 type CacheChip struct {
 	widget.BaseWidget
 
-	state      CacheState
-	last       agent.Usage
-	sessionHit int
-	sessionAll int
-	rule       ledger.CacheRule // the cache rule the session's estimates assume
+	state   CacheState
+	last    ledger.Row
+	first   bool
+	session ledger.Totals
+	rule    ledger.CacheRule // the cache rule the session's estimates assume
 
 	dot   *canvas.Circle
 	label *widget.Label
@@ -101,26 +111,15 @@ func NewCacheChip() *CacheChip {
 	return c
 }
 
-// SetSession sets the session totals (hit and prompt tokens over every
-// request that reported cache fields).
-func (c *CacheChip) SetSession(hit, prompt int) {
-	c.sessionHit, c.sessionAll = hit, prompt
-}
+// SetSession sets the session totals the popup names (ledger.Sum over the
+// session's rows).
+func (c *CacheChip) SetSession(t ledger.Totals) { c.session = t }
 
-// Update shows the usage of the latest request and adds it to the session
-// totals.
-func (c *CacheChip) Update(u agent.Usage) {
-	if u.CacheReported {
-		c.sessionHit += u.CacheHitTokens
-		c.sessionAll += u.PromptTokens
-	}
-	c.Set(u)
-}
-
-// Set shows u without changing the session totals.
-func (c *CacheChip) Set(u agent.Usage) {
-	c.last = u
-	c.state = CacheStateFor(u)
+// Set shows request r (see CacheStateFor for first); a request without
+// cache figures hides the chip.
+func (c *CacheChip) Set(r ledger.Row, first bool) {
+	c.last, c.first = r, first
+	c.state = CacheStateFor(r, first)
 	if c.state.Level == CacheHidden {
 		c.Hide()
 		return
@@ -134,9 +133,9 @@ func (c *CacheChip) Set(u agent.Usage) {
 // SetRule sets the provider cache rule the popup names.
 func (c *CacheChip) SetRule(r ledger.CacheRule) { c.rule = r }
 
-// Reset hides the chip and clears the session totals.
+// Reset hides the chip and forgets the request and the session totals.
 func (c *CacheChip) Reset() {
-	c.state, c.last, c.sessionHit, c.sessionAll = CacheState{}, agent.Usage{}, 0, 0
+	c.state, c.last, c.first, c.session = CacheState{}, ledger.Row{}, false, ledger.Totals{}
 	c.Hide()
 }
 
@@ -146,15 +145,15 @@ func (c *CacheChip) State() CacheState { return c.state }
 // Details is the popup text: this request's hit and miss tokens and the
 // session's overall ratio.
 func (c *CacheChip) Details() string {
-	u := c.last
+	r := c.last
 	s := fmt.Sprintf("This request: %s tokens from cache, %s not cached (of %s prompt tokens).",
-		text.Thousands(u.CacheHitTokens), text.Thousands(u.CacheMissTokens), text.Thousands(u.PromptTokens))
-	if u.First {
+		text.Thousands(r.CacheHitTokens), text.Thousands(missOf(r)), text.Thousands(r.PromptTokens))
+	if c.first {
 		s += "\nThe session's first request always starts with a cold cache."
 	}
-	if c.sessionAll > 0 {
+	if t := c.session; t.Prompt > 0 {
 		s += fmt.Sprintf("\nSession: %s of %s prompt tokens from cache (%s).",
-			text.Thousands(c.sessionHit), text.Thousands(c.sessionAll), Percent(float64(c.sessionHit)*100/float64(c.sessionAll)))
+			text.Thousands(t.Hit), text.Thousands(t.Prompt), Percent(t.HitRatio*100))
 	}
 	if c.rule != "" {
 		s += "\nCost estimates assume the provider caches " + c.rule.Describe() + " (Settings › Cache rule)."

@@ -9,7 +9,7 @@ package widget
 import (
 	"testing"
 
-	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
@@ -66,8 +66,8 @@ func TestGoldenCacheChip(t *testing.T) {
 			fynetest.GoldenApp(t)
 			chip := NewCacheChip()
 			win := fynetest.GoldenWindow(t, chip, 200, 48)
-			chip.Set(agent.Usage{PromptTokens: prompt, CacheHitTokens: c.hit, CacheMissTokens: prompt - c.hit,
-				CacheReported: true, First: c.first})
+			chip.Set(ledger.Row{PromptTokens: prompt, CacheHitTokens: c.hit, CacheMissTokens: prompt - c.hit,
+				CacheReported: true}, c.first)
 			fynetest.AssertGolden(t, win, "cache_chip_"+c.name)
 		})
 	}
