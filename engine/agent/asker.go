@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/tally-dev/tally/internal/text"
 
 	"github.com/tally-dev/tally/engine/tool"
 )
@@ -56,7 +57,7 @@ func (s *Session) askerOf(ctx context.Context) string {
 	defer s.subs.mu.Unlock()
 	for _, ch := range s.subs.running {
 		if ch.ctx != nil && ch.ctx.Done() == done {
-			return fmt.Sprintf("%s (%s: %q)", ch.info.ID, ch.info.Kind, clipRunes(ch.info.Title, 60))
+			return fmt.Sprintf("%s (%s: %q)", ch.info.ID, ch.info.Kind, text.Clip(ch.info.Title, 60))
 		}
 	}
 	return ""

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"github.com/tally-dev/tally/internal/text"
 	"strings"
 	"testing"
 
@@ -88,8 +89,8 @@ func TestContextBudgetSideBySide(t *testing.T) {
 			for _, r := range []budgetRun{old, auto} {
 				s := r.run.stats
 				row := fmt.Sprintf("| %s | 1:%.0f | %s | %s | %s | %.2f %% | %d | %s | **%s** |",
-					windowName(r.window), r.ratio, keepName(r.keep), levelsText(r.levels), thousands(s.Prompt),
-					100*float64(s.Hit)/float64(s.Prompt), len(r.run.afterAuto), thousands(r.maxPrompt()), thousands(int(r.cost())))
+					windowName(r.window), r.ratio, keepName(r.keep), levelsText(r.levels), text.Thousands(s.Prompt),
+					100*float64(s.Hit)/float64(s.Prompt), len(r.run.afterAuto), text.Thousands(r.maxPrompt()), text.Thousands(int(r.cost())))
 				rows = append(rows, row)
 			}
 			if window >= 1_000_000 && auto.cost() >= old.cost() {
@@ -115,7 +116,7 @@ func windowName(w int) string {
 func levelsText(levels []int) string {
 	parts := make([]string, len(levels))
 	for i, l := range levels {
-		parts[i] = thousands(l)
+		parts[i] = text.Thousands(l)
 	}
 	return strings.Join(parts, " → ")
 }

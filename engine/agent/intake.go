@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tally-dev/tally/internal/text"
 	"regexp"
 
 	"github.com/tally-dev/tally/engine/llm"
@@ -55,7 +56,7 @@ func intakeCalls(in []llm.ToolCall, used map[string]bool, prefix string) ([]tran
 		if !toolNameRe.MatchString(c.Name) {
 			why := "this tool call had no tool name; call a tool from the list by its exact name"
 			if c.Name != "" {
-				why = fmt.Sprintf("there is no tool named %q; call a tool from the list by its exact name", clip(transcript.NeutralizeLine(c.Name), 80))
+				why = fmt.Sprintf("there is no tool named %q; call a tool from the list by its exact name", text.Clip(transcript.NeutralizeLine(c.Name), 80))
 			}
 			b, _ := json.Marshal(map[string]string{"_unusable_call": why})
 			call.Name, call.Arguments = UnusableCallName, string(b)
@@ -104,7 +105,7 @@ func unusableResult(c transcript.ToolCall) (tool.Result, bool) {
 	case bad.Raw != nil:
 		return tool.Result{IsError: true, Content: fmt.Sprintf(
 			"error: the arguments of this %s call were not a valid JSON object (got %q); call it again with valid JSON",
-			c.Name, clip(*bad.Raw, 200))}, true
+			c.Name, text.Clip(*bad.Raw, 200))}, true
 	case c.Name == UnusableCallName && bad.Why != nil:
 		return tool.Result{IsError: true, Content: "error: " + *bad.Why}, true
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tally-dev/tally/internal/text"
 	"slices"
 	"strconv"
 	"strings"
@@ -255,7 +256,7 @@ func (h *subagents) parseTask(c transcript.ToolCall) (TaskParams, *tool.Result) 
 		return fail("the prompt is empty; give the sub-agent the whole job in prompt")
 	}
 	if p.Description == "" {
-		p.Description = clip(strings.Join(strings.Fields(p.Prompt), " "), 60)
+		p.Description = text.Clip(strings.Join(strings.Fields(p.Prompt), " "), 60)
 	}
 	switch p.Kind {
 	case "":
@@ -266,7 +267,7 @@ func (h *subagents) parseTask(c transcript.ToolCall) (TaskParams, *tool.Result) 
 			return fail("the session is in read-only mode, so a general sub-agent could change nothing; use kind explore, or ask the user to switch the mode")
 		}
 	default:
-		return fail("kind %q is not explore or general; use one of those", clip(p.Kind, 40))
+		return fail("kind %q is not explore or general; use one of those", text.Clip(p.Kind, 40))
 	}
 	return p, nil
 }

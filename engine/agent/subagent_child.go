@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/tally-dev/tally/internal/text"
 	"runtime"
 	"strings"
 	"unicode/utf8"
@@ -268,7 +269,7 @@ func (c *child) execute(ctx context.Context, calls []transcript.ToolCall, i int,
 	}
 	t, ok := c.reg.Lookup(call.Name)
 	if !ok {
-		return tool.Result{IsError: true, Content: fmt.Sprintf("error: a %s sub-agent has no tool %q; use one of: %s", c.info.Kind, clip(call.Name, 80), strings.Join(c.reg.Names(), ", "))}
+		return tool.Result{IsError: true, Content: fmt.Sprintf("error: a %s sub-agent has no tool %q; use one of: %s", c.info.Kind, text.Clip(call.Name, 80), strings.Join(c.reg.Names(), ", "))}
 	}
 	v, err := c.s.gate.Decide(ctx, &c.env, t, call.ID, args)
 	if err != nil {
@@ -322,7 +323,7 @@ func (c *child) finish(reason, report string, err error) tool.Result {
 	}
 	info := c.update(func(i *ChildInfo) {
 		i.Status, i.Ended, i.Checklist = reason, c.s.cfg.now(), c.list.Items()
-		i.ReportTokens, i.ReportSHA, i.ReportHead = tokens.Count(capped), sha, firstLine(report, 200)
+		i.ReportTokens, i.ReportSHA, i.ReportHead = tokens.Count(capped), sha, text.FirstLine(report, 200)
 		if err != nil {
 			i.Error = err.Error()
 		}
@@ -331,7 +332,7 @@ func (c *child) finish(reason, report string, err error) tool.Result {
 	c.emit(EventSubagentEnd, info, func(e *Event) { e.Reason, e.Err = reason, info.Error })
 
 	head := fmt.Sprintf("[sub-agent %s · %s · %s · %d of %d steps · %s tokens · %d files read]",
-		info.ID, info.Kind, reason, info.Steps, info.MaxSteps, thousands(info.Tokens()), info.FilesRead)
+		info.ID, info.Kind, reason, info.Steps, info.MaxSteps, text.Thousands(info.Tokens()), info.FilesRead)
 	switch reason {
 	case ReasonCancelled:
 		return tool.Result{IsError: true, Content: head + "\ncancelled: the sub-agent was stopped before it reported; its transcript is kept for the user. Do not start it again unless the user asks."}
@@ -348,7 +349,7 @@ func (c *child) finish(reason, report string, err error) tool.Result {
 		head += "\nThe loop guard stopped the sub-agent because a tool kept failing; this is what it had when it stopped."
 	}
 	if n > 0 {
-		capped += fmt.Sprintf("\n\n(report cut at %s of %s tokens; retrieve_tool_result with sha %s pages the whole report)", thousands(c.s.cfg.Subagents.reportCap()), thousands(n), sha)
+		capped += fmt.Sprintf("\n\n(report cut at %s of %s tokens; retrieve_tool_result with sha %s pages the whole report)", text.Thousands(c.s.cfg.Subagents.reportCap()), text.Thousands(n), sha)
 	}
 	return tool.Result{Content: head + "\n\n" + capped, Redacted: redacted}
 }
@@ -369,26 +370,4 @@ func capTokens(s string, limit int) (string, int) {
 		cut = cut[:end]
 	}
 	return cut, n
-}
-
-// firstLine returns s's first non-empty line, cut to n runes.
-func firstLine(s string, n int) string {
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			if r := []rune(l); len(r) > n {
-				return string(r[:n-1]) + "…"
-			}
-			return l
-		}
-	}
-	return ""
-}
-
-// thousands renders n with comma separators.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

@@ -308,10 +308,3 @@ func (s *Session) skipRest(calls []transcript.ToolCall, text string) error {
 	}
 	return s.commit(notRun(calls, text, s.cfg.now()), nil)
 }
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/tally-dev/tally/internal/text"
 	"time"
 
 	"github.com/tally-dev/tally/engine/transcript"
@@ -72,7 +73,7 @@ func (s *Session) loadTurns() {
 		for i := 0; i < s.log.Len(); i++ {
 			m := &s.log.At(i).Msg
 			if m.IsPlainUserText() {
-				turns = append(turns, Turn{N: len(turns) + 1, Cycle: s.meta.Cycle, Text: clipRunes(m.Body(), turnTextLimit), Time: m.Time, SHA: bodySHA(m)})
+				turns = append(turns, Turn{N: len(turns) + 1, Cycle: s.meta.Cycle, Text: text.Clip(m.Body(), turnTextLimit), Time: m.Time, SHA: bodySHA(m)})
 			}
 		}
 	}
@@ -139,7 +140,7 @@ func (s *Session) turnFor(n int) (Turn, error) {
 // message m) with the snapshot of the checklist and working set taken
 // before it, and the turn list to adopt once the commit succeeded.
 func (s *Session) beginTurnRecord(n int, m *transcript.Message, snap turnSnap) (func(tx *storage.Tx) error, []Turn) {
-	turns := append(append([]Turn(nil), s.turns...), Turn{N: n, Cycle: s.meta.Cycle, Text: clipRunes(m.Body(), turnTextLimit), Time: m.Time, SHA: bodySHA(m)})
+	turns := append(append([]Turn(nil), s.turns...), Turn{N: n, Cycle: s.meta.Cycle, Text: text.Clip(m.Body(), turnTextLimit), Time: m.Time, SHA: bodySHA(m)})
 	return func(tx *storage.Tx) error {
 		if err := putJSON(tx, s.meta.ID, turnsKey, turns); err != nil {
 			return err
@@ -161,13 +162,4 @@ func putJSON(tx *storage.Tx, id, key string, v any) error {
 		return err
 	}
 	return tx.PutState(id, key, data)
-}
-
-// clipRunes cuts s to at most n runes, marking a cut with "…".
-func clipRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }
