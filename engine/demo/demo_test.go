@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/tally-dev/tally/engine/agent"
-	"github.com/tally-dev/tally/engine/llm"
-	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/storage"
@@ -29,46 +27,11 @@ func TestNewWorkspaceHasTheBug(t *testing.T) {
 	}
 }
 
-func TestScriptFollowsTheTurn(t *testing.T) {
-	s := ScriptWithPace(0)
-	user := llmtest.Message{Role: "user", Content: "<turn_meta>\n</turn_meta>\n" + Prompt}
-	msgs := []llmtest.Message{user}
-	want := []string{"checklist_write", "list_dir", "read_file", "grep", "checklist_write", "edit_file", "checklist_write", "run_shell", "todo_update", ""}
-	for i, name := range want {
-		r := s.Reply(&llmtest.Req{Messages: msgs})
-		got := ""
-		if len(r.ToolCalls) > 0 {
-			got = r.ToolCalls[0].Name
-		}
-		if got != name {
-			t.Fatalf("step %d: tool %q; want %q", i, got, name)
-		}
-		msgs = append(msgs, llmtest.Message{Role: "assistant", Content: r.Content})
-		if name != "" {
-			msgs = append(msgs, llmtest.Message{Role: "tool", Content: "ok"})
-		}
-	}
-}
-
-func TestScriptAfterDeniedEdit(t *testing.T) {
-	msgs := []llmtest.Message{{Role: "user", Content: Prompt}}
-	for i := 0; i < 5; i++ {
-		msgs = append(msgs, llmtest.Message{Role: "assistant"}, llmtest.Message{Role: "tool"})
-	}
-	msgs = append(msgs, llmtest.Message{Role: "assistant"},
-		llmtest.Message{Role: "tool", Content: "denied: the user did not approve this edit_file call."})
-	r := ScriptWithPace(0).Reply(&llmtest.Req{Messages: msgs})
-	if len(r.ToolCalls) != 0 || !strings.Contains(r.Content, "declined") {
-		t.Errorf("reply after a denial = %+v; want a text answer acknowledging it", r)
-	}
-}
-
 // TestDemoSessionShowsEveryPanel runs the whole demo through the engine
-// over real HTTP: the fix with its checklist, the exploration that triggers
-// a compaction, a new cycle, and the recall from the archive.
+// on the in-process model the app uses: the fix with its checklist, the
+// exploration that triggers a compaction, a new cycle, the recall from the
+// archive and the delegation, with usage and cache hits reported.
 func TestDemoSessionShowsEveryPanel(t *testing.T) {
-	srv := llmtest.New(ScriptWithPace(0))
-	defer srv.Close()
 	st, err := storage.Open(filepath.Join(t.TempDir(), "tally.db"), storage.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +44,7 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 	var rebuilds []string
 	cfg := agent.Config{
 		Store: st, ModelName: ModelName, ContextWindow: ContextWindow, Approver: tool.ApproveAll{},
-		Model: llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "demo"}),
+		Model: NewModel(0),
 		OnEvent: func(e agent.Event) {
 			if e.Kind == agent.EventRebuild {
 				rebuilds = append(rebuilds, e.Reason)
@@ -92,6 +55,7 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close()
 	ctx := context.Background()
 	res, err := s.Run(ctx, Prompt)
 	if err != nil || !strings.Contains(res.Answer, "Fixed") {
@@ -101,9 +65,14 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 	if !strings.Contains(string(b), "return a + b") {
 		t.Error("the demo did not fix calc.go")
 	}
+	passed := strings.Contains(res.Answer, testWords.done)
+	if !passed && !strings.Contains(res.Answer, "`go test ./...` failed") {
+		t.Errorf("the fix answer does not report the test run:\n%s", res.Answer)
+	}
 	items := s.Checklist()
-	if len(items) != 3 || items[0].Status != todo.Completed || items[1].Status != todo.Completed || items[2].Status != todo.Completed {
-		t.Errorf("checklist after the fix: %+v", items)
+	if len(items) != 3 || items[0].Status != todo.Completed || items[1].Status != todo.Completed ||
+		(items[2].Status == todo.Completed) != passed {
+		t.Errorf("checklist after the fix (tests passed: %v): %+v", passed, items)
 	}
 	if _, err := s.Run(ctx, ExplorePrompt); err != nil {
 		t.Fatal(err)
@@ -118,6 +87,9 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 	if err != nil || !strings.Contains(res.Answer, "From the archive") {
 		t.Fatalf("recall turn: %+v, %v", res, err)
 	}
+	if passed != strings.Contains(res.Answer, testWords.done) {
+		t.Errorf("the recall answer disagrees with the test run (passed: %v):\n%s", passed, res.Answer)
+	}
 	res, err = s.Run(ctx, DelegatePrompt)
 	if err != nil || !strings.Contains(res.Answer, "Both sub-agents reported") {
 		t.Fatalf("delegation turn: %+v, %v", res, err)
@@ -126,8 +98,19 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 	if err != nil || len(kids) != 2 || kids[0].Status != agent.ReasonDone || kids[1].Status != agent.ReasonDone {
 		t.Fatalf("children %+v, %v", kids, err)
 	}
-	if bad := srv.Invalid(); len(bad) > 0 {
-		t.Fatalf("server rejected a request: %s", bad[0].Error)
+	rows, err := s.Ledger()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := 0
+	for _, r := range rows {
+		if r.PromptTokens <= 0 || r.CacheHitTokens+r.CacheMissTokens != r.PromptTokens {
+			t.Errorf("request %d: usage %d prompt = %d hit + %d miss", r.Request, r.PromptTokens, r.CacheHitTokens, r.CacheMissTokens)
+		}
+		hits += r.CacheHitTokens
+	}
+	if hits == 0 {
+		t.Error("no request of the demo hit the simulated prompt cache")
 	}
 	t.Logf("rebuilds: %v", rebuilds)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/tally-dev/tally/config"
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/engine/demo"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -71,7 +72,7 @@ type Workbench struct {
 
 	mu       sync.Mutex
 	settings Settings
-	demo     *demoServer // started on first use
+	demo     *demo.Model // made on first use
 	borrowed bool        // a view of another Workbench: Close leaves the store open
 }
 
@@ -118,16 +119,8 @@ func (w *Workbench) Borrow() *Workbench {
 	return &Workbench{store: w.store, env: w.env, settings: w.Settings(), borrowed: true}
 }
 
-// Close stops the demo model and closes the store; on a borrowed view it
-// stops that view's demo model only.
+// Close closes the store; on a borrowed view it does nothing.
 func (w *Workbench) Close() error {
-	w.mu.Lock()
-	d := w.demo
-	w.demo = nil
-	w.mu.Unlock()
-	if d != nil {
-		d.close()
-	}
 	if w.borrowed {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/tally-dev/tally/engine/demo"
+	"github.com/tally-dev/tally/engine/demo/demoserver"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	_ "github.com/tally-dev/tally/engine/llm/llmtest/chattemplates"
 )
@@ -26,7 +27,7 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	srv := llmtest.New(demo.ScriptWithPace(*pace))
+	srv := llmtest.New(demoserver.Script(*pace))
 	defer srv.Close()
 	fmt.Println(srv.URL())
 	sig := make(chan os.Signal, 1)
