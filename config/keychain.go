@@ -79,17 +79,9 @@ func withTimeout(f func() (string, error)) (string, error) {
 	}
 }
 
-// keychain is the keychain Load and Save use.
+// keychain is the keychain Load and Save use; nil means none (the key
+// stays in the database).
 var keychain Keychain = OSKeychain{}
-
-// UseKeychain replaces the keychain Load and Save use and returns a
-// function that restores the previous one; nil means no keychain (the key
-// stays in the database). Tests use it.
-func UseKeychain(k Keychain) (restore func()) {
-	prev := keychain
-	keychain = k
-	return func() { keychain = prev }
-}
 
 // loadKey fills s.APIKey from the keychain when the settings say it is
 // there, and moves a key still held in the database into the keychain

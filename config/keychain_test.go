@@ -53,7 +53,7 @@ func TestKeyMovesToTheKeychain(t *testing.T) {
 	const key = "sk-live-0123456789abcdef"
 	st, _ := openStore(t)
 	// A key saved by an earlier version sits in the database.
-	defer UseKeychain(nil)()
+	useKeychain(t, nil)
 	if err := Save(st, Settings{BaseURL: "https://api.deepseek.com/v1", APIKey: key}); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestKeyMovesToTheKeychain(t *testing.T) {
 		t.Fatal("without a keychain the key is not in the database")
 	}
 	kc := &memKeychain{m: map[string]string{}}
-	UseKeychain(kc)
+	keychain = kc
 	s, err := Load(st)
 	if err != nil || s.APIKey != key || s.KeyStore != KeyInKeychain {
 		t.Fatalf("Load = key %q store %q err %v; want the key from the keychain", Mask(s.APIKey), s.KeyStore, err)
@@ -85,7 +85,7 @@ func TestKeyMovesToTheKeychain(t *testing.T) {
 func TestKeyFallsBackToTheDatabaseLabelled(t *testing.T) {
 	const key = "sk-live-0123456789abcdef"
 	st, _ := openStore(t)
-	defer UseKeychain(brokenKeychain{})()
+	useKeychain(t, brokenKeychain{})
 	if err := Save(st, Settings{APIKey: key}); err != nil {
 		t.Fatal(err)
 	}
@@ -93,4 +93,11 @@ func TestKeyFallsBackToTheDatabaseLabelled(t *testing.T) {
 	if err != nil || s.APIKey != key || s.KeyStore != KeyInDatabase {
 		t.Fatalf("Load = %q / %q / %v; want the key, labelled as kept in the database", Mask(s.APIKey), s.KeyStore, err)
 	}
+}
+
+// useKeychain makes Load and Save use k until the test ends.
+func useKeychain(t *testing.T, k Keychain) {
+	prev := keychain
+	keychain = k
+	t.Cleanup(func() { keychain = prev })
 }

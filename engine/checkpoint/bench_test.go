@@ -55,7 +55,7 @@ func BenchmarkShellSnapshot(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.StopTimer()
-			stored = r.Workspace().StoredBytes()
+			stored = storedBytes(r.Workspace())
 			_ = st.Close()
 			b.StartTimer()
 		}
@@ -100,7 +100,7 @@ func BenchmarkStorageGrowth(b *testing.B) {
 			agentWrite(b, r, "big.go", strings.Join(lines, ""))
 		}
 		b.StopTimer()
-		stored = w.StoredBytes()
+		stored = storedBytes(w)
 		fi1, _ := os.Stat(st.Path())
 		fileGrowth = fi1.Size() - fi0.Size()
 		_ = st.Close()
@@ -108,4 +108,11 @@ func BenchmarkStorageGrowth(b *testing.B) {
 	}
 	b.ReportMetric(float64(stored), "stored-B")
 	b.ReportMetric(float64(fileGrowth), "dbgrowth-B")
+}
+
+// storedBytes is the total compressed size of the content kept for w.
+func storedBytes(w *Workspace) int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.total
 }

@@ -428,12 +428,12 @@ func TestPruneDropsClosedSessionsFirst(t *testing.T) {
 		_ = cur.BeginTurn(turn)
 		agentWrite(t, cur, "cur.txt", content(100+turn, 20000))
 	}
-	before := w.StoredBytes()
+	before := storedBytes(w)
 	openWS(t, st, dir, Limits{StoreBytes: before - 1})
 	_ = cur.BeginTurn(4) // any write checks the limit
 	agentWrite(t, cur, "cur.txt", "small\n")
-	if w.StoredBytes() >= before {
-		t.Fatalf("store did not shrink: %d >= %d", w.StoredBytes(), before)
+	if storedBytes(w) >= before {
+		t.Fatalf("store did not shrink: %d >= %d", storedBytes(w), before)
 	}
 	// Turn 1 needs only "old.txt did not exist"; turn 2 held the first
 	// content, which is the oldest to go, and rewinding to turn 1 or 2 now

@@ -144,14 +144,6 @@ func Open(st *storage.Store, dir string, limits Limits) (*Workspace, error) {
 // Dir returns the workspace directory.
 func (w *Workspace) Dir() string { return w.dir }
 
-// StoredBytes returns the total compressed size of the content kept for the
-// workspace.
-func (w *Workspace) StoredBytes() int64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.total
-}
-
 func (w *Workspace) openRoot() (*os.Root, error) {
 	r, err := os.OpenRoot(w.dir)
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 // OpenAI-compatible server reports it: prompt and completion tokens
 // counted with the engine's tokenizer, and cache hits from a simulated
 // prefix cache (the longest run of leading tools and messages shared with
-// an earlier request, in whole CacheUnit blocks). A Model is safe for
+// an earlier request, in whole cacheUnit blocks). A Model is safe for
 // concurrent use; calls share one cache, as the sessions of one server do.
 type Model struct {
 	pace time.Duration
@@ -33,8 +33,8 @@ type Model struct {
 	seed   maphash.Seed
 }
 
-// CacheUnit is the granularity of the simulated prompt cache, in tokens.
-const CacheUnit = 64
+// cacheUnit is the granularity of the simulated prompt cache, in tokens.
+const cacheUnit = 64
 
 // The simulated cache keeps the prompts of this many recent requests, and
 // the token counts of at most countsKept pieces.
@@ -180,7 +180,7 @@ func (m *Model) account(req llm.Request, q Request, r Reply) llm.Usage {
 	for _, n := range sizes[:shared] {
 		hit += n
 	}
-	hit -= hit % CacheUnit
+	hit -= hit % cacheUnit
 	m.seen = append(m.seen, hashes)
 	if len(m.seen) > promptsKept {
 		m.seen = m.seen[1:]
