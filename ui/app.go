@@ -2,10 +2,13 @@
 // the chat with tool cards and approvals, the context gauge, the cache chip,
 // the human footer, settings and the first-run welcome with its demo.
 //
-// The package talks to the engine only through engine/agent's public API
-// and events. Engine work (turns, opening sessions, connection tests) runs
-// on its own goroutines; results reach the widgets through the Bridge,
-// the one file that calls fyne.Do.
+// The package talks to the engine through the workbench (the front door:
+// settings, opening and creating sessions, classifying model errors) and
+// engine/agent's sessions and events; it shows the numbers the engine
+// reports and derives none. Engine work (turns, opening sessions,
+// connection tests) runs off the UI goroutine through the Bridge, the one
+// file that starts goroutines and calls fyne.Do; results reach the widgets
+// (package ui/widget) on the UI goroutine.
 package ui
 
 import (
@@ -330,7 +333,7 @@ func (u *UI) Close() {
 	}
 	u.saving.Wait() // an earlier save must not land after the one below
 	u.keepPlace()
-	var closing sync.WaitGroup
+	var closing []func()
 	for _, live := range append([]*liveSession{u.live}, bgList(u.bg)...) {
 		if live == nil {
 			continue
@@ -339,11 +342,10 @@ func (u *UI) Close() {
 			live.cancel()
 		}
 		if sess := live.sess; sess != nil {
-			closing.Add(1)
-			go func() { defer closing.Done(); _ = sess.Close() }()
+			closing = append(closing, func() { _ = sess.Close() })
 		}
 	}
-	waitAtMost(&closing, closeWait)
+	u.bridge.Await(closeWait, closing...)
 	if u.stopServing != nil {
 		u.stopServing()
 	}
@@ -441,13 +443,3 @@ func (u *UI) keepPlace() {
 // closeWait bounds how long closing the window waits for the open sessions
 // to stop their MCP servers.
 const closeWait = 3 * time.Second
-
-// waitAtMost waits for wg, or for d at most.
-func waitAtMost(wg *sync.WaitGroup, d time.Duration) {
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(d):
-	}
-}

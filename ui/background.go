@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+
+	"github.com/tally-dev/tally/engine/agent"
 )
 
 // draftDelay is how long after the last keystroke a draft is stored.
@@ -70,16 +72,17 @@ func (u *UI) leave() {
 	if live.running {
 		u.bg[live.id] = live
 	} else {
-		closeSession(live)
+		u.closeSession(live.sess)
 	}
 	u.live = nil
 }
 
 // closeSession releases what an open session holds (its MCP servers, its
 // file recording) off the UI goroutine; opening it again starts afresh.
-func closeSession(live *liveSession) {
-	if sess := live.sess; sess != nil {
-		go func() { _ = sess.Close() }()
+// A nil session is nothing to close.
+func (u *UI) closeSession(sess *agent.Session) {
+	if sess != nil {
+		u.bridge.Work(func() func() { _ = sess.Close(); return nil })
 	}
 }
 
@@ -94,11 +97,7 @@ func (u *UI) keepDraft(live *liveSession) {
 	}
 	live.draft = text
 	wb, id := u.wb, live.id
-	go func() {
-		if err := wb.SaveDraft(id, text); err != nil {
-			u.bridge.Do(func() { u.banner.ShowError("Could not keep the unsent prompt: " + err.Error()) })
-		}
-	}()
+	u.try("keep the unsent prompt", func() error { return wb.SaveDraft(id, text) })
 }
 
 // draftChanged stores the shown session's draft a moment after typing
@@ -131,7 +130,7 @@ func (u *UI) resumeWaiting(live *liveSession) {
 // backgroundDone is a hidden session's turn ending.
 func (u *UI) backgroundDone(live *liveSession, failed error) {
 	delete(u.bg, live.id)
-	closeSession(live)
+	u.closeSession(live.sess)
 	u.sessions.badges()
 	what := "finished"
 	if failed != nil {
@@ -157,7 +156,7 @@ func (u *UI) endBusy(live *liveSession) bool {
 	live.running, live.cancel = false, nil
 	if u.live != live {
 		delete(u.bg, live.id)
-		closeSession(live)
+		u.closeSession(live.sess)
 		u.sessions.badges()
 		return false
 	}

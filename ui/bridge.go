@@ -9,7 +9,6 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
-	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -17,9 +16,13 @@ import (
 // flushInterval is how often streamed text reaches the screen (~30/s).
 const flushInterval = 33 * time.Millisecond
 
-// Bridge carries work from engine goroutines to the UI goroutine. It is the
-// only place in Tally that calls fyne.Do: everything else hands it a
-// function, and engine events are copied before they cross over.
+// Bridge carries work between the UI goroutine and the others. It is the
+// only place in the UI that starts a goroutine or calls fyne.Do:
+// everything else hands it a function — Work for slow work whose result
+// the UI applies, Watch for a long-lived watcher, Await for jobs a closing
+// window waits for — and engine events are copied before they cross over.
+// Read what the work needs of the UI's state on the UI goroutine, before
+// handing it over: the work must not touch widgets or UI fields.
 type Bridge struct {
 	do func(func()) // runs a function on the UI goroutine, in order
 }
@@ -46,15 +49,34 @@ func (b *Bridge) Work(work func() (apply func())) {
 	}()
 }
 
-// DoAndWait runs fn on the UI goroutine and waits until it has run.
-func (b *Bridge) DoAndWait(fn func()) {
-	if b.do == nil {
-		fyne.DoAndWait(fn)
-		return
+// Watch runs watch on a goroutine of its own for as long as it takes (a
+// signal watcher, say); whatever it has the UI do goes through Do.
+func (b *Bridge) Watch(watch func()) { go watch() }
+
+// Await runs every job at once off the UI goroutine and waits until all
+// have returned or d has passed, whichever comes first; it reports whether
+// all returned. Jobs still running after d go on unwatched. It blocks its
+// caller, so the UI uses it only while the window closes.
+func (b *Bridge) Await(d time.Duration, jobs ...func()) bool {
+	var wg sync.WaitGroup
+	wg.Add(len(jobs))
+	for _, job := range jobs {
+		go func() {
+			defer wg.Done()
+			job()
+		}()
 	}
 	done := make(chan struct{})
-	b.do(func() { defer close(done); fn() })
-	<-done
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 // After runs fn on the UI goroutine once d has passed. Stop the returned
@@ -120,7 +142,7 @@ func (s *eventStream) flushLocked() {
 	if s.content.Len() == 0 && s.reasoning.Len() == 0 {
 		return
 	}
-	d := llm.Delta{Content: s.content.String(), Reasoning: s.reasoning.String()}
+	d := agent.Delta{Content: s.content.String(), Reasoning: s.reasoning.String()}
 	s.content.Reset()
 	s.reasoning.Reset()
 	e := agent.Event{Kind: agent.EventDelta, Step: s.step, Session: s.session, Delta: &d, Time: time.Now()}

@@ -394,11 +394,11 @@ func (u *UI) applyCompaction(live *liveSession) {
 		return
 	}
 	ops := live.ops
-	go func() {
+	u.bridge.Work(func() func() {
 		res, err := ops.Compact(ctx)
 		level, exact := ops.ContextTokens()
-		u.bridge.Do(func() { u.compactionDone(live, res, err, level, exact) })
-	}()
+		return func() { u.compactionDone(live, res, err, level, exact) }
+	})
 }
 
 func (u *UI) compactionDone(live *liveSession, res agent.CompactionResult, err error, level int, exact bool) {

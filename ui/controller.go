@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2/widget"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
-	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
@@ -75,179 +73,6 @@ func (u *UI) agentConfig(live *liveSession, isDemo bool) (agent.Config, error) {
 		err = nil
 	}
 	return cfg, err
-}
-
-// openSession opens a stored session off the UI goroutine and shows it.
-func (u *UI) openSession(id string) {
-	if u.live != nil && u.live.id == id {
-		return
-	}
-	u.leave()
-	u.resetPanels()
-	u.showChat()
-	u.title.SetText("Opening…")
-	if live := u.bg[id]; live != nil {
-		// A turn of it runs in the background: show it again, rebuilt from
-		// the engine, with whatever it asked meanwhile.
-		delete(u.bg, id)
-		u.live = live
-		perm := live.perm
-		go u.loaded(live, live.sess, live.demo, live.model, &perm, nil)
-		return
-	}
-	live := &liveSession{id: id, maxSteps: agent.DefaultMaxSteps}
-	u.live = live
-	wb := u.wb
-	go func() {
-		meta, err := wb.Session(id)
-		isDemo := err == nil && workbench.IsDemo(meta)
-		var cfg agent.Config
-		if err == nil {
-			u.bridge.DoAndWait(func() { cfg, err = u.agentConfig(live, isDemo) })
-		}
-		var sess *agent.Session
-		if err == nil {
-			sess, err = agent.Open(cfg, id)
-		}
-		u.loaded(live, sess, isDemo, cfg.ModelName, nil, err)
-	}()
-}
-
-// loaded gathers what the panels need from a freshly opened session (on
-// the engine side) and hands it to the UI goroutine. resumed is the
-// permission state of a session shown again while its turn runs in the
-// background, nil for a session just opened.
-func (u *UI) loaded(live *liveSession, sess *agent.Session, isDemo bool, model string, resumed *permState, err error) {
-	if err != nil {
-		u.bridge.Do(func() {
-			if u.live != live {
-				return
-			}
-			u.live = nil
-			u.showWelcome()
-			u.banner.ShowError("Could not open the session: " + err.Error())
-		})
-		return
-	}
-	// A session whose turn runs in the background is read from its last
-	// commit: the locking readers would wait for the turn to end.
-	var msgs []transcript.Message
-	var meta workbench.SessionInfo
-	var alerts []string
-	var perm permState
-	if resumed != nil {
-		snap := sess.Snapshot()
-		msgs, meta, alerts, perm = snap.Messages, snap.Meta, snap.Alerts, *resumed
-	} else {
-		msgs, meta, alerts = sess.Messages(), sess.Meta(), sess.Alerts()
-		perm = permState{network: sess.AllowNetwork(), sandboxed: sess.Sandboxed(), sandbox: sess.SandboxNote()}
-	}
-	past, _ := sess.History()
-	cycles, _ := u.wb.Archives(live.id)
-	level, exact := sess.ContextTokens()
-	compactAt, cycleAt := sess.Thresholds()
-	window := sess.Window()
-	rows, _ := sess.Ledger()
-	items := sess.Checklist()
-	children, _ := sess.Children()
-	mcpState := sess.MCPStatus()
-	draft, draftErr := u.wb.Draft(live.id)
-	_, rule := sess.Placement()
-	u.bridge.Do(func() {
-		if u.live != live {
-			return
-		}
-		live.sess, live.ops, live.demo, live.model, live.window = sess, engineOps{sess}, isDemo, model, window
-		live.perm, live.workspace = perm, meta.Workspace
-		u.perm.load(live)
-		u.showTitle(meta.Title, meta.Workspace)
-		tw.ShowIf(u.demoTag, isDemo)
-		tw.ShowIf(u.suggestBox, isDemo)
-		u.chat.setHistory(cycles, past, msgs)
-		u.chat.attachChildren(children)
-		defer u.revealPending()
-		u.gauge.SetLevel(level, window, exact)
-		u.gauge.SetThresholds(compactAt, cycleAt)
-		u.applyLedger(live, rows, rule)
-		u.checklist.SetItems(items)
-		u.footer.State.Alerts = alerts
-		u.sessions.selectID(live.id)
-		if live.noModel != nil {
-			u.banner.ShowAction(live.noModel.Error(), "Settings", u.settingsFor(live.noModel))
-		} else {
-			u.banner.Hide()
-			u.showMCP(live, mcpState, "")
-		}
-		u.setIdle()
-		if draftErr == nil {
-			live.draft = draft
-			u.prompt.setDraft(draft)
-		}
-		if live.running {
-			u.setRunning(0)
-			u.setBusyButtons(true)
-			u.resumeWaiting(live)
-		}
-		if u.warmNext == live.id {
-			u.warmNext = ""
-			if u.settings.WarmUp && !isDemo && live.noModel == nil {
-				u.warmUp(live)
-			}
-		}
-		if u.settings.LastSession != live.id {
-			u.settings.LastSession = live.id
-			u.saveSettings(u.settings)
-		}
-		u.prompt.FocusIn()
-		if u.autoSend != "" && live.noModel == nil && !live.running {
-			u.prompt.SetText(u.autoSend)
-			u.autoSend = ""
-			u.send()
-		}
-	})
-}
-
-// applyLedger shows a session's stored usage rows: the chart draws them,
-// the chip shows the last request and the footer its duration and the
-// session's cost.
-func (u *UI) applyLedger(live *liveSession, rows []ledger.Row, rule ledger.CacheRule) {
-	live.rows = rows
-	u.footer.State.Model = live.model
-	u.footer.State.LastDuration = 0
-	u.footer.State.RetryAt = time.Time{}
-	u.chip.Reset()
-	u.chip.SetRule(rule)
-	if n := len(rows); n > 0 {
-		last := rows[n-1]
-		u.footer.State.LastDuration = rowDuration(last)
-		u.chip.Set(last, last.Request == 1)
-	}
-	u.chart.SetPrices(u.settings.PriceFor)
-	u.chart.SetRows(rows, live.window)
-	u.showTotals(live)
-	u.footer.Update()
-}
-
-// warmUp sends the new session's stable prefix once, off the UI goroutine,
-// so its first real request is billed at the cache-hit price. The cost
-// arrives as a usage event and is shown in the footer.
-func (u *UI) warmUp(live *liveSession) {
-	sess := live.sess
-	u.footer.State.WarmUp = "warming the cache…"
-	u.footer.Update()
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_, err := sess.WarmUp(ctx)
-		if err != nil {
-			u.bridge.Do(func() {
-				if u.live == live {
-					u.footer.State.WarmUp = "warm-up failed"
-					u.footer.Update()
-				}
-			})
-		}
-	}()
 }
 
 // warmUpText is the footer part for a warm-up request's row.
@@ -327,12 +152,10 @@ func enableIf(b *widget.Button, on bool) {
 func (u *UI) saveSettings(s workbench.Settings) {
 	wb := u.wb
 	u.saving.Add(1)
-	go func() {
+	u.try("save the settings", func() error {
 		defer u.saving.Done()
-		if err := wb.SaveSettings(s); err != nil {
-			u.bridge.Do(func() { u.banner.ShowError("Could not save the settings: " + err.Error()) })
-		}
-	}()
+		return wb.SaveSettings(s)
+	})
 }
 
 // send starts a turn with the prompt's text.
@@ -387,7 +210,7 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 			u.backgroundDone(live, err)
 		} else {
 			delete(u.bg, live.id)
-			closeSession(live)
+			u.closeSession(live.sess)
 		}
 		return
 	}
@@ -473,6 +296,18 @@ func (u *UI) showTotals(live *liveSession) {
 	_, priced := u.settings.PriceFor(live.model)
 	u.footer.State.Cost, u.footer.State.CostKnown = t.Cost, t.Priced && priced
 	u.chip.SetSession(t)
+}
+
+// try runs do off the UI goroutine; an error it returns goes to the
+// banner as "Could not <what>: …".
+func (u *UI) try(what string, do func() error) {
+	u.bridge.Work(func() func() {
+		err := do()
+		if err == nil {
+			return nil
+		}
+		return func() { u.banner.ShowError("Could not " + what + ": " + err.Error()) }
+	})
 }
 
 // readThen runs read off the UI goroutine for the shown session live and

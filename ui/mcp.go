@@ -119,7 +119,7 @@ func (u *UI) restartSession(live *liveSession) {
 	if u.live != live || live.running {
 		return
 	}
-	closeSession(live)
+	u.closeSession(live.sess)
 	u.live = nil
 	u.openSession(live.id)
 }

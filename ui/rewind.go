@@ -216,14 +216,11 @@ func (u *UI) confirmOverwrite(err error, yes func()) {
 func (u *UI) reopen(live *liveSession, text string) {
 	live.draft = ""
 	u.resetPanels()
-	go func() {
-		u.loaded(live, live.sess, live.demo, live.model, nil, nil)
-		u.bridge.Do(func() {
-			if u.live == live && text != "" {
-				u.prompt.setDraft(text)
-			}
-		})
-	}()
+	u.reload(live, func() {
+		if u.live == live && text != "" {
+			u.prompt.setDraft(text)
+		}
+	})
 }
 
 // changesView is the open Changes dialog, kept for tests.

@@ -309,7 +309,7 @@ func (u *UI) deleteSession(id string) {
 		return
 	}
 	if u.live != nil && u.live.id == id {
-		closeSession(u.live)
+		u.closeSession(u.live.sess)
 		u.live = nil
 		u.showWelcome()
 	}

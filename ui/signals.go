@@ -26,7 +26,7 @@ func closeOnSignal(b *Bridge, closeApp, stopServing func(), exit func(int)) (sto
 	signal.Notify(ch, syscall.SIGTERM, os.Interrupt)
 	done := make(chan struct{})
 	var once sync.Once
-	go func() {
+	b.Watch(func() {
 		select {
 		case <-ch:
 		case <-done:
@@ -43,7 +43,7 @@ func closeOnSignal(b *Bridge, closeApp, stopServing func(), exit func(int)) (sto
 			stopServing()
 			exit(1)
 		}
-	}()
+	})
 	return func() {
 		once.Do(func() {
 			signal.Stop(ch)

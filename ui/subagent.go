@@ -146,9 +146,5 @@ func (u *UI) stopChild(it *chatItem) {
 		return
 	}
 	id, sess := it.child.ID, live.sess
-	go func() {
-		if err := sess.StopChild(id); err != nil {
-			u.bridge.Do(func() { u.banner.ShowError("Could not stop the sub-agent: " + err.Error()) })
-		}
-	}()
+	u.try("stop the sub-agent", func() error { return sess.StopChild(id) })
 }

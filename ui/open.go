@@ -1,0 +1,255 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/todo"
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/engine/workbench"
+	tw "github.com/tally-dev/tally/ui/widget"
+)
+
+// Opening a session: the engine is read on a work goroutine into a
+// sessionState, a plain value, and the UI goroutine draws that value. No
+// widget waits on the engine, and the work never touches the UI's state.
+
+// sessionState is everything the panels show of an open session, as read
+// from the engine.
+type sessionState struct {
+	meta     workbench.SessionInfo
+	msgs     []transcript.Message
+	past     []agent.PastRebuild
+	cycles   []cycle.Archive
+	children []agent.ChildInfo
+	alerts   []string
+	// perm is the permission state; nil when the session was read while
+	// a turn runs, whose shown state stands.
+	perm      *permState
+	level     int
+	exact     bool
+	window    int
+	compactAt int
+	cycleAt   int
+	rows      []ledger.Row
+	rule      ledger.CacheRule
+	items     []todo.Item
+	mcp       agent.MCPStatus
+	draft     string
+	draftOK   bool // draft was read (a failed read keeps the prompt box as it is)
+}
+
+// readSession reads what the panels show of session id from sess, off the
+// UI goroutine. A session whose turn runs (running) is read from its last
+// commit: the locking readers would wait for the turn to end.
+func readSession(wb *workbench.Workbench, sess *agent.Session, id string, running bool) sessionState {
+	var s sessionState
+	if running {
+		snap := sess.Snapshot()
+		s.msgs, s.meta, s.alerts = snap.Messages, snap.Meta, snap.Alerts
+	} else {
+		s.msgs, s.meta, s.alerts = sess.Messages(), sess.Meta(), sess.Alerts()
+		s.perm = &permState{network: sess.AllowNetwork(), sandboxed: sess.Sandboxed(), sandbox: sess.SandboxNote()}
+	}
+	s.past, _ = sess.History()
+	s.cycles, _ = wb.Archives(id)
+	s.level, s.exact = sess.ContextTokens()
+	s.compactAt, s.cycleAt = sess.Thresholds()
+	s.window = sess.Window()
+	s.rows, _ = sess.Ledger()
+	_, s.rule = sess.Placement()
+	s.items = sess.Checklist()
+	s.children, _ = sess.Children()
+	s.mcp = sess.MCPStatus()
+	draft, err := wb.Draft(id)
+	s.draft, s.draftOK = draft, err == nil
+	return s
+}
+
+// openSession opens a stored session off the UI goroutine and shows it.
+func (u *UI) openSession(id string) {
+	if u.live != nil && u.live.id == id {
+		return
+	}
+	u.leave()
+	u.resetPanels()
+	u.showChat()
+	u.title.SetText("Opening…")
+	if live := u.bg[id]; live != nil {
+		// A turn of it runs in the background: show it again, rebuilt from
+		// the engine, with whatever it asked meanwhile.
+		delete(u.bg, id)
+		u.live = live
+		u.reload(live, nil)
+		return
+	}
+	live := &liveSession{id: id, maxSteps: agent.DefaultMaxSteps}
+	u.live = live
+	wb := u.wb
+	u.bridge.Work(func() func() {
+		meta, err := wb.Session(id)
+		return func() {
+			if err == nil && u.live == live {
+				err = u.openConfigured(live, workbench.IsDemo(meta))
+			}
+			if err != nil {
+				u.openFailed(live, err)
+			}
+		}
+	})
+}
+
+// openConfigured configures live (on the UI goroutine: the configuration
+// holds the window's approver and event sink) and opens it off the UI
+// goroutine.
+func (u *UI) openConfigured(live *liveSession, isDemo bool) error {
+	cfg, err := u.agentConfig(live, isDemo)
+	if err != nil {
+		return err
+	}
+	live.demo, live.model = isDemo, cfg.ModelName
+	wb, id := u.wb, live.id
+	u.bridge.Work(func() func() {
+		sess, err := wb.OpenSession(cfg, id)
+		if err != nil {
+			return func() { u.openFailed(live, err) }
+		}
+		s := readSession(wb, sess, id, false)
+		return func() { u.showSession(live, sess, s) }
+	})
+	return nil
+}
+
+// reload reads live's session again off the UI goroutine and shows it,
+// then runs then (if any). What the work needs of live is read here, on
+// the UI goroutine.
+func (u *UI) reload(live *liveSession, then func()) {
+	wb, sess, id, running := u.wb, live.sess, live.id, live.running
+	u.bridge.Work(func() func() {
+		s := readSession(wb, sess, id, running)
+		return func() {
+			u.showSession(live, sess, s)
+			if then != nil {
+				then()
+			}
+		}
+	})
+}
+
+// openFailed says why live could not be opened, unless another session
+// was opened meanwhile.
+func (u *UI) openFailed(live *liveSession, err error) {
+	if u.live != live {
+		return
+	}
+	u.live = nil
+	u.showWelcome()
+	u.banner.ShowError("Could not open the session: " + err.Error())
+}
+
+// showSession draws s, read from sess, as the shown session live. If
+// another session was opened meanwhile, a session opened for live alone
+// is closed again.
+func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState) {
+	if u.live != live {
+		if live.sess != sess {
+			u.closeSession(sess)
+		}
+		return
+	}
+	live.sess, live.ops, live.window, live.workspace = sess, engineOps{sess}, s.window, s.meta.Workspace
+	if s.perm != nil {
+		live.perm = *s.perm
+	}
+	u.perm.load(live)
+	u.showTitle(s.meta.Title, s.meta.Workspace)
+	tw.ShowIf(u.demoTag, live.demo)
+	tw.ShowIf(u.suggestBox, live.demo)
+	u.chat.setHistory(s.cycles, s.past, s.msgs)
+	u.chat.attachChildren(s.children)
+	defer u.revealPending()
+	u.gauge.SetLevel(s.level, s.window, s.exact)
+	u.gauge.SetThresholds(s.compactAt, s.cycleAt)
+	u.applyLedger(live, s.rows, s.rule)
+	u.checklist.SetItems(s.items)
+	u.footer.State.Alerts = s.alerts
+	u.sessions.selectID(live.id)
+	if live.noModel != nil {
+		u.banner.ShowAction(live.noModel.Error(), "Settings", u.settingsFor(live.noModel))
+	} else {
+		u.banner.Hide()
+		u.showMCP(live, s.mcp, "")
+	}
+	u.setIdle()
+	if s.draftOK {
+		live.draft = s.draft
+		u.prompt.setDraft(s.draft)
+	}
+	if live.running {
+		u.setRunning(0)
+		u.setBusyButtons(true)
+		u.resumeWaiting(live)
+	}
+	if u.warmNext == live.id {
+		u.warmNext = ""
+		if u.settings.WarmUp && !live.demo && live.noModel == nil {
+			u.warmUp(live)
+		}
+	}
+	if u.settings.LastSession != live.id {
+		u.settings.LastSession = live.id
+		u.saveSettings(u.settings)
+	}
+	u.prompt.FocusIn()
+	if u.autoSend != "" && live.noModel == nil && !live.running {
+		u.prompt.SetText(u.autoSend)
+		u.autoSend = ""
+		u.send()
+	}
+}
+
+// applyLedger shows a session's stored usage rows: the chart draws them,
+// the chip shows the last request and the footer its duration and the
+// session's cost.
+func (u *UI) applyLedger(live *liveSession, rows []ledger.Row, rule ledger.CacheRule) {
+	live.rows = rows
+	u.footer.State.Model = live.model
+	u.footer.State.LastDuration = 0
+	u.footer.State.RetryAt = time.Time{}
+	u.chip.Reset()
+	u.chip.SetRule(rule)
+	if n := len(rows); n > 0 {
+		last := rows[n-1]
+		u.footer.State.LastDuration = rowDuration(last)
+		u.chip.Set(last, last.Request == 1)
+	}
+	u.chart.SetPrices(u.settings.PriceFor)
+	u.chart.SetRows(rows, live.window)
+	u.showTotals(live)
+	u.footer.Update()
+}
+
+// warmUp sends the new session's stable prefix once, off the UI goroutine,
+// so its first real request is billed at the cache-hit price. The cost
+// arrives as a usage event and is shown in the footer.
+func (u *UI) warmUp(live *liveSession) {
+	sess := live.sess
+	u.footer.State.WarmUp = "warming the cache…"
+	u.footer.Update()
+	u.bridge.Work(func() func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if _, err := sess.WarmUp(ctx); err == nil {
+			return nil
+		}
+		return func() {
+			if u.live == live {
+				u.footer.State.WarmUp = "warm-up failed"
+				u.footer.Update()
+			}
+		}
+	})
+}
