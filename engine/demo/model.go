@@ -21,7 +21,7 @@ import (
 // OpenAI-compatible server reports it: prompt and completion tokens
 // counted with the engine's tokenizer, and cache hits from a simulated
 // prefix cache (the longest run of leading tools and messages shared with
-// an earlier request, in whole cacheUnit blocks). A Model is safe for
+// an earlier request, in whole blocks of 64 tokens). A Model is safe for
 // concurrent use; calls share one cache, as the sessions of one server do.
 type Model struct {
 	pace time.Duration
