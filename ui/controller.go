@@ -11,7 +11,6 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
-	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/workbench"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
@@ -241,13 +240,13 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 
 // friendlyError phrases an engine error for the banner.
 func friendlyError(err error) string {
-	switch {
-	case errors.Is(err, llm.ErrUnreachable):
+	switch workbench.Classify(err) {
+	case workbench.ProblemUnreachable:
 		return "Cannot reach the model server: " + err.Error()
-	case llm.IsUnauthorized(err):
-		return "The model server rejected the API key; open Settings and check the key."
-	case llm.IsModelNotFound(err):
-		return "The model server does not know this model; open Settings and check the model name."
+	case workbench.ProblemUnauthorized:
+		return "The model server rejected the API key; open Settings (the gear) and check the key."
+	case workbench.ProblemUnknownModel:
+		return "The model server does not know this model; open Settings (the gear) and check the model name."
 	}
 	return "The turn failed: " + err.Error()
 }

@@ -240,7 +240,7 @@ func (u *UI) createSession(workspace, title string) {
 		cfg, err := wb.Config(workbench.SessionOptions{})
 		var sess *agent.Session
 		if err == nil || errors.Is(err, workbench.ErrNoModel) {
-			sess, err = agent.Create(cfg, "", workspace, strings.TrimSpace(title))
+			sess, err = wb.CreateSession(cfg, workspace, strings.TrimSpace(title))
 		}
 		return func() {
 			if err != nil {

@@ -14,7 +14,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/workbench"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
@@ -344,16 +343,18 @@ func (f *settingsForm) test() {
 
 // pingMessage turns a connection test into one clear sentence.
 func pingMessage(d time.Duration, err error, model string) string {
-	switch {
-	case err == nil:
+	if err == nil {
 		return fmt.Sprintf("OK — %s answered in %s.", model, tw.Duration(d))
-	case errors.Is(err, llm.ErrUnreachable):
+	}
+	switch workbench.Classify(err) {
+	case workbench.ProblemUnreachable:
 		return "Unreachable: the host did not answer; check the base URL and your network."
-	case llm.IsUnauthorized(err):
+	case workbench.ProblemUnauthorized:
 		return "Rejected (401): the server refused the API key; check or replace the key."
-	case llm.IsModelNotFound(err):
+	case workbench.ProblemUnknownModel:
 		return fmt.Sprintf("Unknown model: the server does not serve %q; check the model name.", model)
-	case errors.Is(err, context.DeadlineExceeded):
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
 		return "No answer within 20 s; the server may be overloaded or the URL wrong."
 	}
 	return "Failed: " + err.Error()

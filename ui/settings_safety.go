@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/workbench"
 )
@@ -54,8 +53,8 @@ func newSafetyFields(s workbench.Settings) safetyFields {
 	f.secrets.SetText(strings.Join(s.Shell.SecretFiles, "\n"))
 	f.secrets.SetMinRowsVisible(2)
 	f.secrets.Wrapping = fyne.TextWrapWord
-	f.connect, f.firstByte, f.idle = secondsEntry(s.ConnectTimeout, llm.DefaultConnectTimeout),
-		secondsEntry(s.FirstByteTimeout, llm.DefaultFirstByteTimeout), secondsEntry(s.IdleTimeout, llm.DefaultStreamIdleTimeout)
+	f.connect, f.firstByte, f.idle = secondsEntry(s.ConnectTimeout, workbench.DefaultConnectTimeout),
+		secondsEntry(s.FirstByteTimeout, workbench.DefaultFirstByteTimeout), secondsEntry(s.IdleTimeout, workbench.DefaultIdleTimeout)
 	return f
 }
 

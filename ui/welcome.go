@@ -63,7 +63,7 @@ func (u *UI) startDemo() {
 			var sess *agent.Session
 			var cfg agent.Config
 			if cfg, err = wb.Config(workbench.SessionOptions{Demo: true}); err == nil {
-				sess, err = agent.Create(cfg, "", dir, "Demo: fix calc.Add")
+				sess, err = wb.CreateSession(cfg, dir, "Demo: fix calc.Add")
 			}
 			if sess != nil {
 				id = sess.ID()
