@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 
 	"github.com/tally-dev/tally/engine/agent"
@@ -223,12 +224,22 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, ok := heldByApp(args, err, stdout, stderr); ok {
 		return code
 	}
-	fmt.Fprintln(stderr, safeText(text.OneLine(err.Error(), 0)))
+	fmt.Fprintln(stderr, safeText(message(err)))
 	var ue usageError
 	if errors.As(err, &ue) {
 		return ExitUsage
 	}
 	return ExitFail
+}
+
+// enginePrefix matches the package names an engine error may still open
+// with ("transcript: "), alone or after the command's own "tally X: ".
+var enginePrefix = regexp.MustCompile(`^((?:tally [a-z-]+: )?)(?:(?:agent|workbench|storage|llm|checkpoint|config|compact|mcp|cycle|transcript|diff|purge|status|remote|tool): )+`)
+
+// message is err as the command line shows it: one line, a sentence
+// without the engine's package prefixes.
+func message(err error) string {
+	return enginePrefix.ReplaceAllString(text.OneLine(err.Error(), 0), "$1")
 }
 
 // openSessionStore parses the flags of a command about one stored session

@@ -107,7 +107,7 @@ func (f *mcpFlags) workspaceDir() (string, error) {
 	}
 	ws, err := os.Getwd()
 	if err != nil {
-		return "", fmt.Errorf("tally mcp: cannot read the current folder (%v); pass --workspace", err)
+		return "", fmt.Errorf("tally mcp: cannot read the current folder (%w); pass --workspace", err)
 	}
 	return ws, nil
 }
@@ -159,7 +159,7 @@ func mcpList(args []string, stdout io.Writer) error {
 		if f.probe && s.Enabled {
 			rows[i].Tools, err = workbench.ProbeMCP(context.Background(), s.Name, s.Config, ws)
 			if err != nil {
-				rows[i].Error = err.Error()
+				rows[i].Error = message(err)
 			}
 		}
 	}

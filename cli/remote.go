@@ -78,7 +78,7 @@ func heldByApp(args []string, err error, stdout, stderr io.Writer) (code int, ha
 		return 0, false // not the app (another command, an older Tally): the lock's own error says it
 	}
 	if cerr != nil {
-		fmt.Fprintf(stderr, "tally %s: another Tally holds the data in %s and does not answer (%v); close it and try again\n", args[0], dir, cerr)
+		fmt.Fprintf(stderr, "tally %s: another Tally holds the data in %s and does not answer (%s); close it and try again\n", args[0], dir, message(cerr))
 		return ExitFail, true
 	}
 	return code, true

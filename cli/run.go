@@ -26,7 +26,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if text == "-" {
 		b, err := io.ReadAll(stdin)
 		if err != nil {
-			return fmt.Errorf("tally run: cannot read the prompt from standard input: %v", err)
+			return fmt.Errorf("tally run: cannot read the prompt from standard input: %w", err)
 		}
 		text = string(b)
 	}
@@ -52,7 +52,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	ws := o.workspace
 	if ws == "" {
 		if ws, err = os.Getwd(); err != nil {
-			return fmt.Errorf("tally run: cannot read the current folder (%v); pass --workspace", err)
+			return fmt.Errorf("tally run: cannot read the current folder (%w); pass --workspace", err)
 		}
 	}
 	var sess *agent.Session

@@ -205,7 +205,7 @@ func Load(st *storage.Store) (Settings, error) {
 			return err
 		}
 		if err := json.Unmarshal(data, &s); err != nil {
-			return fmt.Errorf("config: saved settings are unreadable (%v); open Settings and save them again", err)
+			return fmt.Errorf("saved settings are unreadable (%w); open Settings and save them again", err)
 		}
 		return nil
 	})
@@ -297,11 +297,11 @@ func Resolve(f Flags, env Env, saved Settings) Resolved {
 // Check reports, in one sentence, what is missing for r to reach a model.
 func (r Resolved) Check() error {
 	if r.BaseURL == "" {
-		return errors.New("config: no model endpoint is configured; pass --base-url (or set OPENAI_BASE_URL) and set OPENAI_API_KEY")
+		return errors.New("no model endpoint is configured; pass --base-url (or set OPENAI_BASE_URL) and set OPENAI_API_KEY")
 	}
 	u, err := url.Parse(r.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("config: base URL %q is not an http(s) URL; use something like https://api.deepseek.com/v1", r.BaseURL)
+		return fmt.Errorf("base URL %q is not an http(s) URL; use something like https://api.deepseek.com/v1", r.BaseURL)
 	}
 	return nil
 }

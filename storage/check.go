@@ -28,7 +28,7 @@ const (
 // damagedFile is the error every write to a file that failed checkTree
 // returns: what is wrong and how to recover.
 func damagedFile(path string, cause error) error {
-	return newError(ErrCorrupt, cause, "storage: %s is damaged (%v); Tally will not write to it, so copy out what you need with `tally export SESSION` and then move the file aside or restore a backup", path, cause)
+	return newError(ErrCorrupt, cause, "%s is damaged (%v); Tally will not write to it, so copy out what you need with `tally export SESSION` and then move the file aside or restore a backup", path, cause)
 }
 
 // checkTree walks, through plain reads of the file (never bbolt's mapping,
@@ -101,7 +101,7 @@ func (t *tree) page(id uint64) ([]uint64, error) {
 	}
 	var hdr [pageHdrSize]byte
 	if _, err := t.r.ReadAt(hdr[:], int64(id*t.ps)); err != nil {
-		return nil, fmt.Errorf("page %d cannot be read (%v)", id, err)
+		return nil, fmt.Errorf("page %d cannot be read (%w)", id, err)
 	}
 	overflow := uint64(ne.Uint32(hdr[12:]))
 	if ne.Uint64(hdr[0:]) != id || id+overflow >= t.m.pgid {
@@ -122,7 +122,7 @@ func (t *tree) page(id uint64) ([]uint64, error) {
 	}
 	buf := t.buf[:n]
 	if _, err := t.r.ReadAt(buf, int64(id*t.ps)); err != nil {
-		return nil, fmt.Errorf("page %d cannot be read (%v)", id, err)
+		return nil, fmt.Errorf("page %d cannot be read (%w)", id, err)
 	}
 	return t.elements(id, buf, false)
 }

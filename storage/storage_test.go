@@ -98,8 +98,8 @@ func wantErr(t *testing.T, err, target error) {
 	if !errors.Is(err, target) {
 		t.Fatalf("error = %v, want one matching %v", err, target)
 	}
-	if !strings.HasPrefix(err.Error(), "storage: ") {
-		t.Errorf("error %q lacks the storage: prefix", err)
+	if strings.HasPrefix(err.Error(), "storage: ") || !strings.Contains(err.Error(), "; ") {
+		t.Errorf("error %q is not a sentence saying what to do", err)
 	}
 }
 

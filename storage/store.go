@@ -76,7 +76,7 @@ func topBuckets() [][]byte {
 // a newer Tally with ErrNewerFormat; in both cases the file is not modified.
 func Open(path string, opts Options) (*Store, error) {
 	if path == "" {
-		return nil, newError(ErrInvalid, nil, "storage: empty database path; pass the path of a file, such as the one from DefaultPath")
+		return nil, newError(ErrInvalid, nil, "empty database path; pass the path of a file, such as the one from DefaultPath")
 	}
 	timeout := opts.Timeout
 	if timeout == 0 {
@@ -86,7 +86,7 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, wrapError(err, "storage: cannot create the data directory for %s (%v); check its permissions or use --data to pick another data directory", path, err)
+		return nil, wrapError(err, "cannot create the data directory for %s (%v); check its permissions or use --data to pick another data directory", path, err)
 	}
 	if err := checkFile(path); err != nil {
 		return nil, corruptFile(path, err)
@@ -96,14 +96,14 @@ func Open(path string, opts Options) (*Store, error) {
 	switch {
 	case err == nil:
 	case errors.Is(err, berrors.ErrTimeout):
-		return nil, newError(ErrLocked, err, "storage: %s is already open by another Tally; close it or use --data to pick another data directory", path)
+		return nil, newError(ErrLocked, err, "%s is already open by another Tally; close it or use --data to pick another data directory", path)
 	case errors.As(err, new(panicError)), errors.Is(err, berrors.ErrInvalid),
 		errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
 		return nil, corruptFile(path, err)
 	default:
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			return nil, wrapError(err, "storage: cannot open %s (%v); check the file's permissions or use --data to pick another data directory", path, err)
+			return nil, wrapError(err, "cannot open %s (%v); check the file's permissions or use --data to pick another data directory", path, err)
 		}
 		// bbolt only reports plain errors like "file size too small" for
 		// malformed files.
@@ -153,7 +153,7 @@ func openBolt(path string, timeout time.Duration) (db *bolt.DB, err error) {
 
 // corruptFile returns the error Open reports for an unreadable file.
 func corruptFile(path string, cause error) error {
-	return newError(ErrCorrupt, cause, "storage: %s is not a readable Tally database (%v); the file was left untouched at %s, move it aside or restore a backup, or use --data to pick another data directory", path, cause, path)
+	return newError(ErrCorrupt, cause, "%s is not a readable Tally database (%v); the file was left untouched at %s, move it aside or restore a backup, or use --data to pick another data directory", path, cause, path)
 }
 
 // initFormat checks the format version of an opened database and initializes
@@ -175,7 +175,7 @@ func (s *Store) initFormat() error {
 				return fmt.Errorf("format version is %d bytes long, want 8", len(v))
 			}
 			if ver := binary.BigEndian.Uint64(v); ver > FormatVersion {
-				return newError(ErrNewerFormat, nil, "storage: %s was written by a newer Tally (format %d, this Tally reads up to %d); upgrade Tally to open it", s.path, ver, FormatVersion)
+				return newError(ErrNewerFormat, nil, "%s was written by a newer Tally (format %d, this Tally reads up to %d); upgrade Tally to open it", s.path, ver, FormatVersion)
 			} else if ver == 0 {
 				return errors.New("format version is 0")
 			}
@@ -199,7 +199,7 @@ func (s *Store) initFormat() error {
 		return btx.Bucket(bucketMeta).Put(keyFormat, u64(FormatVersion))
 	})
 	if err != nil {
-		return wrapError(err, "storage: cannot initialize %s (%v); check free disk space and permissions", s.path, err)
+		return wrapError(err, "cannot initialize %s (%v); check free disk space and permissions", s.path, err)
 	}
 	return nil
 }
@@ -229,7 +229,7 @@ func (s *Store) Path() string { return s.path }
 // methods return ErrClosed afterwards.
 func (s *Store) Close() error {
 	if err := s.db.Close(); err != nil {
-		return wrapError(err, "storage: closing %s failed (%v); committed data is safe, but the file may stay locked until Tally exits", s.path, err)
+		return wrapError(err, "closing %s failed (%v); committed data is safe, but the file may stay locked until Tally exits", s.path, err)
 	}
 	return nil
 }
@@ -273,7 +273,7 @@ func (s *Store) run(write bool, fn func(tx *Tx) error) (err error) {
 			if !fnReturned {
 				panic(r)
 			}
-			err = newError(ErrCorrupt, fmt.Errorf("%v", r), "storage: %s is damaged (%v); nothing was written and the file was left untouched, restore a backup or move it aside", s.path, r)
+			err = newError(ErrCorrupt, fmt.Errorf("%v", r), "%s is damaged (%v); nothing was written and the file was left untouched, restore a backup or move it aside", s.path, r)
 		}
 	}()
 	body := func(btx *bolt.Tx) error {
@@ -295,12 +295,12 @@ func (s *Store) run(write bool, fn func(tx *Tx) error) (err error) {
 	case err == nil:
 		return nil
 	case errors.Is(err, berrors.ErrDatabaseNotOpen):
-		return newError(ErrClosed, err, "storage: %s is closed; open it again with Open", s.path)
+		return newError(ErrClosed, err, "%s is closed; open it again with Open", s.path)
 	case fnReturned && fnErr == nil && tx.failed == nil:
 		if !write {
-			return wrapError(err, "storage: reading %s failed (%v); try again or restart Tally", s.path, err)
+			return wrapError(err, "reading %s failed (%v); try again or restart Tally", s.path, err)
 		}
-		return wrapError(err, "storage: committing to %s failed (%v); nothing was written, check free disk space and permissions", s.path, err)
+		return wrapError(err, "committing to %s failed (%v); nothing was written, check free disk space and permissions", s.path, err)
 	}
 	return err
 }
@@ -323,7 +323,7 @@ func defaultPath(goos string, getenv func(string) string, home func() (string, e
 	case "windows":
 		dir := getenv("AppData")
 		if dir == "" {
-			return "", newError(ErrInvalid, nil, "storage: %%AppData%% is not set, so there is no default data directory; set TALLY_DATA or use --data")
+			return "", newError(ErrInvalid, nil, "%%AppData%% is not set, so there is no default data directory; set TALLY_DATA or use --data")
 		}
 		return filepath.Join(dir, "Tally", file), nil
 	case "darwin", "ios":
@@ -347,7 +347,7 @@ func homeError(cause error) error {
 	if cause == nil {
 		cause = errors.New("$HOME is empty")
 	}
-	return newError(ErrInvalid, cause, "storage: cannot find the home directory (%v), so there is no default data directory; set TALLY_DATA or use --data", cause)
+	return newError(ErrInvalid, cause, "cannot find the home directory (%v), so there is no default data directory; set TALLY_DATA or use --data", cause)
 }
 
 // checkFile looks at an existing file before bbolt maps it. bbolt trusts the
@@ -508,7 +508,7 @@ type meta struct {
 func readMeta(r io.ReaderAt, off int64) (meta, error) {
 	var buf [metaSize]byte
 	if _, err := r.ReadAt(buf[:], off); err != nil {
-		return meta{}, fmt.Errorf("cannot read the header at offset %d: %v", off, err)
+		return meta{}, fmt.Errorf("cannot read the header at offset %d: %w", off, err)
 	}
 	ne := binary.NativeEndian
 	b := buf[pageHdrSize:]

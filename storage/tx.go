@@ -79,10 +79,10 @@ func (tx *Tx) Writable() bool { return tx.btx != nil && tx.btx.Writable() }
 // defers tx.end.
 func (tx *Tx) begin(op string, write bool) error {
 	if tx.done || tx.btx == nil {
-		return newError(ErrTxClosed, nil, "storage: %s called after its transaction finished; use the Tx only inside its View or Update function", op)
+		return newError(ErrTxClosed, nil, "%s called after its transaction finished; use the Tx only inside its View or Update function", op)
 	}
 	if write && !tx.btx.Writable() {
-		return newError(ErrReadOnly, nil, "storage: %s called in a read-only transaction; use Store.Update for writes", op)
+		return newError(ErrReadOnly, nil, "%s called in a read-only transaction; use Store.Update for writes", op)
 	}
 	if write && tx.failed != nil {
 		return tx.failed
@@ -99,7 +99,7 @@ func (tx *Tx) end(op string, write bool, err *error) {
 			tx.callback = false
 			panic(r)
 		}
-		*err = newError(ErrCorrupt, panicError{r}, "storage: %s failed because %s is damaged (%v); restore a backup or move the file aside", op, tx.path, r)
+		*err = newError(ErrCorrupt, panicError{r}, "%s failed because %s is damaged (%v); restore a backup or move the file aside", op, tx.path, r)
 	}
 	if *err == nil || !tx.Writable() || tx.failed != nil {
 		return
@@ -119,27 +119,27 @@ func (tx *Tx) call(fn func(Record) error, r Record) error {
 }
 
 func (tx *Tx) writeFailed(op string, err error) error {
-	return wrapError(err, "storage: %s failed (%v); the transaction will not be committed", op, err)
+	return wrapError(err, "%s failed (%v); the transaction will not be committed", op, err)
 }
 
 func (tx *Tx) corrupt(what string, cause error) error {
-	return newError(ErrCorrupt, cause, "storage: %s in %s is damaged (%v); delete the session or restore a backup", what, tx.path, cause)
+	return newError(ErrCorrupt, cause, "%s in %s is damaged (%v); delete the session or restore a backup", what, tx.path, cause)
 }
 
 // checkKey validates a session ID, state key or setting key.
 func checkKey(op, what, key string) error {
 	if key == "" {
-		return newError(ErrInvalid, nil, "storage: %s with an empty %s; pass a non-empty %s", op, what, what)
+		return newError(ErrInvalid, nil, "%s with an empty %s; pass a non-empty %s", op, what, what)
 	}
 	if len(key) > bolt.MaxKeySize {
-		return newError(ErrInvalid, nil, "storage: %s with a %s of %d bytes; use at most %d bytes", op, what, len(key), bolt.MaxKeySize)
+		return newError(ErrInvalid, nil, "%s with a %s of %d bytes; use at most %d bytes", op, what, len(key), bolt.MaxKeySize)
 	}
 	return nil
 }
 
 func cycleKey(op string, cycle int) ([]byte, error) {
 	if cycle < 1 || int64(cycle) > math.MaxUint32 {
-		return nil, newError(ErrInvalid, nil, "storage: %s with cycle %d; cycles are numbered from 1", op, cycle)
+		return nil, newError(ErrInvalid, nil, "%s with cycle %d; cycles are numbered from 1", op, cycle)
 	}
 	var b [4]byte
 	binary.BigEndian.PutUint32(b[:], uint32(cycle))
@@ -148,7 +148,7 @@ func cycleKey(op string, cycle int) ([]byte, error) {
 
 func checkKind(op string, kind Kind) error {
 	if !slices.Contains(kinds, kind) {
-		return newError(ErrInvalid, nil, "storage: %s with unknown record kind %q; use one of the Kind constants", op, kind)
+		return newError(ErrInvalid, nil, "%s with unknown record kind %q; use one of the Kind constants", op, kind)
 	}
 	return nil
 }
@@ -203,7 +203,7 @@ func (tx *Tx) requireSession(op, session string) error {
 		return err
 	}
 	if _, ok := get(tx.btx.Bucket(bucketSessions), []byte(session)); !ok {
-		return newError(ErrNotFound, nil, "storage: %s: session %q not found; create it with PutSession first", op, session)
+		return newError(ErrNotFound, nil, "%s: session %q not found; create it with PutSession first", op, session)
 	}
 	return nil
 }
@@ -253,11 +253,11 @@ func (tx *Tx) PutSession(s Session) (err error) {
 		return err
 	}
 	if len(s.Extra) > 0 && !json.Valid(s.Extra) {
-		return newError(ErrInvalid, nil, "storage: %s: Extra of session %q is not valid JSON; pass valid JSON or nothing", op, s.ID)
+		return newError(ErrInvalid, nil, "%s: Extra of session %q is not valid JSON; pass valid JSON or nothing", op, s.ID)
 	}
 	data, err := json.Marshal(s)
 	if err != nil {
-		return newError(ErrInvalid, err, "storage: %s: session %q cannot be encoded (%v); check its fields", op, s.ID, err)
+		return newError(ErrInvalid, err, "%s: session %q cannot be encoded (%v); check its fields", op, s.ID, err)
 	}
 	b, err := tx.create(bucketSessions)
 	if err == nil {
@@ -282,7 +282,7 @@ func (tx *Tx) Session(id string) (s Session, err error) {
 	}
 	v, ok := get(tx.btx.Bucket(bucketSessions), []byte(id))
 	if !ok {
-		return Session{}, newError(ErrNotFound, nil, "storage: session %q not found; check the ID or list sessions with Sessions", id)
+		return Session{}, newError(ErrNotFound, nil, "session %q not found; check the ID or list sessions with Sessions", id)
 	}
 	return tx.decodeSession([]byte(id), v)
 }

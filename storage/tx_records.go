@@ -43,15 +43,15 @@ func (tx *Tx) Blob(sha string) (data []byte, err error) {
 	}
 	defer tx.end(op, false, &err)
 	if len(sha) != 2*sha256.Size || strings.Trim(sha, "0123456789abcdef") != "" {
-		return nil, newError(ErrInvalid, nil, "storage: Blob with key %q; pass the lowercase hex SHA-256 returned by PutBlob", sha)
+		return nil, newError(ErrInvalid, nil, "Blob with key %q; pass the lowercase hex SHA-256 returned by PutBlob", sha)
 	}
 	v, ok := get(tx.btx.Bucket(bucketBlobs), []byte(sha))
 	if !ok {
-		return nil, newError(ErrNotFound, nil, "storage: blob %s not found; store it with PutBlob first", sha)
+		return nil, newError(ErrNotFound, nil, "blob %s not found; store it with PutBlob first", sha)
 	}
 	sum := sha256.Sum256(v)
 	if hex.EncodeToString(sum[:]) != sha {
-		return nil, newError(ErrCorrupt, nil, "storage: blob %s in %s does not match its hash; restore a backup", sha, tx.path)
+		return nil, newError(ErrCorrupt, nil, "blob %s in %s does not match its hash; restore a backup", sha, tx.path)
 	}
 	return clone(v), nil
 }
@@ -81,9 +81,9 @@ func (tx *Tx) blobKey(prefix string) (sha string, err error) {
 	}
 	defer tx.end(op, false, &err)
 	if len(prefix) < MinBlobPrefix || len(prefix) > 2*sha256.Size || strings.Trim(prefix, "0123456789abcdef") != "" {
-		return "", newError(ErrInvalid, nil, "storage: blob prefix %q; pass %d to 64 lowercase hex digits of a SHA-256", prefix, MinBlobPrefix)
+		return "", newError(ErrInvalid, nil, "blob prefix %q; pass %d to 64 lowercase hex digits of a SHA-256", prefix, MinBlobPrefix)
 	}
-	notFound := newError(ErrNotFound, nil, "storage: no blob starts with %s", prefix)
+	notFound := newError(ErrNotFound, nil, "no blob starts with %s", prefix)
 	b := tx.btx.Bucket(bucketBlobs)
 	if b == nil {
 		return "", notFound
@@ -95,7 +95,7 @@ func (tx *Tx) blobKey(prefix string) (sha string, err error) {
 	}
 	sha = string(k)
 	if next, _ := c.Next(); next != nil && strings.HasPrefix(string(next), prefix) {
-		return "", newError(ErrInvalid, nil, "storage: several blobs start with %s; give more digits", prefix)
+		return "", newError(ErrInvalid, nil, "several blobs start with %s; give more digits", prefix)
 	}
 	return sha, nil
 }

@@ -73,7 +73,7 @@ func (a Image) String() string {
 func cleanRel(p string) (string, error) {
 	s := path.Clean(filepath.ToSlash(p))
 	if s == "." || s == "" || !filepath.IsLocal(filepath.FromSlash(s)) || strings.HasPrefix(s, "/") {
-		return "", fmt.Errorf("checkpoint: %q is not a path inside the workspace; pass a workspace-relative path", p)
+		return "", fmt.Errorf("%q is not a path inside the workspace; pass a workspace-relative path", p)
 	}
 	return s, nil
 }
@@ -89,7 +89,7 @@ func readImage(root *os.Root, rel string, lim Limits) (Image, []byte) {
 		return Image{Kind: Absent}, nil
 	}
 	if err != nil {
-		return Image{Kind: Unrestorable, Why: "it could not be read: " + errText(err)}, nil
+		return Image{Kind: Unrestorable, Why: "it could not be read: " + cause(err).Error()}, nil
 	}
 	return imageOf(root, name, fi, lim)
 }
@@ -112,7 +112,7 @@ func imageOf(root *os.Root, name string, fi fs.FileInfo, lim Limits) (Image, []b
 	case m&fs.ModeSymlink != 0:
 		target, err := root.Readlink(name)
 		if err != nil {
-			return Image{Kind: Unrestorable, Why: "its link target could not be read: " + errText(err)}, nil
+			return Image{Kind: Unrestorable, Why: "its link target could not be read: " + cause(err).Error()}, nil
 		}
 		return Image{Kind: Link, Target: target}, nil
 	case m.IsDir():
@@ -124,7 +124,7 @@ func imageOf(root *os.Root, name string, fi fs.FileInfo, lim Limits) (Image, []b
 	}
 	f, err := root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
-		return Image{Kind: Unrestorable, Why: "it could not be read: " + errText(err)}, nil
+		return Image{Kind: Unrestorable, Why: "it could not be read: " + cause(err).Error()}, nil
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
@@ -132,7 +132,7 @@ func imageOf(root *os.Root, name string, fi fs.FileInfo, lim Limits) (Image, []b
 	}
 	data, err := readAll(f, fi.Size(), maxFile)
 	if err != nil {
-		return Image{Kind: Unrestorable, Why: "it could not be read: " + errText(err)}, nil
+		return Image{Kind: Unrestorable, Why: "it could not be read: " + cause(err).Error()}, nil
 	}
 	if int64(len(data)) > maxFile {
 		return Image{Kind: Unrestorable, Size: int64(len(data)), Why: fmt.Sprintf("it is larger than the %s limit for checkpoints", byteCount(maxFile))}, nil
@@ -145,14 +145,15 @@ func hashOf(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// errText returns the part of err worth showing: the cause without the
-// operation and path that the message already names.
-func errText(err error) string {
+// cause returns the part of err worth showing: the cause without the
+// operation and path that the message already names. It still matches
+// what err matched for errors.Is (fs.ErrNotExist, fs.ErrPermission).
+func cause(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return pe.Err.Error()
+		return pe.Err
 	}
-	return err.Error()
+	return err
 }
 
 func byteCount(n int64) string {

@@ -105,7 +105,7 @@ func (w *Workspace) pruneLocked() error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("checkpoint: cannot drop old checkpoints to respect the size limit: %w", err)
+		return fmt.Errorf("cannot drop old checkpoints to respect the size limit: %w", err)
 	}
 	for sha := range deleted {
 		delete(w.sizes, sha)

@@ -70,7 +70,7 @@ func (w *Workspace) updateLocked(session string, fn func(rec *sessionRec) error,
 		return w.saveSession(tx, session, rec)
 	})
 	if err != nil {
-		return fmt.Errorf("checkpoint: cannot record the changes of session %s: %w", session, err)
+		return fmt.Errorf("cannot record the changes of session %s: %w", session, err)
 	}
 	w.noteBlobs(blobs)
 	return w.pruneLocked()
@@ -232,7 +232,7 @@ func (r *Recorder) AfterShell() (ShellChanges, error) {
 	defer w.mu.Unlock()
 	before := r.pending
 	if before == nil {
-		return out, errors.New("checkpoint: AfterShell called without BeforeShell; call BeforeShell before running the command")
+		return out, errors.New("AfterShell called without BeforeShell; call BeforeShell before running the command")
 	}
 	r.pending = nil
 	delete(w.pinned, r)

@@ -63,7 +63,7 @@ func (p Plan) Conflicts() []string {
 
 // ErrConflict is wrapped by the error Restore returns when files were changed
 // outside Tally and force is not set.
-var ErrConflict = errors.New("checkpoint: files were changed outside Tally since the agent wrote them; review them and restore with force to overwrite")
+var ErrConflict = errors.New("files were changed outside Tally since the agent wrote them; review them and restore with force to overwrite")
 
 // targets returns, for each path the session touched at or after turn, its
 // state at the start of turn: the before-image of the earliest turn at or
@@ -194,7 +194,7 @@ func (w *Workspace) Restore(plan Plan, force bool) (Result, error) {
 			continue
 		}
 		if now, _ := readImage(root, f.Path, w.limits); !now.Same(f.Current) {
-			return Result{}, fmt.Errorf("checkpoint: %s changed since the restore was planned; plan the restore again", f.Path)
+			return Result{}, fmt.Errorf("%s changed since the restore was planned; plan the restore again", f.Path)
 		}
 		todo = append(todo, f)
 	}
@@ -215,7 +215,7 @@ func (w *Workspace) Restore(plan Plan, force bool) (Result, error) {
 	var werr error
 	for _, f := range todo {
 		if err := put(root, f.Path, f.Target, contents[f.Path]); err != nil {
-			werr = fmt.Errorf("checkpoint: restoring %s failed (%v); the files listed as restored were put back, check permissions and restore again", f.Path, errText(err))
+			werr = fmt.Errorf("restoring %s failed (%w); the files listed as restored were put back, check permissions and restore again", f.Path, cause(err))
 			break
 		}
 		done = append(done, f)
@@ -373,12 +373,12 @@ func (w *Workspace) RevertFile(session, rel string, force bool) (Result, error) 
 		return Result{}, err
 	}
 	if len(rec.Turns) == 0 {
-		return Result{}, fmt.Errorf("checkpoint: session %s has no checkpoints; nothing to revert", session)
+		return Result{}, fmt.Errorf("session %s has no checkpoints; nothing to revert", session)
 	}
 	first := rec.Turns[0].Turn
 	target, ok := rec.targets(first)[key]
 	if !ok {
-		return Result{}, fmt.Errorf("checkpoint: session %s never changed %s; pick a file from its changes", session, key)
+		return Result{}, fmt.Errorf("session %s never changed %s; pick a file from its changes", session, key)
 	}
 	p, err := w.plan(session, rec, map[string]Image{key: target}, first)
 	if err != nil {

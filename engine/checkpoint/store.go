@@ -93,7 +93,7 @@ var (
 func WorkspaceID(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("checkpoint: cannot make %q absolute (%v); pass an absolute workspace path", dir, err)
+		return "", fmt.Errorf("cannot make %q absolute (%w); pass an absolute workspace path", dir, err)
 	}
 	sum := sha256.Sum256([]byte(filepath.Clean(abs)))
 	return hex.EncodeToString(sum[:16]), nil
@@ -104,7 +104,7 @@ func WorkspaceID(dir string) (string, error) {
 // same workspace replaces the limits). dir must be an existing directory.
 func Open(st *storage.Store, dir string, limits Limits) (*Workspace, error) {
 	if st == nil {
-		return nil, errors.New("checkpoint: no store given; pass the open storage.Store")
+		return nil, errors.New("no store given; pass the open storage.Store")
 	}
 	ns, err := WorkspaceID(dir)
 	if err != nil {
@@ -113,7 +113,7 @@ func Open(st *storage.Store, dir string, limits Limits) (*Workspace, error) {
 	abs, _ := filepath.Abs(dir)
 	abs = filepath.Clean(abs)
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("checkpoint: workspace %s is not a directory that can be opened; check the path", abs)
+		return nil, fmt.Errorf("workspace %s is not a directory that can be opened; check the path", abs)
 	}
 	openMu.Lock()
 	defer openMu.Unlock()
@@ -132,7 +132,7 @@ func Open(st *storage.Store, dir string, limits Limits) (*Workspace, error) {
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: cannot read the checkpoints of %s: %w", abs, err)
+		return nil, fmt.Errorf("cannot read the checkpoints of %s: %w", abs, err)
 	}
 	if opened[st] == nil {
 		opened[st] = map[string]*Workspace{}
@@ -147,7 +147,7 @@ func (w *Workspace) Dir() string { return w.dir }
 func (w *Workspace) openRoot() (*os.Root, error) {
 	r, err := os.OpenRoot(w.dir)
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: cannot open workspace %s (%v); check that it still exists", w.dir, errText(err))
+		return nil, fmt.Errorf("cannot open workspace %s (%w); check that it still exists", w.dir, cause(err))
 	}
 	return r, nil
 }
@@ -261,14 +261,14 @@ func (w *Workspace) content(sha string) ([]byte, error) {
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: cannot read stored content %.12s: %w", sha, err)
+		return nil, fmt.Errorf("cannot read stored content %.12s: %w", sha, err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("checkpoint: stored content %.12s is gone (dropped to keep the store under its size limit); this file cannot be restored", sha)
+		return nil, fmt.Errorf("stored content %.12s is gone (dropped to keep the store under its size limit); this file cannot be restored", sha)
 	}
 	data, err := decoder.DecodeAll(raw, nil)
 	if err != nil || hashOf(data) != sha {
-		return nil, fmt.Errorf("checkpoint: stored content %.12s is damaged; this file cannot be restored", sha)
+		return nil, fmt.Errorf("stored content %.12s is damaged; this file cannot be restored", sha)
 	}
 	return data, nil
 }
@@ -296,7 +296,7 @@ type turnRec struct {
 
 func (w *Workspace) loadSession(tx *storage.Tx, id string) (*sessionRec, error) {
 	if id == "" {
-		return nil, errors.New("checkpoint: empty session ID; pass the session's ID")
+		return nil, errors.New("empty session ID; pass the session's ID")
 	}
 	v, ok, err := tx.Checkpoint(w.ns, sectionSessions, id)
 	if err != nil {
@@ -305,7 +305,7 @@ func (w *Workspace) loadSession(tx *storage.Tx, id string) (*sessionRec, error) 
 	rec := &sessionRec{}
 	if ok {
 		if err := json.Unmarshal(v, rec); err != nil {
-			return nil, fmt.Errorf("checkpoint: the checkpoint record of session %s is damaged (%v); its files cannot be restored", id, err)
+			return nil, fmt.Errorf("the checkpoint record of session %s is damaged (%w); its files cannot be restored", id, err)
 		}
 	}
 	if rec.Last == nil {
@@ -317,7 +317,7 @@ func (w *Workspace) loadSession(tx *storage.Tx, id string) (*sessionRec, error) 
 func (w *Workspace) saveSession(tx *storage.Tx, id string, rec *sessionRec) error {
 	data, err := json.Marshal(rec)
 	if err != nil {
-		return fmt.Errorf("checkpoint: cannot encode the record of session %s: %v", id, err)
+		return fmt.Errorf("cannot encode the record of session %s: %w", id, err)
 	}
 	return tx.PutCheckpoint(w.ns, sectionSessions, id, data)
 }

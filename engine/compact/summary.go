@@ -229,7 +229,7 @@ func cutRunesMarked(s string, n int) string {
 // an error.
 func Summarize(ctx context.Context, m llm.Model, in Input, plan Plan, model, system string, tools []openai.Tool) (string, error) {
 	if m == nil {
-		return "", errors.New("compact: no model is configured for the summary; choose a model in the connection settings")
+		return "", errors.New("no model is configured for the summary; choose a model in the connection settings")
 	}
 	in = normalized(in)
 	if len(plan.Messages) != len(in.Messages) || len(plan.Tokens) != len(plan.Messages) {
@@ -237,24 +237,24 @@ func Summarize(ctx context.Context, m llm.Model, in Input, plan Plan, model, sys
 	}
 	idx := append([]int(nil), plan.Summarize...)
 	if len(idx) == 0 {
-		return "", errors.New("compact: there is nothing to summarise because every message is pinned; apply the plan without a summary")
+		return "", errors.New("there is nothing to summarise because every message is pinned; apply the plan without a summary")
 	}
 	req := SummaryRequest(in, plan, model, system, tools)
 	for retry := 0; ; retry++ {
 		if err := ctx.Err(); err != nil {
-			return "", fmt.Errorf("compact: the summary was cancelled (%w); run /compact again when ready", err)
+			return "", fmt.Errorf("the summary was cancelled (%w); run /compact again when ready", err)
 		}
 		resp, err := m.Stream(ctx, req, llm.Callbacks{})
 		if err != nil {
 			if !llm.IsContextLengthExceeded(err) {
-				return "", fmt.Errorf("compact: the summary call failed (%w); try /compact again or switch to another model", err)
+				return "", fmt.Errorf("the summary call failed (%w); try /compact again or switch to another model", err)
 			}
 			if retry == SummaryRetries {
-				return "", fmt.Errorf("compact: the summary request still did not fit the window after %d retries (%w); start a new cycle instead", SummaryRetries, err)
+				return "", fmt.Errorf("the summary request still did not fit the window after %d retries (%w); start a new cycle instead", SummaryRetries, err)
 			}
 			drop := max(1, int(float64(len(idx))*RetryDropShare+0.999))
 			if drop >= len(idx) {
-				return "", fmt.Errorf("compact: even the newest messages do not fit the summary request (%w); start a new cycle instead", err)
+				return "", fmt.Errorf("even the newest messages do not fit the summary request (%w); start a new cycle instead", err)
 			}
 			idx = idx[drop:]
 			req = flatRequest(in, plan, idx, model)
@@ -266,7 +266,7 @@ func Summarize(ctx context.Context, m llm.Model, in Input, plan Plan, model, sys
 			text, _ = secrets.Redact(strings.TrimSpace(resp.Content))
 		}
 		if text == "" {
-			return "", errors.New("compact: the model returned an empty summary; try /compact again or switch to another model")
+			return "", errors.New("the model returned an empty summary; try /compact again or switch to another model")
 		}
 		return CapSummary(text), nil
 	}

@@ -13,18 +13,18 @@ import (
 // the backend finished its answer. When output had already been passed to
 // OnDelta the call is not retried (the text was shown), and the error is
 // returned to the caller.
-var ErrStreamCut = errors.New("llm: the response stream was cut off before the answer was complete")
+var ErrStreamCut = errors.New("the response stream was cut off before the answer was complete")
 
 // ErrUnreachable is wrapped by errors for a backend that could not be
 // connected to at all (DNS failure, refused connection, TLS failure ...).
-var ErrUnreachable = errors.New("llm: the server could not be reached")
+var ErrUnreachable = errors.New("the server could not be reached")
 
 // ErrTimeout is wrapped by errors for a server that kept the call waiting
 // longer than one of the Config timeouts: connecting (those errors also
 // match ErrUnreachable), the first byte of the answer, or the silence
 // between two parts of a stream (those also match ErrStreamCut). Like a cut
 // stream, a timeout is retried only while no output had been passed on.
-var ErrTimeout = errors.New("llm: the server did not answer in time")
+var ErrTimeout = errors.New("the server did not answer in time")
 
 // ErrReplyTooLarge is wrapped by errors for a reply stopped because it
 // passed one of the size caps (Config.MaxReplyBytes,
@@ -33,7 +33,7 @@ var ErrTimeout = errors.New("llm: the server did not answer in time")
 // past the cap is kept. It is not retried: the same request tends to make
 // a model run away the same way again, and each retry would cost a full
 // cap's worth of output.
-var ErrReplyTooLarge = errors.New("llm: the reply was too large")
+var ErrReplyTooLarge = errors.New("the reply was too large")
 
 // APIError is an error answer from the backend.
 type APIError struct {
@@ -61,19 +61,19 @@ func (e *APIError) Error() string {
 	}
 	switch {
 	case e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden:
-		return fmt.Sprintf("llm: the server rejected the API key (HTTP %d); check the API key in the connection settings", e.Status)
+		return fmt.Sprintf("the server rejected the API key (HTTP %d); check the API key in the connection settings", e.Status)
 	case e.Status == http.StatusNotFound && e.modelNotFound():
-		return fmt.Sprintf("llm: the server does not know the model %q (HTTP 404); check the model name: %s", e.Model, msg)
+		return fmt.Sprintf("the server does not know the model %q (HTTP 404); check the model name: %s", e.Model, msg)
 	case e.Status == http.StatusNotFound:
-		return fmt.Sprintf("llm: the server has no chat-completions endpoint at this address (HTTP 404); check the base URL, which usually ends in /v1: %s", msg)
+		return fmt.Sprintf("the server has no chat-completions endpoint at this address (HTTP 404); check the base URL, which usually ends in /v1: %s", msg)
 	case e.Status == http.StatusTooManyRequests:
-		return fmt.Sprintf("llm: the server is rate limiting requests (HTTP 429); wait a little and try again: %s", msg)
+		return fmt.Sprintf("the server is rate limiting requests (HTTP 429); wait a little and try again: %s", msg)
 	case e.Status >= 500:
-		return fmt.Sprintf("llm: the server failed to answer (HTTP %d); try again later: %s", e.Status, msg)
+		return fmt.Sprintf("the server failed to answer (HTTP %d); try again later: %s", e.Status, msg)
 	case e.Status == 0:
-		return fmt.Sprintf("llm: the server reported an error during the response: %s", msg)
+		return fmt.Sprintf("the server reported an error during the response: %s", msg)
 	}
-	return fmt.Sprintf("llm: the server rejected the request (HTTP %d): %s", e.Status, msg)
+	return fmt.Sprintf("the server rejected the request (HTTP %d): %s", e.Status, msg)
 }
 
 func (e *APIError) modelNotFound() bool {
@@ -181,9 +181,9 @@ func (e *cutError) Error() string {
 		what = "the server ended the stream without a finish reason"
 	}
 	if e.shown {
-		return fmt.Sprintf("llm: the response stream was cut off after part of the answer was shown (%s); send the request again to get a complete answer", what)
+		return fmt.Sprintf("the response stream was cut off after part of the answer was shown (%s); send the request again to get a complete answer", what)
 	}
-	return fmt.Sprintf("llm: the response stream was cut off before any output (%s); check the server's health and try again", what)
+	return fmt.Sprintf("the response stream was cut off before any output (%s); check the server's health and try again", what)
 }
 
 func (e *cutError) Unwrap() []error {
@@ -201,7 +201,7 @@ type unreachableError struct {
 }
 
 func (e *unreachableError) Error() string {
-	return fmt.Sprintf("llm: cannot reach %s: %s; check the base URL and the network connection", e.host, e.text)
+	return fmt.Sprintf("cannot reach %s: %s; check the base URL and the network connection", e.host, e.text)
 }
 
 func (e *unreachableError) Unwrap() []error { return []error{ErrUnreachable, e.cause} }
@@ -213,7 +213,7 @@ type exhaustedError struct {
 }
 
 func (e *exhaustedError) Error() string {
-	return fmt.Sprintf("llm: gave up after %d attempts; the last one failed: %s", e.attempts, strings.TrimPrefix(e.last.Error(), "llm: "))
+	return fmt.Sprintf("gave up after %d attempts; the last one failed: %s", e.attempts, e.last.Error())
 }
 
 func (e *exhaustedError) Unwrap() error { return e.last }

@@ -69,23 +69,23 @@ func TestErrorTexts(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&APIError{Status: 400, Message: "bad thing"}, "llm: the server rejected the request (HTTP 400): bad thing"},
-		{&APIError{Status: 401, Message: "Incorrect API key provided: sk-abc"}, "llm: the server rejected the API key (HTTP 401); check the API key in the connection settings"},
-		{&APIError{Status: 404, Code: "model_not_found", Model: "gpt-x", Message: "nope"}, `llm: the server does not know the model "gpt-x" (HTTP 404); check the model name: nope`},
-		{&APIError{Status: 404, Message: "404 page not found"}, "llm: the server has no chat-completions endpoint at this address (HTTP 404); check the base URL, which usually ends in /v1: 404 page not found"},
-		{&unreachableError{host: "example.invalid", text: "no such host"}, "llm: cannot reach example.invalid: no such host; check the base URL and the network connection"},
-		{&exhaustedError{attempts: 3, last: &APIError{Status: 500, Message: "x"}}, "llm: gave up after 3 attempts; the last one failed: the server failed to answer (HTTP 500); try again later: x"},
-		{&timeoutError{phase: phaseConnect, limit: 15 * time.Second, host: "api.example.com"}, "llm: could not connect to api.example.com within 15s (connect timeout); check the base URL and the network, or raise the timeout in Settings"},
-		{&timeoutError{phase: phaseFirstByte, limit: 3 * time.Minute}, "llm: the server sent nothing for 180s after the request (first-byte timeout); check the server or raise the timeout in Settings"},
-		{&timeoutError{phase: phaseIdle, limit: 90 * time.Second}, "llm: the server sent nothing for 90s (stream idle timeout); check the server or raise the timeout in Settings"},
-		{&timeoutError{phase: phaseIdle}, "llm: the server sent nothing (stream idle timeout); check the server or raise the timeout in Settings"},
-		{&tooLargeError{what: "the server sent more than 64 MiB for it", server: true}, "llm: the reply was stopped because the server sent more than 64 MiB for it; check that the base URL points to a well-behaved OpenAI-compatible server"},
+		{&APIError{Status: 400, Message: "bad thing"}, "the server rejected the request (HTTP 400): bad thing"},
+		{&APIError{Status: 401, Message: "Incorrect API key provided: sk-abc"}, "the server rejected the API key (HTTP 401); check the API key in the connection settings"},
+		{&APIError{Status: 404, Code: "model_not_found", Model: "gpt-x", Message: "nope"}, `the server does not know the model "gpt-x" (HTTP 404); check the model name: nope`},
+		{&APIError{Status: 404, Message: "404 page not found"}, "the server has no chat-completions endpoint at this address (HTTP 404); check the base URL, which usually ends in /v1: 404 page not found"},
+		{&unreachableError{host: "example.invalid", text: "no such host"}, "cannot reach example.invalid: no such host; check the base URL and the network connection"},
+		{&exhaustedError{attempts: 3, last: &APIError{Status: 500, Message: "x"}}, "gave up after 3 attempts; the last one failed: the server failed to answer (HTTP 500); try again later: x"},
+		{&timeoutError{phase: phaseConnect, limit: 15 * time.Second, host: "api.example.com"}, "could not connect to api.example.com within 15s (connect timeout); check the base URL and the network, or raise the timeout in Settings"},
+		{&timeoutError{phase: phaseFirstByte, limit: 3 * time.Minute}, "the server sent nothing for 180s after the request (first-byte timeout); check the server or raise the timeout in Settings"},
+		{&timeoutError{phase: phaseIdle, limit: 90 * time.Second}, "the server sent nothing for 90s (stream idle timeout); check the server or raise the timeout in Settings"},
+		{&timeoutError{phase: phaseIdle}, "the server sent nothing (stream idle timeout); check the server or raise the timeout in Settings"},
+		{&tooLargeError{what: "the server sent more than 64 MiB for it", server: true}, "the reply was stopped because the server sent more than 64 MiB for it; check that the base URL points to a well-behaved OpenAI-compatible server"},
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("got  %q\nwant %q", got, tc.want)
 		}
 	}
-	if !errors.Is(&cutError{shown: true}, ErrStreamCut) || !strings.HasPrefix((&cutError{}).Error(), "llm: ") {
+	if !errors.Is(&cutError{shown: true}, ErrStreamCut) || !strings.HasPrefix((&cutError{}).Error(), "the response stream was cut off") {
 		t.Errorf("cutError does not wrap ErrStreamCut")
 	}
 	if te := (&timeoutError{phase: phaseConnect, cause: io.EOF}); !errors.Is(te, ErrTimeout) || !errors.Is(te, ErrUnreachable) || !errors.Is(te, io.EOF) || errors.Is(te, ErrStreamCut) {

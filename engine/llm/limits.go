@@ -66,9 +66,9 @@ type tooLargeError struct {
 
 func (e *tooLargeError) Error() string {
 	if e.server {
-		return fmt.Sprintf("llm: the reply was stopped because %s; check that the base URL points to a well-behaved OpenAI-compatible server", e.what)
+		return fmt.Sprintf("the reply was stopped because %s; check that the base URL points to a well-behaved OpenAI-compatible server", e.what)
 	}
-	return fmt.Sprintf("llm: the reply was stopped because %s; ask the model for a shorter answer, for example to write a large file in several steps", e.what)
+	return fmt.Sprintf("the reply was stopped because %s; ask the model for a shorter answer, for example to write a large file in several steps", e.what)
 }
 
 func (e *tooLargeError) Unwrap() error { return ErrReplyTooLarge }

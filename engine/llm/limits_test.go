@@ -138,7 +138,7 @@ func TestHugeToolArgumentsAreStopped(t *testing.T) {
 	if !errors.Is(err, ErrReplyTooLarge) || IsRetryable(err) {
 		t.Fatalf("err = %v, want a non-retryable ErrReplyTooLarge", err)
 	}
-	want := `llm: the reply was stopped because the arguments of tool call "write_file" passed the 512 KiB limit; ask the model for a shorter answer, for example to write a large file in several steps`
+	want := `the reply was stopped because the arguments of tool call "write_file" passed the 512 KiB limit; ask the model for a shorter answer, for example to write a large file in several steps`
 	if err.Error() != want {
 		t.Errorf("error text\n got %q\nwant %q", err, want)
 	}

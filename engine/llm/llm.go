@@ -60,7 +60,7 @@ type Func func(ctx context.Context, req Request, cb Callbacks) (*Response, error
 // Stream calls f. A nil Func returns an error instead of panicking.
 func (f Func) Stream(ctx context.Context, req Request, cb Callbacks) (*Response, error) {
 	if f == nil {
-		return nil, errors.New("llm: no model function is set; construct the llm.Func with a non-nil function")
+		return nil, errors.New("no model function is set; construct the llm.Func with a non-nil function")
 	}
 	return f(ctx, req, cb)
 }

@@ -137,7 +137,7 @@ func NewOpenAI(cfg Config) *OpenAI {
 	u, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
 	switch {
 	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
-		o.urlErr = fmt.Errorf("llm: the base URL %q is not a valid http(s) URL; enter it like https://api.example.com/v1", redact(cfg.BaseURL, cfg.APIKey))
+		o.urlErr = fmt.Errorf("the base URL %q is not a valid http(s) URL; enter it like https://api.example.com/v1", redact(cfg.BaseURL, cfg.APIKey))
 	default:
 		o.host = u.Host
 	}
@@ -195,8 +195,8 @@ func (o *OpenAI) stream(ctx context.Context, req Request, cb Callbacks) (*Respon
 		var api *APIError
 		if errors.As(err, &api) && api.RetryAfter > 0 {
 			if api.RetryAfter > o.cfg.MaxDelay {
-				return nil, fmt.Errorf("llm: the server asked to wait %s before retrying, longer than the %s limit; try again later (%s): %w",
-					api.RetryAfter, o.cfg.MaxDelay, strings.TrimPrefix(api.Error(), "llm: "), tooLong{api})
+				return nil, fmt.Errorf("the server asked to wait %s before retrying, longer than the %s limit; try again later (%s): %w",
+					api.RetryAfter, o.cfg.MaxDelay, api.Error(), tooLong{api})
 			}
 			wait = api.RetryAfter
 		}
@@ -206,7 +206,7 @@ func (o *OpenAI) stream(ctx context.Context, req Request, cb Callbacks) (*Respon
 			if ctx.Err() != nil {
 				return nil, cancelled(ctx)
 			}
-			return nil, fmt.Errorf("llm: waiting before the next attempt failed: %w", err)
+			return nil, fmt.Errorf("waiting before the next attempt failed: %w", err)
 		}
 	}
 }
@@ -221,9 +221,9 @@ func (t tooLong) Unwrap() error { return t.api }
 // cancelled is the error for a call stopped by its context.
 func cancelled(ctx context.Context) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("llm: the request timed out before the model finished: %w", ctx.Err())
+		return fmt.Errorf("the request timed out before the model finished: %w", ctx.Err())
 	}
-	return fmt.Errorf("llm: the request was cancelled: %w", ctx.Err())
+	return fmt.Errorf("the request was cancelled: %w", ctx.Err())
 }
 
 // attempt makes one streaming call.
@@ -285,7 +285,7 @@ func (o *OpenAI) classify(err error, info *attemptInfo, model string) error {
 	case errors.As(err, &ue):
 		return &unreachableError{host: o.host, cause: err, text: redact(ue.Err.Error(), o.cfg.APIKey)}
 	}
-	return fmt.Errorf("llm: the request could not be sent (%s); check the model name and request settings", redact(err.Error(), o.cfg.APIKey))
+	return fmt.Errorf("the request could not be sent (%s); check the model name and request settings", redact(err.Error(), o.cfg.APIKey))
 }
 
 func (o *OpenAI) apiError(status int, msg string, code any, typ, model string, h http.Header) *APIError {

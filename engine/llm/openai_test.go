@@ -339,7 +339,7 @@ func TestBadRequestNotRetriedAndMessageShown(t *testing.T) {
 	if !errors.As(err, &api) || api.Status != 400 {
 		t.Fatalf("err = %v, want an HTTP 400 APIError", err)
 	}
-	if !strings.HasPrefix(err.Error(), "llm: the server rejected the request (HTTP 400): ") || !strings.Contains(err.Error(), "System message must be at the beginning") {
+	if !strings.HasPrefix(err.Error(), "the server rejected the request (HTTP 400): ") || !strings.Contains(err.Error(), "System message must be at the beginning") {
 		t.Errorf("error text = %q", err.Error())
 	}
 	if len(srv.Requests()) != 1 || len(rec.retries) != 0 || IsRetryable(err) {

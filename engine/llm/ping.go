@@ -14,7 +14,7 @@ import (
 // no retries). It returns the round-trip time of that call.
 //
 // The error says which check failed: errors.Is(err, ErrUnreachable) for a
-// host that cannot be reached ("llm: cannot reach <host>: ...; check the
+// host that cannot be reached ("cannot reach <host>: ...; check the
 // base URL ..."), IsUnauthorized for a rejected API key, IsModelNotFound
 // for an unknown model, errors.Is(err, ErrTimeout) for a server that took
 // longer than one of cfg's timeouts (a connect timeout also matches
@@ -22,7 +22,7 @@ import (
 // quick answer sets a short cfg.FirstByteTimeout or a context deadline.
 func Ping(ctx context.Context, cfg Config, model string) (time.Duration, error) {
 	if strings.TrimSpace(model) == "" {
-		return 0, errors.New("llm: no model is set; choose a model before testing the connection")
+		return 0, errors.New("no model is set; choose a model before testing the connection")
 	}
 	cfg.MaxAttempts = 1
 	m := NewOpenAI(cfg)

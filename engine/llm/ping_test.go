@@ -53,7 +53,7 @@ func TestPingUnreachable(t *testing.T) {
 	if !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("err = %v, want ErrUnreachable", err)
 	}
-	if !strings.HasPrefix(err.Error(), "llm: cannot reach "+addr+": ") || !strings.Contains(err.Error(), "check the base URL") {
+	if !strings.HasPrefix(err.Error(), "cannot reach "+addr+": ") || !strings.Contains(err.Error(), "check the base URL") {
 		t.Errorf("err text = %q", err.Error())
 	}
 }

@@ -12,13 +12,13 @@ import (
 // transport therefore injects.
 func (r Request) chatRequest() (req openai.ChatCompletionRequest, tempZero bool, err error) {
 	if strings.TrimSpace(r.Model) == "" {
-		return req, false, errors.New("llm: no model is set; choose a model in the connection settings")
+		return req, false, errors.New("no model is set; choose a model in the connection settings")
 	}
 	if len(r.Messages) == 0 {
-		return req, false, errors.New("llm: the request has no messages; add at least one message before calling the model")
+		return req, false, errors.New("the request has no messages; add at least one message before calling the model")
 	}
 	if r.MaxTokens < 0 {
-		return req, false, errors.New("llm: MaxTokens is negative; use 0 to leave the limit to the server")
+		return req, false, errors.New("MaxTokens is negative; use 0 to leave the limit to the server")
 	}
 	req = openai.ChatCompletionRequest{
 		Model:    r.Model,

@@ -15,7 +15,7 @@ func TestChatRequestValidation(t *testing.T) {
 		{Model: "m"},
 		{Model: "m", Messages: msgs, MaxTokens: -1},
 	} {
-		if _, _, err := r.chatRequest(); err == nil || !strings.HasPrefix(err.Error(), "llm: ") {
+		if _, _, err := r.chatRequest(); err == nil || strings.HasPrefix(err.Error(), "llm: ") || !strings.Contains(err.Error(), "; ") {
 			t.Errorf("%+v: err = %v", r, err)
 		}
 	}

@@ -78,7 +78,7 @@ func (a *assembler) grow(n int) error {
 func (a *assembler) add(raw []byte, cb Callbacks, key string) error {
 	var c wireChunk
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return fmt.Errorf("llm: the server sent a stream chunk that is not valid chat-completions JSON (%v); check that the base URL points to an OpenAI-compatible API", err)
+		return fmt.Errorf("the server sent a stream chunk that is not valid chat-completions JSON (%w); check that the base URL points to an OpenAI-compatible API", err)
 	}
 	if c.Error != nil {
 		return &APIError{Message: text.OneLine(redact(c.Error.Message, key), errorDetailRunes), Type: text.OneLine(redact(c.Error.Type, key), errorDetailRunes)}

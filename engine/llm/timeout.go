@@ -80,13 +80,13 @@ func (e *timeoutError) Error() string {
 		if e.limit > 0 {
 			within = " within " + durationText(e.limit)
 		}
-		return fmt.Sprintf("llm: could not connect to %s%s (connect timeout); check the base URL and the network, or raise the timeout in Settings", host, within)
+		return fmt.Sprintf("could not connect to %s%s (connect timeout); check the base URL and the network, or raise the timeout in Settings", host, within)
 	case e.phase == phaseFirstByte:
-		return fmt.Sprintf("llm: the server sent nothing%s after the request (first-byte timeout); check the server or raise the timeout in Settings", within)
+		return fmt.Sprintf("the server sent nothing%s after the request (first-byte timeout); check the server or raise the timeout in Settings", within)
 	case e.shown:
-		return fmt.Sprintf("llm: the server stopped sending%s after part of the answer was shown (stream idle timeout); send the request again, check the server or raise the timeout in Settings", within)
+		return fmt.Sprintf("the server stopped sending%s after part of the answer was shown (stream idle timeout); send the request again, check the server or raise the timeout in Settings", within)
 	}
-	return fmt.Sprintf("llm: the server sent nothing%s (stream idle timeout); check the server or raise the timeout in Settings", within)
+	return fmt.Sprintf("the server sent nothing%s (stream idle timeout); check the server or raise the timeout in Settings", within)
 }
 
 // Unwrap makes every timeout match ErrTimeout, a connect timeout also

@@ -167,7 +167,7 @@ func TestStreamStallAfterOutputIsNotRetried(t *testing.T) {
 	if IsRetryable(err) || len(rec.retries) != 0 || len(srv.Requests()) != 1 {
 		t.Errorf("a stall after shown output was retried (%d retries, %d requests)", len(rec.retries), len(srv.Requests()))
 	}
-	want := "llm: the server stopped sending for 100ms after part of the answer was shown (stream idle timeout); send the request again, check the server or raise the timeout in Settings"
+	want := "the server stopped sending for 100ms after part of the answer was shown (stream idle timeout); send the request again, check the server or raise the timeout in Settings"
 	if err.Error() != want {
 		t.Errorf("error text\n got %q\nwant %q", err, want)
 	}

@@ -218,7 +218,7 @@ func Parse(data []byte, source string) (Config, error) {
 		return cfg, nil
 	}
 	if err := json.Unmarshal(data, &cfg); err != nil {
-		return Config{}, fmt.Errorf("%s is not valid MCP configuration JSON (%v); fix the file or remove it", source, err)
+		return Config{}, fmt.Errorf("%s is not valid MCP configuration JSON (%w); fix the file or remove it", source, err)
 	}
 	for _, name := range cfg.Names() {
 		s := cfg.Servers[name]
@@ -247,7 +247,7 @@ func UserPath() (string, error) {
 	if !filepath.IsAbs(dir) {
 		d, err := os.UserConfigDir()
 		if err != nil {
-			return "", fmt.Errorf("the user config folder is unknown (%v); set XDG_CONFIG_HOME", err)
+			return "", fmt.Errorf("the user config folder is unknown (%w); set XDG_CONFIG_HOME", err)
 		}
 		dir = d
 	}
@@ -274,7 +274,7 @@ func readWorkspaceFile(ws string) ([]byte, error) {
 	path := WorkspacePath(ws)
 	root, err := os.OpenRoot(ws)
 	if err != nil {
-		return nil, fmt.Errorf("the workspace %s cannot be opened (%v); check that it exists and is readable", ws, err)
+		return nil, fmt.Errorf("the workspace %s cannot be opened (%w); check that it exists and is readable", ws, err)
 	}
 	defer root.Close()
 	data, cut, err := safefile.ReadIn(root, filepath.Join(".tally", FileName), maxConfigSize)
@@ -288,9 +288,9 @@ func configData(path string, data []byte, cut bool, err error) ([]byte, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	case errors.Is(err, safefile.ErrNotRegular):
-		return nil, fmt.Errorf("%s is not a regular file (%v); replace it with a JSON file or remove it", path, err)
+		return nil, fmt.Errorf("%s is not a regular file (%w); replace it with a JSON file or remove it", path, err)
 	case err != nil:
-		return nil, fmt.Errorf("%s cannot be read (%v); check its permissions", path, err)
+		return nil, fmt.Errorf("%s cannot be read (%w); check its permissions", path, err)
 	case cut:
 		return nil, fmt.Errorf("%s is larger than %d bytes; shorten it", path, maxConfigSize)
 	}
@@ -403,7 +403,7 @@ func Save(path string, cfg Config) error {
 	}
 	if len(bytes.TrimSpace(old)) > 0 {
 		if err := json.Unmarshal(old, &top); err != nil {
-			return fmt.Errorf("%s is not valid JSON (%v), so it was not overwritten; fix or remove it first", path, err)
+			return fmt.Errorf("%s is not valid JSON (%w), so it was not overwritten; fix or remove it first", path, err)
 		}
 	}
 	servers := cfg.Servers
@@ -412,31 +412,31 @@ func Save(path string, cfg Config) error {
 	}
 	raw, err := json.Marshal(servers)
 	if err != nil {
-		return fmt.Errorf("the MCP configuration cannot be encoded (%v); report this bug", err)
+		return fmt.Errorf("the MCP configuration cannot be encoded (%w); report this bug", err)
 	}
 	top["mcpServers"] = raw
 	data, err := json.MarshalIndent(top, "", "  ")
 	if err != nil {
-		return fmt.Errorf("the MCP configuration cannot be encoded (%v); report this bug", err)
+		return fmt.Errorf("the MCP configuration cannot be encoded (%w); report this bug", err)
 	}
 	data = append(data, '\n')
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("the folder of %s cannot be created (%v); check its permissions", path, err)
+		return fmt.Errorf("the folder of %s cannot be created (%w); check its permissions", path, err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".mcp-*.json")
 	if err != nil {
-		return fmt.Errorf("%s cannot be written (%v); check its folder's permissions", path, err)
+		return fmt.Errorf("%s cannot be written (%w); check its folder's permissions", path, err)
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fmt.Errorf("%s cannot be written (%v); check the free disk space", path, err)
+		return fmt.Errorf("%s cannot be written (%w); check the free disk space", path, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("%s cannot be written (%v); check the free disk space", path, err)
+		return fmt.Errorf("%s cannot be written (%w); check the free disk space", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("%s cannot be replaced (%v); check its permissions", path, err)
+		return fmt.Errorf("%s cannot be replaced (%w); check its permissions", path, err)
 	}
 	return nil
 }

@@ -40,7 +40,7 @@ func (s *server) stdioCommand() (*exec.Cmd, error) {
 	prog := s.cfg.Command
 	if !strings.ContainsAny(prog, `/\`) {
 		if prog, err = lookPath(prog, envValue(env, "PATH"), envValue(env, "PATHEXT")); err != nil {
-			return nil, fmt.Errorf("the MCP server %q cannot start: %v", s.name, err)
+			return nil, fmt.Errorf("the MCP server %q cannot start: %w", s.name, err)
 		}
 	} else if !filepath.IsAbs(prog) {
 		prog = filepath.Join(dir, prog)
@@ -76,7 +76,7 @@ func (m *Manager) neutralDir() (string, error) {
 		m.neutralPath, m.neutralErr = os.MkdirTemp("", "tally-mcp-")
 	})
 	if m.neutralErr != nil {
-		return "", fmt.Errorf("an empty folder to start MCP servers in cannot be made (%v); check the temporary folder's permissions", m.neutralErr)
+		return "", fmt.Errorf("an empty folder to start MCP servers in cannot be made (%w); check the temporary folder's permissions", m.neutralErr)
 	}
 	return m.neutralPath, nil
 }

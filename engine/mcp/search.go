@@ -47,7 +47,7 @@ func (st *searchTool) Run(_ context.Context, _ *tool.Env, args json.RawMessage) 
 		Limit int    `json:"limit"`
 	}
 	if err := json.Unmarshal(args, &in); err != nil {
-		return errResult(searchName, fmt.Errorf("the arguments do not fit the schema (%v); send {\"query\": \"keywords\"}", err))
+		return errResult(searchName, fmt.Errorf("the arguments do not fit the schema (%w); send {\"query\": \"keywords\"}", err))
 	}
 	if strings.TrimSpace(in.Query) == "" {
 		return errResult(searchName, fmt.Errorf("the query is empty; send keywords such as {\"query\": \"issue create\"}"))

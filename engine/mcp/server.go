@@ -229,7 +229,7 @@ func (s *server) transport() (sdk.Transport, error) {
 		}
 		if s.cfg.Workspace && s.m.opts.Confine != nil {
 			if cmd, err = s.m.opts.Confine(cmd); err != nil {
-				return nil, fmt.Errorf("the workspace's MCP server %q cannot start in the sandbox: %v", s.name, err)
+				return nil, fmt.Errorf("the workspace's MCP server %q cannot start in the sandbox: %w", s.name, err)
 			}
 		}
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateWait}, nil

@@ -179,7 +179,7 @@ func (t *Tool) arguments(args json.RawMessage) (any, error) {
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(args, &m); err != nil {
-		return nil, fmt.Errorf("the arguments are not a JSON object (%v); send {%q: ...}", err, wrapKey)
+		return nil, fmt.Errorf("the arguments are not a JSON object (%w); send {%q: ...}", err, wrapKey)
 	}
 	in, ok := m[wrapKey]
 	if !ok {

@@ -67,7 +67,7 @@ func TrustHash(ws string, data []byte, cfg Config) (string, error) {
 					return "", fmt.Errorf("the MCP server %q runs %s, which holds more than %d files or %d MB, so %s cannot be trusted; point the server at its script file instead: %w",
 						name, filepath.Join(ws, rel), MaxTrustFiles, MaxTrustBytes>>20, WorkspacePath(ws), err)
 				}
-				return "", fmt.Errorf("the MCP server %q runs %s, which cannot be read (%v), so %s cannot be trusted; fix the file or the configuration", name, filepath.Join(ws, rel), err, WorkspacePath(ws))
+				return "", fmt.Errorf("the MCP server %q runs %s, which cannot be read (%w), so %s cannot be trusted; fix the file or the configuration", name, filepath.Join(ws, rel), err, WorkspacePath(ws))
 			}
 		}
 	}

@@ -318,7 +318,7 @@ func (l *List) UnmarshalJSON(data []byte) error {
 	var v stored
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&v); err != nil {
-		return fmt.Errorf("stored checklist is not valid JSON (%v); discard it or start a new list", err)
+		return fmt.Errorf("stored checklist is not valid JSON (%w); discard it or start a new list", err)
 	}
 	items, err := normalize(v.Items)
 	if err != nil {

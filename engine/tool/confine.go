@@ -50,11 +50,11 @@ func Confine(workspace, p string) (string, error) {
 	}
 	ws, err := filepath.Abs(workspace)
 	if err != nil {
-		return "", fmt.Errorf("workspace %q cannot be resolved (%v); open a different workspace folder", workspace, err)
+		return "", fmt.Errorf("workspace %q cannot be resolved (%w); open a different workspace folder", workspace, err)
 	}
 	wsReal, err := filepath.EvalSymlinks(ws)
 	if err != nil {
-		return "", fmt.Errorf("workspace %q is not accessible (%v); open an existing workspace folder", workspace, err)
+		return "", fmt.Errorf("workspace %q is not accessible (%w); open an existing workspace folder", workspace, err)
 	}
 
 	var abs string
@@ -82,7 +82,7 @@ func Confine(workspace, p string) (string, error) {
 		if errors.Is(err, errSymlinkLoop) {
 			return "", fmt.Errorf("path %q goes through too many symlinks; use a direct path inside the workspace", p)
 		}
-		return "", fmt.Errorf("path %q cannot be resolved (%v); use a different path inside the workspace", p, err)
+		return "", fmt.Errorf("path %q cannot be resolved (%w); use a different path inside the workspace", p, err)
 	}
 	if !within(wsReal, real) {
 		return "", &outsideError{path: p}

@@ -52,14 +52,14 @@ func describeDecodeError(v any, err error) error {
 		}
 		return fmt.Errorf("parameter %q must be %s, got a JSON %s; fix its type and call again", typeErr.Field, kindName(typeErr.Type), typeErr.Value)
 	case errors.As(err, &syntaxErr):
-		return fmt.Errorf("arguments are not valid JSON (%v); send the parameters as one valid JSON object", err)
+		return fmt.Errorf("arguments are not valid JSON (%w); send the parameters as one valid JSON object", err)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
 		return fmt.Errorf("unknown parameter %s; the parameters are %s", name, fieldList(v))
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return errors.New("arguments are not valid JSON (unexpected end of input); send the parameters as one complete JSON object")
 	default:
-		return fmt.Errorf("arguments could not be decoded (%v); send the parameters as one valid JSON object", err)
+		return fmt.Errorf("arguments could not be decoded (%w); send the parameters as one valid JSON object", err)
 	}
 }
 

@@ -33,11 +33,11 @@ func openWorkspace(env *Env) (*wsRoot, error) {
 	}
 	real, err := filepath.EvalSymlinks(ws)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %q is not accessible (%v); open an existing workspace folder", ws, unwrapPathError(err))
+		return nil, fmt.Errorf("workspace %q is not accessible (%w); open an existing workspace folder", ws, unwrapPathError(err))
 	}
 	root, err := os.OpenRoot(ws)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %q cannot be opened (%v); open an existing workspace folder", ws, unwrapPathError(err))
+		return nil, fmt.Errorf("workspace %q cannot be opened (%w); open an existing workspace folder", ws, unwrapPathError(err))
 	}
 	return &wsRoot{root: root, ws: ws, real: real}, nil
 }

@@ -113,7 +113,7 @@ func (e *Env) root() (string, error) {
 	}
 	ws, err := filepath.Abs(e.Workspace)
 	if err != nil {
-		return "", fmt.Errorf("workspace %q cannot be resolved (%v); open a different workspace folder", e.Workspace, err)
+		return "", fmt.Errorf("workspace %q cannot be resolved (%w); open a different workspace folder", e.Workspace, err)
 	}
 	return ws, nil
 }

@@ -40,7 +40,7 @@ func (w *Workbench) Export(id string, each func(line []byte) error) error {
 	for _, l := range lines {
 		b, err := json.Marshal(l)
 		if err != nil {
-			return fmt.Errorf("cycle %d message %d cannot be encoded (%v); the store may be damaged", l.Cycle, l.Seq, err)
+			return fmt.Errorf("cycle %d message %d cannot be encoded (%w); the store may be damaged", l.Cycle, l.Seq, err)
 		}
 		if err := each(append(b, '\n')); err != nil {
 			return err
