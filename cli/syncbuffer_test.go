@@ -5,6 +5,8 @@ import (
 	"sync"
 )
 
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of a
+// command's output and the reads of the test watching it.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
