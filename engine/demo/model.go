@@ -172,9 +172,13 @@ func (m *Model) account(req llm.Request, q Request, r Reply) llm.Usage {
 		}
 		prompt += sizes[i]
 	}
-	shared := 0
+	shared := 0 // leading pieces shared with an earlier request
 	for _, s := range m.seen {
-		shared = max(shared, commonPrefix(hashes, s))
+		n := 0
+		for n < len(s) && n < len(hashes) && s[n] == hashes[n] {
+			n++
+		}
+		shared = max(shared, n)
 	}
 	hit := 0
 	for _, n := range sizes[:shared] {
@@ -204,16 +208,5 @@ func (m *Model) count(h uint64, p string) int {
 	}
 	n := tokens.Count(p)
 	m.counts[h] = n
-	return n
-}
-
-// commonPrefix is the number of leading elements a and b share.
-func commonPrefix(a, b []uint64) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
-	}
 	return n
 }
