@@ -174,12 +174,9 @@ func (a *assembler) addCall(tc wireCallDelta) error {
 }
 
 // callName quotes a tool name from the server for an error message,
-// shortened to 64 bytes.
+// shortened to 64 characters.
 func callName(name string) string {
-	if len(name) > 64 {
-		name = strings.ToValidUTF8(name[:64], "") + "…"
-	}
-	return strconv.Quote(name)
+	return strconv.Quote(text.Clip(name, 64))
 }
 
 func (a *assembler) nextIndex() int {
