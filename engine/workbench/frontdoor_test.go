@@ -15,11 +15,12 @@ import (
 )
 
 // forbiddenBehindFrontDoor are the packages the hosts reach only through
-// the workbench: the store, the settings, and the scripted test model.
+// the workbench: the store, the settings, and the model client with its
+// scripted test server below it.
 var forbiddenBehindFrontDoor = []string{
 	"github.com/tally-dev/tally/storage",
 	"github.com/tally-dev/tally/config",
-	"github.com/tally-dev/tally/engine/llm/llmtest",
+	"github.com/tally-dev/tally/engine/llm",
 }
 
 // pendingFrontDoor names the hosts not yet moved onto the workbench: their
