@@ -24,13 +24,11 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/assets"
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/workbench"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
@@ -127,62 +125,75 @@ type UI struct {
 	stopServing func()               // ends serving the command line's reads
 	settings    workbench.Settings   // a copy of the saved settings, for the UI goroutine
 
-	sessions   *sessionsView
-	panels     *panels
-	chat       *chatView
-	gauge      *tw.Gauge
-	chip       *tw.CacheChip
-	checklist  *tw.Checklist
-	chart      *tw.Chart
-	compactB   *widget.Button
-	purgeB     *widget.Button
-	archiveB   *widget.Button
-	cycleB     *widget.Button
-	changesB   *widget.Button
-	actionsWhy *widget.Label   // why the session actions are disabled
+	sessions *sessionsView
+	panels   *panels
+	chat     *chatView
+	head     header
+	input    input
+	side     sidePanel
+	actions  actions
+	center   center
+	banner   *tw.Banner
+	footer   *tw.Footer
+
+	live    *liveSession
+	bg      map[string]*liveSession // sessions whose turns run while another is shown
+	next    onOpen                  // what to do once the session being opened is shown
+	focused bool                    // the window has the keyboard focus
+	saving  sync.WaitGroup          // settings saves under way; closing waits for them
+}
+
+// header is what sits above the chat: the open session's title, its
+// permissions, the demo's tag and the announcement of a coming automatic
+// compaction.
+type header struct {
+	title   *widget.Label
+	perm    *permissionBar // mode, network switch, sandbox state and rules of the open session
+	demoTag *widget.Label
+	notice  *compactionNotice
+}
+
+// input is what sits under the chat: the prompt box, Send and Stop, and
+// the demo's suggested prompts.
+type input struct {
+	prompt     *promptEntry
+	send, stop *widget.Button
 	suggest    *fyne.Container // the demo's suggested prompts
 	suggestBox *container.Scroll
-	footer     *tw.Footer
-	banner     *tw.Banner
-	notice     *compactionNotice // the announcement of a coming automatic compaction
-	title      *widget.Label
-	perm       *permissionBar // mode, network switch, sandbox state and rules of the open session
-	demoTag    *widget.Label
-	prompt     *promptEntry
-	sendB      *widget.Button
-	stopB      *widget.Button
-	center     *fyne.Container
-	chatPane   fyne.CanvasObject
-	welcome    fyne.CanvasObject
+	draftGen   int // bumps on each keystroke; the last one stores the draft
+}
 
-	live     *liveSession
-	bg       map[string]*liveSession // sessions whose turns run while another is shown
-	draftGen int                     // bumps on each keystroke; the last one stores the draft
-	focused  bool                    // the window has the keyboard focus
-	notified int                     // desktop notifications sent, for tests
-	saving   sync.WaitGroup          // settings saves under way; closing waits for them
-	autoSend string                  // a prompt to send as soon as the opening session is shown (the demo)
-	warmNext string                  // a just-created session to warm the cache of when it opens
+// sidePanel is the right column: the checklist, and under it the context
+// gauge with the line about MCP tool schemas, the cache chip and the
+// request chart.
+type sidePanel struct {
+	checklist *tw.Checklist
+	gauge     *tw.Gauge
+	mcpInfo   *widget.Label
+	chip      *tw.CacheChip
+	chart     *tw.Chart
+}
 
-	// The open dialogs, kept for tests and for closing them.
-	compactDlg *compactionPreview
-	purgeDlg   *purgeView
-	renameDlg  *dialog.FormDialog
-	folderDlg  *dialog.FileDialog
-	// settingsForm is the settings dialog's form while it is open.
-	settingsForm  *settingsForm
-	archive       *archiveBrowser
-	compactions   int                  // manual compactions applied
-	rewindDlg     *rewindView          // the Rewind dialog while open
-	changesDlg    *changesView         // the Changes dialog while open
-	rewound       *agent.RewindResult  // the last rewind applied, for tests
-	childShown    string               // the sub-agent transcript last shown, for tests
-	mcpDlg        *mcpSettings         // the MCP servers dialog, once opened
-	mcpTrustDlg   *dialog.CustomDialog // the workspace trust prompt, once shown
-	mcpInfo       *widget.Label        // the gauge's line about MCP tool schemas
-	search        *searchView          // the search dialog, once opened
-	sheet         string               // the shortcuts sheet last shown, for tests
-	pendingReveal *workbench.SearchHit // a search hit to scroll to once its session opens
+// actions are the open session's maintenance buttons under the gauge, and
+// the line that says why they are off (Fyne has no tooltips).
+type actions struct {
+	compact, purge, cycle, archive, changes *widget.Button
+	why                                     *widget.Label
+}
+
+// center is the window's middle: the chat of the open session, or the
+// welcome when none is.
+type center struct {
+	stack   *fyne.Container
+	chat    fyne.CanvasObject
+	welcome fyne.CanvasObject
+}
+
+// onOpen is what the UI does once the session it opens is shown.
+type onOpen struct {
+	autoSend string               // a prompt to send (the demo's)
+	warmUp   string               // the ID of a just-created session to warm the cache of
+	reveal   *workbench.SearchHit // a search hit to scroll to
 }
 
 // New builds the window's content into w. It opens the store under
@@ -263,58 +274,58 @@ func (u *UI) applyTheme() {
 // build lays the main window out.
 func (u *UI) build() {
 	u.banner = tw.NewBanner()
-	u.notice = newCompactionNotice(u.previewNotice, u.postponeCompaction)
-	u.gauge = tw.NewGauge()
-	u.chip = tw.NewCacheChip()
-	u.checklist = tw.NewChecklist()
-	u.chart = tw.NewChart()
-	u.compactB = &widget.Button{Text: "Compact…", Icon: theme.ViewRestoreIcon(), OnTapped: u.startCompaction}
-	u.purgeB = &widget.Button{Text: "Purge…", Icon: theme.ContentCutIcon(), OnTapped: u.startPurge}
-	u.archiveB = &widget.Button{Text: "Archive", Icon: theme.HistoryIcon(), OnTapped: u.showArchive}
-	u.cycleB = &widget.Button{Text: "New cycle", Icon: theme.ContentAddIcon(), OnTapped: u.startNewCycle}
-	u.changesB = &widget.Button{Text: "Changes", Icon: theme.DocumentIcon(), OnTapped: u.showChanges}
-	u.suggest = u.demoSuggestions()
+	u.head.notice = newCompactionNotice(u.previewNotice, u.postponeCompaction)
+	u.side.gauge = tw.NewGauge()
+	u.side.chip = tw.NewCacheChip()
+	u.side.checklist = tw.NewChecklist()
+	u.side.chart = tw.NewChart()
+	u.actions.compact = &widget.Button{Text: "Compact…", Icon: theme.ViewRestoreIcon(), OnTapped: u.startCompaction}
+	u.actions.purge = &widget.Button{Text: "Purge…", Icon: theme.ContentCutIcon(), OnTapped: u.startPurge}
+	u.actions.archive = &widget.Button{Text: "Archive", Icon: theme.HistoryIcon(), OnTapped: u.showArchive}
+	u.actions.cycle = &widget.Button{Text: "New cycle", Icon: theme.ContentAddIcon(), OnTapped: u.startNewCycle}
+	u.actions.changes = &widget.Button{Text: "Changes", Icon: theme.DocumentIcon(), OnTapped: u.showChanges}
+	u.input.suggest = u.demoSuggestions()
 	u.footer = tw.NewFooter(func(d time.Duration, fn func()) { u.bridge.After(d, fn) })
 	u.chat = newChatView(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })
 	u.chat.onRewind = u.startRewind
 	u.chat.onChild = [2]func(*chatItem){u.showChildTranscript, u.stopChild}
 	u.sessions = newSessionsView(u)
-	u.perm = newPermissionBar(u)
-	u.title = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}
-	u.demoTag = &widget.Label{Text: "Demo — scripted model, no network", Importance: widget.WarningImportance, TextStyle: fyne.TextStyle{Bold: true}}
-	u.demoTag.Hide()
-	u.prompt = newPromptEntry(u.send)
-	u.prompt.OnChanged = func(string) { u.draftChanged() }
-	u.sendB = &widget.Button{Text: "Send", Icon: theme.MailSendIcon(), Importance: widget.HighImportance, OnTapped: u.send}
-	u.stopB = &widget.Button{Text: "Stop", Icon: theme.MediaStopIcon(), Importance: widget.DangerImportance, OnTapped: u.stop}
-	u.stopB.Disable()
+	u.head.perm = newPermissionBar(u)
+	u.head.title = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}
+	u.head.demoTag = &widget.Label{Text: "Demo — scripted model, no network", Importance: widget.WarningImportance, TextStyle: fyne.TextStyle{Bold: true}}
+	u.head.demoTag.Hide()
+	u.input.prompt = newPromptEntry(u.send)
+	u.input.prompt.OnChanged = func(string) { u.draftChanged() }
+	u.input.send = &widget.Button{Text: "Send", Icon: theme.MailSendIcon(), Importance: widget.HighImportance, OnTapped: u.send}
+	u.input.stop = &widget.Button{Text: "Stop", Icon: theme.MediaStopIcon(), Importance: widget.DangerImportance, OnTapped: u.stop}
+	u.input.stop.Disable()
 	settingsB := &widget.Button{Icon: theme.SettingsIcon(), Importance: widget.LowImportance, OnTapped: u.showSettings}
 
 	hint := &widget.Label{Text: "Ctrl+Enter sends", Importance: widget.LowImportance}
-	buttons := container.NewVBox(u.sendB, u.stopB, hint)
+	buttons := container.NewVBox(u.input.send, u.input.stop, hint)
 	// The suggestions scroll sideways rather than widen the window.
-	u.suggestBox = container.NewHScroll(u.suggest)
-	u.suggestBox.Hide()
-	input := container.NewBorder(u.suggestBox, nil, nil, buttons, u.prompt)
-	right := container.NewPadded(container.NewBorder(nil, nil, nil, nil, u.checklist))
+	u.input.suggestBox = container.NewHScroll(u.input.suggest)
+	u.input.suggestBox.Hide()
+	input := container.NewBorder(u.input.suggestBox, nil, nil, buttons, u.input.prompt)
+	right := container.NewPadded(container.NewBorder(nil, nil, nil, nil, u.side.checklist))
 	u.panels = newPanels(u.sessions.box, widget.NewLabel(""), right)
 	top := container.NewVBox(
-		container.NewBorder(nil, nil, u.panels.leftB, container.NewHBox(u.demoTag, u.panels.rightB, settingsB), u.title),
-		u.perm.box, u.banner, u.notice)
-	u.chatPane = container.NewBorder(nil, input, nil, nil, u.chat.box)
-	u.welcome = u.welcomeView()
-	u.center = container.NewStack(u.welcome)
-	main := container.NewBorder(top, nil, nil, nil, u.center)
+		container.NewBorder(nil, nil, u.panels.leftB, container.NewHBox(u.head.demoTag, u.panels.rightB, settingsB), u.head.title),
+		u.head.perm.box, u.banner, u.head.notice)
+	u.center.chat = container.NewBorder(nil, input, nil, nil, u.chat.box)
+	u.center.welcome = u.welcomeView()
+	u.center.stack = container.NewStack(u.center.welcome)
+	main := container.NewBorder(top, nil, nil, nil, u.center.stack)
 
 	// The right column: the checklist takes the free height; under it the
 	// context gauge with its actions, the cache chip and the chart.
-	actions := container.NewGridWithColumns(2, u.compactB, u.purgeB, u.cycleB, u.archiveB, u.changesB)
-	u.actionsWhy = &widget.Label{Importance: widget.LowImportance, Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText}
-	u.mcpInfo = &widget.Label{Importance: widget.LowImportance, Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText}
-	u.mcpInfo.Hide()
-	bottom := container.NewVBox(widget.NewSeparator(), u.gauge, u.mcpInfo, actions, u.actionsWhy,
-		container.NewHBox(u.chip, layout.NewSpacer()), widget.NewSeparator(), u.chart)
-	right.Objects[0] = container.NewBorder(nil, bottom, nil, nil, u.checklist)
+	actions := container.NewGridWithColumns(2, u.actions.compact, u.actions.purge, u.actions.cycle, u.actions.archive, u.actions.changes)
+	u.actions.why = &widget.Label{Importance: widget.LowImportance, Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText}
+	u.side.mcpInfo = &widget.Label{Importance: widget.LowImportance, Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText}
+	u.side.mcpInfo.Hide()
+	bottom := container.NewVBox(widget.NewSeparator(), u.side.gauge, u.side.mcpInfo, actions, u.actions.why,
+		container.NewHBox(u.side.chip, layout.NewSpacer()), widget.NewSeparator(), u.side.chart)
+	right.Objects[0] = container.NewBorder(nil, bottom, nil, nil, u.side.checklist)
 	u.panels.center = main
 	u.panels.arrange()
 	u.win.SetContent(container.NewBorder(nil, u.footer, nil, nil, u.panels.content()))
@@ -325,10 +336,10 @@ func (u *UI) build() {
 // Close keeps the shown session's draft, stops every running turn (shown
 // or in the background) and releases the store and the demo model.
 func (u *UI) Close() {
-	if u.live != nil && u.live.sess != nil && u.wb != nil && u.prompt != nil {
+	if u.live != nil && u.live.sess != nil && u.wb != nil && u.input.prompt != nil {
 		// Synchronously: the store closes next.
-		if u.prompt.Text != u.live.draft {
-			_ = u.wb.SaveDraft(u.live.id, u.prompt.Text)
+		if u.input.prompt.Text != u.live.draft {
+			_ = u.wb.SaveDraft(u.live.id, u.input.prompt.Text)
 		}
 	}
 	u.saving.Wait() // an earlier save must not land after the one below
@@ -338,8 +349,8 @@ func (u *UI) Close() {
 		if live == nil {
 			continue
 		}
-		if live.cancel != nil {
-			live.cancel()
+		if live.job.cancel != nil {
+			live.job.cancel()
 		}
 		if sess := live.sess; sess != nil {
 			closing = append(closing, func() { _ = sess.Close() })
@@ -364,8 +375,8 @@ func (u *UI) configured() bool { return u.resolved().Check() == nil }
 
 // showChat puts the chat in the centre; showWelcome the welcome view.
 func (u *UI) showChat() {
-	u.center.Objects = []fyne.CanvasObject{u.chatPane}
-	u.center.Refresh()
+	u.center.stack.Objects = []fyne.CanvasObject{u.center.chat}
+	u.center.stack.Refresh()
 }
 
 // resetPanels empties every panel that shows a session: the chat, the
@@ -374,14 +385,14 @@ func (u *UI) showChat() {
 // opens.
 func (u *UI) resetPanels() {
 	u.chat.clear()
-	u.checklist.SetItems(nil)
-	u.chart.SetRows(nil, 0)
-	u.gauge.SetLevel(0, 0, false)
-	u.gauge.SetThresholds(0, 0)
-	u.chip.Reset()
+	u.side.checklist.SetItems(nil)
+	u.side.chart.SetRows(nil, 0)
+	u.side.gauge.SetLevel(0, 0, false)
+	u.side.gauge.SetThresholds(0, 0)
+	u.side.chip.Reset()
 	u.banner.Hide()
-	u.notice.Hide()
-	u.prompt.SetText("")
+	u.head.notice.Hide()
+	u.input.prompt.SetText("")
 	u.footer.State = tw.FooterState{}
 	u.footer.Update()
 	u.setIdle()
@@ -389,12 +400,12 @@ func (u *UI) resetPanels() {
 
 func (u *UI) showWelcome() {
 	u.resetPanels()
-	u.welcome = u.welcomeView()
-	u.center.Objects = []fyne.CanvasObject{u.welcome}
-	u.center.Refresh()
-	u.title.SetText("")
-	u.perm.load(nil)
-	u.demoTag.Hide()
+	u.center.welcome = u.welcomeView()
+	u.center.stack.Objects = []fyne.CanvasObject{u.center.welcome}
+	u.center.stack.Refresh()
+	u.head.title.SetText("")
+	u.head.perm.load(nil)
+	u.head.demoTag.Hide()
 	u.win.SetTitle("Tally")
 }
 

@@ -296,7 +296,6 @@ func (u *UI) showArchive() {
 	}
 	readThen(u, live, "read the archive", live.ops.Archives, func(archives []cycle.Archive) {
 		b := newArchiveBrowser(archives, u.win)
-		u.archive = b
 		d := dialog.NewCustom("Archive", "Close", b.content, u.win)
 		d.Resize(fyne.NewSize(940, 620))
 		d.Show()

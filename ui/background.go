@@ -43,7 +43,7 @@ func (b badge) String() string {
 // running returns the live state of session id if a turn of it runs,
 // whether shown or in the background.
 func (u *UI) running(id string) *liveSession {
-	if u.live != nil && u.live.id == id && u.live.running {
+	if u.live != nil && u.live.id == id && u.live.job.running {
 		return u.live
 	}
 	return u.bg[id]
@@ -55,7 +55,7 @@ func (u *UI) badgeOf(id string) badge {
 	switch {
 	case live == nil:
 		return badgeNone
-	case len(live.waiting) > 0 || live.ask != nil:
+	case len(live.waits.approvals) > 0 || live.waits.ask != nil:
 		return badgeWaiting
 	}
 	return badgeRunning
@@ -69,7 +69,7 @@ func (u *UI) leave() {
 		return
 	}
 	u.keepDraft(live)
-	if live.running {
+	if live.job.running {
 		u.bg[live.id] = live
 	} else {
 		u.closeSession(live.sess)
@@ -91,7 +91,7 @@ func (u *UI) keepDraft(live *liveSession) {
 	if live == nil || live.sess == nil {
 		return
 	}
-	text := u.prompt.Text
+	text := u.input.prompt.Text
 	if text == live.draft {
 		return
 	}
@@ -107,10 +107,10 @@ func (u *UI) draftChanged() {
 	if live == nil || live.sess == nil {
 		return
 	}
-	u.draftGen++
-	gen := u.draftGen
+	u.input.draftGen++
+	gen := u.input.draftGen
 	u.bridge.After(draftDelay, func() {
-		if u.live == live && u.draftGen == gen {
+		if u.live == live && u.input.draftGen == gen {
 			u.keepDraft(live)
 		}
 	})
@@ -118,11 +118,11 @@ func (u *UI) draftChanged() {
 
 // resumeWaiting shows what a background turn asked while hidden.
 func (u *UI) resumeWaiting(live *liveSession) {
-	for _, p := range append([]*pendingApproval(nil), live.waiting...) {
+	for _, p := range append([]*pendingApproval(nil), live.waits.approvals...) {
 		u.showApproval(live, p)
 	}
-	if ask := live.ask; ask != nil {
-		live.ask = nil
+	if ask := live.waits.ask; ask != nil {
+		live.waits.ask = nil
 		ask()
 	}
 }
@@ -145,7 +145,6 @@ func (u *UI) notify(title, body string, live *liveSession) {
 	if u.settings.NoNotifications || (u.focused && u.live == live) {
 		return
 	}
-	u.notified++
 	u.app.SendNotification(fyne.NewNotification("Tally: "+title, body))
 }
 
@@ -153,7 +152,7 @@ func (u *UI) notify(title, body string, live *liveSession) {
 // over; it reports whether live is the shown session, and otherwise takes
 // it out of the background.
 func (u *UI) endBusy(live *liveSession) bool {
-	live.running, live.cancel = false, nil
+	live.job.running, live.job.cancel = false, nil
 	if u.live != live {
 		delete(u.bg, live.id)
 		u.closeSession(live.sess)

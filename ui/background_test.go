@@ -44,20 +44,20 @@ func (h *harness) switchTo(id string) {
 func TestEachSessionKeepsItsOwnDraft(t *testing.T) {
 	h := newHarness(t, map[string]string{})
 	a := h.openNew("A")
-	test.Type(h.ui.prompt, "half a question for A")
+	test.Type(h.ui.input.prompt, "half a question for A")
 	b := h.openNew("B")
-	if h.ui.prompt.Text != "" {
-		t.Fatalf("the new session B opened with A's draft %q", h.ui.prompt.Text)
+	if h.ui.input.prompt.Text != "" {
+		t.Fatalf("the new session B opened with A's draft %q", h.ui.input.prompt.Text)
 	}
-	test.Type(h.ui.prompt, "B's own folder")
+	test.Type(h.ui.input.prompt, "B's own folder")
 	h.switchTo(a)
-	if h.ui.prompt.Text != "half a question for A" {
-		t.Errorf("A's draft is %q", h.ui.prompt.Text)
+	if h.ui.input.prompt.Text != "half a question for A" {
+		t.Errorf("A's draft is %q", h.ui.input.prompt.Text)
 	}
-	test.Type(h.ui.prompt, ", continued")
+	test.Type(h.ui.input.prompt, ", continued")
 	h.switchTo(b)
-	if h.ui.prompt.Text != "B's own folder" {
-		t.Errorf("B's draft is %q", h.ui.prompt.Text)
+	if h.ui.input.prompt.Text != "B's own folder" {
+		t.Errorf("B's draft is %q", h.ui.input.prompt.Text)
 	}
 	h.switchTo(a)
 
@@ -66,12 +66,12 @@ func TestEachSessionKeepsItsOwnDraft(t *testing.T) {
 	h.ui.Close()
 	h2 := reopen(t, h)
 	h2.waitFor("the last session to reopen", func() bool { return h2.ui.live != nil && h2.ui.live.sess != nil })
-	if h2.ui.live.id != a || h2.ui.prompt.Text != "half a question for A, continued" {
-		t.Errorf("after a restart session %s shows draft %q", h2.ui.live.id, h2.ui.prompt.Text)
+	if h2.ui.live.id != a || h2.ui.input.prompt.Text != "half a question for A, continued" {
+		t.Errorf("after a restart session %s shows draft %q", h2.ui.live.id, h2.ui.input.prompt.Text)
 	}
 	h2.switchTo(b)
-	if h2.ui.prompt.Text != "B's own folder" {
-		t.Errorf("after a restart B's draft is %q", h2.ui.prompt.Text)
+	if h2.ui.input.prompt.Text != "B's own folder" {
+		t.Errorf("after a restart B's draft is %q", h2.ui.input.prompt.Text)
 	}
 }
 
@@ -97,24 +97,24 @@ func TestDeletingTheOpenSessionResetsEveryPanel(t *testing.T) {
 	h.newSession()
 	h.send("hello")
 	h.waitIdle()
-	if h.ui.chart.Totals().Requests == 0 || h.ui.compactB.Disabled() {
-		t.Fatalf("precondition: the chart has %d rows, Compact disabled %v", h.ui.chart.Totals().Requests, h.ui.compactB.Disabled())
+	if h.ui.side.chart.Totals().Requests == 0 || h.ui.actions.compact.Disabled() {
+		t.Fatalf("precondition: the chart has %d rows, Compact disabled %v", h.ui.side.chart.Totals().Requests, h.ui.actions.compact.Disabled())
 	}
 	h.ui.deleteSession(h.ui.live.id)
 	h.waitFor("the welcome view", func() bool { return h.ui.live == nil && h.q.empty() })
-	if h.ui.chart.Totals().Requests != 0 {
-		t.Errorf("the chart still has %d requests", h.ui.chart.Totals().Requests)
+	if h.ui.side.chart.Totals().Requests != 0 {
+		t.Errorf("the chart still has %d requests", h.ui.side.chart.Totals().Requests)
 	}
-	if used, _ := h.ui.gauge.Level(); used != 0 {
+	if used, _ := h.ui.side.gauge.Level(); used != 0 {
 		t.Errorf("the gauge still shows %d tokens", used)
 	}
-	for _, b := range []*widget.Button{h.ui.compactB, h.ui.purgeB, h.ui.cycleB, h.ui.archiveB, h.ui.sendB} {
+	for _, b := range []*widget.Button{h.ui.actions.compact, h.ui.actions.purge, h.ui.actions.cycle, h.ui.actions.archive, h.ui.input.send} {
 		if !b.Disabled() {
 			t.Errorf("%q is enabled with no session open", b.Text)
 		}
 	}
-	if !h.ui.actionsWhy.Visible() || !strings.Contains(h.ui.actionsWhy.Text, "Open a session") {
-		t.Errorf("nothing says why the buttons are off: %q", h.ui.actionsWhy.Text)
+	if !h.ui.actions.why.Visible() || !strings.Contains(h.ui.actions.why.Text, "Open a session") {
+		t.Errorf("nothing says why the buttons are off: %q", h.ui.actions.why.Text)
 	}
 	if strings.Contains(h.ui.footer.State.Text(time.Now()), "cost") {
 		t.Errorf("the footer still shows the deleted session: %q", h.ui.footer.State.Text(time.Now()))
@@ -129,7 +129,7 @@ func TestSuggestionsWaitForTheTurn(t *testing.T) {
 	h.ui.live = &liveSession{ops: engineOps{}}
 	h.ui.setBusyButtons(true)
 	var buttons int
-	for _, o := range h.ui.suggest.Objects {
+	for _, o := range h.ui.input.suggest.Objects {
 		if b, ok := o.(*widget.Button); ok {
 			buttons++
 			if !b.Disabled() {
@@ -137,11 +137,11 @@ func TestSuggestionsWaitForTheTurn(t *testing.T) {
 			}
 		}
 	}
-	if buttons == 0 || !strings.Contains(h.ui.suggest.Objects[0].(*widget.Label).Text, "when the turn ends") {
+	if buttons == 0 || !strings.Contains(h.ui.input.suggest.Objects[0].(*widget.Label).Text, "when the turn ends") {
 		t.Errorf("the suggestions do not say why they are off")
 	}
 	h.ui.setBusyButtons(false)
-	for _, o := range h.ui.suggest.Objects {
+	for _, o := range h.ui.input.suggest.Objects {
 		if b, ok := o.(*widget.Button); ok && b.Disabled() {
 			t.Errorf("suggestion %q stays disabled after the turn", b.Text)
 		}
@@ -209,7 +209,7 @@ func TestReopenedSessionShowsEarlierCyclesCollapsed(t *testing.T) {
 	h.send("first question")
 	h.waitIdle()
 	h.ui.runNewCycle(h.ui.live)
-	h.waitFor("the new cycle", func() bool { return !h.ui.live.running && h.ui.live.sess.Meta().Cycle == 2 })
+	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Meta().Cycle == 2 })
 	// Issue 12 #3: New cycle after a finished turn used to copy the
 	// answered request into the new cycle, as if it were still open.
 	after := -1
@@ -270,18 +270,18 @@ func TestNotificationWhenABackgroundTurnEnds(t *testing.T) {
 	h.send("slow question")
 	h.openNew("B")
 	h.waitFor("A to finish in the background", func() bool { return h.ui.running(a) == nil })
-	if h.ui.notified != 1 {
-		t.Errorf("%d notifications after A finished in the background, want 1", h.ui.notified)
+	if h.notes.count() != 1 {
+		t.Errorf("%d notifications after A finished in the background, want 1", h.notes.count())
 	}
 	h.send("quick question")
 	h.waitIdle()
-	if h.ui.notified != 1 {
-		t.Errorf("a turn the user watched in the focused window notified (%d)", h.ui.notified)
+	if h.notes.count() != 1 {
+		t.Errorf("a turn the user watched in the focused window notified (%d)", h.notes.count())
 	}
 	h.ui.settings.NoNotifications = true
 	h.ui.focused = false
 	h.ui.notify("x", "y", nil)
-	if h.ui.notified != 1 {
+	if h.notes.count() != 1 {
 		t.Error("notifications turned off in Settings still notified")
 	}
 }
@@ -309,7 +309,7 @@ func TestCacheChipIsNeutralAfterARelaunch(t *testing.T) {
 	h2.waitFor("the session", func() bool { return h2.ui.live != nil && h2.ui.live.sess != nil })
 	h2.send("after the relaunch")
 	h2.waitIdle()
-	if got := h2.ui.chip.State(); got.Level != tw.CacheCold {
+	if got := h2.ui.side.chip.State(); got.Level != tw.CacheCold {
 		t.Errorf("chip after a relaunch: %+v; want the neutral cold state", got)
 	}
 }

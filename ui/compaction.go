@@ -207,6 +207,8 @@ func orName(s string) string {
 
 // compactionPreview is the content of the preview dialog.
 type compactionPreview struct {
+	widget.BaseWidget
+
 	plan     compact.Plan
 	head     *widget.Label
 	layers   *fyne.Container
@@ -226,6 +228,7 @@ type compactionPreview struct {
 
 func newCompactionPreview(plan compact.Plan, before []transcript.Message, price ledger.Price, priced bool, win fyne.Window) *compactionPreview {
 	v := &compactionPreview{plan: plan, win: win}
+	v.ExtendBaseWidget(v)
 	head := fmt.Sprintf("%s → %s tokens", text.Thousands(plan.TokensBefore), text.Thousands(plan.TokensAfter))
 	if !planChanges(plan) {
 		head = fmt.Sprintf("%s tokens — %s", text.Thousands(plan.TokensBefore), nothingToApply(plan))
@@ -287,10 +290,10 @@ func boldLabel(s string) *widget.Label {
 	return &widget.Label{Text: s, TextStyle: fyne.TextStyle{Bold: true}}
 }
 
-// content lays the preview out.
-func (v *compactionPreview) content() fyne.CanvasObject {
+// CreateRenderer lays the preview out.
+func (v *compactionPreview) CreateRenderer() fyne.WidgetRenderer {
 	costBox := container.NewVBox(widget.NewSeparator(), boldLabel("Cache cost of applying"), v.cost)
-	return container.NewBorder(v.head, costBox, nil, nil, v.tabs)
+	return widget.NewSimpleRenderer(container.NewBorder(v.head, costBox, nil, nil, v.tabs))
 }
 
 // showCompactionDialog opens the preview; answer gets true for Apply and
@@ -314,12 +317,11 @@ func (u *UI) showCompactionDialog(plan compact.Plan, before []transcript.Message
 		v.apply.Disable()
 		v.apply.SetText("Nothing to apply")
 	}
-	dlg = dialog.NewCustomWithoutButtons("Compaction preview", v.content(), u.win)
+	dlg = dialog.NewCustomWithoutButtons("Compaction preview", v, u.win)
 	dlg.SetButtons([]fyne.CanvasObject{v.cancel, v.apply})
 	dlg.SetOnClosed(func() { done(false) })
 	dlg.Resize(fyne.NewSize(860, 620))
 	dlg.Show()
-	u.compactDlg = v
 	return v, func() {
 		v.answered = true
 		dlg.Hide()
@@ -344,7 +346,7 @@ func planChanges(plan compact.Plan) bool {
 func (u *UI) price() (ledger.Price, bool) {
 	model := ""
 	if u.live != nil {
-		model = u.live.model
+		model = u.live.info.model
 	}
 	return u.settings.PriceFor(model)
 }
@@ -353,7 +355,7 @@ func (u *UI) price() (ledger.Price, bool) {
 // opens the dialog; Apply runs it.
 func (u *UI) startCompaction() {
 	live := u.live
-	if live == nil || live.ops == nil || live.running {
+	if live == nil || live.ops == nil || live.job.running {
 		return
 	}
 	ops := live.ops
@@ -368,7 +370,7 @@ func (u *UI) startCompaction() {
 			if u.live != live {
 				return
 			}
-			u.setBusyButtons(live.running)
+			u.setBusyButtons(live.job.running)
 			switch {
 			case errors.Is(err, agent.ErrNothingToCompact):
 				u.banner.ShowInfo("There is nothing to compact yet: the history has no messages that can be cleared or summarised.")
@@ -421,9 +423,8 @@ func (u *UI) compactionDone(live *liveSession, res agent.CompactionResult, err e
 		u.banner.ShowError("The compaction failed: " + err.Error())
 	default:
 		u.footer.State.Run = tw.RunState{}
-		u.compactions++
 	}
-	u.gauge.SetLevel(level, live.window, exact)
+	u.side.gauge.SetLevel(level, live.info.window, exact)
 	u.setIdleButtons()
 	u.footer.Update()
 }

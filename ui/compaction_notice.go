@@ -85,7 +85,7 @@ func (c *compactionNotice) CreateRenderer() fyne.WidgetRenderer {
 // showCompactionNotice shows the engine's announcement of a coming
 // automatic compaction.
 func (u *UI) showCompactionNotice(n agent.CompactionNotice) {
-	u.notice.show(n)
+	u.head.notice.show(n)
 }
 
 // previewNotice opens the compaction preview with the notice's plan.
@@ -97,13 +97,13 @@ func (u *UI) previewNotice() {
 	if live == nil {
 		return
 	}
-	v, _ := u.showCompactionDialog(u.notice.plan, nil, func(ok bool) {
-		if ok && u.live == live && !live.running {
-			u.notice.Hide()
+	v, _ := u.showCompactionDialog(u.head.notice.plan, nil, func(ok bool) {
+		if ok && u.live == live && !live.job.running {
+			u.head.notice.Hide()
 			u.applyCompaction(live)
 		}
 	})
-	if live.running {
+	if live.job.running {
 		v.apply.Disable()
 		v.apply.SetText("Runs by itself at the threshold")
 	}
@@ -118,12 +118,12 @@ func (u *UI) postponeCompaction() {
 		return
 	}
 	ops := live.ops
-	u.notice.notNow.Disable()
+	u.head.notice.notNow.Disable()
 	u.bridge.Work(func() func() {
 		ops.PostponeCompaction()
 		return func() {
 			if u.live == live {
-				u.notice.postponed()
+				u.head.notice.postponed()
 			}
 		}
 	})

@@ -37,20 +37,20 @@ func TestCompactionNoticePreviewNotNowAndTheRow(t *testing.T) {
 	plan.Fidelity = compact.Fidelity{Verbatim: 12, Summarised: 40, Recallable: 40}
 	f := &fakeOps{plan: plan, msgs: msgs, emit: h.events()}
 	h.ui.live.ops = f
-	h.ui.live.running = true // the notice comes mid-turn
+	h.ui.live.job.running = true // the notice comes mid-turn
 
 	f.emit(agent.Event{Kind: agent.EventCompactionSoon, Notice: &agent.CompactionNotice{Level: 57_700, Mark: 56_999, Threshold: 63_333, Plan: plan}})
-	h.waitFor("the notice", func() bool { return h.ui.notice.Visible() })
+	h.waitFor("the notice", func() bool { return h.ui.head.notice.Visible() })
 	want := "Context at 91 % of the auto-compaction threshold (57.7k of 63.3k tokens) — the next compaction keeps 12 messages verbatim, summarises 40, 40 recallable, 0 gone."
-	if got := h.ui.notice.Text(); got != want {
+	if got := h.ui.head.notice.Text(); got != want {
 		t.Errorf("notice = %q; want %q", got, want)
 	}
 	if !h.shows("Context at 91 %") {
 		t.Error("the notice is not on the window")
 	}
 
-	test.Tap(h.ui.notice.preview)
-	d := h.ui.compactDlg
+	test.Tap(h.ui.head.notice.preview)
+	d, _ := shown[*compactionPreview](h)
 	if d == nil || len(d.before) != len(plan.Messages) {
 		t.Fatalf("Preview did not open the preview of the notice's plan: %+v", d)
 	}
@@ -62,9 +62,9 @@ func TestCompactionNoticePreviewNotNowAndTheRow(t *testing.T) {
 		t.Fatalf("closing the preview compacted %d times", n)
 	}
 
-	test.Tap(h.ui.notice.notNow)
-	h.waitFor("Not now", func() bool { return f.postpones() == 1 && strings.HasPrefix(h.ui.notice.Text(), "Not now") })
-	if !h.ui.notice.notNow.Disabled() {
+	test.Tap(h.ui.head.notice.notNow)
+	h.waitFor("Not now", func() bool { return f.postpones() == 1 && strings.HasPrefix(h.ui.head.notice.Text(), "Not now") })
+	if !h.ui.head.notice.notNow.Disabled() {
 		t.Error("Not now can be pressed twice")
 	}
 
@@ -73,7 +73,7 @@ func TestCompactionNoticePreviewNotNowAndTheRow(t *testing.T) {
 		Kind: agent.RebuildCompaction, Reason: "auto compaction", TokensBefore: 70_100, TokensAfter: 9_800,
 		Summary: "The user asked about the fixtures.", Fidelity: &fid,
 		Record: "Files:\n- calc/calc.go changed +3 -1 (turn 2)\nCommands:\n- go test ./... exit 1 (turn 3)"}})
-	h.waitFor("the compaction row", func() bool { return !h.ui.notice.Visible() })
+	h.waitFor("the compaction row", func() bool { return !h.ui.head.notice.Visible() })
 	var row *chatItem
 	for _, it := range h.ui.chat.items {
 		if it.kind == itemRebuild {
@@ -107,11 +107,11 @@ func TestCompactionNoticePreviewAppliesBetweenTurns(t *testing.T) {
 	h.ui.live.ops = f
 	h.ui.setIdleButtons()
 	f.emit(agent.Event{Kind: agent.EventCompactionSoon, Notice: &agent.CompactionNotice{Level: 58_000, Mark: 56_999, Threshold: 63_333, Plan: plan}})
-	h.waitFor("the notice", func() bool { return h.ui.notice.Visible() })
-	test.Tap(h.ui.notice.preview)
-	test.Tap(h.ui.compactDlg.apply)
-	h.waitFor("the compaction", func() bool { n, _ := f.counts(); return n == 1 && !h.ui.live.running })
-	if h.ui.notice.Visible() {
+	h.waitFor("the notice", func() bool { return h.ui.head.notice.Visible() })
+	test.Tap(h.ui.head.notice.preview)
+	test.Tap(waitShown[*compactionPreview](h, "the preview").apply)
+	h.waitFor("the compaction", func() bool { n, _ := f.counts(); return n == 1 && !h.ui.live.job.running })
+	if h.ui.head.notice.Visible() {
 		t.Error("the notice stays after the compaction it announced")
 	}
 }

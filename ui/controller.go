@@ -18,27 +18,46 @@ import (
 // The session controller: opening a session through the front door,
 // starting and stopping turns, and the run state the footer shows.
 
-// liveSession is the open session and its running turn, if any.
+// liveSession is an open session, shown or running in the background.
 type liveSession struct {
-	id        string
-	sess      *agent.Session
-	ops       sessionOps // the session's compaction, purge and archive calls
+	id    string
+	sess  *agent.Session
+	ops   sessionOps   // the session's compaction, purge and archive calls
+	info  sessionFacts // what opening it established
+	job   job          // the turn or maintenance job running, if any
+	waits waits        // what it waits for the user on
+	draft string       // the unsent prompt, as last stored
+	rows  []ledger.Row
+}
+
+// sessionFacts is what opening a session established: how it is
+// configured and what the engine said of it.
+type sessionFacts struct {
 	demo      bool
 	model     string
 	noModel   error // why turns cannot run (no endpoint configured)
-	running   bool
-	cancel    context.CancelFunc
-	stopped   bool
-	maxSteps  int
 	window    int
 	workspace string // the session's folder (it never changes)
 	perm      permState
-	draft     string             // the unsent prompt, as last stored
-	rows      []ledger.Row       // the session's ledger rows as the engine committed them
-	waiting   []*pendingApproval // approvals not answered yet, oldest first (sub-agents may ask together)
+}
+
+// job is a session's running turn or maintenance job (compaction, purge,
+// new cycle, rewind), which Stop cancels.
+type job struct {
+	running bool
+	cancel  context.CancelFunc
+}
+
+// waits is what a session waits for the user on; a hidden session's
+// questions are shown when it is shown again.
+type waits struct {
+	approvals []*pendingApproval // approvals not answered yet, oldest first (sub-agents may ask together)
 	ask       func()             // a compaction question asked while hidden, shown on return
 	closeAsk  func()             // closes that question's dialog once shown
 }
+
+// maxSteps is the per-turn step limit of the window's sessions.
+const maxSteps = agent.DefaultMaxSteps
 
 // permState is what the header shows of a session's permissions, read on
 // the engine side when the session opens.
@@ -51,7 +70,7 @@ type permState struct {
 // agentConfig builds the engine configuration for a session through the
 // front door, with the window's approver, compaction asker and event
 // handler. It runs on the UI goroutine. When no model endpoint is set up
-// the session still opens, and live.noModel says why turns cannot run.
+// the session still opens, and live.info.noModel says why turns cannot run.
 func (u *UI) agentConfig(live *liveSession, isDemo bool) (agent.Config, error) {
 	approver := &approver{bridge: u.bridge,
 		show:     func(p *pendingApproval) { u.showApproval(live, p) },
@@ -60,14 +79,14 @@ func (u *UI) agentConfig(live *liveSession, isDemo bool) (agent.Config, error) {
 		return u.askCompaction(live, plan, answer)
 	}}
 	cfg, err := u.wb.Config(workbench.SessionOptions{
-		ID: live.id, Demo: isDemo, MaxSteps: agent.DefaultMaxSteps,
+		ID: live.id, Demo: isDemo, MaxSteps: maxSteps,
 		Approver: approver, Asker: asker,
 		OnEvent: u.bridge.Events(func(e agent.Event) { u.onEvent(live, e) }),
 	})
 	if errors.Is(err, workbench.ErrNoModel) {
-		live.noModel = errNoModel
+		live.info.noModel = errNoModel
 		if workbench.MissingKey(err) {
-			live.noModel = errors.New(tw.UpperFirst(err.Error()) + ".")
+			live.info.noModel = errors.New(tw.UpperFirst(err.Error()) + ".")
 		}
 		err = nil
 	}
@@ -88,13 +107,13 @@ func (u *UI) warmUpText(r ledger.Row) string {
 func (u *UI) askCompaction(live *liveSession, plan compact.Plan, answer func(bool)) func() {
 	if u.live != live {
 		// Hidden: the question waits on the session until it is shown.
-		live.ask = func() { live.closeAsk = u.askCompaction(live, plan, answer) }
+		live.waits.ask = func() { live.waits.closeAsk = u.askCompaction(live, plan, answer) }
 		u.sessions.badges()
 		u.notify("A compaction question waits", u.sessions.title(live.id)+" asks whether to compact its history.", live)
 		return func() {
-			live.ask = nil
-			if live.closeAsk != nil {
-				live.closeAsk()
+			live.waits.ask = nil
+			if live.waits.closeAsk != nil {
+				live.waits.closeAsk()
 			}
 			u.sessions.badges()
 		}
@@ -102,7 +121,7 @@ func (u *UI) askCompaction(live *liveSession, plan compact.Plan, answer func(boo
 	u.footer.State.Run = tw.RunState{Phase: tw.RunWaitingAnswer}
 	u.footer.Update()
 	_, closeFn := u.showCompactionDialog(plan, nil, func(ok bool) {
-		if u.live == live && live.running {
+		if u.live == live && live.job.running {
 			u.footer.State.Run = tw.Running(0, 0, "")
 			if ok {
 				u.footer.State.Run = tw.Busy("compacting…")
@@ -119,21 +138,21 @@ func (u *UI) askCompaction(live *liveSession, plan compact.Plan, answer func(boo
 func (u *UI) setBusyButtons(busy bool) {
 	open := u.live != nil && u.live.ops != nil
 	ok := !busy && open
-	for _, b := range []*widget.Button{u.compactB, u.purgeB, u.cycleB} {
+	for _, b := range []*widget.Button{u.actions.compact, u.actions.purge, u.actions.cycle} {
 		enableIf(b, ok)
 	}
-	enableIf(u.archiveB, open)
-	enableIf(u.changesB, open)
+	enableIf(u.actions.archive, open)
+	enableIf(u.actions.changes, open)
 	// Fyne has no tooltips: a line under the buttons says why they are off.
 	switch {
 	case !open:
-		u.actionsWhy.SetText("Open a session to compact, purge, start a cycle or browse its archive.")
-		u.actionsWhy.Show()
+		u.actions.why.SetText("Open a session to compact, purge, start a cycle or browse its archive.")
+		u.actions.why.Show()
 	case busy:
-		u.actionsWhy.SetText("A turn is running: Compact, Purge and New cycle wait until it ends (or press Stop).")
-		u.actionsWhy.Show()
+		u.actions.why.SetText("A turn is running: Compact, Purge and New cycle wait until it ends (or press Stop).")
+		u.actions.why.Show()
 	default:
-		u.actionsWhy.Hide()
+		u.actions.why.Hide()
 	}
 	u.setSuggestions(ok)
 }
@@ -160,17 +179,17 @@ func (u *UI) saveSettings(s workbench.Settings) {
 // send starts a turn with the prompt's text.
 func (u *UI) send() {
 	live := u.live
-	text := strings.TrimSpace(u.prompt.Text)
-	if live == nil || live.sess == nil || live.running || text == "" {
+	text := strings.TrimSpace(u.input.prompt.Text)
+	if live == nil || live.sess == nil || live.job.running || text == "" {
 		return
 	}
-	if live.noModel != nil {
-		u.banner.ShowAction(live.noModel.Error(), "Settings", u.settingsFor(live.noModel))
+	if live.info.noModel != nil {
+		u.banner.ShowAction(live.info.noModel.Error(), "Settings", u.settingsFor(live.info.noModel))
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	live.running, live.cancel, live.stopped = true, cancel, false
-	u.prompt.SetText("")
+	live.job = job{running: true, cancel: cancel}
+	u.input.prompt.SetText("")
 	u.keepDraft(live)
 	u.sessions.badges()
 	u.setRunning(1)
@@ -192,18 +211,17 @@ func (u *UI) send() {
 
 // stop cancels the running turn; the engine keeps the transcript valid.
 func (u *UI) stop() {
-	if u.live != nil && u.live.running && u.live.cancel != nil {
-		u.live.stopped = true
-		u.live.cancel()
+	if u.live != nil && u.live.job.running && u.live.job.cancel != nil {
+		u.live.job.cancel()
 		u.footer.State.Run = tw.RunState{Phase: tw.RunStopping}
 		u.footer.Update()
 	}
 }
 
 func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int, exact bool) {
-	live.running = false
-	live.cancel = nil
-	live.waiting, live.ask = nil, nil
+	live.job.running = false
+	live.job.cancel = nil
+	live.waits.approvals, live.waits.ask = nil, nil
 	if u.live != live {
 		if res.Reason != agent.ReasonCancelled {
 			u.backgroundDone(live, err)
@@ -232,7 +250,7 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 	default:
 		u.footer.State.Run = tw.RunState{}
 	}
-	u.gauge.SetLevel(level, live.window, exact)
+	u.side.gauge.SetLevel(level, live.info.window, exact)
 	u.setIdleButtons()
 	u.footer.Update()
 	u.sessions.refresh()
@@ -252,25 +270,25 @@ func friendlyError(err error) string {
 }
 
 func (u *UI) setRunning(step int) {
-	u.sendB.Disable()
-	u.stopB.Enable()
-	u.footer.State.Run = tw.Running(step, u.live.maxSteps, "")
+	u.input.send.Disable()
+	u.input.stop.Enable()
+	u.footer.State.Run = tw.Running(step, maxSteps, "")
 	u.footer.Update()
 }
 
 func (u *UI) setIdleButtons() {
-	u.stopB.Disable()
+	u.input.stop.Disable()
 	if u.live != nil && u.live.sess != nil {
-		u.sendB.Enable()
+		u.input.send.Enable()
 	} else {
-		u.sendB.Disable()
+		u.input.send.Disable()
 	}
-	u.setBusyButtons(u.live != nil && u.live.running)
+	u.setBusyButtons(u.live != nil && u.live.job.running)
 }
 
 func (u *UI) setIdle() {
 	u.setIdleButtons()
-	if u.live == nil || !u.live.running {
+	if u.live == nil || !u.live.job.running {
 		if !u.footer.State.Run.Ended() {
 			u.footer.State.Run = tw.RunState{}
 		}
@@ -281,7 +299,7 @@ func (u *UI) setIdle() {
 // showTitle puts the open session's title and workspace in the header and
 // the window title.
 func (u *UI) showTitle(title, workspace string) {
-	u.title.SetText(title + "  ·  " + workspace)
+	u.head.title.SetText(title + "  ·  " + workspace)
 	u.win.SetTitle("Tally — " + title)
 }
 
@@ -292,9 +310,9 @@ func (u *UI) showTitle(title, workspace string) {
 // first request, never as $0.00.
 func (u *UI) showTotals(live *liveSession) {
 	t := ledger.Sum(live.rows, u.settings.PriceFor)
-	_, priced := u.settings.PriceFor(live.model)
+	_, priced := u.settings.PriceFor(live.info.model)
 	u.footer.State.Cost, u.footer.State.CostKnown = t.Cost, t.Priced && priced
-	u.chip.SetSession(t)
+	u.side.chip.SetSession(t)
 }
 
 // try runs do off the UI goroutine; an error it returns goes to the

@@ -20,7 +20,7 @@ import (
 // The chat shows the result from the engine's rebuild event.
 func (u *UI) startNewCycle() {
 	live := u.live
-	if live == nil || live.ops == nil || live.running {
+	if live == nil || live.ops == nil || live.job.running {
 		return
 	}
 	msg := "Archive this cycle and start a new one?\n\nThe model writes a hand-off brief first; the next request starts from the brief and the checklist, so it misses the cache once. The archive stays searchable."
@@ -65,13 +65,13 @@ func (u *UI) runNewCycle(live *liveSession) {
 // and shows state in the footer. It reports false when live is not the open
 // session or is already busy.
 func (u *UI) beginBusy(live *liveSession, state string) (context.Context, bool) {
-	if u.live != live || live == nil || live.running {
+	if u.live != live || live == nil || live.job.running {
 		return nil, false
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	live.running, live.cancel, live.stopped = true, cancel, false
-	u.sendB.Disable()
-	u.stopB.Enable()
+	live.job = job{running: true, cancel: cancel}
+	u.input.send.Disable()
+	u.input.stop.Enable()
 	u.setBusyButtons(true)
 	u.footer.State.Run = tw.Busy(state)
 	u.footer.Update()
@@ -84,7 +84,7 @@ func (u *UI) refreshThresholds(live *liveSession) {
 		return
 	}
 	level, exact := live.ops.ContextTokens()
-	u.gauge.SetLevel(level, live.window, exact)
+	u.side.gauge.SetLevel(level, live.info.window, exact)
 }
 
 // demoSuggestions is the row of the demo's follow-up prompts, shown above
@@ -96,10 +96,10 @@ func (u *UI) demoSuggestions() *fyne.Container {
 	for _, p := range demo.FollowUps {
 		prompt := p
 		row.Add(&widget.Button{Text: labels[prompt], Importance: widget.LowImportance, OnTapped: func() {
-			if u.live == nil || u.live.running {
+			if u.live == nil || u.live.job.running {
 				return
 			}
-			u.prompt.SetText(prompt)
+			u.input.prompt.SetText(prompt)
 			u.send()
 		}})
 	}
@@ -109,10 +109,10 @@ func (u *UI) demoSuggestions() *fyne.Container {
 // setSuggestions enables the demo's suggested prompts when a turn can
 // start, and says why they are off while one runs.
 func (u *UI) setSuggestions(on bool) {
-	if u.suggest == nil {
+	if u.input.suggest == nil {
 		return
 	}
-	for i, o := range u.suggest.Objects {
+	for i, o := range u.input.suggest.Objects {
 		switch v := o.(type) {
 		case *widget.Label:
 			if i == 0 {

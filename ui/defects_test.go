@@ -26,7 +26,7 @@ func TestGaugeMarksCompactionBeforeTheCycleOnA1MWindow(t *testing.T) {
 	}
 	h.newSession()
 	marks := map[string]int{}
-	for _, m := range h.ui.gauge.Marks() {
+	for _, m := range h.ui.side.gauge.Marks() {
 		marks[m.Label] = m.Tokens
 	}
 	if marks["compact"] == 0 || marks["cycle"] == 0 || marks["compact"] >= marks["cycle"] {
@@ -47,9 +47,9 @@ func TestDemoWindowIsTheSameInTheAppAndOnTheCommandLine(t *testing.T) {
 	t.Cleanup(func() { h.ui.Close() })
 	h.waitFor("the welcome", func() bool { return h.ui.sessions != nil && h.q.empty() })
 	h.ui.startDemo()
-	h.waitFor("the demo session", func() bool { return h.ui.live != nil && h.ui.live.sess != nil && h.ui.live.window > 0 })
+	h.waitFor("the demo session", func() bool { return h.ui.live != nil && h.ui.live.sess != nil && h.ui.live.info.window > 0 })
 	h.ui.stop()
-	h.waitFor("the demo turn to stop", func() bool { return !h.ui.live.running })
+	h.waitFor("the demo turn to stop", func() bool { return !h.ui.live.job.running })
 	var out, errb bytes.Buffer
 	if code := cli.Main([]string{"inspect", "--data", h.dir, h.ui.live.id}, strings.NewReader(""), &out, &errb); code != 0 {
 		t.Fatalf("tally inspect: exit %d, %s", code, errb.String())
@@ -60,13 +60,13 @@ func TestDemoWindowIsTheSameInTheAppAndOnTheCommandLine(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("inspect output: %v\n%s", err, out.String())
 	}
-	if rep.Window != h.ui.live.window || gaugeWindow(h) != rep.Window {
-		t.Errorf("command line window %d, app %d (gauge %d)", rep.Window, h.ui.live.window, gaugeWindow(h))
+	if rep.Window != h.ui.live.info.window || gaugeWindow(h) != rep.Window {
+		t.Errorf("command line window %d, app %d (gauge %d)", rep.Window, h.ui.live.info.window, gaugeWindow(h))
 	}
 }
 
 // gaugeWindow is the window the gauge measures the level against.
 func gaugeWindow(h *harness) int {
-	_, window := h.ui.gauge.Level()
+	_, window := h.ui.side.gauge.Level()
 	return window
 }

@@ -29,10 +29,10 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 		u.chat.commit(e.Message, e.Index)
 	case agent.EventToolStart:
 		u.chat.toolStarted(e.Call.ID)
-		u.footer.State.Run = tw.Running(e.Step, live.maxSteps, e.Call.Name)
+		u.footer.State.Run = tw.Running(e.Step, maxSteps, e.Call.Name)
 		u.footer.Update()
 	case agent.EventChecklist:
-		u.checklist.SetItems(e.Checklist)
+		u.side.checklist.SetItems(e.Checklist)
 	case agent.EventDrift:
 		// The chart marks the drift from the next request's row.
 		if d := e.Drift; d != nil && d.Changed && !d.Booked {
@@ -45,9 +45,9 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 		}
 	case agent.EventRebuild:
 		if e.Rebuild != nil {
-			u.notice.Hide() // the compaction it announced, or a rewrite that makes it moot
+			u.head.notice.Hide() // the compaction it announced, or a rewrite that makes it moot
 			u.showRebuild(*e.Rebuild)
-			u.gauge.SetLevel(e.Rebuild.TokensAfter, live.window, false)
+			u.side.gauge.SetLevel(e.Rebuild.TokensAfter, live.info.window, false)
 		}
 	case agent.EventUsage:
 		u.onUsage(live, e.Step, *e.Usage)
@@ -72,22 +72,22 @@ func (u *UI) onUsage(live *liveSession, step int, us agent.Usage) {
 	row := us.Row
 	live.rows = append(live.rows, row)
 	u.footer.ClearRetry()
-	u.chart.SetWindow(us.Window)
-	u.chart.Add(row)
+	u.side.chart.SetWindow(us.Window)
+	u.side.chart.Add(row)
 	u.showTotals(live)
 	if us.WarmUp {
 		u.footer.State.WarmUp = u.warmUpText(row)
 		u.footer.Update()
 		return
 	}
-	u.gauge.SetLevel(row.ContextTokens, us.Window, us.Exact)
+	u.side.gauge.SetLevel(row.ContextTokens, us.Window, us.Exact)
 	if us.CompactAt > 0 {
-		u.gauge.SetThresholds(us.CompactAt, us.CycleAt) // the budget moves the compaction mark
+		u.side.gauge.SetThresholds(us.CompactAt, us.CycleAt) // the budget moves the compaction mark
 	}
 	u.chat.noteNextRequest(row)
-	u.chip.Set(row, us.First)
+	u.side.chip.Set(row, us.First)
 	u.footer.State.LastDuration = rowDuration(row)
-	u.footer.State.Run = tw.Running(step, live.maxSteps, "")
+	u.footer.State.Run = tw.Running(step, maxSteps, "")
 	u.footer.Update()
 }
 
@@ -96,8 +96,8 @@ func rowDuration(r ledger.Row) time.Duration { return time.Duration(r.DurationMS
 
 // showApproval puts the Approve / Deny / Always buttons on the call's card.
 func (u *UI) showApproval(live *liveSession, p *pendingApproval) {
-	if !slices.Contains(live.waiting, p) {
-		live.waiting = append(live.waiting, p)
+	if !slices.Contains(live.waits.approvals, p) {
+		live.waits.approvals = append(live.waits.approvals, p)
 	}
 	u.notify("Approval needed", fmt.Sprintf("%s wants to run %s.", u.sessions.title(live.id), p.req.Tool), live)
 	u.sessions.badges()
@@ -124,8 +124,8 @@ func (u *UI) dropWaiting(live *liveSession, p *pendingApproval) {
 	if live == nil {
 		return
 	}
-	if i := slices.Index(live.waiting, p); i >= 0 {
-		live.waiting = slices.Delete(live.waiting, i, i+1)
+	if i := slices.Index(live.waits.approvals, p); i >= 0 {
+		live.waits.approvals = slices.Delete(live.waits.approvals, i, i+1)
 		u.sessions.badges()
 	}
 }
@@ -164,7 +164,7 @@ func (u *UI) decide(it *chatItem, d tool.Decision) {
 	}
 	u.chat.refreshItem(it)
 	p.answer(d)
-	if u.live != nil && u.live.running {
+	if u.live != nil && u.live.job.running {
 		u.footer.State.Run = tw.Running(0, 0, it.call.Name)
 		u.footer.Update()
 	}

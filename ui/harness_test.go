@@ -54,11 +54,35 @@ func (q *queue) drain() {
 }
 
 type harness struct {
-	t   testing.TB
-	win fyne.Window
-	ui  *UI
-	q   *queue
-	dir string
+	t     testing.TB
+	win   fyne.Window
+	ui    *UI
+	q     *queue
+	dir   string
+	notes *notifyingApp // the desktop notifications the window sent
+}
+
+// notifyingApp is the test app, counting the desktop notifications sent
+// through it.
+type notifyingApp struct {
+	fyne.App
+	mu   sync.Mutex
+	sent int
+}
+
+// SendNotification implements fyne.App.
+func (a *notifyingApp) SendNotification(n *fyne.Notification) {
+	a.mu.Lock()
+	a.sent++
+	a.mu.Unlock()
+	a.App.SendNotification(n)
+}
+
+// count returns the notifications sent so far.
+func (a *notifyingApp) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sent
 }
 
 // newHarness opens the window on a fresh data directory with env as the
@@ -67,8 +91,8 @@ func newHarness(t testing.TB, env map[string]string) *harness {
 	t.Helper()
 	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, widget.NewLabel(""))
-	h := &harness{t: t, win: w, q: &queue{}, dir: t.TempDir()}
-	h.ui = New(a, w, newBridgeWith(h.q.post), Options{DataDir: h.dir, Env: func(k string) string { return env[k] }})
+	h := &harness{t: t, win: w, q: &queue{}, dir: t.TempDir(), notes: &notifyingApp{App: a}}
+	h.ui = New(h.notes, w, newBridgeWith(h.q.post), Options{DataDir: h.dir, Env: func(k string) string { return env[k] }})
 	w.Resize(fyne.NewSize(1200, 800))
 	t.Cleanup(func() { h.ui.Close() })
 	h.waitFor("the session list", func() bool { return h.ui.sessions != nil && h.q.empty() })
@@ -112,16 +136,16 @@ func (h *harness) newSession() string {
 // send types text into the prompt and presses Send.
 func (h *harness) send(text string) {
 	h.t.Helper()
-	test.Type(h.ui.prompt, text)
-	test.Tap(h.ui.sendB)
-	if !h.ui.live.running {
-		h.t.Fatalf("Send did not start a turn (prompt %q)", h.ui.prompt.Text)
+	test.Type(h.ui.input.prompt, text)
+	test.Tap(h.ui.input.send)
+	if !h.ui.live.job.running {
+		h.t.Fatalf("Send did not start a turn (prompt %q)", h.ui.input.prompt.Text)
 	}
 }
 
 func (h *harness) waitIdle() {
 	h.t.Helper()
-	h.waitFor("the turn to end", func() bool { return !h.ui.live.running })
+	h.waitFor("the turn to end", func() bool { return !h.ui.live.job.running })
 }
 
 // texts walks the whole canvas (content and overlays) and returns every
@@ -172,6 +196,55 @@ func (h *harness) shows(s string) bool {
 	return false
 }
 
+// shown returns the first visible T drawn in the window's overlays (its
+// open dialogs: each view is a widget of its own), and whether there is
+// one. A dialog that was closed is no longer drawn there.
+func shown[T fyne.CanvasObject](h *harness) (T, bool) {
+	var found T
+	ok := false
+	for _, o := range h.win.Canvas().Overlays().List() {
+		fynetest.Walk(o, func(c fyne.CanvasObject) bool {
+			if ok || !c.Visible() {
+				return false
+			}
+			if v, is := c.(T); is {
+				found, ok = v, true
+			}
+			return !ok
+		})
+	}
+	return found, ok
+}
+
+// waitShown drains the UI queue until a T is shown in an overlay (see
+// shown) and returns it.
+func waitShown[T fyne.CanvasObject](h *harness, what string) T {
+	h.t.Helper()
+	var v T
+	h.waitFor(what, func() bool {
+		var ok bool
+		v, ok = shown[T](h)
+		return ok
+	})
+	return v
+}
+
+// overlayShows reports whether the topmost dialog shows s in a label or a
+// text field.
+func (h *harness) overlayShows(s string) bool {
+	found := false
+	fynetest.Walk(h.win.Canvas().Overlays().Top(), func(c fyne.CanvasObject) bool {
+		switch v := c.(type) {
+		case *widget.Label:
+			found = found || strings.Contains(v.Text, s)
+		case *widget.Entry:
+			found = found || strings.Contains(v.Text, s)
+		}
+		return !found
+	})
+	return found
+}
+
 // card finds the on-screen tool card showing it.
 func (h *harness) card(it *chatItem) *toolCard {
 	var found *toolCard
@@ -197,8 +270,6 @@ func (h *harness) toolItem(name string) *chatItem {
 	}
 	return nil
 }
-
-func stringsContains(s, sub string) bool { return strings.Contains(s, sub) }
 
 // pending waits for the card of a call waiting for approval.
 func (h *harness) pending() *chatItem {

@@ -57,8 +57,8 @@ func (u *UI) showMCP(live *liveSession, st agent.MCPStatus, event string) {
 	if u.live != live {
 		return
 	}
-	u.mcpInfo.SetText(mcpLine(st))
-	tw.ShowIf(u.mcpInfo, u.mcpInfo.Text != "")
+	u.side.mcpInfo.SetText(mcpLine(st))
+	tw.ShowIf(u.side.mcpInfo, u.side.mcpInfo.Text != "")
 	switch probs := st.Problems(); {
 	case event != "" && len(probs) > 0:
 		logPath := probs[0].LogPath
@@ -93,7 +93,7 @@ func (u *UI) reviewMCPTrust(live *liveSession, wf mcp.WorkspaceFile) {
 	var d *dialog.CustomDialog
 	trust := &widget.Button{Text: "Trust and start them", Importance: widget.HighImportance, OnTapped: func() {
 		d.Hide()
-		wb, ws := u.wb, live.workspace
+		wb, ws := u.wb, live.info.workspace
 		u.bridge.Work(func() func() {
 			err := wb.TrustMCP(ws, wf.Hash)
 			return func() {
@@ -109,14 +109,13 @@ func (u *UI) reviewMCPTrust(live *liveSession, wf mcp.WorkspaceFile) {
 	d = dialog.NewCustomWithoutButtons("MCP servers of "+wf.Path, container.NewBorder(note, nil, nil, nil, container.NewScroll(body)), u.win)
 	d.SetButtons([]fyne.CanvasObject{&widget.Button{Text: "Not now", OnTapped: func() { d.Hide() }}, trust})
 	d.Resize(fyne.NewSize(min(760, u.win.Canvas().Size().Width-40), min(520, u.win.Canvas().Size().Height-40)))
-	u.mcpTrustDlg = d
 	d.Show()
 }
 
 // restartSession reopens the shown session from the store, so that it
 // reads its configuration (MCP servers) again.
 func (u *UI) restartSession(live *liveSession) {
-	if u.live != live || live.running {
+	if u.live != live || live.job.running {
 		return
 	}
 	u.closeSession(live.sess)
@@ -126,6 +125,8 @@ func (u *UI) restartSession(live *liveSession) {
 
 // mcpSettings is the MCP servers dialog.
 type mcpSettings struct {
+	widget.BaseWidget
+
 	u       *UI
 	list    *fyne.Container
 	servers []workbench.MCPServer
@@ -133,8 +134,12 @@ type mcpSettings struct {
 	command *widget.Entry
 	status  *widget.Label
 	probed  []mcp.ToolSummary // the last Test's tools, for tests
+	body    fyne.CanvasObject
 	dlg     *dialog.CustomDialog
 }
+
+// CreateRenderer implements fyne.Widget.
+func (v *mcpSettings) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(v.body) }
 
 // showMCPSettings opens the MCP servers dialog.
 func (u *UI) showMCPSettings() {
@@ -149,10 +154,10 @@ func (u *UI) showMCPSettings() {
 	path, _ := workbench.MCPUserPath()
 	head := &widget.Label{Wrapping: fyne.TextWrapWord, Text: "Servers from " + path + " (yours) and from the workspace's .tally/mcp.json " +
 		"(only once trusted). Their tools are named mcp__server__tool and ask before each call unless you allow them. Changes apply to sessions opened from now on."}
-	v.dlg = dialog.NewCustom("MCP servers", "Close", container.NewBorder(head, container.NewVBox(widget.NewSeparator(), form, v.status), nil, nil,
-		container.NewVScroll(v.list)), u.win)
+	v.body = container.NewBorder(head, container.NewVBox(widget.NewSeparator(), form, v.status), nil, nil, container.NewVScroll(v.list))
+	v.ExtendBaseWidget(v)
+	v.dlg = dialog.NewCustom("MCP servers", "Close", v, u.win)
 	v.dlg.Resize(fyne.NewSize(min(900, u.win.Canvas().Size().Width-40), min(600, u.win.Canvas().Size().Height-40)))
-	u.mcpDlg = v
 	v.reload()
 	v.dlg.Show()
 }
@@ -163,7 +168,7 @@ func (v *mcpSettings) reload() {
 	ws := ""
 	var sess *agent.Session
 	if u.live != nil && u.live.sess != nil {
-		sess, ws = u.live.sess, u.live.workspace
+		sess, ws = u.live.sess, u.live.info.workspace
 	}
 	wb := u.wb
 	u.bridge.Work(func() func() {
@@ -261,7 +266,7 @@ func (v *mcpSettings) test(name string, sc mcp.ServerConfig) {
 	u := v.u
 	ws := ""
 	if u.live != nil && u.live.sess != nil {
-		ws = u.live.workspace
+		ws = u.live.info.workspace
 	}
 	v.status.SetText("Connecting to " + name + "…")
 	u.bridge.Work(func() func() {

@@ -56,7 +56,7 @@ func TestMCPSettingsAddTestDisableRemove(t *testing.T) {
 	url := mcpServer(t)
 	h := newHarness(t, map[string]string{})
 	h.ui.showMCPSettings()
-	v := h.ui.mcpDlg
+	v, _ := shown[*mcpSettings](h)
 	h.waitFor("the list", func() bool { return len(v.list.Objects) > 0 })
 	v.name.SetText("greeter")
 	v.command.SetText(url)
@@ -109,8 +109,8 @@ func TestMCPToolInASession(t *testing.T) {
 		t.Fatalf("result: %+v", got)
 	}
 	h.ui.showMCP(h.ui.live, h.ui.live.sess.MCPStatus(), "")
-	if !h.ui.mcpInfo.Visible() || !strings.Contains(h.ui.mcpInfo.Text, "MCP: 1 of 1 server connected") {
-		t.Errorf("gauge line %q", h.ui.mcpInfo.Text)
+	if !h.ui.side.mcpInfo.Visible() || !strings.Contains(h.ui.side.mcpInfo.Text, "MCP: 1 of 1 server connected") {
+		t.Errorf("gauge line %q", h.ui.side.mcpInfo.Text)
 	}
 }
 

@@ -77,7 +77,7 @@ func (u *UI) openSession(id string) {
 	u.leave()
 	u.resetPanels()
 	u.showChat()
-	u.title.SetText("Opening…")
+	u.head.title.SetText("Opening…")
 	if live := u.bg[id]; live != nil {
 		// A turn of it runs in the background: show it again, rebuilt from
 		// the engine, with whatever it asked meanwhile.
@@ -86,7 +86,7 @@ func (u *UI) openSession(id string) {
 		u.reload(live, nil)
 		return
 	}
-	live := &liveSession{id: id, maxSteps: agent.DefaultMaxSteps}
+	live := &liveSession{id: id}
 	u.live = live
 	wb := u.wb
 	u.bridge.Work(func() func() {
@@ -110,7 +110,7 @@ func (u *UI) openConfigured(live *liveSession, isDemo bool) error {
 	if err != nil {
 		return err
 	}
-	live.demo, live.model = isDemo, cfg.ModelName
+	live.info.demo, live.info.model = isDemo, cfg.ModelName
 	wb, id := u.wb, live.id
 	u.bridge.Work(func() func() {
 		sess, err := wb.OpenSession(cfg, id)
@@ -127,7 +127,7 @@ func (u *UI) openConfigured(live *liveSession, isDemo bool) error {
 // then runs then (if any). What the work needs of live is read here, on
 // the UI goroutine.
 func (u *UI) reload(live *liveSession, then func()) {
-	wb, sess, id, running := u.wb, live.sess, live.id, live.running
+	wb, sess, id, running := u.wb, live.sess, live.id, live.job.running
 	u.bridge.Work(func() func() {
 		s := readSession(wb, sess, id, running)
 		return func() {
@@ -160,25 +160,25 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 		}
 		return
 	}
-	live.sess, live.ops, live.window, live.workspace = sess, engineOps{sess}, s.window, s.meta.Workspace
+	live.sess, live.ops, live.info.window, live.info.workspace = sess, engineOps{sess}, s.window, s.meta.Workspace
 	if s.perm != nil {
-		live.perm = *s.perm
+		live.info.perm = *s.perm
 	}
-	u.perm.load(live)
+	u.head.perm.load(live)
 	u.showTitle(s.meta.Title, s.meta.Workspace)
-	tw.ShowIf(u.demoTag, live.demo)
-	tw.ShowIf(u.suggestBox, live.demo)
+	tw.ShowIf(u.head.demoTag, live.info.demo)
+	tw.ShowIf(u.input.suggestBox, live.info.demo)
 	u.chat.setHistory(s.cycles, s.past, s.msgs)
 	u.chat.attachChildren(s.children)
 	defer u.revealPending()
-	u.gauge.SetLevel(s.level, s.window, s.exact)
-	u.gauge.SetThresholds(s.compactAt, s.cycleAt)
+	u.side.gauge.SetLevel(s.level, s.window, s.exact)
+	u.side.gauge.SetThresholds(s.compactAt, s.cycleAt)
 	u.applyLedger(live, s.rows, s.rule)
-	u.checklist.SetItems(s.items)
+	u.side.checklist.SetItems(s.items)
 	u.footer.State.Alerts = s.alerts
 	u.sessions.selectID(live.id)
-	if live.noModel != nil {
-		u.banner.ShowAction(live.noModel.Error(), "Settings", u.settingsFor(live.noModel))
+	if live.info.noModel != nil {
+		u.banner.ShowAction(live.info.noModel.Error(), "Settings", u.settingsFor(live.info.noModel))
 	} else {
 		u.banner.Hide()
 		u.showMCP(live, s.mcp, "")
@@ -186,16 +186,16 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 	u.setIdle()
 	if s.draftOK {
 		live.draft = s.draft
-		u.prompt.setDraft(s.draft)
+		u.input.prompt.setDraft(s.draft)
 	}
-	if live.running {
+	if live.job.running {
 		u.setRunning(0)
 		u.setBusyButtons(true)
 		u.resumeWaiting(live)
 	}
-	if u.warmNext == live.id {
-		u.warmNext = ""
-		if u.settings.WarmUp && !live.demo && live.noModel == nil {
+	if u.next.warmUp == live.id {
+		u.next.warmUp = ""
+		if u.settings.WarmUp && !live.info.demo && live.info.noModel == nil {
 			u.warmUp(live)
 		}
 	}
@@ -203,10 +203,10 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 		u.settings.LastSession = live.id
 		u.saveSettings(u.settings)
 	}
-	u.prompt.FocusIn()
-	if u.autoSend != "" && live.noModel == nil && !live.running {
-		u.prompt.SetText(u.autoSend)
-		u.autoSend = ""
+	u.input.prompt.FocusIn()
+	if u.next.autoSend != "" && live.info.noModel == nil && !live.job.running {
+		u.input.prompt.SetText(u.next.autoSend)
+		u.next.autoSend = ""
 		u.send()
 	}
 }
@@ -216,18 +216,18 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 // session's cost.
 func (u *UI) applyLedger(live *liveSession, rows []ledger.Row, rule ledger.CacheRule) {
 	live.rows = rows
-	u.footer.State.Model = live.model
+	u.footer.State.Model = live.info.model
 	u.footer.State.LastDuration = 0
 	u.footer.State.RetryAt = time.Time{}
-	u.chip.Reset()
-	u.chip.SetRule(rule)
+	u.side.chip.Reset()
+	u.side.chip.SetRule(rule)
 	if n := len(rows); n > 0 {
 		last := rows[n-1]
 		u.footer.State.LastDuration = rowDuration(last)
-		u.chip.Set(last, last.Request == 1)
+		u.side.chip.Set(last, last.Request == 1)
 	}
-	u.chart.SetPrices(u.settings.PriceFor)
-	u.chart.SetRows(rows, live.window)
+	u.side.chart.SetPrices(u.settings.PriceFor)
+	u.side.chart.SetRows(rows, live.info.window)
 	u.showTotals(live)
 	u.footer.Update()
 }

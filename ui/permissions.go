@@ -50,8 +50,8 @@ func (p *permissionBar) load(live *liveSession) {
 	p.loading = true
 	defer func() { p.loading = false }()
 	p.mode.SetSelected(live.sess.Mode().Label())
-	p.network.SetChecked(live.perm.network)
-	p.showSandbox(live.perm)
+	p.network.SetChecked(live.info.perm.network)
+	p.showSandbox(live.info.perm)
 	p.box.Show()
 }
 
@@ -92,7 +92,7 @@ func (p *permissionBar) onNetwork(on bool) {
 		return
 	}
 	sess := live.sess
-	if live.running {
+	if live.job.running {
 		p.u.banner.ShowInfo("The network switch applies once the current turn ends.")
 	}
 	p.u.bridge.Work(func() func() {
@@ -104,8 +104,8 @@ func (p *permissionBar) onNetwork(on bool) {
 				return
 			}
 			if p.u.live == live {
-				live.perm.network, live.perm.sandbox = on, note
-				p.showSandbox(live.perm)
+				live.info.perm.network, live.info.perm.sandbox = on, note
+				p.showSandbox(live.info.perm)
 			}
 		}
 	})
@@ -135,7 +135,7 @@ func (p *permissionBar) showRules() {
 	m := live.sess.Mode()
 	list := container.NewVBox(
 		&widget.Label{Text: m.Label() + " mode: " + m.Explain() + ".", Wrapping: fyne.TextWrapWord},
-		&widget.Label{Text: "Commands: " + live.perm.sandbox + ".", Wrapping: fyne.TextWrapWord},
+		&widget.Label{Text: "Commands: " + live.info.perm.sandbox + ".", Wrapping: fyne.TextWrapWord},
 		widget.NewSeparator())
 	if len(rules) == 0 {
 		list.Add(widget.NewLabel("No tool is allowed always in this session: every gated call asks, as the mode says."))

@@ -52,12 +52,12 @@ func TestModePickerAndRules(t *testing.T) {
 	defer srv.Close()
 	h := newHarness(t, endpoint(srv))
 	ws := h.newSession()
-	h.waitFor("the permission bar", func() bool { return h.ui.perm.box.Visible() })
-	if h.ui.perm.mode.Selected != tool.ModeAsk.Label() {
-		t.Fatalf("a new session starts in %q, want Ask", h.ui.perm.mode.Selected)
+	h.waitFor("the permission bar", func() bool { return h.ui.head.perm.box.Visible() })
+	if h.ui.head.perm.mode.Selected != tool.ModeAsk.Label() {
+		t.Fatalf("a new session starts in %q, want Ask", h.ui.head.perm.mode.Selected)
 	}
 	setMode := func(m tool.Mode) {
-		h.ui.perm.mode.SetSelected(m.Label())
+		h.ui.head.perm.mode.SetSelected(m.Label())
 		h.waitFor("the mode to apply", func() bool { return h.ui.live.sess.Mode() == m })
 	}
 

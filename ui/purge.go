@@ -21,12 +21,18 @@ import (
 // purgeView is the purge preview: the model's proposed changes and what
 // was refused, with Apply and Cancel.
 type purgeView struct {
+	widget.BaseWidget
+
 	plan   agent.PurgePreview
 	text   *widget.Label
 	apply  *widget.Button
 	cancel *widget.Button
+	body   fyne.CanvasObject
 	dlg    *dialog.CustomDialog
 }
+
+// CreateRenderer implements fyne.Widget.
+func (v *purgeView) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(v.body) }
 
 // startPurge asks the model (off the UI goroutine) which messages can go,
 // then shows the plan. Stop cancels the question.
@@ -83,12 +89,12 @@ func (u *UI) showPurgeDialog(live *liveSession, plan agent.PurgePreview) *purgeV
 		v.apply.Disable()
 	}
 	v.cancel = &widget.Button{Text: "Cancel", Icon: theme.CancelIcon(), OnTapped: func() { v.dlg.Hide() }}
-	v.dlg = dialog.NewCustomWithoutButtons("Purge preview",
-		container.NewBorder(head, note, nil, nil, container.NewVScroll(v.text)), u.win)
+	v.body = container.NewBorder(head, note, nil, nil, container.NewVScroll(v.text))
+	v.ExtendBaseWidget(v)
+	v.dlg = dialog.NewCustomWithoutButtons("Purge preview", v, u.win)
 	v.dlg.SetButtons([]fyne.CanvasObject{v.cancel, v.apply})
 	v.dlg.Resize(fyne.NewSize(760, 520))
 	v.dlg.Show()
-	u.purgeDlg = v
 	return v
 }
 
@@ -122,18 +128,18 @@ func purgeText(plan agent.PurgePreview) string {
 // applyPurge applies the plan off the UI goroutine; the chat row comes
 // from the engine's rebuild event.
 func (u *UI) applyPurge(live *liveSession, plan agent.PurgePreview) {
-	if u.live != live || live.running {
+	if u.live != live || live.job.running {
 		return
 	}
-	live.running = true
-	u.sendB.Disable()
+	live.job.running = true
+	u.input.send.Disable()
 	u.setBusyButtons(true)
 	ops := live.ops
 	u.bridge.Work(func() func() {
 		err := ops.ApplyPurge(plan)
 		level, exact := ops.ContextTokens()
 		return func() {
-			live.running = false
+			live.job.running = false
 			if u.live != live {
 				return
 			}
@@ -143,7 +149,7 @@ func (u *UI) applyPurge(live *liveSession, plan agent.PurgePreview) {
 				u.banner.ShowError("The purge failed; the history is unchanged: " + err.Error())
 				return
 			}
-			u.gauge.SetLevel(level, live.window, exact)
+			u.side.gauge.SetLevel(level, live.info.window, exact)
 		}
 	})
 }

@@ -18,7 +18,7 @@ func TestRenameWithEnterKeepsTheWorkspaceInTheHeader(t *testing.T) {
 	ws := h.newSession()
 	h.ui.sessions.selectID(h.ui.live.id)
 	h.ui.sessions.showRename()
-	if h.ui.renameDlg == nil {
+	if len(h.ui.win.Canvas().Overlays().List()) == 0 {
 		t.Fatal("no rename dialog")
 	}
 	var entry *widget.Entry
@@ -35,9 +35,9 @@ func TestRenameWithEnterKeepsTheWorkspaceInTheHeader(t *testing.T) {
 	}
 	entry.SetText("renamed by Enter")
 	entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	h.waitFor("the rename", func() bool { return strings.HasPrefix(h.ui.title.Text, "renamed by Enter") })
-	if !strings.Contains(h.ui.title.Text, ws) {
-		t.Errorf("header %q lost the workspace %q", h.ui.title.Text, ws)
+	h.waitFor("the rename", func() bool { return strings.HasPrefix(h.ui.head.title.Text, "renamed by Enter") })
+	if !strings.Contains(h.ui.head.title.Text, ws) {
+		t.Errorf("header %q lost the workspace %q", h.ui.head.title.Text, ws)
 	}
 }
 
@@ -61,8 +61,8 @@ func TestBannerNamesTheMissingKeyAndFocusesIt(t *testing.T) {
 	if got := h.ui.banner.Text(); !strings.Contains(got, "API key missing for api.deepseek.com") {
 		t.Fatalf("banner %q does not say the key is what is missing", got)
 	}
-	h.ui.settingsFor(h.ui.live.noModel)()
-	if h.ui.settingsForm == nil || h.ui.win.Canvas().Focused() != h.ui.settingsForm.apiKey {
+	h.ui.settingsFor(h.ui.live.info.noModel)()
+	if f, ok := shown[*settingsForm](h); !ok || h.ui.win.Canvas().Focused() != f.apiKey {
 		t.Error("Settings did not open on the API key field")
 	}
 }

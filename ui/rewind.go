@@ -27,8 +27,10 @@ import (
 // rewindChoice is what the Rewind dialog's buttons restore.
 type rewindChoice struct{ files, chat bool }
 
-// rewindView is the open Rewind dialog, kept for tests.
+// rewindView is the content of the Rewind dialog.
 type rewindView struct {
+	widget.BaseWidget
+
 	plan    agent.RewindPlan
 	both    *widget.Button
 	files   *widget.Button
@@ -38,6 +40,9 @@ type rewindView struct {
 	dlg     *dialog.CustomDialog
 }
 
+// CreateRenderer implements fyne.Widget.
+func (v *rewindView) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(v.content) }
+
 // startRewind reads the dry run of a rewind to the turn of user row it, off
 // the UI goroutine, and opens the dialog.
 func (u *UI) startRewind(it *chatItem) {
@@ -45,7 +50,7 @@ func (u *UI) startRewind(it *chatItem) {
 	if live == nil || live.sess == nil {
 		return
 	}
-	if live.running {
+	if live.job.running {
 		u.banner.ShowInfo("A turn is running; rewind when it has finished (or press Stop).")
 		return
 	}
@@ -131,10 +136,10 @@ func (u *UI) showRewind(live *liveSession, plan agent.RewindPlan) {
 	if v.files.Disabled() || v.chat.Disabled() {
 		v.both.Disable()
 	}
-	v.dlg = dialog.NewCustomWithoutButtons("Rewind", v.content, u.win)
+	v.ExtendBaseWidget(v)
+	v.dlg = dialog.NewCustomWithoutButtons("Rewind", v, u.win)
 	v.dlg.SetButtons([]fyne.CanvasObject{v.cancel, v.chat, v.files, v.both})
 	v.dlg.Resize(fyne.NewSize(min(860, u.win.Canvas().Size().Width-40), min(600, u.win.Canvas().Size().Height-40)))
-	u.rewindDlg = v
 	v.dlg.Show()
 }
 
@@ -181,7 +186,6 @@ func (u *UI) runRewind(live *liveSession, turn int, c rewindChoice, force bool) 
 				u.banner.ShowError("Could not rewind: " + err.Error())
 				return
 			}
-			u.rewound = &res
 			msg := fmt.Sprintf("Rewound to turn %d: %s restored", turn, text.Plural(len(res.Files.Restored), "file"))
 			if c.chat {
 				msg += fmt.Sprintf(", %s taken out of the conversation", text.Plural(res.Superseded, "message"))
@@ -218,18 +222,24 @@ func (u *UI) reopen(live *liveSession, text string) {
 	u.resetPanels()
 	u.reload(live, func() {
 		if u.live == live && text != "" {
-			u.prompt.setDraft(text)
+			u.input.prompt.setDraft(text)
 		}
 	})
 }
 
-// changesView is the open Changes dialog, kept for tests.
+// changesView is the content of the Changes dialog.
 type changesView struct {
+	widget.BaseWidget
+
 	changes []checkpoint.FileChange
 	revert  map[string]*widget.Button
 	all     *widget.Button
+	body    fyne.CanvasObject
 	dlg     *dialog.CustomDialog
 }
+
+// CreateRenderer implements fyne.Widget.
+func (v *changesView) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(v.body) }
 
 // showChanges lists every file the session changed, with its diff against
 // the session's first checkpoint.
@@ -250,7 +260,7 @@ func (u *UI) openChanges(live *liveSession, changes []checkpoint.FileChange) {
 	}
 	for _, c := range changes {
 		path := c.Path
-		b := &widget.Button{Text: "Revert", Icon: theme.ContentUndoIcon(), OnTapped: func() { u.revertFiles(live, path, false) }}
+		b := &widget.Button{Text: "Revert", Icon: theme.ContentUndoIcon(), OnTapped: func() { u.revertFiles(live, v, path, false) }}
 		if !c.Restorable {
 			b.Disable()
 		}
@@ -269,7 +279,7 @@ func (u *UI) openChanges(live *liveSession, changes []checkpoint.FileChange) {
 		dialog.ShowConfirm("Revert all", fmt.Sprintf("Put %s back as they were when the session began? The conversation stays as it is.",
 			text.Plural(len(changes), "file")), func(ok bool) {
 			if ok {
-				u.revertFiles(live, "", false)
+				u.revertFiles(live, v, "", false)
 			}
 		}, u.win)
 	}}
@@ -278,17 +288,19 @@ func (u *UI) openChanges(live *liveSession, changes []checkpoint.FileChange) {
 	}
 	note := &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance,
 		Text: "Every file the agent changed in this session, by its own edits or by commands, against its state when the session began. Files it never touched are never written."}
-	v.dlg = dialog.NewCustomWithoutButtons("Changes", container.NewBorder(note, nil, nil, nil, container.NewVScroll(list)), u.win)
+	v.body = container.NewBorder(note, nil, nil, nil, container.NewVScroll(list))
+	v.ExtendBaseWidget(v)
+	v.dlg = dialog.NewCustomWithoutButtons("Changes", v, u.win)
 	v.dlg.SetButtons([]fyne.CanvasObject{&widget.Button{Text: "Close", OnTapped: func() { v.dlg.Hide() }}, v.all})
 	v.dlg.Resize(fyne.NewSize(min(860, u.win.Canvas().Size().Width-40), min(600, u.win.Canvas().Size().Height-40)))
-	u.changesDlg = v
 	v.dlg.Show()
 }
 
 // revertFiles reverts one file (path) or all ("") off the UI goroutine,
-// asking before overwriting outside changes, then refreshes the view.
-func (u *UI) revertFiles(live *liveSession, path string, force bool) {
-	if live.running {
+// asking before overwriting outside changes, then replaces the Changes
+// view v with a fresh one.
+func (u *UI) revertFiles(live *liveSession, v *changesView, path string, force bool) {
+	if live.job.running {
 		u.banner.ShowInfo("A turn is running; revert when it has finished (or press Stop).")
 		return
 	}
@@ -304,16 +316,14 @@ func (u *UI) revertFiles(live *liveSession, path string, force bool) {
 		return func() {
 			switch {
 			case errors.Is(err, workbench.ErrConflict):
-				u.confirmOverwrite(err, func() { u.revertFiles(live, path, true) })
+				u.confirmOverwrite(err, func() { u.revertFiles(live, v, path, true) })
 				return
 			case err != nil:
 				u.banner.ShowError("Could not revert: " + err.Error())
 				return
 			}
 			u.banner.ShowInfo(fmt.Sprintf("Reverted %s.", text.Plural(len(res.Restored), "file")))
-			if u.changesDlg != nil {
-				u.changesDlg.dlg.Hide()
-			}
+			v.dlg.Hide()
 			if u.live == live {
 				u.showChanges()
 			}

@@ -41,9 +41,9 @@ func TestTheAppAndTheCommandLineShowTheSameNumbers(t *testing.T) {
 	id := h.ui.live.id
 
 	// The app's numbers.
-	appLevel, _ := h.ui.gauge.Level()
+	appLevel, _ := h.ui.side.gauge.Level()
 	appCost, appKnown := h.ui.footer.State.Cost, h.ui.footer.State.CostKnown
-	chartCost := h.ui.chart.Totals().Cost
+	chartCost := h.ui.side.chart.Totals().Cost
 	var plan compact.Plan
 	done := make(chan error, 1)
 	go func() {

@@ -27,6 +27,8 @@ const searchDelay = 250 * time.Millisecond
 
 // searchView is the search dialog's state.
 type searchView struct {
+	widget.BaseWidget
+
 	entry   *widget.Entry
 	status  *widget.Label
 	list    *widget.List
@@ -35,6 +37,9 @@ type searchView struct {
 	dlg     dialog.Dialog
 	content fyne.CanvasObject
 }
+
+// CreateRenderer implements fyne.Widget.
+func (v *searchView) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(v.content) }
 
 // showSearch opens the search dialog.
 func (u *UI) showSearch() {
@@ -78,9 +83,9 @@ func (u *UI) showSearch() {
 	}
 	v.entry.OnSubmitted = func(q string) { v.gen++; u.runSearch(v, q) }
 	v.content = container.NewBorder(container.NewVBox(v.entry, v.status), nil, nil, nil, v.list)
-	v.dlg = dialog.NewCustom("Search", "Close", v.content, u.win)
+	v.ExtendBaseWidget(v)
+	v.dlg = dialog.NewCustom("Search", "Close", v, u.win)
 	v.dlg.Resize(fyne.NewSize(min(860, u.win.Canvas().Size().Width-40), min(560, u.win.Canvas().Size().Height-40)))
-	u.search = v
 	v.dlg.Show()
 	u.win.Canvas().Focus(v.entry)
 }
@@ -140,7 +145,7 @@ func (u *UI) runSearch(v *searchView, q string) {
 
 // revealHit opens the hit's session and scrolls to its message.
 func (u *UI) revealHit(h workbench.SearchHit) {
-	u.pendingReveal = &h
+	u.next.reveal = &h
 	if u.live != nil && u.live.id == h.Session && u.live.sess != nil {
 		u.revealPending()
 		return
@@ -151,11 +156,11 @@ func (u *UI) revealHit(h workbench.SearchHit) {
 
 // revealPending scrolls to the hit waiting for its session to open.
 func (u *UI) revealPending() {
-	h := u.pendingReveal
+	h := u.next.reveal
 	if h == nil || u.live == nil || u.live.id != h.Session {
 		return
 	}
-	u.pendingReveal = nil
+	u.next.reveal = nil
 	if h.Cycle == 0 {
 		return // the title: opening the session is the answer
 	}

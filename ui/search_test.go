@@ -27,23 +27,24 @@ func TestSearchAcrossSessionsJumpsToTheMessage(t *testing.T) {
 	h.send("where is the needle?")
 	h.waitIdle()
 	h.ui.runNewCycle(h.ui.live)
-	h.waitFor("the new cycle", func() bool { return !h.ui.live.running && h.ui.live.sess.Meta().Cycle == 2 })
+	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Meta().Cycle == 2 })
 	h.openNew("B")
 	h.send("something else")
 	h.waitIdle()
 
-	h.ui.prompt.TypedShortcut(ctrl(fyne.KeyK))
-	if h.ui.search == nil {
+	h.ui.input.prompt.TypedShortcut(ctrl(fyne.KeyK))
+	v, ok := shown[*searchView](h)
+	if !ok {
 		t.Fatal("Ctrl+K did not open the search")
 	}
-	h.ui.search.entry.SetText("needle calc")
-	h.ui.search.entry.OnSubmitted("needle calc")
-	h.waitFor("the hits", func() bool { return len(h.ui.search.hits) > 0 })
-	hit := h.ui.search.hits[0]
+	v.entry.SetText("needle calc")
+	v.entry.OnSubmitted("needle calc")
+	h.waitFor("the hits", func() bool { return len(v.hits) > 0 })
+	hit := v.hits[0]
 	if hit.Session != a || hit.Current || !strings.Contains(hitPlace(hit), "cycle 1 (archived)") {
 		t.Fatalf("first hit %+v (%s)", hit, hitPlace(hit))
 	}
-	h.ui.search.list.Select(0)
+	v.list.Select(0)
 	h.waitFor("session A with the message", func() bool {
 		return h.ui.live != nil && h.ui.live.id == a && h.ui.chat.found != nil
 	})
@@ -59,35 +60,35 @@ func TestKeyboardShortcuts(t *testing.T) {
 	defer srv.Close()
 	h := newHarness(t, endpoint(srv))
 	ws := h.newSession()
-	h.win.Canvas().Focus(h.ui.prompt)
+	h.win.Canvas().Focus(h.ui.input.prompt)
 
 	h.send("write k.txt")
 	h.pending()
-	h.ui.prompt.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyY, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift})
+	h.ui.input.prompt.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyY, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift})
 	h.waitIdle()
 	if b, err := os.ReadFile(filepath.Join(ws, "k.txt")); err != nil || string(b) != "yes" {
 		t.Errorf("Ctrl+Shift+Y did not approve the write: %q, %v", b, err)
 	}
 
 	left := h.ui.panels.showLeft
-	h.ui.prompt.TypedShortcut(ctrl(fyne.KeyB))
+	h.ui.input.prompt.TypedShortcut(ctrl(fyne.KeyB))
 	if h.ui.panels.showLeft == left {
 		t.Error("Ctrl+B did not toggle the session list")
 	}
-	h.ui.prompt.TypedShortcut(ctrl(fyne.KeyComma))
-	if h.ui.settingsForm == nil {
+	h.ui.input.prompt.TypedShortcut(ctrl(fyne.KeyComma))
+	if _, ok := shown[*settingsForm](h); !ok {
 		t.Error("Ctrl+, did not open Settings")
 	}
 	overlays := len(h.win.Canvas().Overlays().List())
-	h.ui.prompt.TypedShortcut(ctrl(fyne.KeyN))
+	h.ui.input.prompt.TypedShortcut(ctrl(fyne.KeyN))
 	if len(h.win.Canvas().Overlays().List()) <= overlays || !h.shows("New session") {
 		t.Error("Ctrl+N did not open the new-session dialog")
 	}
-	test.Type(h.ui.prompt, "x") // ordinary typing still reaches the prompt
+	test.Type(h.ui.input.prompt, "x") // ordinary typing still reaches the prompt
 	h.win.Canvas().(interface{ OnTypedKey() func(*fyne.KeyEvent) }).OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyF1})
 	for _, want := range []string{"Ctrl+N", "Ctrl+Enter", "Ctrl+K", "Ctrl+Shift+Y", "F1"} {
-		if !strings.Contains(h.ui.sheet, want) {
-			t.Errorf("the shortcuts sheet lacks %s:\n%s", want, h.ui.sheet)
+		if !h.overlayShows(want) {
+			t.Errorf("the shortcuts sheet lacks %s", want)
 		}
 	}
 }

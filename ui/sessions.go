@@ -199,7 +199,6 @@ func (v *sessionsView) showNew() {
 		if start := pickerStart(ws.Text); start != nil {
 			d.SetLocation(start)
 		}
-		u.folderDlg = d
 		d.Show()
 	}}
 	items := []*widget.FormItem{
@@ -247,7 +246,7 @@ func (u *UI) createSession(workspace, title string) {
 				u.banner.ShowError("Could not create the session: " + err.Error())
 				return
 			}
-			u.warmNext = sess.ID()
+			u.next.warmUp = sess.ID()
 			u.refreshSessions(false)
 			u.openSession(sess.ID())
 		}
@@ -283,7 +282,6 @@ func (v *sessionsView) showRename() {
 			}
 		})
 	}, v.u.win)
-	v.u.renameDlg = d
 	d.Show()
 	v.u.win.Canvas().Focus(e)
 }

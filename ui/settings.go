@@ -23,6 +23,8 @@ import (
 // a widget: the password entry starts empty and its placeholder shows the
 // masked saved key; leaving it empty keeps the saved key.
 type settingsForm struct {
+	widget.BaseWidget
+
 	u         *UI
 	saved     workbench.Settings
 	baseURL   *widget.Entry
@@ -202,8 +204,12 @@ func (u *UI) newSettingsForm() *settingsForm {
 	f.problem.Hide()
 	f.scroll = container.NewVScroll(container.NewVBox(form, container.NewBorder(nil, nil, f.testB, nil, f.result)))
 	f.form = container.NewBorder(f.problem, nil, nil, nil, f.scroll)
+	f.ExtendBaseWidget(f)
 	return f
 }
+
+// CreateRenderer implements fyne.Widget.
+func (f *settingsForm) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(f.form) }
 
 // wrapHint moves a form item's hint into a label under its widget that
 // wraps: a form's own hint line never wraps, so one long hint made the
@@ -367,20 +373,22 @@ func (u *UI) settingsFor(why error) func() {
 		return u.showSettings
 	}
 	return func() {
-		u.showSettings()
-		if u.settingsForm != nil {
-			u.win.Canvas().Focus(u.settingsForm.apiKey)
+		if f := u.openSettings(); f != nil {
+			u.win.Canvas().Focus(f.apiKey)
 		}
 	}
 }
 
 // showSettings opens the settings dialog.
-func (u *UI) showSettings() {
+func (u *UI) showSettings() { u.openSettings() }
+
+// openSettings opens the settings dialog and returns its form; nil when
+// there are no settings to edit (the data could not be opened).
+func (u *UI) openSettings() *settingsForm {
 	if u.wb == nil {
-		return
+		return nil
 	}
 	f := u.newSettingsForm()
-	u.settingsForm = f
 	var dlg *dialog.CustomDialog
 	save := &widget.Button{Text: "Save", Importance: widget.HighImportance, OnTapped: func() {
 		if f.save() {
@@ -388,11 +396,12 @@ func (u *UI) showSettings() {
 		}
 	}}
 	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { dlg.Hide() }}
-	dlg = dialog.NewCustomWithoutButtons("Settings", f.form, u.win)
+	dlg = dialog.NewCustomWithoutButtons("Settings", f, u.win)
 	dlg.SetButtons([]fyne.CanvasObject{cancel, save})
 	win := u.win.Canvas().Size()
 	dlg.Resize(fyne.NewSize(min(settingsWidth, win.Width-settingsMargin), min(settingsHeight, win.Height-settingsMargin)))
 	dlg.Show()
+	return f
 }
 
 // save validates and stores the form; it reports whether it did.
@@ -426,7 +435,7 @@ func (u *UI) applySettings(s workbench.Settings) {
 			u.settings = wb.Settings()
 			// Sessions are configured from the saved settings: reconnect
 			// the open one once they are stored.
-			if live := u.live; live != nil && !live.running && !live.demo {
+			if live := u.live; live != nil && !live.job.running && !live.info.demo {
 				u.live = nil
 				u.openSession(live.id)
 			} else if live == nil {

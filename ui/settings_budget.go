@@ -139,8 +139,8 @@ func (f keepFields) apply(s *workbench.Settings) {
 // prices of model.
 func (u *UI) newKeepFields(model string) keepFields {
 	var sess *agent.Session
-	if u.live != nil && !u.live.demo && u.live.sess != nil {
-		sess, model = u.live.sess, u.live.model
+	if u.live != nil && !u.live.info.demo && u.live.sess != nil {
+		sess, model = u.live.sess, u.live.info.model
 	}
 	p, _ := u.settings.PriceFor(model)
 	return newKeepFields(u.settings, sess, p.CacheHit)

@@ -20,9 +20,8 @@ func TestSettingsCannotScrollToTestConnection(t *testing.T) {
 	h := newHarness(t, endpoint(srv))
 	for _, size := range []fyne.Size{{Width: 960, Height: 600}, {Width: 1920, Height: 1080}} {
 		h.win.Resize(size)
-		h.ui.showSettings()
+		f := h.ui.openSettings()
 		h.waitFor("the settings dialog", func() bool { return h.win.Canvas().Overlays().Top() != nil })
-		f := h.ui.settingsForm
 		if f.scroll == nil || !holds(f.scroll.Content, f.testB) {
 			t.Fatalf("%v: Test connection is not inside a scrolling area", size)
 		}
@@ -50,8 +49,7 @@ func TestSettingsBadBaseURLFailsSilently(t *testing.T) {
 	defer srv.Close()
 	h := newHarness(t, endpoint(srv))
 	h.win.Resize(fyne.NewSize(960, 600))
-	h.ui.showSettings()
-	f := h.ui.settingsForm
+	f := h.ui.openSettings()
 	f.baseURL.SetText("not a url")
 	if f.save() {
 		t.Fatal("a bad base URL was saved")

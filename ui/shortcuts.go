@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"strings"
-
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
@@ -54,7 +52,7 @@ func (u *UI) installShortcuts() {
 			u.showShortcuts()
 		}
 	})
-	u.prompt.onShortcut = u.runShortcut
+	u.input.prompt.onShortcut = u.runShortcut
 }
 
 // runShortcut runs the table's entry for cs; it reports false when cs is
@@ -87,10 +85,10 @@ func sameModifier(want, got fyne.KeyModifier) bool {
 // decideWaiting answers the call of the shown session that waits for the
 // user, as its card's Approve or Deny would.
 func (u *UI) decideWaiting(approve bool) {
-	if u.live == nil || len(u.live.waiting) == 0 {
+	if u.live == nil || len(u.live.waits.approvals) == 0 {
 		return
 	}
-	it := u.chat.byCall[u.live.waiting[0].req.CallID]
+	it := u.chat.byCall[u.live.waits.approvals[0].req.CallID]
 	if it == nil || it.approval == nil {
 		return
 	}
@@ -107,16 +105,6 @@ func (u *UI) showShortcuts() {
 	for _, s := range shortcuts() {
 		rows = append(rows, &widget.Label{Text: s.keys, TextStyle: fyne.TextStyle{Bold: true, Monospace: true}}, widget.NewLabel(s.what))
 	}
-	u.sheet = shortcutSheetText()
 	d := dialog.NewCustom("Keyboard shortcuts", "Close", container.NewGridWithColumns(2, rows...), u.win)
 	d.Show()
-}
-
-// shortcutSheetText is the sheet as text, one shortcut per line.
-func shortcutSheetText() string {
-	var b strings.Builder
-	for _, s := range shortcuts() {
-		b.WriteString(s.keys + "  " + s.what + "\n")
-	}
-	return b.String()
 }

@@ -130,8 +130,7 @@ func (u *UI) showChildTranscript(it *chatItem) {
 			b.WriteString(fullMessageText(m))
 			b.WriteString("\n\n────────\n\n")
 		}
-		u.childShown = b.String()
-		body := &widget.Entry{MultiLine: true, Wrapping: fyne.TextWrapWord, Text: u.childShown}
+		body := &widget.Entry{MultiLine: true, Wrapping: fyne.TextWrapWord, Text: b.String()}
 		d := dialog.NewCustom(fmt.Sprintf("Sub-agent %s — %s (%s)", r.info.ID, text.FirstLine(r.info.Title, 60), text.Plural(len(r.msgs), "message")),
 			"Close", container.NewScroll(body), u.win)
 		d.Resize(fyne.NewSize(min(860, u.win.Canvas().Size().Width-40), min(600, u.win.Canvas().Size().Height-40)))

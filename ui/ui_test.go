@@ -132,10 +132,10 @@ func TestStopMidTurnLeavesValidTranscript(t *testing.T) {
 	// Stop while the model is thinking.
 	h.send("take your time")
 	h.waitFor("the request to reach the model", func() bool { return len(srv.Requests()) == 1 })
-	if h.ui.stopB.Disabled() {
+	if h.ui.input.stop.Disabled() {
 		t.Fatal("Stop is disabled while a turn runs")
 	}
-	test.Tap(h.ui.stopB)
+	test.Tap(h.ui.input.stop)
 	h.waitIdle()
 	if h.ui.footer.State.Run.Phase != tw.RunStopped {
 		t.Errorf("footer state after Stop = %q; want stopped", h.ui.footer.State.Run)
@@ -147,7 +147,7 @@ func TestStopMidTurnLeavesValidTranscript(t *testing.T) {
 		it := h.toolItem("run_shell")
 		return it != nil && it.approval != nil
 	})
-	test.Tap(h.ui.stopB)
+	test.Tap(h.ui.input.stop)
 	h.waitIdle()
 	if it := h.toolItem("run_shell"); it.approval != nil || it.status != toolStopped {
 		t.Errorf("after Stop the card is %q with approval %v; want cancelled without buttons", it.status, it.approval)
@@ -188,7 +188,7 @@ func TestFooterNeverReachesTheModel(t *testing.T) {
 				seen = append(seen, p)
 			}
 		}
-		return !h.ui.live.running
+		return !h.ui.live.job.running
 	})
 	var retry, cost, dur bool
 	for _, p := range seen {

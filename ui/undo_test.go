@@ -98,18 +98,19 @@ func (h *harness) userRows() []*chatItem {
 	return out
 }
 
+// rewound reports whether the banner says a rewind was applied.
+func (h *harness) rewound() bool { return strings.HasPrefix(h.ui.banner.Text(), "Rewound to turn") }
+
 // openRewind presses "Rewind to here…" on user row i and waits for the
 // dialog.
 func (h *harness) openRewind(i int) *rewindView {
 	h.t.Helper()
-	h.ui.rewindDlg = nil
 	rows := h.userRows()
 	if i >= len(rows) {
 		h.t.Fatalf("no user row %d (have %d)", i, len(rows))
 	}
 	h.ui.startRewind(rows[i])
-	h.waitFor("the Rewind dialog", func() bool { return h.ui.rewindDlg != nil })
-	return h.ui.rewindDlg
+	return waitShown[*rewindView](h, "the Rewind dialog")
 }
 
 // "Rewind to here…": the dialog lists the files and messages, and its
@@ -122,7 +123,7 @@ func TestRewindDialogChoices(t *testing.T) {
 	defer srv.Close()
 	h := newHarness(t, endpoint(srv))
 	ws := h.newSession()
-	h.ui.perm.mode.SetSelected("Auto-edit")
+	h.ui.head.perm.mode.SetSelected("Auto-edit")
 	h.waitFor("auto-edit", func() bool { return string(h.ui.live.sess.Mode()) == "auto-edit" })
 	h.send("first turn")
 	h.waitIdle()
@@ -146,27 +147,27 @@ func TestRewindDialogChoices(t *testing.T) {
 	}
 
 	test.Tap(h.openRewind(1).files)
-	h.waitFor("the files rewind", func() bool { return !h.ui.live.running && h.ui.rewound != nil })
+	h.waitFor("the files rewind", func() bool { return !h.ui.live.job.running && h.rewound() })
 	if file() != "one\n" || len(h.userRows()) != 2 {
 		t.Errorf("Files only: file %q, %d user rows", file(), len(h.userRows()))
 	}
 
-	h.ui.rewound = nil
 	test.Tap(h.openRewind(1).chat)
+	// Opening the rewound session again hides the banner; the prompt
+	// gets the message back last.
 	h.waitFor("the conversation rewind", func() bool {
-		return h.ui.rewound != nil && len(h.userRows()) == 1 && h.ui.prompt.Text != ""
+		return len(h.userRows()) == 1 && h.ui.input.prompt.Text != ""
 	})
-	if file() != "one\n" || h.ui.prompt.Text != "second turn" {
-		t.Errorf("Conversation only: file %q, prompt %q", file(), h.ui.prompt.Text)
+	if file() != "one\n" || h.ui.input.prompt.Text != "second turn" {
+		t.Errorf("Conversation only: file %q, prompt %q", file(), h.ui.input.prompt.Text)
 	}
 
-	h.ui.rewound = nil
 	test.Tap(h.openRewind(0).both)
 	h.waitFor("the full rewind", func() bool {
-		return h.ui.rewound != nil && h.ui.live.sess != nil && h.ui.prompt.Text != "" && len(h.userRows()) == 0
+		return h.ui.live.sess != nil && h.ui.input.prompt.Text != "" && len(h.userRows()) == 0
 	})
-	if file() != "(none)" || h.ui.prompt.Text != "first turn" {
-		t.Errorf("files and conversation: file %q, prompt %q", file(), h.ui.prompt.Text)
+	if file() != "(none)" || h.ui.input.prompt.Text != "first turn" {
+		t.Errorf("files and conversation: file %q, prompt %q", file(), h.ui.input.prompt.Text)
 	}
 }
 
@@ -181,23 +182,25 @@ func TestChangesViewReverts(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "keep.txt"), []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h.ui.perm.mode.SetSelected("Auto-edit")
+	h.ui.head.perm.mode.SetSelected("Auto-edit")
 	h.waitFor("auto-edit", func() bool { return string(h.ui.live.sess.Mode()) == "auto-edit" })
 	h.send("change keep.txt")
 	h.waitIdle()
-	test.Tap(h.ui.changesB)
-	h.waitFor("the Changes view", func() bool { return h.ui.changesDlg != nil })
-	v := h.ui.changesDlg
+	test.Tap(h.ui.actions.changes)
+	v := waitShown[*changesView](h, "the Changes view")
 	if len(v.changes) != 1 || v.changes[0].Path != "keep.txt" {
 		t.Fatalf("changes: %+v", v.changes)
 	}
-	h.ui.changesDlg = nil
 	test.Tap(v.revert["keep.txt"])
-	h.waitFor("the refreshed view", func() bool { return h.ui.changesDlg != nil })
+	var fresh *changesView
+	h.waitFor("the refreshed view", func() bool {
+		fresh, _ = shown[*changesView](h)
+		return fresh != nil && fresh != v
+	})
 	if b, _ := os.ReadFile(filepath.Join(ws, "keep.txt")); string(b) != "mine\n" {
 		t.Errorf("after Revert keep.txt holds %q", b)
 	}
-	if len(h.ui.changesDlg.changes) != 0 {
-		t.Errorf("the view still lists %+v", h.ui.changesDlg.changes)
+	if len(fresh.changes) != 0 {
+		t.Errorf("the view still lists %+v", fresh.changes)
 	}
 }

@@ -76,7 +76,7 @@ func (u *UI) startDemo() {
 			}
 			u.refreshSessions(false)
 			u.openSession(id)
-			u.autoSend = demo.Prompt
+			u.next.autoSend = demo.Prompt
 		}
 	})
 }

@@ -116,9 +116,9 @@ func sameColor(a, b color.Color) bool {
 func TestDemoFitsTheSmallWindow(t *testing.T) {
 	h := newHarness(t, map[string]string{})
 	h.ui.startDemo()
-	h.waitFor("the demo session", func() bool { return h.ui.live != nil && h.ui.live.sess != nil && h.ui.suggestBox.Visible() })
+	h.waitFor("the demo session", func() bool { return h.ui.live != nil && h.ui.live.sess != nil && h.ui.input.suggestBox.Visible() })
 	h.ui.stop()
-	h.waitFor("the demo turn to stop", func() bool { return !h.ui.live.running })
+	h.waitFor("the demo turn to stop", func() bool { return !h.ui.live.job.running })
 	h.win.Resize(fyne.NewSize(960, 600))
 	h.q.drain()
 	if min := h.win.Content().MinSize(); min.Width > 960 || min.Height > 600 {

@@ -1,0 +1,214 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+)
+
+func TestCompactionDialogApplyAndCancel(t *testing.T) {
+	srv := llmtest.New(nil)
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	plan, msgs := samplePlan()
+	f := &fakeOps{plan: plan, msgs: msgs, emit: h.events()}
+	h.ui.live.ops = f
+	h.ui.setIdleButtons()
+
+	// Cancel: nothing is applied.
+	test.Tap(h.ui.actions.compact)
+	d := waitShown[*compactionPreview](h, "the preview")
+	for _, s := range []string{"84,200 → 21,000 tokens", "micro — ran · 1 message touched · 84,200 → 81,600 tokens",
+		"memory — skipped: the workspace has no MEMORY.md", "misses the cache on all 21,000 tokens", "Breaks even after 3.0 later requests"} {
+		if !h.shows(s) {
+			t.Errorf("the preview does not show %q", s)
+		}
+	}
+	if len(d.before) != 5 || !d.before[0].Pinned || d.before[2].Change != compact.ActionSummarise {
+		t.Errorf("before rows = %+v", d.before)
+	}
+	if len(d.after) != 3 || !d.after[0].Added || !d.after[1].Pinned || !d.after[2].Pinned {
+		t.Errorf("after rows = %+v; want the summary and the two pinned messages", d.after)
+	}
+	test.Tap(d.cancel)
+	h.q.drain()
+	if n, _ := f.counts(); n != 0 {
+		t.Fatalf("Cancel compacted %d times", n)
+	}
+	for _, it := range h.ui.chat.items {
+		if it.kind == itemRebuild {
+			t.Fatal("Cancel added a compaction row")
+		}
+	}
+
+	// Apply: compacts off the UI goroutine and the chat shows the row.
+	test.Tap(h.ui.actions.compact)
+	test.Tap(waitShown[*compactionPreview](h, "the preview").apply)
+	h.waitFor("the compaction", func() bool { n, _ := f.counts(); return !h.ui.live.job.running && n == 1 })
+	if n, _ := f.counts(); n != 1 {
+		t.Fatalf("Apply compacted %d times; want 1", n)
+	}
+	var row *chatItem
+	for _, it := range h.ui.chat.items {
+		if it.kind == itemRebuild {
+			row = it
+		}
+	}
+	if row == nil || row.text != "compacted: 84.2k → 21k tokens" || row.reasoning != "We fixed calc.Add; tests pass." {
+		t.Fatalf("compaction row = %+v", row)
+	}
+	if !h.shows("compacted: 84.2k → 21k tokens") || !h.shows("▸ Summary (") {
+		t.Error("the chat does not show the compaction row with its summary collapsed")
+	}
+	h.ui.chat.toggleReasoning(row)
+	if !h.shows("We fixed calc.Add") {
+		t.Error("expanding the row does not show the summary")
+	}
+}
+
+func TestAskModeUsesThePreviewDialog(t *testing.T) {
+	srv := llmtest.New(nil)
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	plan, _ := samplePlan()
+	live := h.ui.live
+	asker := &compactionAsker{bridge: h.ui.bridge, show: func(p compact.Plan, answer func(bool)) func() {
+		return h.ui.askCompaction(live, p, answer)
+	}}
+	type answer struct {
+		ok  bool
+		err error
+	}
+	ask := func(ctx context.Context) chan answer {
+		ch := make(chan answer, 1)
+		go func() {
+			ok, err := asker.AskCompaction(ctx, plan)
+			ch <- answer{ok, err}
+		}()
+		return ch
+	}
+	ch := ask(context.Background())
+	d := waitShown[*compactionPreview](h, "the question")
+	if len(d.before) != 5 {
+		t.Errorf("ask mode before rows = %d; want the plan's 5 messages", len(d.before))
+	}
+	test.Tap(d.apply)
+	if a := <-ch; !a.ok || a.err != nil {
+		t.Errorf("Apply answered %+v; want true", a)
+	}
+	// Stopping the turn withdraws the question.
+	ctx, cancel := context.WithCancel(context.Background())
+	ch = ask(ctx)
+	waitShown[*compactionPreview](h, "the question")
+	cancel()
+	a := <-ch
+	h.q.drain()
+	if a.ok || !errors.Is(a.err, context.Canceled) {
+		t.Errorf("a stopped question answered %+v; want ctx.Err()", a)
+	}
+	if overlays := h.win.Canvas().Overlays().List(); len(overlays) != 0 {
+		t.Errorf("%d overlays left after the question was withdrawn", len(overlays))
+	}
+}
+
+func TestManualCompactionAgainstTheEngine(t *testing.T) {
+	srv := llmtest.New(llmtest.ScriptFunc(func(req *llmtest.Req) llmtest.Reply {
+		return llmtest.Text("The user asked for " + strings.Repeat("several things; ", 40) + "all done.")
+	}))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	for i := 0; i < 8; i++ { // enough history that a summary is smaller than what it replaces
+		h.send(fmt.Sprintf("task %d", i))
+		h.waitIdle()
+	}
+	test.Tap(h.ui.actions.compact)
+	var d *compactionPreview
+	h.waitFor("the preview or an explanation", func() bool {
+		d, _ = shown[*compactionPreview](h)
+		return d != nil || h.ui.banner.Text() != ""
+	})
+	if d == nil {
+		t.Fatalf("no preview: %s", h.ui.banner.Text())
+	}
+	if len(d.before) != len(h.ui.live.sess.Messages()) {
+		t.Errorf("before list has %d rows; the log has %d messages", len(d.before), len(h.ui.live.sess.Messages()))
+	}
+	test.Tap(d.apply)
+	h.waitFor("the compaction to finish", func() bool { return !h.ui.live.job.running && h.ui.footer.State.Run.String() != "compacting…" })
+	var row *chatItem
+	for _, it := range h.ui.chat.items {
+		if it.kind == itemRebuild {
+			row = it
+		}
+	}
+	if row == nil {
+		t.Fatalf("no compaction row; footer %q, banner %q", h.ui.footer.State.Run, h.ui.banner.Text())
+	}
+	if !strings.HasPrefix(row.text, "compacted: ") {
+		t.Errorf("row = %q", row.text)
+	}
+	if inv := srv.Invalid(); len(inv) > 0 {
+		t.Errorf("the server rejected a request: %s", inv[0].Error)
+	}
+	// Reopened, the session shows the whole conversation again: what the
+	// compaction removed, its row, and what the log holds now.
+	id := h.ui.live.id
+	h.ui.live = nil
+	h.ui.openSession(id)
+	h.waitFor("the session to reopen", func() bool { return h.ui.live != nil && h.ui.live.sess != nil })
+	h.q.drain()
+	rows, firstTask := 0, false
+	for _, it := range h.ui.chat.items {
+		if it.kind == itemRebuild {
+			rows++
+		}
+		firstTask = firstTask || strings.Contains(it.text, "task 0")
+	}
+	if rows != 1 || !firstTask {
+		t.Errorf("reopened chat: %d compaction rows, first task shown %v", rows, firstTask)
+	}
+}
+
+func TestNewCycleRunsOffTheUIGoroutine(t *testing.T) {
+	srv := llmtest.New(nil)
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	f := &fakeOps{emit: h.events()}
+	h.ui.live.ops = f
+	h.ui.setIdleButtons()
+	if h.ui.actions.cycle.Disabled() {
+		t.Fatal("New cycle is disabled on an idle session")
+	}
+	h.ui.runNewCycle(h.ui.live)
+	h.waitFor("the new cycle", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.cycles == 1 && !h.ui.live.job.running
+	})
+	if h.ui.input.suggestBox.Visible() {
+		t.Error("the demo suggestions show in a normal session")
+	}
+}
+
+func TestNothingToApply(t *testing.T) {
+	if planChanges(compact.Plan{Layers: []compact.LayerReport{{Name: "micro", Ran: false}, {Name: "prune", Ran: true}}}) {
+		t.Error("an empty plan offers Apply")
+	}
+	if !planChanges(compact.Plan{NeedsSummary: true}) {
+		t.Error("a plan that needs a summary does not offer Apply")
+	}
+	if !planChanges(compact.Plan{Layers: []compact.LayerReport{{Name: "prune", Ran: true, Changes: []compact.Change{{Index: 3}}}}}) {
+		t.Error("a plan that prunes does not offer Apply")
+	}
+}
