@@ -13,7 +13,9 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/tally-dev/tally/cli"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
@@ -89,10 +91,21 @@ func (a *notifyingApp) count() int {
 // whole environment.
 func newHarness(t testing.TB, env map[string]string) *harness {
 	t.Helper()
+	return openHarness(t, env, false)
+}
+
+// openHarness is newHarness; with serve the window also serves the
+// command line's reads, as the app does.
+func openHarness(t testing.TB, env map[string]string, serve bool) *harness {
+	t.Helper()
 	a := test.NewTempApp(t)
 	w := test.NewTempWindow(t, widget.NewLabel(""))
 	h := &harness{t: t, win: w, q: &queue{}, dir: t.TempDir(), notes: &notifyingApp{App: a}}
-	h.ui = New(h.notes, w, newBridgeWith(h.q.post), Options{DataDir: h.dir, Env: func(k string) string { return env[k] }})
+	o := Options{DataDir: h.dir, Env: func(k string) string { return env[k] }}
+	if serve {
+		o.Serve = func(wb *workbench.Workbench) (func(), error) { return cli.ServeReads(wb, h.dir) }
+	}
+	h.ui = New(h.notes, w, newBridgeWith(h.q.post), o)
 	w.Resize(fyne.NewSize(1200, 800))
 	t.Cleanup(func() { h.ui.Close() })
 	h.waitFor("the session list", func() bool { return h.ui.sessions != nil && h.q.empty() })
@@ -285,4 +298,11 @@ func (h *harness) pending() *chatItem {
 		return false
 	})
 	return it
+}
+
+func writeFile(t *testing.T, dir, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

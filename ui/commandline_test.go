@@ -1,11 +1,13 @@
 package ui
 
+// The app and the command line side by side: while the app holds the
+// store, the command line reads through it, and both show the same
+// numbers for the same session.
+
 import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,6 +16,35 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/workbench"
 )
+
+// With the app open, every command line command used to fail with
+// "already open by another Tally" (issue 12 #15): reading commands run
+// inside the app, writing commands say the app holds the session.
+func TestCommandLineReadsWhileTheAppIsOpen(t *testing.T) {
+	h := openHarness(t, nil, true)
+	h.newSession()
+	id := h.ui.live.id
+
+	var out, errb bytes.Buffer
+	if code := cli.Main([]string{"sessions", "--data", h.dir}, strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(out.String(), id) {
+		t.Errorf("tally sessions while the app is open: exit %d, out %q, stderr %q", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := cli.Main([]string{"export", "--data", h.dir, id}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Errorf("tally export while the app is open: exit %d, stderr %q", code, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	code := cli.Main([]string{"run", "--data", h.dir, "--session", id, "hello"}, strings.NewReader(""), &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "the Tally app has this data open") {
+		t.Errorf("a writing command: exit %d, stderr %q", code, errb.String())
+	}
+	// The app's store is still open and working after serving.
+	if _, err := h.ui.wb.Sessions(); err != nil {
+		t.Errorf("serving closed the app's store: %v", err)
+	}
+}
 
 // One number per concept: the same session rendered through the app's view
 // models and through the command line shows the same context level, the
@@ -100,9 +131,32 @@ func TestTheAppAndTheCommandLineShowTheSameNumbers(t *testing.T) {
 	}
 }
 
-func writeFile(t *testing.T, dir, name, text string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-		t.Fatal(err)
+// The command line and the app used to disagree about the demo session's
+// window (issue 12 #6): `tally inspect`, run while the app is open, reports
+// the window the app's gauge shows.
+func TestDemoWindowIsTheSameInTheAppAndOnTheCommandLine(t *testing.T) {
+	h := openHarness(t, nil, true)
+	h.ui.startDemo()
+	h.waitFor("the demo session", func() bool { return h.ui.live != nil && h.ui.live.sess != nil && h.ui.live.info.window > 0 })
+	h.ui.stop()
+	h.waitFor("the demo turn to stop", func() bool { return !h.ui.live.job.running })
+	var out, errb bytes.Buffer
+	if code := cli.Main([]string{"inspect", "--data", h.dir, h.ui.live.id}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("tally inspect: exit %d, %s", code, errb.String())
 	}
+	var rep struct {
+		Window int `json:"window"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("inspect output: %v\n%s", err, out.String())
+	}
+	if rep.Window != h.ui.live.info.window || gaugeWindow(h) != rep.Window {
+		t.Errorf("command line window %d, app %d (gauge %d)", rep.Window, h.ui.live.info.window, gaugeWindow(h))
+	}
+}
+
+// gaugeWindow is the window the gauge measures the level against.
+func gaugeWindow(h *harness) int {
+	_, window := h.ui.side.gauge.Level()
+	return window
 }
