@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tally-dev/tally/internal/text"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -78,7 +80,7 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 	record, turns := s.beginTurnRecord(n, &user, snap)
 	prevTurns := s.turns
 	s.turns = turns // published with the message
-	if err := s.commit([]transcript.Message{user}, record); err != nil {
+	if err := s.commit([]transcript.Message{user}, s.titleFirstTurn(n, text, record)); err != nil {
 		s.turns = prevTurns
 		return Result{Reason: ReasonFailed}, err
 	}
@@ -102,6 +104,37 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 		s.emit(Event{Kind: EventError, Err: end.Err.Error()})
 	}
 	return res, end.Err
+}
+
+// titleLimit is the most characters of a first prompt a session's title
+// keeps.
+const titleLimit = 60
+
+// titleFirstTurn wraps the commit of turn n's message so that the first
+// prompt of a session still carrying its placeholder title (the
+// workspace's folder name or the session's ID) becomes its title, in the
+// same transaction; a title the user chose is kept.
+func (s *Session) titleFirstTurn(n int, prompt string, then func(*storage.Tx) error) func(*storage.Tx) error {
+	if n != 1 {
+		return then
+	}
+	return func(tx *storage.Tx) error {
+		if then != nil {
+			if err := then(tx); err != nil {
+				return err
+			}
+		}
+		cur, err := tx.Session(s.meta.ID)
+		if err != nil || (cur.Title != filepath.Base(cur.Workspace) && cur.Title != cur.ID) {
+			return nil
+		}
+		title := text.OneLine(prompt, titleLimit)
+		if title == "" {
+			return nil
+		}
+		cur.Title = title
+		return tx.PutSession(cur)
+	}
 }
 
 // turnLoop is the user's turn as a conversation of the step loop: the
