@@ -44,7 +44,7 @@ func CycleLine(a cycle.Archive) string {
 		}
 		when += " – " + end
 	}
-	s := fmt.Sprintf("Cycle %d · %s · %s tokens · %d messages", a.Cycle, when, tw.TokensShort(a.Tokens), len(a.Messages))
+	s := fmt.Sprintf("Cycle %d · %s · %s tokens · %s", a.Cycle, when, tw.TokensShort(a.Tokens), text.Plural(len(a.Messages), "message"))
 	if b := text.FirstLine(a.Brief, 90); b != "" {
 		s += "\n" + b
 	}
@@ -96,7 +96,7 @@ func newArchiveBrowser(archives []cycle.Archive, win fyne.Window) *archiveBrowse
 			a := b.archives[id]
 			s := CycleLine(a)
 			if n := b.perCycle[a.Cycle]; b.query != "" {
-				s = fmt.Sprintf("%d hits · %s", n, s)
+				s = text.Plural(n, "hit") + " · " + s
 			}
 			o.(*widget.Label).SetText(s)
 		})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/internal/text"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -22,9 +23,9 @@ func cycleItem(a cycle.Archive) *chatItem {
 // cycleToggleText is the label of a cycle row's expand button.
 func cycleToggleText(it *chatItem) string {
 	if it.reasonOn {
-		return fmt.Sprintf("▾ Hide its %d messages", len(it.past))
+		return "▾ Hide its " + text.Plural(len(it.past), "message")
 	}
-	return fmt.Sprintf("▸ Show its %d messages", len(it.past))
+	return "▸ Show its " + text.Plural(len(it.past), "message")
 }
 
 // toggleCycle expands or collapses a closed cycle's messages under its row.

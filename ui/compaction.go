@@ -36,12 +36,7 @@ func LayerLine(l compact.LayerReport) string {
 	case len(l.Changes) == 0:
 		return fmt.Sprintf("%s — ran, found nothing to change · %s tokens", l.Name, text.Thousands(l.TokensBefore))
 	}
-	n := len(l.Changes)
-	msgs := fmt.Sprintf("%d messages", n)
-	if n == 1 {
-		msgs = "1 message"
-	}
-	return fmt.Sprintf("%s — %s · %s touched · %s → %s tokens", l.Name, state, msgs,
+	return fmt.Sprintf("%s — %s · %s touched · %s → %s tokens", l.Name, state, text.Plural(len(l.Changes), "message"),
 		text.Thousands(l.TokensBefore), text.Thousands(l.TokensAfter))
 }
 
@@ -150,9 +145,9 @@ func compactionRows(plan compact.Plan, before []transcript.Message) (bef, aft []
 		bef = append(bef, row)
 	}
 	if len(plan.Summarize) > 0 {
-		what := fmt.Sprintf("Summary of %d messages, written by the model (≈%s tokens)", len(plan.Summarize), text.Thousands(compact.SummaryTokens))
+		what := fmt.Sprintf("Summary of %s, written by the model (≈%s tokens)", text.Plural(len(plan.Summarize), "message"), text.Thousands(compact.SummaryTokens))
 		if plan.SummarySource == compact.LayerMemory {
-			what = fmt.Sprintf("MEMORY.md stands in for %d messages", len(plan.Summarize))
+			what = "MEMORY.md stands in for " + text.Plural(len(plan.Summarize), "message")
 		}
 		aft = append(aft, previewRow{Text: what, Added: true, Full: what + ".\nThe model writes it when the compaction is applied; its text is not known before."})
 	}
@@ -237,7 +232,7 @@ func newCompactionPreview(plan compact.Plan, before []transcript.Message, price 
 		head += fmt.Sprintf(" (auto-compaction at %s)", text.Thousands(plan.Threshold))
 	}
 	if plan.NeedsSummary {
-		head += fmt.Sprintf("\nApplying asks the model to summarise %d messages; the figures after it are estimates.", len(plan.Summarize))
+		head += "\nApplying asks the model to summarise " + text.Plural(len(plan.Summarize), "message") + "; the figures after it are estimates."
 	}
 	v.head = &widget.Label{Text: head, TextStyle: fyne.TextStyle{Bold: true}, Wrapping: fyne.TextWrapWord}
 	v.layers = container.NewVBox()
@@ -276,8 +271,8 @@ func newCompactionPreview(plan compact.Plan, before []transcript.Message, price 
 	v.beforeL = v.previewList(&v.before)
 	v.afterL = v.previewList(&v.after)
 	split := container.NewHSplit(
-		container.NewBorder(boldLabel(fmt.Sprintf("Before — %d messages", len(v.before))), nil, nil, nil, v.beforeL),
-		container.NewBorder(boldLabel(fmt.Sprintf("After — %d rows", len(v.after))), nil, nil, nil, v.afterL))
+		container.NewBorder(boldLabel("Before — "+text.Plural(len(v.before), "message")), nil, nil, nil, v.beforeL),
+		container.NewBorder(boldLabel("After — "+text.Plural(len(v.after), "row")), nil, nil, nil, v.afterL))
 	v.tabs = container.NewAppTabs(
 		container.NewTabItem("Layers", container.NewVScroll(v.layers)),
 		container.NewTabItem("Before / after", split),

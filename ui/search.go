@@ -135,7 +135,7 @@ func (u *UI) runSearch(v *searchView, q string) {
 			case len(hits) == 0:
 				v.status.SetText("Nothing matches every word.")
 			case truncated:
-				v.status.SetText(fmt.Sprintf("The first %d hits; add a word to narrow the search.", len(hits)))
+				v.status.SetText("The first " + text.Plural(len(hits), "hit") + "; add a word to narrow the search.")
 			default:
 				v.status.SetText(text.Plural(len(hits), "hit") + " — click one to open it")
 			}

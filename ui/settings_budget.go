@@ -98,12 +98,8 @@ func keepChoice(o agent.KeepOption, forecast bool, hitPrice float64) (label, val
 		cost = fmt.Sprintf("$%.2f", o.Cost.Dollars(hitPrice))
 	}
 	n := "no compaction"
-	switch o.Cost.Compactions {
-	case 0:
-	case 1:
-		n = "1 compaction"
-	default:
-		n = fmt.Sprintf("%d compactions", o.Cost.Compactions)
+	if o.Cost.Compactions > 0 {
+		n = text.Plural(o.Cost.Compactions, "compaction")
 	}
 	return fmt.Sprintf("%s — %s, %s", label, cost, n), value
 }
@@ -123,7 +119,7 @@ func compactCount(v float64) string {
 func (f keepFields) item() *widget.FormItem {
 	hint := "every request pays the cache-hit price for the whole context; a compaction costs once (the rebuilt context at the miss price). Auto picks the level that costs least at this model's prices"
 	if f.requests > 0 {
-		hint += fmt.Sprintf("; forecast input cost of the open session's next %d requests", f.requests)
+		hint += "; forecast input cost of the open session's next " + text.Plural(f.requests, "request")
 	} else {
 		hint += "; open a session to see each choice's forecast cost"
 	}

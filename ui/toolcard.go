@@ -104,7 +104,7 @@ func (c *toolCard) set(it *chatItem) {
 		st = toolFailed
 	}
 	if it.redacted > 0 {
-		st += fmt.Sprintf(" · %d secret%s redacted", it.redacted, text.S(it.redacted))
+		st += " · " + text.Plural(it.redacted, "secret") + " redacted"
 	}
 	c.status.SetText(st)
 	switch st {
