@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/cycle"
-	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
@@ -105,11 +104,7 @@ func TestArchiveExplainsEngineMessages(t *testing.T) {
 }
 
 func TestArchiveButtonOpensBrowser(t *testing.T) {
-	srv := llmtest.New(nil)
-	defer srv.Close()
-	h := newHarness(t, endpoint(srv))
-	h.newSession()
-	h.ui.live.ops = &fakeOps{archives: []cycle.Archive{{Cycle: 1, Brief: "the brief", Started: time.Now()}}}
+	h := fakeSession(t, &fakeOps{archives: []cycle.Archive{{Cycle: 1, Brief: "the brief", Started: time.Now()}}})
 	test.Tap(h.ui.actions.archive)
 	h.waitFor("the archive", func() bool { return h.overlayShows("the brief") })
 	if !h.shows("Cycle 1 ·") {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
-	"github.com/tally-dev/tally/engine/llm/llmtest"
 )
 
 func (f *fakeOps) PostponeCompaction() {
@@ -29,14 +28,10 @@ func (f *fakeOps) postpones() int {
 // engine off the UI goroutine, and the compaction's row then shows the
 // counts and the record, collapsed.
 func TestCompactionNoticePreviewNotNowAndTheRow(t *testing.T) {
-	srv := llmtest.New(nil)
-	defer srv.Close()
-	h := newHarness(t, endpoint(srv))
-	h.newSession()
 	plan, msgs := samplePlan()
 	plan.Fidelity = compact.Fidelity{Verbatim: 12, Summarised: 40, Recallable: 40}
-	f := &fakeOps{plan: plan, msgs: msgs, emit: h.events()}
-	h.ui.live.ops = f
+	f := &fakeOps{plan: plan, msgs: msgs}
+	h := fakeSession(t, f)
 	h.ui.live.job.running = true // the notice comes mid-turn
 
 	f.emit(agent.Event{Kind: agent.EventCompactionSoon, Notice: &agent.CompactionNotice{Level: 57_700, Mark: 56_999, Threshold: 63_333, Plan: plan}})
@@ -98,14 +93,9 @@ func TestCompactionNoticePreviewNotNowAndTheRow(t *testing.T) {
 
 // Between turns the notice's Preview can apply the compaction now.
 func TestCompactionNoticePreviewAppliesBetweenTurns(t *testing.T) {
-	srv := llmtest.New(nil)
-	defer srv.Close()
-	h := newHarness(t, endpoint(srv))
-	h.newSession()
 	plan, msgs := samplePlan()
-	f := &fakeOps{plan: plan, msgs: msgs, emit: h.events()}
-	h.ui.live.ops = f
-	h.ui.setIdleButtons()
+	f := &fakeOps{plan: plan, msgs: msgs}
+	h := fakeSession(t, f)
 	f.emit(agent.Event{Kind: agent.EventCompactionSoon, Notice: &agent.CompactionNotice{Level: 58_000, Mark: 56_999, Threshold: 63_333, Plan: plan}})
 	h.waitFor("the notice", func() bool { return h.ui.head.notice.Visible() })
 	test.Tap(h.ui.head.notice.preview)

@@ -14,14 +14,9 @@ import (
 )
 
 func TestCompactionDialogApplyAndCancel(t *testing.T) {
-	srv := llmtest.New(nil)
-	defer srv.Close()
-	h := newHarness(t, endpoint(srv))
-	h.newSession()
 	plan, msgs := samplePlan()
-	f := &fakeOps{plan: plan, msgs: msgs, emit: h.events()}
-	h.ui.live.ops = f
-	h.ui.setIdleButtons()
+	f := &fakeOps{plan: plan, msgs: msgs}
+	h := fakeSession(t, f)
 
 	// Cancel: nothing is applied.
 	test.Tap(h.ui.actions.compact)
@@ -75,10 +70,7 @@ func TestCompactionDialogApplyAndCancel(t *testing.T) {
 }
 
 func TestAskModeUsesThePreviewDialog(t *testing.T) {
-	srv := llmtest.New(nil)
-	defer srv.Close()
-	h := newHarness(t, endpoint(srv))
-	h.newSession()
+	h := silentSession(t)
 	plan, _ := samplePlan()
 	live := h.ui.live
 	asker := &compactionAsker{bridge: h.ui.bridge, show: func(p compact.Plan, answer func(bool)) func() {
@@ -180,13 +172,8 @@ func TestManualCompactionAgainstTheEngine(t *testing.T) {
 }
 
 func TestNewCycleRunsOffTheUIGoroutine(t *testing.T) {
-	srv := llmtest.New(nil)
-	defer srv.Close()
-	h := newHarness(t, endpoint(srv))
-	h.newSession()
-	f := &fakeOps{emit: h.events()}
-	h.ui.live.ops = f
-	h.ui.setIdleButtons()
+	f := &fakeOps{}
+	h := fakeSession(t, f)
 	if h.ui.actions.cycle.Disabled() {
 		t.Fatal("New cycle is disabled on an idle session")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/tally-dev/tally/engine/agent"
@@ -71,6 +72,18 @@ func (f *fakeOps) counts() (int, int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.compacted, f.purged
+}
+
+// fakeSession opens a session against a model that answers nothing and
+// hands its compaction, purge and archive calls to f, whose events reach
+// the window as the engine's would.
+func fakeSession(t *testing.T, f *fakeOps) *harness {
+	t.Helper()
+	h := silentSession(t)
+	f.emit = h.events()
+	h.ui.live.ops = f
+	h.ui.setIdleButtons()
+	return h
 }
 
 // events returns the open session's event sink, as the engine sees it.

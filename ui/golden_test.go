@@ -75,7 +75,7 @@ func goldenChat(t *testing.T) (*chatView, *queue) {
 func TestGoldenChatToolCards(t *testing.T) {
 	fynetest.GoldenApp(t)
 	c, q := goldenChat(t)
-	win := fynetest.GoldenWindow(t, c.box, 760, 900)
+	win := fynetest.Window(t, c.box, 760, 900)
 	settle(t, q)
 	// Laying the rows out shows them again, which queues their checks.
 	fynetest.LayoutAll(win.Canvas().Content())
@@ -91,7 +91,7 @@ func goldenPlan() (compact.Plan, []transcript.Message) { return samplePlanAt(gol
 
 func TestGoldenCompactionDialog(t *testing.T) {
 	fynetest.GoldenApp(t)
-	win := fynetest.GoldenWindow(t, &fyne.Container{}, 1000, 720)
+	win := fynetest.Window(t, &fyne.Container{}, 1000, 720)
 	// No session is open, so the dialog has no model price and counts in
 	// tokens: the rendered text does not depend on saved settings.
 	u := &UI{win: win}

@@ -112,6 +112,18 @@ func openHarness(t testing.TB, env map[string]string, serve bool) *harness {
 	return h
 }
 
+// silentSession opens the window and a new session against a model that
+// answers nothing, for tests that never send a prompt or play the
+// engine's part themselves.
+func silentSession(t *testing.T) *harness {
+	t.Helper()
+	srv := llmtest.New(nil)
+	t.Cleanup(srv.Close)
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	return h
+}
+
 // endpoint returns an environment pointing at srv.
 func endpoint(srv *llmtest.Server) map[string]string {
 	return map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "dummy", "TALLY_MODEL": "test-model"}

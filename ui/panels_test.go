@@ -19,10 +19,7 @@ import (
 )
 
 func TestChecklistFollowsEvents(t *testing.T) {
-	srv := llmtest.New(nil)
-	defer srv.Close()
-	h := newHarness(t, endpoint(srv))
-	h.newSession()
+	h := silentSession(t)
 	emit := h.events()
 	emit(agent.Event{Kind: agent.EventChecklist, Checklist: []todo.Item{
 		{ID: "1", Content: "Find the bug", Status: todo.Completed},
@@ -52,10 +49,7 @@ func TestChecklistFollowsEvents(t *testing.T) {
 }
 
 func TestDriftAlertInFooterAndChart(t *testing.T) {
-	srv := llmtest.New(nil)
-	defer srv.Close()
-	h := newHarness(t, endpoint(srv))
-	h.newSession()
+	h := silentSession(t)
 	emit := h.events()
 	emit(agent.Event{Kind: agent.EventDrift, Drift: &prompt.Drift{Changed: true, Part: "system", Booked: true, Reason: "compaction"}})
 	h.q.drain()
@@ -111,10 +105,7 @@ func TestSessionDetailReadableWhenSelected(t *testing.T) {
 	if detailColor(true) != theme.ColorNameForeground || detailColor(false) != theme.ColorNamePlaceHolder {
 		t.Error("the selected row's detail line is not drawn in the foreground colour")
 	}
-	srv := llmtest.New(nil)
-	defer srv.Close()
-	h := newHarness(t, endpoint(srv))
-	h.newSession()
+	h := silentSession(t)
 	h.waitFor("the row", func() bool { return len(h.ui.sessions.items) == 1 })
 	h.ui.sessions.list.Refresh()
 	var seg *widget.TextSegment

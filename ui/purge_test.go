@@ -6,19 +6,12 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/tally-dev/tally/engine/agent"
-	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/purge"
 )
 
 func TestPurgePreviewApplyAndCancel(t *testing.T) {
-	srv := llmtest.New(nil)
-	defer srv.Close()
-	h := newHarness(t, endpoint(srv))
-	h.newSession()
-	f := &fakeOps{purgePlan: agent.PurgePreview{Plan: purge.Plan{Changes: []purge.Change{{Msg: 3, Action: "remove", Before: 2600, Because: "asked"}}, Before: 3000, After: 400}},
-		emit: h.events()}
-	h.ui.live.ops = f
-	h.ui.setIdleButtons()
+	f := &fakeOps{purgePlan: agent.PurgePreview{Plan: purge.Plan{Changes: []purge.Change{{Msg: 3, Action: "remove", Before: 2600, Because: "asked"}}, Before: 3000, After: 400}}}
+	h := fakeSession(t, f)
 	test.Tap(h.ui.actions.purge)
 	v := waitShown[*purgeView](h, "the purge preview")
 	if !h.shows("remove  message 3 (2,600 tokens)") || !h.shows("History 3,000 → 400 tokens · 1 change") {

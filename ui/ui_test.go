@@ -303,10 +303,7 @@ func TestAPIKeyIsNeverRendered(t *testing.T) {
 }
 
 func TestSessionsRestoreRenameDelete(t *testing.T) {
-	srv := llmtest.New(nil)
-	defer srv.Close()
-	h := newHarness(t, endpoint(srv))
-	h.newSession()
+	h := silentSession(t)
 	id := h.ui.live.id
 	h.waitFor("LastSession to be saved", func() bool {
 		s := h.ui.wb.Settings()

@@ -476,17 +476,13 @@ func (r *chartRenderer) ensure(g ChartGeometry) {
 	r.objects = append(r.objects, r.c.totals)
 }
 
-// markerColor is the colour of a marker: the warning colour for an
-// unbooked drift, the primary colour for a rebuild, muted otherwise.
+// markerColors are the colours of the markers: the warning colour for an
+// unbooked drift, the foreground for a rebuild; a booked drift is muted.
+var markerColors = map[MarkerKind]fyne.ThemeColorName{MarkerDrift: theme.ColorNameWarning, MarkerRebuild: theme.ColorNameForeground}
+
+// markerColor is the colour of a marker of kind k.
 func markerColor(k MarkerKind) color.Color {
-	switch k {
-	case MarkerDrift:
-		return theme.Color(theme.ColorNameWarning)
-	case MarkerRebuild:
-		return theme.Color(theme.ColorNameForeground)
-	default:
-		return theme.Color(theme.ColorNamePlaceHolder)
-	}
+	return colorOf(markerColors, k, theme.ColorNamePlaceHolder)
 }
 
 func (r *chartRenderer) Refresh() {

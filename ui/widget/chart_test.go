@@ -10,6 +10,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
 func TestChartGeometry(t *testing.T) {
@@ -66,8 +67,7 @@ func TestChartGeometry(t *testing.T) {
 func TestChartWidgetTotalsAndDetails(t *testing.T) {
 	test.NewTempApp(t)
 	c := NewChart()
-	w := test.NewTempWindow(t, c)
-	w.Resize(fyne.NewSize(300, 260))
+	fynetest.Window(t, c, 300, 260)
 	c.SetRows([]ledger.Row{
 		{Request: 1, Model: "m", PromptTokens: 10_000, CacheReported: true, CacheMissTokens: 10_000, ContextTokens: 10_000, CompletionTokens: 100},
 		{Request: 2, Model: "m", PromptTokens: 20_000, CacheReported: true, CacheHitTokens: 18_000, CacheMissTokens: 2000, ContextTokens: 20_000, CompletionTokens: 100,

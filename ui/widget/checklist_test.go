@@ -17,8 +17,7 @@ import (
 func TestChecklistRowsStyledByStatus(t *testing.T) {
 	test.NewTempApp(t)
 	c := NewChecklist()
-	w := test.NewTempWindow(t, c)
-	w.Resize(fyne.NewSize(400, 300))
+	w := fynetest.Window(t, c, 400, 300)
 	c.SetItems([]todo.Item{
 		{ID: "1", Content: "Find the bug", Status: todo.Completed},
 		{ID: "2", Content: "Fix calc.Add", Status: todo.InProgress},

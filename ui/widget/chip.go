@@ -64,19 +64,13 @@ func CacheStateFor(r ledger.Row, first bool) CacheState {
 	return s
 }
 
-// levelColor is the chip's dot colour for a level.
-func levelColor(l CacheLevel) color.Color {
-	switch l {
-	case CacheGreen:
-		return theme.Color(theme.ColorNameSuccess)
-	case CacheYellow:
-		return theme.Color(theme.ColorNameWarning)
-	case CacheRed:
-		return theme.Color(theme.ColorNameError)
-	default:
-		return theme.Color(theme.ColorNameDisabled)
-	}
-}
+// levelColors are the chip's dot colours; a cold or hidden chip's dot is
+// in the disabled colour.
+var levelColors = map[CacheLevel]fyne.ThemeColorName{
+	CacheGreen: theme.ColorNameSuccess, CacheYellow: theme.ColorNameWarning, CacheRed: theme.ColorNameError}
+
+// levelColor is the chip's dot colour for level l.
+func levelColor(l CacheLevel) color.Color { return colorOf(levelColors, l, theme.ColorNameDisabled) }
 
 // missOf is the ledger's count of r's prompt tokens not served from the
 // cache (a backend that reports no cache field counts all as misses).

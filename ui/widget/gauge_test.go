@@ -3,16 +3,16 @@ package widget
 import (
 	"testing"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
+
+	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
 func TestGaugeMarksAtThresholds(t *testing.T) {
 	test.NewTempApp(t)
 	g := NewGauge()
-	w := test.NewTempWindow(t, g)
-	w.Resize(fyne.NewSize(1000+2*theme.Padding(), 120))
+	fynetest.Window(t, g, 1000+2*theme.Padding(), 120)
 	const window = 1_000_000
 	g.SetLevel(842_000, window, false)
 	// The engine's thresholds for a known 1M window: 1M − 20k summary

@@ -28,7 +28,7 @@ func goldenItems() []todo.Item {
 func TestGoldenChecklist(t *testing.T) {
 	fynetest.GoldenApp(t)
 	c := NewChecklist()
-	win := fynetest.GoldenWindow(t, c, 420, 320)
+	win := fynetest.Window(t, c, 420, 320)
 	fynetest.AssertGolden(t, win, "checklist_empty")
 	c.SetItems(goldenItems())
 	fynetest.AssertGolden(t, win, "checklist")
@@ -39,7 +39,7 @@ func TestGoldenChecklist(t *testing.T) {
 func TestGoldenGauge(t *testing.T) {
 	fynetest.GoldenApp(t)
 	g := NewGauge()
-	win := fynetest.GoldenWindow(t, g, 480, 90)
+	win := fynetest.Window(t, g, 480, 90)
 	// A 128k window: auto-compaction at 128k − 20k summary reserve − 13k
 	// buffer, the new cycle at 75 %; the two labels are close together.
 	g.SetLevel(84_200, 128_000, true)
@@ -65,7 +65,7 @@ func TestGoldenCacheChip(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			fynetest.GoldenApp(t)
 			chip := NewCacheChip()
-			win := fynetest.GoldenWindow(t, chip, 200, 48)
+			win := fynetest.Window(t, chip, 200, 48)
 			chip.Set(ledger.Row{PromptTokens: prompt, CacheHitTokens: c.hit, CacheMissTokens: prompt - c.hit,
 				CacheReported: true}, c.first)
 			fynetest.AssertGolden(t, win, "cache_chip_"+c.name)

@@ -1,6 +1,8 @@
 package widget
 
 import (
+	"image/color"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
@@ -27,6 +29,15 @@ func SetStyledTextSized(t *widget.RichText, text string, c fyne.ThemeColorName, 
 	t.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: text, Style: widget.RichTextStyle{
 		ColorName: c, TextStyle: fyne.TextStyle{Bold: bold}, SizeName: size, Inline: true}}}
 	t.Refresh()
+}
+
+// colorOf is the current theme's colour named for k in names, or the
+// fallback colour when names has none for k.
+func colorOf[K comparable](names map[K]fyne.ThemeColorName, k K, fallback fyne.ThemeColorName) color.Color {
+	if n, ok := names[k]; ok {
+		return theme.Color(n)
+	}
+	return theme.Color(fallback)
 }
 
 // ShowIf shows o when on and hides it otherwise.

@@ -71,8 +71,9 @@ func GoldenApp(t *testing.T) {
 	test.ApplyTheme(t, goldenTheme{test.Theme()})
 }
 
-// GoldenWindow opens a window of a fixed size showing content.
-func GoldenWindow(t *testing.T, content fyne.CanvasObject, w, h float32) fyne.Window {
+// Window opens a test window of a fixed size showing content; it closes
+// when the test ends.
+func Window(t *testing.T, content fyne.CanvasObject, w, h float32) fyne.Window {
 	t.Helper()
 	win := test.NewTempWindow(t, content)
 	win.Resize(fyne.NewSize(w, h))
