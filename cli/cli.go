@@ -155,12 +155,26 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 // open opens the data directory of --data (or the default one) through
 // the workbench; settingsErr is what was wrong with the saved settings,
 // for the commands that depend on them. The caller closes the workbench.
+//
+// While the desktop app is open it holds the store's lock; open then
+// fails at once with an error matching workbench.ErrLocked, so Main hands
+// the command to the app (see heldByApp) without waiting out the lock's
+// timeout. A lock held by anything else, such as another command about
+// to finish, is waited for as before.
 func (o *options) open() (w *workbench.Workbench, settingsErr, err error) {
 	if o.served != nil {
 		return o.served.Borrow(), nil, nil // run inside the app, on its open store
 	}
-	return workbench.Open(o.data, os.Getenv)
+	w, settingsErr, err = workbench.TryOpen(o.data, os.Getenv)
+	if errors.Is(err, workbench.ErrLocked) && !appServes(o.data) {
+		return waitOpen(o.data, os.Getenv)
+	}
+	return w, settingsErr, err
 }
+
+// waitOpen opens the store, waiting for its lock; a variable so tests
+// can tell whether a command waited.
+var waitOpen = workbench.Open
 
 // sessionOptions maps the shared flags to the workbench's session options
 // for session id ("" for a new one).

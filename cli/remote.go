@@ -18,19 +18,41 @@ import (
 // data.
 
 // readingCommands are the commands that only read the store and may run
-// inside the app. (A rewind's dry run opens the session, so it waits for
-// the app to close like the writing commands.)
+// inside the app. A rewind's dry run reads too (see reads).
 var readingCommands = map[string]bool{
 	"sessions": true, "inspect": true, "export": true, "preview": true,
 	"archive": true, "changes": true, "help": true,
 }
 
-// reads reports whether the command line args only reads the store.
+// reads reports whether the command line args only reads the store: a
+// reading command, or a rewind without --yes, whose dry run opens the
+// session read-only.
 func reads(args []string) bool {
 	if len(args) == 0 {
 		return false
 	}
+	if args[0] == "rewind" {
+		return rewindDryRun(args[1:])
+	}
 	return readingCommands[args[0]]
+}
+
+// rewindDryRun reports whether rewind args parse and ask for a dry run
+// (no --yes, in any of the forms the flags accept).
+func rewindDryRun(args []string) bool {
+	_, rest, err := takeUndoFlags("rewind", "to", args)
+	if err != nil {
+		return false
+	}
+	o, err := parse("rewind", rest, io.Discard)
+	return err == nil && !o.yes
+}
+
+// appServes reports whether the desktop app serves the data directory
+// dataDir names ("" for the default) on its socket.
+func appServes(dataDir string) bool {
+	path, err := workbench.DataPath(dataDir)
+	return err == nil && remote.Serving(filepath.Dir(path))
 }
 
 // dataDirOf is the data directory args name (--data DIR, env TALLY_DATA,

@@ -360,3 +360,25 @@ func TestSearchFindsTitlesPromptsAnswersAndToolCallsInEveryCycle(t *testing.T) {
 		t.Errorf("a title is not found: %+v", hits)
 	}
 }
+
+// TryOpen is the command line's first look at the store: it fails with
+// ErrLocked while another Tally holds the store, and opens it otherwise.
+func TestTryOpenTellsAHeldStoreAndOpensAFreeOne(t *testing.T) {
+	dir := t.TempDir()
+	held, _, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, _, err := TryOpen(dir, nil); !errors.Is(err, ErrLocked) {
+		if w != nil {
+			w.Close()
+		}
+		t.Fatalf("TryOpen of a held store: %v; want ErrLocked", err)
+	}
+	held.Close()
+	w, _, err := TryOpen(dir, nil)
+	if err != nil {
+		t.Fatalf("TryOpen of a free store: %v", err)
+	}
+	w.Close()
+}

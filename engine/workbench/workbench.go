@@ -94,6 +94,15 @@ func Open(dataDir string, env func(string) string) (w *Workbench, settingsErr er
 	return open(dataDir, env, storage.Options{})
 }
 
+// TryOpen is Open without waiting for the store's lock: while another
+// Tally holds the store it fails at once with an error matching
+// ErrLocked, where Open waits storage.DefaultTimeout first. The command
+// line uses it to tell the desktop app, which holds the lock as long as
+// it is open, from a command about to finish.
+func TryOpen(dataDir string, env func(string) string) (w *Workbench, settingsErr error, err error) {
+	return open(dataDir, env, storage.Options{Timeout: -1})
+}
+
 func open(dataDir string, env func(string) string, o storage.Options) (*Workbench, error, error) {
 	path, err := DataPath(dataDir)
 	if err != nil {
