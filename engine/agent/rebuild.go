@@ -82,6 +82,14 @@ func (s *Session) rebuild(w rewrite) (RebuildInfo, error) {
 	if systemChanged && rec.Detail == "" {
 		rec.Detail = "system prompt changed (booked)"
 	}
+	if s.anchor.Valid() {
+		billed, _, own := s.anchor.Parts()
+		_, ratio := s.measured()
+		if ratio <= 0 && own > 0 { // the planner's rule when nothing is measured
+			ratio = min(max(float64(billed)/float64(own), 0.25), 4)
+		}
+		s.st.Calibration = &calibration{Billed: billed, Est: own, Ratio: ratio}
+	}
 	s.anchor.Invalidate()
 	s.st.Anchor = nil
 	err := s.cfg.Store.Update(func(tx *storage.Tx) error {

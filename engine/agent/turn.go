@@ -282,6 +282,7 @@ func (t *turnLoop) commitReply(step int, resp *llm.Response, reply transcript.Me
 	s.sentSinceOpen = true
 	if u := resp.Usage; resp.HasUsage && u.PromptTokens > 0 {
 		s.anchor.Set(u.PromptTokens, sent.logLen, sent.estimate)
+		s.st.Calibration = nil
 	}
 	row := s.newRow(ledger.KindTurn, resp, sent.messages, now)
 	row.Request, row.Drift, row.Rebuild = s.st.Requests, sent.drift, s.pendingRebuild
