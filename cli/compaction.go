@@ -178,12 +178,10 @@ func cmdPurge(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	apply := o.yes
 	if !apply {
-		if f, ok := stdin.(*os.File); ok {
-			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-				fmt.Fprint(stderr, "Apply this purge? [y/N] ")
-				line, _ := bufio.NewReader(f).ReadString('\n')
-				apply = strings.EqualFold(strings.TrimSpace(line), "y")
-			}
+		if f, ok := terminalIn(stdin); ok {
+			fmt.Fprint(stderr, "Apply this purge? [y/N] ")
+			line, _ := bufio.NewReader(f).ReadString('\n')
+			apply = strings.EqualFold(strings.TrimSpace(line), "y")
 		}
 	}
 	if !apply {

@@ -166,18 +166,25 @@ func approver(yes bool, stdin io.Reader, stderr io.Writer) tool.Approver {
 	if yes {
 		return tool.ApproveAll{}
 	}
-	if f, ok := stdin.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			return &terminalApprover{in: bufio.NewReader(f), out: stderr}
-		}
+	if f, ok := terminalIn(stdin); ok {
+		return &terminalApprover{in: bufio.NewReader(f), out: stderr}
 	}
-	return noticeDeny{stderr}
+	return &noticeDeny{out: stderr}
 }
 
-type noticeDeny struct{ out io.Writer }
+// noticeDeny denies every call that needs approval when there is no
+// terminal to ask on. It says so once, at the first such call; each
+// denied call still shows as a refused result.
+type noticeDeny struct {
+	out  io.Writer
+	once sync.Once
+}
 
-func (n noticeDeny) Approve(_ context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
-	fmt.Fprintf(n.out, "denied %s%s: not approved (run with --yes to allow tool calls that change files or run commands)\n", safeText(req.Summary), askedBy(req))
+// Approve implements tool.Approver: it denies req.
+func (n *noticeDeny) Approve(_ context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
+	n.once.Do(func() {
+		fmt.Fprintf(n.out, "tally run: %s%s needs approval, but standard input is not a terminal to ask on, so it and every later call that needs approval are denied; run on a terminal, or allow them with --yes or a permission mode such as --mode auto-edit\n", safeText(req.Summary), askedBy(req))
+	})
 	return tool.Deny, nil
 }
 
