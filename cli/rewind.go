@@ -166,24 +166,34 @@ func cmdRewind(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("tally rewind: %w", err)
 	}
-	printRewindPlan(stdout, plan, files, chat)
 	if !o.yes {
+		printRewindPlan(stdout, plan, files, chat)
 		fmt.Fprintln(stdout, "Dry run: nothing was changed. Run again with --yes to rewind.")
 		return nil
+	}
+	if err := rewindBlocked(stdout, plan, files, chat, f.force); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	res, err := sess.Rewind(ctx, f.turn, files, chat, f.force)
 	if errors.Is(err, checkpoint.ErrConflict) {
-		return fmt.Errorf("tally rewind: %s changed outside Tally since the agent wrote them, so nothing was rewound; review the diffs above and add --force to overwrite them", strings.Join(plan.Conflicts(), ", "))
+		return fmt.Errorf("tally rewind: files changed outside Tally while the rewind was being planned, so nothing was rewound; run the dry run again to review them, and add --force to overwrite them")
 	}
 	if err != nil {
 		return fmt.Errorf("tally rewind: %w", err)
 	}
+	fmt.Fprintf(stdout, "Rewound to the start of turn %d: %q\n", plan.Turn.N, text.FirstLine(plan.Turn.Text, quoteRunes))
 	if files {
 		fmt.Fprintf(stdout, "Restored %d file(s).\n", len(res.Files.Restored))
+		for _, p := range res.Files.Restored {
+			fmt.Fprintf(stdout, "  %s\n", p)
+		}
 		for _, s := range res.Files.Skipped {
 			fmt.Fprintf(stdout, "  skipped %s\n", s)
+		}
+		if len(plan.Unrestorable) > 0 {
+			fmt.Fprintf(stdout, "Warning: turn(s) %s can no longer be fully restored: content they need was dropped to keep the checkpoints under the size cap (Settings).\n", joinInts(plan.Unrestorable))
 		}
 	}
 	if chat {
@@ -191,6 +201,25 @@ func cmdRewind(args []string, stdout, stderr io.Writer) error {
 	}
 	if res.Note != "" {
 		fmt.Fprintf(stdout, "Note: %s.\n", res.Note)
+	}
+	return nil
+}
+
+// rewindBlocked returns why a rewind that plan describes cannot go
+// through, before anything is changed: a part asked for that cannot be
+// done, or files changed outside Tally without force, whose outside
+// changes it prints to out for review. The rest of the dry run, diffs and
+// all, is the dry run's to show.
+func rewindBlocked(out io.Writer, plan agent.RewindPlan, files, chat, force bool) error {
+	switch {
+	case chat && plan.ChatErr != "":
+		return fmt.Errorf("tally rewind: the conversation cannot be rewound, so nothing was changed: %s (add --files-only to restore only the files)", plan.ChatErr)
+	case files && plan.FilesErr != "":
+		return fmt.Errorf("tally rewind: the files cannot be restored, so nothing was changed: %s (add --chat-only to rewind only the conversation)", plan.FilesErr)
+	}
+	if c := plan.Conflicts(); files && !force && len(c) > 0 {
+		printConflicts(out, plan)
+		return fmt.Errorf("tally rewind: %s changed outside Tally since the agent wrote them, so nothing was rewound; review the outside changes above and add --force to overwrite them", strings.Join(c, ", "))
 	}
 	return nil
 }
@@ -237,17 +266,23 @@ func printFilePlan(out io.Writer, p agent.RewindPlan) {
 		}
 		fmt.Fprintln(out, line)
 	}
+	printConflicts(out, p)
+	fmt.Fprintln(out, "\nWhat restoring does, per file:")
+	for _, f := range p.Files.Files {
+		if f.Action != checkpoint.Unchanged && f.Action != checkpoint.NotRestorable {
+			io.WriteString(out, safeText(f.Diff.Unified()))
+		}
+	}
+}
+
+// printConflicts prints, for each file changed outside Tally since the
+// agent wrote it, its three states and the outside change.
+func printConflicts(out io.Writer, p agent.RewindPlan) {
 	for _, f := range p.Files.Files {
 		if f.Conflict && f.Action != checkpoint.Unchanged && f.Action != checkpoint.NotRestorable {
 			fmt.Fprintf(out, "\nConflict in %s:\n  at the checkpoint: %s\n  as the agent left it: %s\n  now: %s\n  changed outside Tally since the agent wrote it:\n",
 				f.Path, f.Target.String(), f.Agent.String(), f.Current.String())
 			io.WriteString(out, indent(safeText(f.Outside.Unified())))
-		}
-	}
-	fmt.Fprintln(out, "\nWhat restoring does, per file:")
-	for _, f := range p.Files.Files {
-		if f.Action != checkpoint.Unchanged && f.Action != checkpoint.NotRestorable {
-			io.WriteString(out, safeText(f.Diff.Unified()))
 		}
 	}
 }

@@ -62,9 +62,15 @@ func TestChangesAndRewindCommands(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(ws, "NOTES.md")); string(b) != "my notes\n" {
 		t.Fatal("the dry run changed a file")
 	}
-	_, errOut, code = runCLI(t, "rewind", "--data", data, "u", "--to", "1", "--yes")
-	if code != ExitFail || !strings.Contains(errOut, "add --force") {
+	// --yes over a conflict shows the outside change to review, not the
+	// whole dry run, and then says what to do.
+	out, errOut, code = runCLI(t, "rewind", "--data", data, "u", "--to", "1", "--yes")
+	if code != ExitFail || !strings.Contains(errOut, "NOTES.md changed outside Tally") || !strings.Contains(errOut, "add --force") {
 		t.Fatalf("rewind over a conflict exited %d: %s", code, errOut)
+	}
+	mustHave(t, out, "Conflict in NOTES.md:", "+my notes")
+	if strings.Contains(out, "What restoring does") || strings.Contains(out, "+# calc") {
+		t.Errorf("rewind --yes printed the whole dry run before it refused:\n%s", out)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "NOTES.md")); string(b) != "my notes\n" {
 		t.Fatal("the user's edit was overwritten without --force")
@@ -73,7 +79,16 @@ func TestChangesAndRewindCommands(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("rewind --force exited %d: %s", code, errOut)
 	}
-	mustHave(t, out, "Restored 3 file(s).", "The rewound message was:\nturn one")
+	mustHave(t, out, "Rewound to the start of turn 1", "Restored 3 file(s).", "  calc/calc.go", "  NOTES.md", "  README.md", "The rewound message was:\nturn one")
+	if strings.Contains(out, "What restoring does") || strings.Contains(out, "would be superseded") {
+		t.Errorf("rewind --yes printed the dry run:\n%s", out)
+	}
+	// The conversation was rewound already: --yes says so before it
+	// prints anything, in a plain sentence.
+	out, errOut, code = runCLI(t, "rewind", "--data", data, "u", "--to", "1", "--yes")
+	if code != ExitFail || out != "" || !strings.HasPrefix(errOut, "tally rewind: the conversation cannot be rewound, so nothing was changed: turn 1 was already taken out") || !strings.Contains(errOut, "--files-only") {
+		t.Errorf("rewind --yes to a rewound turn: exit %d, out %q, stderr %q", code, out, errOut)
+	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "calc", "calc.go")); string(b) != string(calc) {
 		t.Error("calc/calc.go was not restored byte for byte")
 	}
