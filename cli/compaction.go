@@ -51,7 +51,7 @@ func cmdPreview(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer w.Close()
-	plan, err := sess.PreviewCompaction()
+	plan, err := sess.Compaction().Preview()
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func cmdCompact(args []string, stdout, stderr io.Writer) error {
 	defer w.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := sess.Compact(ctx)
+	res, err := sess.Compaction().Apply(ctx)
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func cmdPurge(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	defer w.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	p, err := sess.PreviewPurge(ctx)
+	p, err := sess.Purge().Preview(ctx)
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func cmdPurge(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "Not applied. Run again with --yes to apply a purge without asking.")
 		return nil
 	}
-	if err := sess.ApplyPurge(p); err != nil {
+	if err := sess.Purge().Apply(p); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "Applied: %d → %d tokens.\n", p.Before, p.After)

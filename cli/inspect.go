@@ -74,7 +74,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		ContextTokens: level, Exact: exact, Fingerprint: sess.Fingerprint(), Request: sess.NextRequest(),
 	}
 	rep.Status = sess.NextStatus()
-	rep.Mode, rep.Sandbox = string(sess.Mode()), sess.SandboxNote()
+	rep.Mode, rep.Sandbox = string(sess.Permissions().Mode()), sess.Permissions().SandboxNote()
 	placement, rule := sess.Placement()
 	rep.StatusPlacement, rep.CacheRule = string(placement), string(rule)
 	rows, err := sess.Ledger()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // printLedger writes a session's per-request usage and totals: as a table,
@@ -17,13 +18,19 @@ func printLedger(wb *workbench.Workbench, id string, asJSON bool, stdout io.Writ
 	if err != nil {
 		return err
 	}
-	model := ""
+	// The model of the last request, or the session's own before any.
+	var model string
 	if len(rows) > 0 {
 		model = rows[len(rows)-1].Model
+	} else if info, err := wb.Session(id); err == nil {
+		model = info.Model
 	}
 	prices := wb.Settings().PriceFor
 	price, priced := prices(model)
 	tot := ledger.Sum(rows, prices)
+	if rows == nil {
+		rows = []ledger.Row{} // [] in the JSON, not null
+	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -33,6 +40,10 @@ func printLedger(wb *workbench.Workbench, id string, asJSON bool, stdout io.Writ
 			Rows    []ledger.Row  `json:"rows"`
 			Totals  ledger.Totals `json:"totals"`
 		}{id, pricePtr(price, priced), rows, tot})
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(stdout, "No requests yet: session %s has not sent the model anything, so there are no tokens or costs to show.\n", id)
+		return nil
 	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "req\tprompt\thit\tmiss\tout\thit %\tcontext\tcost\tnote\t")
@@ -48,12 +59,15 @@ func printLedger(wb *workbench.Workbench, id string, asJSON bool, stdout io.Writ
 			r.CompletionTokens, hitPct(r), r.ContextTokens, rowCost(r, prices), note)
 	}
 	w.Flush()
-	fmt.Fprintf(stdout, "\n%d requests · %d prompt tokens (%d hit, %d miss, %.2f%% hit) · %d completion tokens\n",
-		tot.Requests, tot.Prompt, tot.Hit, tot.Miss, 100*tot.HitRatio, tot.Completion)
-	if priced {
+	fmt.Fprintf(stdout, "\n%d request%s · %d prompt tokens (%d hit, %d miss, %.2f%% hit) · %d completion tokens\n",
+		tot.Requests, text.S(tot.Requests), tot.Prompt, tot.Hit, tot.Miss, 100*tot.HitRatio, tot.Completion)
+	switch {
+	case priced:
 		fmt.Fprintf(stdout, "cost %s · without a prefix cache %s · saved %s\n", money(tot.Cost, true), money(tot.ZeroCacheCost, true), money(tot.ZeroCacheCost-tot.Cost, true))
-	} else {
-		fmt.Fprintf(stdout, "cost n/a: no price is known for model %q; set one in the app's Settings\n", model)
+	case model == "":
+		fmt.Fprintln(stdout, "cost n/a: the requests name no model to price; set the model's price in the app's Settings")
+	default:
+		fmt.Fprintf(stdout, "cost n/a: no price is known for the model %s; set one in the app's Settings\n", safeText(model))
 	}
 	if tot.Drifts > 0 {
 		fmt.Fprintf(stdout, "%d unbooked prefix change(s): each one made the following request miss the cache\n", tot.Drifts)

@@ -59,7 +59,7 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 		u.onChild(e)
 	case agent.EventMCP:
 		if live.sess != nil {
-			u.showMCP(live, live.sess.MCPStatus(), e.Err)
+			u.showMCP(live, live.sess.MCP().Status(), e.Err)
 		}
 	}
 }

@@ -30,3 +30,13 @@ type sessionOps interface {
 type engineOps struct{ *agent.Session }
 
 var _ sessionOps = engineOps{}
+
+func (e engineOps) PreviewCompaction() (compact.Plan, error) { return e.Compaction().Preview() }
+func (e engineOps) Compact(ctx context.Context) (agent.CompactionResult, error) {
+	return e.Compaction().Apply(ctx)
+}
+func (e engineOps) PreviewPurge(ctx context.Context) (agent.PurgePreview, error) {
+	return e.Purge().Preview(ctx)
+}
+func (e engineOps) ApplyPurge(p agent.PurgePreview) error { return e.Purge().Apply(p) }
+func (e engineOps) PostponeCompaction()                   { e.Compaction().Postpone() }

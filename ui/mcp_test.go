@@ -108,7 +108,7 @@ func TestMCPToolInASession(t *testing.T) {
 	if got := h.toolItem("mcp__greeter__hello"); got == nil || !strings.Contains(got.result, "hello from MCP") {
 		t.Fatalf("result: %+v", got)
 	}
-	h.ui.showMCP(h.ui.live, h.ui.live.sess.MCPStatus(), "")
+	h.ui.showMCP(h.ui.live, h.ui.live.sess.MCP().Status(), "")
 	if !h.ui.side.mcpInfo.Visible() || !strings.Contains(h.ui.side.mcpInfo.Text, "MCP: 1 of 1 server connected") {
 		t.Errorf("gauge line %q", h.ui.side.mcpInfo.Text)
 	}
@@ -129,7 +129,7 @@ func TestMCPWorkspaceFileAsksForTrust(t *testing.T) {
 	}
 	h.newSession()
 	h.waitFor("the trust banner", func() bool { return strings.Contains(h.ui.banner.Text(), "not trusted yet") })
-	st := h.ui.live.sess.MCPStatus()
+	st := h.ui.live.sess.MCP().Status()
 	if !st.Workspace.NeedsTrust {
 		t.Fatalf("status %+v", st)
 	}

@@ -52,9 +52,9 @@ func readSession(wb *workbench.Workbench, sess *agent.Session, id string, runnin
 		s.msgs, s.meta, s.alerts = snap.Messages, snap.Meta, snap.Alerts
 	} else {
 		s.msgs, s.meta, s.alerts = sess.Messages(), sess.Meta(), sess.Alerts()
-		s.perm = &permState{network: sess.AllowNetwork(), sandboxed: sess.Sandboxed(), sandbox: sess.SandboxNote()}
+		s.perm = &permState{network: sess.Permissions().AllowNetwork(), sandboxed: sess.Permissions().Sandboxed(), sandbox: sess.Permissions().SandboxNote()}
 	}
-	s.past, _ = sess.History()
+	s.past, _ = sess.Compaction().History()
 	s.cycles, _ = wb.Archives(id)
 	s.level, s.exact = sess.ContextTokens()
 	s.compactAt, s.cycleAt = sess.Thresholds()
@@ -62,8 +62,8 @@ func readSession(wb *workbench.Workbench, sess *agent.Session, id string, runnin
 	s.rows, _ = sess.Ledger()
 	_, s.rule = sess.Placement()
 	s.items = sess.Checklist()
-	s.children, _ = sess.Children()
-	s.mcp = sess.MCPStatus()
+	s.children, _ = sess.Subagents().List()
+	s.mcp = sess.MCP().Status()
 	draft, err := wb.Draft(id)
 	s.draft, s.draftOK = draft, err == nil
 	return s

@@ -49,7 +49,7 @@ func (p *permissionBar) load(live *liveSession) {
 	}
 	p.loading = true
 	defer func() { p.loading = false }()
-	p.mode.SetSelected(live.sess.Mode().Label())
+	p.mode.SetSelected(live.sess.Permissions().Mode().Label())
 	p.network.SetChecked(live.info.perm.network)
 	p.showSandbox(live.info.perm)
 	p.box.Show()
@@ -72,12 +72,12 @@ func (p *permissionBar) onMode(label string) {
 	m := modeOfLabel(label)
 	sess := live.sess
 	p.u.bridge.Work(func() func() {
-		err := sess.SetMode(m)
+		err := sess.Permissions().SetMode(m)
 		return func() {
 			if err != nil {
 				p.u.banner.ShowError("Could not switch the mode: " + err.Error())
 				p.loading = true
-				p.mode.SetSelected(sess.Mode().Label())
+				p.mode.SetSelected(sess.Permissions().Mode().Label())
 				p.loading = false
 				return
 			}
@@ -96,8 +96,8 @@ func (p *permissionBar) onNetwork(on bool) {
 		p.u.banner.ShowInfo("The network switch applies once the current turn ends.")
 	}
 	p.u.bridge.Work(func() func() {
-		err := sess.SetAllowNetwork(on)
-		note := sess.SandboxNote()
+		err := sess.Permissions().SetAllowNetwork(on)
+		note := sess.Permissions().SandboxNote()
 		return func() {
 			if err != nil {
 				p.u.banner.ShowError("Could not change the network switch: " + err.Error())
@@ -131,8 +131,8 @@ func (p *permissionBar) showRules() {
 	if live == nil || live.sess == nil {
 		return
 	}
-	rules := live.sess.Rules()
-	m := live.sess.Mode()
+	rules := live.sess.Permissions().Rules()
+	m := live.sess.Permissions().Mode()
 	list := container.NewVBox(
 		&widget.Label{Text: m.Label() + " mode: " + m.Explain() + ".", Wrapping: fyne.TextWrapWord},
 		&widget.Label{Text: "Commands: " + live.info.perm.sandbox + ".", Wrapping: fyne.TextWrapWord},
@@ -144,7 +144,7 @@ func (p *permissionBar) showRules() {
 	for _, name := range rules {
 		row := container.NewBorder(nil, nil, nil,
 			&widget.Button{Text: "Revoke", Icon: theme.DeleteIcon(), OnTapped: func() {
-				live.sess.Revoke(name)
+				live.sess.Permissions().Revoke(name)
 				d.Hide()
 				p.u.banner.ShowInfo(name + " asks again from its next call.")
 			}},

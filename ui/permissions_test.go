@@ -58,7 +58,7 @@ func TestModePickerAndRules(t *testing.T) {
 	}
 	setMode := func(m tool.Mode) {
 		h.ui.head.perm.mode.SetSelected(m.Label())
-		h.waitFor("the mode to apply", func() bool { return h.ui.live.sess.Mode() == m })
+		h.waitFor("the mode to apply", func() bool { return h.ui.live.sess.Permissions().Mode() == m })
 	}
 
 	setMode(tool.ModeReadOnly)
@@ -82,18 +82,18 @@ func TestModePickerAndRules(t *testing.T) {
 	h.send("run one")
 	it := h.pending()
 	c := h.card(it)
-	if h.ui.live.sess.Sandboxed() != c.always.Visible() {
-		t.Errorf("Always allow shown %v for a command with sandbox %v; it is offered only inside the sandbox", c.always.Visible(), h.ui.live.sess.Sandboxed())
+	if h.ui.live.sess.Permissions().Sandboxed() != c.always.Visible() {
+		t.Errorf("Always allow shown %v for a command with sandbox %v; it is offered only inside the sandbox", c.always.Visible(), h.ui.live.sess.Permissions().Sandboxed())
 	}
-	if !h.ui.live.sess.Sandboxed() {
+	if !h.ui.live.sess.Permissions().Sandboxed() {
 		t.Skip("commands cannot be sandboxed here, so there is no always-allow rule to revoke")
 	}
 	test.Tap(c.always)
 	h.waitIdle()
-	if got := h.ui.live.sess.Rules(); len(got) != 1 || got[0] != "run_shell" {
+	if got := h.ui.live.sess.Permissions().Rules(); len(got) != 1 || got[0] != "run_shell" {
 		t.Fatalf("rules = %v, want [run_shell]", got)
 	}
-	h.ui.live.sess.Revoke("run_shell")
+	h.ui.live.sess.Permissions().Revoke("run_shell")
 	h.send("run two")
 	h.pending() // asks again after the revoke
 }

@@ -248,7 +248,7 @@ func (u *UI) showChanges() {
 	if live == nil || live.sess == nil {
 		return
 	}
-	readThen(u, live, "read the session's changes", live.sess.Changes,
+	readThen(u, live, "read the session's changes", live.sess.Files().Changes,
 		func(changes []checkpoint.FileChange) { u.openChanges(live, changes) })
 }
 
@@ -309,9 +309,9 @@ func (u *UI) revertFiles(live *liveSession, v *changesView, path string, force b
 		var res checkpoint.Result
 		var err error
 		if path == "" {
-			res, err = sess.RevertAll(force)
+			res, err = sess.Files().RevertAll(force)
 		} else {
-			res, err = sess.RevertFile(path, force)
+			res, err = sess.Files().Revert(path, force)
 		}
 		return func() {
 			switch {

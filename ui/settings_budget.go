@@ -38,7 +38,7 @@ func newKeepFields(s workbench.Settings, sess *agent.Session, hitPrice float64) 
 	f := keepFields{values: map[string]string{}}
 	var opts []agent.KeepOption
 	if sess != nil {
-		opts = sess.KeepForecast()
+		opts = sess.Compaction().KeepForecast()
 	} else {
 		opts = []agent.KeepOption{{KeepUnder: agent.KeepAuto}, {KeepUnder: 0}}
 		for _, k := range agent.KeepChoices {

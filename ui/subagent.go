@@ -122,7 +122,7 @@ func (u *UI) showChildTranscript(it *chatItem) {
 		msgs []transcript.Message
 	}
 	readThen(u, live, "read the sub-agent's transcript", func() (read, error) {
-		info, msgs, err := sess.ReadChild(id)
+		info, msgs, err := sess.Subagents().Read(id)
 		return read{info, msgs}, err
 	}, func(r read) {
 		var b strings.Builder
@@ -145,5 +145,5 @@ func (u *UI) stopChild(it *chatItem) {
 		return
 	}
 	id, sess := it.child.ID, live.sess
-	u.try("stop the sub-agent", func() error { return sess.StopChild(id) })
+	u.try("stop the sub-agent", func() error { return sess.Subagents().Stop(id) })
 }

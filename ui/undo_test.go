@@ -124,7 +124,7 @@ func TestRewindDialogChoices(t *testing.T) {
 	h := newHarness(t, endpoint(srv))
 	ws := h.newSession()
 	h.ui.head.perm.mode.SetSelected("Auto-edit")
-	h.waitFor("auto-edit", func() bool { return string(h.ui.live.sess.Mode()) == "auto-edit" })
+	h.waitFor("auto-edit", func() bool { return string(h.ui.live.sess.Permissions().Mode()) == "auto-edit" })
 	h.send("first turn")
 	h.waitIdle()
 	h.send("second turn")
@@ -183,7 +183,7 @@ func TestChangesViewReverts(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.ui.head.perm.mode.SetSelected("Auto-edit")
-	h.waitFor("auto-edit", func() bool { return string(h.ui.live.sess.Mode()) == "auto-edit" })
+	h.waitFor("auto-edit", func() bool { return string(h.ui.live.sess.Permissions().Mode()) == "auto-edit" })
 	h.send("change keep.txt")
 	h.waitIdle()
 	test.Tap(h.ui.actions.changes)

@@ -112,7 +112,7 @@ func BenchmarkCompact1M(b *testing.B) {
 		})
 		before := s.log.Tokens()
 		b.StartTimer()
-		res, err := s.Compact(context.Background())
+		res, err := s.Compaction().Apply(context.Background())
 		if err != nil || !res.Applied {
 			b.Fatalf("compact: %+v, %v", res, err)
 		}

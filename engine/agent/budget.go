@@ -88,7 +88,8 @@ func (s *Session) publishBudget() {
 // with the level it keeps and the forecast input cost of the requests
 // expected, from what the last commit published. The growth is zero (and
 // every forecast flat) until it has been measured.
-func (s *Session) KeepForecast() []KeepOption {
+func (h Compaction) KeepForecast() []KeepOption {
+	s := h.s
 	compactAt, _ := s.defaultLevels()
 	in := compact.BudgetInput{Window: s.Window(), Threshold: compactAt, HitPrice: s.cfg.HitPrice, MissPrice: s.cfg.MissPrice}
 	if b := s.budget.Load(); b != nil {

@@ -40,7 +40,7 @@ func TestRewindAcrossTheCompactedPart(t *testing.T) {
 		t.Fatal("no compaction took the first message out of the log; the test does not exercise the compacted part")
 	}
 	// The message is in the superseded messages of a rebuild.
-	past, err := s.History()
+	past, err := s.Compaction().History()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -175,11 +175,12 @@ func (s *Session) compactInput(force bool) compact.Input {
 	return in
 }
 
-// PreviewCompaction returns the dry run of a manual compaction now: what
+// Preview returns the dry run of a manual compaction now: what
 // each layer would do, the pins, the cache cost and when it pays back,
 // with the number of requests expected before the ceiling
 // (Plan.Cache.Horizon). Nothing changes.
-func (s *Session) PreviewCompaction() (compact.Plan, error) {
+func (h Compaction) Preview() (compact.Plan, error) {
+	s := h.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.log.Len() == 0 {
@@ -191,10 +192,11 @@ func (s *Session) PreviewCompaction() (compact.Plan, error) {
 	return plan, nil
 }
 
-// Compact applies a compaction now, as the user asked: it bypasses the
+// Apply applies a compaction now, as the user asked: it bypasses the
 // failure breaker and runs even below the threshold. It may call the model
 // for a summary.
-func (s *Session) Compact(ctx context.Context) (CompactionResult, error) {
+func (h Compaction) Apply(ctx context.Context) (CompactionResult, error) {
+	s := h.s
 	end, ok := s.beginWork()
 	if !ok {
 		return CompactionResult{}, ErrBusy
@@ -327,7 +329,8 @@ type PastRebuild struct {
 // History returns the rebuilds of the current cycle, oldest first, each
 // with the messages it superseded. Together with Messages it is everything
 // the cycle ever held.
-func (s *Session) History() ([]PastRebuild, error) {
+func (h Compaction) History() ([]PastRebuild, error) {
+	s := h.s
 	cycleNow := s.Snapshot().Meta.Cycle // without waiting for a running turn
 	var out []PastRebuild
 	err := s.cfg.Store.View(func(tx *storage.Tx) error {

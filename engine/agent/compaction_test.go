@@ -266,7 +266,7 @@ func TestMemoryFileStandsInForTheSummary(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := s.Compact(context.Background())
+	res, err := s.Compaction().Apply(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +369,7 @@ func TestManualCompactionBypassesAnOpenBreaker(t *testing.T) {
 	if ok, _ := s.st.Breakers.Allow(sw.clock, false); ok {
 		t.Fatal("breaker should refuse automatic compaction")
 	}
-	res, err := s.Compact(context.Background())
+	res, err := s.Compaction().Apply(context.Background())
 	if err != nil || !res.Applied {
 		t.Fatalf("manual compaction = %+v, %v", res, err)
 	}

@@ -344,10 +344,11 @@ func (s *Session) closeMCP() {
 	})
 }
 
-// MCPStatus returns the state of the session's MCP servers and what their
+// Status returns the state of the session's MCP servers and what their
 // tools take in the catalog. It never waits for a running turn; a session
 // without MCP servers (or opened with Inspect) gives the zero value.
-func (s *Session) MCPStatus() MCPStatus {
+func (h MCP) Status() MCPStatus {
+	s := h.s
 	r := s.mcpRun
 	if r == nil {
 		return MCPStatus{}
@@ -358,11 +359,12 @@ func (s *Session) MCPStatus() MCPStatus {
 	return MCPStatus{Servers: r.mgr.Statuses(), Usage: r.mgr.Usage(), Notes: slices.Clone(r.notes), Workspace: wf}
 }
 
-// MCPConnect connects the named server again (the banner's or the
+// Connect connects the named server again (the banner's or the
 // settings' retry) and returns why it failed, if it did. Its tools reach
 // the catalog at the end, at the next request, as a booked change. It
 // never waits for a running turn.
-func (s *Session) MCPConnect(ctx context.Context, name string) error {
+func (h MCP) Connect(ctx context.Context, name string) error {
+	s := h.s
 	r := s.mcpRun
 	if r == nil {
 		return fmt.Errorf("this session runs no MCP servers; add one in Settings and open the session again")

@@ -46,7 +46,7 @@ func TestMCPStderrIsRedactedInJSONEvents(t *testing.T) {
 	if !failed {
 		t.Errorf("no failure event quoting the redacted stderr line: %+v", events)
 	}
-	for _, st := range s.MCPStatus().Servers {
+	for _, st := range s.MCP().Status().Servers {
 		if strings.Contains(st.Reason, secret) {
 			t.Errorf("the status holds the server's token: %q", st.Reason)
 		}

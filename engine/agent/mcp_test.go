@@ -155,7 +155,7 @@ func TestMCPApprovedCallReachesNextRequest(t *testing.T) {
 	if d := h.rec.kinds(EventDrift); len(d) != 0 {
 		t.Errorf("drift events %v; want none", d[0].Reason)
 	}
-	st := s.MCPStatus()
+	st := s.MCP().Status()
 	if len(st.Servers) != 1 || st.Servers[0].State != mcp.StateConnected || st.Usage.Exposed == 0 || st.Usage.Handed != 2 {
 		t.Errorf("MCPStatus = %+v", st)
 	}
@@ -222,7 +222,7 @@ func TestMCPCrashGivesErrorResultAndEvent(t *testing.T) {
 	if len(banner) == 0 || !strings.Contains(banner[0], `"local"`) {
 		t.Errorf("no EventMCP error for the crash: %q", banner)
 	}
-	if p := s.MCPStatus().Problems(); len(p) != 1 || p[0].State != mcp.StateCrashed {
+	if p := s.MCP().Status().Problems(); len(p) != 1 || p[0].State != mcp.StateCrashed {
 		t.Errorf("problems = %+v; want the crashed server", p)
 	}
 	// The next call restarts the server once.
@@ -287,11 +287,11 @@ func TestMCPLateServerAppendsBooked(t *testing.T) {
 	if _, err := s.Run(context.Background(), "first"); err != nil {
 		t.Fatal(err)
 	}
-	if p := s.MCPStatus().Problems(); len(p) != 1 || p[0].Name != "late" {
+	if p := s.MCP().Status().Problems(); len(p) != 1 || p[0].Name != "late" {
 		t.Fatalf("problems = %+v; want the late server failed", p)
 	}
 	down.Store(false)
-	if err := s.MCPConnect(context.Background(), "late"); err != nil {
+	if err := s.MCP().Connect(context.Background(), "late"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Run(context.Background(), "second"); err != nil {
@@ -376,7 +376,7 @@ func TestMCPSearchActivatesTools(t *testing.T) {
 	if len(d) != 1 || !d[0].Drift.Booked {
 		t.Errorf("drift events = %+v; want the activation booked", d)
 	}
-	u := s.MCPStatus().Usage
+	u := s.MCP().Status().Usage
 	if !u.Search || u.Tools != 200 || u.Handed != 1 || u.Exposed >= u.All {
 		t.Errorf("usage = %+v", u)
 	}
@@ -401,7 +401,7 @@ func TestMCPWorkspaceFileNeedsTrust(t *testing.T) {
 	if slices.Contains(tools, "mcp__repo__echo") {
 		t.Fatal("an untrusted workspace file's server was used")
 	}
-	st := s.MCPStatus()
+	st := s.MCP().Status()
 	if !st.Workspace.NeedsTrust || len(st.Notes) != 1 || !strings.Contains(st.Notes[0], "tally mcp trust") {
 		t.Fatalf("status = %+v; want the file to need trust with a note", st)
 	}
@@ -424,11 +424,11 @@ func TestMCPWorkspaceFileNeedsTrust(t *testing.T) {
 func TestMCPCloseStopsServers(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	s := h.mcpSession("mcp-close", map[string]mcp.ServerConfig{"files": echoServer(t, nil)})
-	if err := s.MCPConnect(context.Background(), "files"); err != nil {
+	if err := s.MCP().Connect(context.Background(), "files"); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	if st := s.MCPStatus().Servers; st[0].State != mcp.StateStopped {
+	if st := s.MCP().Status().Servers; st[0].State != mcp.StateStopped {
 		t.Errorf("after Close the server is %s; want stopped", st[0].State)
 	}
 }

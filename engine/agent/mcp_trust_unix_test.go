@@ -75,7 +75,7 @@ func TestChangedWorkspaceMCPScriptAsksTrustAgain(t *testing.T) {
 	if !strings.Contains(echoResult, "was not started because") {
 		t.Errorf("the call after the change = %q; want a refusal", echoResult)
 	}
-	st := s.MCPStatus()
+	st := s.MCP().Status()
 	if !st.Workspace.NeedsTrust || st.Workspace.Hash == wf.Hash || st.Workspace.Hash == "" {
 		t.Errorf("workspace file = %+v; want it to need trust again with the new hash", st.Workspace)
 	}
@@ -95,7 +95,7 @@ func TestChangedWorkspaceMCPScriptAsksTrustAgain(t *testing.T) {
 	if _, err := s2.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
 	}
-	if !s2.MCPStatus().Workspace.NeedsTrust {
+	if !s2.MCP().Status().Workspace.NeedsTrust {
 		t.Error("a session opened after the script changed did not ask for trust")
 	}
 	if _, err := os.Stat(marker); err == nil {

@@ -280,7 +280,7 @@ func TestSubAgentReportSecretsAreRedacted(t *testing.T) {
 	if l := h.eventLeaks(all...); len(l) > 0 {
 		t.Errorf("events carry %q", l)
 	}
-	kids, err := s.Children()
+	kids, err := s.Subagents().List()
 	if err != nil || len(kids) != 1 {
 		t.Fatalf("children = %+v, %v", kids, err)
 	}

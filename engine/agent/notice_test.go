@@ -129,7 +129,7 @@ func TestNotNowSkipsOneCompaction(t *testing.T) {
 	later, _ := noticeRun(t, func(s *Session, e Event) {
 		if answered == 0 {
 			done := make(chan struct{})
-			go func() { s.PostponeCompaction(); close(done) }() // as the UI does, off the turn
+			go func() { s.Compaction().Postpone(); close(done) }() // as the UI does, off the turn
 			<-done
 		}
 		answered++

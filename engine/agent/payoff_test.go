@@ -433,7 +433,7 @@ func TestPreviewSaysWhenItPaysBack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	plan, err := s.PreviewCompaction()
+	plan, err := s.Compaction().Preview()
 	if err != nil {
 		t.Fatal(err)
 	}

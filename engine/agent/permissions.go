@@ -72,13 +72,14 @@ func (s *Session) setupPermissions() error {
 }
 
 // Mode returns the session's permission mode.
-func (s *Session) Mode() tool.Mode { return s.gate.Mode() }
+func (h Permissions) Mode() tool.Mode { return h.s.gate.Mode() }
 
 // SetMode switches the session's permission mode; full-auto is refused
 // where commands cannot be sandboxed. The new mode decides the next call
 // at once, even inside a running turn; storing it waits for that turn to
 // end, so call it off the UI goroutine.
-func (s *Session) SetMode(m tool.Mode) error {
+func (h Permissions) SetMode(m tool.Mode) error {
+	s := h.s
 	if err := s.gate.SetMode(m); err != nil {
 		return err
 	}
@@ -90,7 +91,8 @@ func (s *Session) SetMode(m tool.Mode) error {
 
 // AllowNetwork reports whether this session's commands may open network
 // connections.
-func (s *Session) AllowNetwork() bool {
+func (h Permissions) AllowNetwork() bool {
+	s := h.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.env.AllowNetwork
@@ -98,7 +100,8 @@ func (s *Session) AllowNetwork() bool {
 
 // SetAllowNetwork turns the session's "allow network" switch and stores
 // it. It waits for a running turn.
-func (s *Session) SetAllowNetwork(on bool) error {
+func (h Permissions) SetAllowNetwork(on bool) error {
+	s := h.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.st.AllowNetwork = on
@@ -108,17 +111,18 @@ func (s *Session) SetAllowNetwork(on bool) error {
 
 // Sandboxed reports whether this session's commands run inside the
 // sandbox (where it is available they always do).
-func (s *Session) Sandboxed() bool { return s.env.RequireSandbox }
+func (h Permissions) Sandboxed() bool { return h.s.env.RequireSandbox }
 
 // Rules returns the tools the user allowed always in this session.
-func (s *Session) Rules() []string { return s.gate.Rules() }
+func (h Permissions) Rules() []string { return h.s.gate.Rules() }
 
 // Revoke withdraws the "always allow" rule of a tool.
-func (s *Session) Revoke(name string) { s.gate.Revoke(name) }
+func (h Permissions) Revoke(name string) { h.s.gate.Revoke(name) }
 
 // SandboxNote describes how this session's commands run, such as
 // "sandboxed: …; network blocked" or "not sandboxed".
-func (s *Session) SandboxNote() string {
+func (h Permissions) SandboxNote() string {
+	s := h.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return tool.ShellSandboxNote(&s.env)

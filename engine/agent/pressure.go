@@ -182,7 +182,7 @@ func (n *noticeState) postponed(level, compactAt int, forced bool) bool {
 	return true
 }
 
-// PostponeCompaction answers the compaction notice with "Not now": the
+// Postpone answers the compaction notice with "Not now": the
 // next automatic compaction is skipped until the level has risen a further
 // PostponeStep of the threshold past the threshold (or past the level
 // now, when that is higher). The ceiling still forces it, and cycles and
@@ -190,7 +190,8 @@ func (n *noticeState) postponed(level, compactAt int, forced bool) bool {
 // notice mark ends the postponement, and the next crossing sends a new
 // notice. It never waits for a running turn, and it is not stored: a
 // reopened session compacts as usual.
-func (s *Session) PostponeCompaction() {
+func (h Compaction) Postpone() {
+	s := h.s
 	level, _ := s.ContextTokens()
 	s.notice.mu.Lock()
 	s.notice.postpone, s.notice.from = true, level+statusReserve

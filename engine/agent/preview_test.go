@@ -34,11 +34,11 @@ func TestCompactionResultIsWhatThePreviewPromised(t *testing.T) {
 	if _, err := s.Run(context.Background(), "read the big files"); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := s.PreviewCompaction()
+	plan, err := s.Compaction().Preview()
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Compact(context.Background())
+	res, err := s.Compaction().Apply(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

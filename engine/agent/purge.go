@@ -16,11 +16,12 @@ type PurgePreview struct {
 	Errors  []string
 }
 
-// PreviewPurge shows the model a numbered list of the current cycle's
+// Preview shows the model a numbered list of the current cycle's
 // messages with a temporary purge_context tool, collects the operations it
 // proposes and returns the resulting plan. Nothing changes until
 // ApplyPurge.
-func (s *Session) PreviewPurge(ctx context.Context) (PurgePreview, error) {
+func (h Purge) Preview(ctx context.Context) (PurgePreview, error) {
+	s := h.s
 	end, ok := s.beginWork()
 	if !ok {
 		return PurgePreview{}, ErrBusy
@@ -42,9 +43,10 @@ func (s *Session) PreviewPurge(ctx context.Context) (PurgePreview, error) {
 	return p, nil
 }
 
-// ApplyPurge applies a previewed purge as one recorded rebuild. It refuses
+// Apply applies a previewed purge as one recorded rebuild. It refuses
 // a preview made from a history that has changed since.
-func (s *Session) ApplyPurge(p PurgePreview) error {
+func (h Purge) Apply(p PurgePreview) error {
+	s := h.s
 	end, ok := s.beginWork()
 	if !ok {
 		return ErrBusy

@@ -32,7 +32,7 @@ func TestPurgePreviewAndApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := len(s.Messages())
-	p, err := s.PreviewPurge(context.Background())
+	p, err := s.Purge().Preview(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestPurgePreviewAndApply(t *testing.T) {
 	if !strings.Contains(p.Text(), "remove  message 2") || !strings.Contains(p.Text(), "remove  message 3") {
 		t.Errorf("preview:\n%s", p.Text())
 	}
-	if err := s.ApplyPurge(p); err != nil {
+	if err := s.Purge().Apply(p); err != nil {
 		t.Fatal(err)
 	}
 	msgs := s.Messages()
@@ -52,7 +52,7 @@ func TestPurgePreviewAndApply(t *testing.T) {
 	if err := transcript.CheckPairing(msgs); err != nil {
 		t.Error(err)
 	}
-	if err := s.ApplyPurge(p); err == nil {
+	if err := s.Purge().Apply(p); err == nil {
 		t.Error("a stale preview was applied twice")
 	}
 	recs, _ := h.st.Records("rebuild", "purge")

@@ -217,16 +217,16 @@ func TestRequestsGrowByAppendingOnlyBetweenRebuilds(t *testing.T) {
 	ctx := context.Background()
 	p.run("check the notes")
 	p.run("check them again")
-	pp, err := p.s.PreviewPurge(ctx)
+	pp, err := p.s.Purge().Preview(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.s.ApplyPurge(pp); err != nil {
+	if err := p.s.Purge().Apply(pp); err != nil {
 		t.Fatal(err)
 	}
 	p.rebuilt()
 	p.run("and once more")
-	if _, err := p.s.Compact(ctx); err != nil {
+	if _, err := p.s.Compaction().Apply(ctx); err != nil {
 		t.Fatal(err)
 	}
 	p.rebuilt()
@@ -266,14 +266,14 @@ func TestGaugeCompactionAndPurgeCountAlike(t *testing.T) {
 	if exact || level != s.prefixTok+s.log.Tokens() {
 		t.Fatalf("gauge = %d (exact %v); want the unanchored %d", level, exact, s.prefixTok+s.log.Tokens())
 	}
-	plan, err := s.PreviewCompaction()
+	plan, err := s.Compaction().Preview()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if plan.TokensBefore != level {
 		t.Errorf("the compaction preview starts from %d tokens; the gauge shows %d", plan.TokensBefore, level)
 	}
-	pp, err := s.PreviewPurge(ctx)
+	pp, err := s.Purge().Preview(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -220,7 +220,8 @@ func (s *Session) rewindChat(t Turn, res *RewindResult) error {
 // Changes returns every file the session changed, with its diff against
 // the session's first checkpoint, sorted by path; files back in their
 // original state are left out. It does not wait for a running turn.
-func (s *Session) Changes() ([]checkpoint.FileChange, error) {
+func (h Files) Changes() ([]checkpoint.FileChange, error) {
+	s := h.s
 	ws, err := s.checkpoints()
 	if err != nil {
 		return nil, err
@@ -228,9 +229,10 @@ func (s *Session) Changes() ([]checkpoint.FileChange, error) {
 	return ws.Changes(s.meta.ID)
 }
 
-// ChangesSince returns every file the session changed since the start of
+// Since returns every file the session changed since the start of
 // turn (see Turn.N), with its diff from then to now.
-func (s *Session) ChangesSince(turn int) ([]checkpoint.FileChange, error) {
+func (h Files) Since(turn int) ([]checkpoint.FileChange, error) {
+	s := h.s
 	ws, err := s.checkpoints()
 	if err != nil {
 		return nil, err
@@ -238,12 +240,13 @@ func (s *Session) ChangesSince(turn int) ([]checkpoint.FileChange, error) {
 	return ws.ChangesSince(s.meta.ID, turn)
 }
 
-// RevertFile puts the workspace file rel (slash-separated, relative to
+// Revert puts the workspace file rel (slash-separated, relative to
 // the workspace) back to its state at the session's first checkpoint. A
 // file changed outside Tally since the agent wrote it is refused with an
 // error wrapping checkpoint.ErrConflict unless force is set. It fails
 // with ErrBusy while a turn runs.
-func (s *Session) RevertFile(rel string, force bool) (checkpoint.Result, error) {
+func (h Files) Revert(rel string, force bool) (checkpoint.Result, error) {
+	s := h.s
 	end, ok := s.beginWork()
 	if !ok {
 		return checkpoint.Result{}, ErrBusy
@@ -259,7 +262,8 @@ func (s *Session) RevertFile(rel string, force bool) (checkpoint.Result, error) 
 // RevertAll puts every file the session changed back to its state at the
 // session's first checkpoint, as RevertFile does for one; with a conflict
 // and no force nothing is written. The conversation is left as it is.
-func (s *Session) RevertAll(force bool) (checkpoint.Result, error) {
+func (h Files) RevertAll(force bool) (checkpoint.Result, error) {
+	s := h.s
 	end, ok := s.beginWork()
 	if !ok {
 		return checkpoint.Result{}, ErrBusy
@@ -286,7 +290,8 @@ func (s *Session) RevertAll(force bool) (checkpoint.Result, error) {
 
 // Unrestorable returns the session's turns whose checkpoints lost content
 // to the store's size limit (see checkpoint.Workspace.Unrestorable).
-func (s *Session) Unrestorable() ([]int, error) {
+func (h Files) Unrestorable() ([]int, error) {
+	s := h.s
 	ws, err := s.checkpoints()
 	if err != nil {
 		return nil, err

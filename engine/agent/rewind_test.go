@@ -131,7 +131,7 @@ func TestRewindRestoresFilesAndConversation(t *testing.T) {
 			if v := s.Snapshot(); len(v.Turns) != 2 || v.Turns[1].LogIndex != turns[1].LogIndex {
 				t.Errorf("the snapshot's turns %+v", v.Turns)
 			}
-			changes, err := s.Changes()
+			changes, err := s.Files().Changes()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +180,7 @@ func TestRewindRestoresFilesAndConversation(t *testing.T) {
 				t.Fatal(err)
 			}
 			h.noInvalid()
-			hist, err := s.History()
+			hist, err := s.Compaction().History()
 			if err != nil || len(hist) == 0 || hist[len(hist)-1].Record.Reason != "rewind to turn 1" {
 				t.Fatalf("history %+v, %v", hist, err)
 			}

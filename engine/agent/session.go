@@ -147,7 +147,7 @@ type Session struct {
 	pendingList int
 	listDirty   bool // checklist changed since the last event
 	guard       *guard.Guard
-	subs        subagents // the task tool's children (see subagent.go)
+	subs        subagentHub // the task tool's children (see subagent.go)
 
 	sentFP     prompt.Fingerprint // prefix of the last request sent
 	sentSystem string

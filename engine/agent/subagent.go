@@ -149,7 +149,7 @@ func (taskTool) Run(context.Context, *tool.Env, json.RawMessage) tool.Result {
 
 // subagents is a session's live sub-agent state. It has its own lock:
 // the app reads it while the parent's turn holds the session lock.
-type subagents struct {
+type subagentHub struct {
 	s       *Session // the parent
 	mu      sync.Mutex
 	next    int                    // the number of the last child started; 0 until loaded
@@ -162,7 +162,7 @@ type subagents struct {
 // the following calls then take in order; every other call goes through
 // execute with args, the model's own arguments. A child reads its task
 // from the stored (redacted) call, as the parent's model does.
-func (h *subagents) runCall(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
+func (h *subagentHub) runCall(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
 	s := h.s
 	c := calls[i]
 	if c.Name != TaskToolName || s.cfg.Subagents.Off {
@@ -181,7 +181,7 @@ func (h *subagents) runCall(ctx context.Context, calls []transcript.ToolCall, i 
 }
 
 // takeResult removes and returns the batch result of a call.
-func (h *subagents) takeResult(callID string) (tool.Result, bool) {
+func (h *subagentHub) takeResult(callID string) (tool.Result, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	res, ok := h.results[callID]
@@ -191,7 +191,7 @@ func (h *subagents) takeResult(callID string) (tool.Result, bool) {
 
 // dropResults forgets batch results no call took (the calls after a
 // stop); runTools calls it when it returns.
-func (h *subagents) dropResults() {
+func (h *subagentHub) dropResults() {
 	h.mu.Lock()
 	h.results = nil
 	h.mu.Unlock()
@@ -201,7 +201,7 @@ func (h *subagents) dropResults() {
 // once, and returns when all have ended, with their results stored by
 // call ID. The children share nothing with the parent's log; ctx ending
 // (Stop) cancels all of them.
-func (h *subagents) runBatch(ctx context.Context, calls []transcript.ToolCall) {
+func (h *subagentHub) runBatch(ctx context.Context, calls []transcript.ToolCall) {
 	s := h.s
 	slots := make(chan struct{}, s.cfg.Subagents.parallel())
 	var wg sync.WaitGroup
@@ -225,7 +225,7 @@ func (h *subagents) runBatch(ctx context.Context, calls []transcript.ToolCall) {
 	wg.Wait()
 }
 
-func (h *subagents) putResult(callID string, res tool.Result) {
+func (h *subagentHub) putResult(callID string, res tool.Result) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.results == nil {
@@ -236,7 +236,7 @@ func (h *subagents) putResult(callID string, res tool.Result) {
 
 // parseTask reads a task call's arguments and decides whether the child
 // may start; the error is the result for the model when it may not.
-func (h *subagents) parseTask(c transcript.ToolCall) (TaskParams, *tool.Result) {
+func (h *subagentHub) parseTask(c transcript.ToolCall) (TaskParams, *tool.Result) {
 	s := h.s
 	var p TaskParams
 	fail := func(format string, args ...any) (TaskParams, *tool.Result) {
@@ -272,10 +272,11 @@ func (h *subagents) parseTask(c transcript.ToolCall) (TaskParams, *tool.Result) 
 	return p, nil
 }
 
-// Children returns the session's sub-agents, oldest first: the stored ones
+// List returns the session's sub-agents, oldest first: the stored ones
 // with the live state of those running now. It never waits for a running
 // turn.
-func (s *Session) Children() ([]ChildInfo, error) {
+func (h Subagents) List() ([]ChildInfo, error) {
+	s := h.s
 	stored, err := readChildIndex(s.cfg.Store, s.meta.ID)
 	if err != nil {
 		return nil, err
@@ -301,11 +302,12 @@ func childNumber(id string) int {
 	return n
 }
 
-// ReadChild returns a sub-agent's info and its whole stored transcript
+// Read returns a sub-agent's info and its whole stored transcript
 // (the job, every request's reply and every tool result), as of its last
 // committed step. It never waits for a running turn.
-func (s *Session) ReadChild(id string) (ChildInfo, []transcript.Message, error) {
-	all, err := s.Children()
+func (h Subagents) Read(id string) (ChildInfo, []transcript.Message, error) {
+	s := h.s
+	all, err := s.Subagents().List()
 	if err != nil {
 		return ChildInfo{}, nil, err
 	}
@@ -318,10 +320,11 @@ func (s *Session) ReadChild(id string) (ChildInfo, []transcript.Message, error) 
 	return ChildInfo{}, nil, fmt.Errorf("session %q has no sub-agent %q; list them with Children", s.meta.ID, id)
 }
 
-// StopChild cancels one running sub-agent; the parent's turn goes on and
+// Stop cancels one running sub-agent; the parent's turn goes on and
 // gets a result saying the user stopped it. Stopping the turn stops every
 // child.
-func (s *Session) StopChild(id string) error {
+func (h Subagents) Stop(id string) error {
+	s := h.s
 	s.subs.mu.Lock()
 	ch, ok := s.subs.running[id]
 	s.subs.mu.Unlock()
@@ -336,7 +339,7 @@ func (s *Session) StopChild(id string) error {
 // now, sorted by ID. Children run inside the parent's tool round, so the
 // parent's own requests do not see any today; the lines keep the block
 // truthful for any request built while one runs.
-func (h *subagents) runningAlerts() []string {
+func (h *subagentHub) runningAlerts() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var out []string

@@ -62,7 +62,7 @@ func subagentPrompt(kind, workspace string) string {
 // subagentTools returns the registry of a kind: read_file, list_dir, grep,
 // retrieve_tool_result and the checklist for every child, and the tools
 // that write for a general one.
-func (h *subagents) subagentTools(kind string, list *todo.List) *tool.Registry {
+func (h *subagentHub) subagentTools(kind string, list *todo.List) *tool.Registry {
 	s := h.s
 	reg := tool.NewRegistry()
 	reg.AddBuiltin(tool.ReadFile())
@@ -85,7 +85,7 @@ func (h *subagents) subagentTools(kind string, list *todo.List) *tool.Registry {
 // newChild prepares the child of a task call and stores its first message
 // (the job). It returns nil and the result for the model when the call
 // cannot start one.
-func (h *subagents) newChild(ctx context.Context, c transcript.ToolCall) (*child, tool.Result) {
+func (h *subagentHub) newChild(ctx context.Context, c transcript.ToolCall) (*child, tool.Result) {
 	s := h.s
 	p, bad := h.parseTask(c)
 	if bad != nil {

@@ -32,7 +32,7 @@ func TestSubAgentRepeatsIdenticalCallUntilBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.noInvalid()
-	_, log, err := s.ReadChild("sub-1")
+	_, log, err := s.Subagents().Read("sub-1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func readChildLog(st *storage.Store, session, id string) ([]transcript.Message, 
 }
 
 // nextChildID numbers the session's next child.
-func (h *subagents) nextChildID() (string, error) {
+func (h *subagentHub) nextChildID() (string, error) {
 	s := h.s
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -103,7 +103,7 @@ func (h *subagents) nextChildID() (string, error) {
 }
 
 // saveChild stores a child's info in the index.
-func (h *subagents) saveChild(info ChildInfo) error {
+func (h *subagentHub) saveChild(info ChildInfo) error {
 	s := h.s
 	return s.cfg.Store.Update(func(tx *storage.Tx) error { return putChild(tx, s.meta.ID, info) })
 }
@@ -177,12 +177,12 @@ func childLine(c ChildInfo) string {
 
 // cycleChildren lists, for a new cycle's seed, the children of the cycle
 // that ends (at most MaxCarriedChildren, the latest).
-func (h *subagents) cycleChildren() []string {
+func (h *subagentHub) cycleChildren() []string {
 	s := h.s
 	if s.cfg.Subagents.Off {
 		return nil
 	}
-	all, err := s.Children()
+	all, err := s.Subagents().List()
 	if err != nil {
 		return nil
 	}
@@ -208,12 +208,12 @@ const MaxCarriedChildren = 8
 // report can be paged back, so the model does not delegate the same job
 // again. The reference design's "running subagents" reminder does the same
 // after a compaction.
-func (h *subagents) carrySubagents() error {
+func (h *subagentHub) carrySubagents() error {
 	s := h.s
 	if s.pendingRebuild == "" || s.cfg.Subagents.Off {
 		return nil
 	}
-	all, err := s.Children()
+	all, err := s.Subagents().List()
 	if err != nil || len(all) == 0 {
 		return err
 	}

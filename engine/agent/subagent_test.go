@@ -143,7 +143,7 @@ func TestTaskDelegatesTwoJobsInParallel(t *testing.T) {
 
 	// The children's transcripts are stored and valid; the two share the
 	// explore prefix.
-	kids, err := s.Children()
+	kids, err := s.Subagents().List()
 	if err != nil || len(kids) != 2 {
 		t.Fatalf("Children = %+v, %v", kids, err)
 	}
@@ -152,7 +152,7 @@ func TestTaskDelegatesTwoJobsInParallel(t *testing.T) {
 		if k.Status != ReasonDone || k.Steps != 2 || k.PromptTokens == 0 || k.CallID == "" || k.ReportSHA == "" {
 			t.Errorf("child %+v", k)
 		}
-		info, log, err := s.ReadChild(k.ID)
+		info, log, err := s.Subagents().Read(k.ID)
 		if err != nil || len(log) != 4 || info.Messages != 4 {
 			t.Fatalf("ReadChild(%s) = %d messages, %v", k.ID, len(log), err)
 		}
@@ -170,7 +170,7 @@ func TestTaskDelegatesTwoJobsInParallel(t *testing.T) {
 	if systems[0] != systems[1] {
 		t.Error("two explore children have different system prompts")
 	}
-	if _, _, err := s.ReadChild("sub-9"); err == nil {
+	if _, _, err := s.Subagents().Read("sub-9"); err == nil {
 		t.Error("ReadChild of an unknown child succeeded")
 	}
 
@@ -243,12 +243,12 @@ func TestStopCancelsChildren(t *testing.T) {
 			t.Errorf("result after Stop = %q", m.Text())
 		}
 	}
-	kids, _ := s.Children()
+	kids, _ := s.Subagents().List()
 	if len(kids) != 2 {
 		t.Fatalf("children = %+v", kids)
 	}
 	for _, k := range kids {
-		_, log, _ := s.ReadChild(k.ID)
+		_, log, _ := s.Subagents().Read(k.ID)
 		if k.Status != ReasonCancelled || transcript.CheckPairing(log) != nil {
 			t.Errorf("child %s ended %q with transcript %+v", k.ID, k.Status, log)
 		}
@@ -284,7 +284,7 @@ func TestExploreChildCannotWrite(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.ws, "new.txt")); err == nil {
 		t.Fatal("an explore sub-agent wrote a file")
 	}
-	_, log, err := s.ReadChild("sub-1")
+	_, log, err := s.Subagents().Read("sub-1")
 	if err != nil || len(log) < 3 || !log[2].IsError || !strings.Contains(log[2].Text(), `has no tool "write_file"`) {
 		t.Fatalf("child transcript = %+v, %v", log, err)
 	}
@@ -312,7 +312,7 @@ func TestGeneralChildRefusedInReadOnlyMode(t *testing.T) {
 	if !m.IsError || !strings.Contains(m.Text(), "read-only mode") {
 		t.Errorf("result = %q", m.Text())
 	}
-	if kids, _ := s.Children(); len(kids) != 0 {
+	if kids, _ := s.Subagents().List(); len(kids) != 0 {
 		t.Errorf("a child started: %+v", kids)
 	}
 }
@@ -335,7 +335,7 @@ func TestReportIsCapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := s.Messages()[2].Text()
-	kids, _ := s.Children()
+	kids, _ := s.Subagents().List()
 	if len(text) > len(long)/2 || !strings.Contains(text, "report cut at 100 of") || !strings.Contains(text, kids[0].ReportSHA) {
 		t.Errorf("capped report (%d bytes) = %q", len(text), text[len(text)-200:])
 	}
@@ -353,7 +353,7 @@ func TestNewCycleCarriesSubagents(t *testing.T) {
 	if err := s.NewCycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	kids, _ := s.Children()
+	kids, _ := s.Subagents().List()
 	reminder := func() string { // the new cycle's seed lists them
 		for _, m := range s.Messages() {
 			if m.Kind == transcript.KindSeed && strings.Contains(m.Text(), "Sub-agents of the previous cycle") {

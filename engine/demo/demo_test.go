@@ -94,7 +94,7 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 	if err != nil || !strings.Contains(res.Answer, "Both sub-agents reported") {
 		t.Fatalf("delegation turn: %+v, %v", res, err)
 	}
-	kids, err := s.Children()
+	kids, err := s.Subagents().List()
 	if err != nil || len(kids) != 2 || kids[0].Status != agent.ReasonDone || kids[1].Status != agent.ReasonDone {
 		t.Fatalf("children %+v, %v", kids, err)
 	}

@@ -63,7 +63,7 @@ func (w *Workbench) MCPServers(ws string, sess *agent.Session) ([]MCPServer, err
 	}
 	live := map[string]mcp.ServerStatus{}
 	if sess != nil {
-		for _, st := range sess.MCPStatus().Servers {
+		for _, st := range sess.MCP().Status().Servers {
 			live[st.Name] = st
 		}
 	}

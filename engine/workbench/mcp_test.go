@@ -125,7 +125,7 @@ func TestMCPWorkspaceTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	if err := sess.MCPConnect(context.Background(), "repo"); err != nil {
+	if err := sess.MCP().Connect(context.Background(), "repo"); err != nil {
 		t.Fatal(err)
 	}
 	list, _ = w.MCPServers(ws, sess)

@@ -1,0 +1,49 @@
+package agent
+
+// The session's features are reached through small handles, one per
+// concern, so that Session itself keeps only what every caller needs
+// (run a turn, read the conversation, its numbers and its prompt). A
+// handle is a value that refers to its session; it may be kept and
+// copied, and each of its methods keeps the locking rule its doc states.
+
+// Permissions is the session's permission mode, its "always allow" rules
+// and its network switch for commands.
+type Permissions struct{ s *Session }
+
+// Permissions returns the session's permission handle.
+func (s *Session) Permissions() Permissions { return Permissions{s} }
+
+// Files is what the session's turns did to the workspace's files: the
+// changes since a turn, and reverting them.
+type Files struct{ s *Session }
+
+// Files returns the session's file-changes handle.
+func (s *Session) Files() Files { return Files{s} }
+
+// Subagents is the session's sub-agents: listing them, reading one's
+// transcript and stopping one that runs.
+type Subagents struct{ s *Session }
+
+// Subagents returns the session's sub-agent handle.
+func (s *Session) Subagents() Subagents { return Subagents{s} }
+
+// MCP is the session's MCP servers: their state and connecting one.
+type MCP struct{ s *Session }
+
+// MCP returns the session's MCP handle.
+func (s *Session) MCP() MCP { return MCP{s} }
+
+// Compaction is the session's compaction: its preview, applying it,
+// postponing the automatic one, the rewrites so far and the budget
+// forecast.
+type Compaction struct{ s *Session }
+
+// Compaction returns the session's compaction handle.
+func (s *Session) Compaction() Compaction { return Compaction{s} }
+
+// Purge is the model-driven purge: a preview the model proposes and
+// applying it.
+type Purge struct{ s *Session }
+
+// Purge returns the session's purge handle.
+func (s *Session) Purge() Purge { return Purge{s} }
