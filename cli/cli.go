@@ -68,6 +68,15 @@ Flags (all commands):
 The API key is read from OPENAI_API_KEY or DEEPSEEK_API_KEY, or from Settings in the app.
 `
 
+// noted is an error with a note Main prints on the line after it, about
+// what the command did after the failure.
+type noted struct {
+	error
+	note string
+}
+
+func (n noted) Unwrap() error { return n.error }
+
 // usageError marks errors that should exit with status 2.
 type usageError struct{ msg string }
 
@@ -239,6 +248,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	fmt.Fprintln(stderr, safeText(message(err)))
+	var n noted
+	if errors.As(err, &n) {
+		fmt.Fprintln(stderr, safeText(n.note))
+	}
 	var ue usageError
 	if errors.As(err, &ue) {
 		return ExitUsage

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
 )
 
@@ -55,40 +58,77 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return fmt.Errorf("tally run: cannot read the current folder (%w); pass --workspace", err)
 		}
 	}
+	// created: this run made the session, so a session that never got
+	// an answer is this run's to remove again.
 	var sess *agent.Session
+	created := o.session == ""
 	if o.session != "" {
 		if err := agent.ValidID(o.session); err != nil {
 			return usageError{err.Error()}
 		}
+		_, err := w.Session(o.session)
+		created = errors.Is(err, workbench.ErrNotFound)
 		sess, err = w.OpenOrCreateSession(cfg, o.session, ws)
 	} else {
 		sess, err = w.CreateSession(cfg, ws, "")
-		if err == nil {
-			fmt.Fprintf(stderr, "session %s\n", sess.ID())
-		}
 	}
 	if err != nil {
 		return err
 	}
-	defer sess.Close() // stops the session's MCP servers, closes its checkpoints
+	if created {
+		fmt.Fprintf(stderr, "session %s\n", sess.ID())
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			sess.Close() // stops the session's MCP servers, closes its checkpoints
+		}
+	}()
+	// failed is err after a failed request: a session this run created
+	// that never got an answer is removed, and the error says so.
+	failed := func(err error) error {
+		if !created || answered(w, sess) {
+			return err
+		}
+		closed = true
+		sess.Close()
+		if derr := w.Delete(sess.ID()); derr != nil {
+			return noted{err, fmt.Sprintf("The new session %s got no answer and could not be removed (%s); delete it in the app.", sess.ID(), message(derr))}
+		}
+		return noted{err, fmt.Sprintf("The new session %s got no answer, so it was removed again.", sess.ID())}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if o.warmUp && len(sess.Messages()) == 0 {
 		row, err := sess.WarmUp(ctx)
 		if err != nil {
-			return err
+			return failed(err)
 		}
 		fmt.Fprintf(stderr, "cache warm-up: %d prompt tokens\n", row.PromptTokens)
 	}
 	res, err := sess.Run(ctx, text)
 	out.finish()
 	if err != nil {
-		return err
+		return failed(err)
 	}
 	if res.Reason == agent.ReasonCancelled {
 		return fmt.Errorf("tally run: the turn was interrupted; the conversation is saved and can be continued with --session %s", sess.ID())
 	}
 	return nil
+}
+
+// answered reports whether the model answered any request of sess: the
+// ledger has a row, or the conversation an assistant message.
+func answered(w *workbench.Workbench, sess *agent.Session) bool {
+	if rows, err := w.Ledger(sess.ID()); err != nil || len(rows) > 0 {
+		return true // unknown counts as answered: never remove on a guess
+	}
+	for _, m := range sess.Messages() {
+		if m.Role == transcript.Assistant {
+			return true
+		}
+	}
+	return false
 }
 
 // printer writes events for a person (text on stdout, progress on stderr)

@@ -50,3 +50,56 @@ func TestRunWithoutATerminalSaysOnceThatApprovalsAreDenied(t *testing.T) {
 		}
 	}
 }
+
+// A `tally run` whose first request failed (a wrong key, a server error,
+// no server) left an empty session behind each time. A session the run
+// created itself and the model never answered is removed again, and the
+// run says so; a session that got answers is never removed.
+func TestFailedFirstRunRemovesTheSessionItCreated(t *testing.T) {
+	srv := llmtest.New(llmtest.ScriptFunc(func(*llmtest.Req) llmtest.Reply { return llmtest.Text("Hello.") }), llmtest.WithAPIKey("sk-right"))
+	defer srv.Close()
+	data, ws := t.TempDir(), workspace(t)
+	run := func(key string, args ...string) (string, int) {
+		t.Helper()
+		t.Setenv("OPENAI_API_KEY", key)
+		_, errOut, code := runCLI(t, append([]string{"run", "--data", data, "--base-url", srv.URL(), "--model", "deepseek-chat", "--workspace", ws}, args...)...)
+		return errOut, code
+	}
+	sessions := func() string {
+		t.Helper()
+		out, errOut, code := runCLI(t, "sessions", "--data", data)
+		if code != 0 {
+			t.Fatalf("tally sessions exited %d: %s", code, errOut)
+		}
+		return out
+	}
+
+	// A new session, refused by the server.
+	errOut, code := run("sk-wrong", "hello")
+	if code != ExitFail || !strings.Contains(errOut, "got no answer, so it was removed again") {
+		t.Errorf("a refused first run: exit %d, stderr %q", code, errOut)
+	}
+	if got := sessions(); got != "" {
+		t.Errorf("a refused first run left a session behind:\n%s", got)
+	}
+	// A new session under --session: its ID is shown, and it goes too.
+	errOut, code = run("sk-wrong", "--session", "fresh", "hello")
+	if code != ExitFail || !strings.Contains(errOut, "session fresh\n") || !strings.Contains(errOut, "The new session fresh got no answer, so it was removed again.") {
+		t.Errorf("a refused first run with --session: exit %d, stderr %q", code, errOut)
+	}
+	if got := sessions(); got != "" {
+		t.Errorf("a refused first run with --session left a session behind:\n%s", got)
+	}
+	// A session that got answers stays when a later run fails, and an
+	// existing session's ID is not announced again.
+	if errOut, code := run("sk-right", "--session", "kept", "hello"); code != 0 || !strings.Contains(errOut, "session kept\n") {
+		t.Fatalf("a good first run with --session: exit %d, stderr %q", code, errOut)
+	}
+	errOut, code = run("sk-wrong", "--session", "kept", "again")
+	if code != ExitFail || strings.Contains(errOut, "removed") || strings.Contains(errOut, "session kept\n") {
+		t.Errorf("a refused later run: exit %d, stderr %q", code, errOut)
+	}
+	if got := sessions(); !strings.HasPrefix(got, "kept\t") {
+		t.Errorf("a refused later run removed its session: %q", got)
+	}
+}
