@@ -154,7 +154,7 @@ func judgeEdit(result string) (outcome, bool) {
 	case strings.HasPrefix(result, "edited "):
 		return outcome{state: done}, true
 	case strings.HasPrefix(result, "edit_file: "):
-		return outcome{state: failed, line: firstLine(strings.TrimPrefix(result, "edit_file: "))}, true
+		return outcome{state: failed, line: failureLine(strings.TrimPrefix(result, "edit_file: "))}, true
 	}
 	return outcome{}, false
 }
@@ -175,7 +175,7 @@ func judgeTests(result string) (outcome, bool) {
 		return outcome{state: failed, line: firstFailing(result)}, true
 	}
 	if strings.HasPrefix(result, "run_shell: ") {
-		return outcome{state: failed, line: firstLine(strings.TrimPrefix(result, "run_shell: "))}, true
+		return outcome{state: failed, line: failureLine(strings.TrimPrefix(result, "run_shell: "))}, true
 	}
 	return outcome{}, false
 }
@@ -203,7 +203,8 @@ func firstFailing(out string) string {
 	return "no output"
 }
 
-func firstLine(s string) string {
+// failureLine is the first line of a failed call's message, or "no message".
+func failureLine(s string) string {
 	if l := text.FirstLine(s, failLineRunes); l != "" {
 		return l
 	}
