@@ -295,7 +295,7 @@ func (d Diff) Rejected(accepted []bool) []string {
 // content. Binary and too large diffs cannot be applied hunk by hunk.
 func Apply(before []byte, d Diff, accepted []bool) ([]byte, error) {
 	if d.Binary || d.TooLarge {
-		return nil, fmt.Errorf("diff: %s is not diffed text, so its change cannot be applied hunk by hunk; accept or reject the whole file", d.Path)
+		return nil, fmt.Errorf("%s is not diffed text, so its change cannot be applied hunk by hunk; accept or reject the whole file", d.Path)
 	}
 	old := SplitLines(before)
 	var out bytes.Buffer
@@ -304,7 +304,7 @@ func Apply(before []byte, d Diff, accepted []bool) ([]byte, error) {
 	for i, h := range d.Hunks {
 		from := h.oldFrom()
 		if from < pos || from+h.OldLines > len(old) {
-			return nil, fmt.Errorf("diff: %s of %s does not fit the file's %d lines; compute the diff again from the current content", d.Describe(i), d.Path, len(old))
+			return nil, fmt.Errorf("%s of %s does not fit the file's %d lines; compute the diff again from the current content", d.Describe(i), d.Path, len(old))
 		}
 		for _, l := range old[pos:from] {
 			out.WriteString(l)
@@ -315,7 +315,7 @@ func Apply(before []byte, d Diff, accepted []bool) ([]byte, error) {
 				continue
 			}
 			if k >= len(old) || old[k] != l.Text+l.EOL {
-				return nil, fmt.Errorf("diff: line %d of %s no longer matches %s; compute the diff again from the current content", k+1, d.Path, d.Describe(i))
+				return nil, fmt.Errorf("line %d of %s no longer matches %s; compute the diff again from the current content", k+1, d.Path, d.Describe(i))
 			}
 			k++
 		}

@@ -195,3 +195,20 @@ func checkPatch(t *testing.T, before, after []byte, unified string) {
 		t.Fatalf("patch gave %q, want %q", got, after)
 	}
 }
+
+// Apply's errors reach the approval card and the command line: they read
+// as plain sentences naming the file, without the package's name first.
+func TestApplyErrorsArePlainSentences(t *testing.T) {
+	bin := Compute("b.bin", []byte("a\x00b"), []byte("a\x00c"), true)
+	text := Compute("f.txt", []byte("a\nb\nc\n"), []byte("a\nB\nc\n"), true)
+	for name, apply := range map[string]func() error{
+		"binary":  func() error { _, err := Apply([]byte("a\x00b"), bin, []bool{true}); return err },
+		"changed": func() error { _, err := Apply([]byte("a\nx\nc\n"), text, []bool{true}); return err },
+		"shorter": func() error { _, err := Apply([]byte("a\n"), text, []bool{true}); return err },
+	} {
+		err := apply()
+		if err == nil || strings.HasPrefix(err.Error(), "diff:") || !strings.Contains(err.Error(), ".") {
+			t.Errorf("%s: %v; want a plain sentence naming the file", name, err)
+		}
+	}
+}

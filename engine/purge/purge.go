@@ -97,12 +97,12 @@ func ParseOps(calls []llm.ToolCall) ([]Op, []error) {
 	var errs []error
 	for i, c := range calls {
 		if c.Name != ToolName {
-			errs = append(errs, fmt.Errorf("purge: call %d is to %q, not %s; it was ignored", i+1, c.Name, ToolName))
+			errs = append(errs, fmt.Errorf("call %d of the model's proposal is to %q, not %s, so it was ignored", i+1, c.Name, ToolName))
 			continue
 		}
 		var op Op
 		if err := json.Unmarshal([]byte(c.Arguments), &op); err != nil {
-			errs = append(errs, fmt.Errorf("purge: call %d has invalid arguments (%v); it was ignored", i+1, err))
+			errs = append(errs, fmt.Errorf("call %d of the model's proposal has invalid arguments (%v), so it was ignored", i+1, err))
 			continue
 		}
 		ops = append(ops, op)
@@ -272,4 +272,4 @@ func (p Plan) Text() string {
 }
 
 // ErrNothing is returned when a purge would change nothing.
-var ErrNothing = errors.New("purge: the model proposed no applicable changes; the history is unchanged")
+var ErrNothing = errors.New("the model proposed no change that applies, so the history is unchanged; purge again later or compact instead")

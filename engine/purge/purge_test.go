@@ -106,3 +106,18 @@ func TestParseOpsAndRequest(t *testing.T) {
 		t.Errorf("list:\n%s", body)
 	}
 }
+
+// The purge's messages reach the app and the command line as they are:
+// plain sentences, without the package's name first.
+func TestPurgeMessagesArePlainSentences(t *testing.T) {
+	_, errs := ParseOps([]llm.ToolCall{{Name: "read_file", Arguments: `{}`}, {Name: ToolName, Arguments: `{bad`}})
+	errs = append(errs, ErrNothing)
+	for _, err := range errs {
+		if strings.HasPrefix(err.Error(), "purge:") {
+			t.Errorf("%q opens with the package's name", err)
+		}
+	}
+	if len(errs) != 3 || !strings.Contains(errs[0].Error(), `"read_file"`) {
+		t.Errorf("errors %v; want one per bad call, naming it", errs)
+	}
+}

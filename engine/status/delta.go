@@ -16,7 +16,7 @@ import (
 // blocks it names; the same (prev, cur) always give the same bytes.
 func RenderDelta(prev, cur State) (string, error) {
 	if cur.Version <= 0 || prev.Version <= 0 || prev.Version >= cur.Version {
-		return "", errors.New("status: a delta needs two positive state_versions, the earlier one first")
+		return "", errors.New("a status delta needs two positive state_versions, the earlier one first")
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<%s visibility=\"internal\" state_version=\"%d\" changes_since=\"%d\">\n", Tag, cur.Version, prev.Version)

@@ -96,7 +96,7 @@ const Tag = "agent_status"
 // neither break the layout nor open or close an engine tag.
 func Render(s State) (string, error) {
 	if s.Version <= 0 {
-		return "", errors.New("status: state_version must be positive")
+		return "", errors.New("a status block needs a positive state_version")
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<%s visibility=\"internal\" state_version=\"%d\">\n", Tag, s.Version)
@@ -234,8 +234,8 @@ func Verify(r Renderer, shown string, s State) error {
 			b = wl[i]
 		}
 		if a != b {
-			return fmt.Errorf("status: shown status for state_version %d disagrees with the canonical state at line %d: shown %q, canonical %q", s.Version, i+1, a, b)
+			return fmt.Errorf("the status shown for state_version %d disagrees with its canonical state at line %d: shown %q, canonical %q", s.Version, i+1, a, b)
 		}
 	}
-	return fmt.Errorf("status: shown status for state_version %d disagrees with the canonical state", s.Version)
+	return fmt.Errorf("the status shown for state_version %d disagrees with its canonical state", s.Version)
 }

@@ -181,3 +181,17 @@ func TestGitBranch(t *testing.T) {
 		t.Errorf("detached = %q", g)
 	}
 }
+
+// The status errors reach `tally inspect` and the app's diagnostics as
+// they are: plain sentences, without the package's name first.
+func TestStatusErrorsArePlainSentences(t *testing.T) {
+	s := sample()
+	shown, _ := Render(s)
+	_, renderErr := Render(State{})
+	_, deltaErr := RenderDelta(s, s)
+	for _, err := range []error{renderErr, deltaErr, Verify(Render, shown+"x", s)} {
+		if err == nil || strings.HasPrefix(err.Error(), "status:") {
+			t.Errorf("%v; want a plain sentence", err)
+		}
+	}
+}

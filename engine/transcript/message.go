@@ -193,12 +193,12 @@ func Encode(m Message) ([]byte, error) { return json.Marshal(m) }
 func Decode(data []byte) (Message, error) {
 	var m Message
 	if err := json.Unmarshal(data, &m); err != nil {
-		return Message{}, fmt.Errorf("transcript: stored message is not valid JSON (%v); the store may be damaged", err)
+		return Message{}, fmt.Errorf("a stored message is not valid JSON (%w); the store may be damaged, so restore a backup or start a new session", err)
 	}
 	switch m.Role {
 	case User, Assistant, Tool:
 	default:
-		return Message{}, fmt.Errorf("transcript: stored message has unknown role %q; the store may be damaged", m.Role)
+		return Message{}, fmt.Errorf("a stored message has the unknown role %q; the store may be damaged or written by a newer Tally, so restore a backup or upgrade Tally", m.Role)
 	}
 	return m, nil
 }

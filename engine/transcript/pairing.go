@@ -11,18 +11,18 @@ func CheckPairing(msgs []Message) error {
 		switch m.Role {
 		case Tool:
 			if !pending[m.ToolCallID] {
-				return fmt.Errorf("transcript: message %d is a tool result for %q, which no preceding assistant message called", i, m.ToolCallID)
+				return fmt.Errorf("message %d is a tool result for %q, which no preceding assistant message called", i, m.ToolCallID)
 			}
 			delete(pending, m.ToolCallID)
 			continue
 		}
 		if len(pending) > 0 {
-			return fmt.Errorf("transcript: message %d arrives while %d tool call(s) still lack a result", i, len(pending))
+			return fmt.Errorf("message %d arrives while %d tool call(s) still lack a result", i, len(pending))
 		}
 		if m.Role == Assistant {
 			for _, c := range m.ToolCalls {
 				if pending[c.ID] {
-					return fmt.Errorf("transcript: message %d repeats tool call id %q", i, c.ID)
+					return fmt.Errorf("message %d repeats tool call id %q", i, c.ID)
 				}
 				pending[c.ID] = true
 			}

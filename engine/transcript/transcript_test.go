@@ -2,6 +2,8 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -180,5 +182,25 @@ func TestSupersededBy(t *testing.T) {
 	}
 	if g := SupersededBy([]Message{a}, []Message{a}); len(g) != 0 {
 		t.Errorf("an unchanged log supersedes %d messages", len(g))
+	}
+}
+
+// Decode and CheckPairing errors reach the command line and the app as
+// they are: plain sentences, without the package's name first, and a
+// stored message that is not JSON keeps the JSON error for errors.As.
+func TestTranscriptErrorsArePlainSentences(t *testing.T) {
+	_, jsonErr := Decode([]byte("{"))
+	var syntax *json.SyntaxError
+	if !errors.As(jsonErr, &syntax) {
+		t.Errorf("Decode of broken JSON: %v does not wrap the *json.SyntaxError", jsonErr)
+	}
+	_, roleErr := Decode([]byte(`{"role":"wizard"}`))
+	c := ToolCall{ID: "1", Name: "x"}
+	orphan := CheckPairing([]Message{UserText("", "u", t0), ToolResult(c, "r", false, t0)})
+	open := CheckPairing([]Message{UserText("", "u", t0), AssistantReply("", "", []ToolCall{c}, t0), UserText("", "u2", t0)})
+	for _, err := range []error{jsonErr, roleErr, orphan, open} {
+		if err == nil || strings.HasPrefix(err.Error(), "transcript:") {
+			t.Errorf("%v; want a plain sentence", err)
+		}
 	}
 }
