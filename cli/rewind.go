@@ -114,10 +114,19 @@ func cmdChanges(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// warnUnrestorable says which turns lost content to the size cap.
+// warnUnrestorable says which turns of session id lost content to the
+// size cap.
 func warnUnrestorable(out io.Writer, w *workbench.Workbench, id string) {
-	if lost, err := w.Unrestorable(id); err == nil && len(lost) > 0 {
-		fmt.Fprintf(out, "Warning: turn(s) %s can no longer be fully restored: content they need was dropped to keep the checkpoints under the size cap (Settings).\n", joinInts(lost))
+	if lost, err := w.Unrestorable(id); err == nil {
+		printUnrestorable(out, "", lost)
+	}
+}
+
+// printUnrestorable prints, after lead, that the turns lost can no longer
+// be fully restored; it prints nothing when lost is empty.
+func printUnrestorable(out io.Writer, lead string, lost []int) {
+	if len(lost) > 0 {
+		fmt.Fprintf(out, "%sWarning: turn(s) %s can no longer be fully restored: content they need was dropped to keep the checkpoints under the size cap (Settings).\n", lead, joinInts(lost))
 	}
 }
 
@@ -192,9 +201,7 @@ func cmdRewind(args []string, stdout, stderr io.Writer) error {
 		for _, s := range res.Files.Skipped {
 			fmt.Fprintf(stdout, "  skipped %s\n", s)
 		}
-		if len(plan.Unrestorable) > 0 {
-			fmt.Fprintf(stdout, "Warning: turn(s) %s can no longer be fully restored: content they need was dropped to keep the checkpoints under the size cap (Settings).\n", joinInts(plan.Unrestorable))
-		}
+		printUnrestorable(stdout, "", plan.Unrestorable)
 	}
 	if chat {
 		fmt.Fprintf(stdout, "Superseded %d message(s); they stay in `tally export`. The rewound message was:\n%s\n", res.Superseded, res.Text)
@@ -241,9 +248,7 @@ func printRewindPlan(out io.Writer, p agent.RewindPlan, files, chat bool) {
 			}
 		}
 	}
-	if len(p.Unrestorable) > 0 {
-		fmt.Fprintf(out, "\nWarning: turn(s) %s can no longer be fully restored: content they need was dropped to keep the checkpoints under the size cap (Settings).\n", joinInts(p.Unrestorable))
-	}
+	printUnrestorable(out, "\n", p.Unrestorable)
 }
 
 func printFilePlan(out io.Writer, p agent.RewindPlan) {
