@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -113,4 +114,50 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 		t.Error("no request of the demo hit the simulated prompt cache")
 	}
 	t.Logf("rebuilds: %v", rebuilds)
+}
+
+// On a fresh machine the user's build cache does not exist yet when the
+// demo session starts, and the demo's `go test ./...` failed inside the
+// sandbox while the scripted answer said the tests passed. On a fresh HOME
+// the test step now passes, and the answer says what really happened.
+func TestDemoTestsPassOnAFreshHome(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the demo's tests in the sandbox")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("GOCACHE", "")
+	t.Setenv("GOMODCACHE", "")
+	t.Setenv("GOPATH", "")
+	st, err := storage.Open(filepath.Join(t.TempDir(), "tally.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ws := t.TempDir()
+	if err := NewWorkspace(ws); err != nil {
+		t.Fatal(err)
+	}
+	cfg := agent.Config{Store: st, ModelName: ModelName, ContextWindow: ContextWindow, Approver: tool.ApproveAll{}, Model: NewModel(0)}
+	s, err := agent.Create(cfg, "fresh", ws, "Demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.Run(context.Background(), Prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Answer, testWords.done) {
+		var shell string
+		for _, m := range s.Messages() {
+			if m.Role == "tool" && (strings.Contains(m.Text(), "go test") || strings.Contains(m.Text(), "FAIL")) {
+				shell += m.Text() + "\n"
+			}
+		}
+		t.Fatalf("the demo's tests did not pass on a fresh HOME:\n%s\n--- tool results:\n%s", res.Answer, shell)
+	}
 }
