@@ -325,7 +325,9 @@ func (u *UI) build() {
 	u.side.mcpInfo.Hide()
 	bottom := container.NewVBox(widget.NewSeparator(), u.side.gauge, u.side.mcpInfo, actions, u.actions.why,
 		container.NewHBox(u.side.chip, layout.NewSpacer()), widget.NewSeparator(), u.side.chart)
-	right.Objects[0] = container.NewBorder(nil, bottom, nil, nil, u.side.checklist)
+	// The checklist takes what the rest leaves and scrolls inside it, so in
+	// a short window it never draws over the gauge.
+	right.Objects[0] = container.NewBorder(nil, bottom, nil, nil, container.NewVScroll(u.side.checklist))
 	u.panels.center = main
 	u.panels.arrange()
 	u.win.SetContent(container.NewBorder(nil, u.footer, nil, nil, u.panels.content()))

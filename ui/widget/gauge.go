@@ -3,6 +3,7 @@ package widget
 import (
 	"fmt"
 	"image/color"
+	"sort"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -144,36 +145,50 @@ func (r *gaugeRenderer) Layout(size fyne.Size) {
 	r.track.Resize(fyne.NewSize(size.Width, gaugeBarHeight))
 	r.fill.Move(fyne.NewPos(0, y))
 	r.fill.Resize(fyne.NewSize(size.Width*r.g.Fill(), gaugeBarHeight))
-	for i, m := range r.g.marks {
-		if i >= len(r.ticks) {
-			break
-		}
-		x := size.Width * m.Fraction
+	n := min(len(r.g.marks), len(r.ticks))
+	xs := make([]float32, n)
+	for i := range n {
+		x := size.Width * r.g.marks[i].Fraction
 		r.ticks[i].Move(fyne.NewPos(x-1, y-3))
 		r.ticks[i].Resize(fyne.NewSize(2, gaugeBarHeight+6))
-		l := r.tickLabels[i]
-		lw := fyne.MeasureText(l.Text, l.TextSize, l.TextStyle).Width
-		lx := x - lw/2
-		if lx+lw > size.Width {
-			lx = size.Width - lw
+		xs[i] = x
+	}
+	r.placeTickLabels(xs, size.Width, y+gaugeBarHeight+3)
+}
+
+// placeTickLabels puts each tick's label under its tick, centred where
+// there is room, never past either edge of the bar and never over another
+// label: labels that would collide are pushed apart, left to right and
+// then back from the right edge.
+func (r *gaugeRenderer) placeTickLabels(xs []float32, width, y float32) {
+	const gap = 4
+	order := make([]int, len(xs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return xs[order[a]] < xs[order[b]] })
+	w := make([]float32, len(xs))
+	lx := make([]float32, len(xs))
+	for i, l := range r.tickLabels[:len(xs)] {
+		w[i] = fyne.MeasureText(l.Text, l.TextSize, l.TextStyle).Width
+		lx[i] = min(max(xs[i]-w[i]/2, 0), max(width-w[i], 0))
+	}
+	for k := 1; k < len(order); k++ {
+		prev, cur := order[k-1], order[k]
+		lx[cur] = max(lx[cur], lx[prev]+w[prev]+gap)
+	}
+	for k := len(order) - 1; k >= 0; k-- {
+		cur := order[k]
+		limit := width - w[cur]
+		if k+1 < len(order) {
+			next := order[k+1]
+			limit = min(limit, lx[next]-w[cur]-gap)
 		}
-		if lx < 0 {
-			lx = 0
-		}
-		// Two marks close together: put the second label under the first's end.
-		if i > 0 {
-			prev := r.tickLabels[i-1]
-			pw := fyne.MeasureText(prev.Text, prev.TextSize, prev.TextStyle).Width
-			if lx < prev.Position().X+pw+4 && prev.Position().X < lx+lw+4 {
-				if m.Fraction < r.g.marks[i-1].Fraction {
-					lx = prev.Position().X - lw - 4
-				} else {
-					lx = prev.Position().X + pw + 4
-				}
-			}
-		}
-		l.Move(fyne.NewPos(lx, y+gaugeBarHeight+3))
-		l.Resize(fyne.NewSize(lw, l.TextSize*1.3))
+		lx[cur] = max(min(lx[cur], limit), 0)
+	}
+	for i, l := range r.tickLabels[:len(xs)] {
+		l.Move(fyne.NewPos(lx[i], y))
+		l.Resize(fyne.NewSize(w[i], l.TextSize*1.3))
 	}
 }
 
