@@ -66,8 +66,8 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		if err := agent.ValidID(o.session); err != nil {
 			return usageError{err.Error()}
 		}
-		_, err := w.Session(o.session)
-		created = errors.Is(err, workbench.ErrNotFound)
+		_, lookErr := w.Session(o.session)
+		created = errors.Is(lookErr, workbench.ErrNotFound)
 		sess, err = w.OpenOrCreateSession(cfg, o.session, ws)
 	} else {
 		sess, err = w.CreateSession(cfg, ws, "")

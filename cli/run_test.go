@@ -103,3 +103,20 @@ func TestFailedFirstRunRemovesTheSessionItCreated(t *testing.T) {
 		t.Errorf("a refused later run removed its session: %q", got)
 	}
 }
+
+// A session that cannot be made under --session (here its workspace does
+// not exist) is an error, never a run on no session.
+func TestRunUnderANewSessionIDThatCannotBeCreatedFails(t *testing.T) {
+	srv := llmtest.New(llmtest.Sequence(llmtest.Text("Hello.")))
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	data := t.TempDir()
+	missing := filepath.Join(t.TempDir(), "gone")
+	_, errOut, code := runCLI(t, "run", "--data", data, "--base-url", srv.URL(), "--model", "deepseek-chat", "--workspace", missing, "--session", "fresh", "hello")
+	if code != ExitFail || errOut == "" || strings.Contains(errOut, "session fresh\n") {
+		t.Errorf("run under a session that cannot be made: exit %d, stderr %q", code, errOut)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d request(s) reached the model without a session", n)
+	}
+}
