@@ -103,8 +103,10 @@ func Run(o Options) {
 	u := New(a, w, NewBridge(), o)
 	w.Resize(u.windowSize())
 	w.SetCloseIntercept(func() {
-		u.Close()
-		w.Close()
+		u.confirmClose(func() {
+			u.Close()
+			w.Close()
+		})
 	})
 	// A kill (SIGTERM) or Ctrl-C closes the app like its close button,
 	// removing the command line's socket.
@@ -350,6 +352,10 @@ func (u *UI) Close() {
 	for _, live := range append([]*liveSession{u.live}, bgList(u.bg)...) {
 		if live == nil {
 			continue
+		}
+		if live.job.running && u.wb != nil {
+			// Synchronously, like the draft: reopening says what happened.
+			_ = u.wb.SetInterrupted(live.id, interruptedNote(live))
 		}
 		if live.job.cancel != nil {
 			live.job.cancel()

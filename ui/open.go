@@ -39,7 +39,8 @@ type sessionState struct {
 	items     []todo.Item
 	mcp       agent.MCPStatus
 	draft     string
-	draftOK   bool // draft was read (a failed read keeps the prompt box as it is)
+	draftOK   bool   // draft was read (a failed read keeps the prompt box as it is)
+	cutShort  string // the note of a turn the closing app interrupted
 }
 
 // readSession reads what the panels show of session id from sess, off the
@@ -66,6 +67,7 @@ func readSession(wb *workbench.Workbench, sess *agent.Session, id string, runnin
 	s.mcp = sess.MCP().Status()
 	draft, err := wb.Draft(id)
 	s.draft, s.draftOK = draft, err == nil
+	s.cutShort, _ = wb.Interrupted(id)
 	return s
 }
 
@@ -182,6 +184,7 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 	} else {
 		u.banner.Hide()
 		u.showMCP(live, s.mcp, "")
+		u.showInterrupted(live, s.cutShort)
 	}
 	u.setIdle()
 	if s.draftOK {
