@@ -28,6 +28,7 @@ const (
 	itemNotice
 	itemRebuild // a compaction or a new cycle, with its summary or brief
 	itemCycle   // an earlier, closed cycle: collapsed, expands to its messages
+	itemRewind  // a rewind of the conversation: collapsed, expands to the messages it took out
 )
 
 // chatItem is one row of the chat. Items are only touched on the UI
@@ -44,11 +45,15 @@ type chatItem struct {
 	// the text itself is kept in reasoning.
 	detailName string
 	// past holds an earlier cycle's messages (itemCycle); pastItems are
-	// their rows once expanded (reasonOn says whether they are shown).
+	// their rows once expanded (reasonOn says whether they are shown), or
+	// the rows a rewind took out (itemRewind).
 	past      []transcript.Message
 	pastItems []*chatItem
-	cycleNo   int              // the closed cycle an itemCycle row stands for
-	child     *agent.ChildInfo // the sub-agent running a task call, once it started
+	// superseded marks a row a rewind took out of the conversation: it is
+	// drawn greyed.
+	superseded bool
+	cycleNo    int              // the closed cycle an itemCycle row stands for
+	child      *agent.ChildInfo // the sub-agent running a task call, once it started
 	// logIndex is a user message's index in the current cycle's log, -1
 	// for messages outside it (earlier cycles, superseded ones).
 	logIndex int
@@ -58,7 +63,7 @@ type chatItem struct {
 	argsText  string
 	status    string
 	result    string
-	resultLen int
+	resultLen int // a tool result's length; the messages a rewind took out
 	resultErr bool
 	hasResult bool
 	expanded  bool
@@ -107,9 +112,10 @@ type chatView struct {
 	stickBottom bool
 	autoOffset  float32 // the offset of the last automatic scroll to the bottom
 
-	awaitNext *chatItem // the last rewrite's row, until the next request's size is known
-	found     *chatItem // the row a search result last scrolled to
-	curIndex  int       // the log index addMessage gives user rows, -1 outside the log
+	awaitNext *chatItem      // the last rewrite's row, until the next request's size is known
+	found     *chatItem      // the row a search result last scrolled to
+	rewound   map[string]int // files each rewind of this window restored, by rewindKey
+	curIndex  int            // the log index addMessage gives user rows, -1 outside the log
 	onRewind  func(it *chatItem)
 	onChild   [2]func(it *chatItem) // a sub-agent card's Transcript and Stop
 
@@ -173,19 +179,7 @@ func (c *chatView) setHistory(cycles []cycle.Archive, past []agent.PastRebuild, 
 	for _, a := range cycles {
 		c.items = append(c.items, cycleItem(a))
 	}
-	for _, p := range past {
-		for i := range p.Superseded {
-			c.curIndex = -1
-			c.addMessage(&p.Superseded[i])
-		}
-		c.items = append(c.items, rebuildItem(agent.RebuildInfo{
-			Reason: p.Record.Reason, TokensBefore: p.Record.BeforeTokens, TokensAfter: p.Record.AfterTokens}))
-	}
-	for i := range msgs {
-		c.curIndex = i
-		c.addMessage(&msgs[i])
-	}
-	c.curIndex = -1
+	c.items = append(c.items, c.historyItems(past, msgs)...)
 	c.rebuild(false)
 }
 
@@ -426,6 +420,8 @@ type messageRow struct {
 	rewindB *widget.Button // "Rewind to here…" on the user's messages
 	header  *fyne.Container
 	reason  *widget.Button
+	fold    *widget.Button // expands a rewind's folded messages
+	veil    *canvas.Rectangle
 	rtext   *widget.Label
 	plain   *widget.Label
 	rich    *widget.RichText
@@ -452,11 +448,17 @@ func newMessageRow(c *chatView) *messageRow {
 		switch {
 		case r.item == nil:
 		case r.item.kind == itemCycle:
-			r.chat.toggleCycle(r.item)
+			r.chat.toggleFold(r.item)
 		default:
 			r.chat.toggleReasoning(r.item)
 		}
 	}}
+	r.fold = &widget.Button{Importance: widget.LowImportance, Alignment: widget.ButtonAlignLeading, OnTapped: func() {
+		if r.item != nil {
+			r.chat.toggleFold(r.item)
+		}
+	}}
+	r.veil = canvas.NewRectangle(veilColor())
 	// Italic tells reasoning apart; the low-importance colour (the theme's
 	// disabled colour) would be unreadable on the light theme.
 	r.rtext = &widget.Label{TextStyle: fyne.TextStyle{Italic: true}, Wrapping: fyne.TextWrapWord}
@@ -481,20 +483,28 @@ func (r *messageRow) set(it *chatItem) {
 	hasReason := (it.kind == itemAssistant || it.kind == itemRebuild) && it.reasoning != ""
 	tw.ShowIf(r.reason, hasReason || it.kind == itemCycle)
 	tw.ShowIf(r.rtext, hasReason && it.reasonOn)
-	plain := it.kind == itemUser || it.kind == itemNotice || it.kind == itemRebuild || it.kind == itemCycle || (it.kind == itemAssistant && it.streaming && it.text != "")
+	plain := it.kind == itemUser || it.kind == itemNotice || it.kind == itemRebuild || it.kind == itemCycle || it.kind == itemRewind || (it.kind == itemAssistant && it.streaming && it.text != "")
 	rich := it.kind == itemAssistant && !it.streaming && len(it.md) > 0
 	tw.ShowIf(r.plain, plain)
 	tw.ShowIf(r.rich, rich)
 	tw.ShowIf(r.rewindB, it.kind == itemUser && it.logIndex >= 0 && r.chat.onRewind != nil)
+	tw.ShowIf(r.fold, it.kind == itemRewind && len(it.pastItems) > 0)
+	tw.ShowIf(r.veil, it.superseded)
+	if it.superseded {
+		r.veil.FillColor = veilColor()
+		r.veil.Refresh()
+	}
 	switch it.kind {
 	case itemUser:
-		r.role.SetText("You")
+		r.role.SetText("You" + supersededTag(it))
 	case itemAssistant:
 		if it.streaming {
 			r.role.SetText("Assistant · writing…")
 		} else {
-			r.role.SetText("Assistant")
+			r.role.SetText("Assistant" + supersededTag(it))
 		}
+	case itemRewind:
+		r.fold.SetText(foldToggleText(it))
 	case itemTool:
 		r.card.set(it)
 	}
@@ -516,7 +526,7 @@ func (r *messageRow) set(it *chatItem) {
 	if plain {
 		style := fyne.TextStyle{}
 		imp := widget.MediumImportance
-		if it.kind == itemRebuild || it.kind == itemCycle {
+		if it.kind == itemRebuild || it.kind == itemCycle || it.kind == itemRewind {
 			style.Bold = true
 			imp = widget.HighImportance
 		}
@@ -538,6 +548,6 @@ func (r *messageRow) set(it *chatItem) {
 
 // CreateRenderer implements fyne.Widget.
 func (r *messageRow) CreateRenderer() fyne.WidgetRenderer {
-	body := container.NewVBox(r.header, r.reason, r.rtext, r.plain, r.rich, r.card)
-	return widget.NewSimpleRenderer(container.NewStack(r.bg, container.NewPadded(body)))
+	body := container.NewVBox(r.header, r.reason, r.rtext, r.plain, r.fold, r.rich, r.card)
+	return widget.NewSimpleRenderer(container.NewStack(r.bg, container.NewPadded(body), r.veil))
 }

@@ -28,28 +28,47 @@ func cycleToggleText(it *chatItem) string {
 	return "▸ Show its " + text.Plural(len(it.past), "message")
 }
 
-// toggleCycle expands or collapses a closed cycle's messages under its row.
-func (c *chatView) toggleCycle(it *chatItem) {
+// toggleFold expands or collapses the rows folded under it: a closed
+// cycle's messages or those a rewind took out.
+func (c *chatView) toggleFold(it *chatItem) {
 	i := c.index(it)
 	if i < 0 {
 		return
 	}
 	if it.reasonOn {
-		n := len(it.pastItems)
+		n := shownUnder(it)
 		c.items = append(c.items[:i+1], c.items[i+1+n:]...)
 	} else {
-		if it.pastItems == nil {
+		if it.pastItems == nil && it.kind == itemCycle {
 			// Past rows are built apart: their call IDs never match the
 			// current cycle's, and they take no approvals.
 			scratch := &chatView{byCall: map[string]*chatItem{}, curIndex: -1}
-			for j := range it.past {
-				scratch.addMessage(&it.past[j])
-			}
-			it.pastItems = scratch.items
+			it.pastItems = scratch.rowsOf(it.past, -1)
+		}
+		var shown []*chatItem
+		for _, p := range it.pastItems {
+			shown = append(shown, p)
+			shown = append(shown, openRows(p)...)
 		}
 		rest := append([]*chatItem(nil), c.items[i+1:]...)
-		c.items = append(append(c.items[:i+1], it.pastItems...), rest...)
+		c.items = append(append(c.items[:i+1], shown...), rest...)
 	}
 	it.reasonOn = !it.reasonOn
 	c.rebuild(true)
 }
+
+// openRows are the rows an open fold inside an expanded one shows again.
+func openRows(it *chatItem) []*chatItem {
+	if !it.reasonOn {
+		return nil
+	}
+	var out []*chatItem
+	for _, p := range it.pastItems {
+		out = append(out, p)
+		out = append(out, openRows(p)...)
+	}
+	return out
+}
+
+// toggleCycle expands or collapses a closed cycle's messages under its row.
+func (c *chatView) toggleCycle(it *chatItem) { c.toggleFold(it) }

@@ -123,7 +123,7 @@ func (c *chatView) estimate(it *chatItem) float32 {
 	if c.estW != c.width || c.est == nil {
 		c.estW = c.width
 		c.est = map[itemKind]float32{}
-		for _, k := range []itemKind{itemUser, itemAssistant, itemNotice, itemRebuild, itemCycle} {
+		for _, k := range []itemKind{itemUser, itemAssistant, itemNotice, itemRebuild, itemCycle, itemRewind} {
 			c.est[k] = c.measure(&chatItem{kind: k, text: "x", md: tw.ParseMarkdown("x")})
 		}
 		two := c.measure(&chatItem{kind: itemUser, text: "x\nx"})
@@ -147,7 +147,7 @@ func (c *chatView) estimate(it *chatItem) float32 {
 		return h
 	}
 	base := c.est[it.kind]
-	if (it.kind == itemAssistant || it.kind == itemRebuild) && it.reasoning != "" {
+	if (it.kind == itemAssistant || it.kind == itemRebuild) && it.reasoning != "" || it.kind == itemRewind && len(it.pastItems) > 0 {
 		base += c.lineH + theme.Padding()*2
 	}
 	perLine := int((c.width - 4*theme.Padding()) / c.charW)

@@ -46,7 +46,14 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 	case agent.EventRebuild:
 		if e.Rebuild != nil {
 			u.head.notice.Hide() // the compaction it announced, or a rewrite that makes it moot
-			u.showRebuild(*e.Rebuild)
+			if e.Rebuild.Kind == agent.RebuildRewind {
+				// The chat is read again once the rewind returns; until
+				// then the row says what happened, not "compacted".
+				n, _ := rewindTurn(e.Rebuild.Reason)
+				u.chat.appendItems(rewindItem(n, 0, false, nil, 0))
+			} else {
+				u.showRebuild(*e.Rebuild)
+			}
 			u.side.gauge.SetLevel(e.Rebuild.TokensAfter, live.info.window, false)
 		}
 	case agent.EventUsage:

@@ -121,7 +121,7 @@ func (u *UI) showRewind(live *liveSession, plan agent.RewindPlan) {
 	v.content = container.NewBorder(head, nil, nil, nil, tabs)
 	run := func(c rewindChoice) {
 		v.dlg.Hide()
-		u.runRewind(live, plan.Turn.N, c, false)
+		u.runRewind(live, plan, c, false)
 	}
 	v.both = &widget.Button{Text: "Restore files and conversation", Importance: widget.HighImportance, OnTapped: func() { run(rewindChoice{true, true}) }}
 	v.files = &widget.Button{Text: "Files only", OnTapped: func() { run(rewindChoice{files: true}) }}
@@ -163,9 +163,10 @@ func restoreRow(f checkpoint.FileRestore, open bool) fyne.CanvasObject {
 	return container.NewVBox(lbl, acc)
 }
 
-// runRewind applies a rewind off the UI goroutine; a conflict asks before
-// overwriting, then tries again with force.
-func (u *UI) runRewind(live *liveSession, turn int, c rewindChoice, force bool) {
+// runRewind applies the rewind of plan off the UI goroutine; a conflict
+// asks before overwriting, then tries again with force.
+func (u *UI) runRewind(live *liveSession, plan agent.RewindPlan, c rewindChoice, force bool) {
+	turn := plan.Turn.N
 	ctx, ok := u.beginBusy(live, "rewinding…")
 	if !ok {
 		return
@@ -180,7 +181,7 @@ func (u *UI) runRewind(live *liveSession, turn int, c rewindChoice, force bool) 
 			u.setIdle()
 			switch {
 			case errors.Is(err, workbench.ErrConflict):
-				u.confirmOverwrite(err, func() { u.runRewind(live, turn, c, true) })
+				u.confirmOverwrite(err, func() { u.runRewind(live, plan, c, true) })
 				return
 			case err != nil:
 				u.banner.ShowError("Could not rewind: " + err.Error())
@@ -198,7 +199,19 @@ func (u *UI) runRewind(live *liveSession, turn int, c rewindChoice, force bool) 
 			}
 			u.banner.ShowInfo(msg + ".")
 			if c.chat {
+				files := -1
+				if c.files {
+					files = len(res.Files.Restored)
+				}
+				if len(plan.Superseded) > 0 {
+					u.chat.noteRewind(plan.Superseded[0], files)
+				}
 				u.reopen(live, res.Text)
+				return
+			}
+			if u.live == live {
+				u.chat.notice(fmt.Sprintf("Files rewound to the start of turn %d · files restored: %d (the conversation stays as it is)",
+					turn, len(res.Files.Restored)), false)
 			}
 		}
 	})

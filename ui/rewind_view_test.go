@@ -1,0 +1,99 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+)
+
+// rowTexts returns the text of each chat row, in order.
+func (h *harness) rowTexts() []string {
+	var out []string
+	for _, it := range h.ui.chat.items {
+		out = append(out, it.text)
+	}
+	return out
+}
+
+// rowWith returns the index of the first chat row whose text holds s, or -1.
+func (h *harness) rowWith(s string) int {
+	for i, t := range h.rowTexts() {
+		if strings.Contains(t, s) {
+			return i
+		}
+	}
+	return -1
+}
+
+// twoTurns runs two turns that each write a.txt, in auto-edit mode.
+func twoTurns(t *testing.T) *harness {
+	t.Helper()
+	srv := llmtest.New(llmtest.Sequence(
+		llmtest.Call("write_file", `{"path":"a.txt","content":"one\n"}`), llmtest.Text("wrote one"),
+		llmtest.Call("write_file", `{"path":"a.txt","content":"two\n"}`), llmtest.Text("wrote two"),
+	))
+	t.Cleanup(srv.Close)
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	h.ui.head.perm.mode.SetSelected("Auto-edit")
+	h.waitFor("auto-edit", func() bool { return string(h.ui.live.sess.Permissions().Mode()) == "auto-edit" })
+	h.send("first turn")
+	h.waitIdle()
+	h.send("second turn")
+	h.waitIdle()
+	return h
+}
+
+// A rewind shows as one: the messages it took out are folded, greyed,
+// under a row "Rewound to turn N · files restored: k" after the turn it
+// went back to, not left in the chat as they were under a "compacted" row.
+func TestRewindFoldsWhatItTookOut(t *testing.T) {
+	h := twoTurns(t)
+	test.Tap(h.openRewind(1).both)
+	h.waitFor("the rewind", func() bool { return len(h.userRows()) == 1 && h.ui.input.prompt.Text != "" })
+
+	row := h.rowWith("Rewound to turn 2")
+	if row < 0 {
+		t.Fatalf("no rewind row in the chat: %q", h.rowTexts())
+	}
+	if got := h.ui.chat.items[row].text; got != "Rewound to turn 2 · files restored: 1" {
+		t.Errorf("the rewind row says %q", got)
+	}
+	if i := h.rowWith("compacted"); i >= 0 {
+		t.Errorf("the rewind is shown as a compaction: %q", h.rowTexts()[i])
+	}
+	if i := h.rowWith("wrote one"); i < 0 || i > row {
+		t.Errorf("the rewind row (%d) does not follow the turn it went back to (%d): %q", row, i, h.rowTexts())
+	}
+	for _, gone := range []string{"second turn", "wrote two"} {
+		if i := h.rowWith(gone); i >= 0 {
+			t.Errorf("%q is still shown unfolded at row %d: %q", gone, i, h.rowTexts())
+		}
+	}
+	if !h.shows("Rewound to turn 2 · files restored: 1") || !h.shows("▸ Show the 5 messages it took out") {
+		t.Errorf("the window does not show the rewind row and its fold: %q", h.texts())
+	}
+
+	it := h.ui.chat.items[row]
+	h.ui.chat.toggleFold(it)
+	n := len(it.pastItems)
+	if n == 0 || len(h.ui.chat.items) < row+1+n {
+		t.Fatalf("expanding showed %d rows", n)
+	}
+	for _, p := range h.ui.chat.items[row+1 : row+1+n] {
+		if !p.superseded {
+			t.Errorf("row %q is shown but not greyed", p.text)
+		}
+	}
+	if i := h.rowWith("second turn"); i != row+1 {
+		t.Errorf("the rewound message is at row %d, want %d under the rewind", i, row+1)
+	}
+	h.waitFor("the open fold to say it hides them", func() bool { return h.shows("▾ Hide the 5 messages it took out") })
+	h.ui.chat.toggleFold(it)
+	if h.rowWith("second turn") >= 0 {
+		t.Error("collapsing left the rewound messages shown")
+	}
+}
