@@ -24,6 +24,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -141,6 +142,7 @@ type UI struct {
 	live    *liveSession
 	bg      map[string]*liveSession // sessions whose turns run while another is shown
 	next    onOpen                  // what to do once the session being opened is shown
+	view    dialog.Dialog           // the sheet, search or settings shown (see showView)
 	focused bool                    // the window has the keyboard focus
 	saving  sync.WaitGroup          // settings saves under way; closing waits for them
 }

@@ -29,7 +29,7 @@ const searchDelay = 250 * time.Millisecond
 type searchView struct {
 	widget.BaseWidget
 
-	entry   *widget.Entry
+	entry   *escEntry
 	status  *widget.Label
 	list    *widget.List
 	hits    []workbench.SearchHit
@@ -47,7 +47,7 @@ func (u *UI) showSearch() {
 		return
 	}
 	v := &searchView{}
-	v.entry = widget.NewEntry()
+	v.entry = newEscEntry()
 	v.entry.SetPlaceHolder("Search every session: titles, prompts, answers, tool calls (all words must match)")
 	v.status = &widget.Label{Importance: widget.LowImportance, Text: "Type to search."}
 	v.list = widget.NewList(
@@ -86,7 +86,7 @@ func (u *UI) showSearch() {
 	v.ExtendBaseWidget(v)
 	v.dlg = dialog.NewCustom("Search", "Close", v, u.win)
 	v.dlg.Resize(fyne.NewSize(min(860, u.win.Canvas().Size().Width-40), min(560, u.win.Canvas().Size().Height-40)))
-	v.dlg.Show()
+	u.showView(v.dlg)
 	u.win.Canvas().Focus(v.entry)
 }
 

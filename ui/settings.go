@@ -27,17 +27,17 @@ type settingsForm struct {
 
 	u         *UI
 	saved     workbench.Settings
-	baseURL   *widget.Entry
-	model     *widget.Entry
+	baseURL   *escEntry
+	model     *escEntry
 	apiKey    *widget.Entry
 	forgetKey *widget.Check
-	window    *widget.Entry
-	hit       *widget.Entry
-	miss      *widget.Entry
-	compl     *widget.Entry
+	window    *escEntry
+	hit       *escEntry
+	miss      *escEntry
+	compl     *escEntry
 	theme     *widget.Select
 	compactM  *widget.Select
-	cycleAt   *widget.Entry
+	cycleAt   *escEntry
 	cyclesOff *widget.Check
 	warmUp    *widget.Check
 	notify    *widget.Check
@@ -114,10 +114,10 @@ func priceText(v float64) string {
 func (u *UI) newSettingsForm() *settingsForm {
 	r := u.resolved()
 	f := &settingsForm{u: u, saved: u.settings}
-	f.baseURL = widget.NewEntry()
+	f.baseURL = newEscEntry()
 	f.baseURL.SetPlaceHolder("https://api.deepseek.com/v1")
 	f.baseURL.SetText(r.BaseURL)
-	f.model = widget.NewEntry()
+	f.model = newEscEntry()
 	f.model.SetText(r.Model)
 	f.apiKey = widget.NewPasswordEntry()
 	switch r.KeySource {
@@ -136,13 +136,13 @@ func (u *UI) newSettingsForm() *settingsForm {
 	if u.settings.APIKey == "" {
 		f.forgetKey.Hide()
 	}
-	f.window = widget.NewEntry()
+	f.window = newEscEntry()
 	f.window.SetPlaceHolder("from the model table")
 	if u.settings.ContextWindow > 0 {
 		f.window.SetText(strconv.Itoa(u.settings.ContextWindow))
 	}
-	f.hit, f.miss, f.compl = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
-	for _, e := range []*widget.Entry{f.hit, f.miss, f.compl} {
+	f.hit, f.miss, f.compl = newEscEntry(), newEscEntry(), newEscEntry()
+	for _, e := range []*escEntry{f.hit, f.miss, f.compl} {
 		e.SetPlaceHolder("unknown")
 	}
 	f.fillPrices()
@@ -151,7 +151,7 @@ func (u *UI) newSettingsForm() *settingsForm {
 	f.theme.SetSelected(themeLabel(u.settings.Theme))
 	f.compactM = widget.NewSelect(compactionChoices, nil)
 	f.compactM.SetSelected(compactionLabel(u.settings.Compaction))
-	f.cycleAt = widget.NewEntry()
+	f.cycleAt = newEscEntry()
 	f.cycleAt.SetPlaceHolder("75 (default)")
 	if u.settings.CycleAt > 0 {
 		f.cycleAt.SetText(strconv.FormatFloat(u.settings.CycleAt*100, 'f', -1, 64))
@@ -268,7 +268,7 @@ func (f *settingsForm) values() (workbench.Settings, error) {
 		var p workbench.Price
 		var set int
 		for _, fld := range []struct {
-			e    *widget.Entry
+			e    *escEntry
 			v    *float64
 			name string
 		}{{f.hit, &p.CacheHit, "cache hit"}, {f.miss, &p.CacheMiss, "cache miss"}, {f.compl, &p.Completion, "completion"}} {
@@ -400,7 +400,7 @@ func (u *UI) openSettings() *settingsForm {
 	dlg.SetButtons([]fyne.CanvasObject{cancel, save})
 	win := u.win.Canvas().Size()
 	dlg.Resize(fyne.NewSize(min(settingsWidth, win.Width-settingsMargin), min(settingsHeight, win.Height-settingsMargin)))
-	dlg.Show()
+	u.showView(dlg)
 	return f
 }
 

@@ -20,12 +20,12 @@ import (
 // caches commands get, and the secret-file deny list.
 type safetyFields struct {
 	mode     *widget.Select
-	shellEnv *widget.Entry
-	caches   *widget.Entry
-	secrets  *widget.Entry
+	shellEnv *escEntry
+	caches   *escEntry
+	secrets  *escEntry
 	// connect, firstByte and idle are the model client's timeouts in
 	// seconds; empty means the default.
-	connect, firstByte, idle *widget.Entry
+	connect, firstByte, idle *escEntry
 }
 
 func newSafetyFields(s workbench.Settings) safetyFields {
@@ -40,15 +40,15 @@ func newSafetyFields(s workbench.Settings) safetyFields {
 		m = tool.ModeAsk
 	}
 	f.mode.SetSelected(m.Label())
-	f.shellEnv = widget.NewEntry()
+	f.shellEnv = newEscEntry()
 	f.shellEnv.SetPlaceHolder("e.g. DATABASE_URL GOPRIVATE")
 	f.shellEnv.SetText(strings.Join(s.Shell.Env, " "))
-	f.caches = widget.NewMultiLineEntry()
+	f.caches = newEscMultiLineEntry()
 	f.caches.SetPlaceHolder("none: sandboxed commands get build caches of their own per workspace")
 	f.caches.SetText(strings.Join(s.Shell.CacheDirs, "\n"))
 	f.caches.SetMinRowsVisible(2)
 	f.caches.Wrapping = fyne.TextWrapBreak
-	f.secrets = widget.NewMultiLineEntry()
+	f.secrets = newEscMultiLineEntry()
 	f.secrets.SetPlaceHolder(strings.Join(tool.DefaultSecretFiles(), " "))
 	f.secrets.SetText(strings.Join(s.Shell.SecretFiles, "\n"))
 	f.secrets.SetMinRowsVisible(2)
@@ -58,8 +58,8 @@ func newSafetyFields(s workbench.Settings) safetyFields {
 	return f
 }
 
-func secondsEntry(v float64, def time.Duration) *widget.Entry {
-	e := widget.NewEntry()
+func secondsEntry(v float64, def time.Duration) *escEntry {
+	e := newEscEntry()
 	e.SetPlaceHolder(strconv.FormatFloat(def.Seconds(), 'f', -1, 64))
 	if v != 0 {
 		e.SetText(strconv.FormatFloat(v, 'f', -1, 64))
@@ -100,7 +100,7 @@ func (f safetyFields) apply(s *workbench.Settings) error {
 		s.Shell.Env = append(s.Shell.Env, n)
 	}
 	for _, t := range []struct {
-		e    *widget.Entry
+		e    *escEntry
 		v    *float64
 		name string
 	}{{f.connect, &s.ConnectTimeout, "connect"}, {f.firstByte, &s.FirstByteTimeout, "first byte"}, {f.idle, &s.IdleTimeout, "stream idle"}} {

@@ -48,8 +48,11 @@ func (u *UI) installShortcuts() {
 		c.AddShortcut(&desktop.CustomShortcut{KeyName: sc.key, Modifier: sc.mod}, func(fyne.Shortcut) { sc.run(u) })
 	}
 	c.SetOnTypedKey(func(ev *fyne.KeyEvent) {
-		if ev.Name == fyne.KeyF1 {
+		switch ev.Name {
+		case fyne.KeyF1:
 			u.showShortcuts()
+		case fyne.KeyEscape:
+			u.onEscape()
 		}
 	})
 	u.input.prompt.onShortcut = u.runShortcut
@@ -105,6 +108,6 @@ func (u *UI) showShortcuts() {
 	for _, s := range shortcuts() {
 		rows = append(rows, &widget.Label{Text: s.keys, TextStyle: fyne.TextStyle{Bold: true, Monospace: true}}, widget.NewLabel(s.what))
 	}
-	d := dialog.NewCustom("Keyboard shortcuts", "Close", container.NewGridWithColumns(2, rows...), u.win)
-	d.Show()
+	rows = append(rows, &widget.Label{Text: "Esc", TextStyle: fyne.TextStyle{Bold: true, Monospace: true}}, widget.NewLabel("Close the dialog on top"))
+	u.showView(dialog.NewCustom("Keyboard shortcuts", "Close", container.NewGridWithColumns(2, rows...), u.win))
 }

@@ -1,0 +1,70 @@
+package ui
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2"
+)
+
+// pressEscape delivers Escape as the desktop driver does: to the focused
+// widget of the top layer, or else to the window.
+func pressEscape(h *harness) {
+	ev := &fyne.KeyEvent{Name: fyne.KeyEscape}
+	c := h.win.Canvas()
+	if f := c.Focused(); f != nil {
+		f.TypedKey(ev)
+		return
+	}
+	c.OnTypedKey()(ev)
+}
+
+// Escape did not close the shortcuts sheet, search or settings, and the
+// sheet stayed open under a dialog opened over it.
+func TestEscapeClosesDialogs(t *testing.T) {
+	h := silentSession(t)
+	overlays := func() int { return len(h.win.Canvas().Overlays().List()) }
+
+	h.ui.showShortcuts()
+	if overlays() != 1 {
+		t.Fatal("the shortcuts sheet did not open")
+	}
+	pressEscape(h)
+	if overlays() != 0 {
+		t.Error("Escape did not close the shortcuts sheet")
+	}
+
+	h.ui.showSearch()
+	if _, ok := h.win.Canvas().Focused().(*escEntry); !ok {
+		t.Fatalf("the search field does not have the focus (%T)", h.win.Canvas().Focused())
+	}
+	pressEscape(h)
+	if overlays() != 0 {
+		t.Error("Escape in the search field did not close search")
+	}
+
+	f := h.ui.openSettings()
+	h.win.Canvas().Focus(f.model)
+	pressEscape(h)
+	if overlays() != 0 {
+		t.Error("Escape in a settings field did not close the settings")
+	}
+	h.ui.openSettings()
+	pressEscape(h)
+	if overlays() != 0 {
+		t.Error("Escape did not close the settings")
+	}
+
+	h.ui.showShortcuts()
+	h.ui.showSearch()
+	if n := overlays(); n != 1 {
+		t.Errorf("%d dialogs open after search was opened over the sheet; the sheet stayed under it", n)
+	}
+	h.ui.showSettings()
+	if n := overlays(); n != 1 {
+		t.Errorf("%d dialogs open after settings was opened over search", n)
+	}
+	pressEscape(h)
+	if overlays() != 0 {
+		t.Error("Escape left a dialog open")
+	}
+}
