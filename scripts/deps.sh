@@ -35,3 +35,32 @@ if ! command -v go >/dev/null; then
 fi
 
 go mod download
+
+# Language servers for engine/lsp's tests and benchmarks, kept in .tools/
+# of the repository (ignored by git) so nothing of the user's is touched:
+# gopls built with Go, pyright and typescript-language-server from npm.
+# Versions are pinned; typescript-language-server 6 needs Node 22 and
+# typescript 7 ships no tsserver, so the last releases before those are
+# used. Without npm the two Node servers are skipped and their tests skip.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+tools="$root/.tools"
+gopls_version=v0.23.0
+if ! "$tools/bin/gopls" version 2>/dev/null | grep -q "gopls $gopls_version\$"; then
+	echo "Installing gopls $gopls_version into .tools/bin"
+	GOBIN="$tools/bin" go install "golang.org/x/tools/gopls@$gopls_version"
+fi
+npm_packages=(pyright@1.1.414 typescript-language-server@5.3.0 typescript@5.9.3)
+if command -v npm >/dev/null; then
+	have_all=1
+	for p in "${npm_packages[@]}"; do
+		name="${p%@*}" want="${p##*@}"
+		got="$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$tools/npm/node_modules/$name/package.json" 2>/dev/null | head -n 1 || true)"
+		[ "$got" = "$want" ] || have_all=0
+	done
+	if [ "$have_all" = 0 ]; then
+		echo "Installing ${npm_packages[*]} into .tools/npm"
+		npm install --silent --no-audit --no-fund --prefix "$tools/npm" "${npm_packages[@]}"
+	fi
+else
+	echo "note: npm is not installed, so pyright and typescript-language-server are skipped and their tests will skip; install Node.js and npm to run them"
+fi
