@@ -179,57 +179,11 @@ func (v *sessionsView) selected() (workbench.SessionInfo, bool) {
 	return workbench.SessionInfo{}, false
 }
 
-// showNew asks for a workspace folder (typed, or chosen in a folder
-// dialog) and an optional title, then creates the session.
-func (v *sessionsView) showNew() {
-	u := v.u
-	ws := widget.NewEntry()
-	ws.SetPlaceHolder("/path/to/project")
-	if wd, err := os.Getwd(); err == nil {
-		ws.SetText(wd)
-	}
-	title := widget.NewEntry()
-	title.SetPlaceHolder("optional; defaults to the folder name")
-	browse := &widget.Button{Text: "Choose…", Icon: theme.FolderOpenIcon(), OnTapped: func() {
-		d := dialog.NewFolderOpen(func(lu fyne.ListableURI, err error) {
-			if err == nil && lu != nil {
-				ws.SetText(lu.Path())
-			}
-		}, u.win)
-		if start := pickerStart(ws.Text); start != nil {
-			d.SetLocation(start)
-		}
-		d.Show()
-	}}
-	items := []*widget.FormItem{
-		{Text: "Workspace", Widget: container.NewBorder(nil, nil, nil, browse, ws), HintText: "the folder the agent may read and change"},
-		{Text: "Title", Widget: title},
-	}
-	dlg := dialog.NewForm("New session", "Create", "Cancel", items, func(ok bool) {
-		if ok {
-			u.createSession(ws.Text, title.Text)
-		}
-	}, u.win)
-	dlg.Resize(fyne.NewSize(560, 260))
-	dlg.Show()
-}
-
 // createSession creates a session off the UI goroutine and opens it.
 func (u *UI) createSession(workspace, title string) {
-	workspace = strings.TrimSpace(workspace)
-	if strings.HasPrefix(workspace, "~") {
-		if home, err := os.UserHomeDir(); err == nil {
-			workspace = filepath.Join(home, strings.TrimPrefix(workspace, "~"))
-		}
-	}
-	if fi, err := os.Stat(workspace); workspace == "" || err != nil || !fi.IsDir() {
-		u.banner.ShowError(fmt.Sprintf("The workspace %q is not an existing folder; choose or type the path of your project folder.", workspace))
-		return
-	}
-	// The engine's rule: never the home folder, a parent of it or the
-	// data directory.
-	if _, err := agent.CheckWorkspace(workspace, filepath.Dir(u.wb.Path())); err != nil {
-		u.banner.ShowError("Could not create the session: " + err.Error())
+	workspace, problem := u.checkWorkspace(workspace)
+	if problem != "" {
+		u.banner.ShowError(problem)
 		return
 	}
 	wb := u.wb

@@ -1,0 +1,67 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/tally-dev/tally/ui/internal/fynetest"
+)
+
+// entryWith finds the shown text field whose placeholder is ph.
+func entryWith(h *harness, ph string) *escEntry {
+	var found *escEntry
+	for _, o := range h.win.Canvas().Overlays().List() {
+		fynetest.Walk(o, func(c fyne.CanvasObject) bool {
+			if e, ok := c.(*escEntry); ok && e.PlaceHolder == ph {
+				found = e
+			}
+			return found == nil
+		})
+	}
+	return found
+}
+
+// The New session dialog closed on a missing folder (everything typed was
+// lost), Enter did nothing, and the folder started at the app's working
+// directory instead of the last session's.
+func TestNewSessionDialogKeepsItsFieldsAndSubmitsOnEnter(t *testing.T) {
+	h := silentSession(t)
+	last := h.ui.live.info.workspace
+	h.ui.sessions.showNew()
+	ws := entryWith(h, "/path/to/project")
+	title := entryWith(h, "optional; named after your first prompt")
+	if ws == nil || title == nil {
+		t.Fatal("the New session dialog has no workspace or title field")
+	}
+	if ws.Text != last {
+		t.Errorf("the workspace starts at %q; want the last session's %q", ws.Text, last)
+	}
+	missing := filepath.Join(h.dir, "not-yet")
+	ws.SetText(missing)
+	test.Type(title, "keep me")
+	title.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if h.win.Canvas().Overlays().Top() == nil {
+		t.Fatal("a missing folder closed the dialog")
+	}
+	if !h.overlayShows("is not an existing folder") {
+		t.Error("the dialog does not say the folder is missing")
+	}
+	if ws.Text != missing || title.Text != "keep me" {
+		t.Errorf("the fields were lost: %q, %q", ws.Text, title.Text)
+	}
+	if err := os.MkdirAll(missing, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before := h.ui.live
+	ws.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if h.win.Canvas().Overlays().Top() != nil {
+		t.Fatal("Enter did not create the session")
+	}
+	h.waitFor("the new session", func() bool {
+		return h.ui.live != before && h.ui.live != nil && h.ui.live.sess != nil && h.ui.live.info.workspace == missing
+	})
+}
