@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -55,8 +56,12 @@ type chatItem struct {
 	cycleNo    int              // the closed cycle an itemCycle row stands for
 	child      *agent.ChildInfo // the sub-agent running a task call, once it started
 	// logIndex is a user message's index in the current cycle's log, -1
-	// for messages outside it (earlier cycles, superseded ones).
+	// for messages outside it (earlier cycles, superseded ones). A
+	// rewrite of the log moves it, so a rewind finds its turn by sent
+	// and sha (the time and body hash of the message) instead.
 	logIndex int
+	sent     time.Time
+	sha      string
 
 	call      transcript.ToolCall
 	title     string
@@ -190,7 +195,7 @@ func (c *chatView) clear() { c.setMessages(nil) }
 func (c *chatView) addMessage(m *transcript.Message) {
 	switch {
 	case m.Role == transcript.User && m.Kind == transcript.KindChat:
-		c.items = append(c.items, &chatItem{kind: itemUser, text: m.Body(), logIndex: c.curIndex})
+		c.items = append(c.items, &chatItem{kind: itemUser, text: m.Body(), logIndex: c.curIndex, sent: m.Time, sha: bodyHash(m.Body())})
 	case m.Role == transcript.User:
 		c.items = append(c.items, &chatItem{kind: itemNotice, text: noticeFor(m)})
 	case m.Role == transcript.Assistant:
@@ -487,7 +492,7 @@ func (r *messageRow) set(it *chatItem) {
 	rich := it.kind == itemAssistant && !it.streaming && len(it.md) > 0
 	tw.ShowIf(r.plain, plain)
 	tw.ShowIf(r.rich, rich)
-	tw.ShowIf(r.rewindB, it.kind == itemUser && it.logIndex >= 0 && r.chat.onRewind != nil)
+	tw.ShowIf(r.rewindB, it.kind == itemUser && (it.logIndex >= 0 || !it.sent.IsZero()) && r.chat.onRewind != nil)
 	tw.ShowIf(r.fold, it.kind == itemRewind && len(it.pastItems) > 0)
 	tw.ShowIf(r.veil, it.superseded)
 	if it.superseded {

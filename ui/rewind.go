@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -56,7 +58,8 @@ func (u *UI) startRewind(it *chatItem) {
 	}
 	sess := live.sess
 	u.bridge.Work(func() func() {
-		turn, ok := turnOfLogIndex(sess.Snapshot().Turns, it.logIndex)
+		snap := sess.Snapshot()
+		turn, ok := turnOfRow(snap.Turns, it)
 		var plan agent.RewindPlan
 		err := errors.New("this message has no turn number (it was sent by an older Tally)")
 		if ok {
@@ -73,6 +76,27 @@ func (u *UI) startRewind(it *chatItem) {
 			u.showRewind(live, plan)
 		}
 	})
+}
+
+// turnOfRow finds the turn of a user row: by the time and body of its
+// message, which no rewrite of the log changes (a compaction or a new
+// cycle moves the message or archives it), else by its log index.
+func turnOfRow(turns []agent.Turn, it *chatItem) (int, bool) {
+	if !it.sent.IsZero() {
+		for _, t := range turns {
+			if t.Time.Equal(it.sent) && t.SHA != "" && strings.HasPrefix(it.sha, t.SHA) {
+				return t.N, true
+			}
+		}
+	}
+	return turnOfLogIndex(turns, it.logIndex)
+}
+
+// bodyHash is the hex SHA-256 of a message body; a turn's SHA is a prefix
+// of it.
+func bodyHash(body string) string {
+	h := sha256.Sum256([]byte(body))
+	return hex.EncodeToString(h[:])
 }
 
 // turnOfLogIndex finds the turn number of the user message at a log index.
@@ -118,7 +142,13 @@ func (u *UI) showRewind(live *liveSession, plan agent.RewindPlan) {
 	tabs := container.NewAppTabs(
 		container.NewTabItem(fmt.Sprintf("Files (%d)", len(plan.Files.Files)), container.NewVScroll(files)),
 		container.NewTabItem(fmt.Sprintf("Messages (%d)", len(plan.Superseded)), container.NewVScroll(msgs)))
-	v.content = container.NewBorder(head, nil, nil, nil, tabs)
+	top := fyne.CanvasObject(head)
+	if plan.ChatErr != "" {
+		// Said above the tabs: it decides which choices are left.
+		top = container.NewVBox(head, &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.WarningImportance,
+			Text: "Only the files can be restored: " + plan.ChatErr + "."})
+	}
+	v.content = container.NewBorder(top, nil, nil, nil, tabs)
 	run := func(c rewindChoice) {
 		v.dlg.Hide()
 		u.runRewind(live, plan, c, false)
@@ -132,6 +162,7 @@ func (u *UI) showRewind(live *liveSession, plan agent.RewindPlan) {
 	}
 	if plan.ChatErr != "" {
 		v.chat.Disable()
+		v.files.Importance = widget.HighImportance
 	}
 	if v.files.Disabled() || v.chat.Disabled() {
 		v.both.Disable()

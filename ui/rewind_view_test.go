@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -95,5 +97,46 @@ func TestRewindFoldsWhatItTookOut(t *testing.T) {
 	h.ui.chat.toggleFold(it)
 	if h.rowWith("second turn") >= 0 {
 		t.Error("collapsing left the rewound messages shown")
+	}
+}
+
+// A message of a cycle closed meanwhile still has its turn: the Rewind
+// dialog says the turn is archived in an earlier cycle and offers the
+// files, instead of calling it a message of an older Tally.
+func TestRewindOfAnEarlierCycleOffersTheFiles(t *testing.T) {
+	srv := llmtest.New(llmtest.Sequence(
+		llmtest.Call("write_file", `{"path":"a.txt","content":"one\n"}`), llmtest.Text("wrote one"),
+		llmtest.Text("Brief: a.txt was written."),
+	))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	ws := h.newSession()
+	h.ui.head.perm.mode.SetSelected("Auto-edit")
+	h.waitFor("auto-edit", func() bool { return string(h.ui.live.sess.Permissions().Mode()) == "auto-edit" })
+	h.send("first turn")
+	h.waitIdle()
+	row := h.userRows()[0]
+	h.ui.runNewCycle(h.ui.live)
+	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Meta().Cycle == 2 })
+
+	h.ui.startRewind(row)
+	h.waitFor("the Rewind dialog or an error", func() bool {
+		_, ok := shown[*rewindView](h)
+		return ok || h.ui.banner.Visible()
+	})
+	if strings.Contains(h.ui.banner.Text(), "older Tally") {
+		t.Fatalf("the banner says %q", h.ui.banner.Text())
+	}
+	v := waitShown[*rewindView](h, "the Rewind dialog")
+	if !strings.Contains(v.plan.ChatErr, "cycle 1") || !h.overlayShows("belongs to cycle 1") {
+		t.Errorf("the dialog does not say the turn is in cycle 1: %q", v.plan.ChatErr)
+	}
+	if !v.chat.Disabled() || !v.both.Disabled() || v.files.Disabled() {
+		t.Fatalf("choices: conversation %v, both %v, files %v; want files only", !v.chat.Disabled(), !v.both.Disabled(), !v.files.Disabled())
+	}
+	test.Tap(v.files)
+	h.waitFor("the files rewind", func() bool { return !h.ui.live.job.running && h.rewound() })
+	if _, err := os.Stat(filepath.Join(ws, "a.txt")); !os.IsNotExist(err) {
+		t.Errorf("a.txt is still there after the files rewind (%v)", err)
 	}
 }
