@@ -163,7 +163,7 @@ type input struct {
 	prompt     *promptEntry
 	send, stop *widget.Button
 	suggest    *fyne.Container // the demo's suggested prompts
-	suggestBox *container.Scroll
+	suggestBox *fyne.Container
 	draftGen   int // bumps on each keystroke; the last one stores the draft
 }
 
@@ -307,8 +307,9 @@ func (u *UI) build() {
 
 	hint := &widget.Label{Text: "Ctrl+Enter sends", Importance: widget.LowImportance}
 	buttons := container.NewVBox(u.input.send, u.input.stop, hint)
-	// The suggestions scroll sideways rather than widen the window.
-	u.input.suggestBox = container.NewHScroll(u.input.suggest)
+	// The suggestions wrap onto more rows rather than widen the window.
+	u.input.suggest.Layout = &flowLayout{}
+	u.input.suggestBox = container.NewPadded(u.input.suggest)
 	u.input.suggestBox.Hide()
 	input := container.NewBorder(u.input.suggestBox, nil, nil, buttons, u.input.prompt)
 	right := container.NewPadded(container.NewBorder(nil, nil, nil, nil, u.side.checklist))

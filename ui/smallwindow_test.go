@@ -105,3 +105,30 @@ func TestSmallWindowKeepsTheChecklistOffTheGauge(t *testing.T) {
 	h.ui.stop()
 	h.waitIdle()
 }
+
+// At 1280 px the demo's suggestions were cut off behind a sideways
+// scrollbar: they wrap onto more rows and each is drawn whole.
+func TestDemoSuggestionsWrapInsteadOfScrolling(t *testing.T) {
+	h := newHarness(t, map[string]string{})
+	h.ui.startDemo()
+	h.waitFor("the demo session", func() bool { return h.ui.live != nil && h.ui.live.sess != nil && h.ui.input.suggestBox.Visible() })
+	h.ui.stop()
+	h.waitFor("the demo turn to stop", func() bool { return !h.ui.live.job.running })
+	for _, w := range []float32{1280, 960} {
+		h.win.Resize(fyne.NewSize(w, 800))
+		fynetest.LayoutAll(h.win.Canvas().Content())
+		fynetest.LayoutAll(h.win.Canvas().Content()) // again, at the rows' height
+		at := drawn(h.win.Canvas().Content())
+		box := at[h.ui.input.suggestBox]
+		for _, o := range h.ui.input.suggest.Objects {
+			b, ok := o.(*widget.Button)
+			if !ok {
+				continue
+			}
+			r, m := at[b], b.MinSize()
+			if r.x1-r.x0 < m.Width-0.5 || r.y1-r.y0 < m.Height-0.5 || r.x1 > box.x1+0.5 || r.y1 > box.y1+0.5 {
+				t.Errorf("at %v px the suggestion %q is cut: drawn %v of %v, its row %v", w, b.Text, r, m, box)
+			}
+		}
+	}
+}
