@@ -39,6 +39,9 @@ type chatItem struct {
 	text      string
 	reasoning string
 	streaming bool // an assistant reply still arriving: plain text
+	// stopped marks a reply the user stopped; unsaved, one the engine
+	// did not keep (it is only shown, the model never sees it).
+	stopped, unsaved bool
 	md        []widget.RichTextSegment
 	reasonOn  bool
 	isError   bool // notices: an error
@@ -201,6 +204,9 @@ func (c *chatView) addMessage(m *transcript.Message) {
 	case m.Role == transcript.Assistant:
 		if strings.TrimSpace(m.Text()) != "" || m.Reasoning != "" {
 			it := &chatItem{kind: itemAssistant, text: m.Text(), reasoning: m.Reasoning}
+			if t, ok := strings.CutSuffix(strings.TrimRight(it.text, " \n"), stoppedNote); ok {
+				it.text, it.stopped = strings.TrimRight(t, " \n"), true
+			}
 			it.md = tw.ParseMarkdown(it.text)
 			c.items = append(c.items, it)
 		}
@@ -360,13 +366,29 @@ func (c *chatView) delta(content, reasoning string) {
 }
 
 // dropStreaming removes an unfinished tail that will never be committed.
-func (c *chatView) dropStreaming() {
+func (c *chatView) dropStreaming() { c.endStreaming(false) }
+
+// stoppedNote ends a reply the engine kept after the user stopped it.
+const stoppedNote = "(stopped by the user)"
+
+// endStreaming ends an unfinished tail the engine did not commit: with
+// keep (the user stopped the turn) it stays, shown as a stopped reply;
+// without, it is removed.
+func (c *chatView) endStreaming(keep bool) {
 	n := len(c.items)
-	if n > 0 && c.items[n-1].streaming {
-		c.items = c.items[:n-1]
-		c.heights = c.heights[:min(len(c.heights), n-1)]
-		c.list.Refresh()
+	if n == 0 || !c.items[n-1].streaming {
+		return
 	}
+	it := c.items[n-1]
+	if keep && strings.TrimSpace(it.text+it.reasoning) != "" {
+		it.streaming, it.stopped, it.unsaved = false, true, true
+		it.md = tw.ParseMarkdown(it.text)
+		c.refreshItem(it)
+		return
+	}
+	c.items = c.items[:n-1]
+	c.heights = c.heights[:min(len(c.heights), n-1)]
+	c.list.Refresh()
 }
 
 // notice adds a line from Tally itself (not part of the transcript).
@@ -503,9 +525,14 @@ func (r *messageRow) set(it *chatItem) {
 	case itemUser:
 		r.role.SetText("You" + supersededTag(it))
 	case itemAssistant:
-		if it.streaming {
+		switch {
+		case it.streaming:
 			r.role.SetText("Assistant · writing…")
-		} else {
+		case it.unsaved:
+			r.role.SetText("Assistant · stopped by you · not kept in the conversation")
+		case it.stopped:
+			r.role.SetText("Assistant · stopped by you" + supersededTag(it))
+		default:
 			r.role.SetText("Assistant" + supersededTag(it))
 		}
 	case itemRewind:

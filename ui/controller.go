@@ -238,7 +238,7 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 		}
 		u.notify(what, u.sessions.title(live.id), live)
 	}
-	u.chat.dropStreaming()
+	u.chat.endStreaming(res.Reason == agent.ReasonCancelled) // a stopped answer stays
 	u.footer.ClearRetry()
 	switch {
 	case res.Reason == agent.ReasonCancelled:

@@ -1,0 +1,67 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/ui/internal/fynetest"
+)
+
+// Stop keeps what was streamed: the partial answer stays in the chat,
+// marked as stopped, instead of vanishing with the turn.
+func TestStopKeepsThePartialAnswer(t *testing.T) {
+	srv := llmtest.New(llmtest.Sequence(
+		llmtest.Reply{Content: "Partial.\nThe parser reads tokens one by one and then builds the tree.", Fault: llmtest.FaultStallAfterContent},
+	))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	h.send("explain the parser")
+	var tail *chatItem
+	h.waitFor("the first streamed words", func() bool {
+		n := len(h.ui.chat.items)
+		if n > 0 && h.ui.chat.items[n-1].streaming && h.ui.chat.items[n-1].text != "" {
+			tail = h.ui.chat.items[n-1]
+			return true
+		}
+		return false
+	})
+	streamed := tail.text
+	test.Tap(h.ui.input.stop)
+	h.waitIdle()
+	h.q.drain()
+	var kept *chatItem
+	for _, it := range h.ui.chat.items {
+		if it.kind == itemAssistant && strings.Contains(it.text, strings.TrimSpace(streamed)) {
+			kept = it
+		}
+	}
+	if kept == nil {
+		t.Fatalf("the streamed %q is gone from the chat: %q", streamed, h.rowTexts())
+	}
+	if kept.streaming || !kept.stopped {
+		t.Errorf("the kept answer is streaming %v, stopped %v", kept.streaming, kept.stopped)
+	}
+	h.waitFor("the stopped label", func() bool { return h.shows("Assistant · stopped by you") })
+}
+
+// A reply the engine kept after a stop is marked the same way, without
+// the engine's note in its text.
+func TestCommittedStoppedReplyIsMarked(t *testing.T) {
+	fynetest.GoldenApp(t)
+	c := newChatView(func(func()) {}, nil, nil)
+	m := assistantText("half an answer\n\n(stopped by the user)")
+	c.commit(&m, -1)
+	it := c.items[len(c.items)-1]
+	if !it.stopped || it.unsaved || it.text != "half an answer" {
+		t.Errorf("stopped %v, unsaved %v, text %q", it.stopped, it.unsaved, it.text)
+	}
+}
+
+func assistantText(s string) transcript.Message {
+	return transcript.AssistantReply(s, "", nil, goldenTime)
+}
