@@ -143,6 +143,7 @@ type UI struct {
 	bg      map[string]*liveSession // sessions whose turns run while another is shown
 	next    onOpen                  // what to do once the session being opened is shown
 	view    dialog.Dialog           // the sheet, search or settings shown (see showView)
+	slow    slowWatch               // the footer's watch over a slow tool call
 	focused bool                    // the window has the keyboard focus
 	saving  sync.WaitGroup          // settings saves under way; closing waits for them
 }

@@ -29,8 +29,7 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 		u.chat.commit(e.Message, e.Index)
 	case agent.EventToolStart:
 		u.chat.toolStarted(e.Call.ID)
-		u.footer.State.Run = tw.Running(e.Step, maxSteps, e.Call.Name)
-		u.footer.Update()
+		u.runningTool(live, e.Step, *e.Call)
 	case agent.EventChecklist:
 		u.side.checklist.SetItems(e.Checklist)
 	case agent.EventDrift:
@@ -172,7 +171,6 @@ func (u *UI) decide(it *chatItem, d tool.Decision) {
 	u.chat.refreshItem(it)
 	p.answer(d)
 	if u.live != nil && u.live.job.running {
-		u.footer.State.Run = tw.Running(0, 0, it.call.Name)
-		u.footer.Update()
+		u.runningTool(u.live, 0, it.call)
 	}
 }

@@ -23,6 +23,7 @@ type RunState struct {
 	Step     int    // the model request running, from 1 (RunRunning)
 	MaxSteps int    // the per-turn step limit (RunRunning)
 	Tool     string // the tool running, if any (RunRunning)
+	Detail   string // what a slow tool call does, shown instead of Tool (RunRunning)
 	Note     string // the job's description (RunBusy)
 }
 
@@ -44,7 +45,10 @@ func (r RunState) String() string {
 		if r.Step > 0 {
 			s = fmt.Sprintf("running step %d/%d", r.Step, r.MaxSteps)
 		}
-		if r.Tool != "" {
+		switch {
+		case r.Detail != "":
+			s += " · " + r.Detail
+		case r.Tool != "":
 			s += " · " + r.Tool
 		}
 		return s
