@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -82,10 +83,11 @@ type Footer struct {
 
 	State FooterState
 	label *widget.Label
-	alert *widget.Label
+	alert *alertLabel
 	icon  *widget.Icon
 	close *widget.Button
 	box   *fyne.Container
+	pop   *widget.PopUp                    // the whole alert, once clicked
 	tick  func(d time.Duration, fn func()) // schedules fn on the UI goroutine
 }
 
@@ -94,7 +96,9 @@ type Footer struct {
 func NewFooter(after func(time.Duration, func())) *Footer {
 	f := &Footer{label: widget.NewLabel(""), tick: after}
 	f.label.Truncation = fyne.TextTruncateEllipsis
-	f.alert = &widget.Label{Importance: widget.WarningImportance, TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}
+	f.alert = &alertLabel{onTap: f.ShowAlert}
+	f.alert.Importance, f.alert.TextStyle, f.alert.Truncation = widget.WarningImportance, fyne.TextStyle{Bold: true}, fyne.TextTruncateEllipsis
+	f.alert.ExtendBaseWidget(f.alert)
 	f.icon = widget.NewIcon(theme.WarningIcon())
 	f.close = &widget.Button{Icon: theme.CancelIcon(), Importance: widget.LowImportance, OnTapped: f.DismissAlerts}
 	f.box = container.NewBorder(nil, nil, f.icon, f.close, f.alert)
@@ -119,6 +123,33 @@ func (f *Footer) Alert() string {
 	}
 	return f.alert.Text
 }
+
+// ShowAlert opens a pop-up over the footer with the whole alert text,
+// wrapped; a click outside it closes it.
+func (f *Footer) ShowAlert() {
+	a := f.State.AlertText()
+	c := fyne.CurrentApp().Driver().CanvasForObject(f)
+	if a == "" || c == nil {
+		return
+	}
+	body := &widget.Label{Text: a, Wrapping: fyne.TextWrapWord, Importance: widget.WarningImportance, TextStyle: fyne.TextStyle{Bold: true}}
+	var pop *widget.PopUp
+	closeB := &widget.Button{Icon: theme.CancelIcon(), Importance: widget.LowImportance, OnTapped: func() { pop.Hide() }}
+	pop = widget.NewPopUp(container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()), closeB, body), c)
+	w := min(c.Size().Width-2*theme.Padding(), max(f.Size().Width*0.6, 320))
+	pop.Resize(fyne.NewSize(w, pop.MinSize().Height))
+	h := pop.Content.MinSize().Height + 2*theme.Padding()
+	for range 3 { // the wrapped label's height follows the width it gets
+		pop.Resize(fyne.NewSize(w, h))
+		h = pop.Content.MinSize().Height + 2*theme.Padding()
+	}
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(f)
+	pop.ShowAtPosition(fyne.NewPos(max(pos.X+f.Size().Width-w, 0), max(pos.Y-h, 0)))
+	f.pop = pop
+}
+
+// AlertPopUp returns the pop-up ShowAlert opened, nil before.
+func (f *Footer) AlertPopUp() *widget.PopUp { return f.pop }
 
 // DismissAlerts hides the drift alert and the alert lines until new ones
 // arrive.
@@ -181,7 +212,9 @@ func (footerLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	label, alert := objs[0], objs[1]
 	aw := float32(0)
 	if alert.Visible() {
-		aw = min(alert.MinSize().Width+40, size.Width/2)
+		// The alert label truncates, so its minimum is only an ellipsis:
+		// measure the whole text, and give it up to 60 % of the width.
+		aw = min(alert.MinSize().Width+alertTextWidth(alert), size.Width*0.6)
 		alert.Resize(fyne.NewSize(aw, size.Height))
 		alert.Move(fyne.NewPos(size.Width-aw, 0))
 	}
@@ -196,3 +229,30 @@ func (footerLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	}
 	return fyne.NewSize(100, h)
 }
+
+// alertTextWidth is the width of the whole alert text in the footer's
+// alert row (its icon and close button come on top).
+func alertTextWidth(box fyne.CanvasObject) float32 {
+	for _, o := range box.(*fyne.Container).Objects {
+		if a, ok := o.(*alertLabel); ok {
+			return fyne.MeasureText(a.Text, theme.TextSize(), a.TextStyle).Width + 2*theme.InnerPadding()
+		}
+	}
+	return 0
+}
+
+// alertLabel is the footer's alert line; a click shows it whole.
+type alertLabel struct {
+	widget.Label
+	onTap func()
+}
+
+// Tapped implements fyne.Tappable.
+func (a *alertLabel) Tapped(*fyne.PointEvent) {
+	if a.onTap != nil {
+		a.onTap()
+	}
+}
+
+// Cursor implements desktop.Cursorable: the alert is clickable.
+func (a *alertLabel) Cursor() desktop.Cursor { return desktop.PointerCursor }

@@ -4,6 +4,13 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/ui/internal/fynetest"
+
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/workbench"
 )
@@ -26,5 +33,41 @@ func TestFooterParts(t *testing.T) {
 	}
 	if _, _, ok := ledger.Cost([]ledger.Row{{Model: "unknown-x"}}, workbench.Settings{}.PriceFor); ok {
 		t.Error("cost known for a model without a price")
+	}
+}
+
+// The loop guard's alert was cut to "⚠ loop…" and a click did nothing:
+// it gets the room its text needs (up to 60 % of the footer), and a click
+// shows the whole text.
+func TestFooterAlertShowsInFullAndOpensOnClick(t *testing.T) {
+	test.NewTempApp(t)
+	f := NewFooter(nil)
+	w := fynetest.Window(t, f, 960, 80)
+	f.State = FooterState{Model: "deepseek-chat", Run: Running(3, 50, "")}
+	f.State.Alerts = []string{"loop guard: blocked a third identical read_file call"}
+	f.Update()
+	fynetest.LayoutAll(w.Canvas().Content())
+	need := fyne.MeasureText(f.alert.Text, theme.TextSize(), f.alert.TextStyle).Width
+	if got := f.alert.Size().Width; got < need {
+		t.Errorf("the alert is %.0f px wide; its text needs %.0f", got, need)
+	}
+	long := "loop guard: read_file calc/calc.go was called 3 times with the same arguments in this turn; the third call was blocked and the model was told to change its approach"
+	f.State.Alerts = []string{long}
+	f.Update()
+	fynetest.LayoutAll(w.Canvas().Content())
+	test.Tap(f.alert)
+	pop := f.AlertPopUp()
+	if pop == nil || !pop.Visible() {
+		t.Fatal("clicking the alert showed nothing")
+	}
+	found := false
+	fynetest.Walk(pop, func(o fyne.CanvasObject) bool {
+		if l, ok := o.(*widget.Label); ok && l.Text == long {
+			found = l.Wrapping == fyne.TextWrapWord
+		}
+		return true
+	})
+	if !found {
+		t.Error("the pop-up does not show the whole alert, wrapped")
 	}
 }
