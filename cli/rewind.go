@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/tally-dev/tally/engine/agent"
-	"github.com/tally-dev/tally/engine/checkpoint"
+	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
@@ -186,7 +186,7 @@ func cmdRewind(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	res, err := sess.Rewind(ctx, f.turn, files, chat, f.force)
-	if errors.Is(err, checkpoint.ErrConflict) {
+	if errors.Is(err, filehistory.ErrConflict) {
 		return fmt.Errorf("tally rewind: files changed outside Tally while the rewind was being planned, so nothing was rewound; run the dry run again to review them, and add --force to overwrite them")
 	}
 	if err != nil {
@@ -266,7 +266,7 @@ func printFilePlan(out io.Writer, p agent.RewindPlan) {
 		if f.Why != "" {
 			line += " (" + f.Why + ")"
 		}
-		if f.Conflict && f.Action != checkpoint.Unchanged && f.Action != checkpoint.NotRestorable {
+		if f.Conflict && f.Action != filehistory.Unchanged && f.Action != filehistory.NotRestorable {
 			line += "  CONFLICT: changed outside Tally since the agent wrote it; needs --force"
 		}
 		fmt.Fprintln(out, line)
@@ -274,7 +274,7 @@ func printFilePlan(out io.Writer, p agent.RewindPlan) {
 	printConflicts(out, p)
 	fmt.Fprintln(out, "\nWhat restoring does, per file:")
 	for _, f := range p.Files.Files {
-		if f.Action != checkpoint.Unchanged && f.Action != checkpoint.NotRestorable {
+		if f.Action != filehistory.Unchanged && f.Action != filehistory.NotRestorable {
 			io.WriteString(out, safeText(f.Diff.Unified()))
 		}
 	}
@@ -284,7 +284,7 @@ func printFilePlan(out io.Writer, p agent.RewindPlan) {
 // agent wrote it, its three states and the outside change.
 func printConflicts(out io.Writer, p agent.RewindPlan) {
 	for _, f := range p.Files.Files {
-		if f.Conflict && f.Action != checkpoint.Unchanged && f.Action != checkpoint.NotRestorable {
+		if f.Conflict && f.Action != filehistory.Unchanged && f.Action != filehistory.NotRestorable {
 			fmt.Fprintf(out, "\nConflict in %s:\n  at the checkpoint: %s\n  as the agent left it: %s\n  now: %s\n  changed outside Tally since the agent wrote it:\n",
 				f.Path, f.Target.String(), f.Agent.String(), f.Current.String())
 			io.WriteString(out, indent(safeText(f.Outside.Unified())))

@@ -14,7 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
-	"github.com/tally-dev/tally/engine/checkpoint"
+	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
 	tw "github.com/tally-dev/tally/ui/widget"
@@ -176,7 +176,7 @@ func (u *UI) showRewind(live *liveSession, plan agent.RewindPlan) {
 
 // restoreRow shows one file of a rewind plan: what happens to it, a
 // conflict in warning colour, and its diff folded.
-func restoreRow(f checkpoint.FileRestore, open bool) fyne.CanvasObject {
+func restoreRow(f filehistory.FileRestore, open bool) fyne.CanvasObject {
 	text := fmt.Sprintf("%s — %s", f.Path, f.Action)
 	if f.Why != "" {
 		text += " (" + f.Why + ")"
@@ -275,7 +275,7 @@ func (u *UI) reopen(live *liveSession, text string) {
 type changesView struct {
 	widget.BaseWidget
 
-	changes []checkpoint.FileChange
+	changes []filehistory.FileChange
 	revert  map[string]*widget.Button
 	all     *widget.Button
 	body    fyne.CanvasObject
@@ -293,10 +293,10 @@ func (u *UI) showChanges() {
 		return
 	}
 	readThen(u, live, "read the session's changes", live.sess.Files().Changes,
-		func(changes []checkpoint.FileChange) { u.openChanges(live, changes) })
+		func(changes []filehistory.FileChange) { u.openChanges(live, changes) })
 }
 
-func (u *UI) openChanges(live *liveSession, changes []checkpoint.FileChange) {
+func (u *UI) openChanges(live *liveSession, changes []filehistory.FileChange) {
 	v := &changesView{changes: changes, revert: map[string]*widget.Button{}}
 	list := container.NewVBox()
 	if len(changes) == 0 {
@@ -350,7 +350,7 @@ func (u *UI) revertFiles(live *liveSession, v *changesView, path string, force b
 	}
 	sess := live.sess
 	u.bridge.Work(func() func() {
-		var res checkpoint.Result
+		var res filehistory.Result
 		var err error
 		if path == "" {
 			res, err = sess.Files().RevertAll(force)

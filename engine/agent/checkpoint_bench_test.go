@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tally-dev/tally/engine/checkpoint"
+	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -31,12 +31,12 @@ func BenchmarkShellSnapshotAsSessionsTakeIt(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	open := func() (*storage.Store, *checkpoint.Recorder) {
+	open := func() (*storage.Store, *filehistory.Recorder) {
 		st, err := storage.Open(filepath.Join(b.TempDir(), "tally.db"), storage.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		ws, err := checkpoint.Open(st, dir, CheckpointLimits(0, nil))
+		ws, err := filehistory.Open(st, dir, CheckpointLimits(0, nil))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/tally-dev/tally/engine/checkpoint"
+	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/tool"
 )
@@ -17,11 +17,11 @@ import (
 // the reason checkpoints are unavailable.
 type fileRecorder struct {
 	mu  sync.Mutex
-	rec *checkpoint.Recorder
+	rec *filehistory.Recorder
 	err error // why changes cannot be recorded now
 }
 
-func (f *fileRecorder) get() (*checkpoint.Recorder, error) {
+func (f *fileRecorder) get() (*filehistory.Recorder, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
@@ -74,18 +74,18 @@ func (f *fileRecorder) AfterShell() error {
 }
 
 // CheckpointLimits are the limits of a workspace's checkpoints: the size
-// cap (0: checkpoint.DefaultStoreBytes), and the files whose content is
+// cap (0: filehistory.DefaultStoreBytes), and the files whose content is
 // never stored, so that credentials do not reach Tally's data file: those
 // on the secret-file deny list secretFiles (nil: the default list) and
 // those holding a private key or any credential the intake redaction
 // rules find (engine/secrets). Such files are recorded as changed but not
 // restorable. Every host opening checkpoints uses this one rule, since an
 // Open replaces the limits of the workspace for the whole process.
-func CheckpointLimits(storeBytes int64, secretFiles []string) checkpoint.Limits {
+func CheckpointLimits(storeBytes int64, secretFiles []string) filehistory.Limits {
 	if secretFiles == nil {
 		secretFiles = tool.DefaultSecretFiles()
 	}
-	return checkpoint.Limits{StoreBytes: storeBytes, Refuse: func(rel string, content []byte) string {
+	return filehistory.Limits{StoreBytes: storeBytes, Refuse: func(rel string, content []byte) string {
 		switch {
 		case tool.MatchSecretFile(secretFiles, rel):
 			return "it is on the secret-file deny list, so its content is never stored"
@@ -107,7 +107,7 @@ func CheckpointLimits(storeBytes int64, secretFiles []string) checkpoint.Limits 
 // reading (Changes, RewindPlan); a workspace that cannot be opened leaves
 // them unavailable, which the methods that need them report.
 func (s *Session) openCheckpoints() {
-	ws, err := checkpoint.Open(s.cfg.Store, s.meta.Workspace, CheckpointLimits(s.cfg.CheckpointBytes, s.cfg.Shell.SecretFiles))
+	ws, err := filehistory.Open(s.cfg.Store, s.meta.Workspace, CheckpointLimits(s.cfg.CheckpointBytes, s.cfg.Shell.SecretFiles))
 	if err != nil {
 		s.ckptErr = err
 		return
@@ -151,7 +151,7 @@ func (s *Session) beginTurnCheckpoint(n int) {
 
 // checkpoints returns the workspace's checkpoints, or an error saying
 // why they cannot be read.
-func (s *Session) checkpoints() (*checkpoint.Workspace, error) {
+func (s *Session) checkpoints() (*filehistory.Workspace, error) {
 	if s.ckpt == nil {
 		return nil, fmt.Errorf("the file checkpoints of %s cannot be read (%v); check that the workspace folder exists", s.meta.Workspace, s.ckptErr)
 	}

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tally-dev/tally/engine/checkpoint"
+	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
@@ -21,7 +21,7 @@ type RewindPlan struct {
 	// session changed from the turn on, with diffs and conflicts (files
 	// changed outside Tally since the agent wrote them). FilesErr says
 	// why the files cannot be restored at all ("" when they can).
-	Files    checkpoint.Plan
+	Files    filehistory.Plan
 	FilesErr string
 	// Superseded are the messages a rewind of the conversation takes out
 	// of the log: the turn's message and everything after it. They stay
@@ -43,7 +43,7 @@ func (p RewindPlan) Conflicts() []string { return p.Files.Conflicts() }
 // RewindResult is what Rewind did.
 type RewindResult struct {
 	// Files lists the files restored and those skipped, with why.
-	Files checkpoint.Result
+	Files filehistory.Result
 	// Superseded counts the messages taken out of the conversation.
 	Superseded int
 	// Text is the rewound message as the user typed it, for them to edit
@@ -102,7 +102,7 @@ func (s *Session) whyNotInLog(t Turn) string {
 // the store and the export — and the checklist and working set return to
 // what they were before the message. A file changed outside Tally since
 // the agent last wrote it makes the rewind fail, with nothing changed and
-// an error wrapping checkpoint.ErrConflict, unless force is set. It fails
+// an error wrapping filehistory.ErrConflict, unless force is set. It fails
 // with ErrBusy while a turn runs.
 //
 // The conversation can be rewound only to a turn of the current cycle
@@ -138,7 +138,7 @@ func (s *Session) Rewind(ctx context.Context, turn int, files, chat, force bool)
 		}
 		if c := plan.Conflicts(); len(c) > 0 && !force {
 			return res, fmt.Errorf("%s changed outside Tally since the agent wrote them, so nothing was rewound; review them and rewind with force to overwrite them: %w",
-				strings.Join(c, ", "), checkpoint.ErrConflict)
+				strings.Join(c, ", "), filehistory.ErrConflict)
 		}
 		if res.Files, err = ws.Restore(plan, force); err != nil {
 			return res, err
@@ -220,7 +220,7 @@ func (s *Session) rewindChat(t Turn, res *RewindResult) error {
 // Changes returns every file the session changed, with its diff against
 // the session's first checkpoint, sorted by path; files back in their
 // original state are left out. It does not wait for a running turn.
-func (h Files) Changes() ([]checkpoint.FileChange, error) {
+func (h Files) Changes() ([]filehistory.FileChange, error) {
 	s := h.s
 	ws, err := s.checkpoints()
 	if err != nil {
@@ -231,7 +231,7 @@ func (h Files) Changes() ([]checkpoint.FileChange, error) {
 
 // Since returns every file the session changed since the start of
 // turn (see Turn.N), with its diff from then to now.
-func (h Files) Since(turn int) ([]checkpoint.FileChange, error) {
+func (h Files) Since(turn int) ([]filehistory.FileChange, error) {
 	s := h.s
 	ws, err := s.checkpoints()
 	if err != nil {
@@ -243,18 +243,18 @@ func (h Files) Since(turn int) ([]checkpoint.FileChange, error) {
 // Revert puts the workspace file rel (slash-separated, relative to
 // the workspace) back to its state at the session's first checkpoint. A
 // file changed outside Tally since the agent wrote it is refused with an
-// error wrapping checkpoint.ErrConflict unless force is set. It fails
+// error wrapping filehistory.ErrConflict unless force is set. It fails
 // with ErrBusy while a turn runs.
-func (h Files) Revert(rel string, force bool) (checkpoint.Result, error) {
+func (h Files) Revert(rel string, force bool) (filehistory.Result, error) {
 	s := h.s
 	end, ok := s.beginWork()
 	if !ok {
-		return checkpoint.Result{}, ErrBusy
+		return filehistory.Result{}, ErrBusy
 	}
 	defer end()
 	ws, err := s.checkpoints()
 	if err != nil {
-		return checkpoint.Result{}, err
+		return filehistory.Result{}, err
 	}
 	return ws.RevertFile(s.meta.ID, rel, force)
 }
@@ -262,34 +262,34 @@ func (h Files) Revert(rel string, force bool) (checkpoint.Result, error) {
 // RevertAll puts every file the session changed back to its state at the
 // session's first checkpoint, as RevertFile does for one; with a conflict
 // and no force nothing is written. The conversation is left as it is.
-func (h Files) RevertAll(force bool) (checkpoint.Result, error) {
+func (h Files) RevertAll(force bool) (filehistory.Result, error) {
 	s := h.s
 	end, ok := s.beginWork()
 	if !ok {
-		return checkpoint.Result{}, ErrBusy
+		return filehistory.Result{}, ErrBusy
 	}
 	defer end()
 	ws, err := s.checkpoints()
 	if err != nil {
-		return checkpoint.Result{}, err
+		return filehistory.Result{}, err
 	}
 	turns, err := ws.Turns(s.meta.ID)
 	if err != nil || len(turns) == 0 {
-		return checkpoint.Result{}, err
+		return filehistory.Result{}, err
 	}
 	plan, err := ws.Plan(s.meta.ID, turns[0])
 	if err != nil {
-		return checkpoint.Result{}, err
+		return filehistory.Result{}, err
 	}
 	if c := plan.Conflicts(); len(c) > 0 && !force {
-		return checkpoint.Result{}, fmt.Errorf("%s changed outside Tally since the agent wrote them, so nothing was reverted; review them and revert with force to overwrite them: %w",
-			strings.Join(c, ", "), checkpoint.ErrConflict)
+		return filehistory.Result{}, fmt.Errorf("%s changed outside Tally since the agent wrote them, so nothing was reverted; review them and revert with force to overwrite them: %w",
+			strings.Join(c, ", "), filehistory.ErrConflict)
 	}
 	return ws.Restore(plan, force)
 }
 
 // Unrestorable returns the session's turns whose checkpoints lost content
-// to the store's size limit (see checkpoint.Workspace.Unrestorable).
+// to the store's size limit (see filehistory.Workspace.Unrestorable).
 func (h Files) Unrestorable() ([]int, error) {
 	s := h.s
 	ws, err := s.checkpoints()

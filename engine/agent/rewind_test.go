@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tally-dev/tally/engine/checkpoint"
+	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -214,7 +214,7 @@ func TestRewindRefusesAFileEditedByTheUser(t *testing.T) {
 	}
 	n := len(s.Messages())
 	_, err = s.Rewind(ctx, 1, true, true, false)
-	if !errors.Is(err, checkpoint.ErrConflict) {
+	if !errors.Is(err, filehistory.ErrConflict) {
 		t.Fatalf("rewind without force: %v", err)
 	}
 	if b, _ := os.ReadFile(mine); string(b) != "my own edit\n" {

@@ -19,9 +19,9 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/tally-dev/tally/assets"
-	"github.com/tally-dev/tally/engine/checkpoint"
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/engine/guard"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/status"
@@ -166,7 +166,7 @@ type Session struct {
 	// workspace's store (nil with ckptErr saying why), the recorder the
 	// tools report to (nil for a session opened with Inspect) and the
 	// user's turns (see turns.go).
-	ckpt     *checkpoint.Workspace
+	ckpt     *filehistory.Workspace
 	ckptErr  error
 	recorder *fileRecorder
 	turns    []Turn

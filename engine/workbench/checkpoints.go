@@ -4,19 +4,19 @@ import (
 	"fmt"
 
 	"github.com/tally-dev/tally/engine/agent"
-	"github.com/tally-dev/tally/engine/checkpoint"
+	"github.com/tally-dev/tally/engine/filehistory"
 )
 
 // The types of the file checkpoints, for the app and the command line.
 type (
 	// FileChange is one file a session changed, with its diff.
-	FileChange = checkpoint.FileChange
+	FileChange = filehistory.FileChange
 	// RestorePlan is what restoring a session's files to a turn would do.
-	RestorePlan = checkpoint.Plan
+	RestorePlan = filehistory.Plan
 	// FileRestore is the plan for one file.
-	FileRestore = checkpoint.FileRestore
+	FileRestore = filehistory.FileRestore
 	// RestoreResult is what a restore did.
-	RestoreResult = checkpoint.Result
+	RestoreResult = filehistory.Result
 	// Turn is one message the user sent, with its number.
 	Turn = agent.Turn
 	// RewindPlan is the dry run of a rewind.
@@ -28,16 +28,16 @@ type (
 // ErrConflict is matched (errors.Is) by the error of a rewind or revert
 // refused because files were changed outside Tally since the agent wrote
 // them; repeating it with force overwrites them.
-var ErrConflict = checkpoint.ErrConflict
+var ErrConflict = filehistory.ErrConflict
 
 // checkpoints opens the file checkpoints of session id's workspace.
-func (w *Workbench) checkpoints(id string) (*checkpoint.Workspace, error) {
+func (w *Workbench) checkpoints(id string) (*filehistory.Workspace, error) {
 	meta, err := w.store.Session(id)
 	if err != nil {
 		return nil, fmt.Errorf("no session with ID %q (%w); run `tally sessions` to list them", id, err)
 	}
 	saved := w.Settings()
-	return checkpoint.Open(w.store, meta.Workspace, agent.CheckpointLimits(saved.CheckpointCap, saved.Shell.SecretFiles))
+	return filehistory.Open(w.store, meta.Workspace, agent.CheckpointLimits(saved.CheckpointCap, saved.Shell.SecretFiles))
 }
 
 // Changes returns the files session id changed, with their diffs: against

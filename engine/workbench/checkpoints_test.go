@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/tally-dev/tally/engine/agent"
-	"github.com/tally-dev/tally/engine/checkpoint"
+	"github.com/tally-dev/tally/engine/filehistory"
 )
 
 func TestCheckpointCapReachesTheSession(t *testing.T) {
@@ -39,7 +39,7 @@ func TestChangesReadsASessionsCheckpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	// What the session's tools do through its recorder.
-	cw, err := checkpoint.Open(w.store, ws, checkpoint.Limits{})
+	cw, err := filehistory.Open(w.store, ws, filehistory.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-// Package checkpoint records the workspace files a session changes, so that
+// Package filehistory records the workspace files a session changes, so that
 // every change can be reviewed and undone, with or without git.
 //
 // A [Workspace] holds the checkpoints of all sessions working in one
@@ -43,4 +43,4 @@
 // Nothing in the package panics on file contents or odd files (FIFOs,
 // sockets, unreadable files, dangling links); every error is one sentence
 // saying what went wrong and what to do.
-package checkpoint
+package filehistory

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package checkpoint
+package filehistory
 
 import "io/fs"
 

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package checkpoint
+package filehistory
 
 import "errors"
 

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package checkpoint
+package filehistory
 
 // openNonblock is zero where FIFOs cannot block an open.
 const openNonblock = 0
