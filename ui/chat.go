@@ -42,9 +42,9 @@ type chatItem struct {
 	// stopped marks a reply the user stopped; unsaved, one the engine
 	// did not keep (it is only shown, the model never sees it).
 	stopped, unsaved bool
-	md        []widget.RichTextSegment
-	reasonOn  bool
-	isError   bool // notices: an error
+	md               []widget.RichTextSegment
+	reasonOn         bool
+	isError          bool // notices: an error
 	// detailName names the expandable text of a rebuild row ("Summary");
 	// the text itself is kept in reasoning.
 	detailName string
