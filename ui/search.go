@@ -33,6 +33,7 @@ type searchView struct {
 	status  *widget.Label
 	list    *widget.List
 	hits    []workbench.SearchHit
+	words   []string // the words of the search shown, lower case
 	gen     int
 	dlg     dialog.Dialog
 	content fyne.CanvasObject
@@ -54,7 +55,7 @@ func (u *UI) showSearch() {
 		func() int { return len(v.hits) },
 		func() fyne.CanvasObject {
 			return container.NewVBox(&widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis},
-				&widget.Label{Truncation: fyne.TextTruncateEllipsis})
+				&widget.RichText{Truncation: fyne.TextTruncateEllipsis})
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id >= len(v.hits) {
@@ -63,7 +64,7 @@ func (u *UI) showSearch() {
 			h := v.hits[id]
 			box := o.(*fyne.Container)
 			box.Objects[0].(*widget.Label).SetText(hitPlace(h))
-			box.Objects[1].(*widget.Label).SetText(h.Snippet)
+			setHitSnippet(box.Objects[1].(*widget.RichText), h, v.words)
 		})
 	v.list.OnSelected = func(id widget.ListItemID) {
 		v.list.Unselect(id)
@@ -125,7 +126,7 @@ func (u *UI) runSearch(v *searchView, q string) {
 			if gen != v.gen {
 				return
 			}
-			v.hits = hits
+			v.hits, v.words = hits, strings.Fields(strings.ToLower(q))
 			v.list.Refresh()
 			switch {
 			case err != nil:
