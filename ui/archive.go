@@ -82,7 +82,9 @@ func newArchiveBrowser(archives []cycle.Archive, win fyne.Window) *archiveBrowse
 	b.search = widget.NewEntry()
 	b.search.SetPlaceHolder("Search every archived message (all words must match)")
 	b.search.OnChanged = b.setQuery
-	b.status = &widget.Label{Importance: widget.MediumImportance}
+	// Wrapped: a long status would otherwise be cut, and widen the dialog
+	// as the search changes it.
+	b.status = &widget.Label{Importance: widget.MediumImportance, Wrapping: fyne.TextWrapWord}
 	b.brief = &widget.Label{Wrapping: fyne.TextWrapWord}
 	b.cycles = widget.NewList(
 		func() int { return len(b.archives) },
@@ -276,6 +278,8 @@ func (b *archiveBrowser) updateStatus() {
 	case b.query == "":
 		b.status.SetText(fmt.Sprintf("%s. They are shown here only; the model sees them only through recall_archive. Lines starting with a label such as \"reminder the engine added\" are messages Tally added for the model, not yours.",
 			text.Plural(len(b.archives), "archived cycle")))
+	case b.total == 0:
+		b.status.SetText("No archived message matches every word.")
 	default:
 		cycles := 0
 		for _, n := range b.perCycle {
@@ -294,10 +298,16 @@ func (u *UI) showArchive() {
 	if live == nil || live.ops == nil {
 		return
 	}
-	readThen(u, live, "read the archive", live.ops.Archives, func(archives []cycle.Archive) {
-		b := newArchiveBrowser(archives, u.win)
-		d := dialog.NewCustom("Archive", "Close", b.content, u.win)
-		d.Resize(fyne.NewSize(940, 620))
-		d.Show()
-	})
+	readThen(u, live, "read the archive", live.ops.Archives, func(archives []cycle.Archive) { u.openArchive(archives) })
+}
+
+// openArchive shows the archive browser over archives, sized to the
+// window; it returns the browser and its dialog.
+func (u *UI) openArchive(archives []cycle.Archive) (*archiveBrowser, dialog.Dialog) {
+	b := newArchiveBrowser(archives, u.win)
+	d := dialog.NewCustom("Archive", "Close", b.content, u.win)
+	win := u.win.Canvas().Size()
+	d.Resize(fyne.NewSize(min(940, win.Width-40), min(620, win.Height-40)))
+	d.Show()
+	return b, d
 }

@@ -111,3 +111,44 @@ func TestArchiveButtonOpensBrowser(t *testing.T) {
 		t.Error("the archive dialog does not show the cycle and its brief")
 	}
 }
+
+// The archive browser's hint was cut, the dialog changed width as the
+// search changed its status line, and counts read "1 hits".
+func TestArchiveDialogKeepsItsWidthAndItsWholeHint(t *testing.T) {
+	test.NewTempApp(t)
+	t0 := time.Date(2025, 3, 1, 9, 0, 0, 0, time.Local)
+	var archives []cycle.Archive
+	for i := 1; i <= 3; i++ {
+		archives = append(archives, cycle.Archive{Cycle: i, Started: t0, Ended: t0.Add(time.Hour), Brief: "brief",
+			Messages: []transcript.Message{transcript.UserText("", "Fix calc.Add", t0), transcript.AssistantReply("unique word zebra", "", nil, t0)}})
+	}
+	archives[2].Messages[1] = transcript.AssistantReply("nothing here", "", nil, t0)
+	w := test.NewTempWindow(t, widget.NewLabel(""))
+	w.Resize(fyne.NewSize(960, 600))
+	u := &UI{win: w}
+	b, _ := u.openArchive(archives)
+	pop := w.Canvas().Overlays().Top()
+	size := pop.(*widget.PopUp).Content.Size()
+	for _, q := range []string{"", "z", "zebra", "calc", "no such words at all in any of the archived cycles"} {
+		b.search.SetText(q)
+		fynetest.LayoutAll(pop)
+		if got := pop.(*widget.PopUp).Content.Size(); got.Width != size.Width {
+			t.Errorf("searching %q resized the dialog from %v to %v", q, size, got)
+		}
+		if b.status.Size().Height < b.status.MinSize().Height-0.5 || b.status.Wrapping != fyne.TextWrapWord {
+			t.Errorf("searching %q cuts the hint %q (%v of %v)", q, b.status.Text, b.status.Size(), b.status.MinSize())
+		}
+	}
+	b.search.SetText("zebra")
+	var lines []string
+	fynetest.Walk(b.cycles, func(o fyne.CanvasObject) bool {
+		if l, ok := o.(*widget.Label); ok {
+			lines = append(lines, l.Text)
+		}
+		return true
+	})
+	joined := strings.Join(lines, "\n")
+	if strings.Contains(joined, "1 hits") || !strings.Contains(joined, "1 hit · ") {
+		t.Errorf("cycle rows %q; want \"1 hit\"", joined)
+	}
+}
