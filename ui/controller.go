@@ -27,6 +27,7 @@ type liveSession struct {
 	job   job          // the turn or maintenance job running, if any
 	waits waits        // what it waits for the user on
 	draft string       // the unsent prompt, as last stored
+	empty bool         // the session has no message yet: nothing to compact, purge or archive
 	rows  []ledger.Row
 }
 
@@ -138,8 +139,9 @@ func (u *UI) askCompaction(live *liveSession, plan compact.Plan, answer func(boo
 func (u *UI) setBusyButtons(busy bool) {
 	open := u.live != nil && u.live.ops != nil
 	ok := !busy && open
+	empty := open && u.live.empty
 	for _, b := range []*widget.Button{u.actions.compact, u.actions.purge, u.actions.cycle} {
-		enableIf(b, ok)
+		enableIf(b, ok && !empty)
 	}
 	enableIf(u.actions.archive, open)
 	enableIf(u.actions.changes, open)
@@ -150,6 +152,9 @@ func (u *UI) setBusyButtons(busy bool) {
 		u.actions.why.Show()
 	case busy:
 		u.actions.why.SetText("A turn is running: Compact, Purge and New cycle wait until it ends (or press Stop).")
+		u.actions.why.Show()
+	case empty:
+		u.actions.why.SetText("Nothing to compact, purge or archive yet: the session has no messages.")
 		u.actions.why.Show()
 	default:
 		u.actions.why.Hide()
@@ -189,6 +194,7 @@ func (u *UI) send() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	live.job = job{running: true, cancel: cancel}
+	live.empty = false
 	u.input.prompt.SetText("")
 	u.keepDraft(live)
 	u.sessions.badges()

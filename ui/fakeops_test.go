@@ -82,6 +82,7 @@ func fakeSession(t *testing.T, f *fakeOps) *harness {
 	h := silentSession(t)
 	f.emit = h.events()
 	h.ui.live.ops = f
+	h.ui.live.empty = false // f stands in for a session with a history
 	h.ui.setIdleButtons()
 	return h
 }

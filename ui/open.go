@@ -163,6 +163,7 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 		return
 	}
 	live.sess, live.ops, live.info.window, live.info.workspace = sess, engineOps{sess}, s.window, s.meta.Workspace
+	live.empty = len(s.msgs) == 0 && len(s.cycles) == 0 && !live.job.running
 	if s.perm != nil {
 		live.info.perm = *s.perm
 	}

@@ -30,6 +30,8 @@ type sessionsView struct {
 	items []workbench.SessionInfo
 	sel   string
 	quiet bool // selecting programmatically
+	// rename and remove act on the selected session: off with none.
+	rename, remove *widget.Button
 }
 
 func newSessionsView(u *UI) *sessionsView {
@@ -71,16 +73,18 @@ func newSessionsView(u *UI) *sessionsView {
 			return
 		}
 		v.sel = v.items[id].ID
+		v.selectionButtons()
 		v.list.Refresh()
 		if !v.quiet {
 			u.openSession(v.sel)
 		}
 	}
 	newB := &widget.Button{Text: "New", Icon: theme.ContentAddIcon(), Importance: widget.HighImportance, OnTapped: v.showNew}
-	renB := &widget.Button{Icon: theme.DocumentCreateIcon(), Importance: widget.LowImportance, OnTapped: v.showRename}
-	delB := &widget.Button{Icon: theme.DeleteIcon(), Importance: widget.LowImportance, OnTapped: v.confirmDelete}
+	v.rename = &widget.Button{Icon: theme.DocumentCreateIcon(), Importance: widget.LowImportance, OnTapped: v.showRename}
+	v.remove = &widget.Button{Icon: theme.DeleteIcon(), Importance: widget.LowImportance, OnTapped: v.confirmDelete}
+	v.selectionButtons()
 	head := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Sessions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		container.NewHBox(u.searchButton(), renB, delB))
+		container.NewHBox(u.searchButton(), v.rename, v.remove))
 	v.box = container.NewBorder(container.NewVBox(head, newB), nil, nil, nil, v.list)
 	return v
 }
@@ -143,9 +147,18 @@ func (v *sessionsView) set(list []workbench.SessionInfo) {
 	v.selectID(v.sel)
 }
 
+// selectionButtons enables Rename and Delete while a listed session is
+// selected.
+func (v *sessionsView) selectionButtons() {
+	_, ok := v.selected()
+	enableIf(v.rename, ok)
+	enableIf(v.remove, ok)
+}
+
 // selectID highlights the row of id without reopening it.
 func (v *sessionsView) selectID(id string) {
 	v.sel = id
+	defer v.selectionButtons()
 	for i, s := range v.items {
 		if s.ID == id {
 			v.quiet = true
