@@ -100,11 +100,14 @@ var installHints = map[string]string{
 // Defaults returns the built-in servers, freshly allocated, in a fixed
 // order: gopls, pyright, typescript-language-server, rust-analyzer and
 // clangd. gopls runs with GOTOOLCHAIN=local, so loading a workspace never
-// downloads a Go toolchain.
+// downloads a Go toolchain, and with no diagnostics delay, so it
+// publishes each version's diagnostics once, its analyzers' (vet's
+// checks) included, rather than the type errors first and the rest a
+// second later.
 func Defaults() []ServerConfig {
 	return []ServerConfig{
 		{Name: "gopls", Command: "gopls", Languages: []string{"go"}, Extensions: []string{".go"},
-			Env: []string{"GOTOOLCHAIN=local"}},
+			InitOptions: json.RawMessage(`{"diagnosticsDelay":"0s"}`), Env: []string{"GOTOOLCHAIN=local"}},
 		{Name: "pyright", Command: "pyright-langserver", Args: []string{"--stdio"},
 			Languages: []string{"python"}, Extensions: []string{".py", ".pyi"}},
 		{Name: "typescript-language-server", Command: "typescript-language-server", Args: []string{"--stdio"},

@@ -70,9 +70,8 @@ type waitItem struct {
 // for a server that is starting, then at most Settle for its
 // diagnostics, and never past ctx. A server that did not settle in time
 // is named in Report.Late, with what it published so far in the Set.
-func (m *Manager) Diagnostics(ctx context.Context, paths ...string) (Set, Report) {
+func (m *Manager) Diagnostics(ctx context.Context, paths ...string) (set Set, rep Report) {
 	began := time.Now()
-	var rep Report
 	defer func() { rep.Waited = time.Since(began) }()
 	if err := m.usable(); err != nil {
 		rep.Notes = append(rep.Notes, err.Error())

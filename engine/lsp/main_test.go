@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/tally-dev/tally/internal/sandbox"
 )
 
 // fakeEnv names the mode in which the test binary acts as a language
@@ -20,6 +22,7 @@ import (
 const fakeEnv = "TALLY_LSP_FAKE"
 
 func TestMain(m *testing.M) {
+	sandbox.RunHelperIfRequested()
 	if mode := os.Getenv(fakeEnv); mode != "" {
 		os.Exit(fakeServer(mode))
 	}
@@ -158,7 +161,7 @@ func fakeServer(mode string) int {
 		switch req.Method {
 		case "initialize":
 			return map[string]any{"capabilities": map[string]any{
-				"textDocumentSync": map[string]any{"openClose": true, "change": 1, "save": map[string]any{"includeText": false}},
+				"textDocumentSync":   map[string]any{"openClose": true, "change": 1, "save": map[string]any{"includeText": false}},
 				"definitionProvider": true, "documentSymbolProvider": true,
 			}}, nil
 		case "textDocument/didOpen", "textDocument/didChange":
