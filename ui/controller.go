@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
@@ -252,7 +253,7 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 		u.chat.notice("Stopped. The conversation is saved; send a message to continue.", false)
 	case err != nil:
 		u.footer.State.Run = tw.RunState{Phase: tw.RunFailed}
-		u.banner.ShowError(friendlyError(err))
+		u.showTurnError(err)
 	default:
 		u.footer.State.Run = tw.RunState{}
 	}
@@ -262,15 +263,38 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 	u.sessions.refresh()
 }
 
+// showTurnError puts a failed turn's error in the banner, with a Settings
+// button, on the field to fix, when the settings can fix it.
+func (u *UI) showTurnError(err error) {
+	msg := friendlyError(err)
+	focus := func(pick func(*settingsForm) fyne.Focusable) func() {
+		return func() {
+			if f := u.openSettings(); f != nil {
+				u.win.Canvas().Focus(pick(f))
+			}
+		}
+	}
+	switch workbench.Classify(err) {
+	case workbench.ProblemUnauthorized:
+		u.banner.ShowAction(msg, "Settings", focus(func(f *settingsForm) fyne.Focusable { return f.apiKey }))
+	case workbench.ProblemUnknownModel:
+		u.banner.ShowAction(msg, "Settings", focus(func(f *settingsForm) fyne.Focusable { return f.model }))
+	case workbench.ProblemUnreachable:
+		u.banner.ShowAction(msg, "Settings", focus(func(f *settingsForm) fyne.Focusable { return f.baseURL }))
+	default:
+		u.banner.ShowError(msg)
+	}
+}
+
 // friendlyError phrases an engine error for the banner.
 func friendlyError(err error) string {
 	switch workbench.Classify(err) {
 	case workbench.ProblemUnreachable:
 		return "Cannot reach the model server: " + err.Error()
 	case workbench.ProblemUnauthorized:
-		return "The model server rejected the API key; open Settings (the gear) and check the key."
+		return "The model server rejected the API key (401); check the key in Settings."
 	case workbench.ProblemUnknownModel:
-		return "The model server does not know this model; open Settings (the gear) and check the model name."
+		return "The model server does not know this model; check the model name in Settings."
 	}
 	return "The turn failed: " + err.Error()
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -134,6 +135,7 @@ type mcpSettings struct {
 	command *widget.Entry
 	status  *widget.Label
 	probed  []mcp.ToolSummary // the last Test's tools, for tests
+	failed  map[string]string // why each server's last Test failed, by name
 	body    fyne.CanvasObject
 	dlg     *dialog.CustomDialog
 }
@@ -197,7 +199,10 @@ func (v *mcpSettings) row(s workbench.MCPServer) fyne.CanvasObject {
 		what = s.Config.URL
 	}
 	state := string(s.Status.State)
-	if s.Status.Reason != "" {
+	failed, hasFailed := v.failed[s.Name]
+	if hasFailed {
+		state = "test failed: " + failed
+	} else if s.Status.Reason != "" {
 		state += ": " + s.Status.Reason
 	} else if s.Status.Tools > 0 {
 		state += fmt.Sprintf(" · %s", text.Plural(s.Status.Tools, "tool"))
@@ -214,6 +219,9 @@ func (v *mcpSettings) row(s workbench.MCPServer) fyne.CanvasObject {
 	}
 	title := &widget.Label{Text: s.Name + "  (" + source + ")", TextStyle: fyne.TextStyle{Bold: true}}
 	detail := &widget.Label{Text: strings.TrimSpace(what) + "\n" + state, Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance}
+	if hasFailed {
+		detail.Importance = widget.DangerImportance
+	}
 	name, sc := s.Name, s.Config
 	test := &widget.Button{Text: "Test", Icon: theme.MediaPlayIcon(), OnTapped: func() { v.test(name, sc) }}
 	buttons := container.NewHBox(test)
@@ -268,16 +276,27 @@ func (v *mcpSettings) test(name string, sc mcp.ServerConfig) {
 	if u.live != nil && u.live.sess != nil {
 		ws = u.live.info.workspace
 	}
-	v.status.SetText("Connecting to " + name + "…")
+	v.setStatus("Connecting to "+name+"…", false)
 	u.bridge.Work(func() func() {
 		ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 		defer cancel()
 		tools, err := workbench.ProbeMCP(ctx, name, sc, ws)
 		return func() {
+			if v.failed == nil {
+				v.failed = map[string]string{}
+			}
 			if err != nil {
-				v.status.SetText(name + ": " + err.Error())
+				why := probeFailure(err)
+				v.failed[name] = why
+				v.setStatus("The test of "+name+" failed: "+why, true)
+				v.reload()
 				return
 			}
+			if _, was := v.failed[name]; was {
+				delete(v.failed, name)
+				v.reload()
+			}
+			v.status.Importance = widget.LowImportance
 			v.probed = tools
 			total := 0
 			var lines []string
@@ -289,6 +308,36 @@ func (v *mcpSettings) test(name string, sc mcp.ServerConfig) {
 				tw.TokensShort(total), strings.Join(lines, "\n")))
 		}
 	})
+}
+
+// setStatus shows msg under the form, in the error colour when bad.
+func (v *mcpSettings) setStatus(msg string, bad bool) {
+	v.status.Importance = widget.LowImportance
+	if bad {
+		v.status.Importance = widget.DangerImportance
+	}
+	v.status.SetText(msg)
+}
+
+// probeFailure says in words why a server's test failed; the error's own
+// text follows in brackets for the details.
+func probeFailure(err error) string {
+	msg := err.Error()
+	low := strings.ToLower(msg)
+	var why string
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		why = fmt.Sprintf("it did not answer within %d s", int(probeTimeout.Seconds()))
+	case strings.Contains(low, "executable file not found") || strings.Contains(low, "no such file"):
+		why = "its command was not found; check the command and that it is installed"
+	case strings.Contains(low, "broken pipe") || strings.Contains(low, "closing") || strings.Contains(low, "eof") || strings.Contains(low, "exit"):
+		why = "the server stopped before it answered; it may have crashed at start (run its command in a terminal to see why)"
+	case strings.Contains(low, "connection refused"):
+		why = "nothing listens at that address"
+	default:
+		return strings.TrimSuffix(msg, ".") + "."
+	}
+	return why + ". (" + text.OneLine(msg, 160) + ")"
 }
 
 // previewText lists what a workspace's MCP file would start, one server a

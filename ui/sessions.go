@@ -249,6 +249,8 @@ func (v *sessionsView) showRename() {
 			}
 		})
 	}, v.u.win)
+	// Wide enough for a title of a few words; the form alone is narrow.
+	d.Resize(fyne.NewSize(min(520, v.u.win.Canvas().Size().Width-40), d.MinSize().Height))
 	d.Show()
 	v.u.win.Canvas().Focus(e)
 }
