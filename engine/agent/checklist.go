@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/tally-dev/tally/engine/diag"
@@ -83,16 +84,24 @@ const NotSandboxedAlert = "not sandboxed: commands run with your account's full 
 // DiagnosticsTimeout bounds each checker run after a file write.
 const DiagnosticsTimeout = 20 * time.Second
 
-// diagnose runs the file-type checks for files written in this round and
-// appends their findings as one <diagnostics> message. A missing or
+// diagnose checks the files written in this round — through the language
+// servers where one covers the file, the file-type checks elsewhere — and
+// appends what it found as one <diagnostics> message. A missing or
 // failing checker never blocks the turn.
 func (s *Session) diagnose(ctx context.Context, paths []string) error {
 	if len(paths) == 0 || s.cfg.NoDiagnostics {
 		return nil
 	}
-	rep := diag.Run(ctx, s.meta.Workspace, paths, s.cfg.DiagRules, DiagnosticsTimeout)
-	if rep.Text == "" {
+	// The language servers check what they cover; the file-type checks
+	// (gofmt, go vet) the rest.
+	text, rest := s.lsp.diagnose(ctx, paths)
+	if len(rest) > 0 {
+		if rep := diag.Run(ctx, s.meta.Workspace, rest, s.cfg.DiagRules, DiagnosticsTimeout); rep.Text != "" {
+			text = strings.TrimSpace(text + "\n" + rep.Text)
+		}
+	}
+	if text == "" {
 		return nil
 	}
-	return s.commit([]transcript.Message{transcript.Injected(transcript.KindDiagnostics, rep.Text, s.cfg.now())}, nil)
+	return s.commit([]transcript.Message{transcript.Injected(transcript.KindDiagnostics, text, s.cfg.now())}, nil)
 }

@@ -161,9 +161,10 @@ func (s *Session) checkpoints() (*filehistory.Workspace, error) {
 // Close ends the session's recording of file changes: a closed session's
 // checkpoints are the first dropped when the store passes its size limit.
 // The session stays readable; a later Open records again. Its MCP servers
-// are stopped.
+// are stopped, and its share of the workspace's language servers given back.
 func (s *Session) Close() error {
 	s.closeMCP()
+	s.closeLSP()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.env.TempDir != "" {

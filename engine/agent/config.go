@@ -87,6 +87,8 @@ type Config struct {
 	// MCP tunes the session's MCP servers; the zero value runs the user's
 	// and the workspace's trusted ones (see MCPOptions).
 	MCP MCPOptions
+	// LSP configures the workspace's language servers (see LSPConfig).
+	LSP LSPConfig
 }
 
 // StatusMode is where the status block goes.

@@ -174,6 +174,8 @@ type Session struct {
 	// mcpRun runs the session's MCP servers (see mcp.go); nil when there
 	// are none. Set before Create or Open returns, never changed after.
 	mcpRun *mcpRun
+	// lsp is the session's share of its workspace's language servers, nil when none is available (see lsp.go).
+	lsp *lspState
 }
 
 // turnState is the per-turn canonical state behind the status bar.
@@ -324,6 +326,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	// messages and reuses: reopening a session counts nothing again.
 	s.log = transcript.NewAppendLog(nil, WireRules())
 	s.tools.AddBuiltin(tool.RetrieveToolResult(blobLoader(cfg.Store)))
+	s.startLSP()
 	for _, r := range recs {
 		m, err := transcript.Decode(r.Data)
 		if err != nil {

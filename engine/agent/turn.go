@@ -173,6 +173,7 @@ func (t *turnLoop) startCall(step int, call transcript.ToolCall) {
 }
 
 func (t *turnLoop) execute(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
+	t.s.lsp.beforeEdit(ctx, calls[i], args)
 	return t.s.subs.runCall(ctx, calls, i, args) // task calls run as a batch of sub-agents
 }
 
@@ -184,6 +185,7 @@ func (t *turnLoop) commitResult(c transcript.ToolCall, res tool.Result) error {
 		s.turn.shownList = v
 	}
 	s.st.WorkingSet.Touch(res.Paths...)
+	s.lsp.touched(c, res)
 	m := transcript.ToolResult(c, res.Content, res.IsError, s.cfg.now())
 	m.Paths = res.Paths
 	m.Args = c.Arguments

@@ -242,11 +242,13 @@ func underRoot(root, path string) bool {
 
 // ConfineProgram returns cmd wrapped to run in the sandbox commands of env
 // run in (the same policy, private build caches and TMPDIR as run_shell),
-// for a long-running program of the workspace such as its MCP server.
-// cmd's environment is kept, with the caches and TMPDIR set on top. Where
+// for a long-running program of the workspace such as its MCP server or a
+// language server; readable adds folders it may read besides the system,
+// toolchain and home ones (a language server's install folder). cmd's
+// environment is kept, with the caches and TMPDIR set on top. Where
 // the sandbox is unavailable it returns cmd itself, unless env requires
 // the sandbox.
-func ConfineProgram(env *Env, cmd *exec.Cmd) (*exec.Cmd, error) {
+func ConfineProgram(env *Env, cmd *exec.Cmd, readable ...string) (*exec.Cmd, error) {
 	cmdEnv := cmd.Env
 	if env.TempDir != "" {
 		cmdEnv = setEnvVar(slices.Clone(cmdEnv), "TMPDIR", "TMPDIR="+env.TempDir)
@@ -257,5 +259,7 @@ func ConfineProgram(env *Env, cmd *exec.Cmd) (*exec.Cmd, error) {
 		cmdEnv = setEnvVar(cmdEnv, name, kv)
 	}
 	cmd.Env = cmdEnv
-	return sandbox.Wrap(cmd, shellPolicy(env, env.Workspace, caches))
+	p := shellPolicy(env, env.Workspace, caches)
+	p.Readable = append(p.Readable, readable...)
+	return sandbox.Wrap(cmd, p)
 }

@@ -79,7 +79,7 @@ func restrict(p Policy, env []string, shell string) error {
 	for _, d := range writable {
 		os.MkdirAll(d, 0o700) // a configured cache that does not exist yet
 	}
-	readable := append(append(append([]string{}, systemDirs...), toolchainDirs(env)...), filepath.Dir(shell))
+	readable := append(append(append(append([]string{}, systemDirs...), toolchainDirs(env)...), filepath.Dir(shell)), p.Readable...)
 	home, _ := os.UserHomeDir()
 	roDirs, roFiles := carve(existingDirs(cleanAbs(readable)), cleanAbs(append(PrivatePaths(home), p.Hidden...)))
 	rules := []landlock.Rule{

@@ -74,6 +74,10 @@ type Policy struct {
 	// such as the session temp dir and build caches. Missing cache
 	// directories are created before the sandbox is applied.
 	Writable []string `json:"writable,omitempty"`
+	// Readable lists further absolute directories the command may read
+	// and run programs from, such as a language server's own install
+	// folder; Hidden still applies inside them.
+	Readable []string `json:"readable,omitempty"`
 	// Hidden lists absolute paths that stay unreadable even inside a
 	// readable tree, on top of the credential stores of the home directory
 	// (see PrivatePaths): Tally's own data directory, for one.
