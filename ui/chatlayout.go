@@ -69,7 +69,7 @@ func (c *chatView) rebuild(keepOffset bool) {
 		l.SetItemHeight(i, h)
 	}
 	c.list = l
-	c.box.Objects = []fyne.CanvasObject{l}
+	c.box.Objects = []fyne.CanvasObject{l, c.jumpLayer}
 	c.box.Refresh()
 	if keepOffset {
 		l.ScrollToOffset(off)
@@ -188,34 +188,4 @@ func (c *chatView) setHeight(i int) {
 	}
 	c.heights[i] = h
 	c.list.SetItemHeight(i, h)
-}
-
-// toBottom scrolls to the end and remembers where that was, so a later
-// check can tell whether the user has scrolled away since.
-func (c *chatView) toBottom() {
-	c.list.ScrollToBottom()
-	c.autoOffset = c.list.GetScrollOffset()
-}
-
-// following reports whether new content should keep the list scrolled
-// down: the user has not scrolled since the last automatic scroll, or the
-// list shows its last row anyway. It does not rely on every row height
-// being exact.
-func (c *chatView) following() bool {
-	if off := c.list.GetScrollOffset(); off >= c.autoOffset-1 && c.autoOffset > 0 {
-		return true
-	}
-	return c.atBottom()
-}
-
-// atBottom reports whether the list shows its last row, so new content
-// should keep it scrolled down.
-func (c *chatView) atBottom() bool {
-	total := float32(0)
-	pad := theme.Padding()
-	for _, h := range c.heights {
-		total += h + pad
-	}
-	view := c.list.Size().Height
-	return c.list.GetScrollOffset()+view >= total-40
 }

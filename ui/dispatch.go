@@ -120,7 +120,7 @@ func (u *UI) showApproval(live *liveSession, p *pendingApproval) {
 	it.approval = p
 	it.status = toolWaiting
 	u.chat.refreshItem(it)
-	u.chat.list.ScrollToBottom()
+	u.chat.toBottom()
 	u.footer.State.Run = tw.RunState{Phase: tw.RunWaitingApproval}
 	u.footer.Update()
 }

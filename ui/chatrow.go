@@ -1,0 +1,163 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/text"
+	tw "github.com/tally-dev/tally/ui/widget"
+)
+
+// messageRow draws any chat item; one row type keeps the list's recycling
+// simple and lets the same widget measure rows off screen.
+type messageRow struct {
+	widget.BaseWidget
+
+	chat    *chatView
+	item    *chatItem
+	bg      *canvas.Rectangle
+	role    *widget.Label
+	copyB   *widget.Button
+	rewindB *widget.Button // "Rewind to here…" on the user's messages
+	header  *fyne.Container
+	reason  *widget.Button
+	fold    *widget.Button // expands a rewind's folded messages
+	veil    *canvas.Rectangle
+	rtext   *widget.Label
+	plain   *widget.Label
+	rich    *widget.RichText
+	card    *toolCard
+}
+
+func newMessageRow(c *chatView) *messageRow {
+	r := &messageRow{chat: c}
+	r.bg = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	r.bg.CornerRadius = theme.Size(theme.SizeNameInputRadius)
+	r.role = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}}
+	r.copyB = &widget.Button{Icon: theme.ContentCopyIcon(), Importance: widget.LowImportance, OnTapped: func() {
+		if r.item != nil && r.chat.copy != nil {
+			r.chat.copy(r.item.copyText())
+		}
+	}}
+	r.rewindB = &widget.Button{Text: "Rewind to here…", Icon: theme.HistoryIcon(), Importance: widget.LowImportance, OnTapped: func() {
+		if r.item != nil && r.chat.onRewind != nil {
+			r.chat.onRewind(r.item)
+		}
+	}}
+	r.header = container.NewBorder(nil, nil, nil, container.NewHBox(r.rewindB, r.copyB), r.role)
+	r.reason = &widget.Button{Importance: widget.LowImportance, Alignment: widget.ButtonAlignLeading, OnTapped: func() {
+		switch {
+		case r.item == nil:
+		case r.item.kind == itemCycle:
+			r.chat.toggleFold(r.item)
+		default:
+			r.chat.toggleReasoning(r.item)
+		}
+	}}
+	r.fold = &widget.Button{Importance: widget.LowImportance, Alignment: widget.ButtonAlignLeading, OnTapped: func() {
+		if r.item != nil {
+			r.chat.toggleFold(r.item)
+		}
+	}}
+	r.veil = canvas.NewRectangle(veilColor())
+	// Italic tells reasoning apart; the low-importance colour (the theme's
+	// disabled colour) would be unreadable on the light theme.
+	r.rtext = &widget.Label{TextStyle: fyne.TextStyle{Italic: true}, Wrapping: fyne.TextWrapWord}
+	r.plain = &widget.Label{Wrapping: fyne.TextWrapWord, Selectable: true}
+	r.rich = &widget.RichText{Wrapping: fyne.TextWrapWord, Scroll: container.ScrollNone}
+	r.card = newToolCard(func(it *chatItem, d tool.Decision) {
+		if r.chat.onDecide != nil {
+			r.chat.onDecide(it, d)
+		}
+	}, func(it *chatItem) { r.chat.toggleResult(it) }, [2]func(*chatItem){
+		func(it *chatItem) { r.chat.onChild[0](it) }, func(it *chatItem) { r.chat.onChild[1](it) }})
+	r.ExtendBaseWidget(r)
+	return r
+}
+
+// set shows it in the row.
+func (r *messageRow) set(it *chatItem) {
+	r.item = it
+	tw.ShowIf(r.bg, it.kind == itemUser)
+	tw.ShowIf(r.header, it.kind == itemUser || it.kind == itemAssistant)
+	tw.ShowIf(r.card, it.kind == itemTool)
+	hasReason := (it.kind == itemAssistant || it.kind == itemRebuild) && it.reasoning != ""
+	tw.ShowIf(r.reason, hasReason || it.kind == itemCycle)
+	tw.ShowIf(r.rtext, hasReason && it.reasonOn)
+	plain := it.kind == itemUser || it.kind == itemNotice || it.kind == itemRebuild || it.kind == itemCycle || it.kind == itemRewind || (it.kind == itemAssistant && it.streaming && it.text != "")
+	rich := it.kind == itemAssistant && !it.streaming && len(it.md) > 0
+	tw.ShowIf(r.plain, plain)
+	tw.ShowIf(r.rich, rich)
+	tw.ShowIf(r.rewindB, it.kind == itemUser && (it.logIndex >= 0 || !it.sent.IsZero()) && r.chat.onRewind != nil)
+	tw.ShowIf(r.fold, it.kind == itemRewind && len(it.pastItems) > 0)
+	tw.ShowIf(r.veil, it.superseded)
+	if it.superseded {
+		r.veil.FillColor = veilColor()
+		r.veil.Refresh()
+	}
+	switch it.kind {
+	case itemUser:
+		r.role.SetText("You" + supersededTag(it))
+	case itemAssistant:
+		switch {
+		case it.streaming:
+			r.role.SetText("Assistant · writing…")
+		case it.unsaved:
+			r.role.SetText("Assistant · stopped by you · not kept in the conversation")
+		case it.stopped:
+			r.role.SetText("Assistant · stopped by you" + supersededTag(it))
+		default:
+			r.role.SetText("Assistant" + supersededTag(it))
+		}
+	case itemRewind:
+		r.fold.SetText(foldToggleText(it))
+	case itemTool:
+		r.card.set(it)
+	}
+	if hasReason {
+		arrow := "▸"
+		if it.reasonOn {
+			arrow = "▾"
+			r.rtext.SetText(tw.ClipForDisplay(it.reasoning))
+		}
+		name := "Reasoning"
+		if it.detailName != "" {
+			name = it.detailName
+		}
+		r.reason.SetText(arrow + " " + name + " (" + text.Thousands(len([]rune(it.reasoning))) + " chars)")
+	}
+	if it.kind == itemCycle {
+		r.reason.SetText(cycleToggleText(it))
+	}
+	if plain {
+		style := fyne.TextStyle{}
+		imp := widget.MediumImportance
+		if it.kind == itemRebuild || it.kind == itemCycle || it.kind == itemRewind {
+			style.Bold = true
+			imp = widget.HighImportance
+		}
+		if it.kind == itemNotice {
+			style.Italic = true
+			imp = widget.LowImportance
+			if it.isError {
+				imp = widget.DangerImportance
+			}
+		}
+		r.plain.TextStyle, r.plain.Importance = style, imp
+		r.plain.SetText(it.text)
+	}
+	if rich {
+		r.rich.Segments = it.md
+		r.rich.Refresh()
+	}
+}
+
+// CreateRenderer implements fyne.Widget.
+func (r *messageRow) CreateRenderer() fyne.WidgetRenderer {
+	body := container.NewVBox(r.header, r.reason, r.rtext, r.plain, r.fold, r.rich, r.card)
+	return widget.NewSimpleRenderer(container.NewStack(r.bg, container.NewPadded(body), r.veil))
+}
