@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/demo"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/engine/tool"
 )
 
@@ -77,6 +78,7 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 		Mode:          w.permissionMode(o, saved),
 		// The one mapping of the checkpoint cap (0: the default).
 		CheckpointBytes: saved.CheckpointCap,
+		LSP:             languageServers(),
 	}
 	if cfg.Approver == nil {
 		cfg.Approver = tool.DenyAll{}
@@ -120,6 +122,7 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 		cfg.ModelName, cfg.ContextWindow = demo.ModelName, demo.ContextWindow
 		cfg.Model = w.demoModel()
 		cfg.MCP.Off = true // the demo runs no network and no one else's servers
+		cfg.LSP.Off = true // and tells the same story on every machine
 		return cfg, nil
 	}
 	cfg.ModelName, cfg.ContextWindow = r.Model, r.ContextWindow
@@ -131,6 +134,21 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 	}
 	cfg.Model = llm.NewOpenAI(saved.Client(r))
 	return cfg, nil
+}
+
+// languageServers is the sessions' language-server configuration: the
+// defaults with the user's lsp.json over them. A file that cannot be read
+// leaves the defaults (`tally lsp status` says what is wrong with it).
+func languageServers() agent.LSPConfig {
+	path, err := lsp.UserPath()
+	if err != nil {
+		return agent.LSPConfig{}
+	}
+	servers, err := lsp.LoadConfig(path)
+	if err != nil {
+		return agent.LSPConfig{}
+	}
+	return agent.LSPConfig{Servers: servers}
 }
 
 // placement is the provider's cache rule (the saved override, or the
