@@ -26,7 +26,50 @@ func (t tallyTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Colo
 	if n == theme.ColorNameFocus {
 		return focusColor(v)
 	}
+	if c, ok := readable(n, v); ok {
+		return c
+	}
 	return t.Theme.Color(n, v)
+}
+
+// readableLight and readableDark replace the default theme's text colours
+// that fall short of WCAG AA (4.5:1) on the window's, the dialogs' and the
+// fields' backgrounds — the light theme's grey status lines (the
+// "disabled" colour of low-importance labels) above all — and the text
+// colours on coloured buttons that fall short on their new fill. Light
+// text is darker, so the muted grey still stands apart from it.
+var (
+	readableLight = map[fyne.ThemeColorName]color.Color{
+		theme.ColorNameForeground:          color.NRGBA{R: 0x26, G: 0x26, B: 0x26, A: 0xff},
+		theme.ColorNameDisabled:            color.NRGBA{R: 0x6b, G: 0x6b, B: 0x6b, A: 0xff},
+		theme.ColorNamePlaceHolder:         color.NRGBA{R: 0x69, G: 0x69, B: 0x69, A: 0xff},
+		theme.ColorNamePrimary:             color.NRGBA{R: 0x1f, G: 0x5f, B: 0xd1, A: 0xff},
+		theme.ColorNameHyperlink:           color.NRGBA{R: 0x1f, G: 0x5f, B: 0xd1, A: 0xff},
+		theme.ColorNameError:               color.NRGBA{R: 0xc6, G: 0x28, B: 0x28, A: 0xff},
+		theme.ColorNameWarning:             color.NRGBA{R: 0xa3, G: 0x54, B: 0x00, A: 0xff},
+		theme.ColorNameSuccess:             color.NRGBA{R: 0x25, G: 0x7a, B: 0x2a, A: 0xff},
+		theme.ColorNameForegroundOnPrimary: color.White,
+		theme.ColorNameForegroundOnError:   color.White,
+		theme.ColorNameForegroundOnWarning: color.White,
+		theme.ColorNameForegroundOnSuccess: color.White,
+	}
+	readableDark = map[fyne.ThemeColorName]color.Color{
+		theme.ColorNameDisabled:            color.NRGBA{R: 0x8e, G: 0x8e, B: 0x8e, A: 0xff},
+		theme.ColorNamePrimary:             color.NRGBA{R: 0x5b, G: 0x93, B: 0xff, A: 0xff},
+		theme.ColorNameHyperlink:           color.NRGBA{R: 0x5b, G: 0x93, B: 0xff, A: 0xff},
+		theme.ColorNameError:               color.NRGBA{R: 0xf6, G: 0x61, B: 0x57, A: 0xff},
+		theme.ColorNameForegroundOnPrimary: color.NRGBA{R: 0x17, G: 0x17, B: 0x18, A: 0xff},
+	}
+)
+
+// readable returns Tally's replacement for colour n of variant v, if any.
+func readable(n fyne.ThemeColorName, v fyne.ThemeVariant) (color.Color, bool) {
+	m := readableDark
+	if v == theme.VariantLight {
+		m = readableLight
+	}
+	c, ok := m[n]
+	return c, ok
 }
 
 // focusColor contrasts with the primary colour on both variants: white
