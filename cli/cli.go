@@ -46,6 +46,8 @@ Usage:
   tally mcp list [--probe]              MCP servers (yours and the workspace's), with --probe their tools
   tally mcp add NAME -- COMMAND ARGS    add a stdio MCP server (or NAME --url URL for HTTP); remove|enable|disable NAME
   tally mcp trust [--workspace DIR]     run the servers of the workspace's .tally/mcp.json (never without this)
+  tally lsp status [--workspace DIR]    language servers for the workspace's files and their state
+  tally lsp diagnostics FILE            a file's diagnostics from its language server (exit 1 on errors)
   tally help                            this text
 
 Flags (all commands):
@@ -220,6 +222,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdRun(args[1:], stdin, stdout, stderr)
 	case "mcp":
 		err = cmdMCP(args[1:], stdout, stderr)
+	case "lsp":
+		err = cmdLSP(args[1:], stdout, stderr)
 	case "sessions":
 		err = cmdSessions(args[1:], stdout, stderr)
 	case "inspect":

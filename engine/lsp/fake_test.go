@@ -176,10 +176,10 @@ func TestCrashingServerRestartsOnceThenFails(t *testing.T) {
 	if st.Restarts != 1 {
 		t.Errorf("restarts = %d, want 1", st.Restarts)
 	}
-	if !strings.Contains(st.Reason, "again after a restart") || !strings.Contains(st.Reason, "simulated crash") || !strings.Contains(st.Reason, filepath.Join(logs, "crashy.log")) {
+	if !strings.Contains(st.Reason, "again after a restart") || !strings.Contains(st.Reason, "simulated crash") || !strings.Contains(st.Reason, st.LogPath) || filepath.Dir(st.LogPath) != logs {
 		t.Errorf("reason %q", st.Reason)
 	}
-	data, err := os.ReadFile(filepath.Join(logs, "crashy.log"))
+	data, err := os.ReadFile(st.LogPath)
 	if err != nil || strings.Count(string(data), "\nfake server: simulated crash\n") != 2 {
 		t.Errorf("log %q (%v)", data, err)
 	}
@@ -253,5 +253,35 @@ func TestFakeDefinitionAndTools(t *testing.T) {
 	res = tools[2].Run(context.Background(), nil, []byte(`{"path":"sub/a.fake","query":"x"}`))
 	if !res.IsError || !strings.HasPrefix(res.Content, "lsp_symbols: give either path") {
 		t.Errorf("lsp_symbols with both = %+v", res)
+	}
+}
+
+func TestBrokenWorkspace(t *testing.T) {
+	for _, ws := range []string{"", filepath.Join(t.TempDir(), "missing")} {
+		m, release := Acquire(Options{Workspace: ws})
+		_, rep := m.Diagnostics(context.Background(), "a.go")
+		if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "workspace") {
+			t.Errorf("%q: report %+v", ws, rep)
+		}
+		if err := m.Sync(context.Background(), "a.go"); err == nil {
+			t.Errorf("%q: Sync succeeded", ws)
+		}
+		if m.Available() != nil || m.Start(context.Background()) != nil {
+			t.Errorf("%q: a broken workspace has servers", ws)
+		}
+		release()
+	}
+}
+
+func TestStartWarmsAvailableServers(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.fake": "x\n"})
+	m := acquire(t, dir, Options{Servers: []ServerConfig{fakeConfig(t, "fake", "ok", ".fake"), fakeConfig(t, "other", "ok", ".other")}})
+	sts := m.Start(context.Background())
+	if len(sts) != 1 || sts[0].Name != "fake" || sts[0].State != StateRunning {
+		t.Fatalf("Start = %+v", sts)
+	}
+	if st := m.Status()[1]; st.State != StateStopped {
+		t.Errorf("a server without files was started: %+v", st)
 	}
 }

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -55,9 +56,10 @@ type Options struct {
 	// paths that are relative or inside the workspace are removed, so a
 	// repository cannot substitute a program for a server.
 	Env []string
-	// LogDir receives each server's log, <LogDir>/<name>.log (its stderr
-	// and the messages it logs); "" keeps only the last error line in
-	// memory.
+	// LogDir receives each server's log (its stderr and the messages it
+	// logs), <LogDir>/<name>-<workspace hash>.log, so the managers of two
+	// workspaces never share a file; [ServerStatus] names it. "" keeps
+	// only the last error line in memory.
 	LogDir string
 	// StartTimeout bounds the answer to initialize (0 means
 	// [DefaultStartTimeout]); RequestTimeout bounds each request and each
@@ -134,7 +136,12 @@ func Acquire(opts Options) (*Manager, func()) {
 	registry.Lock()
 	sh := registry.m[key]
 	if sh == nil {
-		sh = &shared{m: newManager(opts, key)}
+		m := newManager(opts, key)
+		if m.broken != nil {
+			registry.Unlock()
+			return m, func() {} // not shared: the folder may exist on the next try
+		}
+		sh = &shared{m: m}
 		registry.m[key] = sh
 	}
 	sh.refs++
@@ -159,6 +166,9 @@ func Acquire(opts Options) (*Manager, func()) {
 // workspaceKey is the registry key of a workspace: absolute, cleaned,
 // with symlinks resolved where possible.
 func workspaceKey(ws string) string {
+	if ws == "" {
+		return ""
+	}
 	abs, err := filepath.Abs(ws)
 	if err != nil {
 		return ws
@@ -447,6 +457,34 @@ func setEnv(env, extra []string) []string {
 		name, _, _ := strings.Cut(kv, "=")
 		out = slices.DeleteFunc(out, func(e string) bool { return strings.HasPrefix(e, name+"=") })
 		out = append(out, kv)
+	}
+	return out
+}
+
+// Start starts the available servers (see [Manager.Available]) that are
+// not started yet, without syncing a file, and waits until each is
+// running or failed, at most StartTimeout and never past ctx; it returns
+// their statuses. A caller may use it when a session opens, so the first
+// diagnostics do not wait for a server to start.
+func (m *Manager) Start(ctx context.Context) []ServerStatus {
+	if m.usable() != nil {
+		return nil
+	}
+	var started []*server
+	for _, sc := range m.Available() {
+		for _, s := range m.servers {
+			if s.cfg.Name == sc.Name {
+				s.ensure()
+				started = append(started, s)
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, m.opts.StartTimeout)
+	defer cancel()
+	var out []ServerStatus
+	for _, s := range started {
+		_, _ = s.connFor(ctx, "")
+		out = append(out, s.status())
 	}
 	return out
 }

@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -110,7 +112,8 @@ type conn struct {
 func newServer(m *Manager, sc ServerConfig) *server {
 	s := &server{m: m, cfg: sc, state: StateStopped}
 	if m.opts.LogDir != "" {
-		s.logPath = filepath.Join(m.opts.LogDir, sc.Name+".log")
+		sum := sha256.Sum256([]byte(m.real))
+		s.logPath = filepath.Join(m.opts.LogDir, sc.Name+"-"+hex.EncodeToString(sum[:4])+".log")
 	}
 	s.log = newServerLog(s.logPath)
 	s.lookupLocked()
@@ -141,11 +144,10 @@ func lookup(sc ServerConfig, pathList string) (prog, why string) {
 			cmd = filepath.Join(home, rest)
 		}
 	}
-	hint := installHints[sc.Name]
-	if hint == "" {
-		hint = "install it"
+	how := "install it or set its command in the language-server file (" + FileName + ")"
+	if hint := installHints[sc.Name]; hint != "" {
+		how = "install it (" + hint + ") or set its command in the language-server file (" + FileName + ")"
 	}
-	how := fmt.Sprintf("%s, or set its command in the language-server file (%s)", hint, FileName)
 	switch {
 	case cmd == "":
 		return "", fmt.Sprintf("the language server %q has no command; set one in the language-server file (%s)", sc.Name, FileName)
