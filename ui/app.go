@@ -113,7 +113,14 @@ func Run(o Options) {
 	// removing the command line's socket.
 	defer closeOnSignal(u.bridge, func() { u.Close(); a.Quit() }, serving.run, os.Exit)()
 	w.ShowAndRun()
+	u.loopEnded()
 }
+
+// loopEnded closes the UI once the window's event loop has ended, if
+// nothing closed it before: Fyne catches SIGTERM and SIGINT itself and
+// may quit the loop before the app's own handler gets to run, which lost
+// the window's size and the draft.
+func (u *UI) loopEnded() { u.Close() }
 
 // UI is the main window's state. Its fields are only touched on the UI
 // goroutine.
@@ -144,6 +151,7 @@ type UI struct {
 	next    onOpen                  // what to do once the session being opened is shown
 	view    dialog.Dialog           // the sheet, search or settings shown (see showView)
 	slow    slowWatch               // the footer's watch over a slow tool call
+	closed  bool                    // Close ran: the store is closed
 	focused bool                    // the window has the keyboard focus
 	saving  sync.WaitGroup          // settings saves under way; closing waits for them
 }
@@ -344,6 +352,10 @@ func (u *UI) build() {
 // Close keeps the shown session's draft, stops every running turn (shown
 // or in the background) and releases the store and the demo model.
 func (u *UI) Close() {
+	if u.closed {
+		return
+	}
+	u.closed = true
 	if u.live != nil && u.live.sess != nil && u.wb != nil && u.input.prompt != nil {
 		// Synchronously: the store closes next.
 		if u.input.prompt.Text != u.live.draft {

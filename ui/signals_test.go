@@ -68,3 +68,23 @@ func TestSocketRemovedOnSIGTERM(t *testing.T) {
 		t.Errorf("the fallback left the socket: %v", err)
 	}
 }
+
+// On SIGTERM the window's size was not saved: Fyne catches the signal too
+// and may end the event loop before the app's handler runs. Whatever ends
+// the loop, the window closes the UI once it has ended, keeping its size.
+func TestWindowSizeIsSavedWhenFyneEndsTheLoopOnASignal(t *testing.T) {
+	h := newHarness(t, map[string]string{})
+	h.newSession()
+	h.win.Resize(fyne.NewSize(1030, 670))
+	// Fyne's own handler quits first: the app's close never runs, the
+	// loop just ends, and Run goes on.
+	h.ui.loopEnded()
+	if !h.ui.closed {
+		t.Fatal("the UI was not closed after the loop ended")
+	}
+	h.ui.loopEnded() // and twice is harmless
+	h2 := reopen(t, h)
+	if got := h2.ui.windowSize(); got != fyne.NewSize(1030, 670) {
+		t.Errorf("relaunched at %v, want 1030x670", got)
+	}
+}
