@@ -41,9 +41,9 @@ type Report struct {
 	Waited time.Duration
 	// Servers are the servers whose diagnostics were asked for.
 	Servers []string
-	// Late are the servers that did not settle within the wait (still
-	// starting, or no diagnostics for the files in time); their
-	// diagnostics, if any, are as last published.
+	// Late are the servers that did not settle within the wait: still
+	// starting, no diagnostics for the files in time, or failed while
+	// the call waited. Their diagnostics, if any, are as last published.
 	Late []string
 	// Notes hold one sentence per problem: a refused path, a server not
 	// installed, failed or late.
@@ -214,10 +214,14 @@ func (m *Manager) check(it *waitItem, want map[string]document, now time.Time, r
 		}
 		it.done = true
 	default:
-		it.done = true
 		if reason == "" {
 			reason = s.status().Reason
 		}
+		if !it.startBy.IsZero() || !it.settleBy.IsZero() {
+			late(reason) // it failed while this call waited for it
+			return time.Time{}, false
+		}
+		it.done = true
 		rep.Notes = append(rep.Notes, reason)
 	}
 	return time.Time{}, false

@@ -285,3 +285,14 @@ func TestStartWarmsAvailableServers(t *testing.T) {
 		t.Errorf("a server without files was started: %+v", st)
 	}
 }
+
+func TestGarbageOutputIsACrash(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.fake": "BAD\n"})
+	m := acquire(t, dir, Options{Servers: []ServerConfig{fakeConfig(t, "garbage", "garbage", ".fake")}, Settle: time.Second})
+	m.Diagnostics(context.Background(), "a.fake")
+	st := waitState(t, m, "garbage", StateFailed, 10*time.Second)
+	if st.Restarts != 1 || !strings.Contains(st.Reason, "its output could not be read") || !strings.Contains(st.Reason, "not a message header") {
+		t.Errorf("status %+v", st)
+	}
+}

@@ -146,7 +146,8 @@ func (stdio) Close() error                { return nil }
 //     file, an error for each line containing "BAD", with the version;
 //   - "noversion" does the same without versions, in two publishes;
 //   - "deaf" answers initialize, then stops reading at the first file;
-//   - "weird" is "ok" that first sends malformed diagnostics.
+//   - "weird" is "ok" that first sends malformed diagnostics;
+//   - "garbage" writes what is not a message after initialize.
 func fakeServer(mode string) int {
 	if mode == "crash" {
 		fmt.Fprintln(os.Stderr, "fake server: simulated crash")
@@ -164,6 +165,11 @@ func fakeServer(mode string) int {
 				"textDocumentSync":   map[string]any{"openClose": true, "change": 1, "save": map[string]any{"includeText": false}},
 				"definitionProvider": true, "documentSymbolProvider": true,
 			}}, nil
+		case "initialized":
+			if mode == "garbage" {
+				fmt.Fprint(os.Stdout, "this is not a message header\r\n\r\n")
+			}
+			return nil, nil
 		case "textDocument/didOpen", "textDocument/didChange":
 			if mode == "deaf" {
 				select {} // blocks the reading goroutine: nothing more is read

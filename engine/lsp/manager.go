@@ -294,7 +294,7 @@ func (m *Manager) Available() []ServerConfig {
 	exts := m.extensions()
 	var out []ServerConfig
 	for _, s := range m.servers {
-		if s.prog == "" {
+		if !s.installed() {
 			continue
 		}
 		if slices.ContainsFunc(s.cfg.Extensions, func(e string) bool { return exts[e] }) {

@@ -172,6 +172,14 @@ func executableFile(p string) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
+// installed reports whether the server's program was found.
+func (s *server) installed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lookupLocked()
+	return s.prog != ""
+}
+
 // status returns the server's status.
 func (s *server) status() ServerStatus {
 	s.mu.Lock()
@@ -331,6 +339,19 @@ func (s *server) spawn(gen int) (*conn, error) {
 	s.c = c
 	s.mu.Unlock()
 	go s.wait(c)
+	go func() {
+		// A server that closed its output but lives on is ended, so its
+		// end is reported like a crash.
+		select {
+		case <-c.rpc.DisconnectNotify():
+			select {
+			case <-c.done:
+			case <-time.After(stopWait):
+				c.kill()
+			}
+		case <-c.done:
+		}
+	}()
 	return c, nil
 }
 
@@ -499,7 +520,7 @@ func (s *server) call(ctx context.Context, c *conn, method string, params, resul
 		w, err := c.rpc.DispatchCall(context.Background(), method, params, jsonrpc2.PickID(id))
 		t.Stop()
 		if err != nil {
-			done <- err
+			done <- errGone // the write failed: the server closed its input or exited
 			return
 		}
 		done <- w.Wait(waitCtx, &raw)
@@ -558,6 +579,10 @@ func (l protoLogger) Printf(format string, v ...any) {
 		l.s.mu.Lock()
 		l.c.protoErr = "its output could not be read: " + text.OneLine(msg, 200)
 		l.s.mu.Unlock()
-		l.c.kill()
+		select { // the connection is closing already; the process must end too
+		case <-l.c.done:
+		default:
+			_ = proc.KillGroup(l.c.cmd)
+		}
 	}
 }
