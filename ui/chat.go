@@ -40,7 +40,7 @@ type chatItem struct {
 	// stopped marks a reply the user stopped; unsaved, one the engine
 	// did not keep (it is only shown, the model never sees it).
 	stopped, unsaved bool
-	md               []widget.RichTextSegment
+	md               *tw.Doc // a finished reply's Markdown
 	reasonOn         bool
 	isError          bool // notices: an error
 	// detailName names the expandable text of a rebuild row ("Summary");
@@ -210,7 +210,7 @@ func (c *chatView) addMessage(m *transcript.Message) {
 			if t, ok := strings.CutSuffix(strings.TrimRight(it.text, " \n"), stoppedNote); ok {
 				it.text, it.stopped = strings.TrimRight(t, " \n"), true
 			}
-			it.md = tw.ParseMarkdown(it.text)
+			it.md = tw.ParseDoc(it.text)
 			c.items = append(c.items, it)
 		}
 		for _, call := range m.ToolCalls {
@@ -385,7 +385,7 @@ func (c *chatView) endStreaming(keep bool) {
 	it := c.items[n-1]
 	if keep && strings.TrimSpace(it.text+it.reasoning) != "" {
 		it.streaming, it.stopped, it.unsaved = false, true, true
-		it.md = tw.ParseMarkdown(it.text)
+		it.md = tw.ParseDoc(it.text)
 		c.refreshItem(it)
 		return
 	}

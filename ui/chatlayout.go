@@ -124,7 +124,7 @@ func (c *chatView) estimate(it *chatItem) float32 {
 		c.estW = c.width
 		c.est = map[itemKind]float32{}
 		for _, k := range []itemKind{itemUser, itemAssistant, itemNotice, itemRebuild, itemCycle, itemRewind} {
-			c.est[k] = c.measure(&chatItem{kind: k, text: "x", md: tw.ParseMarkdown("x")})
+			c.est[k] = c.measure(&chatItem{kind: k, text: "x", md: tw.ParseDoc("x")})
 		}
 		two := c.measure(&chatItem{kind: itemUser, text: "x\nx"})
 		c.lineH = two - c.est[itemUser]

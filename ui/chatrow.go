@@ -29,7 +29,7 @@ type messageRow struct {
 	veil    *canvas.Rectangle
 	rtext   *widget.Label
 	plain   *widget.Label
-	rich    *widget.RichText
+	rich    *tw.Markdown
 	card    *toolCard
 }
 
@@ -68,7 +68,7 @@ func newMessageRow(c *chatView) *messageRow {
 	// disabled colour) would be unreadable on the light theme.
 	r.rtext = &widget.Label{TextStyle: fyne.TextStyle{Italic: true}, Wrapping: fyne.TextWrapWord}
 	r.plain = &widget.Label{Wrapping: fyne.TextWrapWord, Selectable: true}
-	r.rich = &widget.RichText{Wrapping: fyne.TextWrapWord, Scroll: container.ScrollNone}
+	r.rich = tw.NewMarkdown(nil)
 	r.card = newToolCard(func(it *chatItem, d tool.Decision) {
 		if r.chat.onDecide != nil {
 			r.chat.onDecide(it, d)
@@ -89,7 +89,7 @@ func (r *messageRow) set(it *chatItem) {
 	tw.ShowIf(r.reason, hasReason || it.kind == itemCycle)
 	tw.ShowIf(r.rtext, hasReason && it.reasonOn)
 	plain := it.kind == itemUser || it.kind == itemNotice || it.kind == itemRebuild || it.kind == itemCycle || it.kind == itemRewind || (it.kind == itemAssistant && it.streaming && it.text != "")
-	rich := it.kind == itemAssistant && !it.streaming && len(it.md) > 0
+	rich := it.kind == itemAssistant && !it.streaming && it.md != nil
 	tw.ShowIf(r.plain, plain)
 	tw.ShowIf(r.rich, rich)
 	tw.ShowIf(r.rewindB, it.kind == itemUser && (it.logIndex >= 0 || !it.sent.IsZero()) && r.chat.onRewind != nil)
@@ -151,8 +151,7 @@ func (r *messageRow) set(it *chatItem) {
 		r.plain.SetText(it.text)
 	}
 	if rich {
-		r.rich.Segments = it.md
-		r.rich.Refresh()
+		r.rich.SetDoc(it.md)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // queue stands in for Fyne's event loop in tests: engine goroutines post
@@ -194,6 +195,8 @@ func (h *harness) texts() []string {
 			out = append(out, v.Text, v.PlaceHolder)
 		case *widget.RichText:
 			out = append(out, v.String())
+		case *tw.Markdown:
+			out = append(out, v.PlainText())
 		case *widget.Button:
 			out = append(out, v.Text)
 		case *widget.Select:

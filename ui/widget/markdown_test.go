@@ -8,42 +8,119 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
-// Inline code used to break one character per line when a segment began
-// near the end of a line, and spaces next to inline code were lost (issue
-// 12 #4). Every width wraps by words and keeps the spaces.
-func TestInlineCodeWrapsByWordsAndKeepsSpaces(t *testing.T) {
+// shown lays m out at width and returns every text it draws, with the
+// canvas objects drawn.
+func shown(t *testing.T, md string, width float32) (*Markdown, []*canvas.Text, []fyne.CanvasObject) {
+	t.Helper()
+	m := NewMarkdown(ParseDoc(md))
+	w := test.NewTempWindow(t, m)
+	w.Resize(fyne.NewSize(width+8, 800))
+	m.Resize(fyne.NewSize(width, m.MinSize().Height))
+	fynetest.LayoutAll(w.Canvas().Content())
+	var texts []*canvas.Text
+	var all []fyne.CanvasObject
+	fynetest.Walk(m, func(o fyne.CanvasObject) bool {
+		all = append(all, o)
+		if tx, ok := o.(*canvas.Text); ok && tx.Text != "" {
+			texts = append(texts, tx)
+		}
+		return true
+	})
+	return m, texts, all
+}
+
+// join is the drawn words in reading order.
+func join(texts []*canvas.Text) string {
+	var s []string
+	for _, t := range texts {
+		s = append(s, t.Text)
+	}
+	return strings.Join(s, " ")
+}
+
+// Inline code wraps by words at every width, keeps no backticks, and
+// bold and italic survive in the same paragraph.
+func TestInlineCodeAndEmphasis(t *testing.T) {
 	test.NewTempApp(t)
-	const md = "The functions `Add` and `Mul` live in `calc/calc.go`, next to `Sub`.\n\n- use `go test ./...` to check\n\n```\ncode block stays\n```"
+	const md = "The functions `Add` and **Mul** live in `calc/calc.go`, next to *Sub*.\n\n- use `go test ./...` to check"
 	for _, w := range []float32{1080, 600, 300, 120} {
-		rt := widget.NewRichText(ParseMarkdown(md)...)
-		rt.Wrapping = fyne.TextWrapWord
-		rt.Resize(fyne.NewSize(w, 600))
-		var pieces []string
-		fynetest.Walk(rt, func(o fyne.CanvasObject) bool {
-			if tx, ok := o.(*canvas.Text); ok {
-				pieces = append(pieces, tx.Text)
-				if r := []rune(strings.TrimSpace(tx.Text)); len(r) == 1 && unicode.IsLetter(r[0]) {
-					t.Errorf("width %.0f: a line holds the single letter %q: %q", w, tx.Text, pieces)
-				}
-			}
-			return true
-		})
-		joined := strings.Join(strings.Fields(strings.Join(pieces, " ")), " ")
-		for _, want := range []string{"`Add` and `Mul`", "next to `Sub`.", "code block stays"} {
-			if !strings.Contains(joined, want) {
-				t.Errorf("width %.0f: %q missing from %q", w, want, joined)
+		_, texts, _ := shown(t, md, w)
+		got := join(texts)
+		if strings.Contains(got, "`") {
+			t.Errorf("width %.0f: backticks shown: %q", w, got)
+		}
+		for _, want := range []string{"Add", "calc/calc.go ,", "go", "test", "./..."} {
+			if !strings.Contains(got, want) {
+				t.Errorf("width %.0f: %q missing from %q", w, want, got)
 			}
 		}
+		styles := map[string]fyne.TextStyle{}
+		ys := map[string]float32{}
+		for _, tx := range texts {
+			ys[tx.Text] = tx.Position().Y
+			styles[tx.Text] = tx.TextStyle
+			if r := []rune(tx.Text); len(r) == 1 && unicode.IsLetter(r[0]) {
+				t.Errorf("width %.0f: a piece holds the single letter %q", w, tx.Text)
+			}
+		}
+		if d := ys["calc/calc.go"] - ys[","]; d > 4 || d < -4 {
+			t.Errorf("width %.0f: the comma after code went to another line", w)
+		}
+		if !styles["Add"].Monospace || !styles["Mul"].Bold || !styles["Sub"].Italic || styles["live"] != (fyne.TextStyle{}) {
+			t.Errorf("width %.0f: styles lost: Add %+v, Mul %+v, Sub %+v", w, styles["Add"], styles["Mul"], styles["Sub"])
+		}
 	}
-	if got := widget.NewRichText(ParseMarkdown("Add `x` and `y`")...).String(); !strings.Contains(got, "`x` and `y`") {
-		t.Errorf("spaces around inline code lost: %q", got)
+}
+
+// A table is drawn as aligned columns, not as a line of pipes.
+func TestTableColumnsAlign(t *testing.T) {
+	test.NewTempApp(t)
+	const md = "| Name | Tokens | Note |\n|:-----|-------:|------|\n| summary | 1,200 | kept |\n| tool results | 84,000 | cleared by the micro layer |\n"
+	m, texts, _ := shown(t, md, 700)
+	if strings.Contains(join(texts), "|") {
+		t.Fatalf("pipes drawn: %q", join(texts))
 	}
-	if got := widget.NewRichText(ParseMarkdown("it subtracted (`return a - b`).")...).String(); !strings.Contains(got, "(`return a - b`).") {
-		t.Errorf("a space crept in after the bracket: %q", got)
+	pos := map[string]fyne.Position{}
+	for _, tx := range texts {
+		p := fyne.CurrentApp().Driver().AbsolutePositionForObject(tx)
+		if _, ok := pos[tx.Text]; !ok {
+			pos[tx.Text] = p
+		}
+	}
+	if pos["Name"].X != pos["summary"].X || pos["summary"].X != pos["tool"].X {
+		t.Errorf("the first column does not line up: %v %v %v", pos["Name"], pos["summary"], pos["tool"])
+	}
+	if pos["summary"].Y <= pos["Name"].Y || pos["tool"].Y <= pos["summary"].Y {
+		t.Errorf("rows are not below each other: %v %v %v", pos["Name"], pos["summary"], pos["tool"])
+	}
+	// The Tokens column is right-aligned: its numbers end together.
+	end := func(s string) float32 { return pos[s].X + fyne.MeasureText(s, 14, fyne.TextStyle{}).Width }
+	if d := end("1,200") - end("84,000"); d > 1 || d < -1 {
+		t.Errorf("right-aligned cells end %.1f px apart", d)
+	}
+	if pos["Note"].X <= end("84,000") {
+		t.Errorf("the Note column starts inside the Tokens column")
+	}
+	if !strings.Contains(m.PlainText(), "summary\t1,200\tkept") {
+		t.Errorf("plain text: %q", m.PlainText())
+	}
+}
+
+// A code block sits on a background of its own.
+func TestCodeBlockHasBackground(t *testing.T) {
+	test.NewTempApp(t)
+	_, _, all := shown(t, "Run:\n\n```go\nfunc Add(a, b int) int { return a + b }\n```\n", 600)
+	found := false
+	for _, o := range all {
+		if r, ok := o.(*canvas.Rectangle); ok && r.FillColor == codeBackground() && r.Size().Height > 10 {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no background behind the code block")
 	}
 }

@@ -1,0 +1,126 @@
+package widget
+
+import (
+	"fmt"
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// Markdown draws a parsed answer (see ParseDoc): one object per block,
+// stacked, each as wide as the widget.
+type Markdown struct {
+	widget.BaseWidget
+
+	doc *Doc
+	box *fyne.Container // the blocks
+	pad *fyne.Container // box with a label's inner padding around it
+}
+
+// NewMarkdown returns a widget showing doc (nil: nothing).
+func NewMarkdown(doc *Doc) *Markdown {
+	m := &Markdown{box: container.New(layout.NewCustomPaddedVBoxLayout(theme.Padding() * 2))}
+	p := theme.InnerPadding()
+	m.pad = container.New(layout.NewCustomPaddedLayout(p/2, p/2, p, p), m.box)
+	m.ExtendBaseWidget(m)
+	m.SetDoc(doc)
+	return m
+}
+
+// SetDoc shows doc; setting the one shown again changes nothing.
+func (m *Markdown) SetDoc(doc *Doc) {
+	if doc == m.doc && (doc == nil || len(m.box.Objects) > 0) {
+		return
+	}
+	m.doc = doc
+	m.box.Objects = nil
+	if doc != nil {
+		m.box.Objects = blockObjects(doc.Blocks)
+	}
+	m.box.Refresh()
+	m.Refresh()
+}
+
+// Doc returns the document shown.
+func (m *Markdown) Doc() *Doc { return m.doc }
+
+// PlainText is the shown document's text without markup.
+func (m *Markdown) PlainText() string { return m.doc.PlainText() }
+
+// CreateRenderer implements fyne.Widget.
+func (m *Markdown) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(m.pad) }
+
+// blockObjects draws blocks.
+func blockObjects(blocks []*Block) []fyne.CanvasObject {
+	out := make([]fyne.CanvasObject, 0, len(blocks))
+	for _, b := range blocks {
+		out = append(out, blockObject(b))
+	}
+	return out
+}
+
+func blockObject(b *Block) fyne.CanvasObject {
+	size := theme.TextSize()
+	switch b.Kind {
+	case BlockHeading:
+		switch b.Level {
+		case 1:
+			size = theme.Size(theme.SizeNameHeadingText)
+		case 2:
+			size = theme.Size(theme.SizeNameSubHeadingText)
+		default:
+			size = theme.TextSize() * 1.1
+		}
+		return newFlow(b.Spans, size, AlignLeft)
+	case BlockCode:
+		return codeBlock(b.Code)
+	case BlockList:
+		return listObject(b)
+	case BlockQuote:
+		bar := canvas.NewRectangle(theme.Color(theme.ColorNameSeparator))
+		bar.SetMinSize(fyne.NewSize(3, 0))
+		return container.NewBorder(nil, nil, container.NewHBox(bar, layout.NewSpacer()), nil,
+			container.NewVBox(blockObjects(b.Children)...))
+	case BlockTable:
+		return newTable(b)
+	case BlockRule:
+		return widget.NewSeparator()
+	}
+	return newFlow(b.Spans, size, AlignLeft)
+}
+
+// codeBlock is a code block: monospace, wrapped at any character, on the
+// code background; it can be selected and copied.
+func codeBlock(code string) fyne.CanvasObject {
+	bg := canvas.NewRectangle(codeBackground())
+	bg.CornerRadius = theme.Size(theme.SizeNameInputRadius)
+	l := &widget.Label{Text: code, TextStyle: fyne.TextStyle{Monospace: true}, Wrapping: fyne.TextWrapBreak, Selectable: true}
+	return container.NewStack(bg, container.NewPadded(l))
+}
+
+// listObject is a list: each item's marker beside its blocks.
+func listObject(b *Block) fyne.CanvasObject {
+	box := container.NewVBox()
+	for i, item := range b.Items {
+		marker := "•"
+		if b.Ordered {
+			marker = fmt.Sprintf("%d.", b.Start+i)
+		}
+		if i < len(b.Checks) && b.Checks[i] != 0 {
+			marker = ""
+		}
+		m := canvas.NewText(marker, theme.Color(theme.ColorNameForeground))
+		m.TextSize = theme.TextSize()
+		w := fyne.MeasureText("00.", theme.TextSize(), fyne.TextStyle{}).Width
+		pad := canvas.NewRectangle(color.Transparent)
+		pad.SetMinSize(fyne.NewSize(w+theme.Padding(), 0))
+		left := container.NewVBox(container.NewStack(pad, m))
+		box.Add(container.NewBorder(nil, nil, left, nil, container.NewVBox(blockObjects(item)...)))
+	}
+	return box
+}
