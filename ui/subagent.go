@@ -125,17 +125,44 @@ func (u *UI) showChildTranscript(it *chatItem) {
 		info, msgs, err := sess.Subagents().Read(id)
 		return read{info, msgs}, err
 	}, func(r read) {
-		var b strings.Builder
-		for _, m := range r.msgs {
-			b.WriteString(fullMessageText(m))
-			b.WriteString("\n\n────────\n\n")
-		}
-		body := &widget.Entry{MultiLine: true, Wrapping: fyne.TextWrapWord, Text: b.String()}
+		body := &widget.Entry{MultiLine: true, Wrapping: fyne.TextWrapWord, Text: childTranscriptText(r.msgs)}
 		d := dialog.NewCustom(fmt.Sprintf("Sub-agent %s — %s (%s)", r.info.ID, text.FirstLine(r.info.Title, 60), text.Plural(len(r.msgs), "message")),
 			"Close", container.NewScroll(body), u.win)
 		d.Resize(fyne.NewSize(min(860, u.win.Canvas().Size().Width-40), min(600, u.win.Canvas().Size().Height-40)))
 		d.Show()
 	})
+}
+
+// childRole names who wrote a message of a sub-agent's conversation: its
+// task comes from the main agent as the child's user message.
+func childRole(m transcript.Message) string {
+	switch {
+	case m.Role == transcript.Assistant:
+		return "Sub-agent"
+	case m.Role == transcript.Tool && m.IsError:
+		return "Tool result · " + m.ToolName + " · error"
+	case m.Role == transcript.Tool:
+		return "Tool result · " + m.ToolName
+	case m.Role == transcript.User && m.Kind == transcript.KindChat:
+		return "Task from the main agent"
+	case m.Role == transcript.User:
+		return "Tally"
+	}
+	return string(m.Role)
+}
+
+// childTranscriptText is a sub-agent's conversation as text, each message
+// under a line naming its role.
+func childTranscriptText(msgs []transcript.Message) string {
+	var b strings.Builder
+	for i, m := range msgs {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("── " + childRole(m) + " ──\n")
+		b.WriteString(fullMessageText(m))
+	}
+	return b.String()
 }
 
 // stopChild stops one sub-agent; the turn goes on with its report.

@@ -72,6 +72,11 @@ func TestSubagentCardShowsTheChildAndItsTranscript(t *testing.T) {
 	if !h.overlayShows("list_dir") {
 		t.Error("the transcript does not show the child's tool calls")
 	}
+	for _, role := range []string{"── Task from the main agent ──\n", "── Sub-agent ──\n", "── Tool result · list_dir ──\n"} {
+		if !h.overlayShows(role) {
+			t.Errorf("the transcript has no role line %q", role)
+		}
+	}
 
 	// Reopened, the cards still show their children.
 	h.ui.Close()
