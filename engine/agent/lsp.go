@@ -201,3 +201,34 @@ func (l *lspState) diagnose(ctx context.Context, paths []string) (text string, r
 	b.WriteString("</diagnostics>")
 	return b.String(), rest
 }
+
+// Status is the state of every configured server of the workspace, nil
+// when the session has none available (or they are off). It never waits.
+func (h LanguageServers) Status() []lsp.ServerStatus {
+	if l := h.s.lsp; l != nil {
+		return l.mgr.Status()
+	}
+	return nil
+}
+
+// Diagnostics returns the current errors and warnings of paths (relative
+// to the workspace) from the servers that handle them, waiting a bounded
+// time for them to settle (see lsp.Manager.Diagnostics); none when no
+// server covers them. It does not take the session lock, so it may run
+// while a turn does.
+func (h LanguageServers) Diagnostics(ctx context.Context, paths ...string) (lsp.Set, lsp.Report) {
+	l := h.s.lsp
+	if l == nil {
+		return lsp.Set{}, lsp.Report{}
+	}
+	var covered []string
+	for _, p := range paths {
+		if l.covered(p) {
+			covered = append(covered, p)
+		}
+	}
+	if len(covered) == 0 {
+		return lsp.Set{}, lsp.Report{}
+	}
+	return l.mgr.Diagnostics(ctx, covered...)
+}
