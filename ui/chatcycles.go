@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
@@ -72,3 +73,28 @@ func openRows(it *chatItem) []*chatItem {
 
 // toggleCycle expands or collapses a closed cycle's messages under its row.
 func (c *chatView) toggleCycle(it *chatItem) { c.toggleFold(it) }
+
+// unfoldFor opens the rewind folds that hold a row of m, so a search hit
+// among the messages a rewind took out can be shown.
+func (c *chatView) unfoldFor(m transcript.Message) {
+	for again := true; again; {
+		again = false
+		for _, it := range c.items {
+			if it.kind == itemRewind && !it.reasonOn && foldHolds(it, m) {
+				c.toggleFold(it)
+				again = true
+				break
+			}
+		}
+	}
+}
+
+// foldHolds reports whether the rows folded under it show m.
+func foldHolds(it *chatItem, m transcript.Message) bool {
+	for _, p := range it.pastItems {
+		if matchesMessage(p, m) || foldHolds(p, m) {
+			return true
+		}
+	}
+	return false
+}

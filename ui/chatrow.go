@@ -86,14 +86,14 @@ func (r *messageRow) set(it *chatItem) {
 	tw.ShowIf(r.header, it.kind == itemUser || it.kind == itemAssistant)
 	tw.ShowIf(r.card, it.kind == itemTool)
 	hasReason := (it.kind == itemAssistant || it.kind == itemRebuild) && it.reasoning != ""
-	tw.ShowIf(r.reason, hasReason || it.kind == itemCycle)
+	tw.ShowIf(r.reason, hasReason)
 	tw.ShowIf(r.rtext, hasReason && it.reasonOn)
 	plain := it.kind == itemUser || it.kind == itemNotice || it.kind == itemRebuild || it.kind == itemCycle || it.kind == itemRewind || (it.kind == itemAssistant && it.streaming && it.text != "")
 	rich := it.kind == itemAssistant && !it.streaming && it.md != nil
 	tw.ShowIf(r.plain, plain)
 	tw.ShowIf(r.rich, rich)
 	tw.ShowIf(r.rewindB, it.kind == itemUser && (it.logIndex >= 0 || !it.sent.IsZero()) && r.chat.onRewind != nil)
-	tw.ShowIf(r.fold, it.kind == itemRewind && len(it.pastItems) > 0)
+	tw.ShowIf(r.fold, it.kind == itemRewind && len(it.pastItems) > 0 || it.kind == itemCycle)
 	tw.ShowIf(r.veil, it.superseded)
 	if it.superseded {
 		r.veil.FillColor = veilColor()
@@ -131,7 +131,7 @@ func (r *messageRow) set(it *chatItem) {
 		r.reason.SetText(arrow + " " + name + " (" + text.Thousands(len([]rune(it.reasoning))) + " chars)")
 	}
 	if it.kind == itemCycle {
-		r.reason.SetText(cycleToggleText(it))
+		r.fold.SetText(foldToggleText(it)) // under the heading it belongs to
 	}
 	if plain {
 		style := fyne.TextStyle{}

@@ -98,6 +98,15 @@ func TestRewindFoldsWhatItTookOut(t *testing.T) {
 	if h.rowWith("second turn") >= 0 {
 		t.Error("collapsing left the rewound messages shown")
 	}
+
+	// A search hit among them opens the fold.
+	past, err := h.ui.live.sess.Compaction().History()
+	if err != nil || len(past) == 0 {
+		t.Fatalf("history: %v, %d rebuilds", err, len(past))
+	}
+	if !h.ui.chat.reveal(past[0].Superseded[0], 1, false) || h.rowWith("second turn") != row+1 {
+		t.Error("revealing a rewound message did not open its fold")
+	}
 }
 
 // A message of a cycle closed meanwhile still has its turn: the Rewind

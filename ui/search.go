@@ -174,6 +174,7 @@ func (u *UI) revealPending() {
 // when it is not in the current one. It reports whether the row was found.
 func (c *chatView) reveal(m transcript.Message, cycleNo int, current bool) bool {
 	if !current {
+		c.unfoldFor(m) // a message a rewind took out
 		for _, it := range c.items {
 			if it.kind == itemCycle && it.cycleNo == cycleNo && !it.reasonOn {
 				c.toggleCycle(it)
