@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -74,7 +75,8 @@ func CacheCostText(c compact.CacheCost, p ledger.Price, priced bool) string {
 	case c.BreakEven < 0:
 		b.WriteString("\nIt never pays off in cache terms: nothing is saved.")
 	case c.BreakEven > 0:
-		fmt.Fprintf(&b, "\nBreaks even after %.1f later requests", c.BreakEven)
+		// A request is whole: it pays off after the next whole one.
+		fmt.Fprintf(&b, "\nBreaks even after %s", text.Plural(int(math.Ceil(c.BreakEven)), "later request"))
 		if !priced {
 			fmt.Fprintf(&b, " (assuming a miss costs %.0f× a hit)", c.MissHitRatio)
 		}

@@ -22,7 +22,7 @@ func TestCompactionDialogApplyAndCancel(t *testing.T) {
 	test.Tap(h.ui.actions.compact)
 	d := waitShown[*compactionPreview](h, "the preview")
 	for _, s := range []string{"84,200 → 21,000 tokens", "micro — ran · 1 message touched · 84,200 → 81,600 tokens",
-		"memory — skipped: the workspace has no MEMORY.md", "misses the cache on all 21,000 tokens", "Breaks even after 3.0 later requests"} {
+		"memory — skipped: the workspace has no MEMORY.md", "misses the cache on all 21,000 tokens", "Breaks even after 3 later requests"} {
 		if !h.shows(s) {
 			t.Errorf("the preview does not show %q", s)
 		}
