@@ -160,3 +160,8 @@ func (r *messageRow) CreateRenderer() fyne.WidgetRenderer {
 	body := container.NewVBox(r.header, r.reason, r.rtext, r.plain, r.fold, r.rich, r.card)
 	return widget.NewSimpleRenderer(container.NewStack(r.bg, container.NewPadded(body), r.veil))
 }
+
+// Tapped implements fyne.Tappable. A click on a row is taken here so it
+// never reaches the list, which would select the row and scroll to it
+// (the chat jumped when a card's title was clicked).
+func (r *messageRow) Tapped(*fyne.PointEvent) {}
