@@ -91,9 +91,7 @@ func (m *Manager) Diagnostics(ctx context.Context, paths ...string) (set Set, re
 		var err error
 		rels, err = m.sync(ctx, paths)
 		if err != nil {
-			for _, line := range strings.Split(err.Error(), "\n") {
-				rep.Notes = append(rep.Notes, line)
-			}
+			rep.Notes = append(rep.Notes, strings.Split(err.Error(), "\n")...)
 		}
 	}
 	want := map[string]document{}
@@ -117,6 +115,44 @@ func (m *Manager) Diagnostics(ctx context.Context, paths ...string) (set Set, re
 	}
 	m.settle(ctx, items, want, &rep)
 	return m.collect(items, want), rep
+}
+
+// Current returns the diagnostics the servers last published for paths
+// (every synced file when none is given), without syncing or waiting: a
+// cheap "before" for [NewIn] when a caller is about to change a file.
+// Files never synced, and paths outside the workspace, have none.
+func (m *Manager) Current(paths ...string) Set {
+	if m.usable() != nil {
+		return Set{}
+	}
+	want := map[string]document{}
+	m.mu.Lock()
+	if len(paths) == 0 {
+		for rel, d := range m.docs {
+			want[rel] = *d
+		}
+	}
+	m.mu.Unlock()
+	for _, p := range paths {
+		if rel, err := m.rel(p); err == nil {
+			if d, ok := m.doc(rel); ok {
+				want[rel] = d
+			}
+		}
+	}
+	var items []*waitItem
+	for _, s := range m.servers {
+		it := &waitItem{s: s}
+		for rel := range want {
+			if s.cfg.handles(rel) {
+				it.rels = append(it.rels, rel)
+			}
+		}
+		if len(it.rels) > 0 {
+			items = append(items, it)
+		}
+	}
+	return m.collect(items, want)
 }
 
 // settle waits for the servers of items, as Diagnostics says.

@@ -46,6 +46,9 @@ func TestFakeServerDiagnosticsAndNewIn(t *testing.T) {
 			if mode == "ok" && rep.Waited > 2*time.Second {
 				t.Errorf("a version-matched publish took %s to settle", rep.Waited)
 			}
+			if cur := m.Current("a.fake"); !slices.Equal(cur["a.fake"], want) {
+				t.Errorf("Current = %+v", cur)
+			}
 			// The old problem moves down a line; a new one appears.
 			writeFiles(t, dir, map[string]string{"a.fake": "new first line\nfine\nBAD here\n  BAD again\n"})
 			after, _ := m.Diagnostics(ctx, filepath.Join(dir, "a.fake"))

@@ -34,8 +34,8 @@ func (s *server) initializeParams() initializeParams {
 	root := fileURI(s.m.real)
 	p := initializeParams{InitializeParams: protocol.InitializeParams{
 		ClientInfo: &protocol.ClientInfo{Name: clientName},
-		RootPath:   s.m.real,
-		RootURI:    protocol.DocumentURI(root),
+		//lint:ignore SA1019 servers that predate workspace folders read only the root URI
+		RootURI: protocol.DocumentURI(root),
 		Capabilities: protocol.ClientCapabilities{
 			Workspace: &protocol.WorkspaceClientCapabilities{
 				Configuration: true, WorkspaceFolders: true,

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -159,9 +160,15 @@ func lookup(sc ServerConfig, pathList string) (prog, why string) {
 	case strings.ContainsAny(cmd, `/\`):
 		return "", fmt.Sprintf("the command %q of the language server %q is a relative path; give a name on PATH or an absolute path", cmd, sc.Name)
 	}
+	exts := []string{""}
+	if runtime.GOOS == "windows" && filepath.Ext(cmd) == "" {
+		exts = []string{".exe", ".cmd", ".bat"}
+	}
 	for _, dir := range filepath.SplitList(pathList) {
-		if p := filepath.Join(dir, cmd); filepath.IsAbs(dir) && executableFile(p) {
-			return p, ""
+		for _, ext := range exts {
+			if p := filepath.Join(dir, cmd+ext); filepath.IsAbs(dir) && executableFile(p) {
+				return p, ""
+			}
 		}
 	}
 	return "", fmt.Sprintf("%s (the language server %q) is not on PATH; %s", cmd, sc.Name, how)
@@ -169,7 +176,7 @@ func lookup(sc ServerConfig, pathList string) (prog, why string) {
 
 func executableFile(p string) bool {
 	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+	return err == nil && fi.Mode().IsRegular() && (fi.Mode()&0o111 != 0 || runtime.GOOS == "windows")
 }
 
 // installed reports whether the server's program was found.
