@@ -41,7 +41,8 @@ go mod download
 # gopls built with Go, pyright and typescript-language-server from npm.
 # Versions are pinned; typescript-language-server 6 needs Node 22 and
 # typescript 7 ships no tsserver, so the last releases before those are
-# used. Without npm the two Node servers are skipped and their tests skip.
+# used (and typescript-language-server only on Node 20 or newer). Without
+# npm the two Node servers are skipped and their tests skip.
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tools="$root/.tools"
 gopls_version=v0.23.0
@@ -49,7 +50,12 @@ if ! "$tools/bin/gopls" version 2>/dev/null | grep -q "gopls $gopls_version\$"; 
 	echo "Installing gopls $gopls_version into .tools/bin"
 	GOBIN="$tools/bin" go install "golang.org/x/tools/gopls@$gopls_version"
 fi
-npm_packages=(pyright@1.1.414 typescript-language-server@5.3.0 typescript@5.9.3)
+npm_packages=(pyright@1.1.414)
+if node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' 2>/dev/null; then
+	npm_packages+=(typescript-language-server@5.3.0 typescript@5.9.3)
+elif command -v npm >/dev/null; then
+	echo "note: typescript-language-server needs Node.js 20 or newer, so it is skipped and its tests will skip"
+fi
 if command -v npm >/dev/null; then
 	have_all=1
 	for p in "${npm_packages[@]}"; do
