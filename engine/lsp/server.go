@@ -422,11 +422,13 @@ func (s *server) exited(c *conn, detail string) {
 }
 
 // fail marks the server failed for good because of c (a hang, a refused
-// handshake) and kills c's process.
+// handshake) and kills c's process; for a c that is no longer the live
+// connection (one being stopped) it only kills.
 func (s *server) fail(c *conn, reason string) {
 	s.mu.Lock()
 	if s.c != c {
 		s.mu.Unlock()
+		c.kill()
 		return
 	}
 	s.c = nil
@@ -437,12 +439,14 @@ func (s *server) fail(c *conn, reason string) {
 	c.kill()
 }
 
-// kill ends c's process and everything it started.
+// kill ends c's process and everything it started (its process group,
+// or the sandbox's, whose helper kills the rest).
 func (c *conn) kill() {
 	select {
 	case <-c.done:
 	default:
 		_ = proc.KillGroup(c.cmd)
+		_ = c.cmd.Process.Kill() // in case a Confine left it in Tally's group
 	}
 	if c.rpc != nil {
 		c.rpc.Close()
