@@ -66,7 +66,12 @@ func (s *Session) startLSP() {
 	confineEnv := s.env
 	mgr, release := lsp.Acquire(lsp.Options{
 		Workspace: s.meta.Workspace, Servers: o.Servers, LogDir: logDir, Settle: o.Settle,
-		Confine: func(c *exec.Cmd) (*exec.Cmd, error) { return tool.ConfineProgram(&confineEnv, c, installRoot(c.Path)) },
+		Confine: func(c *exec.Cmd) (*exec.Cmd, error) {
+			if confineEnv.TempDir != "" { // gopls keeps its file cache where it may write
+				c.Env = append(c.Env, "GOPLSCACHE="+filepath.Join(confineEnv.TempDir, "gopls"))
+			}
+			return tool.ConfineProgram(&confineEnv, c, installRoot(c.Path))
+		},
 	})
 	servers := mgr.Available()
 	if len(servers) == 0 {
