@@ -120,6 +120,7 @@ type chatView struct {
 	jump        *widget.Button    // "Jump to latest", shown while the end is out of view
 	jumpLayer   fyne.CanvasObject // holds jump over the list's bottom right corner
 	checking    bool              // a check of the jump button is queued
+	endShown    bool              // the end of the chat was in view at the last check
 
 	awaitNext *chatItem      // the last rewrite's row, until the next request's size is known
 	found     *chatItem      // the row a search result last scrolled to

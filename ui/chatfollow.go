@@ -77,6 +77,7 @@ func (c *chatView) scrolled() {
 		return
 	}
 	away := c.list.GetScrollOffset()+c.list.Size().Height < c.total()-2 && c.list.Size().Height > 0
+	c.endShown = !away
 	if away == c.jump.Visible() {
 		return
 	}

@@ -92,20 +92,25 @@ const exactTail = 60
 // heightChanged keeps the view at the bottom when the chat area grows or
 // shrinks, and after a freshly loaded conversation is first laid out.
 func (c *chatView) heightChanged() {
+	was := c.endShown // as before the resize: the layout runs first
 	c.later(func() {
-		if c.stickBottom || c.following() {
+		if c.stickBottom || was || c.following() {
 			c.toBottom()
 		}
 	})
 }
 
 func (c *chatView) widthChanged(w float32) {
+	was := c.endShown
 	c.later(func() {
 		if c.width == w {
 			return
 		}
 		c.width = w
 		c.remeasureAll()
+		if was {
+			c.toBottom()
+		}
 	})
 }
 

@@ -109,3 +109,19 @@ func TestChatWheelStep(t *testing.T) {
 		t.Errorf("one wheel step moved the chat %.0f px; want at least three lines (%.0f px)", moved, 3*c.lineHeight())
 	}
 }
+
+// A chat showing its end keeps showing it when the window gets smaller.
+func TestChatKeepsItsEndOnResize(t *testing.T) {
+	srv := llmtest.New(llmtest.Sequence(llmtest.Text(longAnswer("short", 6))))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	h.send("go")
+	h.waitIdle()
+	h.gapToEnd()
+	h.win.Resize(fyne.NewSize(700, 420))
+	h.waitFor("the resize", func() bool { return h.q.empty() })
+	if g := h.gapToEnd(); g > 2 {
+		t.Errorf("after the window shrank the chat ends %.0f px below the view", g)
+	}
+}
