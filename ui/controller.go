@@ -30,6 +30,8 @@ type liveSession struct {
 	draft string       // the unsent prompt, as last stored
 	empty bool         // the session has no message yet: nothing to compact, purge or archive
 	rows  []ledger.Row
+	// lspTold are the language servers whose failure the banner told.
+	lspTold map[string]bool
 }
 
 // sessionFacts is what opening a session established: how it is

@@ -22,6 +22,8 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 	switch e.Kind {
 	case agent.EventTurnStart:
 		u.setRunning(1)
+	case agent.EventTurnEnd:
+		u.noteServerFailures(live)
 	case agent.EventDelta:
 		u.footer.ClearRetry()
 		u.chat.delta(e.Delta.Content, e.Delta.Reasoning)

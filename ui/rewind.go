@@ -278,6 +278,7 @@ type changesView struct {
 	changes []filehistory.FileChange
 	revert  map[string]*widget.Button
 	all     *widget.Button
+	diags   *changeDiagnostics // the language servers' errors and warnings (changes_diagnostics.go)
 	body    fyne.CanvasObject
 	dlg     *dialog.CustomDialog
 }
@@ -297,7 +298,7 @@ func (u *UI) showChanges() {
 }
 
 func (u *UI) openChanges(live *liveSession, changes []filehistory.FileChange) {
-	v := &changesView{changes: changes, revert: map[string]*widget.Button{}}
+	v := &changesView{changes: changes, revert: map[string]*widget.Button{}, diags: newChangeDiagnostics()}
 	list := container.NewVBox()
 	if len(changes) == 0 {
 		list.Add(widget.NewLabel("The agent has not changed any file in this session (or every change was reverted)."))
@@ -309,7 +310,7 @@ func (u *UI) openChanges(live *liveSession, changes []filehistory.FileChange) {
 			b.Disable()
 		}
 		v.revert[path] = b
-		head := container.NewBorder(nil, nil, nil, b, &widget.Label{Text: path, TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis})
+		head := container.NewBorder(nil, nil, nil, container.NewHBox(v.diags.badge(path), b), &widget.Label{Text: path, TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis})
 		var body fyne.CanvasObject
 		if c.Restorable {
 			d := c.Diff
@@ -317,7 +318,7 @@ func (u *UI) openChanges(live *liveSession, changes []filehistory.FileChange) {
 		} else {
 			body = &widget.Label{Text: "Not restorable: " + c.Why, Wrapping: fyne.TextWrapWord, Importance: widget.WarningImportance}
 		}
-		list.Add(container.NewVBox(head, widget.NewAccordion(widget.NewAccordionItem("Diff since the session began", body))))
+		list.Add(container.NewVBox(head, widget.NewAccordion(widget.NewAccordionItem("Diff since the session began", body)), v.diags.list(path)))
 	}
 	v.all = &widget.Button{Text: "Revert all", Icon: theme.ContentUndoIcon(), Importance: widget.DangerImportance, OnTapped: func() {
 		dialog.ShowConfirm("Revert all", fmt.Sprintf("Put %s back as they were when the session began? The conversation stays as it is.",
@@ -338,6 +339,7 @@ func (u *UI) openChanges(live *liveSession, changes []filehistory.FileChange) {
 	v.dlg.SetButtons([]fyne.CanvasObject{&widget.Button{Text: "Close", OnTapped: func() { v.dlg.Hide() }}, v.all})
 	v.dlg.Resize(fyne.NewSize(min(860, u.win.Canvas().Size().Width-40), min(600, u.win.Canvas().Size().Height-40)))
 	v.dlg.Show()
+	u.fetchChangeDiagnostics(live, v)
 }
 
 // revertFiles reverts one file (path) or all ("") off the UI goroutine,

@@ -44,6 +44,7 @@ type settingsForm struct {
 	safety    safetyFields
 	cache     cacheFields
 	keep      keepFields
+	lsp       *lspSection
 	testB     *widget.Button
 	result    *widget.Label
 	// problem says, above the scrolling fields, why Save refused them.
@@ -171,6 +172,7 @@ func (u *UI) newSettingsForm() *settingsForm {
 	f.safety = newSafetyFields(u.settings)
 	f.cache = newCacheFields(u.settings)
 	f.keep = u.newKeepFields(r.Model)
+	f.lsp = u.newLSPSection()
 	f.result = &widget.Label{Wrapping: fyne.TextWrapWord}
 	f.testB = &widget.Button{Text: "Test connection", Icon: theme.MediaPlayIcon(), OnTapped: f.test}
 
@@ -191,6 +193,7 @@ func (u *UI) newSettingsForm() *settingsForm {
 			HintText: "one small request per new session (the prefix at the miss price) so the first turn hits the cache"},
 		&widget.FormItem{Text: "MCP servers", Widget: &widget.Button{Text: "Manage MCP servers…", Icon: theme.ComputerIcon(), OnTapped: u.showMCPSettings},
 			HintText: "add, test, enable or remove the servers whose tools the agent may call"},
+		f.lsp.item(),
 		&widget.FormItem{Text: "Notifications", Widget: f.notify,
 			HintText: "a desktop notification while you look at another session or another window"},
 		&widget.FormItem{Text: "Theme", Widget: f.theme},

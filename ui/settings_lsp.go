@@ -1,0 +1,237 @@
+package ui
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/lsp"
+	tw "github.com/tally-dev/tally/ui/widget"
+)
+
+// Settings → Language servers: every configured server with what it
+// handles and its state — live from the shown session's servers, else
+// from the configuration — an Open log button where it has a log, and
+// where the user adds servers.
+
+// lspShape is the shape of the user's language-server file, as the
+// settings show it.
+const lspShape = `{"servers": {"name": {"command": "…", "args": ["--stdio"], "extensions": [".ext"], ` +
+	`"languages": ["id"], "init_options": {…}, "disabled": false}}}`
+
+// lspSection is the settings' list of language servers.
+type lspSection struct {
+	u     *UI
+	rows  *fyne.Container // one row per server; "Reading…" until loaded
+	where *widget.Label   // where the user adds servers, and the file's shape
+	note  *widget.Label   // whose states these are, or what is wrong with the file
+	logs  map[string]*widget.Button
+	box   *fyne.Container
+}
+
+// lspListing is what the section shows, read off the UI goroutine.
+type lspListing struct {
+	servers []lsp.ServerStatus
+	live    bool   // the states are the shown session's
+	path    string // the user's file; "" when unknown
+	problem string // what is wrong with the user's file or its folder
+}
+
+// newLSPSection builds the section and reads the servers' states off the
+// UI goroutine.
+func (u *UI) newLSPSection() *lspSection {
+	s := &lspSection{u: u, logs: map[string]*widget.Button{}}
+	s.rows = container.NewVBox(&widget.Label{Text: "Reading the language servers…", Importance: widget.LowImportance})
+	s.note = &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance, SizeName: theme.SizeNameCaptionText}
+	s.note.Hide()
+	s.where = &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance, SizeName: theme.SizeNameCaptionText}
+	s.box = container.NewVBox(s.rows, s.note, s.where)
+	var status func() []lsp.ServerStatus
+	demo := false
+	if live := u.live; live != nil && live.sess != nil {
+		status, demo = live.sess.LanguageServers().Status, live.info.demo
+	}
+	u.bridge.Work(func() func() {
+		l := readLSPListing(status)
+		return func() { s.show(l, demo) }
+	})
+	return s
+}
+
+// item is the section's row of the settings form.
+func (s *lspSection) item() *widget.FormItem {
+	return &widget.FormItem{Text: "Language servers", Widget: s.box}
+}
+
+// readLSPListing reads the servers' states: from status (the shown
+// session's, which never waits) when it reports any, else the
+// configuration, each "not started" or, when its command is not found,
+// "not installed". It reads files, so it runs off the UI goroutine.
+func readLSPListing(status func() []lsp.ServerStatus) lspListing {
+	var l lspListing
+	path, err := lsp.UserPath()
+	if err != nil {
+		l.problem = sentence(err.Error())
+	} else {
+		l.path = path
+	}
+	if status != nil {
+		if st := status(); len(st) > 0 {
+			l.servers, l.live = st, true
+		}
+	}
+	configs := lsp.Defaults()
+	if path != "" {
+		c, err := lsp.LoadConfig(path)
+		if err != nil {
+			l.problem = sentence(err.Error()) + " Sessions use the built-in servers until it is fixed."
+		} else {
+			configs = c
+		}
+	}
+	if l.live {
+		return l
+	}
+	for _, c := range configs {
+		st := lsp.ServerStatus{Name: c.Name, State: lsp.StateStopped, Command: c.Command, Languages: c.Languages, Extensions: c.Extensions}
+		if !commandFound(c.Command) {
+			st.State, st.Reason = lsp.StateNotInstalled, c.Command+" is not on the PATH"
+		}
+		l.servers = append(l.servers, st)
+	}
+	return l
+}
+
+// sentence makes an engine message one to show: first letter up, ending
+// in a full stop.
+func sentence(s string) string {
+	s = tw.UpperFirst(strings.TrimSpace(s))
+	if s != "" && !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// commandFound reports whether a server's command would be found: an
+// absolute path (or one under "~/") that exists, or a name on the PATH.
+func commandFound(cmd string) bool {
+	if rest, ok := strings.CutPrefix(cmd, "~/"); ok {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return false
+		}
+		cmd = filepath.Join(home, rest)
+	}
+	_, err := exec.LookPath(cmd)
+	return err == nil
+}
+
+// show fills the section with l; demo says the shown session is the demo,
+// which runs no server.
+func (s *lspSection) show(l lspListing, demo bool) {
+	s.rows.Objects = nil
+	s.logs = map[string]*widget.Button{}
+	for _, st := range l.servers {
+		s.rows.Add(s.row(st))
+	}
+	if len(l.servers) == 0 {
+		s.rows.Add(widget.NewLabel("No language server is configured."))
+	}
+	s.rows.Refresh()
+	var note []string
+	switch {
+	case l.live:
+		note = append(note, "States of the servers of the shown session's folder.")
+	case demo:
+		note = append(note, "The demo runs no language server; these are the configured ones.")
+	case s.u.live != nil:
+		note = append(note, "No server runs for the shown session: none handles its files, or none is installed.")
+	}
+	if l.problem != "" {
+		note = append(note, l.problem)
+	}
+	s.note.SetText(strings.Join(note, " "))
+	if l.problem != "" {
+		s.note.Importance = widget.WarningImportance
+	}
+	tw.ShowIf(s.note, s.note.Text != "")
+	where := "your language-server file"
+	if l.path != "" {
+		where = l.path
+	}
+	s.where.SetText("Add or change servers in " + where + ": " + lspShape +
+		`. A server named like a built-in one replaces it; "disabled": true turns it off. Sessions read the file when they open.`)
+}
+
+// row is one server: its name, its languages, its state and Open log
+// when it has a log on one line, and under them the reason when it is
+// not running.
+func (s *lspSection) row(st lsp.ServerStatus) fyne.CanvasObject {
+	state, reason, imp := lspStateText(st)
+	name := &widget.Label{Text: st.Name, TextStyle: fyne.TextStyle{Bold: true}}
+	what := &widget.Label{Text: lspHandles(st), Importance: widget.LowImportance, Truncation: fyne.TextTruncateEllipsis}
+	right := container.NewHBox(&widget.Label{Text: state, Importance: imp})
+	if st.LogPath != "" {
+		path := st.LogPath
+		b := &widget.Button{Text: "Open log", Icon: theme.DocumentIcon(), Importance: widget.LowImportance, OnTapped: func() { s.u.openFile(path) }}
+		s.logs[st.Name] = b
+		right.Add(b)
+	}
+	line := container.NewBorder(nil, nil, name, right, what)
+	if reason == "" {
+		return line
+	}
+	why := &widget.Label{Text: reason, Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText, Importance: widget.LowImportance}
+	if st.State == lsp.StateFailed {
+		why.Importance = widget.DangerImportance
+	}
+	return container.NewVBox(line, why)
+}
+
+// lspHandles says what a server handles: its languages, else its file
+// endings.
+func lspHandles(st lsp.ServerStatus) string {
+	if len(st.Languages) > 0 {
+		return strings.Join(st.Languages, ", ")
+	}
+	return strings.Join(st.Extensions, " ")
+}
+
+// lspStateText is a server's state in words, the reason it is not
+// running ("" when there is nothing to add) and the importance the state
+// is shown with.
+func lspStateText(st lsp.ServerStatus) (state, reason string, imp widget.Importance) {
+	reason = serverReason(st)
+	switch st.State {
+	case lsp.StateRunning:
+		return "running", "", widget.SuccessImportance
+	case lsp.StateStarting:
+		return "starting", "", widget.MediumImportance
+	case lsp.StateNotInstalled:
+		return "not installed", reason, widget.WarningImportance
+	case lsp.StateFailed:
+		return "failed", reason, widget.DangerImportance
+	}
+	// Stopped: the engine's own reason only repeats "not started yet".
+	if strings.HasPrefix(reason, "not started yet") {
+		reason = ""
+	}
+	return "not started yet", reason, widget.LowImportance
+}
+
+// serverReason is st's reason as said after its name: without the
+// final full stop, and "it" for the engine's opening "the language
+// server "name"".
+func serverReason(st lsp.ServerStatus) string {
+	r := strings.TrimSuffix(strings.TrimSpace(st.Reason), ".")
+	if rest, ok := strings.CutPrefix(r, `the language server "`+st.Name+`" `); ok {
+		r = "it " + rest
+	}
+	return r
+}
