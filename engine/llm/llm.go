@@ -49,7 +49,8 @@ import (
 // done or the call failed for good. Text is passed to cb.OnDelta as it
 // arrives and retries are announced through cb.OnRetry, both on the
 // goroutine that called Stream. On success the Response is non-nil and the
-// error nil; on failure the Response is nil.
+// error nil; on failure the Response is nil, except that a call stopped by
+// its context may return the text streamed so far (see OpenAI.Stream).
 type Model interface {
 	Stream(ctx context.Context, req Request, cb Callbacks) (*Response, error)
 }

@@ -151,11 +151,17 @@ func NewOpenAI(cfg Config) *OpenAI {
 // Stream implements Model. Transient failures are retried as described in
 // the package documentation; each retry is announced through cb.OnRetry
 // before the wait. When ctx is done Stream returns promptly with an error
-// wrapping ctx.Err().
+// wrapping ctx.Err() and, when the answer had begun, a Response holding
+// the text and reasoning streamed so far (never its tool calls), so a
+// stopped answer can be kept as the user saw it; otherwise an error comes
+// with a nil Response.
 func (o *OpenAI) Stream(ctx context.Context, req Request, cb Callbacks) (*Response, error) {
 	resp, err := o.stream(ctx, req, cb)
 	if err != nil {
-		return nil, guardKey(err, o.cfg.APIKey)
+		if ctx.Err() == nil {
+			resp = nil
+		}
+		return resp, guardKey(err, o.cfg.APIKey)
 	}
 	return resp, nil
 }
@@ -180,7 +186,7 @@ func (o *OpenAI) stream(ctx context.Context, req Request, cb Callbacks) (*Respon
 			return resp, nil
 		}
 		if ctx.Err() != nil {
-			return nil, cancelled(ctx)
+			return resp, cancelled(ctx) // what was streamed before the stop, if anything
 		}
 		if !IsRetryable(err) {
 			return nil, err
@@ -248,7 +254,7 @@ func (o *OpenAI) attempt(ctx context.Context, creq openai.ChatCompletionRequest,
 			}
 			continue
 		case ctx.Err() != nil:
-			return nil, ctx.Err()
+			return a.partial(), ctx.Err()
 		case a.finish != "":
 			// The answer was complete; at most the usage chunk was lost.
 			return a.response(), nil

@@ -202,6 +202,15 @@ func argumentText(raw json.RawMessage) string {
 }
 
 // response returns the assembled response (without timing and attempts).
+// partial is what was streamed of an answer cut short — its text and
+// reasoning, never its calls — or nil when nothing was.
+func (a *assembler) partial() *Response {
+	if a.content.Len() == 0 && a.reasoning.Len() == 0 {
+		return nil
+	}
+	return &Response{Content: a.content.String(), Reasoning: a.reasoning.String()}
+}
+
 func (a *assembler) response() *Response {
 	r := &Response{
 		Content:      a.content.String(),

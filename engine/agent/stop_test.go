@@ -1,0 +1,44 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+)
+
+// Stop threw the streamed part of an answer away: the model client gave
+// back nothing once its context ended, so the engine had nothing to keep.
+// The text the user saw is now kept in the conversation, marked as stopped.
+func TestStopKeepsTheStreamedPartOfTheAnswer(t *testing.T) {
+	h := newHarness(t, llmtest.Sequence(llmtest.Reply{Content: "The answer begins here and goes on", Fault: llmtest.FaultStallAfterContent}), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var streamed strings.Builder
+	h.cfg.OnEvent = func(e Event) {
+		if e.Kind == EventDelta && e.Delta != nil {
+			streamed.WriteString(e.Delta.Content)
+		}
+	}
+	s := h.session("stop")
+	// The user presses Stop while the answer streams (the server has sent
+	// its first piece and goes quiet).
+	time.AfterFunc(300*time.Millisecond, cancel)
+	res, err := s.Run(ctx, "explain")
+	if err != nil || res.Reason != ReasonCancelled {
+		t.Fatalf("Run = %+v, %v; want a cancelled turn", res, err)
+	}
+	msgs := s.Messages()
+	last := msgs[len(msgs)-1]
+	if last.Role != "assistant" || !strings.HasPrefix(last.Text(), "The answer b") || !strings.HasSuffix(last.Text(), "(stopped by the user)") {
+		t.Fatalf("last message %s %q; want the streamed part, marked as stopped", last.Role, last.Text())
+	}
+	if !strings.HasPrefix(last.Text(), streamed.String()) || streamed.Len() == 0 {
+		t.Fatalf("the screen saw %q, the conversation keeps %q", streamed.String(), last.Text())
+	}
+	if len(last.ToolCalls) != 0 {
+		t.Fatal("a stopped answer kept tool calls")
+	}
+}
