@@ -35,13 +35,19 @@ func TestStopKeepsThePartialAnswer(t *testing.T) {
 	h.waitIdle()
 	h.q.drain()
 	var kept *chatItem
+	rows := 0
 	for _, it := range h.ui.chat.items {
 		if it.kind == itemAssistant && strings.Contains(it.text, strings.TrimSpace(streamed)) {
 			kept = it
+			rows++
 		}
 	}
 	if kept == nil {
 		t.Fatalf("the streamed %q is gone from the chat: %q", streamed, h.rowTexts())
+	}
+	// The engine keeps what was streamed: one row, saved, not a copy.
+	if rows != 1 || kept.unsaved {
+		t.Errorf("%d rows hold the stopped answer (unsaved %v); want the one the conversation keeps", rows, kept.unsaved)
 	}
 	if kept.streaming || !kept.stopped {
 		t.Errorf("the kept answer is streaming %v, stopped %v", kept.streaming, kept.stopped)
