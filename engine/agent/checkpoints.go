@@ -19,6 +19,22 @@ type fileRecorder struct {
 	mu  sync.Mutex
 	rec *filehistory.Recorder
 	err error // why changes cannot be recorded now
+	// shell holds the files the last command created or modified, until
+	// the turn takes them (takeShellChanges) for its diagnostics.
+	shell []string
+}
+
+// takeShellChanges returns and forgets the files the last command created
+// or modified.
+func (f *fileRecorder) takeShellChanges() []string {
+	if f == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.shell
+	f.shell = nil
+	return out
 }
 
 func (f *fileRecorder) get() (*filehistory.Recorder, error) {
@@ -60,6 +76,7 @@ func (f *fileRecorder) BeforeShell() error {
 	if err != nil {
 		return err
 	}
+	f.takeShellChanges()
 	return r.BeforeShell()
 }
 
@@ -69,7 +86,10 @@ func (f *fileRecorder) AfterShell() error {
 	if err != nil {
 		return err
 	}
-	_, err = r.AfterShell()
+	ch, err := r.AfterShell()
+	f.mu.Lock()
+	f.shell = append(append([]string(nil), ch.Created...), ch.Modified...)
+	f.mu.Unlock()
 	return err
 }
 

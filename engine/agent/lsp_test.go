@@ -137,3 +137,28 @@ func lastDiagnostics(h *harness, prompt string) string {
 	}
 	return ""
 }
+
+// Files a shell command wrote got no check at all: only edit_file and
+// write_file were followed by diagnostics. A command's created and
+// modified files are now checked like an edit's.
+func TestShellCommandsWritesAreChecked(t *testing.T) {
+	if _, err := exec.LookPath("gofmt"); err != nil {
+		t.Skip("gofmt is not installed")
+	}
+	script := llmtest.ScriptFunc(func(r *llmtest.Req) llmtest.Reply {
+		if r.ToolResultsSinceHuman() > 0 {
+			return llmtest.Text("done")
+		}
+		return llmtest.Call("run_shell", `{"command":"printf 'package calc\\nfunc  Add(a,b int) int { return a+b }\\n' > calc.go"}`)
+	})
+	h := newHarness(t, script, tool.ApproveAll{})
+	h.cfg.LSP.Off = true
+	s := h.session("shell-diag")
+	defer s.Close()
+	if _, err := s.Run(context.Background(), "write calc.go with the shell"); err != nil {
+		t.Fatal(err)
+	}
+	if d := lastDiagnostics(h, "write calc.go with the shell"); !strings.Contains(d, "calc.go") {
+		t.Fatalf("the command's file got no check: %q", d)
+	}
+}
