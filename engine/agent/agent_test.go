@@ -43,7 +43,7 @@ func (r *recorder) kinds(k EventKind) []Event {
 }
 
 type harness struct {
-	t   *testing.T
+	t   testing.TB
 	srv *llmtest.Server
 	st  *storage.Store
 	ws  string
@@ -51,7 +51,7 @@ type harness struct {
 	cfg Config
 }
 
-func newHarness(t *testing.T, script llmtest.Script, approver tool.Approver) *harness {
+func newHarness(t testing.TB, script llmtest.Script, approver tool.Approver) *harness {
 	t.Helper()
 	srv := llmtest.New(script)
 	t.Cleanup(srv.Close)

@@ -17,7 +17,7 @@ import (
 
 // findServer returns the path of a language server's program: installed
 // by the deps step under .tools, or on PATH; the test skips without it.
-func findServer(t *testing.T, program string) string {
+func findServer(t testing.TB, program string) string {
 	t.Helper()
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	for _, dir := range []string{filepath.Join(root, ".tools", "bin"), filepath.Join(root, ".tools", "npm", "node_modules", ".bin")} {
