@@ -11,6 +11,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
@@ -76,6 +77,10 @@ type chatItem struct {
 	approval  *pendingApproval
 	decided   string
 	redacted  int // secrets replaced in the result at intake
+	// diags are the findings about this call's file from its round's
+	// <diagnostics> message; diagsOpen shows their list.
+	diags     []lsp.Diagnostic
+	diagsOpen bool
 
 	measuredAt float32 // width of the last exact measurement; 0: estimated
 }
@@ -129,6 +134,10 @@ type chatView struct {
 	onRewind  func(it *chatItem)
 	onChild   [2]func(it *chatItem) // a sub-agent card's Transcript and Stop
 
+	// round holds the tool cards of the last model message that made
+	// calls, which its <diagnostics> message is spread over.
+	round []*chatItem
+
 	onDecide func(it *chatItem, d tool.Decision)
 	copy     func(string)
 	deltas   int // streamed updates shown, for tests and diagnostics
@@ -172,6 +181,7 @@ func (c *chatView) setMessages(msgs []transcript.Message) {
 	c.heights = c.heights[:0]
 	c.byCall = map[string]*chatItem{}
 	c.awaitNext = nil
+	c.round = nil
 	for i := range msgs {
 		c.curIndex = i
 		c.addMessage(&msgs[i])
@@ -188,6 +198,7 @@ func (c *chatView) setHistory(cycles []cycle.Archive, past []agent.PastRebuild, 
 	c.heights = c.heights[:0]
 	c.byCall = map[string]*chatItem{}
 	c.awaitNext = nil
+	c.round = nil
 	for _, a := range cycles {
 		c.items = append(c.items, cycleItem(a))
 	}
@@ -202,7 +213,13 @@ func (c *chatView) clear() { c.setMessages(nil) }
 func (c *chatView) addMessage(m *transcript.Message) {
 	switch {
 	case m.Role == transcript.User && m.Kind == transcript.KindChat:
+		c.round = nil
 		c.items = append(c.items, &chatItem{kind: itemUser, text: m.Body(), logIndex: c.curIndex, sent: m.Time, sha: bodyHash(m.Body())})
+	case m.Role == transcript.User && m.Kind == transcript.KindDiagnostics:
+		// The whole message stays, collapsed; its findings go on the
+		// round's cards.
+		c.items = append(c.items, &chatItem{kind: itemNotice, text: noticeFor(m), reasoning: m.Body(), detailName: "Diagnostics"})
+		spreadDiagnostics(c.round, parseDiagnostics(m.Body()))
 	case m.Role == transcript.User:
 		c.items = append(c.items, &chatItem{kind: itemNotice, text: noticeFor(m)})
 	case m.Role == transcript.Assistant:
@@ -214,11 +231,15 @@ func (c *chatView) addMessage(m *transcript.Message) {
 			it.md = tw.ParseDoc(it.text)
 			c.items = append(c.items, it)
 		}
+		if len(m.ToolCalls) > 0 {
+			c.round = nil
+		}
 		for _, call := range m.ToolCalls {
 			it := &chatItem{kind: itemTool, call: call, status: toolQueued,
 				title: tool.Summarize(call.Name, json.RawMessage(call.Arguments)), argsText: argsDisplay(call.Name, call.Arguments)}
 			c.items = append(c.items, it)
 			c.byCall[call.ID] = it
+			c.round = append(c.round, it)
 		}
 	case m.Role == transcript.Tool:
 		it := c.byCall[m.ToolCallID]
@@ -349,6 +370,11 @@ func (c *chatView) commit(m *transcript.Message, logIndex int) {
 		added := append([]*chatItem(nil), c.items[before:]...)
 		c.items = c.items[:before]
 		c.appendItems(added...)
+		if m.Kind == transcript.KindDiagnostics {
+			for _, it := range c.round {
+				c.refreshItem(it) // the cards now show their findings
+			}
+		}
 		if m.Role == transcript.User && m.Kind == transcript.KindChat {
 			c.toBottom() // the user sent it: show it and what follows
 		}
@@ -442,6 +468,15 @@ func (c *chatView) redraw(i int) {
 // toggleResult opens or closes a tool card's result where it is.
 func (c *chatView) toggleResult(it *chatItem) {
 	it.expanded = !it.expanded
+	if i := c.index(it); i >= 0 {
+		c.redraw(i)
+	}
+}
+
+// toggleDiagnostics opens or closes a tool card's list of findings where
+// it is.
+func (c *chatView) toggleDiagnostics(it *chatItem) {
+	it.diagsOpen = !it.diagsOpen
 	if i := c.index(it); i >= 0 {
 		c.redraw(i)
 	}

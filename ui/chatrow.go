@@ -75,6 +75,7 @@ func newMessageRow(c *chatView) *messageRow {
 		}
 	}, func(it *chatItem) { r.chat.toggleResult(it) }, [2]func(*chatItem){
 		func(it *chatItem) { r.chat.onChild[0](it) }, func(it *chatItem) { r.chat.onChild[1](it) }})
+	r.card.onDiags = func(it *chatItem) { r.chat.toggleDiagnostics(it) }
 	r.ExtendBaseWidget(r)
 	return r
 }
@@ -85,7 +86,7 @@ func (r *messageRow) set(it *chatItem) {
 	tw.ShowIf(r.bg, it.kind == itemUser)
 	tw.ShowIf(r.header, it.kind == itemUser || it.kind == itemAssistant)
 	tw.ShowIf(r.card, it.kind == itemTool)
-	hasReason := (it.kind == itemAssistant || it.kind == itemRebuild) && it.reasoning != ""
+	hasReason := (it.kind == itemAssistant || it.kind == itemRebuild || it.kind == itemNotice) && it.reasoning != ""
 	tw.ShowIf(r.reason, hasReason)
 	tw.ShowIf(r.rtext, hasReason && it.reasonOn)
 	plain := it.kind == itemUser || it.kind == itemNotice || it.kind == itemRebuild || it.kind == itemCycle || it.kind == itemRewind || (it.kind == itemAssistant && it.streaming && it.text != "")

@@ -37,6 +37,7 @@ type toolCard struct {
 	item     *chatItem
 	onDecide func(it *chatItem, d tool.Decision)
 	onToggle func(it *chatItem)
+	onDiags  func(it *chatItem) // opens or closes the list of findings
 
 	border   *canvas.Rectangle
 	title    *widget.Label
@@ -54,6 +55,10 @@ type toolCard struct {
 	scroll   *container.Scroll
 	short    *widget.Label
 	child    *childCard // the sub-agent of a task call
+
+	diagBadge  *widget.Label   // "2 errors · 1 warning" about the call's file
+	diagToggle *widget.Button  // opens the list of them
+	diagList   *fyne.Container // "line:col severity message", one a line
 }
 
 func newToolCard(onDecide func(*chatItem, tool.Decision), onToggle func(*chatItem), onChild [2]func(*chatItem)) *toolCard {
@@ -84,6 +89,14 @@ func newToolCard(onDecide func(*chatItem, tool.Decision), onToggle func(*chatIte
 	c.scroll = container.NewVScroll(c.result)
 	c.scroll.SetMinSize(fyne.NewSize(0, resultScroll))
 	c.short = &widget.Label{TextStyle: fyne.TextStyle{Monospace: true}, Wrapping: fyne.TextWrapBreak}
+	c.diagBadge = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}}
+	c.diagToggle = &widget.Button{Importance: widget.LowImportance, Alignment: widget.ButtonAlignLeading,
+		OnTapped: func() {
+			if c.item != nil && c.onDiags != nil {
+				c.onDiags(c.item)
+			}
+		}}
+	c.diagList = container.NewVBox()
 	c.ExtendBaseWidget(c)
 	return c
 }
@@ -178,12 +191,42 @@ func (c *toolCard) set(it *chatItem) {
 	} else {
 		c.toggle.Hide()
 	}
+	c.showDiagnostics(it)
 	c.border.FillColor = theme.Color(theme.ColorNameInputBackground)
 	c.border.StrokeColor = theme.Color(theme.ColorNameSeparator)
 	if pending {
 		c.border.StrokeColor = theme.Color(theme.ColorNameWarning)
 	}
 	c.border.Refresh()
+}
+
+// showDiagnostics shows the findings about the call's file: the badge,
+// the toggle and, opened, their list; a call without any shows none.
+func (c *toolCard) showDiagnostics(it *chatItem) {
+	if len(it.diags) == 0 {
+		c.diagBadge.Hide()
+		c.diagToggle.Hide()
+		c.diagList.Hide()
+		return
+	}
+	badge, imp := cardDiagnosticsBadge(it.diags)
+	c.diagBadge.Text, c.diagBadge.Importance = badge, imp
+	c.diagBadge.Refresh()
+	c.diagBadge.Show()
+	arrow := "▸"
+	if it.diagsOpen {
+		arrow = "▾"
+	}
+	c.diagToggle.SetText(fmt.Sprintf("%s Diagnostics (%d)", arrow, len(it.diags)))
+	c.diagToggle.Show()
+	if it.diagsOpen {
+		c.diagList.Objects = diagnosticLabels(it.diags)
+		c.diagList.Refresh()
+		c.diagList.Show()
+	} else {
+		c.diagList.Objects = nil
+		c.diagList.Hide()
+	}
 }
 
 // showTicks names on the Approve button how many of the change's hunks
@@ -205,8 +248,8 @@ func (c *toolCard) showTicks(p *pendingApproval) {
 
 // CreateRenderer implements fyne.Widget.
 func (c *toolCard) CreateRenderer() fyne.WidgetRenderer {
-	head := container.NewBorder(nil, nil, nil, c.status, c.title)
-	body := container.NewVBox(head, c.args, c.diffBox, c.note, c.buttons, c.decision, c.child.box, c.toggle, c.short, c.scroll)
+	head := container.NewBorder(nil, nil, nil, container.NewHBox(c.diagBadge, c.status), c.title)
+	body := container.NewVBox(head, c.args, c.diffBox, c.note, c.buttons, c.decision, c.child.box, c.toggle, c.short, c.scroll, c.diagToggle, c.diagList)
 	return widget.NewSimpleRenderer(container.NewStack(c.border, container.NewPadded(body)))
 }
 
