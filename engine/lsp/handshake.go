@@ -141,7 +141,7 @@ func (h *handler) Handle(_ context.Context, rc *jsonrpc2.Conn, req *jsonrpc2.Req
 			Message string `json:"message"`
 		}
 		if json.Unmarshal(params, &msg) == nil {
-			h.s.log.Note("%s: %s", req.Method, text.ClipBytes(msg.Message, 4096))
+			h.s.log.Note(req.Method + ": " + text.ClipBytes(msg.Message, 4096))
 		}
 	}
 	if req.Notif {

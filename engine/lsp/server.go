@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tally-dev/tally/internal/serverlog"
 	"io"
 	"os"
 	"os/exec"
@@ -79,7 +80,7 @@ type server struct {
 	m       *Manager
 	cfg     ServerConfig
 	logPath string
-	log     *serverLog
+	log     *serverlog.Log
 
 	mu       sync.Mutex
 	prog     string // the resolved program, "" when not found
@@ -116,7 +117,7 @@ func newServer(m *Manager, sc ServerConfig) *server {
 		sum := sha256.Sum256([]byte(m.real))
 		s.logPath = filepath.Join(m.opts.LogDir, sc.Name+"-"+hex.EncodeToString(sum[:4])+".log")
 	}
-	s.log = newServerLog(s.logPath)
+	s.log = serverlog.New(s.logPath, LogLimit)
 	s.lookupLocked()
 	return s
 }
@@ -319,7 +320,7 @@ func (s *server) spawn(gen int) (*conn, error) {
 	if cmd.SysProcAttr == nil {
 		proc.StartInGroup(cmd)
 	}
-	s.log.Note("starting %s", strings.Join(append([]string{prog}, s.cfg.Args...), " "))
+	s.log.Note("starting " + strings.Join(append([]string{prog}, s.cfg.Args...), " "))
 	if err := cmd.Start(); err != nil {
 		closeAll()
 		return nil, s.startErr(err)
@@ -411,7 +412,7 @@ func (s *server) exited(c *conn, detail string) {
 	if last != "" {
 		msg += fmt.Sprintf(", its last error output was %q", last)
 	}
-	s.log.Note("%s", msg)
+	s.log.Note(msg)
 	if s.restarts < maxRestarts && !s.m.isClosed() {
 		s.restarts++
 		s.startLocked(msg + "; it is being restarted once")
@@ -435,7 +436,7 @@ func (s *server) fail(c *conn, reason string) {
 	s.gen++
 	s.setLocked(StateFailed, reason)
 	s.mu.Unlock()
-	s.log.Note("%s", reason)
+	s.log.Note(reason)
 	c.kill()
 }
 
@@ -585,7 +586,7 @@ type protoLogger struct {
 
 func (l protoLogger) Printf(format string, v ...any) {
 	line := strings.TrimSpace(fmt.Sprintf(format, v...))
-	l.s.log.Note("%s", line)
+	l.s.log.Note(line)
 	if msg, ok := strings.CutPrefix(line, "jsonrpc2: protocol error: "); ok {
 		l.s.mu.Lock()
 		l.c.protoErr = "its output could not be read: " + text.OneLine(msg, 200)

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"github.com/tally-dev/tally/internal/serverlog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -275,7 +276,7 @@ func TestChildEnv(t *testing.T) {
 
 func TestStderrLogCapped(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "mcp", "srv.log")
-	l := newStderrLog(path, 100)
+	l := serverlog.New(path, 100)
 	for i := range 50 {
 		if _, err := l.Write([]byte(strings.Repeat("x", 9) + "\n")); err != nil {
 			t.Fatal(err)
@@ -297,7 +298,7 @@ func TestStderrLogCapped(t *testing.T) {
 	if got := l.LastLine(); got != "partial" {
 		t.Errorf("LastLine after newline = %q", got)
 	}
-	quiet := newStderrLog("", 0)
+	quiet := serverlog.New("", 0)
 	quiet.Write([]byte("no file\n"))
 	if quiet.LastLine() != "no file" {
 		t.Errorf("LastLine without a file = %q", quiet.LastLine())
@@ -306,8 +307,8 @@ func TestStderrLogCapped(t *testing.T) {
 
 func TestSearchRanking(t *testing.T) {
 	m := NewManager(Config{}, Options{})
-	s := &server{name: "github", m: m, log: newStderrLog("", 0)}
-	other := &server{name: "jira", m: m, log: newStderrLog("", 0)}
+	s := &server{name: "github", m: m, log: serverlog.New("", 0)}
+	other := &server{name: "jira", m: m, log: serverlog.New("", 0)}
 	m.addTools(s, []toolInfo{
 		{Name: "createIssue", Description: "Create a new issue in a repository."},
 		{Name: "list_issues", Description: "List the issues of a repository."},

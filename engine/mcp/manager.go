@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"github.com/tally-dev/tally/internal/serverlog"
 	"os/exec"
 	"slices"
 	"strings"
@@ -21,7 +22,7 @@ type Options struct {
 	// LogPath names the stderr log file of a server, for example
 	// <data>/mcp/<server>.log; nil or "" keeps no log.
 	LogPath func(server string) string
-	// LogLimit caps each log file in bytes; 0 means [DefaultLogLimit].
+	// LogLimit caps each log file in bytes; 0 means [serverlog.DefaultLimit].
 	LogLimit int64
 	// Dir is the workspace. The stdio servers of its own MCP file
 	// (ServerConfig.Workspace) start in it; the user's start in the folder
@@ -126,7 +127,7 @@ func NewManager(cfg Config, opts Options) *Manager {
 		if opts.LogPath != nil {
 			path = opts.LogPath(name)
 		}
-		s := &server{name: name, cfg: sc, m: m, log: newStderrLog(path, opts.LogLimit), state: StateIdle, allowRO: sc.AllowReadOnly}
+		s := &server{name: name, cfg: sc, m: m, log: serverlog.New(path, opts.LogLimit), state: StateIdle, allowRO: sc.AllowReadOnly}
 		if sc.Disabled {
 			s.state = StateDisabled
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tally-dev/tally/engine/secrets"
+	"github.com/tally-dev/tally/internal/serverlog"
 	"io"
 	"net/http"
 	"os"
@@ -84,7 +86,7 @@ type server struct {
 	name string
 	cfg  ServerConfig
 	m    *Manager
-	log  *stderrLog
+	log  *serverlog.Log
 
 	connMu sync.Mutex // held while connecting, so concurrent calls share one attempt
 
@@ -103,7 +105,7 @@ func (s *server) status() ServerStatus {
 	defer s.mu.Unlock()
 	return ServerStatus{
 		Name: s.name, State: s.state, Reason: s.reason, Tools: s.tools,
-		Restarts: s.restarts, LogPath: s.log.path, Source: s.cfg.Source,
+		Restarts: s.restarts, LogPath: s.log.Path(), Source: s.cfg.Source,
 	}
 }
 
@@ -206,8 +208,8 @@ func (s *server) failure(ctx context.Context, what string, err error) error {
 
 // advice tells what to do about a failing server.
 func (s *server) advice() string {
-	if s.log.path != "" {
-		return "check its settings and its log " + s.log.path
+	if s.log.Path() != "" {
+		return "check its settings and its log " + s.log.Path()
 	}
 	return "check its settings"
 }
@@ -444,4 +446,10 @@ func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set(k, v)
 	}
 	return h.base.RoundTrip(r)
+}
+
+// redact replaces the secrets in s by markers.
+func redact(s string) string {
+	out, _ := secrets.Redact(s)
+	return out
 }

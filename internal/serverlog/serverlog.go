@@ -1,4 +1,9 @@
-package mcp
+// Package serverlog is the log of a program Tally runs for a long time (an
+// MCP server, a language server): its stderr goes to a size-capped file,
+// line by line with secrets redacted, and the last line is kept for the
+// program's status. A write never fails, so a full disk cannot stall the
+// program.
+package serverlog
 
 import (
 	"bytes"
@@ -11,10 +16,10 @@ import (
 	"github.com/tally-dev/tally/internal/text"
 )
 
-// DefaultLogLimit caps a server's stderr log file, in bytes. When the file
-// would grow past it, it is moved to "<name>.1" (replacing an older one) and
-// a new file is started, so at most twice the limit is kept per server.
-const DefaultLogLimit = 1 << 20
+// DefaultLimit caps a log file, in bytes. When the file would grow past
+// it, it is moved to "<name>.1" (replacing an older one) and a new file is
+// started, so at most twice the limit is kept per program.
+const DefaultLimit = 1 << 20
 
 // maxLastLine bounds the last stderr line kept for status reasons.
 const maxLastLine = 300
@@ -23,13 +28,13 @@ const maxLastLine = 300
 // that it is redacted whole; a longer line is written out in pieces.
 const maxPartial = 64 << 10
 
-// stderrLog receives a server's stderr: it appends to a size-capped file
+// Log receives a program's stderr: it appends to a size-capped file
 // (when a path is set) and remembers the last non-empty line for status
 // messages. Both see the text with its secrets redacted (see
 // [secrets.Redact]), line by line: a server's error output may echo its
 // token, and the status reaches events, the UI and --json output. It never
 // fails a write, so a full disk cannot stall a server.
-type stderrLog struct {
+type Log struct {
 	path  string
 	limit int64
 
@@ -40,15 +45,17 @@ type stderrLog struct {
 	last string // the last complete non-empty line
 }
 
-func newStderrLog(path string, limit int64) *stderrLog {
+// New returns the log writing to path ("" keeps only the last line),
+// capped at limit bytes (0 means DefaultLimit).
+func New(path string, limit int64) *Log {
 	if limit <= 0 {
-		limit = DefaultLogLimit
+		limit = DefaultLimit
 	}
-	return &stderrLog{path: path, limit: limit}
+	return &Log{path: path, limit: limit}
 }
 
 // Write implements io.Writer; it always reports success.
-func (l *stderrLog) Write(p []byte) (int, error) {
+func (l *Log) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.part = append(l.part, p...)
@@ -82,7 +89,7 @@ func redact(s string) string {
 
 // appendFile writes p to the file, rotating it first when p would pass the
 // limit. The caller holds l.mu.
-func (l *stderrLog) appendFile(p []byte) {
+func (l *Log) appendFile(p []byte) {
 	if l.path == "" {
 		return
 	}
@@ -97,7 +104,7 @@ func (l *stderrLog) appendFile(p []byte) {
 
 // rotate opens the log file for appending, first moving it aside when it
 // cannot take another n bytes.
-func (l *stderrLog) rotate(n int64) {
+func (l *Log) rotate(n int64) {
 	if l.f != nil {
 		l.f.Close()
 		l.f = nil
@@ -119,15 +126,20 @@ func (l *stderrLog) rotate(n int64) {
 	l.f = f
 }
 
-// Note appends a line written by Tally itself (a start, an exit) to the log.
-func (l *stderrLog) Note(line string) {
+// Path is the log file's path, "" when only the last line is kept.
+func (l *Log) Path() string { return l.path }
+
+// Note appends a line written by Tally itself (a start, an exit) to the
+// log, marked "[tally]" and redacted.
+func (l *Log) Note(line string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.appendFile([]byte("[tally] " + redact(line) + "\n"))
 }
 
-// LastLine returns the last non-empty line the server wrote to stderr.
-func (l *stderrLog) LastLine() string {
+// LastLine returns the last non-empty line the program wrote to stderr,
+// redacted and cut to 300 bytes.
+func (l *Log) LastLine() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if line := strings.TrimSpace(string(l.part)); line != "" {
@@ -138,7 +150,7 @@ func (l *stderrLog) LastLine() string {
 
 // Close writes out the unfinished line and closes the file; later writes
 // reopen it.
-func (l *stderrLog) Close() {
+func (l *Log) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.part) > 0 {
