@@ -1,11 +1,16 @@
 package ui
 
 import (
+	"os/exec"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -77,5 +82,109 @@ func TestDiagnosticsSpreadOverTheRoundsCards(t *testing.T) {
 	}
 	if s, imp := cardDiagnosticsBadge(write.diags); s != "1 warning" || imp != widget.WarningImportance {
 		t.Errorf("badge %q (%v)", s, imp)
+	}
+}
+
+// A round that writes a badly formatted Go file and a clean one: the
+// gofmt check's finding is shown on the first file's card, as a badge
+// and an expandable list, not on the other's; the diagnostics row stays
+// and expands to the whole message.
+func TestToolCardShowsItsFilesDiagnostics(t *testing.T) {
+	if _, err := exec.LookPath("gofmt"); err != nil {
+		t.Skip("gofmt is not installed")
+	}
+	srv := llmtest.New(llmtest.Sequence(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+			{Name: "write_file", Arguments: `{"path":"ugly.go","content":"package ugly\nfunc  F( ) {}\n"}`},
+			{Name: "write_file", Arguments: `{"path":"fine.go","content":"package ugly\n\nfunc G() {}\n"}`},
+		}},
+		llmtest.Text("done"),
+	))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	h.ui.head.perm.mode.SetSelected("Auto-edit")
+	h.waitFor("auto-edit", func() bool { return string(h.ui.live.sess.Permissions().Mode()) == "auto-edit" })
+	h.send("write the files")
+	h.waitIdle()
+
+	var ugly, fine, row *chatItem
+	for _, it := range h.ui.chat.items {
+		switch {
+		case it.kind == itemTool && strings.Contains(it.call.Arguments, "ugly.go"):
+			ugly = it
+		case it.kind == itemTool && strings.Contains(it.call.Arguments, "fine.go"):
+			fine = it
+		case it.kind == itemNotice && it.detailName == "Diagnostics":
+			row = it
+		}
+	}
+	if ugly == nil || fine == nil || row == nil {
+		t.Fatalf("cards %v %v, diagnostics row %v", ugly != nil, fine != nil, row != nil)
+	}
+	if !strings.Contains(row.reasoning, "gofmt: ugly.go: file is not gofmt-formatted") {
+		t.Fatalf("the diagnostics message is %q", row.reasoning)
+	}
+	h.ui.chat.list.ScrollToTop()
+	c := h.card(ugly)
+	if c == nil {
+		t.Fatal("the ugly.go card is not on screen")
+	}
+	if !c.diagBadge.Visible() || c.diagBadge.Text != "1 warning" || c.diagBadge.Importance != widget.WarningImportance {
+		t.Errorf("badge %q (importance %v, visible %v)", c.diagBadge.Text, c.diagBadge.Importance, c.diagBadge.Visible())
+	}
+	if !c.diagToggle.Visible() || c.diagList.Visible() {
+		t.Fatalf("toggle visible %v, list visible %v before opening", c.diagToggle.Visible(), c.diagList.Visible())
+	}
+	test.Tap(c.diagToggle)
+	c = h.card(ugly)
+	if c == nil || !c.diagList.Visible() {
+		t.Fatal("the opened list is not shown")
+	}
+	var lines []string
+	for _, o := range c.diagList.Objects {
+		lines = append(lines, o.(*widget.Label).Text)
+	}
+	if want := []string{"warning file is not gofmt-formatted (gofmt)"}; !slices.Equal(lines, want) {
+		t.Errorf("list %q, want %q", lines, want)
+	}
+	if f := h.card(fine); f == nil || f.diagBadge.Visible() || f.diagToggle.Visible() {
+		t.Error("the clean file's card shows diagnostics")
+	}
+	if !h.shows("diagnostics after a file write") {
+		t.Error("the diagnostics row is not shown")
+	}
+}
+
+// A language server's findings land on the card of the file they are
+// about, coloured by the worst of them.
+func TestToolCardShowsLanguageServerDiagnostics(t *testing.T) {
+	srv := llmtest.New(llmtest.Sequence(
+		llmtest.Call("write_file", `{"path":"a.fake","content":"fine\nBAD line\n  WARN here\n"}`),
+		llmtest.Text("done"),
+	))
+	defer srv.Close()
+	h, _ := lspSession(t, srv, map[string]string{"fake": "ok"}, map[string]string{"seed.fake": "x\n"})
+	h.ui.head.perm.mode.SetSelected("Auto-edit")
+	h.waitFor("auto-edit", func() bool { return string(h.ui.live.sess.Permissions().Mode()) == "auto-edit" })
+	h.send("write the file")
+	h.waitIdle()
+	it := h.toolItem("write_file")
+	h.ui.chat.list.ScrollToTop()
+	c := h.card(it)
+	if c == nil {
+		t.Fatal("the card is not on screen")
+	}
+	if c.diagBadge.Text != "1 error · 1 warning" || c.diagBadge.Importance != widget.DangerImportance {
+		t.Errorf("badge %q (importance %v)", c.diagBadge.Text, c.diagBadge.Importance)
+	}
+	test.Tap(c.diagToggle)
+	c = h.card(it)
+	var lines []string
+	for _, o := range c.diagList.Objects {
+		lines = append(lines, o.(*widget.Label).Text)
+	}
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "2:1 error BAD is not allowed") || !strings.HasPrefix(lines[1], "3:3 warning WARN is not allowed") {
+		t.Errorf("list %q", lines)
 	}
 }
