@@ -2,7 +2,6 @@ package ui
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
@@ -74,29 +73,11 @@ func hitSnippet(h workbench.SearchHit, words []string) string {
 	if t == "" {
 		return stripEngineBlocks(h.Snippet)
 	}
-	at := -1
+	word := ""
 	if len(words) > 0 {
-		at = strings.Index(strings.ToLower(t), words[0])
+		word = words[0]
 	}
-	if at < 0 || len(strings.ToLower(t)) != len(t) {
-		at = 0
-	}
-	start := max(at-40, 0)
-	for start > 0 && !utf8.RuneStart(t[start]) {
-		start--
-	}
-	end := min(start+120, len(t))
-	for end < len(t) && !utf8.RuneStart(t[end]) {
-		end++
-	}
-	s := strings.TrimSpace(t[start:end])
-	if start > 0 {
-		s = "…" + s
-	}
-	if end < len(t) {
-		s += "…"
-	}
-	return s
+	return workbench.Snippet(t, word)
 }
 
 // markWords splits s into segments, the occurrences of words (in any

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tally-dev/tally/internal/userconfig"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -122,17 +122,7 @@ func Defaults() []ServerConfig {
 // UserPath returns the user's language-server file,
 // $XDG_CONFIG_HOME/tally/lsp.json, or lsp.json in Tally's folder of
 // os.UserConfigDir (~/.config/tally/lsp.json on Linux).
-func UserPath() (string, error) {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if !filepath.IsAbs(dir) {
-		d, err := os.UserConfigDir()
-		if err != nil {
-			return "", fmt.Errorf("the user config folder is unknown (%w); set XDG_CONFIG_HOME", err)
-		}
-		dir = d
-	}
-	return filepath.Join(dir, "tally", FileName), nil
-}
+func UserPath() (string, error) { return userconfig.File(FileName) }
 
 // fileServer is one entry of the file.
 type fileServer struct {

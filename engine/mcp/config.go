@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tally-dev/tally/internal/userconfig"
 	"io/fs"
 	"net/url"
 	"os"
@@ -242,17 +243,7 @@ func Fingerprint(data []byte) string {
 // UserPath returns the user's MCP file: $XDG_CONFIG_HOME/tally/mcp.json
 // when XDG_CONFIG_HOME is set, otherwise tally/mcp.json under
 // os.UserConfigDir (~/.config on Linux).
-func UserPath() (string, error) {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if !filepath.IsAbs(dir) {
-		d, err := os.UserConfigDir()
-		if err != nil {
-			return "", fmt.Errorf("the user config folder is unknown (%w); set XDG_CONFIG_HOME", err)
-		}
-		dir = d
-	}
-	return filepath.Join(dir, "tally", FileName), nil
-}
+func UserPath() (string, error) { return userconfig.File(FileName) }
 
 // WorkspacePath returns the MCP file of the workspace ws: .tally/mcp.json.
 func WorkspacePath(ws string) string {

@@ -103,8 +103,15 @@ func matchAll(low string, words []string) bool {
 	return true
 }
 
-// snippet is about 120 characters of text around the first occurrence of
-// word, on one line.
+// Snippet is about 120 characters of text around the first occurrence of
+// word (lower case; "" for the start), on one line, marked with "…" where
+// it was cut. Search hits carry one; a view that shows another text of
+// the hit cuts it with the same rule.
+func Snippet(text, word string) string {
+	return snippet(text, strings.ToLower(text), word)
+}
+
+// snippet is Snippet with text's lower-case form low given.
 func snippet(text, low, word string) string {
 	at := strings.Index(low, word)
 	if at < 0 || len(low) != len(text) {
