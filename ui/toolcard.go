@@ -58,6 +58,7 @@ type toolCard struct {
 
 	diagBadge  *widget.Label   // "2 errors · 1 warning" about the call's file
 	diagToggle *widget.Button  // opens the list of them
+	diagRow    *fyne.Container // the badge and the toggle, under the title
 	diagList   *fyne.Container // "line:col severity message", one a line
 }
 
@@ -96,6 +97,7 @@ func newToolCard(onDecide func(*chatItem, tool.Decision), onToggle func(*chatIte
 				c.onDiags(c.item)
 			}
 		}}
+	c.diagRow = container.NewHBox(c.diagBadge, c.diagToggle)
 	c.diagList = container.NewVBox()
 	c.ExtendBaseWidget(c)
 	return c
@@ -204,21 +206,19 @@ func (c *toolCard) set(it *chatItem) {
 // the toggle and, opened, their list; a call without any shows none.
 func (c *toolCard) showDiagnostics(it *chatItem) {
 	if len(it.diags) == 0 {
-		c.diagBadge.Hide()
-		c.diagToggle.Hide()
+		c.diagRow.Hide()
 		c.diagList.Hide()
 		return
 	}
+	c.diagRow.Show()
 	badge, imp := cardDiagnosticsBadge(it.diags)
 	c.diagBadge.Text, c.diagBadge.Importance = badge, imp
 	c.diagBadge.Refresh()
-	c.diagBadge.Show()
 	arrow := "▸"
 	if it.diagsOpen {
 		arrow = "▾"
 	}
 	c.diagToggle.SetText(fmt.Sprintf("%s Diagnostics (%d)", arrow, len(it.diags)))
-	c.diagToggle.Show()
 	if it.diagsOpen {
 		c.diagList.Objects = diagnosticLabels(it.diags)
 		c.diagList.Refresh()
@@ -248,8 +248,8 @@ func (c *toolCard) showTicks(p *pendingApproval) {
 
 // CreateRenderer implements fyne.Widget.
 func (c *toolCard) CreateRenderer() fyne.WidgetRenderer {
-	head := container.NewBorder(nil, nil, nil, container.NewHBox(c.diagBadge, c.status), c.title)
-	body := container.NewVBox(head, c.args, c.diffBox, c.note, c.buttons, c.decision, c.child.box, c.toggle, c.short, c.scroll, c.diagToggle, c.diagList)
+	head := container.NewBorder(nil, nil, nil, c.status, c.title)
+	body := container.NewVBox(head, c.diagRow, c.diagList, c.args, c.diffBox, c.note, c.buttons, c.decision, c.child.box, c.toggle, c.short, c.scroll)
 	return widget.NewSimpleRenderer(container.NewStack(c.border, container.NewPadded(body)))
 }
 

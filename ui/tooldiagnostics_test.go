@@ -130,7 +130,7 @@ func TestToolCardShowsItsFilesDiagnostics(t *testing.T) {
 	if c == nil {
 		t.Fatal("the ugly.go card is not on screen")
 	}
-	if !c.diagBadge.Visible() || c.diagBadge.Text != "1 warning" || c.diagBadge.Importance != widget.WarningImportance {
+	if !c.diagRow.Visible() || c.diagBadge.Text != "1 warning" || c.diagBadge.Importance != widget.WarningImportance {
 		t.Errorf("badge %q (importance %v, visible %v)", c.diagBadge.Text, c.diagBadge.Importance, c.diagBadge.Visible())
 	}
 	if !c.diagToggle.Visible() || c.diagList.Visible() {
@@ -148,7 +148,7 @@ func TestToolCardShowsItsFilesDiagnostics(t *testing.T) {
 	if want := []string{"warning file is not gofmt-formatted (gofmt)"}; !slices.Equal(lines, want) {
 		t.Errorf("list %q, want %q", lines, want)
 	}
-	if f := h.card(fine); f == nil || f.diagBadge.Visible() || f.diagToggle.Visible() {
+	if f := h.card(fine); f == nil || f.diagRow.Visible() || f.diagList.Visible() {
 		t.Error("the clean file's card shows diagnostics")
 	}
 	if !h.shows("diagnostics after a file write") {
