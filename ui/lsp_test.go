@@ -74,7 +74,8 @@ func serverState(h *harness, name string, state lsp.State) lsp.ServerStatus {
 }
 
 // Without a session, Settings lists the configured servers from the
-// user's file over the built-in ones, and says where to add servers.
+// user's file over the built-in ones, the disabled ones last, and says
+// where they are kept.
 func TestSettingsListsConfiguredLanguageServers(t *testing.T) {
 	cfg := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", cfg)
@@ -87,13 +88,13 @@ func TestSettingsListsConfiguredLanguageServers(t *testing.T) {
 	f := h.ui.openSettings()
 	h.waitFor("the language servers", func() bool { return len(f.lsp.rows.Objects) > 1 })
 	rows := rowTexts(f.lsp.rows)
-	for _, want := range []string{"gopls|go|", "zigls|zig|not installed — no-such-zig-server is not on the PATH", "mytools|.my|not started yet"} {
+	for _, want := range []string{"gopls|go|", "zigls|zig|not installed — no-such-zig-server is not on the PATH", "mytools|.my|not started yet", "clangd|c, cpp|disabled"} {
 		if !slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, want) }) {
 			t.Errorf("no row %q in %q", want, rows)
 		}
 	}
-	if slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, "clangd") }) {
-		t.Errorf("the disabled clangd is listed: %q", rows)
+	if i := slices.IndexFunc(rows, func(r string) bool { return strings.HasPrefix(r, "clangd") }); i != len(rows)-1 {
+		t.Errorf("the disabled clangd is not listed last: %q", rows)
 	}
 	path, _ := lsp.UserPath()
 	for _, want := range []string{path, `"command"`, `"args"`, `"extensions"`, `"languages"`, `"init_options"`, `"disabled"`} {
@@ -135,7 +136,8 @@ func TestSettingsShowsLiveLanguageServerStates(t *testing.T) {
 	st := serverState(h, "fake", lsp.StateRunning)
 	f := h.ui.openSettings()
 	h.waitFor("the live states", func() bool { return f.lsp.logs["fake"] != nil })
-	if rows := rowTexts(f.lsp.rows); !slices.Equal(rows, []string{"fake|fake|running"}) {
+	// The built-in servers the fake setup turned off follow, disabled.
+	if rows := rowTexts(f.lsp.rows); len(rows) != 1+len(lsp.Defaults()) || rows[0] != "fake|fake|running" || !strings.HasSuffix(rows[1], "|disabled") {
 		t.Errorf("rows %q", rows)
 	}
 	if !strings.Contains(f.lsp.note.Text, "shown session") {

@@ -27,20 +27,30 @@ const lspShape = `{"servers": {"name": {"command": "…", "args": ["--stdio"], "
 
 // lspSection is the settings' list of language servers.
 type lspSection struct {
-	u     *UI
-	rows  *fyne.Container // one row per server; "Reading…" until loaded
-	where *widget.Label   // where the user adds servers, and the file's shape
-	note  *widget.Label   // whose states these are, or what is wrong with the file
-	logs  map[string]*widget.Button
-	box   *fyne.Container
+	u       *UI
+	rows    *fyne.Container // one row per server; "Reading…" until loaded
+	where   *widget.Label   // where the servers are kept, and the file's shape
+	note    *widget.Label   // whose states these are, or what is wrong with the file
+	changed *widget.Label   // what the last change did, or why it failed
+	add     *widget.Button  // Add server…
+	logs    map[string]*widget.Button
+	box     *fyne.Container
+
+	status func() []lsp.ServerStatus // the shown session's, or nil
+	demo   bool
+	path   string                          // the user's file; "" when unknown
+	conf   map[string]lsp.ConfiguredServer // the configured servers by name
+	busy   bool                            // a change is being written
 }
 
 // lspListing is what the section shows, read off the UI goroutine.
 type lspListing struct {
-	servers []lsp.ServerStatus
-	live    bool   // the states are the shown session's
-	path    string // the user's file; "" when unknown
-	problem string // what is wrong with the user's file or its folder
+	servers  []lsp.ServerStatus
+	live     bool                   // the states are the shown session's
+	path     string                 // the user's file; "" when unknown
+	problem  string                 // what is wrong with the user's file or its folder
+	configs  []lsp.ConfiguredServer // every configured server, disabled ones too
+	readable bool                   // the user's file was read, so it can be changed
 }
 
 // newLSPSection builds the section and reads the servers' states off the
@@ -51,17 +61,41 @@ func (u *UI) newLSPSection() *lspSection {
 	s.note = &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance, SizeName: theme.SizeNameCaptionText}
 	s.note.Hide()
 	s.where = &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance, SizeName: theme.SizeNameCaptionText}
-	s.box = container.NewVBox(s.rows, s.note, s.where)
-	var status func() []lsp.ServerStatus
-	demo := false
+	s.changed = &widget.Label{Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText}
+	s.changed.Hide()
+	s.add = &widget.Button{Text: "Add server…", Icon: theme.ContentAddIcon(), OnTapped: func() { s.showServerForm(nil) }}
+	s.add.Disable() // until the file's place is known
+	applies := &widget.Label{Text: "Changes are saved at once and apply to new sessions; open sessions keep their servers.",
+		Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance, SizeName: theme.SizeNameCaptionText}
+	s.box = container.NewVBox(s.rows, container.NewBorder(nil, nil, s.add, nil, applies), s.changed, s.note, s.where)
 	if live := u.live; live != nil && live.sess != nil {
-		status, demo = live.sess.LanguageServers().Status, live.info.demo
+		s.status, s.demo = live.sess.LanguageServers().Status, live.info.demo
 	}
-	u.bridge.Work(func() func() {
-		l := readLSPListing(status)
-		return func() { s.show(l, demo) }
-	})
+	s.reload("", false)
 	return s
+}
+
+// reload reads the servers again off the UI goroutine and shows them,
+// with msg under them when it is not "" (a danger when failed).
+func (s *lspSection) reload(msg string, failed bool) {
+	status := s.status
+	s.u.bridge.Work(func() func() {
+		l := readLSPListing(status)
+		return func() {
+			s.show(l, s.demo)
+			s.said(msg, failed)
+		}
+	})
+}
+
+// said shows what the last change did, or hides the line for "".
+func (s *lspSection) said(msg string, failed bool) {
+	s.changed.Importance = widget.SuccessImportance
+	if failed {
+		s.changed.Importance = widget.DangerImportance
+	}
+	s.changed.SetText(msg)
+	tw.ShowIf(s.changed, msg != "")
 }
 
 // item is the section's row of the settings form.
@@ -86,19 +120,24 @@ func readLSPListing(status func() []lsp.ServerStatus) lspListing {
 			l.servers, l.live = st, true
 		}
 	}
-	configs := lsp.Defaults()
+	for _, d := range lsp.Defaults() {
+		l.configs = append(l.configs, lsp.ConfiguredServer{ServerConfig: d, BuiltIn: true})
+	}
 	if path != "" {
-		c, err := lsp.LoadConfig(path)
+		c, err := lsp.ListServers(path)
 		if err != nil {
 			l.problem = sentence(err.Error()) + " Sessions use the built-in servers until it is fixed."
 		} else {
-			configs = c
+			l.configs, l.readable = c, true
 		}
 	}
 	if l.live {
 		return l
 	}
-	for _, c := range configs {
+	for _, c := range l.configs {
+		if c.Disabled {
+			continue // listed from the configuration by show
+		}
 		st := lsp.ServerStatus{Name: c.Name, State: lsp.StateStopped, Command: c.Command, Languages: c.Languages, Extensions: c.Extensions}
 		if !commandFound(c.Command) {
 			st.State, st.Reason = lsp.StateNotInstalled, c.Command+" is not on the PATH"
@@ -133,14 +172,34 @@ func commandFound(cmd string) bool {
 }
 
 // show fills the section with l; demo says the shown session is the demo,
-// which runs no server.
+// which runs no server. The configured servers that are disabled follow
+// the others, marked so.
 func (s *lspSection) show(l lspListing, demo bool) {
 	s.rows.Objects = nil
 	s.logs = map[string]*widget.Button{}
-	for _, st := range l.servers {
-		s.rows.Add(s.row(st))
+	s.path, s.conf = "", map[string]lsp.ConfiguredServer{}
+	if l.readable {
+		s.path = l.path
+		for _, c := range l.configs {
+			s.conf[c.Name] = c
+		}
 	}
-	if len(l.servers) == 0 {
+	if s.path != "" && !s.busy {
+		s.add.Enable()
+	} else {
+		s.add.Disable()
+	}
+	listed := map[string]bool{}
+	for _, st := range l.servers {
+		listed[st.Name] = true
+		s.rows.Add(s.row(st, false))
+	}
+	for _, c := range l.configs {
+		if c.Disabled && !listed[c.Name] {
+			s.rows.Add(s.row(lsp.ServerStatus{Name: c.Name, Command: c.Command, Languages: c.Languages, Extensions: c.Extensions}, true))
+		}
+	}
+	if len(s.rows.Objects) == 0 {
 		s.rows.Add(widget.NewLabel("No language server is configured."))
 	}
 	s.rows.Refresh()
@@ -153,27 +212,30 @@ func (s *lspSection) show(l lspListing, demo bool) {
 	case s.u.live != nil:
 		note = append(note, "No server runs for the shown session: none handles its files, or none is installed.")
 	}
+	s.note.Importance = widget.LowImportance
 	if l.problem != "" {
 		note = append(note, l.problem)
-	}
-	s.note.SetText(strings.Join(note, " "))
-	if l.problem != "" {
 		s.note.Importance = widget.WarningImportance
 	}
+	s.note.SetText(strings.Join(note, " "))
 	tw.ShowIf(s.note, s.note.Text != "")
 	where := "your language-server file"
 	if l.path != "" {
 		where = l.path
 	}
-	s.where.SetText("Add or change servers in " + where + ": " + lspShape +
-		`. A server named like a built-in one replaces it; "disabled": true turns it off. Sessions read the file when they open.`)
+	s.where.SetText("The servers are kept in " + where + ": " + lspShape +
+		`. A server named like a built-in one replaces it; "disabled": true turns it off.`)
 }
 
 // row is one server: its name, its languages, its state and Open log
 // when it has a log on one line, and under them the reason when it is
-// not running.
-func (s *lspSection) row(st lsp.ServerStatus) fyne.CanvasObject {
+// not running and the buttons that change it. off says the row is a
+// disabled server's, which no session runs.
+func (s *lspSection) row(st lsp.ServerStatus, off bool) fyne.CanvasObject {
 	state, reason, imp := lspStateText(st)
+	if off {
+		state, reason, imp = "disabled", "", widget.LowImportance
+	}
 	name := &widget.Label{Text: st.Name, TextStyle: fyne.TextStyle{Bold: true}}
 	what := &widget.Label{Text: lspHandles(st), Importance: widget.LowImportance, Truncation: fyne.TextTruncateEllipsis}
 	right := container.NewHBox(&widget.Label{Text: state, Importance: imp})
@@ -183,15 +245,26 @@ func (s *lspSection) row(st lsp.ServerStatus) fyne.CanvasObject {
 		s.logs[st.Name] = b
 		right.Add(b)
 	}
+	if c, ok := s.conf[st.Name]; ok && c.Disabled && !off {
+		reason = strings.TrimPrefix(reason+"; ", "; ") + "disabled: new sessions do not run it"
+	}
 	line := container.NewBorder(nil, nil, name, right, what)
-	if reason == "" {
+	actions := s.actions(st.Name)
+	if reason == "" && actions == nil {
 		return line
 	}
-	why := &widget.Label{Text: reason, Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText, Importance: widget.LowImportance}
-	if st.State == lsp.StateFailed {
-		why.Importance = widget.DangerImportance
+	var why fyne.CanvasObject
+	if reason != "" {
+		l := &widget.Label{Text: reason, Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText, Importance: widget.LowImportance}
+		if st.State == lsp.StateFailed && !off {
+			l.Importance = widget.DangerImportance
+		}
+		why = l
 	}
-	return container.NewVBox(line, why)
+	if actions == nil {
+		return container.NewVBox(line, why)
+	}
+	return container.NewVBox(line, container.NewBorder(nil, nil, nil, actions, why))
 }
 
 // lspHandles says what a server handles: its languages, else its file
