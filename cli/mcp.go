@@ -24,7 +24,8 @@ const mcpUsage = `usage:
   tally mcp untrust [--workspace DIR]                   stop trusting it
   tally mcp add NAME [--env K=V]... -- COMMAND [ARGS...] add a stdio server to your MCP file
   tally mcp add NAME --url URL [--header K=V]...        add a streamable HTTP server
-  tally mcp remove NAME | enable NAME | disable NAME`
+  tally mcp remove NAME | enable NAME | disable NAME
+  tally mcp call NAME TOOL [JSON] [--workspace DIR] [--json]  call one tool outside a session, to try a server`
 
 // cmdMCP runs `tally mcp SUBCOMMAND`.
 func cmdMCP(args []string, stdout, stderr io.Writer) error {
@@ -41,6 +42,8 @@ func cmdMCP(args []string, stdout, stderr io.Writer) error {
 		return mcpAdd(rest, stdout)
 	case "remove", "enable", "disable":
 		return mcpEdit(sub, rest, stdout)
+	case "call":
+		return mcpCall(rest, stdout)
 	}
 	return usagef("tally mcp: unknown subcommand %q\n%s", sub, mcpUsage)
 }

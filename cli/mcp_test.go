@@ -142,3 +142,35 @@ func TestInspectNotesTheMissingMCPTools(t *testing.T) {
 		t.Errorf("inspect does not say the catalog lacks the MCP tools:\n%s", out)
 	}
 }
+
+// `tally mcp call` calls one tool of a server outside any session, for
+// trying a server: the tool's result is printed, a tool error or an
+// unknown tool exits 1 saying why.
+func TestMCPCallCallsOneTool(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	data, ws := t.TempDir(), t.TempDir()
+	url := echoMCPServer(t)
+	if _, errOut, code := runCLI(t, "mcp", "add", "files", "--url", url); code != ExitOK {
+		t.Fatalf("add: exit %d, %q", code, errOut)
+	}
+	out, errOut, code := runCLI(t, "mcp", "call", "files", "echo", `{"text":"hello from the shell"}`, "--data", data, "--workspace", ws)
+	if code != ExitOK || !strings.Contains(out, "hello from the shell") {
+		t.Fatalf("call: exit %d, %q %q", code, out, errOut)
+	}
+	out, _, code = runCLI(t, "mcp", "call", "files", "echo", `{"text":"as json"}`, "--json", "--data", data, "--workspace", ws)
+	if code != ExitOK || !strings.Contains(out, `"content":"as json"`) || !strings.Contains(out, `"is_error":false`) {
+		t.Errorf("call --json: exit %d, %q", code, out)
+	}
+	if _, errOut, code := runCLI(t, "mcp", "call", "files", "nope", "--data", data, "--workspace", ws); code != ExitFail || !strings.Contains(errOut, `no tool "nope"`) || !strings.Contains(errOut, "echo") {
+		t.Errorf("an unknown tool: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, "mcp", "call", "files", "echo", "[1,2]", "--data", data, "--workspace", ws); code != ExitFail || !strings.Contains(errOut, "not a JSON object") {
+		t.Errorf("bad arguments: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, "mcp", "call", "missing", "echo", "--data", data, "--workspace", ws); code != ExitFail || !strings.Contains(errOut, `no MCP server "missing"`) {
+		t.Errorf("an unknown server: exit %d, %q", code, errOut)
+	}
+	if _, _, code := runCLI(t, "mcp", "call", "files"); code != ExitUsage {
+		t.Errorf("no tool named: exit %d", code)
+	}
+}

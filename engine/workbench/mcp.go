@@ -2,6 +2,7 @@ package workbench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/tally-dev/tally/engine/tool"
@@ -200,14 +201,35 @@ func EnableMCPServer(name string, enabled bool) error {
 // the tokens its spec takes; the error says why the server failed, in one
 // sentence.
 func ProbeMCP(ctx context.Context, name string, sc mcp.ServerConfig, ws string) ([]mcp.ToolSummary, error) {
+	opts, err := probeOptions(sc, ws)
+	if err != nil {
+		return nil, err
+	}
+	return mcp.Probe(ctx, name, sc, opts)
+}
+
+// CallMCP starts server name on its own, in ws, calls its tool toolName
+// with args (a JSON object) and stops it, as ProbeMCP starts it: for
+// `tally mcp call`, outside any session.
+func CallMCP(ctx context.Context, name string, sc mcp.ServerConfig, ws, toolName string, args json.RawMessage) (tool.Result, error) {
+	opts, err := probeOptions(sc, ws)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	return mcp.Call(ctx, name, sc, opts, toolName, args)
+}
+
+// probeOptions are the options a server runs with outside a session, in
+// ws ("" for none).
+func probeOptions(sc mcp.ServerConfig, ws string) (mcp.Options, error) {
 	if ws != "" {
 		if st, err := os.Stat(ws); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("workspace %q is not a folder; pick the project folder to start the server in", ws)
+			return mcp.Options{}, fmt.Errorf("workspace %q is not a folder; pick the project folder to start the server in", ws)
 		}
 	}
 	opts := mcp.Options{Dir: ws, Count: tokens.Count}
 	if sc.Workspace {
-		// A workspace's server is the repository's code: probed only in
+		// A workspace's server is the repository's code: run only in
 		// the command sandbox, with the network off and Tally's data out
 		// of reach, and never where there is no sandbox.
 		env := tool.Env{Workspace: ws, RequireSandbox: true}
@@ -216,5 +238,5 @@ func ProbeMCP(ctx context.Context, name string, sc mcp.ServerConfig, ws string) 
 		}
 		opts.Confine = func(c *exec.Cmd) (*exec.Cmd, error) { return tool.ConfineProgram(&env, c) }
 	}
-	return mcp.Probe(ctx, name, sc, opts)
+	return opts, nil
 }
