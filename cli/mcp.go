@@ -123,6 +123,18 @@ func (f *mcpFlags) openBench() (*workbench.Workbench, error) {
 	return w, err
 }
 
+// workspaceServers is the workspace folder and its MCP servers, the
+// user's and the workspace's, as sessions opened now would see them.
+func (f *mcpFlags) workspaceServers() (string, []workbench.MCPServer, error) {
+	ws, w, err := f.openWorkspace()
+	if err != nil {
+		return "", nil, err
+	}
+	defer w.Close()
+	servers, err := w.MCPServers(ws, nil)
+	return ws, servers, err
+}
+
 // openWorkspace is the workspace folder and the open data directory of a
 // command about one workspace; the caller closes the workbench.
 func (f *mcpFlags) openWorkspace() (string, *workbench.Workbench, error) {
@@ -142,12 +154,7 @@ func mcpList(args []string, stdout io.Writer) error {
 	if len(f.args) > 0 {
 		return usagef("tally mcp list: unexpected argument %q\n%s", f.args[0], mcpUsage)
 	}
-	ws, w, err := f.openWorkspace()
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	servers, err := w.MCPServers(ws, nil)
+	ws, servers, err := f.workspaceServers()
 	if err != nil {
 		return err
 	}

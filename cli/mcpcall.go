@@ -27,12 +27,7 @@ func mcpCall(args []string, stdout io.Writer) error {
 	if len(f.args) == 3 {
 		raw = f.args[2]
 	}
-	ws, w, err := f.openWorkspace()
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	servers, err := w.MCPServers(ws, nil)
+	ws, servers, err := f.workspaceServers()
 	if err != nil {
 		return err
 	}
