@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestStdioToolsListedAndCalled(t *testing.T) {
@@ -147,7 +148,13 @@ func TestCrashMidCallRestartsOnce(t *testing.T) {
 	if !isErr || !strings.Contains(content, `"local" stopped during the call`) || !strings.Contains(content, "restarted") {
 		t.Fatalf("crash result = %q (error %v)", content, isErr)
 	}
+	// The crash is claimed at once; its reason, with the server's last
+	// error output, follows once that output reached the log (at most
+	// stderrGrace later).
 	st := status(t, m, "local")
+	for deadline := time.Now().Add(2 * stderrGrace); st.Reason == "" && time.Now().Before(deadline); st = status(t, m, "local") {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if st.State != StateCrashed || !strings.Contains(st.Reason, "boom: simulated crash") {
 		t.Fatalf("status after crash = %+v, want crashed with the last stderr line", st)
 	}
