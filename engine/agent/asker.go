@@ -3,9 +3,9 @@ package agent
 import (
 	"context"
 	"fmt"
-	"github.com/tally-dev/tally/internal/text"
 
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // namingAsker wraps the host's approver so that every request says which

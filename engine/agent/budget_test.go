@@ -2,11 +2,11 @@ package agent
 
 import (
 	"fmt"
-	"github.com/tally-dev/tally/internal/text"
 	"strings"
 	"testing"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // budgetRun is one run of the long session with a context budget.

@@ -3,12 +3,12 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/tally-dev/tally/internal/text"
 	"regexp"
 
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // UnusableCallName stands in for the name of a tool call that cannot be

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"github.com/tally-dev/tally/internal/text"
 	"runtime"
 	"strings"
 	"unicode/utf8"
@@ -18,6 +17,7 @@ import (
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // child is one running sub-agent. Its loop runs on its own goroutine and

@@ -5,10 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/tally-dev/tally/internal/text"
 	"time"
 
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
 	"github.com/tally-dev/tally/storage"
 )
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tally-dev/tally/internal/userconfig"
 	"io"
 	"io/fs"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/tally-dev/tally/internal/safefile"
+	"github.com/tally-dev/tally/internal/userconfig"
 )
 
 // FileName is the name of the user's language-server file in Tally's

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tally-dev/tally/internal/serverlog"
 	"io"
 	"os"
 	"os/exec"
@@ -21,6 +20,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/tally-dev/tally/internal/proc"
+	"github.com/tally-dev/tally/internal/serverlog"
 	"github.com/tally-dev/tally/internal/text"
 )
 

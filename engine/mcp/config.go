@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tally-dev/tally/internal/userconfig"
 	"io/fs"
 	"net/url"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/internal/safefile"
+	"github.com/tally-dev/tally/internal/userconfig"
 )
 
 // FileName is the name of an MCP configuration file, both in the user's

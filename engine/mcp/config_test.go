@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"github.com/tally-dev/tally/internal/serverlog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tally-dev/tally/internal/serverlog"
 )
 
 func TestParse(t *testing.T) {

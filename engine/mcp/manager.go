@@ -3,13 +3,13 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"github.com/tally-dev/tally/internal/serverlog"
 	"os/exec"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/serverlog"
 )
 
 // DefaultBudget is the catalog budget, in tokens: when the specs of all MCP

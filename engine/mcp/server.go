@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tally-dev/tally/engine/secrets"
-	"github.com/tally-dev/tally/internal/serverlog"
 	"io"
 	"net/http"
 	"os"
@@ -17,7 +15,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/internal/sandbox"
+	"github.com/tally-dev/tally/internal/serverlog"
 	"github.com/tally-dev/tally/internal/text"
 )
 
