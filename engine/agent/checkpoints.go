@@ -19,22 +19,6 @@ type fileRecorder struct {
 	mu  sync.Mutex
 	rec *filehistory.Recorder
 	err error // why changes cannot be recorded now
-	// shell holds the files the last command created or modified, until
-	// the turn takes them (takeShellChanges) for its diagnostics.
-	shell []string
-}
-
-// takeShellChanges returns and forgets the files the last command created
-// or modified.
-func (f *fileRecorder) takeShellChanges() []string {
-	if f == nil {
-		return nil
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := f.shell
-	f.shell = nil
-	return out
 }
 
 func (f *fileRecorder) get() (*filehistory.Recorder, error) {
@@ -76,21 +60,18 @@ func (f *fileRecorder) BeforeShell() error {
 	if err != nil {
 		return err
 	}
-	f.takeShellChanges()
 	return r.BeforeShell()
 }
 
-// AfterShell records what a command changed.
-func (f *fileRecorder) AfterShell() error {
+// AfterShell records what a command changed and returns the files it
+// created or modified.
+func (f *fileRecorder) AfterShell() ([]string, error) {
 	r, err := f.get()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ch, err := r.AfterShell()
-	f.mu.Lock()
-	f.shell = append(append([]string(nil), ch.Created...), ch.Modified...)
-	f.mu.Unlock()
-	return err
+	return append(append([]string(nil), ch.Created...), ch.Modified...), err
 }
 
 // CheckpointLimits are the limits of a workspace's checkpoints: the size

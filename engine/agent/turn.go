@@ -174,15 +174,7 @@ func (t *turnLoop) startCall(step int, call transcript.ToolCall) {
 
 func (t *turnLoop) execute(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
 	t.s.lsp.beforeEdit(ctx, calls[i], args)
-	res := t.s.subs.runCall(ctx, calls, i, args) // task calls run as a batch of sub-agents
-	if calls[i].Name == "run_shell" {
-		// What the command wrote is checked like an edit's files.
-		if changed := t.s.recorder.takeShellChanges(); len(changed) > 0 {
-			res.Wrote = true
-			res.Paths = append(res.Paths, changed...)
-		}
-	}
-	return res
+	return t.s.subs.runCall(ctx, calls, i, args) // task calls run as a batch of sub-agents
 }
 
 func (t *turnLoop) commitResult(c transcript.ToolCall, res tool.Result) error {

@@ -149,10 +149,10 @@ func (f *fakeRecorder) note(s string) error {
 	}
 	return nil
 }
-func (f *fakeRecorder) BeforeWrite(rel string) error { return f.note("before " + rel) }
-func (f *fakeRecorder) AfterWrite(rel string) error  { return f.note("after " + rel) }
-func (f *fakeRecorder) BeforeShell() error           { return f.note("shell-before") }
-func (f *fakeRecorder) AfterShell() error            { return f.note("shell-after") }
+func (f *fakeRecorder) BeforeWrite(rel string) error  { return f.note("before " + rel) }
+func (f *fakeRecorder) AfterWrite(rel string) error   { return f.note("after " + rel) }
+func (f *fakeRecorder) BeforeShell() error            { return f.note("shell-before") }
+func (f *fakeRecorder) AfterShell() ([]string, error) { return nil, f.note("shell-after") }
 
 func TestToolsTellTheRecorder(t *testing.T) {
 	ws, env := newWorkspace(t, map[string]string{"a.txt": "one\n"})

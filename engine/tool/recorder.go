@@ -7,17 +7,20 @@ import (
 
 // Recorder is told about every change the file tools and run_shell make to
 // the workspace, so that it can be reviewed and undone (the engine backs it
-// with package checkpoint). write_file and edit_file call BeforeWrite with
+// with package filehistory). write_file and edit_file call BeforeWrite with
 // the workspace-relative, slash-separated path of the file they are about
 // to change and AfterWrite once it was written; run_shell calls BeforeShell
 // right before the command starts and AfterShell after it ended, however
-// it ended. A tool whose Before call fails does not run: its result says
-// why. Implementations must be safe for concurrent use.
+// it ended; AfterShell returns the workspace-relative paths of the files
+// the command created or modified, which become the result's Paths (so
+// they are checked like an edit's). A tool whose Before call fails does
+// not run: its result says why. Implementations must be safe for
+// concurrent use.
 type Recorder interface {
 	BeforeWrite(rel string) error
 	AfterWrite(rel string) error
 	BeforeShell() error
-	AfterShell() error
+	AfterShell() (changed []string, err error)
 }
 
 // recordTarget returns the path a write of name (rel in slash form) really

@@ -112,8 +112,10 @@ func (runShell) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 		Shell: shell, Command: p.Command, Dir: ws, Env: cmdEnv, Policy: policy,
 	}, timeout, out)
 	recNote := ""
+	var changed []string
 	if env.Recorder != nil {
-		if rerr := env.Recorder.AfterShell(); rerr != nil {
+		var rerr error
+		if changed, rerr = env.Recorder.AfterShell(); rerr != nil {
 			recNote = fmt.Sprintf("note: the changes this command made could not be recorded (%v), so they cannot be undone with a rewind", rerr)
 		}
 	}
@@ -125,7 +127,7 @@ func (runShell) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 		return errorf(name, "the command could not be started (%v); check that a shell is installed", err)
 	}
 
-	var res Result
+	res := Result{Paths: changed, Wrote: len(changed) > 0}
 	var b strings.Builder
 	text := out.Redacted(res.redact)
 	if text == "" {
