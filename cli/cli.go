@@ -127,21 +127,9 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.BoolVar(&o.ledger, "ledger", false, "")
 	fs.BoolVar(&o.warmUp, "warm-up", false, "")
-	// Flags may come before or after the positional arguments.
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, usagef("tally %s: %v; run `tally help` for the flags", name, err)
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if rest[0] == "--" {
-			o.args = append(o.args, rest[1:]...)
-			break
-		}
-		o.args = append(o.args, rest[0])
-		args = rest[1:]
+	var err error
+	if o.args, err = parseAnywhere(fs, args); err != nil {
+		return nil, usagef("tally %s: %v; run `tally help` for the flags", name, err)
 	}
 	switch o.statusMode {
 	case "", "tail", "append", "on-change":
@@ -319,4 +307,25 @@ func needSession(name string, o *options) (string, error) {
 		return o.session, nil
 	}
 	return "", usagef("tally %s: give exactly one session ID (see `tally sessions`)", name)
+}
+
+// parseAnywhere parses args with fs, flags before or after the positional
+// arguments, which it returns in order; everything after "--" is
+// positional.
+func parseAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if rest[0] == "--" {
+			return append(positional, rest[1:]...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
 }

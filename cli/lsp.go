@@ -65,16 +65,9 @@ func parseLSP(sub string, args []string) (*lspFlags, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.workspace, "workspace", "", "")
 	fs.BoolVar(&f.json, "json", false, "")
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, usagef("tally lsp %s: %v\n%s", sub, err, lspUsage)
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		f.args = append(f.args, rest[0])
-		args = rest[1:]
+	var err error
+	if f.args, err = parseAnywhere(fs, args); err != nil {
+		return nil, usagef("tally lsp %s: %v\n%s", sub, err, lspUsage)
 	}
 	return f, nil
 }

@@ -88,16 +88,9 @@ func parseMCP(sub string, args []string) (*mcpFlags, error) {
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, command = args[:i], args[i:]
 	}
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, usagef("tally mcp %s: %v\n%s", sub, err, mcpUsage)
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		f.args = append(f.args, rest[0])
-		args = rest[1:]
+	var err error
+	if f.args, err = parseAnywhere(fs, args); err != nil {
+		return nil, usagef("tally mcp %s: %v\n%s", sub, err, mcpUsage)
 	}
 	f.args = append(f.args, command...)
 	return f, nil
