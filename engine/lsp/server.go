@@ -335,8 +335,8 @@ func (s *server) spawn(gen int) (*conn, error) {
 		errR.Close()
 		close(c.stderr)
 	}()
-	stream := jsonrpc2.NewBufferedStream(pipes{r: outR, w: inW}, codec{})
-	c.rpc = jsonrpc2.NewConn(context.Background(), stream, &handler{s: s, c: c}, jsonrpc2.SetLogger(protoLogger{s: s, c: c}))
+	stream := jsonrpc2.NewBufferedStream(pipes{r: outR, w: inW}, codec{malformed: func(err error) { s.malformed(c, err) }})
+	c.rpc = jsonrpc2.NewConn(context.Background(), stream, &handler{s: s, c: c}, jsonrpc2.SetLogger(protoLogger{s: s}))
 	s.mu.Lock()
 	if s.gen != gen {
 		s.mu.Unlock()
@@ -379,10 +379,15 @@ func (s *server) advice() string {
 func (s *server) wait(c *conn) {
 	err := c.cmd.Wait()
 	close(c.done)
+	grace := time.After(stderrGrace)
+	select { // what it wrote to stdout last, which may be why it ended
+	case <-c.rpc.DisconnectNotify():
+	case <-grace:
+	}
 	c.rpc.Close()
 	select { // its last words, unless a child it left behind holds stderr
 	case <-c.stderr:
-	case <-time.After(stderrGrace):
+	case <-grace:
 	}
 	detail := "it exited"
 	if err != nil {
@@ -540,7 +545,7 @@ func (s *server) call(ctx context.Context, c *conn, method string, params, resul
 	select {
 	case err := <-done:
 		switch {
-		case errors.Is(err, jsonrpc2.ErrClosed), errors.Is(err, io.EOF), errors.Is(err, os.ErrClosed):
+		case errors.Is(err, errGone), errors.Is(err, jsonrpc2.ErrClosed), errors.Is(err, io.EOF), errors.Is(err, os.ErrClosed):
 			return errGone
 		case err != nil:
 			var rpcErr *jsonrpc2.Error
@@ -577,24 +582,25 @@ func (s *server) notify(c *conn, method string, params any) error {
 	return c.rpc.Notify(context.Background(), method, params)
 }
 
-// protoLogger takes the connection library's complaints (a malformed
-// message) into the log and the reason of the server's end.
+// protoLogger takes the connection library's complaints into the log.
 type protoLogger struct {
 	s *server
-	c *conn
 }
 
 func (l protoLogger) Printf(format string, v ...any) {
-	line := strings.TrimSpace(fmt.Sprintf(format, v...))
-	l.s.log.Note(line)
-	if msg, ok := strings.CutPrefix(line, "jsonrpc2: protocol error: "); ok {
-		l.s.mu.Lock()
-		l.c.protoErr = "its output could not be read: " + text.OneLine(msg, 200)
-		l.s.mu.Unlock()
-		select { // the connection is closing already; the process must end too
-		case <-l.c.done:
-		default:
-			_ = proc.KillGroup(l.c.cmd)
-		}
+	l.s.log.Note(strings.TrimSpace(fmt.Sprintf(format, v...)))
+}
+
+// malformed records that c's server sent what cannot be read, which is
+// the reason of its end, and ends its process: the connection is closing
+// already.
+func (s *server) malformed(c *conn, err error) {
+	s.mu.Lock()
+	c.protoErr = "its output could not be read: " + text.OneLine(err.Error(), 200)
+	s.mu.Unlock()
+	select {
+	case <-c.done:
+	default:
+		_ = proc.KillGroup(c.cmd)
 	}
 }

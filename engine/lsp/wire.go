@@ -26,14 +26,25 @@ const maxMessage = 64 << 20
 // library's [jsonrpc2.VSCodeObjectCodec]; reading is stricter than it: the
 // header is matched case-insensitively, the body is read whole and
 // bounded, so a message whose JSON ends early cannot desynchronise the
-// stream, and a malformed one ends the connection with an error.
-type codec struct{}
+// stream, and a malformed one ends the connection with an error. When
+// malformed is set, it hears of that error before the connection closes.
+type codec struct {
+	malformed func(error)
+}
 
 func (codec) WriteObject(w io.Writer, obj any) error {
 	return jsonrpc2.VSCodeObjectCodec{}.WriteObject(w, obj)
 }
 
-func (codec) ReadObject(r *bufio.Reader, v any) error {
+func (c codec) ReadObject(r *bufio.Reader, v any) error {
+	err := readObject(r, v)
+	if err != nil && c.malformed != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, os.ErrClosed) {
+		c.malformed(err)
+	}
+	return err
+}
+
+func readObject(r *bufio.Reader, v any) error {
 	length := -1
 	for {
 		line, err := r.ReadString('\n')
