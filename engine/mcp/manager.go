@@ -56,6 +56,14 @@ type Options struct {
 	OnStatus func(ServerStatus)
 	// Version is the client version sent to servers; "" means "dev".
 	Version string
+	// Elicit asks the user to fill in a form a server sends during a tool
+	// call, and returns the answer; it may take as long as the user does
+	// (the call's timeout pauses meanwhile), and ctx ends when the call
+	// does. Accepted answers are checked against the form and completed
+	// with its defaults before they reach the server ([Form.Accept]); an
+	// error declines. Nil declines every form, noting in the server's log
+	// that no one is there to fill it in.
+	Elicit func(ctx context.Context, f Form) (Reply, error)
 }
 
 func (o *Options) clientVersion() string {

@@ -168,6 +168,8 @@ func (s *server) connectLocked(ctx context.Context) ([]toolInfo, error) {
 		// A server that adds tools says so; they join the catalog at its
 		// end, like a server that connects late.
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { go s.m.refresh(s) },
+		// Forms a server asks for reach the user (form mode only).
+		ElicitationHandler: s.elicit,
 	})
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {

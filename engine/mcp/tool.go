@@ -153,8 +153,9 @@ func (t *Tool) Run(ctx context.Context, _ *tool.Env, args json.RawMessage) (res 
 	if err != nil {
 		return errResult(name, err)
 	}
-	cctx, cancel := context.WithTimeout(ctx, t.srv.cfg.CallTimeout())
-	defer cancel()
+	// The timeout pauses while a form of the server waits for the user.
+	cctx, done := t.srv.startCall(ctx)
+	defer done()
 	out, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: t.remote, Arguments: arguments})
 	if err != nil {
 		return errResult(name, t.callError(ctx, cctx, gen, err))
@@ -195,7 +196,7 @@ func (t *Tool) callError(ctx, cctx context.Context, gen int, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return errors.New("the call was cancelled before the MCP server answered")
-	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+	case errors.Is(context.Cause(cctx), context.DeadlineExceeded):
 		s.log.Note(fmt.Sprintf("call to %s timed out after %s", t.remote, s.cfg.CallTimeout()))
 		return fmt.Errorf("the MCP server %q did not answer within %s; try again later or continue without this tool", s.name, s.cfg.CallTimeout())
 	case isClosed(err):
