@@ -37,11 +37,14 @@ func TurnMeta(day time.Time, model string, ws *WorkingSet) string {
 		day.Format("2006-01-02"), transcript.NeutralizeLine(model), ws.Summary())
 }
 
-// Run executes one user turn: it appends text, then alternates model
-// requests and tool calls until the model answers without calling a tool,
-// the step limit is reached, ctx is cancelled, or an error occurs. Every
-// step is committed before the next request. A cancelled turn leaves a
-// transcript the API accepts: pending calls get a "cancelled" result.
+// Run executes one user turn: it appends text (a slash command in it
+// expanded and its "@server:uri" resources attached; a command that
+// cannot be expanded fails with a *CommandError before anything is
+// appended), then alternates model requests and tool calls until the
+// model answers without calling a tool, the step limit is reached, ctx is
+// cancelled, or an error occurs. Every step is committed before the next
+// request. A cancelled turn leaves a transcript the API accepts: pending
+// calls get a "cancelled" result.
 func (s *Session) Run(ctx context.Context, text string) (Result, error) {
 	end, ok := s.beginWork()
 	if !ok {
@@ -54,7 +57,11 @@ func (s *Session) Run(ctx context.Context, text string) (Result, error) {
 	if err := s.workspaceAllowed(); err != nil {
 		return Result{Reason: ReasonFailed}, err
 	}
-	res, err := s.run(ctx, text)
+	in, err := s.prepareMessage(ctx, text) // its slash command and attachments
+	if err != nil {
+		return Result{Reason: ReasonFailed}, err
+	}
+	res, err := s.run(ctx, in)
 	ev := Event{Kind: EventTurnEnd, Reason: res.Reason, Step: res.Steps}
 	if err != nil {
 		ev.Err = err.Error()
@@ -63,7 +70,7 @@ func (s *Session) Run(ctx context.Context, text string) (Result, error) {
 	return res, err
 }
 
-func (s *Session) run(ctx context.Context, text string) (Result, error) {
+func (s *Session) run(ctx context.Context, in prepared) (Result, error) {
 	s.emit(Event{Kind: EventTurnStart})
 	s.turn = turnState{}
 	s.guard.Reset()
@@ -74,13 +81,13 @@ func (s *Session) run(ctx context.Context, text string) (Result, error) {
 	now := s.cfg.now()
 	n, snap := s.nextTurn(), s.snapshot()
 	s.beginTurnCheckpoint(n)
-	s.st.WorkingSet.Touch(PathsIn(text)...)
+	s.st.WorkingSet.Touch(PathsIn(in.text)...)
 	meta := TurnMeta(now, s.cfg.ModelName, &s.st.WorkingSet)
-	user := transcript.UserText(meta, text, now)
+	user := in.message(meta, now)
 	record, turns := s.beginTurnRecord(n, &user, snap)
 	prevTurns := s.turns
 	s.turns = turns // published with the message
-	if err := s.commit([]transcript.Message{user}, s.titleFirstTurn(n, text, record)); err != nil {
+	if err := s.commit([]transcript.Message{user}, s.titleFirstTurn(n, in.typed, record)); err != nil {
 		s.turns = prevTurns
 		return Result{Reason: ReasonFailed}, err
 	}

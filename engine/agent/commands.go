@@ -1,0 +1,337 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file is the slash commands of the prompt: a message whose first
+// word names a command ("/docs:review 42") is replaced by the text the
+// command stands for before it enters the conversation. Commands come
+// from sources (the MCP servers' prompts, see commands_mcp.go); a
+// registry asks each in turn. A first word that starts with "/" but names
+// no command and does not look like one ("/etc/hosts is …") leaves the
+// message as it is.
+
+// CommandSource names where a command comes from.
+type CommandSource string
+
+// The sources of commands.
+const (
+	// CommandMCP is a prompt of an MCP server, named "server:prompt".
+	CommandMCP CommandSource = "mcp"
+)
+
+// Command is one slash command, for the prompt box's list and for
+// expanding a message.
+type Command struct {
+	// Name is what follows the "/": "server:prompt" for an MCP prompt.
+	Name string
+	// Description says what the command does, on one line ("" when its
+	// source says nothing).
+	Description string
+	// Hint shows its arguments, such as "<pr> [focus]": required ones
+	// in angle brackets, optional ones in square brackets; "" for none.
+	Hint string
+	// Args are the declared arguments, in their order.
+	Args   []CommandArg
+	Source CommandSource
+}
+
+// CommandArg is one declared argument of a [Command].
+type CommandArg struct {
+	Name, Description string
+	Required          bool
+}
+
+// Usage returns how the command is typed: "/name" and its hint.
+func (c Command) Usage() string {
+	if c.Hint == "" {
+		return "/" + c.Name
+	}
+	return "/" + c.Name + " " + c.Hint
+}
+
+// hintOf is the Hint of arguments.
+func hintOf(args []CommandArg) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		if a.Required {
+			parts[i] = "<" + a.Name + ">"
+		} else {
+			parts[i] = "[" + a.Name + "]"
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// CommandError is the error of a message whose slash command could not be
+// expanded (an unknown command, a missing argument, a server that failed):
+// nothing entered the conversation and the message can be corrected and
+// sent again.
+type CommandError struct{ msg string }
+
+// Error implements error.
+func (e *CommandError) Error() string { return e.msg }
+
+func commandErrorf(format string, args ...any) error {
+	return &CommandError{msg: fmt.Sprintf(format, args...)}
+}
+
+// commandSource is one place commands come from.
+type commandSource interface {
+	// list returns the source's commands, sorted by name.
+	list(ctx context.Context) []Command
+	// lookup returns the named command; it may look harder than list (a
+	// source whose list is cached asks again).
+	lookup(ctx context.Context, name string) (Command, bool)
+	// expand returns the text command c stands for with the given
+	// arguments, every required one among them.
+	expand(ctx context.Context, c Command, args map[string]string) (string, error)
+}
+
+// commandRegistry is the commands of a session, from all its sources. A
+// name found in an earlier source hides the same name in a later one.
+type commandRegistry struct{ sources []commandSource }
+
+// list returns every command, sorted by name.
+func (r commandRegistry) list(ctx context.Context) []Command {
+	var out []Command
+	seen := map[string]bool{}
+	for _, src := range r.sources {
+		for _, c := range src.list(ctx) {
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				out = append(out, c)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Command) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+func (r commandRegistry) lookup(ctx context.Context, name string) (Command, commandSource, bool) {
+	for _, src := range r.sources {
+		if c, ok := src.lookup(ctx, name); ok {
+			return c, src, true
+		}
+	}
+	return Command{}, nil, false
+}
+
+// namespaced is the shape of a command name with a namespace,
+// "server:prompt": a first word of that shape is read as a command even
+// when there is none of that name, so that a mistyped one is reported
+// rather than sent.
+var namespaced = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9_][^/\s]*$`)
+
+// expand returns the text of msg with its slash command expanded: msg
+// itself when its first word names no command. An unknown command of the
+// "server:prompt" shape, a missing required argument or a failing source
+// is a *CommandError.
+func (r commandRegistry) expand(ctx context.Context, msg string) (string, bool, error) {
+	trimmed := strings.TrimLeftFunc(msg, unicode.IsSpace)
+	if !strings.HasPrefix(trimmed, "/") {
+		return msg, false, nil
+	}
+	word, rest := trimmed, ""
+	if i := strings.IndexFunc(trimmed, unicode.IsSpace); i >= 0 {
+		word, rest = trimmed[:i], trimmed[i:]
+	}
+	name := word[1:]
+	if name == "" {
+		return msg, false, nil
+	}
+	c, src, ok := r.lookup(ctx, name)
+	if !ok {
+		if !namespaced.MatchString(name) {
+			return msg, false, nil
+		}
+		return "", false, r.unknown(ctx, name)
+	}
+	args, err := bindArgs(c, rest)
+	if err != nil {
+		return "", false, err
+	}
+	out, err := src.expand(ctx, c, args)
+	if err != nil {
+		return "", false, commandErrorf("the command /%s failed: %s", c.Name, strings.TrimSuffix(err.Error(), "."))
+	}
+	if strings.TrimSpace(out) == "" {
+		return "", false, commandErrorf("the command /%s gave no text; check its arguments (usage: %s)", c.Name, c.Usage())
+	}
+	return out, true, nil
+}
+
+// unknown is the error for a command name that is not there, naming the
+// nearest ones.
+func (r commandRegistry) unknown(ctx context.Context, name string) error {
+	all := r.list(ctx)
+	if len(all) == 0 {
+		return commandErrorf("there is no command /%s, and no MCP server offers any command now; to send the text as it is, put another word before it", name)
+	}
+	return commandErrorf("there is no command /%s; the nearest are %s (to send the text as it is, put another word before it)", name, strings.Join(nearest(name, all, 5), ", "))
+}
+
+// nearest returns the usages of up to n commands whose names are closest
+// to name: the same namespace first, then the smallest edit distance.
+func nearest(name string, all []Command, n int) []string {
+	ns, _, _ := strings.Cut(name, ":")
+	type scored struct {
+		c     Command
+		score int
+	}
+	var ss []scored
+	for _, c := range all {
+		score := distance(strings.ToLower(name), strings.ToLower(c.Name))
+		if cns, _, _ := strings.Cut(c.Name, ":"); !strings.EqualFold(cns, ns) {
+			score += 100
+		}
+		ss = append(ss, scored{c, score})
+	}
+	slices.SortStableFunc(ss, func(a, b scored) int { return a.score - b.score })
+	var out []string
+	for i := 0; i < len(ss) && i < n; i++ {
+		out = append(out, "/"+ss[i].c.Name)
+	}
+	return out
+}
+
+// distance is the Levenshtein distance of a and b, in runes.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// bindArgs matches the words of rest to c's arguments: "key=value" for a
+// declared key, other words in the order of the arguments not given by
+// key; words past the last argument join the last one given by position,
+// so "/docs:search error handling" passes "error handling". Quotes ("…"
+// or '…') keep spaces in a value.
+func bindArgs(c Command, rest string) (map[string]string, error) {
+	words, err := splitWords(rest)
+	if err != nil {
+		return nil, commandErrorf("the arguments of /%s %s; usage: %s", c.Name, err.Error(), c.Usage())
+	}
+	args := map[string]string{}
+	var positional []string
+	for _, w := range words {
+		if k, v, ok := strings.Cut(w, "="); ok && slices.ContainsFunc(c.Args, func(a CommandArg) bool { return a.Name == k }) {
+			args[k] = v
+			continue
+		}
+		positional = append(positional, w)
+	}
+	if len(positional) > 0 && len(c.Args) == 0 {
+		return nil, commandErrorf("the command /%s takes no arguments but got %q; send it as /%s alone", c.Name, strings.Join(positional, " "), c.Name)
+	}
+	last := ""
+	for _, a := range c.Args {
+		if len(positional) == 0 {
+			break
+		}
+		if _, given := args[a.Name]; given {
+			continue
+		}
+		args[a.Name], positional, last = positional[0], positional[1:], a.Name
+	}
+	if len(positional) > 0 {
+		if last == "" {
+			return nil, commandErrorf("the command /%s got more values than it has arguments (%q left over); usage: %s", c.Name, strings.Join(positional, " "), c.Usage())
+		}
+		args[last] = strings.Join(append([]string{args[last]}, positional...), " ")
+	}
+	var missing []string
+	for _, a := range c.Args {
+		if v, ok := args[a.Name]; a.Required && (!ok || v == "") {
+			missing = append(missing, a.Name)
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return args, nil
+	case 1:
+		return nil, commandErrorf("the command /%s needs the argument %s%s; usage: %s", c.Name, missing[0], argAbout(c, missing[0]), c.Usage())
+	}
+	return nil, commandErrorf("the command /%s needs the arguments %s; usage: %s", c.Name, joinAnd(missing), c.Usage())
+}
+
+// argAbout is " (its description)" of the named argument, or "".
+func argAbout(c Command, name string) string {
+	for _, a := range c.Args {
+		if a.Name == name && a.Description != "" {
+			return " (" + a.Description + ")"
+		}
+	}
+	return ""
+}
+
+func joinAnd(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+// splitWords splits s at white space, as a shell does: quotes ("…" or
+// '…') keep white space in a word and are removed; inside double quotes a
+// backslash escapes a quote or a backslash. A quote left open is an
+// error.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var b strings.Builder
+	inWord := false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case unicode.IsSpace(r):
+			if inWord {
+				words, inWord = append(words, b.String()), false
+				b.Reset()
+			}
+			i += size
+		case r == '"' || r == '\'':
+			inWord = true
+			j := i + 1
+			for ; j < len(s) && rune(s[j]) != r; j++ {
+				if r == '"' && s[j] == '\\' && j+1 < len(s) && (s[j+1] == '"' || s[j+1] == '\\') {
+					j++
+				}
+				b.WriteByte(s[j])
+			}
+			if j >= len(s) {
+				return nil, fmt.Errorf("leave a %c quote open", r)
+			}
+			i = j + 1
+		default:
+			inWord = true
+			b.WriteString(s[i : i+size])
+			i += size
+		}
+	}
+	if inWord {
+		words = append(words, b.String())
+	}
+	return words, nil
+}
