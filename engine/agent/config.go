@@ -87,6 +87,11 @@ type Config struct {
 	// MCP tunes the session's MCP servers; the zero value runs the user's
 	// and the workspace's trusted ones (see MCPOptions).
 	MCP MCPOptions
+	// Forms says the host answers the forms MCP servers ask for during a
+	// call: each arrives as an EventForm and waits for MCP.AnswerForm.
+	// False declines every form at once, with an EventMCP saying no one is
+	// there to fill it in.
+	Forms bool
 	// LSP configures the workspace's language servers (see LSPConfig).
 	LSP LSPConfig
 }

@@ -70,6 +70,8 @@ type Event struct {
 	Subagent *ChildInfo `json:"subagent,omitempty"`
 	// Notice is what EventCompactionSoon announces.
 	Notice *CompactionNotice `json:"notice,omitempty"`
+	// Form is the form of EventForm and EventFormDone (a copy).
+	Form *FormRequest `json:"form,omitempty"`
 }
 
 // CompactionNotice is the announcement of an automatic compaction before

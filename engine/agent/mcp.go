@@ -208,6 +208,7 @@ func (s *Session) startMCP() {
 		Budget:     o.Budget,
 		OnActivate: r.queue,
 		OnStatus:   func(st mcp.ServerStatus) { s.mcpEvent(r, id, st) },
+		Elicit:     s.formAsker(id),
 	})
 	s.mcpRun = r
 	for _, n := range notes {

@@ -122,6 +122,7 @@ type Session struct {
 	listDirty   bool // checklist changed since the last event
 	guard       *guard.Guard
 	subs        subagentHub // the task tool's children (see subagent.go)
+	forms       formHub     // the MCP servers' forms waiting for the host (see elicit.go)
 
 	sentFP     prompt.Fingerprint // prefix of the last request sent
 	sentSystem string
