@@ -62,6 +62,9 @@ type ServerConfig struct {
 	// URL and Headers reach an HTTP server.
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// OAuth tunes signing in to an HTTP server that asks for it; nil
+	// works for most servers (see [OAuthConfig]).
+	OAuth *OAuthConfig `json:"oauth,omitempty"`
 	// Disabled servers are kept in the file but never started.
 	Disabled bool `json:"disabled,omitempty"`
 	// Timeout bounds each call, in seconds, and connecting too (though
@@ -169,6 +172,28 @@ func (s ServerConfig) Validate(name string) error {
 	for k := range s.Headers {
 		if k == "" || strings.ContainsAny(k, ": \r\n") {
 			return fmt.Errorf("server %q has an invalid header name %q; use a plain header name", name, k)
+		}
+	}
+	return s.OAuth.validate(name, kind)
+}
+
+// validate checks the sign-in settings of server name of the given kind.
+func (o *OAuthConfig) validate(name, kind string) error {
+	if o == nil {
+		return nil
+	}
+	switch {
+	case kind == TypeStdio:
+		return fmt.Errorf("server %q runs a command, so its oauth settings have no use; remove them", name)
+	case o.ClientSecret != "" && o.ClientID == "":
+		return fmt.Errorf("server %q has an oauth client secret but no client ID; set clientId too", name)
+	case o.CallbackPort < 0 || o.CallbackPort > 65535:
+		return fmt.Errorf("server %q has oauth callbackPort %d, which is not a port; use 1 to 65535, or 0 for any free one", name, o.CallbackPort)
+	}
+	if o.ClientMetadataURL != "" {
+		u, err := url.Parse(o.ClientMetadataURL)
+		if err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+			return fmt.Errorf("server %q has oauth clientMetadataUrl %q, which is not an https address with a path; correct it", name, o.ClientMetadataURL)
 		}
 	}
 	return nil

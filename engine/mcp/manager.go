@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/keychain"
 	"github.com/tally-dev/tally/internal/serverlog"
 )
 
@@ -64,6 +65,14 @@ type Options struct {
 	// error declines. Nil declines every form, noting in the server's log
 	// that no one is there to fill it in.
 	Elicit func(ctx context.Context, f Form) (Reply, error)
+	// Tokens keeps the OAuth grants of HTTP servers; nil means the
+	// user's keychain (keychain.Default).
+	Tokens *keychain.Store
+	// Browse, when set, lets an HTTP server sign in while it connects:
+	// it is given the authorization page to show the user (print it,
+	// open a browser). Nil never signs in: a server that asks for it is
+	// marked StateSignIn.
+	Browse func(url string) error
 }
 
 func (o *Options) clientVersion() string {

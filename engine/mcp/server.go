@@ -64,6 +64,11 @@ type ServerStatus struct {
 	Source string
 }
 
+// streamRetries is how often a streamable HTTP connection whose event
+// stream broke is resumed (with Last-Event-ID, after the server's retry
+// delay) before the server counts as stopped.
+const streamRetries = 3
+
 // maxRestarts is how often a crashed server is restarted.
 const maxRestarts = 1
 
@@ -98,6 +103,8 @@ type server struct {
 	tools    int
 	restarts int
 	allowRO  bool
+	kept     *keptAuth // the OAuth handler of an HTTP server's session
+	cb       *callback // the loopback redirect of a sign-in under way
 }
 
 func (s *server) status() ServerStatus {
@@ -172,6 +179,11 @@ func (s *server) connectLocked(ctx context.Context) ([]toolInfo, error) {
 		ElicitationHandler: s.elicit,
 	})
 	cs, err := client.Connect(ctx, t, nil)
+	if err != nil && s.signInNeeded() {
+		err = s.signInError()
+		s.setState(StateSignIn, err.Error())
+		return nil, err
+	}
 	if err != nil {
 		err = s.failure(ctx, "could not be started or reached", err)
 		s.setState(StateFailed, err.Error())
@@ -246,7 +258,15 @@ func (s *server) transport() (sdk.Transport, error) {
 		if s.cfg.Kind() == TypeSSE {
 			return &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc}, nil
 		}
-		return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc, MaxRetries: -1}, nil
+		oh, err := s.oauthHandler()
+		if err != nil {
+			return nil, err
+		}
+		t := &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc, MaxRetries: streamRetries}
+		if oh != nil {
+			t.OAuthHandler = oh
+		}
+		return t, nil
 	}
 	return nil, fmt.Errorf("the MCP server %q has an unknown type %q; use \"stdio\", \"http\" or \"sse\"", s.name, s.cfg.Type)
 }
@@ -372,6 +392,7 @@ func (s *server) stop() {
 	s.connMu.Lock()
 	defer s.connMu.Unlock()
 	s.closeSession()
+	s.closeCallback()
 	if st := s.status().State; st != StateDisabled && st != StateStopped {
 		s.setState(StateStopped, "")
 	}

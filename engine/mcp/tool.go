@@ -196,6 +196,10 @@ func (t *Tool) callError(ctx, cctx context.Context, gen int, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return errors.New("the call was cancelled before the MCP server answered")
+	case s.signInNeeded():
+		err := s.signInError()
+		s.setState(StateSignIn, err.Error())
+		return fmt.Errorf("%w; tell the user, and continue without its tools until then", err)
 	case errors.Is(context.Cause(cctx), context.DeadlineExceeded):
 		s.log.Note(fmt.Sprintf("call to %s timed out after %s", t.remote, s.cfg.CallTimeout()))
 		return fmt.Errorf("the MCP server %q did not answer within %s; try again later or continue without this tool", s.name, s.cfg.CallTimeout())
