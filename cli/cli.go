@@ -57,7 +57,8 @@ Flags (all commands):
   --context-window N     override the model's context window in tokens
   --session ID           continue this session, or start one under this ID
   --workspace DIR        folder the agent works in (default: current folder)
-  --yes                  approve every tool call that would ask (the mode still refuses what it refuses)
+  --yes                  approve every tool call that would ask (the mode still refuses what it refuses),
+                         and accept the defaults of the forms MCP servers ask for
   --mode MODE            permission mode: read-only, ask (default), auto-edit or full-auto (sandbox needed)
   --json                 print events as JSON lines on stdout
   --max-steps N          model requests allowed per turn (default 50)
@@ -209,7 +210,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		mcpRunNote(args[1:], stderr)
 		err = cmdRun(args[1:], stdin, stdout, stderr)
 	case "mcp":
-		err = cmdMCP(args[1:], stdout, stderr)
+		err = cmdMCP(args[1:], stdin, stdout, stderr)
 	case "lsp":
 		err = cmdLSP(args[1:], stdout, stderr)
 	case "sessions":

@@ -25,10 +25,11 @@ const mcpUsage = `usage:
   tally mcp add NAME [--env K=V]... -- COMMAND [ARGS...] add a stdio server to your MCP file
   tally mcp add NAME --url URL [--header K=V]...        add a streamable HTTP server
   tally mcp remove NAME | enable NAME | disable NAME
-  tally mcp call NAME TOOL [JSON] [--workspace DIR] [--json]  call one tool outside a session, to try a server`
+  tally mcp call NAME TOOL [JSON] [--workspace DIR] [--json] [--yes]  call one tool outside a session, to try a server;
+      --yes accepts the defaults of a form the server asks for`
 
 // cmdMCP runs `tally mcp SUBCOMMAND`.
-func cmdMCP(args []string, stdout, stderr io.Writer) error {
+func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usagef("tally mcp: say what to do\n%s", mcpUsage)
 	}
@@ -43,7 +44,7 @@ func cmdMCP(args []string, stdout, stderr io.Writer) error {
 	case "remove", "enable", "disable":
 		return mcpEdit(sub, rest, stdout)
 	case "call":
-		return mcpCall(rest, stdout)
+		return mcpCall(rest, stdin, stdout, stderr)
 	}
 	return usagef("tally mcp: unknown subcommand %q\n%s", sub, mcpUsage)
 }
@@ -51,7 +52,7 @@ func cmdMCP(args []string, stdout, stderr io.Writer) error {
 // mcpFlags are the flags of the mcp subcommands.
 type mcpFlags struct {
 	data, workspace, url string
-	probe, json          bool
+	probe, json, yes     bool
 	env, headers         pairs
 	timeout              float64
 	args                 []string
@@ -81,6 +82,7 @@ func parseMCP(sub string, args []string) (*mcpFlags, error) {
 	fs.StringVar(&f.url, "url", "", "")
 	fs.BoolVar(&f.probe, "probe", false, "")
 	fs.BoolVar(&f.json, "json", false, "")
+	fs.BoolVar(&f.yes, "yes", false, "")
 	fs.Var(f.env, "env", "")
 	fs.Var(f.headers, "header", "")
 	fs.Float64Var(&f.timeout, "timeout", 0, "")

@@ -13,9 +13,11 @@ import (
 // its own, calls one tool with the JSON arguments (an object; {} when
 // none) and prints the result, for trying and debugging a server outside
 // a session. A workspace's server runs only once its file is trusted, and
-// in the command sandbox. The exit status is 1 when the tool reports an
-// error.
-func mcpCall(args []string, stdout io.Writer) error {
+// in the command sandbox. A form the server asks for during the call is
+// put to the user on a terminal, accepted with its defaults with --yes
+// and declined otherwise (see formAnswerer). The exit status is 1 when the
+// tool reports an error, or --yes could not answer a form.
+func mcpCall(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	f, err := parseMCP("call", args)
 	if err != nil {
 		return err
@@ -43,7 +45,8 @@ func mcpCall(args []string, stdout io.Writer) error {
 	case found.Source == workbench.MCPSourceWorkspace && !found.Trusted:
 		return fmt.Errorf("tally mcp call: %q is a server of the workspace's untrusted %s; trust it first with `tally mcp trust --workspace %s`", name, found.Path, ws)
 	}
-	res, err := workbench.CallMCP(context.Background(), name, found.Config, ws, toolName, json.RawMessage(raw))
+	forms := newFormAnswerer("tally mcp call", f.yes, stdin, stderr, nil)
+	res, err := workbench.CallMCP(context.Background(), name, found.Config, ws, toolName, json.RawMessage(raw), forms.answer)
 	if err != nil {
 		return fmt.Errorf("tally mcp call: %s", message(err))
 	}
@@ -60,5 +63,5 @@ func mcpCall(args []string, stdout io.Writer) error {
 	if res.IsError {
 		return fmt.Errorf("tally mcp call: the tool %s of %s reported an error (above)", toolName, name)
 	}
-	return nil
+	return forms.failure()
 }

@@ -47,6 +47,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	out := &printer{stdout: stdout, stderr: stderr, json: o.json}
 	so := o.sessionOptions(o.session)
 	so.Approver = approver(o.yes, stdin, stderr)
+	term, _ := so.Approver.(*terminalApprover)
+	out.forms = newSessionForms(newFormAnswerer("tally run", o.yes, stdin, stderr, term))
+	so.Forms = true
 	so.OnEvent = out.event
 	cfg, err := w.Config(so)
 	if err != nil {
@@ -78,6 +81,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if created {
 		fmt.Fprintf(stderr, "session %s\n", sess.ID())
 	}
+	out.forms.open(sess)
 	closed := false
 	defer func() {
 		if !closed {
@@ -139,11 +143,15 @@ type printer struct {
 	stderr  io.Writer
 	json    bool
 	midLine bool
+	forms   *sessionForms // answers the session's forms; nil answers none
 }
 
 func (p *printer) event(e agent.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.forms != nil {
+		p.forms.event(e, p.stderr)
+	}
 	if p.json {
 		b, err := json.Marshal(e)
 		if err == nil {

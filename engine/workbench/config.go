@@ -47,6 +47,9 @@ type SessionOptions struct {
 	Approver   tool.Approver
 	Asker      agent.Asker
 	OnEvent    func(agent.Event)
+	// Forms says the host answers the MCP servers' forms (see
+	// agent.Config.Forms); false declines them.
+	Forms bool
 }
 
 // ErrNoModel is matched (errors.Is) by the error Config returns beside a
@@ -72,7 +75,7 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 	saved := w.Settings()
 	cfg := agent.Config{
 		Store: w.store, MaxSteps: o.MaxSteps, StatusMode: o.StatusMode,
-		Approver: o.Approver, Asker: o.Asker, OnEvent: o.OnEvent,
+		Approver: o.Approver, Asker: o.Asker, OnEvent: o.OnEvent, Forms: o.Forms,
 		UserConfigDir: userConfigDir(),
 		Shell:         agent.ShellConfig(saved.Shell),
 		Mode:          w.permissionMode(o, saved),

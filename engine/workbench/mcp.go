@@ -210,12 +210,15 @@ func ProbeMCP(ctx context.Context, name string, sc mcp.ServerConfig, ws string) 
 
 // CallMCP starts server name on its own, in ws, calls its tool toolName
 // with args (a JSON object) and stops it, as ProbeMCP starts it: for
-// `tally mcp call`, outside any session.
-func CallMCP(ctx context.Context, name string, sc mcp.ServerConfig, ws, toolName string, args json.RawMessage) (tool.Result, error) {
+// `tally mcp call`, outside any session. elicit answers the forms the
+// server asks for during the call (see mcp.Options.Elicit); nil declines
+// them.
+func CallMCP(ctx context.Context, name string, sc mcp.ServerConfig, ws, toolName string, args json.RawMessage, elicit func(context.Context, mcp.Form) (mcp.Reply, error)) (tool.Result, error) {
 	opts, err := probeOptions(sc, ws)
 	if err != nil {
 		return tool.Result{}, err
 	}
+	opts.Elicit = elicit
 	return mcp.Call(ctx, name, sc, opts, toolName, args)
 }
 
