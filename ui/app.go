@@ -154,6 +154,8 @@ type UI struct {
 	closed  bool                    // Close ran: the store is closed
 	focused bool                    // the window has the keyboard focus
 	saving  sync.WaitGroup          // settings saves under way; closing waits for them
+
+	mcpSignIn dialog.Dialog // the dialog of a sign-in to an MCP server under way
 }
 
 // header is what sits above the chat: the open session's title, its

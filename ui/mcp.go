@@ -60,7 +60,10 @@ func (u *UI) showMCP(live *liveSession, st agent.MCPStatus, event string) {
 	}
 	u.side.mcpInfo.SetText(mcpLine(st))
 	tw.ShowIf(u.side.mcpInfo, u.side.mcpInfo.Text != "")
-	switch probs := st.Problems(); {
+	switch probs, signIns := st.Problems(), st.SignIns(); {
+	case event != "" && len(signIns) > 0:
+		name := signIns[0].Name
+		u.banner.ShowAction("The MCP server "+name+" needs you to sign in; its tools are not offered until then.", "Sign in", func() { u.signInFromBanner(live, name) })
 	case event != "" && len(probs) > 0:
 		logPath := probs[0].LogPath
 		u.banner.ShowAction(tw.UpperFirst(event), "Open log", func() { u.openFile(logPath) })
@@ -199,6 +202,11 @@ func (v *mcpSettings) row(s workbench.MCPServer) fyne.CanvasObject {
 		what = s.Config.URL
 	}
 	state := string(s.Status.State)
+	if s.Status.State == mcp.StateSignIn {
+		state = "Sign in needed"
+	} else if s.SignedIn {
+		state += " · signed in"
+	}
 	failed, hasFailed := v.failed[s.Name]
 	if hasFailed {
 		state = "test failed: " + failed
@@ -225,6 +233,9 @@ func (v *mcpSettings) row(s workbench.MCPServer) fyne.CanvasObject {
 	name, sc := s.Name, s.Config
 	test := &widget.Button{Text: "Test", Icon: theme.MediaPlayIcon(), OnTapped: func() { v.test(name, sc) }}
 	buttons := container.NewHBox(test)
+	if sc.Kind() != mcp.TypeStdio {
+		buttons.Objects = append(v.signInButtons(s), buttons.Objects...)
+	}
 	if s.Source == workbench.MCPSourceUser {
 		on := widget.NewCheck("Enabled", nil)
 		on.Checked = !s.Config.Disabled

@@ -71,6 +71,18 @@ type MCPStatus struct {
 	Workspace mcp.WorkspaceFile
 }
 
+// SignIns returns the servers that wait for the user to sign in, for the
+// banner's Sign in.
+func (st MCPStatus) SignIns() []mcp.ServerStatus {
+	var out []mcp.ServerStatus
+	for _, s := range st.Servers {
+		if s.State == mcp.StateSignIn {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Problems returns the servers that failed or crashed, for the banner.
 func (st MCPStatus) Problems() []mcp.ServerStatus {
 	var out []mcp.ServerStatus
@@ -249,6 +261,9 @@ func (s *Session) mcpEvent(r *mcpRun, id string, st mcp.ServerStatus) {
 	e := Event{Kind: EventMCP, Reason: fmt.Sprintf("MCP server %q is %s", st.Name, st.State)}
 	if st.Reason != "" {
 		e.Reason += ": " + st.Reason
+	}
+	if st.State == mcp.StateSignIn {
+		e.Err = e.Reason
 	}
 	if st.State == mcp.StateFailed || st.State == mcp.StateCrashed || st.State == mcp.StateUntrusted {
 		e.Err = e.Reason

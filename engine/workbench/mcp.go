@@ -48,6 +48,8 @@ type MCPServer struct {
 	// Status is the server's state in the session given to MCPServers,
 	// or idle (disabled) without one.
 	Status mcp.ServerStatus
+	// SignedIn is set for an HTTP server whose OAuth sign-in is kept.
+	SignedIn bool
 }
 
 // MCPServers lists the user's servers, then the workspace ws's ("" for
@@ -78,6 +80,9 @@ func (w *Workbench) MCPServers(ws string, sess *agent.Session) ([]MCPServer, err
 		}
 		if st, ok := live[name]; ok && !shadowed && s.Enabled {
 			s.Status = st
+		}
+		if sc.Kind() != mcp.TypeStdio {
+			s.SignedIn = MCPSignedIn(name, sc)
 		}
 		out = append(out, s)
 	}
