@@ -6,7 +6,7 @@ GO      ?= go
 BIN     ?= tally
 PKGS    := ./...
 
-.PHONY: all deps build run test vet lint unit race smoke bench clean package
+.PHONY: all deps build run test vet lint unit race smoke conformance bench clean package
 
 all: build
 
@@ -41,7 +41,13 @@ race:
 smoke: build
 	bash scripts/smoke.sh
 
-test: deps vet unit race smoke
+# The official MCP conformance suite's client scenarios against the built
+# binary (scripts/conformance; it installs the suite and Node.js 22 from
+# npm into .tools/conformance).
+conformance: build
+	bash scripts/conformance/run.sh
+
+test: deps vet unit race smoke conformance
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs what Tally needs to build and test on Debian/Ubuntu: the C
 # libraries Fyne's cgo build links against, Xvfb and X tools for the
-# window smoke test, and the Go modules. Safe to run repeatedly: it only
+# window smoke test, curl for the MCP conformance run, and the Go modules. Safe to run repeatedly: it only
 # installs what is missing.
 set -euo pipefail
 
-packages=(gcc pkg-config libgl1-mesa-dev xorg-dev xvfb xdotool x11-utils imagemagick)
+packages=(gcc pkg-config libgl1-mesa-dev xorg-dev xvfb xdotool x11-utils imagemagick curl)
 
 missing=()
 for p in "${packages[@]}"; do
