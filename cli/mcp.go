@@ -23,8 +23,10 @@ const mcpUsage = `usage:
   tally mcp trust [--workspace DIR]                     run the servers of the workspace's .tally/mcp.json
   tally mcp untrust [--workspace DIR]                   stop trusting it
   tally mcp add NAME [--env K=V]... -- COMMAND [ARGS...] add a stdio server to your MCP file
-  tally mcp add NAME --url URL [--header K=V]...        add a streamable HTTP server
+  tally mcp add NAME --url URL [--header K=V]...        add a streamable HTTP server; for OAuth, optionally
+      [--client-id ID [--client-secret S]] [--client-metadata-url URL] [--callback-port N] [--scope S]...
   tally mcp remove NAME | enable NAME | disable NAME
+  tally mcp login NAME | logout NAME                    sign in to a server that asks for OAuth, or forget the sign-in
   tally mcp call NAME TOOL [JSON] [--workspace DIR] [--json] [--yes]  call one tool outside a session, to try a server;
       --yes accepts the defaults of a form the server asks for`
 
@@ -45,6 +47,8 @@ func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return mcpEdit(sub, rest, stdout)
 	case "call":
 		return mcpCall(rest, stdin, stdout, stderr)
+	case "login", "logout":
+		return mcpLogin(sub, rest, stdout)
 	}
 	return usagef("tally mcp: unknown subcommand %q\n%s", sub, mcpUsage)
 }
@@ -56,7 +60,15 @@ type mcpFlags struct {
 	env, headers         pairs
 	timeout              float64
 	args                 []string
+	oauth                mcp.OAuthConfig
+	scopes               list
 }
+
+// list collects a repeated flag.
+type list []string
+
+func (l *list) String() string     { return strings.Join(*l, " ") }
+func (l *list) Set(v string) error { *l = append(*l, strings.Fields(v)...); return nil }
 
 // pairs collects repeated K=V flags.
 type pairs map[string]string
@@ -86,6 +98,11 @@ func parseMCP(sub string, args []string) (*mcpFlags, error) {
 	fs.Var(f.env, "env", "")
 	fs.Var(f.headers, "header", "")
 	fs.Float64Var(&f.timeout, "timeout", 0, "")
+	fs.StringVar(&f.oauth.ClientID, "client-id", "", "")
+	fs.StringVar(&f.oauth.ClientSecret, "client-secret", "", "")
+	fs.StringVar(&f.oauth.ClientMetadataURL, "client-metadata-url", "", "")
+	fs.IntVar(&f.oauth.CallbackPort, "callback-port", 0, "")
+	fs.Var(&f.scopes, "scope", "")
 	var command []string
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, command = args[:i], args[i:]
@@ -273,6 +290,10 @@ func mcpAdd(args []string, stdout io.Writer) error {
 		return usagef("tally mcp add: give either --url or a command after --, not both")
 	case f.url != "":
 		sc.URL, sc.Headers = f.url, f.headers
+		f.oauth.Scopes = f.scopes
+		if f.oauth.ClientID != "" || f.oauth.ClientSecret != "" || f.oauth.ClientMetadataURL != "" || f.oauth.CallbackPort != 0 || len(f.oauth.Scopes) > 0 {
+			sc.OAuth = &f.oauth
+		}
 	case len(rest) > 1 && rest[0] == "--":
 		sc.Command, sc.Args, sc.Env = rest[1], rest[2:], f.env
 	default:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Tally needs to build and test on Debian/Ubuntu: the C
 # libraries Fyne's cgo build links against, Xvfb and X tools for the
-# window smoke test, curl for the MCP conformance run, and the Go modules. Safe to run repeatedly: it only
-# installs what is missing.
+# window smoke test, curl for the MCP conformance run, and the Go
+# modules. Safe to run repeatedly: it only installs what is missing.
 set -euo pipefail
 
 packages=(gcc pkg-config libgl1-mesa-dev xorg-dev xvfb xdotool x11-utils imagemagick curl)
