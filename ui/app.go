@@ -175,7 +175,8 @@ type input struct {
 	send, stop *widget.Button
 	suggest    *fyne.Container // the demo's suggested prompts
 	suggestBox *fyne.Container
-	draftGen   int // bumps on each keystroke; the last one stores the draft
+	draftGen   int        // bumps on each keystroke; the last one stores the draft
+	complete   *completer // the list of commands and resources
 }
 
 // sidePanel is the right column: the checklist, and under it the context
@@ -310,7 +311,9 @@ func (u *UI) build() {
 	u.head.demoTag = &widget.Label{Text: "Demo — scripted model, no network", Importance: widget.WarningImportance, TextStyle: fyne.TextStyle{Bold: true}}
 	u.head.demoTag.Hide()
 	u.input.prompt = newPromptEntry(u.send)
-	u.input.prompt.OnChanged = func(string) { u.draftChanged() }
+	u.input.complete = newCompleter(u)
+	u.input.prompt.OnChanged = func(string) { u.draftChanged(); u.input.complete.changed() }
+	u.input.prompt.onKey = u.input.complete.key
 	u.input.send = &widget.Button{Text: "Send", Icon: theme.MailSendIcon(), Importance: widget.HighImportance, OnTapped: u.send}
 	u.input.stop = &widget.Button{Text: "Stop", Icon: theme.MediaStopIcon(), Importance: widget.DangerImportance, OnTapped: u.stop}
 	u.input.stop.Disable()
@@ -322,7 +325,7 @@ func (u *UI) build() {
 	u.input.suggest.Layout = &flowLayout{}
 	u.input.suggestBox = container.NewPadded(u.input.suggest)
 	u.input.suggestBox.Hide()
-	input := container.NewBorder(u.input.suggestBox, nil, nil, buttons, u.input.prompt)
+	input := container.NewBorder(container.NewVBox(u.input.suggestBox, u.input.complete.box), nil, nil, buttons, u.input.prompt)
 	right := container.NewPadded(container.NewBorder(nil, nil, nil, nil, u.side.checklist))
 	u.panels = newPanels(u.sessions.box, widget.NewLabel(""), right)
 	top := container.NewVBox(

@@ -213,6 +213,10 @@ func (u *UI) send() {
 			if u.live == live {
 				u.footer.State.Alerts = alerts
 			}
+			var cmdErr *agent.CommandError
+			if errors.As(err, &cmdErr) && u.live == live && u.input.prompt.Text == "" {
+				u.input.prompt.setDraft(text) // nothing was sent: correct it and send again
+			}
 			u.turnDone(live, res, err, level, exact)
 		}
 	})
@@ -290,6 +294,10 @@ func (u *UI) showTurnError(err error) {
 
 // friendlyError phrases an engine error for the banner.
 func friendlyError(err error) string {
+	var cmdErr *agent.CommandError
+	if errors.As(err, &cmdErr) {
+		return "Not sent: " + err.Error() + "."
+	}
 	switch workbench.Classify(err) {
 	case workbench.ProblemUnreachable:
 		return "Cannot reach the model server: " + err.Error()

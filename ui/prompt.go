@@ -17,6 +17,9 @@ type promptEntry struct {
 	// onShortcut runs the window's shortcut for cs and reports whether
 	// there was one; the entry would otherwise swallow it.
 	onShortcut func(cs *desktop.CustomShortcut) bool
+	// onKey sees every key first and reports whether it took it (the
+	// completion list's Up, Down, Enter, Tab and Escape).
+	onKey func(k *fyne.KeyEvent) bool
 }
 
 func newPromptEntry(onSend func()) *promptEntry {
@@ -43,6 +46,14 @@ func (e *promptEntry) TypedShortcut(s fyne.Shortcut) {
 	e.Entry.TypedShortcut(s)
 }
 
+// TypedKey gives the key to onKey first, then to the entry.
+func (e *promptEntry) TypedKey(k *fyne.KeyEvent) {
+	if e.onKey != nil && e.onKey(k) {
+		return
+	}
+	e.Entry.TypedKey(k)
+}
+
 func isSendShortcut(cs *desktop.CustomShortcut) bool {
 	enter := cs.KeyName == fyne.KeyReturn || cs.KeyName == fyne.KeyEnter
 	mod := cs.Modifier == fyne.KeyModifierControl || cs.Modifier == fyne.KeyModifierShortcutDefault
@@ -60,7 +71,14 @@ func (e *promptEntry) FocusIn() {
 // user goes on typing.
 func (e *promptEntry) setDraft(text string) {
 	e.SetText(text)
-	lines := strings.Split(text, "\n")
+	e.setCursor(utf8.RuneCountInString(text))
+}
+
+// setCursor puts the cursor after the first n runes of the text.
+func (e *promptEntry) setCursor(n int) {
+	runes := []rune(e.Text)
+	n = min(max(n, 0), len(runes))
+	lines := strings.Split(string(runes[:n]), "\n")
 	e.CursorRow = len(lines) - 1
 	e.CursorColumn = utf8.RuneCountInString(lines[len(lines)-1])
 	e.Refresh()
