@@ -46,7 +46,7 @@ func mcpCall(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("tally mcp call: %q is a server of the workspace's untrusted %s; trust it first with `tally mcp trust --workspace %s`", name, found.Path, ws)
 	}
 	forms := newFormAnswerer("tally mcp call", f.yes, stdin, stderr, nil)
-	res, err := workbench.CallMCP(context.Background(), name, found.Config, ws, toolName, json.RawMessage(raw), forms.answer)
+	res, err := workbench.CallMCP(context.Background(), name, found.Config, ws, toolName, json.RawMessage(raw), forms.answer, signInNote(name))
 	if err != nil {
 		return fmt.Errorf("tally mcp call: %s", message(err))
 	}

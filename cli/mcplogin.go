@@ -49,9 +49,7 @@ func mcpLogin(sub string, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "signed out of %s; sessions ask you to sign in again\n", safeText(name))
 		return nil
 	}
-	fresh, err := workbench.SignInMCP(context.Background(), name, found.Config, func(url string) {
-		fmt.Fprintf(os.Stderr, "To sign in to %s, open this page (Tally opens it in your browser):\n  %s\n", safeText(name), url)
-	})
+	fresh, err := workbench.SignInMCP(context.Background(), name, found.Config, signInNote(name))
 	if err != nil {
 		return fmt.Errorf("tally mcp login: %s", message(err))
 	}
@@ -61,4 +59,12 @@ func mcpLogin(sub string, args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "signed in to %s; the sign-in is kept in %s\n", safeText(name), safeText(workbench.MCPCredentials()))
 	return nil
+}
+
+// signInNote prints, on stderr, the page a sign-in to server name asks
+// the user to open.
+func signInNote(name string) func(string) {
+	return func(url string) {
+		fmt.Fprintf(os.Stderr, "To sign in to %s, open this page (Tally opens it in your browser):\n  %s\n", safeText(name), url)
+	}
 }

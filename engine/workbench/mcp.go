@@ -217,13 +217,18 @@ func ProbeMCP(ctx context.Context, name string, sc mcp.ServerConfig, ws string) 
 // with args (a JSON object) and stops it, as ProbeMCP starts it: for
 // `tally mcp call`, outside any session. elicit answers the forms the
 // server asks for during the call (see mcp.Options.Elicit); nil declines
-// them.
-func CallMCP(ctx context.Context, name string, sc mcp.ServerConfig, ws, toolName string, args json.RawMessage, elicit func(context.Context, mcp.Form) (mcp.Reply, error)) (tool.Result, error) {
+// them. An HTTP server that asks for a sign-in (or, for this tool, more
+// scopes) signs in as SignInMCP does, with show telling the user the
+// page; nil show makes it fail saying a sign-in is needed.
+func CallMCP(ctx context.Context, name string, sc mcp.ServerConfig, ws, toolName string, args json.RawMessage, elicit func(context.Context, mcp.Form) (mcp.Reply, error), show func(url string)) (tool.Result, error) {
 	opts, err := probeOptions(sc, ws)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	opts.Elicit = elicit
+	if show != nil {
+		opts.Browse = signInPage(show)
+	}
 	return mcp.Call(ctx, name, sc, opts, toolName, args)
 }
 

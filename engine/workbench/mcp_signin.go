@@ -16,11 +16,16 @@ import (
 // user's keychain. fresh is false when the server already accepted Tally.
 // Sessions that run the server then reach it after MCP().Connect.
 func SignInMCP(ctx context.Context, name string, sc mcp.ServerConfig, show func(url string)) (fresh bool, err error) {
-	opts := mcp.Options{Browse: func(url string) error {
+	return mcp.SignIn(ctx, name, sc, mcp.Options{Browse: signInPage(show)})
+}
+
+// signInPage shows the authorization page's address with show and opens
+// it in the user's browser.
+func signInPage(show func(url string)) func(string) error {
+	return func(url string) error {
 		show(url)
 		return browser.Open(url)
-	}}
-	return mcp.SignIn(ctx, name, sc, opts)
+	}
 }
 
 // SignOutMCP forgets the sign-in kept for the MCP server name (configured
