@@ -19,7 +19,7 @@ import (
 
 // mcpUsage is the help of `tally mcp`.
 const mcpUsage = `usage:
-  tally mcp list [--probe] [--workspace DIR] [--json]   servers, their source and state; --probe lists their tools
+  tally mcp list [--probe] [--workspace DIR] [--json]   servers, their source and state; --probe lists their tools, prompts and resources
   tally mcp trust [--workspace DIR]                     run the servers of the workspace's .tally/mcp.json
   tally mcp untrust [--workspace DIR]                   stop trusting it
   tally mcp add NAME [--env K=V]... -- COMMAND [ARGS...] add a stdio server to your MCP file
@@ -172,17 +172,20 @@ func mcpList(args []string, stdout io.Writer) error {
 	}
 	type row struct {
 		workbench.MCPServer
-		Tools []mcp.ToolSummary `json:",omitempty"`
-		Error string            `json:",omitempty"`
+		Tools     []mcp.ToolSummary `json:",omitempty"`
+		Prompts   []mcp.Prompt      `json:",omitempty"`
+		Resources []mcp.Resource    `json:",omitempty"`
+		Error     string            `json:",omitempty"`
 	}
 	rows := make([]row, len(servers))
 	for i, s := range servers {
 		rows[i].MCPServer = s
 		if f.probe && s.Enabled {
-			rows[i].Tools, err = workbench.ProbeMCP(context.Background(), s.Name, s.Config, ws)
+			p, err := workbench.ProbeMCPAll(context.Background(), s.Name, s.Config, ws)
 			if err != nil {
 				rows[i].Error = message(err)
 			}
+			rows[i].Tools, rows[i].Prompts, rows[i].Resources = p.Tools, p.Prompts, p.Resources
 		}
 	}
 	if f.json {
@@ -207,6 +210,7 @@ func mcpList(args []string, stdout io.Writer) error {
 		for _, t := range r.Tools {
 			fmt.Fprintf(stdout, "  %s (%d tokens): %s\n", safeText(t.Name), t.Tokens, safeText(text.FirstLine(t.Description, quoteRunes)))
 		}
+		printPromptsAndResources(stdout, r.Prompts, r.Resources)
 	}
 	for _, r := range rows {
 		if r.Source == workbench.MCPSourceWorkspace && !r.Trusted {
@@ -226,6 +230,8 @@ func mcpState(s workbench.MCPServer) string {
 		return "not trusted"
 	case s.Config.Disabled:
 		return "disabled"
+	case s.SignedIn:
+		return "enabled, signed in"
 	}
 	return "enabled"
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,6 +62,9 @@ type grant struct {
 	AuthStyle    oauth2.AuthStyle `json:"auth_style,omitempty"`
 	Scopes       []string        `json:"scopes,omitempty"`
 	Token        *oauth2.Token   `json:"token"`
+	// Wanted are the scopes a server asked for in a session (step-up):
+	// the next sign-in asks for them too, afresh.
+	Wanted []string `json:"wanted,omitempty"`
 }
 
 func (g *grant) config() *oauth2.Config {
@@ -164,6 +168,8 @@ func (k *keptSource) Token() (*oauth2.Token, error) {
 type keptAuth struct {
 	ts     oauth2.TokenSource
 	needed atomic.Bool
+	g      *grants
+	gr     *grant // the kept grant; nil when there is none
 }
 
 // errSignIn is the error of a request the server refused for want of a
@@ -175,25 +181,43 @@ func (k *keptAuth) TokenSource(context.Context) (oauth2.TokenSource, error) { re
 func (k *keptAuth) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-	if resp.StatusCode == http.StatusForbidden && !insufficientScope(resp) {
+	more, stepUp := insufficientScope(resp)
+	if resp.StatusCode == http.StatusForbidden && !stepUp {
 		return nil // forbidden for another reason: the retry reports it
+	}
+	if stepUp && k.gr != nil && k.g != nil {
+		gr := *k.gr
+		gr.Wanted = union(gr.Scopes, more)
+		_ = k.g.save(&gr) // the next sign-in asks for them; without, it asks for the server's usual ones
 	}
 	k.needed.Store(true)
 	return errSignIn
 }
 
-// insufficientScope tells whether a 403 asks for more scopes (step-up).
-func insufficientScope(resp *http.Response) bool {
+// insufficientScope tells whether a 403 asks for more scopes (step-up),
+// and which.
+func insufficientScope(resp *http.Response) (scopes []string, ok bool) {
 	cs, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if err != nil {
-		return false
+		return nil, false
 	}
 	for _, c := range cs {
 		if c.Scheme == "bearer" && c.Params["error"] == "insufficient_scope" {
-			return true
+			return strings.Fields(c.Params["scope"]), true
 		}
 	}
-	return false
+	return nil, false
+}
+
+// union is a followed by the elements of b it lacks.
+func union(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // keptHandler builds the session handler of server s from its kept grant.
@@ -202,12 +226,13 @@ func (s *server) keptHandler(ctx context.Context) (*keptAuth, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &keptAuth{}
+	k := &keptAuth{g: g}
 	gr, err := g.load()
 	if err != nil {
 		return nil, fmt.Errorf("the sign-in of the MCP server %q cannot be read (%v)", s.name, err)
 	}
 	if gr != nil {
+		k.gr = gr
 		k.ts = g.source(ctx, gr)
 	}
 	return k, nil
@@ -215,9 +240,10 @@ func (s *server) keptHandler(ctx context.Context) (*keptAuth, error) {
 
 // newSignInHandler is the SDK's authorization-code handler for server
 // name: it starts from the kept token source initial (nil for none),
-// registers or identifies Tally as cfg says, asks fetch for the code, and
-// keeps the grant it ends with in g.
-func newSignInHandler(cfg *OAuthConfig, redirect string, fetch auth.AuthorizationCodeFetcher, g *grants, initial oauth2.TokenSource, client *http.Client) (*auth.AuthorizationCodeHandler, error) {
+// registers or identifies Tally as cfg says, asks fetch for the code
+// (with the scopes want besides those the server names), and keeps the
+// grant it ends with in g.
+func newSignInHandler(cfg *OAuthConfig, redirect string, fetch auth.AuthorizationCodeFetcher, g *grants, initial oauth2.TokenSource, want []string, client *http.Client) (*auth.AuthorizationCodeHandler, error) {
 	if cfg == nil {
 		cfg = &OAuthConfig{}
 	}
@@ -258,9 +284,12 @@ func newSignInHandler(cfg *OAuthConfig, redirect string, fetch auth.Authorizatio
 		}
 		hc.DynamicClientRegistrationConfig = nil
 	}
-	if len(cfg.Scopes) > 0 {
-		scopes := append([]string(nil), cfg.Scopes...)
+	switch {
+	case len(cfg.Scopes) > 0:
+		scopes := union(cfg.Scopes, want)
 		hc.ScopeFilter = func([]string) []string { return scopes }
+	case len(want) > 0:
+		hc.ScopeFilter = func(found []string) []string { return union(found, want) }
 	}
 	return auth.NewAuthorizationCodeHandler(hc)
 }

@@ -34,6 +34,8 @@ type fakeAuth struct {
 	mu        sync.Mutex
 	codes     map[string]string    // code → PKCE challenge
 	tokens    map[string]time.Time // access token → expiry
+	scopes    map[string]string    // code, then access token → the scopes granted
+	needAdmin bool                 // requests need the scope "admin" (step-up)
 	refreshes int
 	issued    int
 	registers int
@@ -42,7 +44,7 @@ type fakeAuth struct {
 
 func newFakeAuth(t *testing.T, ttl time.Duration) *fakeAuth {
 	t.Helper()
-	f := &fakeAuth{ttl: ttl, codes: map[string]string{}, tokens: map[string]time.Time{}}
+	f := &fakeAuth{ttl: ttl, codes: map[string]string{}, tokens: map[string]time.Time{}, scopes: map[string]string{}}
 	s := sdk.NewServer(&sdk.Implementation{Name: "protected", Version: "1"}, nil)
 	addBasicTools(s, nil)
 	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
@@ -59,9 +61,21 @@ func newFakeAuth(t *testing.T, ttl time.Duration) *fakeAuth {
 		}
 		return &auth.TokenInfo{Scopes: []string{"tools"}, Expiration: exp}, nil
 	}
+	stepUp := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		f.mu.Lock()
+		refuse := f.needAdmin && !strings.Contains(f.scopes[tok], "admin")
+		f.mu.Unlock()
+		if refuse {
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="tools admin", resource_metadata="`+ts.URL+`/.well-known/oauth-protected-resource/mcp"`)
+			http.Error(w, "more scopes needed", http.StatusForbidden)
+			return
+		}
+		mcpHandler.ServeHTTP(w, r)
+	})
 	mux.Handle("/mcp", auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{
 		ResourceMetadataURL: ts.URL + "/.well-known/oauth-protected-resource/mcp",
-	})(mcpHandler))
+	})(stepUp))
 	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 		Resource: ts.URL + "/mcp", AuthorizationServers: []string{ts.URL}, ScopesSupported: []string{"tools"},
 	}))
@@ -87,6 +101,7 @@ func newFakeAuth(t *testing.T, ttl time.Duration) *fakeAuth {
 		code := fmt.Sprintf("code-%d", time.Now().UnixNano())
 		f.mu.Lock()
 		f.codes[code] = q.Get("code_challenge")
+		f.scopes[code] = q.Get("scope")
 		f.lastAuth = q
 		f.mu.Unlock()
 		back, _ := url.Parse(q.Get("redirect_uri"))
@@ -110,6 +125,7 @@ func newFakeAuth(t *testing.T, ttl time.Duration) *fakeAuth {
 				return
 			}
 			delete(f.codes, r.Form.Get("code"))
+			f.scopes["refresh-secret"] = f.scopes[r.Form.Get("code")]
 		case "refresh_token":
 			if r.Form.Get("refresh_token") != "refresh-secret" {
 				w.WriteHeader(http.StatusBadRequest)
@@ -124,6 +140,7 @@ func newFakeAuth(t *testing.T, ttl time.Duration) *fakeAuth {
 		f.issued++
 		tok := fmt.Sprintf("access-secret-%d", f.issued)
 		f.tokens[tok] = time.Now().Add(f.ttl)
+		f.scopes[tok] = f.scopes["refresh-secret"]
 		writeJSON(w, map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": int(f.ttl.Seconds()), "refresh_token": "refresh-secret"})
 	})
 	return f
@@ -266,5 +283,35 @@ func TestOAuthSettingsAreChecked(t *testing.T) {
 	}
 	if _, err := SignIn(context.Background(), "local", ServerConfig{Command: "x"}, Options{Browse: func(string) error { return nil }}); err == nil || !strings.Contains(err.Error(), "needs no sign-in") {
 		t.Fatalf("SignIn of a stdio server = %v", err)
+	}
+}
+
+func TestOAuthStepUpInASessionAsksTheNextSignInForTheScopes(t *testing.T) {
+	f := newFakeAuth(t, time.Hour)
+	store := keychain.InFile(filepath.Join(t.TempDir(), "credentials.json"))
+	sc := ServerConfig{URL: f.url + "/mcp"}
+	var shown []string
+	signIn := Options{Tokens: store, Browse: follow(t, &shown)}
+	if _, err := SignIn(context.Background(), "remote", sc, signIn); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.needAdmin = true
+	f.mu.Unlock()
+	m := newManager(t, map[string]ServerConfig{"remote": sc}, Options{Tokens: store})
+	if err := m.Connect(context.Background(), "remote"); err == nil || status(t, m, "remote").State != StateSignIn {
+		t.Fatalf("a server asking for more scopes: %v, %+v", err, status(t, m, "remote"))
+	}
+	m.Close()
+	fresh, err := SignIn(context.Background(), "remote", sc, signIn)
+	if err != nil || !fresh {
+		t.Fatalf("SignIn after a step-up = %v, %v; want a new sign-in", fresh, err)
+	}
+	if got := f.lastAuth.Get("scope"); !strings.Contains(got, "admin") || !strings.Contains(got, "tools") {
+		t.Fatalf("the new sign-in asked for %q, want the old scopes and admin", got)
+	}
+	m = newManager(t, map[string]ServerConfig{"remote": sc}, Options{Tokens: store})
+	if err := m.Connect(context.Background(), "remote"); err != nil {
+		t.Fatalf("after the step-up sign-in: %v", err)
 	}
 }

@@ -149,7 +149,13 @@ func (s *server) oauthHandler() (auth.OAuthHandler, error) {
 		s.cb = cb
 		s.mu.Unlock()
 	}
-	h, err := newSignInHandler(s.cfg.OAuth, cb.url, cb.fetcher(s.m.opts.Browse), g, kept.ts, &http.Client{Transport: legacyIssuer{base: http.DefaultTransport}})
+	// A server that asked a session for more scopes is signed in to
+	// afresh, asking for them: the kept token would still open it.
+	initial, want := kept.ts, []string(nil)
+	if kept.gr != nil && len(kept.gr.Wanted) > 0 {
+		initial, want = nil, kept.gr.Wanted
+	}
+	h, err := newSignInHandler(s.cfg.OAuth, cb.url, cb.fetcher(s.m.opts.Browse), g, initial, want, &http.Client{Transport: legacyIssuer{base: http.DefaultTransport}})
 	if err != nil {
 		return nil, fmt.Errorf("the sign-in settings of the MCP server %q are not usable (%v); check its oauth settings", s.name, err)
 	}
