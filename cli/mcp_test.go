@@ -174,3 +174,36 @@ func TestMCPCallCallsOneTool(t *testing.T) {
 		t.Errorf("no tool named: exit %d", code)
 	}
 }
+
+// TestMCPLoginLogoutAndOAuthFlags: mcp add keeps the OAuth settings given;
+// login refuses a stdio server; logout of a server never signed in says
+// so. (Signing in for real is run against the MCP conformance suite's
+// authorization servers by scripts/conformance.)
+func TestMCPLoginLogoutAndOAuthFlags(t *testing.T) {
+	cfgDir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgDir)
+	t.Setenv("TALLY_KEYCHAIN", "file")
+	if _, errOut, code := runCLI(t, "mcp", "add", "gh", "--url", "https://example.test/mcp", "--client-id", "abc", "--client-secret", "${GH_SECRET}",
+		"--callback-port", "33418", "--scope", "repo read:user"); code != ExitOK {
+		t.Fatalf("add: exit %d, %q", code, errOut)
+	}
+	b, _ := os.ReadFile(filepath.Join(cfgDir, "tally", "mcp.json"))
+	for _, want := range []string{`"clientId": "abc"`, `"clientSecret": "${GH_SECRET}"`, `"callbackPort": 33418`, `"read:user"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("user file lacks %s: %s", want, b)
+		}
+	}
+	if _, errOut, code := runCLI(t, "mcp", "add", "bad", "--url", "https://example.test/mcp", "--client-secret", "s"); code == ExitOK || !strings.Contains(errOut, "no client ID") {
+		t.Errorf("a secret without a client ID: exit %d, %q", code, errOut)
+	}
+	runCLI(t, "mcp", "add", "local", "--", "my-server")
+	if _, errOut, code := runCLI(t, "mcp", "login", "local", "--workspace", t.TempDir(), "--data", t.TempDir()); code == ExitOK || !strings.Contains(errOut, "needs no sign-in") {
+		t.Errorf("login of a stdio server: exit %d, %q", code, errOut)
+	}
+	if out, errOut, code := runCLI(t, "mcp", "logout", "gh", "--workspace", t.TempDir(), "--data", t.TempDir()); code != ExitOK || !strings.Contains(out, "no sign-in to forget") {
+		t.Errorf("logout with no sign-in: exit %d, %q %q", code, out, errOut)
+	}
+	if _, errOut, code := runCLI(t, "mcp", "login", "nobody", "--workspace", t.TempDir(), "--data", t.TempDir()); code == ExitOK || !strings.Contains(errOut, "no MCP server") {
+		t.Errorf("login of an unknown server: exit %d, %q", code, errOut)
+	}
+}
