@@ -26,7 +26,7 @@ type badge int
 const (
 	badgeNone badge = iota
 	badgeRunning
-	badgeWaiting // an approval or a compaction question waits for the user
+	badgeWaiting // an approval, a compaction question or a form waits for the user
 )
 
 // String is the badge's text in the session list.
@@ -55,7 +55,7 @@ func (u *UI) badgeOf(id string) badge {
 	switch {
 	case live == nil:
 		return badgeNone
-	case len(live.waits.approvals) > 0 || live.waits.ask != nil:
+	case len(live.waits.approvals) > 0 || live.waits.ask != nil || len(live.waits.forms) > 0:
 		return badgeWaiting
 	}
 	return badgeRunning
@@ -125,6 +125,7 @@ func (u *UI) resumeWaiting(live *liveSession) {
 		live.waits.ask = nil
 		ask()
 	}
+	u.showWaitingForms(live)
 }
 
 // backgroundDone is a hidden session's turn ending.

@@ -190,6 +190,9 @@ func copyEvent(e agent.Event) agent.Event {
 		n.Plan = copyPlan(n.Plan)
 		c.Notice = &n
 	}
+	if e.Form != nil {
+		c.Form = &agent.FormRequest{ID: e.Form.ID, Form: e.Form.Form.Clone()}
+	}
 	c.Checklist = append([]todo.Item(nil), e.Checklist...)
 	return c
 }

@@ -56,6 +56,7 @@ type job struct {
 // questions are shown when it is shown again.
 type waits struct {
 	approvals []*pendingApproval // approvals not answered yet, oldest first (sub-agents may ask together)
+	forms     []*pendingForm     // MCP servers' forms not answered yet, oldest first (see elicit.go)
 	ask       func()             // a compaction question asked while hidden, shown on return
 	closeAsk  func()             // closes that question's dialog once shown
 }
@@ -84,7 +85,7 @@ func (u *UI) agentConfig(live *liveSession, isDemo bool) (agent.Config, error) {
 	}}
 	cfg, err := u.wb.Config(workbench.SessionOptions{
 		ID: live.id, Demo: isDemo, MaxSteps: maxSteps,
-		Approver: approver, Asker: asker,
+		Approver: approver, Asker: asker, Forms: true,
 		OnEvent: u.bridge.Events(func(e agent.Event) { u.onEvent(live, e) }),
 	})
 	if errors.Is(err, workbench.ErrNoModel) {

@@ -16,6 +16,10 @@ import (
 
 // onEvent applies one engine event on the UI goroutine.
 func (u *UI) onEvent(live *liveSession, e agent.Event) {
+	if e.Kind == agent.EventForm || e.Kind == agent.EventFormDone {
+		u.onForm(live, e) // a hidden session's form waits for it to be shown
+		return
+	}
 	if u.live != live {
 		return
 	}
