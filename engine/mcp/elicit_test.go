@@ -267,8 +267,8 @@ func sameValue(a, b any) bool {
 
 func TestParseFormRefusesWhatItCannotShow(t *testing.T) {
 	for schema, want := range map[string]string{
-		`{"type":"object","properties":{"x":{"type":"object"}}}`:                 `field "x" has type "object"`,
-		`{"type":"array"}`:                                                        `has type "array" where an object is needed`,
+		`{"type":"object","properties":{"x":{"type":"object"}}}`: `field "x" has type "object"`,
+		`{"type":"array"}`: `has type "array" where an object is needed`,
 		`{"type":"object","properties":{"x":{"type":"string","enum":[1,2]}}}`:     `field "x" has a choice that is not text`,
 		`{"type":"object","properties":{"x":{"type":"array"}}}`:                   `field "x" is a list without items`,
 		`{"type":"object","properties":{"x":{"type":["string","number"]}}}`:       `field "x" may be any of 2 types`,
