@@ -131,10 +131,11 @@ func (r commandRegistry) lookup(ctx context.Context, name string) (Command, comm
 var namespaced = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9_][^/\s]*$`)
 
 // expand returns the text of msg with its slash command expanded: msg
-// itself when its first word names no command. An unknown command of the
-// "server:prompt" shape, a missing required argument or a failing source
-// is a *CommandError.
-func (r commandRegistry) expand(ctx context.Context, msg string) (string, bool, error) {
+// itself when its first word names no command. Words for which skip
+// reports true (the attachments) are not arguments. An unknown command of
+// the "server:prompt" shape, a missing required argument or a failing
+// source is a *CommandError.
+func (r commandRegistry) expand(ctx context.Context, msg string, skip func(word string) bool) (string, bool, error) {
 	trimmed := strings.TrimLeftFunc(msg, unicode.IsSpace)
 	if !strings.HasPrefix(trimmed, "/") {
 		return msg, false, nil
@@ -154,7 +155,7 @@ func (r commandRegistry) expand(ctx context.Context, msg string) (string, bool, 
 		}
 		return "", false, r.unknown(ctx, name)
 	}
-	args, err := bindArgs(c, rest)
+	args, err := bindArgs(c, rest, skip)
 	if err != nil {
 		return "", false, err
 	}
@@ -228,8 +229,9 @@ func distance(a, b string) int {
 // declared key, other words in the order of the arguments not given by
 // key; words past the last argument join the last one given by position,
 // so "/docs:search error handling" passes "error handling". Quotes ("…"
-// or '…') keep spaces in a value.
-func bindArgs(c Command, rest string) (map[string]string, error) {
+// or '…') keep spaces in a value. Words for which skip (when not nil)
+// reports true are left out.
+func bindArgs(c Command, rest string, skip func(string) bool) (map[string]string, error) {
 	words, err := splitWords(rest)
 	if err != nil {
 		return nil, commandErrorf("the arguments of /%s %s; usage: %s", c.Name, err.Error(), c.Usage())
@@ -237,6 +239,9 @@ func bindArgs(c Command, rest string) (map[string]string, error) {
 	args := map[string]string{}
 	var positional []string
 	for _, w := range words {
+		if skip != nil && skip(w) {
+			continue
+		}
 		if k, v, ok := strings.Cut(w, "="); ok && slices.ContainsFunc(c.Args, func(a CommandArg) bool { return a.Name == k }) {
 			args[k] = v
 			continue

@@ -21,7 +21,9 @@ import (
 // mcpPrompts is the commands of a session's MCP servers' prompts.
 type mcpPrompts struct{ mgr *mcp.Manager }
 
-func promptCommand(p mcp.Prompt) Command {
+// PromptCommand returns the slash command of an MCP prompt:
+// "/server:prompt", its description and its arguments.
+func PromptCommand(p mcp.Prompt) Command {
 	c := Command{Name: p.Server + ":" + p.Name, Description: p.Description, Source: CommandMCP}
 	if c.Description == "" {
 		c.Description = p.Title
@@ -36,7 +38,7 @@ func promptCommand(p mcp.Prompt) Command {
 func (p mcpPrompts) list(ctx context.Context) []Command {
 	var out []Command
 	for _, pr := range p.mgr.Prompts(ctx) {
-		out = append(out, promptCommand(pr))
+		out = append(out, PromptCommand(pr))
 	}
 	return out
 }
@@ -50,7 +52,7 @@ func (p mcpPrompts) lookup(ctx context.Context, name string) (Command, bool) {
 	if !ok {
 		return Command{}, false
 	}
-	return promptCommand(pr), true
+	return PromptCommand(pr), true
 }
 
 func (p mcpPrompts) expand(ctx context.Context, c Command, args map[string]string) (string, error) {
@@ -180,7 +182,15 @@ func (s *Session) prepareMessage(ctx context.Context, msg string) (prepared, err
 		return p, nil
 	}
 	s.awaitMCP()
-	out, expanded, err := s.commands().expand(ctx, msg)
+	var servers []string
+	for _, st := range r.mgr.Statuses() {
+		servers = append(servers, st.Name)
+	}
+	isAttachment := func(word string) bool {
+		server, uri, ok := strings.Cut(strings.TrimPrefix(word, "@"), ":")
+		return ok && uri != "" && strings.HasPrefix(word, "@") && slices.Contains(servers, server)
+	}
+	out, expanded, err := s.commands().expand(ctx, msg, isAttachment)
 	if err != nil {
 		return p, err
 	}
@@ -188,10 +198,6 @@ func (s *Session) prepareMessage(ctx context.Context, msg string) (prepared, err
 		var n int
 		p.text, n = redactText(out)
 		p.noted += n
-	}
-	var servers []string
-	for _, st := range r.mgr.Statuses() {
-		servers = append(servers, st.Name)
 	}
 	var resources []mcp.Resource
 	listed := func(server, uri string) bool {

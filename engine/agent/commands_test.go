@@ -89,6 +89,13 @@ func TestSlashPromptIsExpandedIntoTheRequest(t *testing.T) {
 	if got := lastHuman(t, h); !strings.Contains(got, "Review pull request 7. Focus on the error paths.") {
 		t.Errorf("positional: %s", got)
 	}
+	// An attachment among the arguments is attached, not passed.
+	if _, err := s.Run(context.Background(), "/docs:review 9 @docs:mem://notes.md"); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastHuman(t, h); !strings.Contains(got, "Review pull request 9.\n") || !strings.Contains(got, "# Notes\nship on Friday\n</attachment>") {
+		t.Errorf("with an attachment: %s", got)
+	}
 }
 
 func TestResourceAttachmentIsRedactedOnItsWayToTheModel(t *testing.T) {
@@ -208,7 +215,7 @@ func TestBindArgs(t *testing.T) {
 		`x d=4`:             "a=x b=d=4",
 		`  x  `:             "a=x",
 	} {
-		got, err := bindArgs(c, in)
+		got, err := bindArgs(c, in, nil)
 		if err != nil {
 			t.Errorf("%s: %v", in, err)
 			continue
@@ -223,7 +230,7 @@ func TestBindArgs(t *testing.T) {
 			t.Errorf("%s: %s; want %s", in, s, want)
 		}
 	}
-	if _, err := bindArgs(c, "b=1"); err == nil || err.Error() != "the command /s:p needs the argument a; usage: /s:p <a> [b] [c]" {
+	if _, err := bindArgs(c, "b=1", nil); err == nil || err.Error() != "the command /s:p needs the argument a; usage: /s:p <a> [b] [c]" {
 		t.Errorf("missing: %v", err)
 	}
 }
