@@ -29,4 +29,10 @@
 // [ServerStatus] tells the UI. A crashed server is restarted once, on the
 // next call. A call needs approval unless the server annotates the tool as
 // read-only and the user allowed that server's read-only tools.
+//
+// A server may ask the user to fill in a form during a call (elicitation,
+// form mode only): its schema becomes a [Form], Options.Elicit asks the
+// user, and the answers are checked and completed with the defaults of
+// the fields left out before they reach the server; the call's timeout
+// pauses meanwhile. Without Options.Elicit every form is declined.
 package mcp
