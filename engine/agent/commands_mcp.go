@@ -177,32 +177,42 @@ func (p prepared) message(meta string, at time.Time) transcript.Message {
 // entered the conversation.
 func (s *Session) prepareMessage(ctx context.Context, msg string) (prepared, error) {
 	p := prepared{typed: msg, text: msg}
-	r := s.mcpRun
-	if r == nil || !needsMCP(msg) {
+	reg, r := s.commands(), s.mcpRun
+	slash := len(reg.sources) > 0 && strings.HasPrefix(strings.TrimSpace(msg), "/")
+	at := r != nil && strings.Contains(msg, "@")
+	if !slash && !at {
 		return p, nil
 	}
 	s.awaitMCP()
 	var servers []string
-	for _, st := range r.mgr.Statuses() {
-		servers = append(servers, st.Name)
+	if r != nil {
+		for _, st := range r.mgr.Statuses() {
+			servers = append(servers, st.Name)
+		}
 	}
 	isAttachment := func(word string) bool {
 		server, uri, ok := strings.Cut(strings.TrimPrefix(word, "@"), ":")
 		return ok && uri != "" && strings.HasPrefix(word, "@") && slices.Contains(servers, server)
 	}
-	out, expanded, err := s.commands().expand(ctx, msg, isAttachment)
-	if err != nil {
-		return p, err
+	if slash {
+		out, expanded, err := reg.expand(ctx, msg, isAttachment)
+		if err != nil {
+			return p, err
+		}
+		if expanded {
+			var n int
+			p.text, n = redactText(out)
+			p.noted += n
+		}
 	}
-	if expanded {
-		var n int
-		p.text, n = redactText(out)
-		p.noted += n
+	if !at {
+		return p, nil
 	}
 	var resources []mcp.Resource
+	fetched := false
 	listed := func(server, uri string) bool {
-		if resources == nil {
-			resources = r.mgr.Resources(ctx)
+		if !fetched {
+			resources, fetched = r.mgr.Resources(ctx), true
 		}
 		return slices.ContainsFunc(resources, func(x mcp.Resource) bool { return x.Server == server && x.URI == uri })
 	}
@@ -220,11 +230,6 @@ func (s *Session) prepareMessage(ctx context.Context, msg string) (prepared, err
 		p.noted += n
 	}
 	return p, nil
-}
-
-// needsMCP reports whether msg may hold a slash command or an attachment.
-func needsMCP(msg string) bool {
-	return strings.HasPrefix(strings.TrimSpace(msg), "/") || strings.Contains(msg, "@")
 }
 
 // awaitMCP waits, once per session, for the MCP servers still starting,

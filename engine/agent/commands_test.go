@@ -234,3 +234,20 @@ func TestBindArgs(t *testing.T) {
 		t.Errorf("missing: %v", err)
 	}
 }
+
+// Without a source of commands (no MCP server) nothing is a command: a
+// message is sent as typed.
+func TestWithoutCommandsSlashTextIsSentAsTyped(t *testing.T) {
+	h := newHarness(t, llmtest.ScriptFunc(func(*llmtest.Req) llmtest.Reply { return llmtest.Text("ok") }), nil)
+	s := h.session("no-commands")
+	defer s.Close()
+	if _, err := s.Run(context.Background(), "/10:30 standup notes @docs:mem://x"); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastHuman(t, h); !strings.Contains(got, "\n/10:30 standup notes @docs:mem://x\n") || strings.Contains(got, "<attachment") {
+		t.Errorf("sent as %q", got)
+	}
+	if cmds := s.Commands().List(context.Background()); len(cmds) != 0 {
+		t.Errorf("commands %v", cmds)
+	}
+}
