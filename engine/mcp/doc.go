@@ -35,4 +35,11 @@
 // user, and the answers are checked and completed with the defaults of
 // the fields left out before they reach the server; the call's timeout
 // pauses meanwhile. Without Options.Elicit every form is declined.
+//
+// The prompts and resources of the connected servers are listed for the
+// prompt box ([Manager.Prompts], [Manager.Resources]; cached per
+// connection for a short while), a prompt's messages are got as one text
+// ([Manager.GetPrompt]) and a resource is read as text
+// ([Manager.ReadResource]), binary parts as one-line placeholders and
+// both capped in size; the caller redacts and neutralises what they give.
 package mcp
