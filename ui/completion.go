@@ -162,6 +162,9 @@ func (c *completer) fetch() {
 				return
 			}
 			c.sess, c.cmds, c.res, c.at = sess, cmds, res, time.Now()
+			if len(cmds)+len(res) == 0 {
+				c.at = time.Time{} // servers may still be starting: ask again on the next key
+			}
 			c.changed()
 		}
 	})
