@@ -44,7 +44,7 @@ func (u *UI) signInMCP(name string, sc mcp.ServerConfig, done func(error)) {
 		_, err := workbench.SignInMCP(ctx, name, sc, func(url string) {
 			u.bridge.Do(func() { addr.SetText(url) })
 		})
-		if errors.Is(err, context.Canceled) {
+		if err != nil && errors.Is(ctx.Err(), context.Canceled) {
 			err = errors.New("the sign-in was cancelled")
 		}
 		if err == nil && sess != nil {
