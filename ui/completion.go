@@ -89,7 +89,11 @@ func (c *completer) open() bool { return c.box.Visible() && len(c.choices) > 0 }
 // changed follows the prompt's text: it finds the word being completed,
 // fetches the lists when they are missing or old, and shows the choices
 // that match.
-func (c *completer) changed() {
+func (c *completer) changed() { c.update(true) }
+
+// update is changed, fetching the lists only when fetch is set (not when
+// they just arrived, which would ask again at once when they are empty).
+func (c *completer) update(fetch bool) {
 	if c.picking {
 		return
 	}
@@ -111,7 +115,9 @@ func (c *completer) changed() {
 		c.render()
 		return
 	}
-	c.fetch()
+	if fetch {
+		c.fetch()
+	}
 	c.choices = c.matching(mode, strings.ToLower(filter))
 	c.sel, c.top = 0, 0
 	c.render()
@@ -165,7 +171,7 @@ func (c *completer) fetch() {
 			if len(cmds)+len(res) == 0 {
 				c.at = time.Time{} // servers may still be starting: ask again on the next key
 			}
-			c.changed()
+			c.update(false)
 		}
 	})
 }

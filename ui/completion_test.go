@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -257,5 +258,20 @@ func TestCompletionListFitsASmallWindow(t *testing.T) {
 	})
 	if chat := at[h.ui.chat.box]; chat.y1-chat.y0 < 120 {
 		t.Errorf("the chat keeps only %v px", chat.y1-chat.y0)
+	}
+}
+
+// A session without commands shows no list, and does not ask for the
+// lists again and again while "/" is typed.
+func TestNoCommandsNoListAndNoRepeatedAsking(t *testing.T) {
+	h := silentSession(t)
+	test.Type(h.ui.input.prompt, "/")
+	h.waitFor("the lists to arrive", func() bool { return !h.ui.input.complete.loading })
+	for range 20 {
+		h.q.drain()
+		time.Sleep(2 * time.Millisecond)
+	}
+	if c := h.ui.input.complete; c.loading || !h.q.empty() || c.box.Visible() {
+		t.Errorf("loading %v, queue empty %v, list shown %v", c.loading, h.q.empty(), c.box.Visible())
 	}
 }
