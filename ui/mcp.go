@@ -60,8 +60,10 @@ func (u *UI) showMCP(live *liveSession, st agent.MCPStatus, event string) {
 	}
 	u.side.mcpInfo.SetText(mcpLine(st))
 	tw.ShowIf(u.side.mcpInfo, u.side.mcpInfo.Text != "")
-	switch probs, signIns := st.Problems(), st.SignIns(); {
-	case event != "" && len(signIns) > 0:
+	probs, signIns := st.Problems(), st.SignIns()
+	signInEvent := len(signIns) > 0 && (event == "" || strings.Contains(event, "needs you to sign in"))
+	switch {
+	case signInEvent:
 		name := signIns[0].Name
 		u.banner.ShowAction("The MCP server "+name+" needs you to sign in; its tools are not offered until then.", "Sign in", func() { u.signInFromBanner(live, name) })
 	case event != "" && len(probs) > 0:
