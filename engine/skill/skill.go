@@ -1,0 +1,251 @@
+// Package skill finds Agent Skills — folders holding a SKILL.md, in the
+// open format other agents read — and loads them on demand.
+//
+// Skills are looked up in the user's config folder (skills/ under it) and
+// in the workspace's .tally/skills, .agents/skills and .claude/skills; on a
+// name found twice the user's skill wins, then the workspace folders in
+// that order. Only a skill's name and description enter the system prompt
+// (see [Catalog.Section], sorted by name so the bytes do not depend on
+// the order folders are read in); its body and files are read when the
+// model asks for them, through [Load] and [ReadFile].
+//
+// A repository is untrusted: the workspace's skills are offered only once
+// the user trusted their exact content ([Catalog.WorkspaceHash]), and
+// every read stays inside the skill's own folder, refuses links, FIFOs
+// and devices, and is bounded.
+package skill
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/tally-dev/tally/internal/frontmatter"
+	"github.com/tally-dev/tally/internal/safefile"
+)
+
+// FileName is the file that makes a folder a skill.
+const FileName = "SKILL.md"
+
+// Limits of discovery and loading.
+const (
+	MaxSkills      = 200       // skills taken from all folders together
+	MaxDescription = 1024      // bytes of a description kept in the catalog
+	MaxSkillFile   = 256 << 10 // bytes of a SKILL.md read
+	MaxFiles       = 100       // files of a skill listed by Load
+)
+
+// WorkspaceDirs are the workspace's skill folders, in the order a name is
+// looked up.
+var WorkspaceDirs = []string{".tally/skills", ".agents/skills", ".claude/skills"}
+
+// Sources of a skill.
+const (
+	SourceUser      = "user"
+	SourceWorkspace = "workspace"
+)
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+
+// Skill is one skill found.
+type Skill struct {
+	// Name is the skill's name: its header's name, or its folder's.
+	Name string
+	// Description says when to use it, one paragraph.
+	Description string
+	// AllowedTools are the tools its header says it uses; they are shown
+	// to the model, never granted.
+	AllowedTools []string
+	// Source is SourceUser or SourceWorkspace; Dir is the skill's folder
+	// (absolute) and Path its SKILL.md.
+	Source, Dir, Path string
+}
+
+// Catalog is the skills of a workspace, as a session sees them.
+type Catalog struct {
+	// Skills are the skills offered, sorted by name.
+	Skills []Skill
+	// Notes are the problems found, one sentence each: a SKILL.md whose
+	// header cannot be read, a name taken twice.
+	Notes []string
+	// WorkspaceHash fingerprints the workspace's skills ("" when it has
+	// none); they are offered when the trusted hash given to Discover is
+	// this one.
+	WorkspaceHash string
+	// Withheld counts the workspace skills not offered for want of trust.
+	Withheld int
+	// WorkspaceSkills are the workspace's skills whether trusted or not,
+	// for the trust prompt.
+	WorkspaceSkills []Skill
+}
+
+type header struct {
+	Name         string           `yaml:"name"`
+	Description  string           `yaml:"description"`
+	AllowedTools frontmatter.List `yaml:"allowed-tools"`
+}
+
+// Discover finds the skills of the user (in userDir, "" for none) and of
+// workspace ("" for none). The workspace's are offered only when trusted
+// is its WorkspaceHash.
+func Discover(userDir, workspace, trusted string) Catalog {
+	var c Catalog
+	seen := map[string]bool{}
+	if userDir != "" {
+		for _, s := range scan(filepath.Join(userDir, "skills"), SourceUser, &c) {
+			seen[s.Name] = true
+			c.Skills = append(c.Skills, s)
+		}
+	}
+	if workspace != "" {
+		h := sha256.New()
+		var ws []Skill
+		for _, d := range WorkspaceDirs {
+			for _, s := range scan(filepath.Join(workspace, filepath.FromSlash(d)), SourceWorkspace, &c) {
+				if slices.ContainsFunc(ws, func(o Skill) bool { return o.Name == s.Name }) {
+					c.Notes = append(c.Notes, fmt.Sprintf("the skill %q of %s is also in an earlier skills folder, so it is not used", s.Name, d))
+					continue
+				}
+				ws = append(ws, s)
+			}
+		}
+		for _, s := range ws {
+			data, _, err := safefile.Read(s.Path, MaxSkillFile)
+			if err != nil {
+				continue
+			}
+			rel, _ := filepath.Rel(workspace, s.Path)
+			fmt.Fprintf(h, "%d:%s%d:", len(rel), filepath.ToSlash(rel), len(data))
+			h.Write(data)
+		}
+		c.WorkspaceSkills = ws
+		if len(ws) > 0 {
+			c.WorkspaceHash = hex.EncodeToString(h.Sum(nil))
+		}
+		for _, s := range ws {
+			switch {
+			case c.WorkspaceHash != trusted:
+				c.Withheld++
+			case seen[s.Name]:
+				c.Notes = append(c.Notes, fmt.Sprintf("the workspace's skill %q has the name of one of yours, so yours is used", s.Name))
+			default:
+				seen[s.Name] = true
+				c.Skills = append(c.Skills, s)
+			}
+		}
+	}
+	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
+	if len(c.Skills) > MaxSkills {
+		c.Notes = append(c.Notes, fmt.Sprintf("only the first %d skills by name are offered", MaxSkills))
+		c.Skills = c.Skills[:MaxSkills]
+	}
+	return c
+}
+
+// scan reads the skills directly under dir.
+func scan(dir, source string, c *Catalog) []Skill {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []Skill
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue // a link to a folder elsewhere is not followed
+		}
+		s, err := read(filepath.Join(dir, e.Name()), source)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			c.Notes = append(c.Notes, err.Error())
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// read parses the header of the skill in folder dir.
+func read(dir, source string) (Skill, error) {
+	path := filepath.Join(dir, FileName)
+	data, _, err := safefile.Read(path, MaxSkillFile)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Skill{}, err
+		}
+		return Skill{}, fmt.Errorf("the skill %s cannot be read (%v); fix or remove it", path, err)
+	}
+	var h header
+	if _, err := frontmatter.Parse(data, &h); err != nil {
+		return Skill{}, fmt.Errorf("the skill %s is skipped: %v", path, err)
+	}
+	name := strings.TrimSpace(h.Name)
+	if name == "" {
+		name = filepath.Base(dir)
+	}
+	if !nameRE.MatchString(name) {
+		return Skill{}, fmt.Errorf("the skill %s is skipped: its name %q is not lowercase letters, digits and hyphens (at most 64); rename it", path, clip(name, 80))
+	}
+	desc := strings.Join(strings.Fields(h.Description), " ")
+	if desc == "" {
+		return Skill{}, fmt.Errorf("the skill %s is skipped: it has no description, which says when to use it; add one to its header", path)
+	}
+	return Skill{Name: name, Description: clip(desc, MaxDescription), AllowedTools: h.AllowedTools, Source: source, Dir: dir, Path: path}, nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for len(s) > 0 && !isRuneStart(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	return strings.ToValidUTF8(s, "") + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// Find returns the skill called name.
+func (c Catalog) Find(name string) (Skill, bool) {
+	i := slices.IndexFunc(c.Skills, func(s Skill) bool { return s.Name == name })
+	if i < 0 {
+		return Skill{}, false
+	}
+	return c.Skills[i], true
+}
+
+// Names returns the names of the skills offered, sorted.
+func (c Catalog) Names() []string {
+	out := make([]string, len(c.Skills))
+	for i, s := range c.Skills {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// Section is the catalog's text for the system prompt: one line a skill,
+// sorted by name; "" when there is none.
+func (c Catalog) Section() string {
+	if len(c.Skills) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("# Skills\nA skill holds instructions (and sometimes files) for one kind of task. " +
+		"When a task matches a skill below, call the skill tool with its name before you start, and follow what it returns.\n")
+	for _, s := range c.Skills {
+		fmt.Fprintf(&b, "- %s: %s\n", s.Name, oneLine(s.Description))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
