@@ -73,7 +73,7 @@ func (s *Session) alerts() []string {
 	if !s.env.RequireSandbox {
 		a = append(a, NotSandboxedAlert)
 	}
-	return a
+	return append(a, s.skills.alerts()...)
 }
 
 // NotSandboxedAlert is the alert the status block and the footer carry

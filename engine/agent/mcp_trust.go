@@ -7,42 +7,30 @@ import (
 	"github.com/tally-dev/tally/storage"
 )
 
-// mcpTrustKey is the store setting holding the trusted workspace MCP
-// files: for each workspace, the fingerprint (mcp.Fingerprint) of the
-// content the user trusted.
-const mcpTrustKey = "mcp_trust"
+// Trust in what a workspace ships — its MCP file, its skills — is kept in
+// the store, per kind, as the fingerprint of the content the user
+// trusted for each workspace: a change of that content needs trust again.
 
-type mcpTrust struct {
+// Store settings holding the trusted content of workspaces, by kind.
+const (
+	mcpTrustKey   = "mcp_trust"
+	skillTrustKey = "skill_trust"
+)
+
+type workspaceTrust struct {
 	Workspaces map[string]string `json:"workspaces"`
 }
 
-func readMCPTrust(st *storage.Store) (mcpTrust, error) {
-	var t mcpTrust
-	data, err := st.Setting(mcpTrustKey)
-	if err != nil {
-		return t, err
-	}
-	if len(data) > 0 {
-		if err := json.Unmarshal(data, &t); err != nil {
-			return t, fmt.Errorf("the trusted MCP files in the store are unreadable (%w); trust the workspace's MCP file again", err)
-		}
-	}
-	return t, nil
-}
-
-// TrustMCP records that the user trusts the MCP file of workspace whose
-// content has the fingerprint hash: the workspace's servers then run in
-// sessions opened from now on, until the file changes. An empty hash
-// withdraws the trust. Only the latest trusted content of a workspace is
-// kept.
-func TrustMCP(st *storage.Store, workspace, hash string) error {
+// putTrust records hash as the trusted content of kind key in workspace;
+// "" withdraws the trust. Only the latest trusted content is kept.
+func putTrust(st *storage.Store, key, workspace, hash string) error {
 	abs, err := checkWorkspace(workspace)
 	if err != nil {
 		return err
 	}
 	return st.Update(func(tx *storage.Tx) error {
-		var t mcpTrust
-		if data, err := tx.Setting(mcpTrustKey); err != nil {
+		var t workspaceTrust
+		if data, err := tx.Setting(key); err != nil {
 			return err
 		} else if len(data) > 0 {
 			_ = json.Unmarshal(data, &t) // unreadable: start over
@@ -59,20 +47,54 @@ func TrustMCP(st *storage.Store, workspace, hash string) error {
 		if err != nil {
 			return err
 		}
-		return tx.PutSetting(mcpTrustKey, data)
+		return tx.PutSetting(key, data)
 	})
+}
+
+// trusted returns the trusted content of kind key in workspace, or "".
+func trusted(st *storage.Store, key, what, workspace string) (string, error) {
+	abs, err := checkWorkspace(workspace)
+	if err != nil {
+		return "", err
+	}
+	var t workspaceTrust
+	data, err := st.Setting(key)
+	if err != nil {
+		return "", err
+	}
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &t); err != nil {
+			return "", fmt.Errorf("the trusted %s in the store are unreadable (%w); trust the workspace's %s again", what, err, what)
+		}
+	}
+	return t.Workspaces[abs], nil
+}
+
+// TrustMCP records that the user trusts the MCP file of workspace whose
+// content has the fingerprint hash: the workspace's servers then run in
+// sessions opened from now on, until the file changes. An empty hash
+// withdraws the trust. Only the latest trusted content of a workspace is
+// kept.
+func TrustMCP(st *storage.Store, workspace, hash string) error {
+	return putTrust(st, mcpTrustKey, workspace, hash)
 }
 
 // MCPTrusted returns the fingerprint of the workspace MCP file content the
 // user trusted, or "" when none.
 func MCPTrusted(st *storage.Store, workspace string) (string, error) {
-	abs, err := checkWorkspace(workspace)
-	if err != nil {
-		return "", err
-	}
-	t, err := readMCPTrust(st)
-	if err != nil {
-		return "", err
-	}
-	return t.Workspaces[abs], nil
+	return trusted(st, mcpTrustKey, "MCP files", workspace)
+}
+
+// TrustSkills records that the user trusts the skills of workspace whose
+// content has the fingerprint hash (skill.Catalog.WorkspaceHash): they are
+// offered in sessions created from now on, until one of them changes. An
+// empty hash withdraws the trust.
+func TrustSkills(st *storage.Store, workspace, hash string) error {
+	return putTrust(st, skillTrustKey, workspace, hash)
+}
+
+// SkillsTrusted returns the fingerprint of the workspace skills the user
+// trusted, or "" when none.
+func SkillsTrusted(st *storage.Store, workspace string) (string, error) {
+	return trusted(st, skillTrustKey, "skills", workspace)
 }

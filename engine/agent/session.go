@@ -70,6 +70,9 @@ type state struct {
 	// CycleStarted and CycleRequests describe the current cycle.
 	CycleStarted  time.Time `json:"cycle_started,omitzero"`
 	CycleRequests int       `json:"cycle_requests"`
+	// Skills are the names of the skills in the system prompt, sorted;
+	// the skill tool is offered when there is one.
+	Skills []string `json:"skills,omitempty"`
 }
 
 type anchorState struct {
@@ -102,6 +105,7 @@ type Session struct {
 	st              state
 	log             *transcript.AppendLog
 	tools           *tool.Registry
+	skills          *skills // nil when the session started with no skill
 	gate            *tool.Gate
 	env             tool.Env
 
@@ -190,12 +194,14 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 	}
 	now := cfg.now()
 	pack := prompt.LoadContextWith(abs, prompt.ContextOptions{UserDir: cfg.UserConfigDir, SecretFiles: cfg.Shell.SecretFiles})
+	skillCat := discoverSkills(cfg, abs)
+	pack.Skills = skillCat.Section()
 	text, spans := prompt.Assemble(SystemSections(abs, pack))
 	if title == "" {
 		title = filepath.Base(abs)
 	}
 	meta := storage.Session{ID: id, Title: title, Workspace: abs, Model: cfg.ModelName, Created: now, Updated: now, Cycle: 1}
-	st := state{System: text, Spans: spans, Base: text, BaseSpans: spans, CycleStarted: now}
+	st := state{System: text, Spans: spans, Base: text, BaseSpans: spans, CycleStarted: now, Skills: skillCat.Names()}
 	err = cfg.Store.Update(func(tx *storage.Tx) error {
 		if _, err := tx.Session(id); err == nil {
 			return fmt.Errorf("a session with ID %q already exists; open it or choose another ID", id)
@@ -293,6 +299,10 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	s.tools.AddBuiltin(cycle.RecallTool(func() ([]cycle.Archive, error) { return ReadArchives(cfg.Store, meta.ID) }))
 	if !cfg.Subagents.Off {
 		s.tools.AddBuiltin(taskTool{})
+	}
+	if len(st.Skills) > 0 {
+		s.skills = &skills{s: s, initial: st.Skills}
+		s.tools.AddBuiltin(skillTool{s.skills})
 	}
 	if err := s.setupPermissions(); err != nil {
 		return nil, err

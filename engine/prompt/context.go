@@ -39,6 +39,9 @@ type ContextPack struct {
 	// Refused lists the includes refused because they name a secret file
 	// (on the deny list, or inside .git), as written after the "@".
 	Refused []string
+	// Skills is the skills catalog's section text (names and
+	// descriptions, see package skill); "" for none. The caller sets it.
+	Skills string
 }
 
 // ContextOptions tune [LoadContextWith].
@@ -57,6 +60,9 @@ func (p ContextPack) Sections() []Section {
 	if p.Instructions != "" {
 		out = append(out, Section{Name: "project_instructions", Tier: Workspace,
 			Text: "# Project instructions (AGENTS.md)\n" + p.Instructions})
+	}
+	if p.Skills != "" {
+		out = append(out, Section{Name: "skills", Tier: Workspace, Text: p.Skills})
 	}
 	if p.Listing != "" {
 		out = append(out, Section{Name: "workspace_layout", Tier: Workspace,
