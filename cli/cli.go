@@ -48,6 +48,7 @@ Usage:
   tally mcp trust [--workspace DIR]     run the servers of the workspace's .tally/mcp.json (never without this)
   tally lsp status [--workspace DIR]    language servers for the workspace's files and their state
   tally lsp diagnostics FILE            a file's diagnostics from its language server (exit 1 on errors)
+  tally skills [list|trust|untrust]     Agent Skills (SKILL.md) of you and the workspace
   tally help                            this text
 
 Flags (all commands):
@@ -213,6 +214,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdMCP(args[1:], stdin, stdout, stderr)
 	case "lsp":
 		err = cmdLSP(args[1:], stdout, stderr)
+	case "skills":
+		err = cmdSkills(args[1:], stdout)
 	case "sessions":
 		err = cmdSessions(args[1:], stdout, stderr)
 	case "inspect":

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tally-dev/tally/engine/skill"
+	"github.com/tally-dev/tally/internal/text"
+)
+
+// skillsUsage is the help of `tally skills`.
+const skillsUsage = `usage:
+  tally skills [list] [--workspace DIR] [--json]   the skills sessions created now would offer, and those waiting for trust
+  tally skills trust [--workspace DIR]             offer the workspace's skills (.tally/skills, .agents/skills, .claude/skills)
+  tally skills untrust [--workspace DIR]           stop offering them`
+
+// cmdSkills runs `tally skills SUBCOMMAND`.
+func cmdSkills(args []string, stdout io.Writer) error {
+	sub := "list"
+	if len(args) > 0 && (args[0] == "list" || args[0] == "trust" || args[0] == "untrust") {
+		sub, args = args[0], args[1:]
+	}
+	fs := flag.NewFlagSet("skills "+sub, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var data, workspace string
+	var asJSON bool
+	fs.StringVar(&data, "data", "", "")
+	fs.StringVar(&workspace, "workspace", "", "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	rest, err := parseAnywhere(fs, args)
+	if err != nil {
+		return usagef("tally skills %s: %v\n%s", sub, err, skillsUsage)
+	}
+	if len(rest) > 0 {
+		return usagef("tally skills: unexpected argument %q\n%s", rest[0], skillsUsage)
+	}
+	if workspace == "" {
+		if workspace, err = os.Getwd(); err != nil {
+			return fmt.Errorf("tally skills: cannot read the current folder (%w); pass --workspace", err)
+		}
+	}
+	o := &options{data: data}
+	w, _, err := o.open()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	cat, err := w.Skills(workspace)
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "trust":
+		if len(cat.WorkspaceSkills) == 0 {
+			return fmt.Errorf("tally skills trust: %s has no skills in %v", workspace, skill.WorkspaceDirs)
+		}
+		if err := w.TrustSkills(workspace, cat.WorkspaceHash); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "trusted the %s of %s; sessions created from now on offer them:\n", text.Plural(len(cat.WorkspaceSkills), "skill"), safeText(workspace))
+		for _, s := range cat.WorkspaceSkills {
+			fmt.Fprintf(stdout, "  %s\t%s\n", s.Name, safeText(text.FirstLine(s.Description, 100)))
+		}
+		return nil
+	case "untrust":
+		if err := w.TrustSkills(workspace, ""); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "the skills of %s are no longer offered\n", safeText(workspace))
+		return nil
+	}
+	if asJSON {
+		return json.NewEncoder(stdout).Encode(cat)
+	}
+	if len(cat.Skills) == 0 && cat.Withheld == 0 {
+		fmt.Fprintln(stdout, "no skills; add a folder with a SKILL.md under ~/.config/tally/skills or the workspace's .tally/skills")
+	}
+	for _, s := range cat.Skills {
+		fmt.Fprintf(stdout, "%s\t%s\t%s\n", s.Name, s.Source, safeText(text.FirstLine(s.Description, 100)))
+	}
+	if cat.Withheld > 0 {
+		fmt.Fprintf(stdout, "%s of the workspace wait for your trust: review them in %v, then `tally skills trust --workspace %s`\n",
+			text.Plural(cat.Withheld, "skill"), skill.WorkspaceDirs, safeText(workspace))
+	}
+	for _, n := range cat.Notes {
+		fmt.Fprintf(stdout, "note: %s\n", safeText(n))
+	}
+	return nil
+}

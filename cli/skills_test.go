@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSkillsListTrustUntrust(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	data, ws := t.TempDir(), t.TempDir()
+	for dir, body := range map[string]string{
+		filepath.Join(cfg, "tally", "skills", "pdf"):   "---\nname: pdf\ndescription: Fill in PDF forms.\n---\nx",
+		filepath.Join(ws, ".claude", "skills", "ship"): "---\nname: ship\ndescription: Ship a release.\n---\ny",
+	} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := runCLI(t, "skills", "--workspace", ws, "--data", data)
+	if code != ExitOK || !strings.Contains(out, "pdf\tuser\tFill in PDF forms.") || !strings.Contains(out, "1 skill of the workspace wait") || strings.Contains(out, "ship\t") {
+		t.Fatalf("list: exit %d, %q %q", code, out, errOut)
+	}
+	if out, errOut, code := runCLI(t, "skills", "trust", "--workspace", ws, "--data", data); code != ExitOK || !strings.Contains(out, "ship\tShip a release.") {
+		t.Fatalf("trust: exit %d, %q %q", code, out, errOut)
+	}
+	if out, _, _ := runCLI(t, "skills", "list", "--workspace", ws, "--data", data); !strings.Contains(out, "ship\tworkspace\tShip a release.") {
+		t.Fatalf("after trust: %q", out)
+	}
+	if _, _, code := runCLI(t, "skills", "untrust", "--workspace", ws, "--data", data); code != ExitOK {
+		t.Fatalf("untrust: exit %d", code)
+	}
+	if out, _, _ := runCLI(t, "skills", "--workspace", ws, "--data", data); strings.Contains(out, "ship\t") {
+		t.Fatalf("after untrust: %q", out)
+	}
+}
