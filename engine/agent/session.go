@@ -196,6 +196,10 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 	pack := prompt.LoadContextWith(abs, prompt.ContextOptions{UserDir: cfg.UserConfigDir, SecretFiles: cfg.Shell.SecretFiles})
 	skillCat := discoverSkills(cfg, abs)
 	pack.Skills = skillCat.Section()
+	if !cfg.Subagents.Off {
+		kinds, _ := discoverAgents(cfg.UserConfigDir, abs)
+		pack.Agents = agentsSection(kinds)
+	}
 	text, spans := prompt.Assemble(SystemSections(abs, pack))
 	if title == "" {
 		title = filepath.Base(abs)

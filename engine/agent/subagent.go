@@ -133,7 +133,7 @@ var taskSpec = tool.Spec{
 	Parameters: json.RawMessage(`{"type":"object","properties":{` +
 		`"description":{"type":"string","description":"A short title for the job (3-8 words), shown to the user."},` +
 		`"prompt":{"type":"string","description":"The whole job: what to find or do, where to look, and what the report must contain."},` +
-		`"kind":{"type":"string","enum":["explore","general"],"description":"explore (default): read-only. general: may also edit and run commands, with approval."}},` +
+		`"kind":{"type":"string","description":"explore (default): read-only. general: may also edit and run commands, with approval. Or the name of a custom sub-agent the system prompt lists."}},` +
 		`"required":["description","prompt"],"additionalProperties":false}`),
 }
 
@@ -267,7 +267,13 @@ func (h *subagentHub) parseTask(c transcript.ToolCall) (TaskParams, *tool.Result
 			return fail("the session is in read-only mode, so a general sub-agent could change nothing; use kind explore, or ask the user to switch the mode")
 		}
 	default:
-		return fail("kind %q is not explore or general; use one of those", text.Clip(p.Kind, 40))
+		k, ok := h.findAgent(p.Kind)
+		if !ok {
+			return fail("kind %q is not explore, general or a custom sub-agent; use one of those", text.Clip(p.Kind, 40))
+		}
+		if k.writes() && s.gate.Mode() == tool.ModeReadOnly {
+			return fail("the session is in read-only mode and the sub-agent %s may change files or run commands; use kind explore, or ask the user to switch the mode", k.Name)
+		}
 	}
 	return p, nil
 }

@@ -38,6 +38,7 @@ type child struct {
 	catalog []openai.Tool
 	read    map[string]bool
 	listVer int
+	model   string // a custom kind's model; "" is the session's
 	// guard is the child's own loop guard, with the parent's rules: the
 	// third identical call is blocked and a tool that keeps failing ends
 	// the child.
@@ -54,8 +55,13 @@ func subagentPrompt(kind, workspace string) string {
 	if kind == SubagentGeneral {
 		text = assets.SubagentGeneral
 	}
-	return strings.TrimSpace(text) + "\n\n" + fmt.Sprintf(
-		"# Environment\nworkspace: %s\nplatform: %s/%s\nAll file paths in tool calls are relative to the workspace.",
+	return strings.TrimSpace(text) + "\n\n" + childEnvironment(workspace)
+}
+
+// childEnvironment is the environment section of every sub-agent's
+// prompt.
+func childEnvironment(workspace string) string {
+	return fmt.Sprintf("# Environment\nworkspace: %s\nplatform: %s/%s\nAll file paths in tool calls are relative to the workspace.",
 		workspace, runtime.GOOS, runtime.GOARCH)
 }
 
@@ -98,12 +104,22 @@ func (h *subagentHub) newChild(ctx context.Context, c transcript.ToolCall) (*chi
 	ch := &child{s: s, params: p, parent: s.meta.ID, read: map[string]bool{}, list: todo.New(), guard: guard.New()}
 	ch.ctx, ch.cancel = context.WithCancel(ctx)
 	ch.log = transcript.NewAppendLog(nil, WireRules())
-	ch.reg = h.subagentTools(p.Kind, ch.list)
+	prompt, steps := subagentPrompt(p.Kind, s.meta.Workspace), s.cfg.Subagents.maxSteps()
+	if p.Kind == SubagentExplore || p.Kind == SubagentGeneral {
+		ch.reg = h.subagentTools(p.Kind, ch.list)
+	} else if k, ok := h.findAgent(p.Kind); ok {
+		ch.reg, prompt, ch.model = h.customTools(k, ch.list), customPrompt(k, s.meta.Workspace), k.Model
+		if k.MaxSteps > 0 {
+			steps = k.MaxSteps
+		}
+	} else {
+		return nil, tool.Result{IsError: true, Content: fmt.Sprintf("task: the sub-agent %s is gone; use kind explore or general", p.Kind)}
+	}
 	ch.env = s.env // the parent's confinement, sandbox and recorder
-	ch.system = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: subagentPrompt(p.Kind, s.meta.Workspace)}
+	ch.system = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: prompt}
 	ch.catalog = toOpenAITools(ch.reg.Catalog())
 	ch.info = ChildInfo{ID: id, CallID: c.ID, Title: p.Description, Kind: p.Kind, Status: SubagentRunning,
-		Cycle: s.meta.Cycle, MaxSteps: s.cfg.Subagents.maxSteps(), Started: s.cfg.now()}
+		Cycle: s.meta.Cycle, MaxSteps: steps, Started: s.cfg.now()}
 	return ch, tool.Result{}
 }
 
@@ -248,7 +264,11 @@ func (c *child) request() llm.Request {
 	for i := range c.log.Len() {
 		msgs = llm.AppendJoined(msgs, c.log.At(i).Wire)
 	}
-	return llm.Request{Model: c.s.cfg.ModelName, Messages: msgs, Tools: c.catalog}
+	model := c.s.cfg.ModelName
+	if c.model != "" {
+		model = c.model
+	}
+	return llm.Request{Model: model, Messages: msgs, Tools: c.catalog}
 }
 
 // intake gives the calls of one reply ids unique in the child's log and

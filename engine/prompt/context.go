@@ -42,6 +42,9 @@ type ContextPack struct {
 	// Skills is the skills catalog's section text (names and
 	// descriptions, see package skill); "" for none. The caller sets it.
 	Skills string
+	// Agents is the section listing the custom sub-agents; "" for none.
+	// The caller sets it.
+	Agents string
 }
 
 // ContextOptions tune [LoadContextWith].
@@ -63,6 +66,9 @@ func (p ContextPack) Sections() []Section {
 	}
 	if p.Skills != "" {
 		out = append(out, Section{Name: "skills", Tier: Workspace, Text: p.Skills})
+	}
+	if p.Agents != "" {
+		out = append(out, Section{Name: "custom_subagents", Tier: Workspace, Text: p.Agents})
 	}
 	if p.Listing != "" {
 		out = append(out, Section{Name: "workspace_layout", Tier: Workspace,
