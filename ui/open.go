@@ -186,6 +186,7 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 		u.banner.Hide()
 		u.showMCP(live, s.mcp, "")
 		u.showInterrupted(live, s.cutShort)
+		u.showSkillsTrust(live)
 	}
 	u.setIdle()
 	if s.draftOK {
