@@ -47,6 +47,13 @@ type ApprovalRequest struct {
 	// secret file and for a call that would fail anyway. A [HunkApprover]
 	// may accept only some of its hunks.
 	Diff *diff.Diff
+	// CommandRules are, for a run_shell call, the exact allow patterns
+	// (see package cmdrule) that would let this command run without
+	// asking from now on, one for each of its simple commands no rule
+	// covers yet; empty when no rule can cover it. An approver offers
+	// "Always allow this command" with them (the user may widen one with
+	// a trailing *), adds them through the host, and answers Approve.
+	CommandRules []string
 }
 
 // Decision is the user's answer to an [ApprovalRequest]. The zero value is
@@ -115,8 +122,12 @@ type Gate struct {
 	mode     Mode
 	always   map[string]bool
 	// sandboxed reports that commands run inside the sandbox; without it
-	// every command asks, whatever the rules, and full-auto is refused.
+	// every command asks, whatever the "always allow" rules (command
+	// rules still apply), and full-auto is refused.
 	sandboxed bool
+	// commands supplies the command rules run_shell calls are checked
+	// against; nil checks none.
+	commands CommandRules
 }
 
 // NewGate returns a Gate in ModeAsk asking a. A nil a denies every call
@@ -194,11 +205,18 @@ type Verdict struct {
 //   - a call of a file tool on a secret file (see [SecretTarget]) always
 //     asks, in every mode, and is never covered by "always allow";
 //   - tools that need no approval run;
+//   - a run_shell call a deny command rule meets (see [Gate.SetCommandRules])
+//     is refused without asking, in every mode, with the reason;
 //   - read-only refuses every other gated call;
 //   - full-auto runs everything (commands must then require the sandbox,
-//     see Env.RequireSandbox); auto-edit runs workspace edits;
+//     see Env.RequireSandbox), except a command that deny rules are in
+//     force for but that could not be checked against them, which is
+//     refused; auto-edit runs workspace edits;
+//   - a run_shell call the allow command rules cover runs, sandboxed or
+//     not: a rule names the command, where "always allow" covers any;
 //   - a tool the user allowed always runs, except a command that is not
-//     sandboxed, which asks every time;
+//     sandboxed or could not be checked against the deny rules, which
+//     asks every time;
 //   - a call whose arguments cannot be shown whole (see [Display]) is
 //     refused without asking;
 //   - everything else asks the Approver; with none, it is refused. A
@@ -220,25 +238,39 @@ func (g *Gate) Decide(ctx context.Context, env *Env, t Tool, callID, args string
 	g.mu.Unlock()
 	req := ApprovalRequest{CallID: callID, Tool: name, Arguments: args, Summary: Summarize(name, json.RawMessage(args))}
 	secret, isSecret := SecretTarget(env, name, json.RawMessage(args))
+	var cmd commandCheck
+	if !isSecret && t.NeedsApproval() {
+		cmd = g.checkCommand(t, args)
+	}
 	switch {
 	case isSecret:
 		req.Note = fmt.Sprintf("%s matches the secret-file deny list: allow this one read only if the model really needs it", secret)
 		req.NoAlways, req.SecretFile = true, secret
 	case !t.NeedsApproval():
 		return allow, nil
+	case cmd.match.Denied:
+		return Verdict{Ctx: ctx, Refusal: deniedByRule(cmd.match)}, nil
 	case mode == ModeReadOnly:
 		return Verdict{Ctx: ctx, Refusal: Result{IsError: true, Content: fmt.Sprintf(
 			"%s: refused, the session is in read-only mode (%s); say what you would change instead, or ask the user to switch the mode", name, ModeReadOnly.Explain())}}, nil
+	case mode == ModeFullAuto && cmd.unchecked != "":
+		return Verdict{Ctx: ctx, Refusal: uncheckedRefusal(cmd.unchecked)}, nil
 	case mode == ModeFullAuto:
 		return allow, nil
 	case mode == ModeAutoEdit && effectOf(t) == EffectEdits:
 		return allow, nil
+	case cmd.match.Allowed:
+		return allow, nil
 	case effectOf(t) == EffectCommands && !sandboxed:
 		req.Note = "not sandboxed: this command can read and write anything your user account can"
 		req.NoAlways = true
-	case always:
+	case always && cmd.unchecked == "":
 		return allow, nil
 	}
+	if cmd.unchecked != "" {
+		joinNote(&req, cmd.unchecked)
+	}
+	req.CommandRules = cmd.match.Propose
 	display, ok := Display(name, json.RawMessage(args))
 	if !ok {
 		return Verdict{Ctx: ctx, Refusal: Result{IsError: true, Content: fmt.Sprintf(
