@@ -29,19 +29,11 @@ func mcpCall(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(f.args) == 3 {
 		raw = f.args[2]
 	}
-	ws, servers, err := f.workspaceServers()
+	ws, found, err := f.server("call", name)
 	if err != nil {
 		return err
 	}
-	var found *workbench.MCPServer
-	for i := range servers {
-		if servers[i].Name == name && !servers[i].Shadowed {
-			found = &servers[i]
-		}
-	}
 	switch {
-	case found == nil:
-		return fmt.Errorf("tally mcp call: there is no MCP server %q; see `tally mcp list`", name)
 	case found.Source == workbench.MCPSourceWorkspace && !found.Trusted:
 		return fmt.Errorf("tally mcp call: %q is a server of the workspace's untrusted %s; trust it first with `tally mcp trust --workspace %s`", name, found.Path, ws)
 	}
@@ -64,4 +56,18 @@ func mcpCall(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("tally mcp call: the tool %s of %s reported an error (above)", toolName, name)
 	}
 	return forms.failure()
+}
+
+// server is the server name as sessions of the workspace would run it.
+func (f *mcpFlags) server(sub, name string) (string, *workbench.MCPServer, error) {
+	ws, servers, err := f.workspaceServers()
+	if err != nil {
+		return "", nil, err
+	}
+	for i := range servers {
+		if servers[i].Name == name && !servers[i].Shadowed {
+			return ws, &servers[i], nil
+		}
+	}
+	return "", nil, fmt.Errorf("tally mcp %s: there is no MCP server %q; see `tally mcp list`", sub, name)
 }

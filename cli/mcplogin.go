@@ -21,20 +21,11 @@ func mcpLogin(sub string, args []string, stdout io.Writer) error {
 		return usagef("tally mcp %s: give exactly one server name (see `tally mcp list`)\n%s", sub, mcpUsage)
 	}
 	name := f.args[0]
-	_, servers, err := f.workspaceServers()
+	_, found, err := f.server(sub, name)
 	if err != nil {
 		return err
 	}
-	var found *workbench.MCPServer
-	for i := range servers {
-		if servers[i].Name == name && !servers[i].Shadowed {
-			found = &servers[i]
-		}
-	}
-	switch {
-	case found == nil:
-		return fmt.Errorf("tally mcp %s: there is no MCP server %q; see `tally mcp list`", sub, name)
-	case found.Config.Kind() == mcp.TypeStdio:
+	if found.Config.Kind() == mcp.TypeStdio {
 		return fmt.Errorf("tally mcp %s: %q runs on this machine and needs no sign-in; sign-in is for servers reached by URL", sub, name)
 	}
 	if sub == "logout" {
