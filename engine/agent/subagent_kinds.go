@@ -6,14 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/internal/frontmatter"
-	"github.com/tally-dev/tally/internal/safefile"
 	"github.com/tally-dev/tally/internal/text"
 )
 
@@ -37,8 +35,6 @@ const (
 	maxAgents     = 50
 	maxAgentSteps = 200
 )
-
-var agentNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
 // agentKind is one custom sub-agent.
 type agentKind struct {
@@ -124,24 +120,17 @@ func discoverAgents(userDir, workspace string) (kinds []agentKind, notes []strin
 
 // readAgent parses one agent file.
 func readAgent(path string) (agentKind, error) {
-	data, _, err := safefile.Read(path, maxAgentFile)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return agentKind{}, err
-		}
-		return agentKind{}, fmt.Errorf("the sub-agent %s cannot be read (%v); fix or remove it", path, err)
-	}
 	var h agentHeader
-	body, err := frontmatter.Parse(data, &h)
+	body, err := frontmatter.ReadFile(path, maxAgentFile, "the sub-agent", &h)
 	if err != nil {
-		return agentKind{}, fmt.Errorf("the sub-agent %s is skipped: %v", path, err)
+		return agentKind{}, err
 	}
 	k := agentKind{Name: strings.TrimSpace(h.Name), Description: strings.Join(strings.Fields(h.Description), " "), Prompt: strings.TrimSpace(body), Path: path}
 	if k.Name == "" {
 		k.Name = strings.TrimSuffix(filepath.Base(path), ".md")
 	}
 	switch {
-	case !agentNameRE.MatchString(k.Name):
+	case !frontmatter.IsName(k.Name):
 		return agentKind{}, fmt.Errorf("the sub-agent %s is skipped: its name %q is not lowercase letters, digits and hyphens; rename it", path, text.Clip(k.Name, 80))
 	case k.Description == "":
 		return agentKind{}, fmt.Errorf("the sub-agent %s is skipped: it has no description, which says when to use it; add one to its header", path)

@@ -23,7 +23,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -52,8 +51,6 @@ const (
 	SourceUser      = "user"
 	SourceWorkspace = "workspace"
 )
-
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
 // Skill is one skill found.
 type Skill struct {
@@ -177,22 +174,15 @@ func scan(dir, source string, c *Catalog) []Skill {
 // read parses the header of the skill in folder dir.
 func read(dir, source string) (Skill, error) {
 	path := filepath.Join(dir, FileName)
-	data, _, err := safefile.Read(path, MaxSkillFile)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return Skill{}, err
-		}
-		return Skill{}, fmt.Errorf("the skill %s cannot be read (%v); fix or remove it", path, err)
-	}
 	var h header
-	if _, err := frontmatter.Parse(data, &h); err != nil {
-		return Skill{}, fmt.Errorf("the skill %s is skipped: %v", path, err)
+	if _, err := frontmatter.ReadFile(path, MaxSkillFile, "the skill", &h); err != nil {
+		return Skill{}, err
 	}
 	name := strings.TrimSpace(h.Name)
 	if name == "" {
 		name = filepath.Base(dir)
 	}
-	if !nameRE.MatchString(name) {
+	if !frontmatter.IsName(name) {
 		return Skill{}, fmt.Errorf("the skill %s is skipped: its name %q is not lowercase letters, digits and hyphens (at most 64); rename it", path, clip(name, 80))
 	}
 	desc := strings.Join(strings.Fields(h.Description), " ")

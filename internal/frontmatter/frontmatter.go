@@ -16,9 +16,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/tally-dev/tally/internal/safefile"
 )
 
 // MaxHeader bounds the header, in bytes.
@@ -97,3 +101,29 @@ func (l *List) UnmarshalYAML(n *yaml.Node) error {
 	}
 	return fmt.Errorf("line %d: expected a list or a comma-separated string", n.Line)
 }
+
+// ReadFile reads the file at path (a regular file of at most limit
+// bytes, see safefile.Read) and parses it as Parse does. what names the
+// file in errors ("the skill", "the sub-agent"); a missing file returns
+// an error matching fs.ErrNotExist.
+func ReadFile(path string, limit int64, what string, v any) (body string, err error) {
+	data, _, err := safefile.Read(path, limit)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		return "", fmt.Errorf("%s %s cannot be read (%v); fix or remove it", what, path, err)
+	}
+	body, err = Parse(data, v)
+	if err != nil {
+		return "", fmt.Errorf("%s %s is skipped: %v", what, path, err)
+	}
+	return body, nil
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+
+// IsName tells whether s is a name as skills and agents take them:
+// lowercase letters, digits and hyphens, at most 64, not starting with a
+// hyphen.
+func IsName(s string) bool { return nameRE.MatchString(s) }
