@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -13,10 +14,12 @@ import (
 // This file is the slash commands of the prompt: a message whose first
 // word names a command ("/docs:review 42") is replaced by the text the
 // command stands for before it enters the conversation. Commands come
-// from sources (the MCP servers' prompts, see commands_mcp.go); a
-// registry asks each in turn. A first word that starts with "/" but names
-// no command and does not look like one ("/etc/hosts is …") leaves the
-// message as it is.
+// from sources, asked in turn by a registry: the built-in commands (see
+// commands_builtin.go), which are actions the host performs rather than
+// text; the user's and the workspace's command files (see
+// commands_files.go); and the MCP servers' prompts (see commands_mcp.go).
+// A first word that starts with "/" but names no command and does not
+// look like one ("/etc/hosts is …") leaves the message as it is.
 
 // CommandSource names where a command comes from.
 type CommandSource string
@@ -25,6 +28,15 @@ type CommandSource string
 const (
 	// CommandMCP is a prompt of an MCP server, named "server:prompt".
 	CommandMCP CommandSource = "mcp"
+	// CommandBuiltin is one of Tally's own commands (/compact, /help …):
+	// an action the host performs, never text sent to the model.
+	CommandBuiltin CommandSource = "builtin"
+	// CommandUser is a template file in the user's commands folder
+	// (~/.config/tally/commands).
+	CommandUser CommandSource = "user"
+	// CommandWorkspace is a template file in the workspace's
+	// .tally/commands or .claude/commands folder.
+	CommandWorkspace CommandSource = "workspace"
 )
 
 // Command is one slash command, for the prompt box's list and for
@@ -38,9 +50,21 @@ type Command struct {
 	// Hint shows its arguments, such as "<pr> [focus]": required ones
 	// in angle brackets, optional ones in square brackets; "" for none.
 	Hint string
-	// Args are the declared arguments, in their order.
+	// Args are the declared arguments, in their order (an MCP prompt's;
+	// a command file takes its words as they are typed and declares none).
 	Args   []CommandArg
 	Source CommandSource
+	// Action is what a built-in command does instead of sending text; it
+	// is "" for every command that expands into a message.
+	Action CommandAction
+	// File is the template of a command file, as shown to the user
+	// (".tally/commands/review.md"); "" for other commands.
+	File string
+	// Problem says, in one sentence, why the command cannot be used now
+	// (a command file whose header is not valid YAML); "" when it can.
+	Problem string
+
+	body string // a command file's template, once looked up
 }
 
 // CommandArg is one declared argument of a [Command].
@@ -90,14 +114,21 @@ type commandSource interface {
 	// lookup returns the named command; it may look harder than list (a
 	// source whose list is cached asks again).
 	lookup(ctx context.Context, name string) (Command, bool)
-	// expand returns the text command c stands for with the given
-	// arguments, every required one among them.
-	expand(ctx context.Context, c Command, args map[string]string) (string, error)
+	// expand returns the text command c stands for with the arguments
+	// typed after its name (rest); words for which skip (when not nil)
+	// reports true are attachments, not arguments. A *CommandError is
+	// the user's to correct; any other error is the source's failure.
+	expand(ctx context.Context, c Command, rest string, skip func(string) bool) (string, error)
 }
 
 // commandRegistry is the commands of a session, from all its sources. A
 // name found in an earlier source hides the same name in a later one.
-type commandRegistry struct{ sources []commandSource }
+// With strict set (the session has MCP servers) a first word of the
+// "server:prompt" shape that names no command is an error, not text.
+type commandRegistry struct {
+	sources []commandSource
+	strict  bool
+}
 
 // list returns every command, sorted by name.
 func (r commandRegistry) list(ctx context.Context) []Command {
@@ -150,16 +181,26 @@ func (r commandRegistry) expand(ctx context.Context, msg string, skip func(word 
 	}
 	c, src, ok := r.lookup(ctx, name)
 	if !ok {
-		if !namespaced.MatchString(name) {
+		if !namespaced.MatchString(name) || !r.knownNamespace(ctx, name) {
 			return msg, false, nil
 		}
 		return "", false, r.unknown(ctx, name)
 	}
-	args, err := bindArgs(c, rest, skip)
-	if err != nil {
+	if c.Problem != "" {
+		where := ""
+		if c.File != "" {
+			where = " (" + c.File + ")"
+		}
+		return "", false, commandErrorf("the command /%s%s cannot be used: %s", c.Name, where, strings.TrimSuffix(c.Problem, "."))
+	}
+	if c.Action != "" {
+		return "", false, actionError(c)
+	}
+	out, err := src.expand(ctx, c, rest, skip)
+	var ce *CommandError
+	if errors.As(err, &ce) {
 		return "", false, err
 	}
-	out, err := src.expand(ctx, c, args)
 	if err != nil {
 		return "", false, commandErrorf("the command /%s failed: %s", c.Name, strings.TrimSuffix(err.Error(), "."))
 	}
@@ -169,10 +210,21 @@ func (r commandRegistry) expand(ctx context.Context, msg string, skip func(word 
 	return out, true, nil
 }
 
+// knownNamespace reports whether a name of the "server:prompt" shape is
+// meant as a command: the session has MCP servers, or a folder of command
+// files bears the name's namespace. Otherwise "/10:30 standup" is text.
+func (r commandRegistry) knownNamespace(ctx context.Context, name string) bool {
+	if r.strict {
+		return true
+	}
+	ns, _, _ := strings.Cut(name, ":")
+	return slices.ContainsFunc(r.list(ctx), func(c Command) bool { return strings.HasPrefix(c.Name, ns+":") })
+}
+
 // unknown is the error for a command name that is not there, naming the
 // nearest ones.
 func (r commandRegistry) unknown(ctx context.Context, name string) error {
-	all := r.list(ctx)
+	all := slices.DeleteFunc(r.list(ctx), func(c Command) bool { return c.Source == CommandBuiltin })
 	if len(all) == 0 {
 		return commandErrorf("there is no command /%s, and no MCP server offers any command now; to send the text as it is, put another word before it", name)
 	}

@@ -18,8 +18,13 @@ import (
 // message, and what a message goes through before it enters the
 // conversation (see prepareMessage).
 
-// mcpPrompts is the commands of a session's MCP servers' prompts.
-type mcpPrompts struct{ mgr *mcp.Manager }
+// mcpPrompts is the commands of a session's MCP servers' prompts. When
+// await is set, lookup first waits for the servers still starting (as a
+// message naming one of their prompts must); list never waits.
+type mcpPrompts struct {
+	mgr   *mcp.Manager
+	await func()
+}
 
 // PromptCommand returns the slash command of an MCP prompt:
 // "/server:prompt", its description and its arguments.
@@ -48,6 +53,9 @@ func (p mcpPrompts) lookup(ctx context.Context, name string) (Command, bool) {
 	if !ok {
 		return Command{}, false
 	}
+	if p.await != nil {
+		p.await()
+	}
 	pr, ok := p.mgr.LookupPrompt(ctx, server, prompt)
 	if !ok {
 		return Command{}, false
@@ -55,16 +63,27 @@ func (p mcpPrompts) lookup(ctx context.Context, name string) (Command, bool) {
 	return PromptCommand(pr), true
 }
 
-func (p mcpPrompts) expand(ctx context.Context, c Command, args map[string]string) (string, error) {
+func (p mcpPrompts) expand(ctx context.Context, c Command, rest string, skip func(string) bool) (string, error) {
+	args, err := bindArgs(c, rest, skip)
+	if err != nil {
+		return "", err
+	}
 	server, prompt, _ := strings.Cut(c.Name, ":")
 	return p.mgr.GetPrompt(ctx, server, prompt, args)
 }
 
-// commands is the session's command registry.
-func (s *Session) commands() commandRegistry {
-	var r commandRegistry
+// commands is the session's command registry: the built-in commands, the
+// command files (the user's before the workspace's) and the MCP servers'
+// prompts, a name in an earlier one hiding it in a later one. With await
+// set, looking up an MCP prompt waits for the servers still starting.
+func (s *Session) commands(await bool) commandRegistry {
+	r := commandRegistry{sources: []commandSource{builtinCommands{}, s.commandFiles()}}
 	if s.mcpRun != nil {
-		r.sources = append(r.sources, mcpPrompts{s.mcpRun.mgr})
+		src := mcpPrompts{mgr: s.mcpRun.mgr}
+		if await {
+			src.await = s.awaitMCP
+		}
+		r.sources, r.strict = append(r.sources, src), true
 	}
 	return r
 }
@@ -79,14 +98,24 @@ func (s *Session) Commands() Commands { return Commands{s} }
 // listWait bounds how long the prompt box's lists wait for the servers.
 const listWait = 5 * time.Second
 
-// List returns the commands available now, sorted by name: the prompts
-// of the MCP servers that are connected. It never waits for a running
-// turn, never starts a server, and waits at most a few seconds for a
-// slow one (which is then left out).
+// List returns the commands available now, sorted by name: the built-in
+// ones, those of the command files (read afresh, so an edit shows at
+// once; one that cannot be used has its Problem set) and the prompts of
+// the MCP servers that are connected. It never waits for a running turn,
+// never starts a server, and waits at most a few seconds for a slow one
+// (which is then left out).
 func (h Commands) List(ctx context.Context) []Command {
 	ctx, cancel := context.WithTimeout(ctx, listWait)
 	defer cancel()
-	return h.s.commands().list(ctx)
+	return h.s.commands(false).list(ctx)
+}
+
+// Notes returns one sentence for each command file that cannot be used
+// and each commands folder that cannot be read, in the order of the
+// folders; nil when all is well.
+func (h Commands) Notes() []string {
+	_, notes := h.s.commandFiles().scan()
+	return notes
 }
 
 // Resources returns the resources (and resource templates) of the
@@ -169,23 +198,25 @@ func (p prepared) message(meta string, at time.Time) transcript.Message {
 }
 
 // prepareMessage expands the slash command of msg and reads the resources
-// it attaches. The command's text and every resource are server text:
-// they are redacted like a file a tool reads and neutralised, and each
-// resource is wrapped in an attachment block naming its server and URI.
-// It waits for the MCP servers still starting (as the first request
-// does) only when msg needs them. Errors are *CommandError: nothing
-// entered the conversation.
+// it attaches. The command's text (an MCP prompt's or a command file's)
+// and every resource are redacted like a file a tool reads (the turn's
+// intake then treats the message as any the user typed), and each
+// resource, server text, is neutralised and wrapped in an attachment
+// block naming its server and URI. It waits for the MCP servers still
+// starting (as the first request does) only when msg needs them: a
+// built-in command or a command file never waits. Errors are
+// *CommandError: nothing entered the conversation.
 func (s *Session) prepareMessage(ctx context.Context, msg string) (prepared, error) {
 	p := prepared{typed: msg, text: msg}
-	reg, r := s.commands(), s.mcpRun
-	slash := len(reg.sources) > 0 && strings.HasPrefix(strings.TrimSpace(msg), "/")
+	reg, r := s.commands(true), s.mcpRun
+	slash := strings.HasPrefix(strings.TrimSpace(msg), "/")
 	at := r != nil && strings.Contains(msg, "@")
 	if !slash && !at {
 		return p, nil
 	}
-	s.awaitMCP()
 	var servers []string
-	if r != nil {
+	if at {
+		s.awaitMCP()
 		for _, st := range r.mgr.Statuses() {
 			servers = append(servers, st.Name)
 		}

@@ -187,7 +187,12 @@ func TestCommandsAndResourcesForCompletion(t *testing.T) {
 	if _, err := s.Run(context.Background(), "hi"); err != nil { // waits for the server
 		t.Fatal(err)
 	}
-	cmds := s.Commands().List(context.Background())
+	var cmds []Command
+	for _, c := range s.Commands().List(context.Background()) {
+		if c.Source == CommandMCP {
+			cmds = append(cmds, c)
+		}
+	}
 	if len(cmds) != 2 || cmds[0].Name != "docs:hello" || cmds[1].Name != "docs:review" {
 		t.Fatalf("commands %+v", cmds)
 	}
@@ -235,8 +240,8 @@ func TestBindArgs(t *testing.T) {
 	}
 }
 
-// Without a source of commands (no MCP server) nothing is a command: a
-// message is sent as typed.
+// Without MCP servers or command files only the built-in commands are
+// commands: any other message is sent as typed.
 func TestWithoutCommandsSlashTextIsSentAsTyped(t *testing.T) {
 	h := newHarness(t, llmtest.ScriptFunc(func(*llmtest.Req) llmtest.Reply { return llmtest.Text("ok") }), nil)
 	s := h.session("no-commands")
@@ -247,7 +252,7 @@ func TestWithoutCommandsSlashTextIsSentAsTyped(t *testing.T) {
 	if got := lastHuman(t, h); !strings.Contains(got, "\n/10:30 standup notes @docs:mem://x\n") || strings.Contains(got, "<attachment") {
 		t.Errorf("sent as %q", got)
 	}
-	if cmds := s.Commands().List(context.Background()); len(cmds) != 0 {
+	if cmds := s.Commands().List(context.Background()); len(cmds) != len(BuiltinCommands()) || cmds[0].Source != CommandBuiltin {
 		t.Errorf("commands %v", cmds)
 	}
 }
