@@ -182,7 +182,7 @@ func TestMCPCallCallsOneTool(t *testing.T) {
 func TestMCPLoginLogoutAndOAuthFlags(t *testing.T) {
 	cfgDir := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", cfgDir)
-	t.Setenv("TALLY_KEYCHAIN", "file")
+	t.Setenv("TALLY_KEYCHAIN", "off")
 	if _, errOut, code := runCLI(t, "mcp", "add", "gh", "--url", "https://example.test/mcp", "--client-id", "abc", "--client-secret", "${GH_SECRET}",
 		"--callback-port", "33418", "--scope", "repo read:user"); code != ExitOK {
 		t.Fatalf("add: exit %d, %q", code, errOut)

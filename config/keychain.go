@@ -1,12 +1,7 @@
 package config
 
 import (
-	"errors"
-	"os"
-	"runtime"
-	"time"
-
-	"github.com/zalando/go-keyring"
+	oskeychain "github.com/tally-dev/tally/internal/keychain"
 )
 
 // Where the API key of the settings is kept (Settings.KeyStore).
@@ -23,61 +18,13 @@ type Keychain interface {
 	Delete(name string) error
 }
 
-// keychainService and keychainUser name Tally's entry in the keychain.
-const (
-	keychainService = "tally"
-	keychainUser    = "api-key"
-)
+// keychainUser names the API key's entry in the keychain (service
+// "tally", see package keychain).
+const keychainUser = "api-key"
 
-// keychainTimeout bounds one keychain call: a desktop bus that accepts and
-// never answers must not hang the app or a command.
-const keychainTimeout = 3 * time.Second
-
-var errKeychainTimeout = errors.New("the keychain did not answer in time")
-
-// OSKeychain is the operating system's keychain.
-type OSKeychain struct{}
-
-// Get reads the named secret.
-func (OSKeychain) Get(name string) (string, error) {
-	return withTimeout(func() (string, error) { return keyring.Get(keychainService, name) })
-}
-
-// Set stores the named secret.
-func (OSKeychain) Set(name, secret string) error {
-	_, err := withTimeout(func() (string, error) { return "", keyring.Set(keychainService, name, secret) })
-	return err
-}
-
-// Delete removes the named secret; a missing one is not an error.
-func (OSKeychain) Delete(name string) error {
-	_, err := withTimeout(func() (string, error) { return "", keyring.Delete(keychainService, name) })
-	if errors.Is(err, keyring.ErrNotFound) {
-		return nil
-	}
-	return err
-}
-
-func withTimeout(f func() (string, error)) (string, error) {
-	if why := keychainUnavailable(); why != "" {
-		return "", errors.New(why)
-	}
-	type result struct {
-		s   string
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		s, err := f()
-		ch <- result{s, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.s, r.err
-	case <-time.After(keychainTimeout):
-		return "", errKeychainTimeout
-	}
-}
+// OSKeychain is the operating system's keychain (keychain.OS): each call
+// bounded by a timeout, and none made where no keychain can answer.
+type OSKeychain = oskeychain.OS
 
 // keychain is the keychain Load and Save use; nil means none (the key
 // stays in the database).
@@ -135,19 +82,4 @@ func storeKey(s Settings) Settings {
 		s.KeyStore = ""
 	}
 	return s
-}
-
-// keychainUnavailable says why the OS keychain is not tried, or "". On
-// Linux the Secret Service lives on the desktop session bus: without one
-// (a server, CI, a plain SSH login) there is nothing to ask, and asking
-// could start a bus of its own. TALLY_KEYCHAIN=off turns the keychain off
-// everywhere.
-func keychainUnavailable() string {
-	if os.Getenv("TALLY_KEYCHAIN") == "off" {
-		return "the keychain is turned off (TALLY_KEYCHAIN=off)"
-	}
-	if runtime.GOOS == "linux" && os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
-		return "no desktop session bus, so no Secret Service keychain"
-	}
-	return ""
 }

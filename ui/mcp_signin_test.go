@@ -51,7 +51,7 @@ func protectedServer(t *testing.T) string {
 // can be cancelled; Settings marks the server "Sign in needed".
 func TestMCPServerThatNeedsSignInOffersIt(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("TALLY_KEYCHAIN", "file")
+	t.Setenv("TALLY_KEYCHAIN", "off")
 	t.Setenv("BROWSER", "true")
 	if err := workbench.SaveMCPServer("remote", mcp.ServerConfig{URL: protectedServer(t)}); err != nil {
 		t.Fatal(err)

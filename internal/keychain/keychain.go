@@ -34,8 +34,8 @@ const service = "tally"
 // FileName is the name of the fallback file in the user's config folder.
 const FileName = "credentials.json"
 
-// ModeEnv, set to "file", keeps secrets in the file even where an OS
-// keychain is available (for headless machines and tests).
+// ModeEnv, set to "off", keeps secrets out of the OS keychain
+// everywhere: this package's in the file, the API key in the settings.
 const ModeEnv = "TALLY_KEYCHAIN"
 
 // osTimeout bounds one call to the OS keychain: a keychain that does not
@@ -54,36 +54,67 @@ type Store struct {
 	mu    sync.Mutex
 }
 
-// Default is the user's store: the OS keychain when there is one (and
-// TALLY_KEYCHAIN is not "file"), and the file credentials.json in the
-// user's config folder otherwise.
+// Default is the user's store: the OS keychain when there is one (see
+// Unavailable), and the file credentials.json in the user's config
+// folder otherwise.
 func Default() (*Store, error) {
 	path, err := userconfig.File(FileName)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{file: path, useOS: os.Getenv(ModeEnv) != "file" && osKeychainLikely()}, nil
+	return &Store{file: path, useOS: Unavailable() == ""}, nil
 }
 
 // InFile is a store that keeps secrets only in the file at path.
 func InFile(path string) *Store { return &Store{file: path} }
 
-// osKeychainLikely tells whether an OS keychain may answer: on Linux the
-// Secret Service needs a session bus, and asking without one could start
-// a bus daemon.
-func osKeychainLikely() bool {
-	if runtime.GOOS != "linux" && runtime.GOOS != "freebsd" && runtime.GOOS != "openbsd" {
-		return true
+// Unavailable says why the OS keychain is not asked, or "" when it is.
+// On Linux the Secret Service lives on the desktop session bus: without
+// one (a server, CI, a plain SSH login) there is nothing to ask, and
+// asking could start a bus of its own. TALLY_KEYCHAIN=off turns the
+// keychain off everywhere.
+func Unavailable() string {
+	if os.Getenv(ModeEnv) == "off" {
+		return "the keychain is turned off (" + ModeEnv + "=off)"
 	}
-	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
-		return true
-	}
-	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
-		if _, err := os.Stat(filepath.Join(dir, "bus")); err == nil {
-			return true
+	switch runtime.GOOS {
+	case "linux", "freebsd", "openbsd", "netbsd":
+		if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
+			return ""
 		}
+		if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
+			if _, err := os.Stat(filepath.Join(dir, "bus")); err == nil {
+				return ""
+			}
+		}
+		return "no desktop session bus, so no Secret Service keychain"
 	}
-	return false
+	return ""
+}
+
+// OS is the operating system's keychain alone, each call bounded by a
+// timeout and refused when Unavailable says so.
+type OS struct{}
+
+// Get reads the secret kept under key; a missing one matches
+// keyring.ErrNotFound.
+func (OS) Get(key string) (string, error) {
+	return osCall(func() (string, error) { return keyring.Get(service, key) })
+}
+
+// Set keeps secret under key.
+func (OS) Set(key, secret string) error {
+	_, err := osCall(func() (string, error) { return "", keyring.Set(service, key, secret) })
+	return err
+}
+
+// Delete removes the secret kept under key; a missing one is no error.
+func (OS) Delete(key string) error {
+	_, err := osCall(func() (string, error) { return "", keyring.Delete(service, key) })
+	if errors.Is(err, keyring.ErrNotFound) {
+		return nil
+	}
+	return err
 }
 
 // Where says where a secret set now would be kept, for messages.
@@ -99,7 +130,7 @@ func (s *Store) Get(key string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.useOS {
-		v, err := osCall(func() (string, error) { return keyring.Get(service, key) })
+		v, err := OS{}.Get(key)
 		if err == nil {
 			return v, nil
 		}
@@ -123,7 +154,7 @@ func (s *Store) Set(key, value string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.useOS {
-		if _, err := osCall(func() (string, error) { return "", keyring.Set(service, key, value) }); err == nil {
+		if err := (OS{}).Set(key, value); err == nil {
 			return s.editFile(func(m map[string]string) { delete(m, key) })
 		}
 	}
@@ -135,8 +166,7 @@ func (s *Store) Delete(key string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.useOS {
-		_, err := osCall(func() (string, error) { return "", keyring.Delete(service, key) })
-		if err != nil && !errors.Is(err, keyring.ErrNotFound) && !errors.Is(err, errNoAnswer) {
+		if err := (OS{}).Delete(key); err != nil && !errors.Is(err, errNoAnswer) {
 			return fmt.Errorf("the system keychain could not remove the secret (%v); remove the entry %q of service %q by hand", err, key, service)
 		}
 	}
@@ -147,6 +177,9 @@ var errNoAnswer = errors.New("the system keychain did not answer")
 
 // osCall runs one keychain call, giving up after osTimeout.
 func osCall(f func() (string, error)) (string, error) {
+	if why := Unavailable(); why != "" {
+		return "", errors.New(why)
+	}
 	type answer struct {
 		v   string
 		err error

@@ -61,7 +61,7 @@ func TestDamagedFileSaysWhatToDo(t *testing.T) {
 func TestDefaultHonoursFileMode(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", dir)
-	t.Setenv(ModeEnv, "file")
+	t.Setenv(ModeEnv, "off")
 	s, err := Default()
 	if err != nil {
 		t.Fatal(err)

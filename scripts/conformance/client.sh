@@ -9,7 +9,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 tally="${TALLY:-$here/../../tally}"
 home="$(mktemp -d)"
 trap 'rm -rf "$home"' EXIT
-export HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" TALLY_KEYCHAIN=file
+export HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" TALLY_KEYCHAIN=off
 # The suite's authorization server answers at once with a redirect to
 # Tally's loopback address, so the "browser" only follows it.
 export BROWSER="$here/browser.sh"
