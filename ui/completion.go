@@ -22,7 +22,8 @@ import (
 )
 
 // The prompt box's completion list: a "/" at the start of the prompt
-// lists the session's slash commands, an "@" at the start of a word the
+// lists the session's slash commands (built-in ones, command files and
+// MCP prompts alike), an "@" at the start of a word the
 // resources of its MCP servers, each narrowed as the user types. Up and
 // Down choose, Enter or Tab picks, Escape closes. The list sits above the
 // prompt box, in the window's layout rather than in an overlay, so the
@@ -168,7 +169,7 @@ func (c *completer) fetch() {
 				return
 			}
 			c.sess, c.cmds, c.res, c.at = sess, cmds, res, time.Now()
-			if len(cmds)+len(res) == 0 {
+			if !slices.ContainsFunc(cmds, func(c agent.Command) bool { return c.Source == agent.CommandMCP }) && len(res) == 0 {
 				c.at = time.Time{} // servers may still be starting: ask again on the next key
 			}
 			c.update(false)
@@ -190,7 +191,7 @@ func (c *completer) matching(mode rune, filter string) []choice {
 	var all []choice
 	if mode == '/' {
 		for _, cmd := range c.cmds {
-			all = append(all, choice{insert: "/" + cmd.Name, label: cmd.Usage(), detail: cmd.Description, key: cmd.Name})
+			all = append(all, choice{insert: "/" + cmd.Name, label: cmd.Usage(), detail: commandDetail(cmd), key: cmd.Name})
 		}
 	} else {
 		for _, r := range c.res {
@@ -219,6 +220,23 @@ func (c *completer) matching(mode rune, filter string) []choice {
 	return append(first, rest...)
 }
 
+// commandDetail is what a command's row says of it: its description (or
+// why it cannot be used) and, for a built-in command or a command file,
+// where it comes from.
+func commandDetail(cmd agent.Command) string {
+	about := cmd.Description
+	if cmd.Problem != "" {
+		about = "cannot be used: " + cmd.Problem
+	}
+	switch {
+	case cmd.Source == agent.CommandBuiltin:
+		return strings.TrimPrefix(about+" · built-in", " · ")
+	case cmd.File != "":
+		return strings.TrimPrefix(about+" · "+cmd.File, " · ")
+	}
+	return about
+}
+
 // usageHint is the usage of the command the prompt starts with, once its
 // arguments are being typed, or "".
 func (c *completer) usageHint(runes []rune) string {
@@ -231,8 +249,11 @@ func (c *completer) usageHint(runes []rune) string {
 	}
 	name := string(runes[1:i])
 	for _, cmd := range c.cmds {
-		if cmd.Name != name || len(cmd.Args) == 0 {
+		if cmd.Name != name || cmd.Hint == "" {
 			continue
+		}
+		if len(cmd.Args) == 0 {
+			return strings.TrimSuffix("usage: "+cmd.Usage()+" · "+cmd.Description, " · ")
 		}
 		var about []string
 		for _, a := range cmd.Args {

@@ -93,7 +93,11 @@ func TestSlashListsCommandsAndPicksOne(t *testing.T) {
 	h := docsSession(t, 1200, 800)
 	p := h.ui.input.prompt
 	test.Type(p, "/")
-	h.waitFor("the commands", func() bool { return len(h.rowsShown()) == 2 })
+	h.waitFor("the commands", func() bool { return len(h.ui.input.complete.choices) == 7 })
+	if got := strings.Join(h.rowsShown(), " | "); got != "/compact | /docs:review <pr> | /docs:summary | /help | /model [name] | /new-cycle" {
+		t.Fatalf("rows %q; want the built-in commands among the server's", got)
+	}
+	test.Type(p, "docs:")
 	if got := strings.Join(h.rowsShown(), " | "); got != "/docs:review <pr> | /docs:summary" {
 		t.Fatalf("rows %q", got)
 	}
@@ -135,18 +139,18 @@ func TestSlashListsCommandsAndPicksOne(t *testing.T) {
 func TestEscapeClosesTheListAndPathsDoNotOpenIt(t *testing.T) {
 	h := docsSession(t, 1200, 800)
 	p := h.ui.input.prompt
-	test.Type(p, "/d")
+	test.Type(p, "/do")
 	h.waitFor("the commands", func() bool { return len(h.rowsShown()) == 2 })
 	key(h, fyne.KeyEscape)
 	if h.ui.input.complete.box.Visible() {
 		t.Fatal("Escape left the list open")
 	}
-	test.Type(p, "o")
+	test.Type(p, "c")
 	if h.ui.input.complete.box.Visible() {
 		t.Error("typing on reopened the list Escape closed")
 	}
 	key(h, fyne.KeyReturn) // a plain newline again
-	if p.Text != "/do\n" {
+	if p.Text != "/doc\n" {
 		t.Errorf("Enter with the list closed: %q", p.Text)
 	}
 	p.SetText("")
@@ -202,7 +206,7 @@ func TestCompletionListFitsASmallWindow(t *testing.T) {
 	h := docsSession(t, 960, 600)
 	promptBefore := h.ui.input.prompt.Size().Height
 	test.Type(h.ui.input.prompt, "/")
-	h.waitFor("the commands", func() bool { return len(h.rowsShown()) == 2 })
+	h.waitFor("the commands", func() bool { return len(h.ui.input.complete.choices) == 7 })
 	// A server with many prompts, long names and descriptions.
 	cc := h.ui.input.complete
 	for i := range 20 {
@@ -211,7 +215,7 @@ func TestCompletionListFitsASmallWindow(t *testing.T) {
 	}
 	cc.changed()
 	shown := len(h.rowsShown())
-	if shown < minCompletionRows || shown > 4 || !h.shows(fmt.Sprintf("1–%d of 22 commands", shown)) {
+	if shown < minCompletionRows || shown > 4 || !h.shows(fmt.Sprintf("1–%d of 27 commands", shown)) {
 		t.Errorf("at 960×600 the list shows %d rows (%q)", shown, h.rowsShown())
 	}
 	for range shown + 1 {
@@ -261,9 +265,11 @@ func TestCompletionListFitsASmallWindow(t *testing.T) {
 	}
 }
 
-// A session without commands shows no list, and does not ask for the
-// lists again and again while "/" is typed.
+// A session without MCP servers or command files lists the built-in
+// commands only, and does not ask for the lists again and again while "/"
+// is typed.
 func TestNoCommandsNoListAndNoRepeatedAsking(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	h := silentSession(t)
 	test.Type(h.ui.input.prompt, "/")
 	h.waitFor("the lists to arrive", func() bool { return !h.ui.input.complete.loading })
@@ -271,7 +277,7 @@ func TestNoCommandsNoListAndNoRepeatedAsking(t *testing.T) {
 		h.q.drain()
 		time.Sleep(2 * time.Millisecond)
 	}
-	if c := h.ui.input.complete; c.loading || !h.q.empty() || c.box.Visible() {
-		t.Errorf("loading %v, queue empty %v, list shown %v", c.loading, h.q.empty(), c.box.Visible())
+	if c := h.ui.input.complete; c.loading || !h.q.empty() || len(c.choices) != len(agent.BuiltinCommands()) {
+		t.Errorf("loading %v, queue empty %v, %d choices", c.loading, h.q.empty(), len(c.choices))
 	}
 }

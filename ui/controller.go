@@ -192,6 +192,10 @@ func (u *UI) send() {
 	if live == nil || live.sess == nil || live.job.running || text == "" {
 		return
 	}
+	if inv, ok, err := agent.ParseAction(text); ok {
+		u.runCommand(live, inv, err) // a built-in command: an action, not a message
+		return
+	}
 	if live.info.noModel != nil {
 		u.banner.ShowAction(live.info.noModel.Error(), "Settings", u.settingsFor(live.info.noModel))
 		return
