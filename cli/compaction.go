@@ -75,7 +75,13 @@ func cmdCompact(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.json {
+	return reportCompaction(stdout, o.json, sess.ID(), res)
+}
+
+// reportCompaction prints what compacting session id did, as a line or,
+// with asJSON, as the result's JSON.
+func reportCompaction(stdout io.Writer, asJSON bool, id string, res agent.CompactionResult) error {
+	if asJSON {
 		return json.NewEncoder(stdout).Encode(res)
 	}
 	how := "cheap layers only (no model call)"
@@ -85,7 +91,7 @@ func cmdCompact(args []string, stdout, stderr io.Writer) error {
 	case "memory":
 		how = "MEMORY.md used as the summary"
 	}
-	fmt.Fprintf(stdout, "compacted %s: %d → %d tokens; %s\n", sess.ID(), res.TokensBefore, res.TokensAfter, how)
+	fmt.Fprintf(stdout, "compacted %s: %d → %d tokens; %s\n", id, res.TokensBefore, res.TokensAfter, how)
 	return nil
 }
 

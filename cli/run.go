@@ -36,6 +36,12 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if strings.TrimSpace(text) == "" {
 		return usagef(`tally run: give the prompt as an argument, e.g. tally run "fix the failing test", or "-" to read it from standard input`)
 	}
+	if inv, ok, err := agent.ParseAction(text); ok {
+		if err != nil {
+			return usagef("tally run: %s", err.Error())
+		}
+		return runBuiltin(o, inv, stdout, stderr) // /compact, /help …: an action, not a message
+	}
 	w, settingsErr, err := o.open()
 	if err != nil {
 		return err

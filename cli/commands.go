@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/workbench"
+)
+
+// runBuiltin performs a built-in command given to tally run as its prompt
+// ("tally run /compact"), sending nothing to the model: /compact and
+// /new-cycle act on the session given with --session, /help lists the
+// commands, /model says which model a run uses, and /rewind, which picks
+// a turn in a dialog, points to tally rewind.
+func runBuiltin(o *options, inv agent.Invocation, stdout, stderr io.Writer) error {
+	c := inv.Command
+	if c.Action == agent.ActionRewind {
+		to := "TURN"
+		if inv.Turn > 0 {
+			to = strconv.Itoa(inv.Turn)
+		}
+		return usagef("tally run: /rewind opens the Rewind dialog of the app; on the command line run tally rewind %s --to %s", cmp.Or(o.session, "SESSION"), to)
+	}
+	if (c.Action == agent.ActionCompact || c.Action == agent.ActionNewCycle) && o.session == "" {
+		return usagef("tally run: /%s acts on a stored session; name it with --session ID (tally sessions lists them)", c.Name)
+	}
+	w, settingsErr, err := o.open()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	if settingsErr != nil {
+		return settingsErr
+	}
+	var info workbench.SessionInfo
+	if o.session != "" {
+		if err := checkSession(w, "run", o.session); err != nil {
+			return err
+		}
+		if info, err = w.Session(o.session); err != nil {
+			return err
+		}
+	}
+	cfg, cfgErr := w.Config(o.sessionOptions(o.session))
+	switch c.Action {
+	case agent.ActionHelp:
+		if cfgErr != nil && !errors.Is(cfgErr, workbench.ErrNoModel) {
+			return cfgErr
+		}
+		return printHelp(o, cfg.UserConfigDir, cmp.Or(info.Workspace, o.workspace), stdout, stderr)
+	case agent.ActionModel:
+		if cfgErr != nil {
+			return cfgErr
+		}
+		model := cfg.ModelName
+		if inv.Args != "" && inv.Args != model {
+			return usagef("tally run: /model cannot switch the model of a session; run again with --model %s", inv.Args)
+		}
+		fmt.Fprintf(stdout, "tally run talks to %s; choose another with --model NAME (or in the app's Settings)\n", model)
+		return nil
+	}
+	if cfgErr != nil {
+		return cfgErr
+	}
+	sess, err := w.OpenSession(cfg, o.session)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if c.Action == agent.ActionCompact {
+		res, err := sess.Compaction().Apply(ctx)
+		if err != nil {
+			return err
+		}
+		return reportCompaction(stdout, o.json, sess.ID(), res)
+	}
+	if err := sess.NewCycle(ctx); err != nil {
+		return fmt.Errorf("tally run: /new-cycle failed: %w", err)
+	}
+	cycle := sess.Meta().Cycle
+	if o.json {
+		return json.NewEncoder(stdout).Encode(map[string]any{"session": sess.ID(), "cycle": cycle})
+	}
+	fmt.Fprintf(stdout, "session %s: cycle %d started from the hand-off brief; tally archive %s lists the earlier ones\n", sess.ID(), cycle, sess.ID())
+	return nil
+}
+
+// printHelp lists the built-in commands and the command files a session
+// in workspace ("": the current folder) has, and the notes of the files
+// that cannot be used on stderr.
+func printHelp(o *options, userConfigDir, workspace string, stdout, stderr io.Writer) error {
+	if workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("tally run: cannot read the current folder (%w); pass --workspace", err)
+		}
+		workspace = wd
+	}
+	cmds, notes := agent.ListCommands(userConfigDir, workspace)
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		for _, c := range cmds {
+			row := map[string]string{"name": c.Name, "usage": c.Usage(), "description": c.Description, "source": string(c.Source)}
+			if c.File != "" {
+				row["file"] = c.File
+			}
+			if c.Problem != "" {
+				row["problem"] = c.Problem
+			}
+			if err := enc.Encode(row); err != nil {
+				return err
+			}
+		}
+	} else {
+		io.WriteString(stdout, agent.HelpText(cmds))
+		fmt.Fprintln(stdout, "The MCP servers' prompts are commands too: tally mcp list --probe lists them.")
+	}
+	for _, n := range notes {
+		fmt.Fprintln(stderr, "note:", safeText(n))
+	}
+	return nil
+}
