@@ -186,8 +186,9 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if id == "" {
-		id = NewID(cfg.now())
+	generated := id == ""
+	if generated {
+		id = newID(cfg.now())
 	}
 	if err := ValidID(id); err != nil {
 		return nil, err
@@ -207,13 +208,21 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 	meta := storage.Session{ID: id, Title: title, Workspace: abs, Model: cfg.ModelName, Created: now, Updated: now, Cycle: 1}
 	st := state{System: text, Spans: spans, Base: text, BaseSpans: spans, CycleStarted: now, Skills: skillCat.Names()}
 	err = cfg.Store.Update(func(tx *storage.Tx) error {
-		if _, err := tx.Session(id); err == nil {
-			return fmt.Errorf("a session with ID %q already exists; open it or choose another ID", id)
+		// A generated ID that is taken is drawn again, inside the
+		// transaction, so two sessions created at once cannot collide.
+		for tries := 1; ; tries++ {
+			if _, err := tx.Session(meta.ID); err != nil {
+				break
+			}
+			if !generated || tries >= maxIDDraws {
+				return fmt.Errorf("a session with ID %q already exists; open it or choose another ID", meta.ID)
+			}
+			meta.ID = newID(now)
 		}
 		if err := putMeta(tx, meta, st); err != nil {
 			return err
 		}
-		return putPrompt(tx, id, st)
+		return putPrompt(tx, meta.ID, st)
 	})
 	if err != nil {
 		return nil, err
