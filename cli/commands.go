@@ -97,7 +97,8 @@ func runBuiltin(o *options, inv agent.Invocation, stdout, stderr io.Writer) erro
 
 // printHelp lists the built-in commands and the command files a session
 // in workspace ("": the current folder) has, and the notes of the files
-// that cannot be used on stderr.
+// left out (with --json, one JSON object a command, and the notes on
+// stderr).
 func printHelp(o *options, userConfigDir, workspace string, stdout, stderr io.Writer) error {
 	if workspace == "" {
 		wd, err := os.Getwd()
@@ -108,7 +109,6 @@ func printHelp(o *options, userConfigDir, workspace string, stdout, stderr io.Wr
 	}
 	cmds, notes := agent.ListCommands(userConfigDir, workspace)
 	if o.json {
-		enc := json.NewEncoder(stdout)
 		for _, c := range cmds {
 			row := map[string]string{"name": c.Name, "usage": c.Usage(), "description": c.Description, "source": string(c.Source)}
 			if c.File != "" {
@@ -117,16 +117,20 @@ func printHelp(o *options, userConfigDir, workspace string, stdout, stderr io.Wr
 			if c.Problem != "" {
 				row["problem"] = c.Problem
 			}
-			if err := enc.Encode(row); err != nil {
+			b, err := json.Marshal(row)
+			if err != nil {
+				return err
+			}
+			if _, err := stdout.Write(safeJSON(append(b, '\n'))); err != nil {
 				return err
 			}
 		}
-	} else {
-		io.WriteString(stdout, agent.HelpText(cmds))
-		fmt.Fprintln(stdout, "The MCP servers' prompts are commands too: tally mcp list --probe lists them.")
+		for _, n := range notes {
+			fmt.Fprintln(stderr, "note:", safeText(n))
+		}
+		return nil
 	}
-	for _, n := range notes {
-		fmt.Fprintln(stderr, "note:", safeText(n))
-	}
+	io.WriteString(stdout, safeText(agent.HelpText(cmds, notes)))
+	fmt.Fprintln(stdout, "The MCP servers' prompts are commands too: tally mcp list --probe lists them.")
 	return nil
 }

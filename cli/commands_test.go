@@ -59,7 +59,7 @@ func TestRunExpandsCommandFilesAndRunsBuiltins(t *testing.T) {
 			t.Errorf("/help lacks %q:\n%s", want, out)
 		}
 	}
-	if code != ExitOK || !strings.Contains(errOut, "note: .tally/commands/broken.md: its header") {
+	if code != ExitOK || !strings.Contains(out, "  /broken — cannot be used: its header") {
 		t.Errorf("/help: exit %d, stderr %q", code, errOut)
 	}
 	if out, _, code := run("/model"); code != ExitOK || !strings.Contains(out, "tally run talks to test-model; choose another with --model NAME") {

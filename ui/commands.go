@@ -115,7 +115,8 @@ func (u *UI) showHelp(live *liveSession) {
 	}
 	sess := live.sess
 	u.bridge.Work(func() func() {
-		help := agent.HelpText(sess.Commands().List(context.Background()))
+		cmds := sess.Commands()
+		help := agent.HelpText(cmds.List(context.Background()), cmds.Notes())
 		return func() {
 			if u.live == live {
 				u.chat.notice(help+"Type / in the prompt box to pick one.", false)

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -150,8 +151,9 @@ func ParseAction(msg string) (inv Invocation, ok bool, err error) {
 
 // HelpText is the text /help shows: one line per command, its usage and
 // description, the built-in ones first, then the others with where they
-// come from; a command that cannot be used says why instead.
-func HelpText(cmds []Command) string {
+// come from (a command that cannot be used says why instead), then the
+// notes of the command files left out (see Commands.Notes).
+func HelpText(cmds []Command, notes []string) string {
 	var b strings.Builder
 	b.WriteString("Built-in commands:\n")
 	for _, c := range cmds {
@@ -180,10 +182,21 @@ func HelpText(cmds []Command) string {
 	}
 	if len(others) == 0 {
 		b.WriteString("No other commands: put prompt templates in ~/.config/tally/commands/NAME.md or .tally/commands/NAME.md to add your own.\n")
-		return b.String()
+	} else {
+		b.WriteString("Your commands and the MCP servers' prompts:\n")
+		b.WriteString(strings.Join(others, "\n"))
+		b.WriteString("\n")
 	}
-	b.WriteString("Your commands and the MCP servers' prompts:\n")
-	b.WriteString(strings.Join(others, "\n"))
-	b.WriteString("\n")
+	var left []string
+	for _, n := range notes {
+		if !slices.ContainsFunc(cmds, func(c Command) bool { return c.Problem != "" && n == c.File+": "+c.Problem }) {
+			left = append(left, "  "+n)
+		}
+	}
+	if len(left) > 0 {
+		b.WriteString("Left out:\n")
+		b.WriteString(strings.Join(left, "\n"))
+		b.WriteString("\n")
+	}
 	return b.String()
 }

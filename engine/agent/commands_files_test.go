@@ -301,19 +301,20 @@ func TestParseActionAndHelp(t *testing.T) {
 	if len(cmds) != 10 || len(notes) != 0 {
 		t.Fatalf("ListCommands: %d commands, notes %q", len(cmds), notes)
 	}
-	help := HelpText(cmds)
+	help := HelpText(cmds, []string{".tally/commands/help.md is hidden by the built-in command /help; rename it to use it"})
 	for _, want := range []string{
 		"Built-in commands:\n  /compact — Compact the conversation now",
 		"  /rewind [turn] — Go back",
 		"Your commands and the MCP servers' prompts:\n",
 		"  /deploy — Deploy from .tally. (.tally/commands/deploy.md)",
 		"  /frontend:component — Make a component. (.claude/commands/frontend/component.md)",
+		"Left out:\n  .tally/commands/help.md is hidden by the built-in command /help",
 	} {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks %q:\n%s", want, help)
 		}
 	}
-	if strings.Contains(HelpText(BuiltinCommands()), "Your commands") {
+	if strings.Contains(HelpText(BuiltinCommands(), nil), "Your commands") {
 		t.Error("help without command files lists some")
 	}
 }
