@@ -56,6 +56,10 @@ func Display(name string, args json.RawMessage) (shown string, ok bool) {
 		if p := str("path"); p != "" {
 			return "edit_file: replace text in\n" + wrap(Visible(p)), true
 		}
+	case "web_fetch":
+		if u := str("url"); u != "" {
+			return "web_fetch: fetch this page from the network\n" + wrap(Visible(u)), true
+		}
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -175,7 +175,7 @@ func TestRegistryConcurrentUse(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := len(r.Catalog()); n != 6 {
+	if n := len(r.Catalog()); n != len(Builtins()) {
 		t.Errorf("catalog has %d entries after the temporary tools were removed", n)
 	}
 }
@@ -205,7 +205,7 @@ func TestRegistryRun(t *testing.T) {
 		want             []string
 	}{
 		{"unknown tool lists the available ones", "read_files", `{}`, true,
-			[]string{`unknown tool "read_files"`, "edit_file, grep, list_dir, read_file, run_shell, write_file, boom, echo, huge, nilmap"}},
+			[]string{`unknown tool "read_files"`, "edit_file, grep, list_dir, read_file, run_shell, web_fetch, write_file, boom, echo, huge, nilmap"}},
 		{"malformed JSON", "read_file", `{"path": "a.txt"`, true,
 			[]string{"read_file: arguments are not valid JSON", "unexpected", "valid JSON object"}},
 		{"unquoted keys", "read_file", `{path: "a.txt"}`, true,
@@ -304,7 +304,7 @@ func TestBuiltinSpecs(t *testing.T) {
 					t.Errorf("description does not mention parameter %q", prop)
 				}
 			}
-			gated := s.Name == "write_file" || s.Name == "edit_file" || s.Name == "run_shell"
+			gated := s.Name == "write_file" || s.Name == "edit_file" || s.Name == "run_shell" || s.Name == "web_fetch"
 			if b.NeedsApproval() != gated {
 				t.Errorf("NeedsApproval = %v, want %v", b.NeedsApproval(), gated)
 			}

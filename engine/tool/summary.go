@@ -61,6 +61,8 @@ func Summarize(name string, args json.RawMessage) string {
 		}
 	case "list_dir":
 		s = name + " " + orDot(str("path"))
+	case "web_fetch":
+		s = name + " " + str("url")
 	case "grep":
 		if str("pattern") == "" {
 			return pairsSummary(name, m)
