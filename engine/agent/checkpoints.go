@@ -166,6 +166,7 @@ func (s *Session) checkpoints() (*filehistory.Workspace, error) {
 func (s *Session) Close() error {
 	s.closeMCP()
 	s.closeLSP()
+	s.closeHooks()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.env.TempDir != "" {

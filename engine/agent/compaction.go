@@ -214,6 +214,7 @@ func (h Compaction) Apply(ctx context.Context) (CompactionResult, error) {
 // asked for: when it changes nothing that is reported, not counted as a
 // failure. The caller holds s.mu.
 func (s *Session) compactNow(ctx context.Context, in compact.Input, plan compact.Plan, reason string) (CompactionResult, error) {
+	s.preCompactHooks(ctx, reason == "manual compaction")
 	res := CompactionResult{Plan: plan, TokensBefore: plan.TokensBefore}
 	summary := plan.Summary
 	if plan.NeedsSummary && summary == "" {
@@ -271,6 +272,7 @@ func (s *Session) compactNow(ctx context.Context, in compact.Input, plan compact
 	res.Applied, res.Source = true, out.Source
 	res.TokensAfter = info.TokensAfter
 	res.MissTokens, res.PaysBackAfter = info.MissTokens, info.PaysBackAfter
+	s.compactedHooks(ctx)
 	return res, nil
 }
 

@@ -94,6 +94,9 @@ type Config struct {
 	Forms bool
 	// LSP configures the workspace's language servers (see LSPConfig).
 	LSP LSPConfig
+	// Hooks tunes the session's command hooks; the zero value runs the
+	// user's and the workspace's trusted ones (see HooksOptions).
+	Hooks HooksOptions
 }
 
 // StatusMode is where the status block goes.

@@ -155,6 +155,9 @@ type Session struct {
 	mcpRun *mcpRun
 	// lsp is the session's share of its workspace's language servers, nil when none is available (see lsp.go).
 	lsp *lspState
+	// hooks are the session's command hooks (see hooks.go); nil for a
+	// session opened with Inspect or with hooks off.
+	hooks *hookState
 }
 
 // turnState is the per-turn canonical state behind the status bar.
@@ -233,6 +236,7 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 	}
 	sess.startRecording()
 	sess.startMCP()
+	sess.startHooks("startup")
 	return sess, nil
 }
 
@@ -249,6 +253,7 @@ func Open(cfg Config, id string) (*Session, error) {
 	}
 	s.startRecording()
 	s.startMCP()
+	s.startHooks("resume")
 	return s, nil
 }
 

@@ -278,11 +278,11 @@ func (c *child) intake(in []llm.ToolCall) ([]transcript.ToolCall, map[string]str
 	return intakeCalls(in, idsOf(c.log), strings.ReplaceAll(c.info.ID, "-", "_")+"_call")
 }
 
-// execute runs one of the child's calls with args, the model's own
+// executeGated runs one of the child's calls with args, the model's own
 // arguments: only tools of its own registry, each through the parent's
 // gate, so the parent's mode, rules and approver decide every call that
 // needs approval.
-func (c *child) execute(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
+func (c *child) executeGated(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
 	call := calls[i]
 	if res, ok := unusableResult(call); ok {
 		return res

@@ -61,6 +61,9 @@ func (s *Session) Run(ctx context.Context, text string) (Result, error) {
 	if err != nil {
 		return Result{Reason: ReasonFailed}, err
 	}
+	if in, err = s.promptHooks(ctx, in); err != nil {
+		return Result{Reason: ReasonFailed}, err
+	}
 	res, err := s.run(ctx, in)
 	ev := Event{Kind: EventTurnEnd, Reason: res.Reason, Step: res.Steps}
 	if err != nil {
@@ -91,7 +94,7 @@ func (s *Session) run(ctx context.Context, in prepared) (Result, error) {
 		s.turns = prevTurns
 		return Result{Reason: ReasonFailed}, err
 	}
-	end := runLoop(ctx, &turnLoop{s: s}, s.cfg.now)
+	end := s.runTurn(ctx) // the step loop, again while a Stop hook asks
 	res := Result{Reason: end.Reason, Steps: end.Steps}
 	switch end.Reason {
 	case ReasonDone:
@@ -325,9 +328,9 @@ func normalizeArgs(a string) string {
 	return string(b)
 }
 
-// execute runs call c with args, the model's own arguments (c holds the
-// stored copy), through the gate.
-func (s *Session) execute(ctx context.Context, c transcript.ToolCall, args string) tool.Result {
+// executeGated runs call c with args, the model's own arguments (c holds
+// the stored copy), through the gate.
+func (s *Session) executeGated(ctx context.Context, c transcript.ToolCall, args string) tool.Result {
 	if res, ok := unusableResult(c); ok {
 		return res
 	}

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -171,10 +172,11 @@ func readSpecific(ev Event, spec map[string]json.RawMessage, get func(map[string
 	}
 	var upd map[string]json.RawMessage
 	if raw, ok := spec["updatedInput"]; ok && string(raw) != "null" {
-		if json.Unmarshal(raw, &upd) != nil || upd == nil {
+		var b bytes.Buffer
+		if json.Unmarshal(raw, &upd) != nil || upd == nil || json.Compact(&b, raw) != nil {
 			*bad = append(*bad, "updatedInput (not a JSON object)")
-		} else if b, err := json.Marshal(upd); err == nil {
-			o.UpdatedInput = b
+		} else {
+			o.UpdatedInput = b.Bytes()
 		}
 	}
 }

@@ -1,0 +1,249 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tally-dev/tally/engine/hooks"
+	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
+)
+
+// execute runs call c of the session's own agent with args, the model's
+// own arguments (c holds the stored copy), through its PreToolUse and
+// PostToolUse hooks and the gate.
+func (s *Session) execute(ctx context.Context, c transcript.ToolCall, args string) tool.Result {
+	if res, ok := unusableResult(c); ok {
+		return res
+	}
+	return s.toolHooks(ctx, s.env, c, args, func(ctx context.Context, args string) tool.Result {
+		return s.executeGated(ctx, c, args)
+	})
+}
+
+// execute runs one of the child's calls with args through the session's
+// PreToolUse and PostToolUse hooks, then the parent's gate (see
+// executeGated).
+func (c *child) execute(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
+	if res, ok := unusableResult(calls[i]); ok {
+		return res
+	}
+	return c.s.toolHooks(ctx, c.env, calls[i], args, func(ctx context.Context, args string) tool.Result {
+		return c.executeGated(ctx, calls, i, args)
+	})
+}
+
+// toolHooks runs c's PreToolUse hooks, then run with the arguments they
+// leave (a hook may deny the call, which then does not run, ask the user
+// first, allow it without asking or change the arguments), then its
+// PostToolUse hooks, whose answers are added to the result. A hook's
+// "allow" only answers the question the gate would ask the user: the
+// mode's refusals and the deny lists stay, and a secret file is still
+// asked about. What hooks add goes into the result, at the tail of the
+// conversation.
+func (s *Session) toolHooks(ctx context.Context, env tool.Env, c transcript.ToolCall, args string, run func(context.Context, string) tool.Result) tool.Result {
+	hs := s.hooks
+	if why, stopped := hs.stopRequested(); stopped {
+		return tool.Result{IsError: true, Content: "not run: a hook ended the turn (" + text.OneLine(why, 200) + ")"}
+	}
+	if !hs.has(hooks.PreToolUse, c.Name) && !hs.has(hooks.PostToolUse, c.Name) {
+		return run(ctx, args)
+	}
+	var notes []string
+	redacted := 0
+	add := func(prefix, s string) {
+		if t, n := hookText(s); t != "" {
+			notes, redacted = append(notes, prefix+t), redacted+n
+		}
+	}
+	pre := s.runHooks(ctx, env, hooks.PreToolUse, c.Name, hooks.Input{ToolName: c.Name, ToolInput: hooks.ToolInput(args)}, &c)
+	if ctx.Err() != nil {
+		return tool.Result{IsError: true, Content: "cancelled: the turn was stopped while the call's hooks ran"}
+	}
+	if pre.Stop {
+		hs.requestStop(pre.StopReason)
+	}
+	if pre.Permission == hooks.Deny || pre.Block || pre.Stop {
+		why, n := hookText(first(pre.PermissionReason, pre.Reason, pre.StopReason, "no reason given"))
+		return tool.Result{IsError: true, Redacted: n, Content: fmt.Sprintf(
+			"refused by a PreToolUse hook: %s\nThe call did not run; do not retry it as is, take another approach or ask the user.", why)}
+	}
+	ha := hookApproval{}
+	if upd := pre.UpdatedInput; len(upd) > 0 && !sameJSON(args, string(upd)) {
+		ha.change = "changed by a hook: " + argsChange(args, string(upd))
+		args = string(upd)
+		add("note: a PreToolUse hook changed the arguments of this call; it ran with ", args)
+	}
+	switch pre.Permission {
+	case hooks.Allow:
+		ha.allow = true
+	case hooks.Ask:
+		var refusal *tool.Result
+		if ctx, refusal = s.hookAsk(ctx, env, c, args, pre.PermissionReason, &ha); refusal != nil {
+			return *refusal
+		}
+	}
+	if ha != (hookApproval{}) {
+		ctx = context.WithValue(ctx, hookApprovalKey{}, ha)
+	}
+	add("PreToolUse hook: ", pre.Context)
+	res := run(ctx, args)
+	if ctx.Err() == nil {
+		post := s.runHooks(ctx, env, hooks.PostToolUse, c.Name, hooks.Input{ToolName: c.Name, ToolInput: hooks.ToolInput(args),
+			ToolResponse: hooks.ToolResponse(c.Name, res.Content, res.IsError)}, &c)
+		if post.Block {
+			add("PostToolUse hook: ", first(post.Reason, "the hook objected without saying why"))
+		}
+		add("PostToolUse hook: ", post.Context)
+		if post.Stop {
+			hs.requestStop(post.StopReason)
+		}
+	}
+	if len(notes) > 0 {
+		res.Content = strings.TrimRight(res.Content, "\n") + "\n\n" + strings.Join(notes, "\n")
+		res.Redacted += redacted
+	}
+	return res
+}
+
+// hookAsk asks the user about a call a PreToolUse hook wants confirmed
+// ("ask"), where the gate might not: it returns the refusal when the user
+// says no, and otherwise a ctx that answers the gate's own question, if
+// it asks one, with the same yes. A call the gate refuses or asks about
+// anyway (read-only mode, a secret file) is left to it, with the hook's
+// reason on its question.
+func (s *Session) hookAsk(ctx context.Context, env tool.Env, c transcript.ToolCall, args, reason string, ha *hookApproval) (context.Context, *tool.Result) {
+	why, _ := hookText(first(reason, "no reason given"))
+	ask := "a PreToolUse hook asks you to confirm this call: " + text.OneLine(why, 300)
+	t, ok := s.tools.Lookup(c.Name)
+	_, secret := tool.SecretTarget(&env, c.Name, json.RawMessage(args))
+	if !ok || secret || (t.NeedsApproval() && s.gate.Mode() == tool.ModeReadOnly) {
+		ha.note = ask
+		return ctx, nil
+	}
+	display, ok := tool.Display(c.Name, json.RawMessage(args))
+	if !ok {
+		return ctx, &tool.Result{IsError: true, Content: fmt.Sprintf(
+			"%s: refused without asking, a hook asked for the user's confirmation but the arguments are too long for the user to review; write the script to a file with write_file and run that file", c.Name)}
+	}
+	req := tool.ApprovalRequest{CallID: c.ID, Tool: c.Name, Arguments: args, Summary: tool.Summarize(c.Name, json.RawMessage(args)),
+		Display: display, Note: joinNotes(ha.change, ask), NoAlways: true}
+	approver := s.namingAsker(s.cfg.Approver)
+	if approver == nil {
+		r := tool.DeniedResult(c.Name)
+		return ctx, &r
+	}
+	d, err := approver.Approve(ctx, req)
+	if err != nil {
+		return ctx, &tool.Result{IsError: true, Content: "error: approval failed: " + err.Error()}
+	}
+	if d != tool.Approve && d != tool.ApproveAlways {
+		r := tool.DeniedResult(c.Name)
+		return ctx, &r
+	}
+	ha.allow = true
+	return ctx, nil
+}
+
+// hookApprovalKey carries a hookApproval in a call's context, for the
+// session's approver wrapper (see hookApproved).
+type hookApprovalKey struct{}
+
+// hookApproval is what a call's PreToolUse hooks tell the question the
+// gate may ask: the change they made to the arguments, their reason for
+// asking, and whether they (or the user, asked for them) already allowed
+// the call.
+type hookApproval struct {
+	allow  bool
+	change string
+	note   string
+}
+
+// hookApproved applies the call's hook answers to an approval request:
+// the change a hook made and its reason are added to the request's Note,
+// and a call a hook allowed is approved without asking unless it reads a
+// secret file, which only a person may allow.
+func hookApproved(ctx context.Context, req tool.ApprovalRequest) (tool.ApprovalRequest, bool) {
+	ha, ok := ctx.Value(hookApprovalKey{}).(hookApproval)
+	if !ok {
+		return req, false
+	}
+	req.Note = joinNotes(ha.change, ha.note, req.Note)
+	return req, ha.allow && req.SecretFile == ""
+}
+
+// joinNotes joins the non-empty notes with "; ".
+func joinNotes(notes ...string) string {
+	return strings.Join(slices.DeleteFunc(slices.Clone(notes), func(s string) bool { return s == "" }), "; ")
+}
+
+// sameJSON reports whether two argument texts hold the same JSON.
+func sameJSON(a, b string) bool {
+	var x, y bytes.Buffer
+	if json.Compact(&x, []byte(a)) != nil || json.Compact(&y, []byte(b)) != nil {
+		return a == b
+	}
+	var va, vb any
+	if json.Unmarshal(x.Bytes(), &va) != nil || json.Unmarshal(y.Bytes(), &vb) != nil {
+		return x.String() == y.String()
+	}
+	ja, _ := json.Marshal(va)
+	jb, _ := json.Marshal(vb)
+	return bytes.Equal(ja, jb)
+}
+
+// argsChange describes, on one line, how the arguments after differ from
+// before, field by field: `command: "rm -rf build" → "rm -rf ./build"`.
+func argsChange(before, after string) string {
+	var a, b map[string]json.RawMessage
+	if json.Unmarshal([]byte(before), &a) != nil || json.Unmarshal([]byte(after), &b) != nil {
+		return fmt.Sprintf("%s → %s", shownValue(before), shownValue(after))
+	}
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		va, inA := a[k]
+		vb, inB := b[k]
+		switch {
+		case !inB:
+			parts = append(parts, fmt.Sprintf("%s: %s → (removed)", text.OneLine(k, 40), shownValue(string(va))))
+		case !inA:
+			parts = append(parts, fmt.Sprintf("%s: (none) → %s", text.OneLine(k, 40), shownValue(string(vb))))
+		case !sameJSON(string(va), string(vb)):
+			parts = append(parts, fmt.Sprintf("%s: %s → %s", text.OneLine(k, 40), shownValue(string(va)), shownValue(string(vb))))
+		}
+	}
+	if len(parts) == 0 {
+		return "the same values, written differently"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// shownValue is a JSON value compacted to one printable line for the
+// approval card.
+func shownValue(v string) string {
+	var x any
+	if json.Unmarshal([]byte(v), &x) == nil {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(x) == nil {
+			v = strings.TrimSpace(b.String())
+		}
+	}
+	return text.OneLine(transcript.NeutralizeLine(v), 160)
+}

@@ -1,0 +1,127 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tally-dev/tally/engine/hooks"
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
+)
+
+// promptHooks runs the UserPromptSubmit hooks on the user's message in:
+// one that blocks refuses it with a *CommandError (nothing entered the
+// conversation, the message can be sent again), and the context they add,
+// with what SessionStart hooks left, becomes a block of the message, after
+// its text. It first waits for the SessionStart hooks of the open.
+func (s *Session) promptHooks(ctx context.Context, in prepared) (prepared, error) {
+	hs := s.hooks
+	if hs == nil {
+		return in, nil
+	}
+	select {
+	case <-hs.started:
+	case <-ctx.Done():
+		return in, ctx.Err()
+	}
+	out := s.runHooks(ctx, s.env, hooks.UserPromptSubmit, "", hooks.Input{Prompt: in.typed}, nil)
+	if ctx.Err() != nil {
+		return in, ctx.Err()
+	}
+	if out.Block || out.Stop {
+		why, _ := hookText(first(out.Reason, out.StopReason, "no reason given"))
+		return in, commandErrorf("a UserPromptSubmit hook refused the message: %s", text.OneLine(why, 500))
+	}
+	var parts []string
+	if p := hs.takePending(); p != "" {
+		parts = append(parts, p)
+	}
+	if out.Context != "" {
+		parts = append(parts, out.Context)
+	}
+	if len(parts) == 0 {
+		return in, nil
+	}
+	added, n := hookText(strings.Join(parts, "\n\n"))
+	in.blocks = append(in.blocks, transcript.Block{Type: transcript.BlockText, Text: "(context added by the user's hooks)\n" + added})
+	in.noted += n
+	return in, nil
+}
+
+// hookedTurn is the user's turn as the step loop runs it once hooks are
+// in play: its steps count on from base (those before a Stop hook made the
+// agent go on), and a hook that ended the turn ends it at the next step.
+type hookedTurn struct {
+	*turnLoop
+	base int
+}
+
+func (h hookedTurn) begin(step int) (string, error) {
+	if _, stopped := h.s.hooks.stopRequested(); stopped {
+		return ReasonHookStop, nil
+	}
+	return h.turnLoop.begin(h.base + step)
+}
+
+// runTurn runs the step loop of a user's turn. When the model answered
+// without calling a tool, the Stop hooks run: one that blocks makes the
+// agent go on with its reason as a reminder appended to the conversation,
+// at most StopHookLimit times a turn.
+func (s *Session) runTurn(ctx context.Context) loopEnd {
+	s.hooks.newTurn()
+	t := &turnLoop{s: s}
+	if s.hooks == nil {
+		return runLoop(ctx, t, s.cfg.now)
+	}
+	steps := 0
+	for n := 0; ; n++ {
+		end := runLoop(ctx, hookedTurn{turnLoop: t, base: steps}, s.cfg.now)
+		end.Steps += steps
+		steps = end.Steps
+		if end.Reason != ReasonDone || !s.hooks.has(hooks.Stop, "") {
+			return end
+		}
+		active := n > 0
+		out := s.runHooks(ctx, s.env, hooks.Stop, "", hooks.Input{StopHookActive: &active}, nil)
+		if !out.Block || out.Stop || ctx.Err() != nil {
+			return end
+		}
+		if n >= StopHookLimit {
+			msg := fmt.Sprintf("the Stop hooks asked the agent to go on more than %d times in this turn; the turn ends here", StopHookLimit)
+			s.emit(Event{Kind: EventHook, Reason: msg, Err: msg})
+			return end
+		}
+		why, red := hookText(first(out.Reason, "a Stop hook asked you to go on without saying why"))
+		m := transcript.Injected(transcript.KindReminder, "<system-reminder>\nThe user's Stop hook did not let the turn end yet. It says:\n"+why+"\n</system-reminder>", s.cfg.now())
+		m.Redacted = red
+		if err := s.commit([]transcript.Message{m}, nil); err != nil {
+			return loopEnd{Reason: ReasonFailed, Steps: steps, Err: err}
+		}
+	}
+}
+
+// preCompactHooks runs the PreCompact hooks before a compaction (trigger
+// "manual" when the user asked for it, "auto" otherwise); they block
+// nothing.
+func (s *Session) preCompactHooks(ctx context.Context, manual bool) {
+	trigger := "auto"
+	if manual {
+		trigger = "manual"
+	}
+	if !s.hooks.has(hooks.PreCompact, trigger) {
+		return
+	}
+	none := ""
+	s.runHooks(ctx, s.env, hooks.PreCompact, trigger, hooks.Input{Trigger: trigger, CustomInstructions: &none}, nil)
+}
+
+// compactedHooks runs the SessionStart hooks of source "compact" after a
+// compaction; what they add goes with the next user message.
+func (s *Session) compactedHooks(ctx context.Context) {
+	if !s.hooks.has(hooks.SessionStart, "compact") {
+		return
+	}
+	out := s.runHooks(ctx, s.env, hooks.SessionStart, "compact", hooks.Input{Source: "compact"}, nil)
+	s.hooks.addPending(out.Context)
+}
