@@ -32,6 +32,11 @@ type Config struct {
 	// (ask for a new session). Shell is what commands are allowed.
 	Mode  tool.Mode
 	Shell ShellConfig
+	// AllowCommands and DenyCommands are command rules (see package
+	// cmdrule) for this session only, on top of the workspace's stored
+	// ones; they are not stored. An invalid one fails the session's
+	// opening.
+	AllowCommands, DenyCommands []string
 	// TempRoot holds the sessions' private temporary directories; "" means
 	// a folder under the system's temporary directory.
 	TempRoot string

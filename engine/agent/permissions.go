@@ -26,7 +26,8 @@ type ShellConfig struct {
 
 // setupPermissions builds the session's gate and tool environment from the
 // host's config and the session's stored mode and network switch. A mode
-// given in the config replaces the stored one.
+// given in the config replaces the stored one. The gate checks commands
+// against the workspace's stored command rules and the config's own.
 func (s *Session) setupPermissions() error {
 	cfg := s.cfg
 	s.gate = tool.NewGate(s.namingAsker(cfg.Approver))
@@ -43,6 +44,10 @@ func (s *Session) setupPermissions() error {
 		return fmt.Errorf("%w", err)
 	}
 	s.st.Mode = mode
+	if s.cmds, err = newCommandRules(cfg.Store, s.meta.Workspace, cfg.AllowCommands, cfg.DenyCommands); err != nil {
+		return err
+	}
+	s.gate.SetCommandRules(s.cmds.set)
 	caches := cfg.Shell.CacheDirs
 	s.env = tool.Env{
 		Workspace: s.meta.Workspace, ShellTimeout: cfg.ShellTimeout,

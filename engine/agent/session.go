@@ -108,6 +108,7 @@ type Session struct {
 	skills          *skills // nil when the session started with no skill
 	gate            *tool.Gate
 	env             tool.Env
+	cmds            *commandRules // run_shell's allow and deny rules (see command_rules.go)
 
 	// The request pipeline's state (see request.go): the prefix zone, its
 	// token count and the skeleton of the next request.
