@@ -14,6 +14,7 @@ import (
 	"strconv"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/cmdrule"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
@@ -61,6 +62,10 @@ Flags (all commands):
   --yes                  approve every tool call that would ask (the mode still refuses what it refuses),
                          and accept the defaults of the forms MCP servers ask for
   --mode MODE            permission mode: read-only, ask (default), auto-edit or full-auto (sandbox needed)
+  --allow-command PATTERN  for this run, commands matching PATTERN run without asking, e.g. 'go test ./...'
+                         or 'npm run lint *' (repeatable; plain words only, a last * allows any further words)
+  --deny-command PATTERN   for this run, refuse without asking any command one of whose parts matches,
+                         e.g. 'rm *' (repeatable; in every mode, and it beats --allow-command)
   --json                 print events as JSON lines on stdout
   --max-steps N          model requests allowed per turn (default 50)
   --status-mode MODE     where the status block goes: tail, append or on-change (default: the provider's, see Settings)
@@ -96,6 +101,7 @@ type options struct {
 	cycleAtSet                               bool
 	contextWindow, maxSteps                  int
 	yes, json, ledger, warmUp                bool
+	allowCommands, denyCommands              []string // --allow-command, --deny-command
 	args                                     []string
 	// served is the app's workbench when the app runs this command for
 	// the command line (see ServeReads), nil otherwise.
@@ -129,6 +135,8 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.BoolVar(&o.ledger, "ledger", false, "")
 	fs.BoolVar(&o.warmUp, "warm-up", false, "")
+	fs.Func("allow-command", "", func(v string) error { o.allowCommands = append(o.allowCommands, v); return nil })
+	fs.Func("deny-command", "", func(v string) error { o.denyCommands = append(o.denyCommands, v); return nil })
 	var err error
 	if o.args, err = parseAnywhere(fs, args); err != nil {
 		return nil, usagef("tally %s: %v; run `tally help` for the flags", name, err)
@@ -146,6 +154,16 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	}
 	if _, err := tool.ParseMode(o.mode); err != nil {
 		return nil, usagef("tally %s: --mode: %v", name, err)
+	}
+	for _, p := range o.allowCommands {
+		if _, err := cmdrule.Parse(cmdrule.Allow, p); err != nil {
+			return nil, usagef("tally %s: --allow-command: %v", name, err)
+		}
+	}
+	for _, p := range o.denyCommands {
+		if _, err := cmdrule.Parse(cmdrule.Deny, p); err != nil {
+			return nil, usagef("tally %s: --deny-command: %v", name, err)
+		}
 	}
 	if o.contextWindow < 0 || o.maxSteps < 0 {
 		return nil, usagef("tally %s: --context-window and --max-steps must be positive", name)
@@ -189,6 +207,8 @@ func (o *options) sessionOptions(id string) workbench.SessionOptions {
 		MaxSteps:   o.maxSteps,
 		StatusMode: agent.StatusMode(o.statusMode),
 	}
+	// The run's own command rules; the workspace's stored ones apply too.
+	so.AllowCommands, so.DenyCommands = o.allowCommands, o.denyCommands
 	if o.cycleAtSet {
 		at := o.cycleAt
 		so.CycleAt = &at

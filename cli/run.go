@@ -87,6 +87,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if created {
 		fmt.Fprintf(stderr, "session %s\n", sess.ID())
 	}
+	if term != nil {
+		term.allowCommand = sess.Permissions().AllowCommand
+	}
 	out.forms.open(sess)
 	closed := false
 	defer func() {
@@ -259,6 +262,9 @@ type terminalApprover struct {
 	in   *bufio.Reader
 	out  io.Writer
 	turn sync.Mutex // held while a card is on screen and its answer read
+	// allowCommand stores a command rule for the workspace ([c]); nil
+	// offers none. It is set before the turn starts.
+	allowCommand func(pattern string) error
 }
 
 // Approve implements tool.Approver through ApproveHunks.
@@ -292,12 +298,17 @@ func (t *terminalApprover) ApproveHunks(ctx context.Context, req tool.ApprovalRe
 		fmt.Fprintf(t.out, "  (%s)\n", req.Note)
 	}
 	pick := req.Diff != nil && len(req.Diff.Hunks) > 1
+	rules := len(req.CommandRules) > 0 && t.allowCommand != nil
 	choices := "[y]es / [n]o / [a]lways for this tool"
 	if req.NoAlways {
 		choices = "[y]es / [n]o"
 	}
 	if pick {
 		choices += " / [p]ick changes"
+	}
+	if rules {
+		fmt.Fprintf(t.out, "  [c] always allows, in this workspace: %s\n", safeText(strings.Join(req.CommandRules, " · ")))
+		choices += " / [c]ommand rule"
 	}
 	fmt.Fprint(t.out, choices+": ")
 	switch t.answer() {
@@ -311,6 +322,15 @@ func (t *terminalApprover) ApproveHunks(ctx context.Context, req tool.ApprovalRe
 	case "p", "pick":
 		if pick {
 			return t.pick(req)
+		}
+	case "c", "command":
+		if rules {
+			for _, p := range req.CommandRules {
+				if err := t.allowCommand(p); err != nil {
+					fmt.Fprintf(t.out, "the rule %s was not added: %s; only this call is approved\n", safeText(p), safeText(message(err)))
+				}
+			}
+			return tool.Approve, nil, nil
 		}
 	}
 	return tool.Deny, nil, nil

@@ -39,6 +39,9 @@ type SessionOptions struct {
 	// Mode overrides the permission mode; "" keeps a stored session's own
 	// and starts a new one in the mode chosen in Settings.
 	Mode tool.Mode
+	// AllowCommands and DenyCommands are command rules for this session
+	// only (agent.Config.AllowCommands), on top of the workspace's.
+	AllowCommands, DenyCommands []string
 	// Demo configures the scripted demo model instead of the endpoint.
 	Demo bool
 	// MaxSteps, StatusMode and the callbacks are passed through.
@@ -79,6 +82,7 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 		UserConfigDir: userConfigDir(),
 		Shell:         agent.ShellConfig(saved.Shell),
 		Mode:          w.permissionMode(o, saved),
+		AllowCommands: o.AllowCommands, DenyCommands: o.DenyCommands,
 		// The one mapping of the checkpoint cap (0: the default).
 		CheckpointBytes: saved.CheckpointCap,
 		LSP:             languageServers(),
