@@ -305,6 +305,7 @@ func (u *UI) build() {
 	u.chat = newChatView(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })
 	u.chat.onRewind = u.startRewind
 	u.chat.onChild = [2]func(*chatItem){u.showChildTranscript, u.stopChild}
+	u.chat.onCommand = u.allowCommandFromCard
 	u.sessions = newSessionsView(u)
 	u.head.perm = newPermissionBar(u)
 	u.head.title = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}

@@ -133,6 +133,7 @@ type chatView struct {
 	curIndex  int            // the log index addMessage gives user rows, -1 outside the log
 	onRewind  func(it *chatItem)
 	onChild   [2]func(it *chatItem) // a sub-agent card's Transcript and Stop
+	onCommand func(it *chatItem)    // a command card's "Always allow this command"
 
 	// round holds the tool cards of the last model message that made
 	// calls, which its <diagnostics> message is spread over.

@@ -76,6 +76,11 @@ func newMessageRow(c *chatView) *messageRow {
 	}, func(it *chatItem) { r.chat.toggleResult(it) }, [2]func(*chatItem){
 		func(it *chatItem) { r.chat.onChild[0](it) }, func(it *chatItem) { r.chat.onChild[1](it) }})
 	r.card.onDiags = func(it *chatItem) { r.chat.toggleDiagnostics(it) }
+	r.card.onCommand = func(it *chatItem) {
+		if r.chat.onCommand != nil {
+			r.chat.onCommand(it)
+		}
+	}
 	r.ExtendBaseWidget(r)
 	return r
 }

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/tool"
 )
 
@@ -23,6 +24,11 @@ type permissionBar struct {
 	rules   *widget.Button
 	box     *fyne.Container
 	loading bool // set while load fills the widgets, so their callbacks stay quiet
+	// The open Rules dialog's command rules: each one's Revoke by
+	// pattern, and the field and buttons that add one.
+	cmdRevoke         map[string]*widget.Button
+	cmdEntry          *widget.Entry
+	cmdAllow, cmdDeny *widget.Button
 }
 
 func newPermissionBar(u *UI) *permissionBar {
@@ -124,13 +130,26 @@ func (p *permissionBar) showSandbox(st permState) {
 	p.sandbox.Refresh()
 }
 
-// showRules lists the tools allowed always in this session, each with
-// Revoke.
+// showRules lists the tools allowed always in this session and the
+// workspace's command rules, each with Revoke; the command rules are read
+// from the store first, off the UI goroutine.
 func (p *permissionBar) showRules() {
 	live := p.u.live
 	if live == nil || live.sess == nil {
 		return
 	}
+	sess := live.sess
+	p.u.bridge.Work(func() func() {
+		cmds, err := sess.Permissions().CommandRules()
+		return func() {
+			if p.u.live == live {
+				p.openRules(live, cmds, err)
+			}
+		}
+	})
+}
+
+func (p *permissionBar) openRules(live *liveSession, cmds []agent.CommandRule, cmdErr error) {
 	rules := live.sess.Permissions().Rules()
 	m := live.sess.Permissions().Mode()
 	list := container.NewVBox(
@@ -138,7 +157,7 @@ func (p *permissionBar) showRules() {
 		&widget.Label{Text: "Commands: " + live.info.perm.sandbox + ".", Wrapping: fyne.TextWrapWord},
 		widget.NewSeparator())
 	if len(rules) == 0 {
-		list.Add(widget.NewLabel("No tool is allowed always in this session: every gated call asks, as the mode says."))
+		list.Add(widget.NewLabel("No tool is allowed always in this session."))
 	}
 	var d dialog.Dialog
 	for _, name := range rules {
@@ -151,6 +170,8 @@ func (p *permissionBar) showRules() {
 			widget.NewLabel("Always allow "+name))
 		list.Add(row)
 	}
+	list.Add(widget.NewSeparator())
+	list.Add(p.commandRules(live, cmds, cmdErr, func() { d.Hide() }))
 	d = dialog.NewCustom("Permissions of this session", "Close", list, p.u.win)
 	d.Resize(fyne.NewSize(520, 0))
 	d.Show()

@@ -38,6 +38,8 @@ type toolCard struct {
 	onDecide func(it *chatItem, d tool.Decision)
 	onToggle func(it *chatItem)
 	onDiags  func(it *chatItem) // opens or closes the list of findings
+	// onCommand opens "Always allow this command" for a run_shell call.
+	onCommand func(it *chatItem)
 
 	border   *canvas.Rectangle
 	title    *widget.Label
@@ -47,6 +49,8 @@ type toolCard struct {
 	approve  *widget.Button
 	deny     *widget.Button
 	always   *widget.Button
+	command  *widget.Button // always allow this command (a workspace rule)
+	cmdRow   *fyne.Container
 	buttons  *fyne.Container
 	decision *widget.Label
 	note     *widget.Label // why this approval is special (not sandboxed, a secret file)
@@ -77,7 +81,13 @@ func newToolCard(onDecide func(*chatItem, tool.Decision), onToggle func(*chatIte
 		OnTapped: func() { c.decide(tool.Approve) }}
 	c.deny = &widget.Button{Text: "Deny", Icon: theme.CancelIcon(), OnTapped: func() { c.decide(tool.Deny) }}
 	c.always = &widget.Button{Text: "Always allow", OnTapped: func() { c.decide(tool.ApproveAlways) }}
-	c.buttons = container.NewHBox(c.approve, c.deny, c.always)
+	c.command = &widget.Button{Text: "Always allow this command…", OnTapped: func() {
+		if c.item != nil && c.onCommand != nil {
+			c.onCommand(c.item)
+		}
+	}}
+	c.cmdRow = container.NewHBox(c.command)
+	c.buttons = container.NewVBox(container.NewHBox(c.approve, c.deny, c.always), c.cmdRow)
 	c.decision = &widget.Label{Importance: widget.LowImportance}
 	c.note = &widget.Label{Importance: widget.WarningImportance, Wrapping: fyne.TextWrapWord}
 	c.toggle = &widget.Button{Importance: widget.LowImportance, Alignment: widget.ButtonAlignLeading,
@@ -158,6 +168,8 @@ func (c *toolCard) set(it *chatItem) {
 	if pending {
 		c.always.SetText("Always allow " + it.call.Name + " in this session")
 		tw.ShowIf(c.always, !it.approval.req.NoAlways)
+		c.command.SetText(commandButtonText(it.approval.req.CommandRules))
+		tw.ShowIf(c.cmdRow, len(it.approval.req.CommandRules) > 0)
 		if n := it.approval.req.Note; n != "" {
 			c.note.SetText("⚠ " + n)
 			c.note.Show()
