@@ -50,6 +50,7 @@ Usage:
   tally lsp status [--workspace DIR]    language servers for the workspace's files and their state
   tally lsp diagnostics FILE            a file's diagnostics from its language server (exit 1 on errors)
   tally skills [list|trust|untrust]     Agent Skills (SKILL.md) of you and the workspace
+  tally hooks [list|trust|untrust]      command hooks of you and the workspace (its .tally/hooks.json only once trusted)
   tally help                            this text
 
 Flags (all commands):
@@ -236,6 +237,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdLSP(args[1:], stdout, stderr)
 	case "skills":
 		err = cmdSkills(args[1:], stdout)
+	case "hooks":
+		err = cmdHooks(args[1:], stdout)
 	case "sessions":
 		err = cmdSessions(args[1:], stdout, stderr)
 	case "inspect":

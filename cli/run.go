@@ -195,6 +195,9 @@ func (p *printer) event(e agent.Event) {
 			p.newline()
 			fmt.Fprintf(p.stderr, "MCP: %s\n", safeText(text.FirstLine(e.Err, quoteRunes)))
 		}
+	case agent.EventHook:
+		p.newline()
+		fmt.Fprintf(p.stderr, "hook: %s\n", safeText(text.OneLine(e.Reason, 600)))
 	case agent.EventTurnEnd:
 		p.newline()
 	}
