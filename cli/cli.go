@@ -40,7 +40,7 @@ Usage:
   tally compact SESSION                 apply compaction now (may ask the model for a summary)
   tally archive SESSION [CYCLE]         list archived cycles, or print one
   tally purge SESSION [--yes]           let the model propose what to remove; apply with --yes
-  tally export SESSION                  the whole history as JSON lines
+  tally export SESSION [--format F]     the whole history as JSON lines, or md / html to share
   tally changes SESSION [--turn N]      diffs of every file the session changed (since turn N)
   tally rewind SESSION --to N [--files-only|--chat-only] [--force] [--yes]
                                         go back to the start of turn N: dry run unless --yes

@@ -199,6 +199,12 @@ func scriptedSession(t *testing.T, mode string) {
 	if code != 0 || strings.Count(out, "\n") != want {
 		t.Errorf("export printed %d lines (exit %d); want %d", strings.Count(out, "\n"), code, want)
 	}
+	for _, format := range []string{"md", "html"} {
+		doc, errOut, code := runCLI(t, "export", "--data", data, "--format", format, "e2e")
+		if code != 0 || !strings.Contains(doc, "Cycle 1") || !strings.Contains(doc, "run_shell") {
+			t.Errorf("export --format %s: exit %d, %q, %.300s", format, code, errOut, doc)
+		}
+	}
 	out, _, code = runCLI(t, "inspect", "--data", data, "e2e")
 	var rep inspectReport
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {

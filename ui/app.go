@@ -156,6 +156,7 @@ type UI struct {
 	saving  sync.WaitGroup          // settings saves under way; closing waits for them
 
 	mcpSignIn dialog.Dialog // the dialog of a sign-in to an MCP server under way
+	exporting *exportDialog // the export dialog shown last
 }
 
 // header is what sits above the chat: the open session's title, its

@@ -30,8 +30,9 @@ type sessionsView struct {
 	items []workbench.SessionInfo
 	sel   string
 	quiet bool // selecting programmatically
-	// rename and remove act on the selected session: off with none.
-	rename, remove *widget.Button
+	// rename, export and remove act on the selected session: off with
+	// none.
+	rename, export, remove *widget.Button
 }
 
 func newSessionsView(u *UI) *sessionsView {
@@ -82,9 +83,10 @@ func newSessionsView(u *UI) *sessionsView {
 	newB := &widget.Button{Text: "New", Icon: theme.ContentAddIcon(), Importance: widget.HighImportance, OnTapped: v.showNew}
 	v.rename = &widget.Button{Icon: theme.DocumentCreateIcon(), Importance: widget.LowImportance, OnTapped: v.showRename}
 	v.remove = &widget.Button{Icon: theme.DeleteIcon(), Importance: widget.LowImportance, OnTapped: v.confirmDelete}
+	v.export = &widget.Button{Icon: theme.DocumentSaveIcon(), Importance: widget.LowImportance, OnTapped: v.showExport}
 	v.selectionButtons()
 	head := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Sessions", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		container.NewHBox(u.searchButton(), v.rename, v.remove))
+		container.NewHBox(u.searchButton(), v.rename, v.export, v.remove))
 	v.box = container.NewBorder(container.NewVBox(head, newB), nil, nil, nil, v.list)
 	return v
 }
@@ -152,6 +154,7 @@ func (v *sessionsView) set(list []workbench.SessionInfo) {
 func (v *sessionsView) selectionButtons() {
 	_, ok := v.selected()
 	enableIf(v.rename, ok)
+	enableIf(v.export, ok)
 	enableIf(v.remove, ok)
 }
 
