@@ -73,6 +73,8 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 		if live.sess != nil {
 			u.showMCP(live, live.sess.MCP().Status(), e.Err)
 		}
+	case agent.EventHook:
+		u.onHook(live, e)
 	}
 }
 

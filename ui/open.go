@@ -185,6 +185,7 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 	} else {
 		u.banner.Hide()
 		u.showMCP(live, s.mcp, "")
+		u.showHookTrust(live, false)
 		u.showInterrupted(live, s.cutShort)
 		u.showSkillsTrust(live)
 	}

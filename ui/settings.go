@@ -193,6 +193,8 @@ func (u *UI) newSettingsForm() *settingsForm {
 			HintText: "one small request per new session (the prefix at the miss price) so the first turn hits the cache"},
 		&widget.FormItem{Text: "MCP servers", Widget: &widget.Button{Text: "Manage MCP servers…", Icon: theme.ComputerIcon(), OnTapped: u.showMCPSettings},
 			HintText: "add, test, enable or remove the servers whose tools the agent may call"},
+		&widget.FormItem{Text: "Hooks", Widget: &widget.Button{Text: "Show hooks…", Icon: theme.ListIcon(), OnTapped: u.showHooksSettings},
+			HintText: "commands run at session start, before a message, around tool calls, before compaction and at the end of a turn, with their last runs"},
 		f.lsp.item(),
 		&widget.FormItem{Text: "Notifications", Widget: f.notify,
 			HintText: "a desktop notification while you look at another session or another window"},

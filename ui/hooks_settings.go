@@ -1,0 +1,139 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/hooks"
+	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/internal/text"
+)
+
+// hooksSettings is the Hooks dialog: every hook sessions of the shown
+// workspace run (the user's, then the workspace's), with its last run in
+// the shown session.
+type hooksSettings struct {
+	widget.BaseWidget
+
+	u       *UI
+	list    *fyne.Container
+	head    *widget.Label
+	status  *widget.Label
+	listing workbench.HooksListing // the last listing, for tests
+	body    fyne.CanvasObject
+}
+
+// CreateRenderer implements fyne.Widget.
+func (v *hooksSettings) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(v.body) }
+
+// showHooksSettings opens the Hooks dialog.
+func (u *UI) showHooksSettings() {
+	v := &hooksSettings{u: u, list: container.NewVBox()}
+	v.head = &widget.Label{Wrapping: fyne.TextWrapWord}
+	v.status = &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance}
+	v.body = container.NewBorder(v.head, v.status, nil, nil, container.NewVScroll(v.list))
+	v.ExtendBaseWidget(v)
+	d := dialog.NewCustom("Hooks", "Close", v, u.win)
+	d.Resize(fyne.NewSize(min(900, u.win.Canvas().Size().Width-40), min(600, u.win.Canvas().Size().Height-40)))
+	v.reload()
+	d.Show()
+}
+
+// reload lists the hooks again, with the shown session's last runs.
+func (v *hooksSettings) reload() {
+	u := v.u
+	ws := ""
+	var sess *agent.Session
+	if u.live != nil && u.live.sess != nil {
+		sess, ws = u.live.sess, u.live.info.workspace
+	}
+	wb := u.wb
+	u.bridge.Work(func() func() {
+		listing, err := wb.Hooks(ws, sess)
+		return func() { v.show(listing, err) }
+	})
+}
+
+// show draws a listing.
+func (v *hooksSettings) show(l workbench.HooksListing, err error) {
+	v.listing = l
+	v.head.SetText("Command hooks from " + l.UserPath + " (yours) and the workspace's .tally/hooks.json (only once trusted), " +
+		"in the shape Claude Code's settings use. They run sandboxed like the agent's commands, with the event as JSON on their input. " +
+		"Changes apply to sessions opened from now on.")
+	v.list.Objects = nil
+	if len(l.Hooks) == 0 {
+		v.list.Add(widget.NewLabel("No hook is configured. See the README's Hooks section for an example hooks.json."))
+	}
+	for _, h := range l.Hooks {
+		v.list.Add(v.row(h))
+	}
+	if l.Workspace.NeedsTrust {
+		wf, live := l.Workspace, v.u.live
+		v.list.Add(&widget.Button{Text: "Review the workspace's hooks…", OnTapped: func() {
+			if live != nil {
+				v.u.reviewHooksTrust(live, wf)
+			}
+		}})
+	}
+	v.list.Refresh()
+	var notes []string
+	if err != nil {
+		notes = append(notes, "Could not read the hooks: "+err.Error())
+	}
+	notes = append(notes, l.Notes...)
+	v.status.Importance = widget.LowImportance
+	if len(notes) > 0 {
+		v.status.Importance = widget.WarningImportance
+	}
+	v.status.SetText(strings.Join(notes, "\n"))
+}
+
+// row is one hook in the dialog: where it comes from, its event and
+// matcher, its command and its last run.
+func (v *hooksSettings) row(h workbench.HookEntry) fyne.CanvasObject {
+	source := "yours"
+	if h.Source == hooks.SourceWorkspace {
+		source = "workspace, not trusted"
+		if h.Trusted {
+			source = "workspace, trusted"
+		}
+	}
+	title := &widget.Label{Text: hookTitle(h.Hook) + "  (" + source + ")", TextStyle: fyne.TextStyle{Bold: true}}
+	cmd := &widget.Label{Text: text.OneLine(h.Command, 300) + "   · at most " + h.Limit().String(), Wrapping: fyne.TextWrapWord}
+	last := &widget.Label{Text: lastRunText(h.Last), Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance}
+	if h.Last != nil && (h.Last.Outcome.Blocked() || h.Last.Outcome.Error != "") {
+		last.Importance = widget.DangerImportance
+	}
+	return container.NewVBox(title, cmd, last, widget.NewSeparator())
+}
+
+// lastRunText says how a hook's last run went: when, how long, its exit
+// and what it answered.
+func lastRunText(r *hooks.Run) string {
+	if r == nil {
+		return "not run in this session yet"
+	}
+	s := "last run " + r.Start.Format("15:04:05")
+	if r.Subject != "" {
+		s += " for " + r.Subject
+	}
+	s += " (" + r.Duration.Round(time.Millisecond).String() + "): " + r.Short(200)
+	o := r.Outcome
+	switch {
+	case o.Stop:
+		s += " — ended the turn"
+	case o.Permission == hooks.Deny || (o.Block && r.Event == hooks.PreToolUse):
+		s += " — refused the call"
+	case o.Block:
+		s += " — blocked"
+	case len(o.UpdatedInput) > 0:
+		s += " — changed the arguments"
+	}
+	return s
+}

@@ -1,0 +1,62 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+)
+
+// A workspace's hooks file asks for trust and shows what it would run;
+// Settings → Hooks lists every hook with its source and last run; a hook
+// that refuses a call raises a banner saying so.
+func TestHooksTrustBannerSettingsAndABlockingHook(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	t.Setenv("LANGUAGE", "en") // the sandbox helper (this binary) then logs no locale error on the hook's stderr
+	os.MkdirAll(filepath.Join(cfg, "tally"), 0o755)
+	writeFile(t, filepath.Join(cfg, "tally"), "hooks.json",
+		`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo no commands today >&2; exit 2"}]}]}}`)
+	srv := llmtest.New(llmtest.Sequence(llmtest.Call("run_shell", `{"command": "ls"}`), llmtest.Text("ok")))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	ws := filepath.Join(h.dir, "ws")
+	os.MkdirAll(filepath.Join(ws, ".tally"), 0o755)
+	writeFile(t, filepath.Join(ws, ".tally"), "hooks.json", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch ran"}]}]}}`)
+	h.newSession()
+	h.waitFor("the trust banner", func() bool { return strings.Contains(h.ui.banner.Text(), hookTrustText) })
+	st := h.ui.live.sess.Hooks().Status()
+	if !st.Workspace.NeedsTrust || len(st.Hooks) != 1 {
+		t.Fatalf("status %+v", st)
+	}
+
+	h.ui.showHooksSettings()
+	v := waitShown[*hooksSettings](h, "the hooks dialog")
+	h.waitFor("the hooks", func() bool { return len(v.listing.Hooks) == 2 })
+	for _, want := range []string{"PreToolUse on Bash  (yours)", "Stop  (workspace, not trusted)", "not run in this session yet", "Review the workspace's hooks…"} {
+		if !h.shows(want) {
+			t.Errorf("the hooks dialog does not show %q", want)
+		}
+	}
+
+	h.send("list the files")
+	h.waitFor("the refusal banner", func() bool { return strings.Contains(h.ui.banner.Text(), "refused run_shell: no commands today") })
+	h.waitIdle()
+	if _, err := os.Stat(filepath.Join(ws, "ran")); err == nil {
+		t.Error("the untrusted workspace hook ran")
+	}
+	v.reload()
+	h.waitFor("the last run", func() bool {
+		return len(v.listing.Hooks) > 0 && v.listing.Hooks[0].Last != nil
+	})
+	if !h.shows("exit 2: no commands today — refused the call") {
+		t.Error("the dialog does not show the last run")
+	}
+
+	h.ui.reviewHooksTrust(h.ui.live, st.Workspace)
+	if !h.shows("runs touch ran") {
+		t.Error("the trust prompt does not show the command it would run")
+	}
+}
