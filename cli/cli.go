@@ -50,6 +50,7 @@ Usage:
   tally lsp status [--workspace DIR]    language servers for the workspace's files and their state
   tally lsp diagnostics FILE            a file's diagnostics from its language server (exit 1 on errors)
   tally skills [list|trust|untrust]     Agent Skills (SKILL.md) of you and the workspace
+  tally worktree diff|merge|remove SESSION  the git worktree of a session run with --worktree
   tally hooks [list|trust|untrust]      command hooks of you and the workspace (its .tally/hooks.json only once trusted)
   tally help                            this text
 
@@ -101,7 +102,7 @@ type options struct {
 	cycleAt                                  float64
 	cycleAtSet                               bool
 	contextWindow, maxSteps                  int
-	yes, json, ledger, warmUp                bool
+	yes, json, ledger, warmUp, worktree      bool
 	allowCommands, denyCommands              []string // --allow-command, --deny-command
 	args                                     []string
 	// served is the app's workbench when the app runs this command for
@@ -118,6 +119,7 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.model, "model", "", "")
 	fs.StringVar(&o.session, "session", "", "")
 	fs.StringVar(&o.workspace, "workspace", "", "")
+	fs.BoolVar(&o.worktree, "worktree", false, "")
 	fs.IntVar(&o.contextWindow, "context-window", 0, "")
 	fs.StringVar(&o.statusMode, "status-mode", "", "")
 	fs.StringVar(&o.compaction, "compaction", "", "")
@@ -237,6 +239,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdLSP(args[1:], stdout, stderr)
 	case "skills":
 		err = cmdSkills(args[1:], stdout)
+	case "worktree":
+		err = cmdWorktree(args[1:], stdout, stderr)
 	case "hooks":
 		err = cmdHooks(args[1:], stdout)
 	case "sessions":

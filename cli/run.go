@@ -17,6 +17,7 @@ import (
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/engine/worktree"
 	"github.com/tally-dev/tally/internal/text"
 )
 
@@ -78,6 +79,12 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		_, lookErr := w.Session(o.session)
 		created = errors.Is(lookErr, workbench.ErrNotFound)
 		sess, err = w.OpenOrCreateSession(cfg, o.session, ws)
+	} else if o.worktree {
+		var t worktree.Tree
+		sess, t, err = w.CreateSessionInWorktree(context.Background(), cfg, ws, "")
+		if err == nil {
+			fmt.Fprintf(stderr, "worktree %s on branch %s\n", t.Path, t.Branch)
+		}
 	} else {
 		sess, err = w.CreateSession(cfg, ws, "")
 	}
