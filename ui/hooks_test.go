@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/tool"
 )
 
 // A workspace's hooks file asks for trust and shows what it would run;
@@ -59,4 +61,30 @@ func TestHooksTrustBannerSettingsAndABlockingHook(t *testing.T) {
 	if !h.shows("runs touch ran") {
 		t.Error("the trust prompt does not show the command it would run")
 	}
+}
+
+// A PreToolUse hook that changes a call's arguments: the approval card
+// asks about the changed call and says what the hook changed.
+func TestApprovalCardShowsTheHooksChange(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	t.Setenv("LANGUAGE", "en")
+	os.MkdirAll(filepath.Join(cfg, "tally"), 0o755)
+	reply := `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "ls -la"}}}`
+	cmd, _ := json.Marshal("echo '" + reply + "'")
+	writeFile(t, filepath.Join(cfg, "tally"), "hooks.json",
+		`{"hooks": {"PreToolUse": [{"matcher": "run_shell", "hooks": [{"type": "command", "command": `+string(cmd)+`}]}]}}`)
+	srv := llmtest.New(llmtest.Sequence(llmtest.Call("run_shell", `{"command": "ls"}`), llmtest.Text("ok")))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	h.send("list the files")
+	it := h.pending()
+	want := `changed by a hook: command: "ls" → "ls -la"`
+	if !strings.Contains(it.approval.req.Note, want) || !strings.Contains(it.approval.req.Arguments, "ls -la") {
+		t.Fatalf("the approval = %+v; want the note %q", it.approval.req, want)
+	}
+	h.waitFor("the card's note", func() bool { c := h.card(it); return c != nil && strings.Contains(c.note.Text, want) })
+	it.approval.answer(tool.Deny)
+	h.waitIdle()
 }
