@@ -157,6 +157,7 @@ type UI struct {
 
 	mcpSignIn dialog.Dialog // the dialog of a sign-in to an MCP server under way
 	exporting *exportDialog // the export dialog shown last
+	merging   dialog.Dialog // the merge review of a worktree shown last
 }
 
 // header is what sits above the chat: the open session's title, its

@@ -23,6 +23,7 @@ import (
 // newSessionForm is the New session dialog's state.
 type newSessionForm struct {
 	ws, title *escEntry
+	worktree  *widget.Check // in a git worktree of its own
 	problem   *widget.Label // why the folder cannot be used
 	dlg       *dialog.CustomDialog
 }
@@ -45,7 +46,7 @@ func (v *sessionsView) showNew() {
 			return
 		}
 		f.dlg.Hide()
-		u.createSession(ws, f.title.Text)
+		u.createSessionIn(ws, f.title.Text, f.worktree.Checked)
 	}
 	f.ws.OnSubmitted = func(string) { submit() }
 	f.title.OnSubmitted = func(string) { submit() }
@@ -62,15 +63,17 @@ func (v *sessionsView) showNew() {
 		d.Show()
 	}}
 	hint := &widget.Label{Text: "The folder the agent may read and change.", Importance: widget.LowImportance, SizeName: theme.SizeNameCaptionText}
+	f.worktree = widget.NewCheck("In a git worktree of its own (branch tally/<session>)", nil)
 	form := widget.NewForm(
 		&widget.FormItem{Text: "Workspace", Widget: container.NewVBox(container.NewBorder(nil, nil, nil, browse, f.ws), f.problem, hint)},
 		&widget.FormItem{Text: "Title", Widget: f.title},
+		&widget.FormItem{Text: "", Widget: f.worktree},
 	)
 	create := &widget.Button{Text: "Create", Importance: widget.HighImportance, OnTapped: submit}
 	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { f.dlg.Hide() }}
 	f.dlg = dialog.NewCustomWithoutButtons("New session", form, u.win)
 	f.dlg.SetButtons([]fyne.CanvasObject{cancel, create})
-	f.dlg.Resize(fyne.NewSize(min(600, u.win.Canvas().Size().Width-40), 280))
+	f.dlg.Resize(fyne.NewSize(min(600, u.win.Canvas().Size().Width-40), 320))
 	f.dlg.Show()
 	u.win.Canvas().Focus(f.ws)
 }

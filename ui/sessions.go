@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -196,7 +197,11 @@ func (v *sessionsView) selected() (workbench.SessionInfo, bool) {
 }
 
 // createSession creates a session off the UI goroutine and opens it.
-func (u *UI) createSession(workspace, title string) {
+func (u *UI) createSession(workspace, title string) { u.createSessionIn(workspace, title, false) }
+
+// createSessionIn creates a session over workspace, with inWorktree in a
+// git worktree of its own (see workbench.CreateSessionInWorktree).
+func (u *UI) createSessionIn(workspace, title string, inWorktree bool) {
 	workspace, problem := u.checkWorkspace(workspace)
 	if problem != "" {
 		u.banner.ShowError(problem)
@@ -209,7 +214,11 @@ func (u *UI) createSession(workspace, title string) {
 		cfg, err := wb.Config(workbench.SessionOptions{})
 		var sess *agent.Session
 		if err == nil || errors.Is(err, workbench.ErrNoModel) {
-			sess, err = wb.CreateSession(cfg, workspace, strings.TrimSpace(title))
+			if inWorktree {
+				sess, _, err = wb.CreateSessionInWorktree(context.Background(), cfg, workspace, strings.TrimSpace(title))
+			} else {
+				sess, err = wb.CreateSession(cfg, workspace, strings.TrimSpace(title))
+			}
 		}
 		return func() {
 			if err != nil {
@@ -264,12 +273,23 @@ func (v *sessionsView) confirmDelete() {
 		v.u.banner.ShowInfo("Select a session in the list first, then press Delete.")
 		return
 	}
-	msg := fmt.Sprintf("Delete %q and all of its messages? This cannot be undone. The workspace folder is not touched.", s.Title)
-	dialog.ShowConfirm("Delete session", msg, func(ok bool) {
-		if ok {
-			v.u.deleteSession(s.ID)
+	u := v.u
+	wb := u.wb
+	u.bridge.Work(func() func() {
+		t, inTree, _ := wb.Worktree(s.ID)
+		return func() {
+			msg := fmt.Sprintf("Delete %q and all of its messages? This cannot be undone. The workspace folder is not touched.", s.Title)
+			if !inTree {
+				dialog.ShowConfirm("Delete session", msg, func(ok bool) {
+					if ok {
+						u.deleteSession(s.ID)
+					}
+				}, u.win)
+				return
+			}
+			u.confirmDeleteInWorktree(s.ID, s.Title, t)
 		}
-	}, v.u.win)
+	})
 }
 
 // deleteSession removes a session's data; a running turn is stopped first.

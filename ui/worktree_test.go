@@ -1,0 +1,67 @@
+package ui
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+)
+
+// New session → "In a git worktree of its own" works on a branch of its
+// own; Changes → Merge into … merges it; Delete offers to remove it.
+func TestSessionInAWorktreeMergesBack(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	srv := llmtest.New(llmtest.Sequence(
+		llmtest.Call("write_file", `{"path":"hello.txt","content":"hello\n"}`),
+		llmtest.Text("wrote it"),
+	))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	repo := filepath.Join(h.dir, "repo")
+	os.MkdirAll(repo, 0o755)
+	gitIn := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	gitIn("init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(repo, "README"), []byte("r\n"), 0o644)
+	gitIn("add", ".")
+	gitIn("commit", "-qm", "first")
+
+	h.ui.createSessionIn(repo, "in a tree", true)
+	h.waitFor("the session", func() bool { return h.ui.live != nil && h.ui.live.sess != nil })
+	ws := h.ui.live.info.workspace
+	if ws == repo || !strings.Contains(ws, "tally-worktrees") {
+		t.Fatalf("the session works in %s, not a worktree of its own", ws)
+	}
+	h.send("write hello.txt")
+	if it := h.pending(); it != nil {
+		test.Tap(h.card(it).approve)
+	}
+	h.waitIdle()
+	if _, err := os.Stat(filepath.Join(repo, "hello.txt")); err == nil {
+		t.Fatal("the session wrote into the repository's checkout")
+	}
+	h.ui.showChanges()
+	h.waitFor("the merge button", func() bool {
+		b := buttonIn(h.ui.win.Canvas().Overlays().Top(), "Merge into repo…")
+		return b != nil && b.Visible()
+	})
+	test.Tap(buttonIn(h.ui.win.Canvas().Overlays().Top(), "Merge into repo…"))
+	h.waitFor("the merge review", func() bool { return h.ui.merging != nil && h.overlayShows("+hello") })
+	test.Tap(buttonIn(h.ui.win.Canvas().Overlays().Top(), "Merge"))
+	h.waitFor("the merge", func() bool { return strings.Contains(h.ui.banner.Text(), "Merged tally/") })
+	if data, err := os.ReadFile(filepath.Join(repo, "hello.txt")); err != nil || string(data) != "hello\n" {
+		t.Fatalf("after the merge the checkout has %q, %v", data, err)
+	}
+}
