@@ -31,7 +31,7 @@ func (s *Session) promptHooks(ctx context.Context, in prepared) (prepared, error
 	}
 	if out.Block || out.Stop {
 		why, _ := hookText(first(out.Reason, out.StopReason, "no reason given"))
-		return in, commandErrorf("a UserPromptSubmit hook refused the message: %s", text.OneLine(why, 500))
+		return in, commandErrorf("a UserPromptSubmit hook refused the message (%s); change the message and send it again, or the hook", strings.TrimSuffix(text.OneLine(why, 500), "."))
 	}
 	var parts []string
 	if p := hs.takePending(); p != "" {

@@ -85,12 +85,16 @@ const (
 type Hook struct {
 	// ID names the hook uniquely among a session's hooks:
 	// "<source>/<event>/<group>/<index>".
-	ID      string        `json:"id"`
-	Source  Source        `json:"source"`
-	Path    string        `json:"path"`
-	Event   Event         `json:"event"`
-	Matcher string        `json:"matcher,omitempty"`
-	Command string        `json:"command"`
+	ID string `json:"id"`
+	// Source and Path are the file the hook came from.
+	Source Source `json:"source"`
+	Path   string `json:"path"`
+	// Event and Matcher are its group's; see [Hook.Matches].
+	Event   Event  `json:"event"`
+	Matcher string `json:"matcher,omitempty"`
+	// Command is the shell command line, run with bash -c.
+	Command string `json:"command"`
+	// Timeout is the file's "timeout"; see [Hook.Limit].
 	Timeout time.Duration `json:"timeout,omitempty"`
 
 	re *regexp.Regexp // the compiled matcher; nil matches everything or compares literally

@@ -9,12 +9,15 @@ import (
 // Claude Code's field names. The common fields are always there; the
 // others only for the events they belong to.
 type Input struct {
+	// SessionID is the session's ID.
 	SessionID string `json:"session_id"`
 	// TranscriptPath is "": Tally keeps the conversation in its store,
 	// not in a file a hook could read.
 	TranscriptPath string `json:"transcript_path"`
-	Cwd            string `json:"cwd"`
-	HookEventName  Event  `json:"hook_event_name"`
+	// Cwd is the workspace folder, where the hook runs.
+	Cwd string `json:"cwd"`
+	// HookEventName is the event.
+	HookEventName Event `json:"hook_event_name"`
 	// PermissionMode is the session's mode in Claude Code's words:
 	// "default" (ask), "plan" (read-only), "acceptEdits" (auto-edit) or
 	// "bypassPermissions" (full-auto).

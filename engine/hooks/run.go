@@ -46,6 +46,7 @@ type Runner struct {
 // Run is what one run of a hook did, for the caller and for the settings'
 // list of last runs.
 type Run struct {
+	// HookID, Source, Event, Matcher and Command are the hook's.
 	HookID  string `json:"hook_id"`
 	Source  Source `json:"source"`
 	Event   Event  `json:"event"`
@@ -53,7 +54,8 @@ type Run struct {
 	Command string `json:"command"`
 	// Subject is what the hook was matched against: the tool name, the
 	// session's start source or the compaction's trigger.
-	Subject  string        `json:"subject,omitempty"`
+	Subject string `json:"subject,omitempty"`
+	// Start and Duration say when it ran and for how long.
 	Start    time.Time     `json:"start"`
 	Duration time.Duration `json:"duration"`
 	// Exit is the exit status (128+N for a signal N); -1 when the hook
@@ -103,7 +105,7 @@ func (r Runner) Run(ctx context.Context, h Hook, in Input) Run {
 	defer func() { run.Duration = time.Since(run.Start) }()
 	ws := r.Env.Workspace
 	if ws == "" {
-		run.Err = "the hook was not run because the session has no workspace folder"
+		run.Err = "the hook was not run because the session has no workspace folder; open a workspace first"
 		return run
 	}
 	shell, err := findShell()
@@ -148,7 +150,7 @@ func (r Runner) Run(ctx context.Context, h Hook, in Input) Run {
 	case waitErr = <-done:
 	case <-timer.C:
 		run.TimedOut = true
-		run.Err = fmt.Sprintf("the hook timed out after %s and was stopped", h.Limit())
+		run.Err = fmt.Sprintf("the hook timed out after %s and was stopped; raise its \"timeout\" in seconds or make it faster", h.Limit())
 		waitErr = stop(w, done)
 	case <-ctx.Done():
 		run.Err = "the hook was stopped because the turn was stopped"
