@@ -128,8 +128,9 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 	if isDemo {
 		cfg.ModelName, cfg.ContextWindow = demo.ModelName, demo.ContextWindow
 		cfg.Model = w.demoModel()
-		cfg.MCP.Off = true // the demo runs no network and no one else's servers
-		cfg.LSP.Off = true // and tells the same story on every machine
+		cfg.MCP.Off = true   // the demo runs no network and no one else's servers
+		cfg.LSP.Off = true   // and tells the same story on every machine
+		cfg.Hooks.Off = true // nor the user's hooks, whose scripts expect their own projects
 		return cfg, nil
 	}
 	cfg.ModelName, cfg.ContextWindow = r.Model, r.ContextWindow
