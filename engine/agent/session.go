@@ -156,9 +156,7 @@ type Session struct {
 	mcpRun *mcpRun
 	// lsp is the session's share of its workspace's language servers, nil when none is available (see lsp.go).
 	lsp *lspState
-	// hooks are the session's command hooks (see hooks.go); nil for a
-	// session opened with Inspect or with hooks off.
-	hooks *hookState
+	hooks *hookState // the command hooks (see hooks.go); nil when opened with Inspect or with hooks off
 }
 
 // turnState is the per-turn canonical state behind the status bar.
