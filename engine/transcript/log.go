@@ -33,6 +33,12 @@ type WireRules struct {
 	DedupeMin int
 	// Exempt reports tools whose results are never deduplicated (writes).
 	Exempt func(tool string) bool
+	// Images loads the bytes of a user message's images (its BlockImage
+	// blocks), which are sent as image_url parts with a data: URL after
+	// the message's text; nil sends each image as a line saying it is
+	// missing. The bytes are content-addressed, so the loader is as pure
+	// as the other rules: the same message always renders the same.
+	Images ImageLoader
 }
 
 // Entry is a message with everything the request path needs cached.
@@ -49,8 +55,11 @@ type Entry struct {
 
 // WireTokens is the engine's one token formula for a message: what w
 // costs on the wire, counted with count. It is the framing
-// (tokens.MessageOverhead), the content and the replayed reasoning, plus
-// for each tool call its own framing, its name and its arguments.
+// (tokens.MessageOverhead), the content (of a multi-part content, its
+// text parts) and the replayed reasoning, plus for each tool call its own
+// framing, its name and its arguments. Image parts are not counted here:
+// the log adds each image's estimate (ImageRef.Tokens) from the message's
+// blocks.
 //
 // The AppendLog counts every entry with it once, at append, and keeps the
 // count with the message (Entry.Tokens, Message.Tokens). The context
@@ -60,6 +69,11 @@ type Entry struct {
 // MessageTokens, which is this formula on the message's own wire form.
 func WireTokens(w openai.ChatCompletionMessage, count Counter) int {
 	n := tokens.MessageOverhead + count(w.Content) + count(w.ReasoningContent)
+	for _, p := range w.MultiContent {
+		if p.Type == openai.ChatMessagePartTypeText {
+			n += count(p.Text)
+		}
+	}
 	for _, c := range w.ToolCalls {
 		n += tokens.MessageOverhead + count(c.Function.Name) + count(c.Function.Arguments)
 	}
@@ -67,8 +81,9 @@ func WireTokens(w openai.ChatCompletionMessage, count Counter) int {
 }
 
 // Wire returns m's wire form on its own: the chat-completions message m
-// is sent as when no history rule (see WireRules) applies to it. The
-// AppendLog starts from it and applies the rules.
+// is sent as when no history rule (see WireRules) applies to it, without
+// its images (which only the log, with its loader, sends). The AppendLog
+// starts from it and applies the rules.
 func Wire(m Message) openai.ChatCompletionMessage {
 	w := openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Text()}
 	switch m.Role {
@@ -95,10 +110,10 @@ func Wire(m Message) openai.ChatCompletionMessage {
 }
 
 // MessageTokens returns what m costs on the wire on its own, counted with
-// tokens.Count: WireTokens of Wire(m). For a message in a log use the
-// count the log keeps (TokensOf), since a history rule may have shortened
-// it.
-func MessageTokens(m Message) int { return WireTokens(Wire(m), tokens.Count) }
+// tokens.Count: WireTokens of Wire(m) plus the estimate of its images
+// (ImageTokens). For a message in a log use the count the log keeps
+// (TokensOf), since a history rule may have shortened it.
+func MessageTokens(m Message) int { return WireTokens(Wire(m), tokens.Count) + ImageTokens(m) }
 
 // TokensOf returns m's token count: the one the AppendLog set on it
 // (Message.Tokens) when there is one, else MessageTokens(m). Code that
@@ -272,15 +287,21 @@ func (l *AppendLog) Hash() string {
 func (l *AppendLog) render(m Message) Entry {
 	w := Wire(m)
 	var ref string
+	imageTok := 0
 	switch m.Role {
 	case User:
 		w.Content = l.userContent(&m, w.Content)
+		if imgs := m.Images(); len(imgs) > 0 {
+			w.MultiContent, imageTok = imageParts(w.Content, imgs, l.rules.Images)
+			w.Content = ""
+		}
 	case Tool:
 		w.Content, ref = l.toolContent(w.Content, m.ToolName)
 	}
 	b, err := json.Marshal(w)
 	if err != nil {
-		// Only a MultiContent misuse can fail, and we never set it.
+		// Only a MultiContent misuse can fail, and Content is cleared
+		// whenever MultiContent is set.
 		b = []byte(fmt.Sprintf(`{"role":%q}`, w.Role))
 	}
 	key := ""
@@ -289,7 +310,7 @@ func (l *AppendLog) render(m Message) Entry {
 	}
 	n := m.Tokens
 	if key == "" || m.TokensKey != key || n < 1 || n > len(b)+tokens.MessageOverhead*(1+len(w.ToolCalls)) {
-		n = WireTokens(w, l.count)
+		n = WireTokens(w, l.count) + imageTok
 	}
 	m.Tokens, m.TokensKey = n, key
 	return Entry{Msg: m, Wire: w, Bytes: b, Tokens: n, Ref: ref}

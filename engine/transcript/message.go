@@ -41,6 +41,10 @@ const (
 	KindSeed        Kind = "seed"        // [CYCLE STATE] seed of a new cycle
 	KindAck         Kind = "ack"         // synthetic assistant acknowledgement
 	KindRepair      Kind = "repair"      // result appended for an interrupted call
+	// KindAttachment carries images a tool produced (read_file of a
+	// picture): tool results cannot hold images on the chat-completions
+	// wire, so they follow the step's results as a user-role message.
+	KindAttachment Kind = "attachment"
 )
 
 // BlockType names a content block.
@@ -50,12 +54,16 @@ type BlockType string
 const (
 	BlockTurnMeta BlockType = "turn_meta" // the <turn_meta> header of a user turn
 	BlockText     BlockType = "text"
+	// BlockImage is a picture: the block's Image names it, its bytes live
+	// in the blob store, and its Text is empty.
+	BlockImage BlockType = "image"
 )
 
 // Block is one piece of a message's content.
 type Block struct {
-	Type BlockType `json:"type"`
-	Text string    `json:"text"`
+	Type  BlockType `json:"type"`
+	Text  string    `json:"text"`
+	Image ImageRef  `json:"image,omitzero"`
 }
 
 // ToolCall is one function call requested by the model. Arguments is the raw
@@ -100,7 +108,8 @@ type Message struct {
 }
 
 // Text returns the concatenated text of the message's blocks, separated by a
-// newline, as it is sent to the model.
+// newline, as it is sent to the model; image blocks have no text and are
+// left out (see Images).
 func (m *Message) Text() string {
 	switch len(m.Blocks) {
 	case 0:
@@ -109,20 +118,26 @@ func (m *Message) Text() string {
 		return m.Blocks[0].Text
 	}
 	var b strings.Builder
-	for i, bl := range m.Blocks {
-		if i > 0 {
+	first := true
+	for _, bl := range m.Blocks {
+		if bl.Type == BlockImage {
+			continue
+		}
+		if !first {
 			b.WriteByte('\n')
 		}
+		first = false
 		b.WriteString(bl.Text)
 	}
 	return b.String()
 }
 
-// Body returns the text of the message without its <turn_meta> block.
+// Body returns the text of the message without its <turn_meta> block (and
+// without its images).
 func (m *Message) Body() string {
 	var parts []string
 	for _, bl := range m.Blocks {
-		if bl.Type != BlockTurnMeta {
+		if bl.Type != BlockTurnMeta && bl.Type != BlockImage {
 			parts = append(parts, bl.Text)
 		}
 	}

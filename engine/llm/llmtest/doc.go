@@ -11,6 +11,11 @@
 // message list or an unknown role are all answered with HTTP 400 and an
 // OpenAI-style error body.
 //
+// Content may be a string or an array of parts; image_url parts are
+// recorded (Message.Images), a data: URL decoded to its bytes, and are
+// refused with HTTP 400, as OpenAI does, outside user messages, without a
+// url, or with a data URL that is not base64 of an image type.
+//
 // Every request is rendered through a real Hugging Face chat template
 // (Qwen3.5 by default, DeepSeek-V4 on request) and tokenized with a cheap
 // deterministic tokenizer. The server simulates a provider prefix cache on

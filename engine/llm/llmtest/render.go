@@ -2,6 +2,8 @@ package llmtest
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 
@@ -89,6 +91,10 @@ func renderPlain(p *parsed, gen bool) string {
 			b.WriteString("<think>" + m.ReasoningContent + "</think>\n")
 		}
 		b.WriteString(m.Content)
+		for _, img := range m.Images {
+			sum := sha256.Sum256([]byte(img.URL))
+			b.WriteString("\n<|image " + hex.EncodeToString(sum[:8]) + "|>")
+		}
 		for _, tc := range m.ToolCalls {
 			call, _ := json.Marshal(map[string]string{"id": tc.ID, "name": tc.Name, "arguments": tc.Arguments})
 			b.WriteString("\n<tool_call>")

@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -49,6 +50,20 @@ type Message struct {
 	ToolCallID string
 	// Name is the optional participant name.
 	Name string
+	// Images are the message's image_url content parts, in order.
+	Images []Image
+}
+
+// Image is one image_url content part of a request message.
+type Image struct {
+	// URL is the part's url exactly as sent.
+	URL string
+	// Detail is the part's detail field ("" when absent).
+	Detail string
+	// MediaType and Data are the media type and the decoded bytes of a
+	// data: URL (base64); both are empty for any other URL.
+	MediaType string
+	Data      []byte
 }
 
 // LastUser returns the content of the last user message, or "" when there
@@ -126,11 +141,15 @@ func parseRequest(body []byte) (*parsed, error) {
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return nil, fmt.Errorf("Invalid value for 'messages[%d]': %v", i, err)
 		}
-		text, err := contentText(m.Content)
+		text, images, err := contentParts(m.Content, i)
 		if err != nil {
-			return nil, fmt.Errorf("Invalid value for 'messages[%d].content': %v", i, err)
+			return nil, err
 		}
-		msg := Message{Role: m.Role, Content: text, ToolCallID: m.ToolCallID, Name: m.Name}
+		if len(images) > 0 && m.Role != "user" {
+			//lint:ignore ST1005 the text mimics the OpenAI API's own error message
+			return nil, fmt.Errorf("Invalid 'messages[%d]'. Image URLs are only allowed for messages with role 'user', but this message with role '%s' contains an image URL.", i, m.Role)
+		}
+		msg := Message{Role: m.Role, Content: text, ToolCallID: m.ToolCallID, Name: m.Name, Images: images}
 		if m.ReasoningContent != nil {
 			msg.ReasoningContent = *m.ReasoningContent
 		}
@@ -158,30 +177,75 @@ func parseRequest(body []byte) (*parsed, error) {
 	return p, nil
 }
 
-// contentText flattens a message content field (string, null or an array of
-// parts) into plain text.
-func contentText(raw json.RawMessage) (string, error) {
+// contentParts flattens message i's content field (string, null or an
+// array of parts) into plain text, the text parts concatenated, and its
+// image_url parts. The error is phrased as an OpenAI error message.
+func contentParts(raw json.RawMessage, i int) (string, []Image, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return "", nil
+		return "", nil, nil
 	}
 	if raw[0] == '"' {
 		var s string
-		err := json.Unmarshal(raw, &s)
-		return s, err
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", nil, fmt.Errorf("Invalid value for 'messages[%d].content': %v", i, err)
+		}
+		return s, nil, nil
 	}
 	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL *struct {
+			URL    string `json:"url"`
+			Detail string `json:"detail"`
+		} `json:"image_url"`
 	}
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", fmt.Errorf("content must be a string or an array of content parts")
+		return "", nil, fmt.Errorf("Invalid value for 'messages[%d].content': content must be a string or an array of content parts", i)
 	}
 	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text)
+	var images []Image
+	for j, p := range parts {
+		switch p.Type {
+		case "text":
+			b.WriteString(p.Text)
+		case "image_url":
+			if p.ImageURL == nil || p.ImageURL.URL == "" {
+				//lint:ignore ST1005 the text mimics the OpenAI API's own error message
+				return "", nil, fmt.Errorf("Missing required parameter: 'messages[%d].content[%d].image_url.url'.", i, j)
+			}
+			img, err := parseImageURL(p.ImageURL.URL)
+			if err != nil {
+				return "", nil, fmt.Errorf("Invalid 'messages[%d].content[%d].image_url.url': %v", i, j, err)
+			}
+			img.Detail = p.ImageURL.Detail
+			images = append(images, img)
+		default:
+			b.WriteString(p.Text)
+		}
 	}
-	return b.String(), nil
+	return b.String(), images, nil
+}
+
+// parseImageURL decodes a data: URL the way providers do: a media type of
+// an image, ";base64," and standard base64. Other URLs are kept as they
+// are.
+func parseImageURL(url string) (Image, error) {
+	img := Image{URL: url}
+	rest, ok := strings.CutPrefix(url, "data:")
+	if !ok {
+		return img, nil
+	}
+	mt, payload, ok := strings.Cut(rest, ";base64,")
+	if !ok || !strings.HasPrefix(mt, "image/") {
+		return Image{}, fmt.Errorf("expected a base64-encoded data URL with an image MIME type (e.g. 'data:image/png;base64,...')")
+	}
+	data, err := base64.StdEncoding.DecodeString(payload)
+	if err != nil || len(data) == 0 {
+		return Image{}, fmt.Errorf("the image data is not valid base64")
+	}
+	img.MediaType, img.Data = mt, data
+	return img, nil
 }
 
 var knownRoles = map[string]bool{
