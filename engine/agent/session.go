@@ -155,7 +155,7 @@ type Session struct {
 	// are none. Set before Create or Open returns, never changed after.
 	mcpRun *mcpRun
 	// lsp is the session's share of its workspace's language servers, nil when none is available (see lsp.go).
-	lsp *lspState
+	lsp   *lspState
 	hooks *hookState // the command hooks (see hooks.go); nil when opened with Inspect or with hooks off
 }
 
