@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tally-dev/tally/engine/images"
 	"github.com/tally-dev/tally/internal/text"
 )
 
@@ -121,6 +122,9 @@ func (readFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 	res := Result{Paths: []string{rel}}
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, _ := br.Peek(sniffLen)
+	if mt := images.Sniff(head); mt != "" {
+		return readImage(env, rel, mt, fi.Size(), br, res)
+	}
 	if looksBinary(head, len(head) < sniffLen) {
 		res.Content = fmt.Sprintf("%s: binary file, %s; not shown", rel, text.Plural(int(fi.Size()), "byte"))
 		return res

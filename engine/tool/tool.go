@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
+
+	"github.com/tally-dev/tally/engine/images"
 )
 
 // Spec is what the model sees of a tool: its name, a description of what it
@@ -36,6 +38,18 @@ type Result struct {
 	// duplicates.
 	Redacted      int
 	RedactedKinds []string
+	// Image is a picture the call returns for the model to see (read_file
+	// of an image when Env.Vision is set), nil for none. Content then says
+	// what it is; the engine sends the picture itself after the step's
+	// results (see the agent's attachments).
+	Image *Image
+}
+
+// Image is a picture a tool returns: its bytes, checked by images.Check,
+// and what the check learnt of them.
+type Image struct {
+	Data []byte
+	Info images.Info
 }
 
 // Env is what a tool may touch. Tools read it and never modify it, so one
@@ -79,6 +93,10 @@ type Env struct {
 	// RequireSandbox makes run_shell refuse to run a command when the
 	// sandbox cannot be applied, instead of running it unsandboxed.
 	RequireSandbox bool
+	// Vision says the session's model accepts images: read_file then
+	// returns a picture as an Image instead of a line saying it cannot be
+	// shown.
+	Vision bool
 	// Recorder, when set, is told before and after every change
 	// write_file, edit_file and run_shell make to the workspace, so the
 	// changes can be undone; see [Recorder].
