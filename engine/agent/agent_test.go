@@ -51,9 +51,9 @@ type harness struct {
 	cfg Config
 }
 
-func newHarness(t testing.TB, script llmtest.Script, approver tool.Approver) *harness {
+func newHarness(t testing.TB, script llmtest.Script, approver tool.Approver, opts ...llmtest.Option) *harness {
 	t.Helper()
-	srv := llmtest.New(script)
+	srv := llmtest.New(script, opts...)
 	t.Cleanup(srv.Close)
 	st, err := storage.Open(filepath.Join(t.TempDir(), "tally.db"), storage.Options{})
 	if err != nil {
