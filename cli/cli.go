@@ -52,6 +52,7 @@ Usage:
   tally skills [list|trust|untrust]     Agent Skills (SKILL.md) of you and the workspace
   tally worktree diff|merge|remove SESSION  the git worktree of a session run with --worktree
   tally hooks [list|trust|untrust]      command hooks of you and the workspace (its .tally/hooks.json only once trusted)
+  tally acp [flags]                     serve the Agent Client Protocol on stdin/stdout for an editor (Zed, JetBrains, Neovim)
   tally help                            this text
 
 Flags (all commands):
@@ -235,6 +236,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdRun(args[1:], stdin, stdout, stderr)
 	case "mcp":
 		err = cmdMCP(args[1:], stdin, stdout, stderr)
+	case "acp":
+		err = cmdACP(args[1:], stdin, stdout, stderr)
 	case "lsp":
 		err = cmdLSP(args[1:], stdout, stderr)
 	case "skills":

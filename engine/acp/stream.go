@@ -1,0 +1,139 @@
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+)
+
+// ledger counts the client's requests read and the responses written, so
+// that when the client's stream ends every request it sent still gets its
+// answer (a client may write its requests and close its end at once).
+type ledger struct {
+	mu        sync.Mutex
+	requests  int
+	responses int
+	changed   chan struct{} // closed and replaced on every change
+}
+
+func newLedger() *ledger { return &ledger{changed: make(chan struct{})} }
+
+func (l *ledger) add(requests, responses int) {
+	l.mu.Lock()
+	l.requests += requests
+	l.responses += responses
+	close(l.changed)
+	l.changed = make(chan struct{})
+	l.mu.Unlock()
+}
+
+// settled reports whether every request read so far was answered, and a
+// channel closed at the next change.
+func (l *ledger) settled() (bool, <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.responses >= l.requests, l.changed
+}
+
+// wait returns once every request was answered or after limit.
+func (l *ledger) wait(limit time.Duration) {
+	deadline := time.After(limit)
+	for {
+		ok, changed := l.settled()
+		if ok {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			return
+		}
+	}
+}
+
+// kind tells a JSON-RPC request (an ID and a method) and a response (an
+// ID and no method) apart; anything else is neither.
+func kind(line []byte) (request, response bool) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	// An ID of null is none: the connection takes such a request for a
+	// notification, and a parse error's answer carries it.
+	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" {
+		return false, false
+	}
+	return m.Method != "", m.Method == ""
+}
+
+// countingWriter counts the responses written through it, one message a
+// line, and writes one message at a time.
+type countingWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+	l  *ledger
+}
+
+func newCountingWriter(w io.Writer, l *ledger) countingWriter {
+	return countingWriter{mu: new(sync.Mutex), w: w, l: l}
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	n, err := c.w.Write(p)
+	c.mu.Unlock()
+	responses := 0
+	for line := range bytes.Lines(p[:n]) {
+		if _, resp := kind(line); resp {
+			responses++
+		}
+	}
+	if responses > 0 {
+		c.l.add(0, responses)
+	}
+	return n, err
+}
+
+// maxLine bounds one message from the client, as the connection does.
+const maxLine = 10 << 20
+
+// parseError is the answer to a line that is not one JSON-RPC message.
+var parseError = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"the line is not a JSON-RPC message object; send one JSON object a line"}}` + "\n")
+
+// pump copies the client's stream to w line by line, counting requests;
+// a line that is not a JSON object is answered on out with a parse error
+// instead. It returns when in ends and closes nothing.
+func pump(in io.Reader, w io.Writer, out io.Writer, l *ledger) {
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// A long message: copy it through in pieces; only whole
+			// lines are counted.
+			buf := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull && len(buf) <= maxLine {
+				line, err = r.ReadSlice('\n')
+				buf = append(buf, line...)
+			}
+			line = buf
+		}
+		if t := bytes.TrimSpace(line); len(t) > 0 && (t[0] != '{' || !json.Valid(t)) {
+			out.Write(parseError)
+			line = nil
+		}
+		if len(line) > 0 {
+			if req, _ := kind(line); req {
+				l.add(1, 0)
+			}
+			if _, werr := w.Write(line); werr != nil {
+				return
+			}
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return
+		}
+	}
+}
