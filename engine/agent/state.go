@@ -1,0 +1,58 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/status"
+	"github.com/tally-dev/tally/engine/tool"
+)
+
+// state is the engine-owned part of a stored session, rewritten with every
+// committed step. The system prompt fields are kept apart (see
+// promptState): they change only at session start, a compaction summary or
+// a new cycle, and would otherwise be rewritten on every step.
+type state struct {
+	System     string        `json:"-"`
+	Spans      []prompt.Span `json:"-"`
+	WorkingSet WorkingSet    `json:"working_set"`
+	Requests   int           `json:"requests"`
+	Anchor     *anchorState  `json:"anchor,omitempty"`
+	// Calibration holds the provider's units across a rebuild (see
+	// calibration); nil while the anchor is valid or nothing was billed.
+	Calibration *calibration `json:"calibration,omitempty"`
+	// StatusVersion is the state_version of the last status rendered.
+	StatusVersion int64 `json:"status_version"`
+	// LastStatus is the state of the last status block appended to the
+	// log (append and on-change placements).
+	LastStatus *status.State `json:"last_status,omitempty"`
+	// StatusDeltas counts the delta blocks since the last full one.
+	StatusDeltas int `json:"status_deltas,omitempty"`
+	// Base is the system prompt assembled at session start; Summary the
+	// compaction summary section merged after it (System = Base + Summary).
+	Base      string        `json:"-"`
+	BaseSpans []prompt.Span `json:"-"`
+	Summary   string        `json:"-"`
+	// Carry is what the cycle's compactions computed and the next one
+	// builds on; stored with the prompt (see promptState).
+	Carry compactCarry `json:"-"`
+	// Carried is what the earlier cycles handed over (see cycleCarry).
+	Carried cycleCarry `json:"-"`
+	// Breakers is the state of the compaction circuit breakers.
+	Breakers compact.Breakers `json:"breakers"`
+	// Mode is the session's permission mode and AllowNetwork its "allow
+	// network" switch for commands.
+	Mode         tool.Mode `json:"mode,omitempty"`
+	AllowNetwork bool      `json:"allow_network,omitempty"`
+	// CycleStarted and CycleRequests describe the current cycle.
+	CycleStarted  time.Time `json:"cycle_started,omitzero"`
+	CycleRequests int       `json:"cycle_requests"`
+	// Skills are the names of the skills in the system prompt, sorted;
+	// the skill tool is offered when there is one.
+	Skills []string `json:"skills,omitempty"`
+}
+
+type anchorState struct {
+	Billed, At, Est int
+}
