@@ -131,4 +131,3 @@ func withoutLastMessage(t *testing.T, body []byte) []byte {
 	out, _ := json.Marshal(req)
 	return out
 }
-
