@@ -6,7 +6,7 @@ GO      ?= go
 BIN     ?= tally
 PKGS    := ./...
 
-.PHONY: all deps build run test vet lint unit race smoke conformance bench clean package
+.PHONY: all deps build run test vet lint unit race smoke conformance acp bench clean package
 
 all: build
 
@@ -47,7 +47,12 @@ smoke: build
 conformance: build
 	bash scripts/conformance/run.sh
 
-test: deps vet unit race smoke conformance
+# `tally acp` driven end to end by the official ACP TypeScript SDK's client
+# (scripts/acp; it installs the SDK and Node.js 22 from npm into .tools/acp).
+acp: build
+	TALLY=./$(BIN) bash scripts/acp/run.sh
+
+test: deps vet unit race smoke conformance acp
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

