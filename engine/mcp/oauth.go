@@ -54,14 +54,14 @@ type OAuthConfig struct {
 // grant is what a sign-in leaves: the client it was made with and the
 // token, so a session can use and refresh it without signing in again.
 type grant struct {
-	URL          string          `json:"url"`
-	ClientID     string          `json:"client_id"`
-	ClientSecret string          `json:"client_secret,omitempty"`
-	AuthURL      string          `json:"auth_url"`
-	TokenURL     string          `json:"token_url"`
+	URL          string           `json:"url"`
+	ClientID     string           `json:"client_id"`
+	ClientSecret string           `json:"client_secret,omitempty"`
+	AuthURL      string           `json:"auth_url"`
+	TokenURL     string           `json:"token_url"`
 	AuthStyle    oauth2.AuthStyle `json:"auth_style,omitempty"`
-	Scopes       []string        `json:"scopes,omitempty"`
-	Token        *oauth2.Token   `json:"token"`
+	Scopes       []string         `json:"scopes,omitempty"`
+	Token        *oauth2.Token    `json:"token"`
 	// Wanted are the scopes a server asked for in a session (step-up):
 	// the next sign-in asks for them too, afresh.
 	Wanted []string `json:"wanted,omitempty"`
