@@ -248,18 +248,10 @@ func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.New
 	if err := s.register(st, sess); err != nil {
 		return acp.NewSessionResponse{}, err
 	}
-	// The client learns the session's ID from this response: the
-	// commands follow it.
-	go func() {
-		time.Sleep(commandsDelay)
-		st.sendCommands()
-	}()
+	st.commandsLater()
 	return acp.NewSessionResponse{SessionId: acp.SessionId(sess.ID()), Modes: st.modes()}, nil
 }
 
-// commandsDelay lets a new session's response reach the client before the
-// session's first update.
-const commandsDelay = 50 * time.Millisecond
 
 // LoadSession implements acp.AgentLoader: it opens a stored session and
 // replays its conversation (the current cycle) and checklist as updates
@@ -270,7 +262,7 @@ func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp
 		return acp.LoadSessionResponse{}, err
 	}
 	st.replay(ctx)
-	st.sendCommands()
+	st.commandsLater()
 	return acp.LoadSessionResponse{Modes: st.modes()}, nil
 }
 
@@ -281,7 +273,7 @@ func (s *Server) ResumeSession(_ context.Context, p acp.ResumeSessionRequest) (a
 	if err != nil {
 		return acp.ResumeSessionResponse{}, err
 	}
-	go st.sendCommands()
+	st.commandsLater()
 	return acp.ResumeSessionResponse{Modes: st.modes()}, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -190,6 +191,20 @@ func (st *session) close() {
 	st.idle <- struct{}{}
 }
 
+// commandsLater sends the commands once the answer that opened the
+// session has reached the client, which only then knows the session;
+// listing them may wait a few seconds for a slow MCP server.
+func (st *session) commandsLater() {
+	go func() {
+		time.Sleep(commandsDelay)
+		st.sendCommands()
+	}()
+}
+
+// commandsDelay lets the answer that opened a session reach the client
+// before the session's first update.
+const commandsDelay = 50 * time.Millisecond
+
 // sendCommands tells the client the session's slash commands: the
 // built-in ones, the user's and the workspace's command files and the MCP
 // servers' prompts.
@@ -200,6 +215,9 @@ func (st *session) sendCommands() {
 	cmds := st.sess.Commands().List(context.Background())
 	out := make([]acp.AvailableCommand, 0, len(cmds))
 	for _, c := range cmds {
+		if c.Problem != "" {
+			continue // a command file that cannot be used now
+		}
 		ac := acp.AvailableCommand{Name: c.Name, Description: c.Description}
 		if ac.Description == "" {
 			ac.Description = fmt.Sprintf("/%s (%s)", c.Name, c.Source)

@@ -73,7 +73,13 @@ func (st *session) event(e agent.Event) {
 		if e.Retry != nil {
 			st.srv.logf("session %s: retrying (attempt %d of %d): %s", st.id, e.Retry.Attempt, e.Retry.MaxAttempts, oneLine(e.Retry.Reason))
 		}
-	case agent.EventMCP, agent.EventHook, agent.EventError:
+	case agent.EventMCP:
+		if e.Err != "" {
+			st.srv.logf("session %s: MCP: %s", st.id, oneLine(e.Err))
+			return
+		}
+		go st.sendCommands() // a server's prompts may have come or gone
+	case agent.EventHook, agent.EventError:
 		if msg := firstOf(e.Err, e.Reason); msg != "" {
 			st.srv.logf("session %s: %s: %s", st.id, e.Kind, oneLine(msg))
 		}
