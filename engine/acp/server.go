@@ -252,7 +252,6 @@ func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.New
 	return acp.NewSessionResponse{SessionId: acp.SessionId(sess.ID()), Modes: st.modes()}, nil
 }
 
-
 // LoadSession implements acp.AgentLoader: it opens a stored session and
 // replays its conversation (the current cycle) and checklist as updates
 // before it answers.
