@@ -24,6 +24,10 @@ type Config struct {
 	Approver      tool.Approver // nil: deny every call that needs approval
 	MaxSteps      int           // 0: DefaultMaxSteps
 	Now           func() time.Time
+	// Vision says the model accepts images: the user's pictures are sent
+	// and read_file shows image files (see images.go). Without it a
+	// message with images is refused and no image is ever sent.
+	Vision bool
 	// UserConfigDir is where the user's AGENTS.md lives; "" skips it, and
 	// the user's MCP file (see MCPOptions) too.
 	UserConfigDir string

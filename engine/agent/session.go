@@ -276,7 +276,8 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	}
 	// A nil counter is tokens.Count, whose counts the log stores with the
 	// messages and reuses: reopening a session counts nothing again.
-	s.log = transcript.NewAppendLog(nil, WireRules())
+	s.log = transcript.NewAppendLog(nil, wireRules(cfg.Store, cfg.Vision))
+	s.env.Vision = cfg.Vision // read_file shows pictures to a model that sees them
 	s.tools.AddBuiltin(tool.RetrieveToolResult(blobLoader(cfg.Store)))
 	s.startLSP()
 	for _, r := range recs {

@@ -43,6 +43,7 @@ type child struct {
 	// third identical call is blocked and a tool that keeps failing ends
 	// the child.
 	guard *guard.Guard
+	held  heldImages // the step's pictures, attached after its results (see images.go)
 
 	info ChildInfo // guarded by s.subs.mu
 }
@@ -103,7 +104,7 @@ func (h *subagentHub) newChild(ctx context.Context, c transcript.ToolCall) (*chi
 	}
 	ch := &child{s: s, params: p, parent: s.meta.ID, read: map[string]bool{}, list: todo.New(), guard: guard.New()}
 	ch.ctx, ch.cancel = context.WithCancel(ctx)
-	ch.log = transcript.NewAppendLog(nil, WireRules())
+	ch.log = transcript.NewAppendLog(nil, wireRules(s.cfg.Store, s.cfg.Vision))
 	prompt, steps := subagentPrompt(p.Kind, s.meta.Workspace), s.cfg.Subagents.maxSteps()
 	if p.Kind == SubagentExplore || p.Kind == SubagentGeneral {
 		ch.reg = h.subagentTools(p.Kind, ch.list)
@@ -235,7 +236,7 @@ func (c *child) beforeCalls(step int, calls []transcript.ToolCall) (string, erro
 
 func (c *child) loopGuard() *guard.Guard                  { return c.guard }
 func (c *child) startCall(int, transcript.ToolCall)       {}
-func (c *child) endRound(context.Context, []string) error { return nil }
+func (c *child) endRound(context.Context, []string) error { return c.attachHeld() }
 
 func (c *child) words() skipWords {
 	return skipWords{
@@ -254,7 +255,7 @@ func (c *child) commitResult(call transcript.ToolCall, res tool.Result) error {
 		return err
 	}
 	c.noteResult(call, res)
-	return nil
+	return c.held.hold(c.s.cfg.Store, call, res)
 }
 
 // request is the child's next request: its system prompt, its log's wire
@@ -326,7 +327,7 @@ func (c *child) skip(calls []transcript.ToolCall, text string) error {
 			return err
 		}
 	}
-	return nil
+	return c.attachHeld()
 }
 
 // finish records how the child ended, stores its report and returns the

@@ -46,13 +46,25 @@ func TurnMeta(day time.Time, model string, ws *WorkingSet) string {
 // request. A cancelled turn leaves a transcript the API accepts: pending
 // calls get a "cancelled" result.
 func (s *Session) Run(ctx context.Context, text string) (Result, error) {
+	return s.RunWithImages(ctx, text, nil)
+}
+
+// RunWithImages is Run with pictures attached to the message, after its
+// text (see images.go): the text may then be empty. Images the session's
+// model does not accept, or that are not images within the limits, fail
+// with an *ImageError before anything is stored or sent.
+func (s *Session) RunWithImages(ctx context.Context, text string, imgs []ImageInput) (Result, error) {
 	end, ok := s.beginWork()
 	if !ok {
 		return Result{}, ErrBusy
 	}
 	defer end()
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" && len(imgs) == 0 {
 		return Result{}, errors.New("the message is empty; type what you want the agent to do")
+	}
+	infos, err := checkImages(s.cfg.Vision, s.cfg.ModelName, imgs)
+	if err != nil {
+		return Result{Reason: ReasonFailed}, err
 	}
 	if err := s.workspaceAllowed(); err != nil {
 		return Result{Reason: ReasonFailed}, err
@@ -64,6 +76,11 @@ func (s *Session) Run(ctx context.Context, text string) (Result, error) {
 	if in, err = s.promptHooks(ctx, in); err != nil {
 		return Result{Reason: ReasonFailed}, err
 	}
+	pics, err := storeImages(s.cfg.Store, imgs, infos)
+	if err != nil {
+		return Result{Reason: ReasonFailed}, err
+	}
+	in.blocks = append(in.blocks, pics...)
 	res, err := s.run(ctx, in)
 	ev := Event{Kind: EventTurnEnd, Reason: res.Reason, Step: res.Steps}
 	if err != nil {
@@ -151,8 +168,9 @@ func (s *Session) titleFirstTurn(n int, prompt string, then func(*storage.Tx) er
 // session's log, registry, system prompt and per-turn step limit.
 type turnLoop struct {
 	s          *Session
-	sent       sending // what the request in flight measured
-	listBefore int     // the checklist's version before the running call
+	sent       sending    // what the request in flight measured
+	listBefore int        // the checklist's version before the running call
+	held       heldImages // the step's pictures, attached after its results (see images.go)
 }
 
 func (t *turnLoop) begin(step int) (string, error) {
@@ -200,15 +218,24 @@ func (t *turnLoop) commitResult(c transcript.ToolCall, res tool.Result) error {
 	m.Paths = res.Paths
 	m.Args = c.Arguments
 	m.Redacted = res.Redacted
-	return s.commit([]transcript.Message{m}, s.saveChecklist())
+	if err := s.commit([]transcript.Message{m}, s.saveChecklist()); err != nil {
+		return err
+	}
+	return t.held.hold(s.cfg.Store, c, res)
 }
 
 func (t *turnLoop) skip(calls []transcript.ToolCall, text string) error {
-	return t.s.skipRest(calls, text)
+	if err := t.s.skipRest(calls, text); err != nil {
+		return err
+	}
+	return t.s.attachHeld(&t.held)
 }
 
 func (t *turnLoop) endRound(ctx context.Context, written []string) error {
 	t.s.subs.dropResults()
+	if err := t.s.attachHeld(&t.held); err != nil {
+		return err
+	}
 	return t.s.diagnose(ctx, written)
 }
 

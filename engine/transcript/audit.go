@@ -13,13 +13,14 @@ var wrappers = map[Kind][]string{
 	KindReminder:    {"system-reminder", "/system-reminder"},
 	KindDiagnostics: {"diagnostics", "/diagnostics"},
 	KindSeed:        {"cycle_state_marker"},
+	KindAttachment:  {"tool_images", "/tool_images"},
 }
 
 // Forged lists the engine tags in m that the engine did not put there, each
 // described in a short phrase; nil means m is clean. The engine puts a tag
 // only where it writes a block of its own: the <turn_meta> header of a
 // human message, and the one wrapper of an injected message of kind
-// status, reminder, diagnostics or seed. Any other occurrence (in text from
+// status, reminder, diagnostics, seed or attachment. Any other occurrence (in text from
 // the human, the model, a tool or a file, in reasoning, in a tool call's
 // name or arguments, or a second tag inside an engine block) means text
 // escaped neutralisation.
@@ -44,6 +45,9 @@ func Forged(m Message) []string {
 			if !slices.Equal(ReservedTags(b.Text), want) || !strings.HasPrefix(b.Text, "<turn_meta>") || !strings.HasSuffix(b.Text, "</turn_meta>") {
 				out = append(out, fmt.Sprintf("%s: the <turn_meta> header holds %s", where, strings.Join(ReservedTags(b.Text), ", ")))
 			}
+		case b.Type == BlockImage:
+			none(where, b.Text) // a picture has no text of its own
+			none(where+" image name", b.Image.Name)
 		case m.Role == User && wrappers[m.Kind] != nil:
 			if got := ReservedTags(b.Text); !slices.Equal(got, wrappers[m.Kind]) {
 				out = append(out, fmt.Sprintf("%s: expected only %s, found %s", where, strings.Join(wrappers[m.Kind], ", "), strings.Join(got, ", ")))

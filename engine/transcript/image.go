@@ -89,19 +89,21 @@ func DataURL(mediaType string, data []byte) string {
 // imageParts returns the multi-part content of a user message whose wire
 // text is text and whose images are imgs: the text first (when there is
 // any), then one image_url part per image, whose data: URL load builds
-// from the stored bytes. An image that cannot be loaded (no loader, a
-// missing blob) is sent as a line of text saying so, deterministically.
+// from the stored bytes. Without a loader (a model that does not accept
+// images) or when the bytes cannot be loaded, an image is sent as a line
+// of text saying so, deterministically.
 // tok is the estimated cost of the images sent.
 func imageParts(text string, imgs []ImageRef, load ImageLoader) (parts []openai.ChatMessagePart, tok int) {
 	if text != "" {
 		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: text})
 	}
 	for _, r := range imgs {
-		var data []byte
-		err := fmt.Errorf("no image store")
-		if load != nil {
-			data, err = load(r.SHA256)
+		if load == nil {
+			parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText,
+				Text: fmt.Sprintf("[an image (%s) was attached here; it is not sent, since this model does not accept images]", shortSHA(r.SHA256))})
+			continue
 		}
+		data, err := load(r.SHA256)
 		if err != nil || len(data) == 0 || r.MediaType == "" {
 			parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText,
 				Text: fmt.Sprintf("[an image (%s) was attached here, but its stored copy is missing]", shortSHA(r.SHA256))})

@@ -97,17 +97,20 @@ func TestUserImageWire(t *testing.T) {
 
 func TestImageWithoutItsBytes(t *testing.T) {
 	_, _, refs := imageStore([]byte("x"))
-	m := Attachment("[image read by read_file: a.png]", refs, time.Time{})
+	m := Attachment("<tool_images>\n- a.png (read_file, call c1): PNG\n</tool_images>", refs, time.Time{})
 	if m.Role != User || m.Kind != KindAttachment || len(m.Images()) != 1 {
 		t.Fatalf("Attachment = %+v", m)
 	}
-	for name, rules := range map[string]WireRules{
-		"no loader":    {},
-		"missing blob": {Images: func(string) ([]byte, error) { return nil, errors.New("gone") }},
+	for name, c := range map[string]struct {
+		rules WireRules
+		want  string
+	}{
+		"no loader":    {WireRules{}, "not sent, since this model does not accept images"},
+		"missing blob": {WireRules{Images: func(string) ([]byte, error) { return nil, errors.New("gone") }}, "stored copy is missing"},
 	} {
-		e := NewAppendLog(nil, rules).Append(m)
+		e := NewAppendLog(nil, c.rules).Append(m)
 		if len(e.Wire.MultiContent) != 2 || e.Wire.MultiContent[1].Type != openai.ChatMessagePartTypeText ||
-			!strings.Contains(e.Wire.MultiContent[1].Text, "stored copy is missing") ||
+			!strings.Contains(e.Wire.MultiContent[1].Text, c.want) ||
 			!strings.Contains(e.Wire.MultiContent[1].Text, refs[0].SHA256[:12]) {
 			t.Errorf("%s: wire = %+v; want a line saying the image is missing", name, e.Wire.MultiContent)
 		}

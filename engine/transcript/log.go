@@ -35,8 +35,8 @@ type WireRules struct {
 	Exempt func(tool string) bool
 	// Images loads the bytes of a user message's images (its BlockImage
 	// blocks), which are sent as image_url parts with a data: URL after
-	// the message's text; nil sends each image as a line saying it is
-	// missing. The bytes are content-addressed, so the loader is as pure
+	// the message's text; nil (a model that does not accept images) sends
+	// each image as a line saying it is not sent. The bytes are content-addressed, so the loader is as pure
 	// as the other rules: the same message always renders the same.
 	Images ImageLoader
 }

@@ -13,7 +13,7 @@ import (
 // to a person but can never open or close one.
 var reservedTags = []string{
 	"agent_status", "system-reminder", "turn_meta", "diagnostics",
-	"tool_result_ref", "cycle_state",
+	"tool_result_ref", "cycle_state", "tool_images",
 }
 
 // Neutralize defuses engine tags in untrusted text: "<agent_status" becomes

@@ -334,8 +334,9 @@ func validate(msgs []Message) string {
 }
 
 // injectedPrefixes mark user-role messages written by an agent runtime
-// rather than by the person (status bars, reminders, diagnostics).
-var injectedPrefixes = []string{"<agent_status", "<system-reminder", "<diagnostics", "[CYCLE STATE]"}
+// rather than by the person (status bars, reminders, diagnostics, the
+// images tools returned).
+var injectedPrefixes = []string{"<agent_status", "<system-reminder", "<diagnostics", "<tool_images", "[CYCLE STATE]"}
 
 // IsInjected reports whether a user message's content is runtime-injected.
 func IsInjected(content string) bool {
