@@ -17,6 +17,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -41,6 +42,11 @@ type Settings struct {
 	KeyStore      string           `json:"key_store,omitempty"`
 	ContextWindow int              `json:"context_window,omitempty"`
 	Prices        map[string]Price `json:"prices,omitempty"`
+	// Vision says, per model (its name in lower case, as in Model),
+	// whether it accepts images; a model not listed follows the
+	// known-model table (see VisionFor). It is the Settings checkbox "The
+	// model accepts images".
+	Vision map[string]bool `json:"vision,omitempty"`
 	LastSession   string           `json:"last_session,omitempty"`
 	Theme         string           `json:"theme,omitempty"` // "", "light" or "dark"
 	// Compaction is when the history is compacted: "auto" (or "") when the
@@ -193,6 +199,44 @@ func (s Settings) PriceFor(model string) (Price, bool) {
 	}
 	return Price{}, false
 }
+
+// VisionFor reports whether model accepts images: the choice saved for
+// it in Vision (its name in lower case), else the known-model table
+// (tokens.Vision, which takes a model it does not know not to).
+func (s Settings) VisionFor(model string) bool {
+	if v, ok := s.Vision[VisionKey(model)]; ok {
+		return v
+	}
+	return tokens.Vision(model)
+}
+
+// SetVision returns s with the choice for model saved in Vision, or
+// removed when it is what the known-model table says anyway; s's own map
+// is not written.
+func (s Settings) SetVision(model string, on bool) Settings {
+	key := VisionKey(model)
+	if key == "" {
+		return s
+	}
+	m := make(map[string]bool, len(s.Vision)+1)
+	for k, v := range s.Vision {
+		m[k] = v
+	}
+	if on == tokens.Vision(model) {
+		delete(m, key)
+	} else {
+		m[key] = on
+	}
+	if len(m) == 0 {
+		m = nil
+	}
+	s.Vision = m
+	return s
+}
+
+// VisionKey is the key of model in Settings.Vision: its name, trimmed, in
+// lower case.
+func VisionKey(model string) string { return strings.ToLower(strings.TrimSpace(model)) }
 
 // Load reads the saved settings; a store without them gives zero Settings.
 // The API key is read from the OS keychain when it is kept there; a key

@@ -53,6 +53,9 @@ type SessionOptions struct {
 	// Forms says the host answers the MCP servers' forms (see
 	// agent.Config.Forms); false declines them.
 	Forms bool
+	// Vision takes the model to accept images whatever the settings and
+	// the known-model table say (tally run --vision).
+	Vision bool
 }
 
 // ErrNoModel is matched (errors.Is) by the error Config returns beside a
@@ -134,6 +137,7 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 		return cfg, nil
 	}
 	cfg.ModelName, cfg.ContextWindow = r.Model, r.ContextWindow
+	cfg.Vision = o.Vision || saved.VisionFor(r.Model)
 	if p, ok := saved.PriceFor(r.Model); ok {
 		cfg.HitPrice, cfg.MissPrice = p.CacheHit, p.CacheMiss
 	}
