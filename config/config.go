@@ -42,11 +42,6 @@ type Settings struct {
 	KeyStore      string           `json:"key_store,omitempty"`
 	ContextWindow int              `json:"context_window,omitempty"`
 	Prices        map[string]Price `json:"prices,omitempty"`
-	// Vision says, per model (its name in lower case, as in Model),
-	// whether it accepts images; a model not listed follows the
-	// known-model table (see VisionFor). It is the Settings checkbox "The
-	// model accepts images".
-	Vision map[string]bool `json:"vision,omitempty"`
 	LastSession   string           `json:"last_session,omitempty"`
 	Theme         string           `json:"theme,omitempty"` // "", "light" or "dark"
 	// Compaction is when the history is compacted: "auto" (or "") when the
@@ -94,6 +89,11 @@ type Settings struct {
 	// sessions are dropped; 0 means the default, 1 GB
 	// (checkpoint.DefaultStoreBytes).
 	CheckpointCap int64 `json:"checkpoint_cap,omitempty"`
+	// Vision says, per model (its name in lower case, as in Model),
+	// whether it accepts images; a model not listed follows the
+	// known-model table (see VisionFor). It is the Settings checkbox "The
+	// model accepts images".
+	Vision map[string]bool `json:"vision,omitempty"`
 }
 
 // WindowPlace is a window's size (and, where the platform reports it,
