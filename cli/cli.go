@@ -69,6 +69,8 @@ Flags (all commands):
                          or 'npm run lint *' (repeatable; plain words only, a last * allows any further words)
   --deny-command PATTERN   for this run, refuse without asking any command one of whose parts matches,
                          e.g. 'rm *' (repeatable; in every mode, and it beats --allow-command)
+  --image FILE           tally run: attach a PNG, JPEG, GIF or WebP image (up to 5 MB) to the prompt (repeatable)
+  --vision               the model accepts images, whatever Settings and Tally's model table say
   --json                 print events as JSON lines on stdout
   --max-steps N          model requests allowed per turn (default 50)
   --status-mode MODE     where the status block goes: tail, append or on-change (default: the provider's, see Settings)
@@ -105,6 +107,8 @@ type options struct {
 	contextWindow, maxSteps                  int
 	yes, json, ledger, warmUp, worktree      bool
 	allowCommands, denyCommands              []string // --allow-command, --deny-command
+	images                                   []string // tally run --image FILE
+	vision                                   bool     // tally run --vision
 	args                                     []string
 	// served is the app's workbench when the app runs this command for
 	// the command line (see ServeReads), nil otherwise.
@@ -141,6 +145,8 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.warmUp, "warm-up", false, "")
 	fs.Func("allow-command", "", func(v string) error { o.allowCommands = append(o.allowCommands, v); return nil })
 	fs.Func("deny-command", "", func(v string) error { o.denyCommands = append(o.denyCommands, v); return nil })
+	fs.Func("image", "", func(v string) error { o.images = append(o.images, v); return nil })
+	fs.BoolVar(&o.vision, "vision", false, "")
 	var err error
 	if o.args, err = parseAnywhere(fs, args); err != nil {
 		return nil, usagef("tally %s: %v; run `tally help` for the flags", name, err)
@@ -213,6 +219,7 @@ func (o *options) sessionOptions(id string) workbench.SessionOptions {
 	}
 	// The run's own command rules; the workspace's stored ones apply too.
 	so.AllowCommands, so.DenyCommands = o.allowCommands, o.denyCommands
+	so.Vision = o.vision
 	if o.cycleAtSet {
 		at := o.cycleAt
 		so.CycleAt = &at

@@ -34,10 +34,14 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		text = string(b)
 	}
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" && len(o.images) == 0 {
 		return usagef(`tally run: give the prompt as an argument, e.g. tally run "fix the failing test", or "-" to read it from standard input`)
 	}
-	if inv, ok, err := agent.ParseAction(text); ok {
+	imgs, err := readImages(o.images, stderr) // before anything is opened: a bad file changes nothing
+	if err != nil {
+		return err
+	}
+	if inv, ok, err := agent.ParseAction(text); ok && len(imgs) == 0 {
 		if err != nil {
 			return usagef("tally run: %s", err.Error())
 		}
@@ -61,6 +65,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cfg, err := w.Config(so)
 	if err != nil {
 		return err
+	}
+	if len(imgs) > 0 && !cfg.Vision {
+		return fmt.Errorf("tally run: %w (or pass --vision)", agent.NoVisionError(cfg.ModelName))
 	}
 	ws := o.workspace
 	if ws == "" {
@@ -126,7 +133,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "cache warm-up: %d prompt tokens\n", row.PromptTokens)
 	}
-	res, err := sess.Run(ctx, text)
+	res, err := sess.RunWithImages(ctx, text, imgs)
 	out.finish()
 	if err != nil {
 		return failed(err)
