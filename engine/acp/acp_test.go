@@ -7,7 +7,9 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/demo"
+	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/tool"
 )
 
@@ -263,5 +265,25 @@ func TestPromptBlocksBecomeOneMessage(t *testing.T) {
 	}
 	if _, err := promptText([]acp.ContentBlock{acp.ImageBlock("AAAA", "image/png")}, ws); err == nil {
 		t.Error("an image was accepted")
+	}
+}
+
+// TestEditorMCPServersJoinTheUsers: the servers the client passes run
+// beside the user's; a name the user's file has keeps the user's server.
+func TestEditorMCPServersJoinTheUsers(t *testing.T) {
+	s := newServer(Options{})
+	cfg := agent.Config{MCP: agent.MCPOptions{User: &mcp.Config{Servers: map[string]mcp.ServerConfig{
+		"docs": {Command: "my-docs"},
+	}}}}
+	s.addMCP(&cfg, []acp.McpServer{
+		{Stdio: &acp.McpServerStdio{Name: "docs", Command: "editor-docs"}},
+		{Stdio: &acp.McpServerStdio{Name: "db", Command: "db-mcp", Args: []string{"--ro"}, Env: []acp.EnvVariable{{Name: "DB", Value: "x"}}}},
+		{Http: &acp.McpServerHttpInline{Name: "web", Url: "https://example.invalid/mcp", Headers: []acp.HttpHeader{{Name: "A", Value: "b"}}}},
+		{Stdio: &acp.McpServerStdio{Name: "", Command: "nameless"}},
+	})
+	got := cfg.MCP.User.Servers
+	if len(got) != 3 || got["docs"].Command != "my-docs" || got["db"].Command != "db-mcp" || got["db"].Env["DB"] != "x" ||
+		got["web"].URL != "https://example.invalid/mcp" || got["web"].Headers["A"] != "b" {
+		t.Errorf("servers = %+v", got)
 	}
 }
