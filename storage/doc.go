@@ -36,6 +36,32 @@ named values of per-session state sit next to them. Deleting the session
 removes all of it. Blobs are shared by all sessions, keyed by the hex SHA-256
 of their content, and are never removed by DeleteSession.
 
+# Search index
+
+A Store opened with Options.Search keeps a search index of every
+session's history: the lowercased text of each log message and of each
+text a record of SearchRules.Kinds carries (the engine's rules say what
+that text is; storage gives the bytes no meaning). Each text sits under
+its session with a trigram signature, a bit set sized to the text, so
+Tx.MatchTexts tests a query's trigrams against the signatures and
+verifies only the texts that pass, without decoding a message. The index
+lives in the top-level bucket "search", one bucket per session, next to
+the data it follows.
+
+The index changes in the same transaction as the data: Append indexes
+the message it adds, ReplaceLog reindexes the cycle it rewrites,
+AddRecord indexes the texts of a record of an indexed kind, and
+DeleteSession drops the session. Each write indexes only what it adds,
+never the session's history. Every indexed session carries a watermark,
+the sequences of its log and indexed record lists; a session written by a
+Store without rules (or by a Tally without the index) no longer matches
+its watermark, MatchTexts reports it as not indexed, and
+Store.EnsureSearchIndex indexes it again from its log. EnsureSearchIndex
+also builds the whole index when there is none or it was built under
+another SearchRules.Version or layout, and Store.RebuildSearchIndex
+builds it from scratch; both commit in Updates of bounded size. A build
+gives the same index, byte for byte, as the writes that kept it.
+
 # Caveats
 
 Values read from a transaction are copies and stay valid after it ends, and

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -30,6 +31,9 @@ type Options struct {
 	// database file before failing with ErrLocked. Zero means
 	// DefaultTimeout; a negative value means fail at once.
 	Timeout time.Duration
+	// Search holds the rules of the search index (see SearchRules); nil
+	// keeps no index.
+	Search *SearchRules
 }
 
 // Store is an open Tally database. It is safe for concurrent use by multiple
@@ -40,6 +44,10 @@ type Store struct {
 	// damage is why the file failed the consistency check of Open
 	// (checkTree): reads still work, every Update returns it.
 	damage error
+	// rules are Options.Search, checked; searchMu serializes builds of
+	// the search index.
+	rules    *searchRules
+	searchMu sync.Mutex
 }
 
 // Top-level bucket names and fixed keys. Every top-level bucket is created
@@ -78,6 +86,10 @@ func Open(path string, opts Options) (*Store, error) {
 	if path == "" {
 		return nil, newError(ErrInvalid, nil, "empty database path; pass the path of a file, such as the one from DefaultPath")
 	}
+	rules, err := newSearchRules(opts.Search)
+	if err != nil {
+		return nil, err
+	}
 	timeout := opts.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout
@@ -110,7 +122,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, corruptFile(path, err)
 	}
 
-	s := &Store{db: db, path: path}
+	s := &Store{db: db, path: path, rules: rules}
 	if err := checkTree(path); err != nil {
 		s.damage = damagedFile(path, err)
 	}
@@ -262,7 +274,7 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 func (s *Store) Damage() error { return s.damage }
 
 func (s *Store) run(write bool, fn func(tx *Tx) error) (err error) {
-	tx := &Tx{path: s.path}
+	tx := &Tx{path: s.path, rules: s.rules}
 	var fnReturned bool
 	var fnErr error
 	// Damage to pages can make bbolt panic or fault while it reads them;

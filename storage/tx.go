@@ -70,6 +70,7 @@ type Tx struct {
 	done     bool
 	failed   error // first error of a write method or first damage found
 	callback bool  // a caller-supplied callback is running
+	rules    *searchRules
 }
 
 // Writable reports whether tx belongs to Store.Update.
@@ -329,9 +330,9 @@ func (tx *Tx) Sessions() (list []Session, err error) {
 }
 
 // DeleteSession removes the session and everything that belongs to it: the
-// logs of all its cycles, its records of every Kind and its state. Blobs are
-// shared between sessions and are kept. Deleting a session that does not
-// exist is not an error.
+// logs of all its cycles, its records of every Kind, its state and its
+// entries in the search index. Blobs are shared between sessions and are
+// kept. Deleting a session that does not exist is not an error.
 func (tx *Tx) DeleteSession(id string) (err error) {
 	const op = "DeleteSession"
 	if err := tx.begin(op, true); err != nil {
@@ -345,6 +346,9 @@ func (tx *Tx) DeleteSession(id string) (err error) {
 	tops := [][]byte{bucketSessions, bucketLog, bucketState}
 	for _, k := range kinds {
 		tops = append(tops, []byte(k))
+	}
+	if err := tx.dropSessionIndex(id); err != nil {
+		return tx.writeFailed(op, err)
 	}
 	for _, name := range tops {
 		b := tx.btx.Bucket(name)

@@ -11,7 +11,8 @@ import (
 // returns its sequence number. Sequence numbers are unique within a session
 // and each is larger than every sequence the session's log has handed out
 // before, in any cycle. The session must exist; otherwise Append returns an
-// error wrapping ErrNotFound. Cycles are numbered from 1.
+// error wrapping ErrNotFound. Cycles are numbered from 1. The search index
+// (see SearchRules) gets the message in the same transaction.
 func (tx *Tx) Append(session string, cycle int, data []byte) (seq uint64, err error) {
 	const op = "Append"
 	if err := tx.begin(op, true); err != nil {
@@ -25,6 +26,10 @@ func (tx *Tx) Append(session string, cycle int, data []byte) (seq uint64, err er
 	if err := tx.requireSession(op, session); err != nil {
 		return 0, err
 	}
+	ix, err := tx.sessionIndex(session)
+	if err != nil {
+		return 0, tx.writeFailed(op, err)
+	}
 	sb, err := tx.create(bucketLog, []byte(session))
 	if err != nil {
 		return 0, tx.writeFailed(op, err)
@@ -32,6 +37,11 @@ func (tx *Tx) Append(session string, cycle int, data []byte) (seq uint64, err er
 	cb, err := sb.CreateBucketIfNotExists(ck)
 	if err == nil {
 		seq, err = appendTo(sb, cb, data)
+	}
+	if err == nil && ix != nil {
+		if err = ix.addMessage(uint32(cycle), seq, -1, data); err == nil {
+			err = ix.done()
+		}
 	}
 	if err != nil {
 		return 0, tx.writeFailed(op, err)
@@ -100,7 +110,8 @@ func (tx *Tx) LogLen(session string, cycle int) (n int, err error) {
 // per element, in order. It is the only way to rewrite a log. The new
 // messages get new sequence numbers, larger than any handed out before, so a
 // rewrite is visible to anyone who remembers the old ones. The session must
-// exist.
+// exist. The search index drops the cycle's old messages and gets the new
+// ones in the same transaction.
 func (tx *Tx) ReplaceLog(session string, cycle int, data [][]byte) (err error) {
 	const op = "ReplaceLog"
 	if err := tx.begin(op, true); err != nil {
@@ -113,6 +124,10 @@ func (tx *Tx) ReplaceLog(session string, cycle int, data [][]byte) (err error) {
 	}
 	if err := tx.requireSession(op, session); err != nil {
 		return err
+	}
+	ix, err := tx.sessionIndex(session)
+	if err != nil {
+		return tx.writeFailed(op, err)
 	}
 	sb, err := tx.create(bucketLog, []byte(session))
 	if err != nil {
@@ -127,8 +142,22 @@ func (tx *Tx) ReplaceLog(session string, cycle int, data [][]byte) (err error) {
 	if err != nil {
 		return tx.writeFailed(op, err)
 	}
-	for _, d := range data {
-		if _, err := appendTo(sb, cb, d); err != nil {
+	if ix != nil {
+		if err := ix.dropLog(uint32(cycle)); err != nil {
+			return tx.writeFailed(op, err)
+		}
+	}
+	for i, d := range data {
+		seq, err := appendTo(sb, cb, d)
+		if err == nil && ix != nil {
+			err = ix.addMessage(uint32(cycle), seq, i, d)
+		}
+		if err != nil {
+			return tx.writeFailed(op, err)
+		}
+	}
+	if ix != nil {
+		if err := ix.done(); err != nil {
 			return tx.writeFailed(op, err)
 		}
 	}

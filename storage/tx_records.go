@@ -102,7 +102,8 @@ func (tx *Tx) blobKey(prefix string) (sha string, err error) {
 
 // AddRecord appends data to the session's list of the given kind and returns
 // its sequence number, which is larger than any returned before for that
-// list. The session must exist.
+// list. The session must exist. When kind is one of SearchRules.Kinds, the
+// search index gets the record's texts in the same transaction.
 func (tx *Tx) AddRecord(kind Kind, session string, data []byte) (seq uint64, err error) {
 	const op = "AddRecord"
 	if err := tx.begin(op, true); err != nil {
@@ -115,9 +116,20 @@ func (tx *Tx) AddRecord(kind Kind, session string, data []byte) (seq uint64, err
 	if err := tx.requireSession(op, session); err != nil {
 		return 0, err
 	}
+	var ix *sessionIndex
+	if tx.rules.indexes(kind) {
+		if ix, err = tx.sessionIndex(session); err != nil {
+			return 0, tx.writeFailed(op, err)
+		}
+	}
 	b, err := tx.create([]byte(kind), []byte(session))
 	if err == nil {
 		seq, err = appendTo(b, b, data)
+	}
+	if err == nil && ix != nil {
+		if err = ix.addRecord(kind, seq, data); err == nil {
+			err = ix.done()
+		}
 	}
 	if err != nil {
 		return 0, tx.writeFailed(op, err)
