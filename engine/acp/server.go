@@ -22,6 +22,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -175,7 +176,8 @@ func (s *Server) shutdown() {
 
 // Initialize implements acp.Agent: it names Tally, agrees on protocol
 // version 1 and says what Tally supports.
-func (s *Server) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
+func (s *Server) Initialize(_ context.Context, p acp.InitializeRequest) (_ acp.InitializeResponse, err error) {
+	defer s.guard("Initialize", &err)
 	s.mu.Lock()
 	s.client = p.ClientCapabilities
 	s.mu.Unlock()
@@ -226,7 +228,8 @@ func (s *Server) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Aut
 // NewSession implements acp.Agent: it stores a new Tally session over cwd
 // and opens it. It fails when no model endpoint is configured, saying
 // what to set.
-func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (_ acp.NewSessionResponse, err error) {
+	defer s.guard("NewSession", &err)
 	ws, err := workspaceDir(p.Cwd)
 	if err != nil {
 		return acp.NewSessionResponse{}, err
@@ -255,7 +258,8 @@ func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.New
 // LoadSession implements acp.AgentLoader: it opens a stored session and
 // replays its conversation (the current cycle) and checklist as updates
 // before it answers.
-func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (_ acp.LoadSessionResponse, err error) {
+	defer s.guard("LoadSession", &err)
 	st, err := s.open(string(p.SessionId), p.McpServers)
 	if err != nil {
 		return acp.LoadSessionResponse{}, err
@@ -267,7 +271,8 @@ func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp
 
 // ResumeSession implements acp.Agent: it opens a stored session without
 // replaying it.
-func (s *Server) ResumeSession(_ context.Context, p acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+func (s *Server) ResumeSession(_ context.Context, p acp.ResumeSessionRequest) (_ acp.ResumeSessionResponse, err error) {
+	defer s.guard("ResumeSession", &err)
 	st, err := s.open(string(p.SessionId), p.McpServers)
 	if err != nil {
 		return acp.ResumeSessionResponse{}, err
@@ -359,7 +364,8 @@ func (s *Server) known(id acp.SessionId) (*session, error) {
 
 // ListSessions implements acp.Agent: Tally's stored sessions, the most
 // recently updated first, only those over cwd when it is given.
-func (s *Server) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+func (s *Server) ListSessions(_ context.Context, p acp.ListSessionsRequest) (_ acp.ListSessionsResponse, err error) {
+	defer s.guard("ListSessions", &err)
 	wb, err := s.workbench()
 	if err != nil {
 		return acp.ListSessionsResponse{}, failure(err)
@@ -392,7 +398,8 @@ func (s *Server) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp
 // CloseSession implements acp.Agent: it cancels the session's turn, waits
 // for it and closes the session. Closing a session that is not open
 // succeeds.
-func (s *Server) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+func (s *Server) CloseSession(_ context.Context, p acp.CloseSessionRequest) (_ acp.CloseSessionResponse, err error) {
+	defer s.guard("CloseSession", &err)
 	s.mu.Lock()
 	st := s.sessions[string(p.SessionId)]
 	delete(s.sessions, string(p.SessionId))
@@ -406,7 +413,8 @@ func (s *Server) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp
 // Cancel implements acp.Agent. The connection has already cancelled the
 // session's running prompt, whose turn then ends with stopReason
 // "cancelled"; an approval it was waiting for is denied.
-func (s *Server) Cancel(_ context.Context, p acp.CancelNotification) error {
+func (s *Server) Cancel(_ context.Context, p acp.CancelNotification) (err error) {
+	defer s.guard("Cancel", &err)
 	if st := s.session(string(p.SessionId)); st != nil {
 		st.cancel()
 	}
@@ -416,7 +424,8 @@ func (s *Server) Cancel(_ context.Context, p acp.CancelNotification) error {
 // SetSessionMode implements acp.Agent: modeId is a Tally permission mode
 // (read-only, ask, auto-edit, full-auto). It decides the next tool call
 // at once, even inside a running turn.
-func (s *Server) SetSessionMode(_ context.Context, p acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+func (s *Server) SetSessionMode(_ context.Context, p acp.SetSessionModeRequest) (_ acp.SetSessionModeResponse, err error) {
+	defer s.guard("SetSessionMode", &err)
 	st, err := s.known(p.SessionId)
 	if err != nil {
 		return acp.SetSessionModeResponse{}, err
@@ -461,12 +470,22 @@ func (s *Server) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfi
 
 // Prompt implements acp.Agent: it runs one user turn of the session and
 // reports how it ended. Updates stream while it runs.
-func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+func (s *Server) Prompt(ctx context.Context, p acp.PromptRequest) (_ acp.PromptResponse, err error) {
+	defer s.guard("Prompt", &err)
 	st, err := s.known(p.SessionId)
 	if err != nil {
 		return acp.PromptResponse{}, err
 	}
 	return st.prompt(ctx, p.Prompt)
+}
+
+// guard turns a panic in a handler into the request's error, logged with
+// its stack, so that no input ends the connection.
+func (s *Server) guard(method string, err *error) {
+	if r := recover(); r != nil {
+		s.logf("%s failed unexpectedly: %v\n%s", method, r, debug.Stack())
+		*err = failuref("Tally failed unexpectedly answering %s (%v); the details are in its log", method, r)
+	}
 }
 
 // JSON-RPC error codes the server answers with.
