@@ -9,6 +9,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/demo"
+	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/tool"
 )
@@ -285,5 +286,44 @@ func TestEditorMCPServersJoinTheUsers(t *testing.T) {
 	if len(got) != 3 || got["docs"].Command != "my-docs" || got["db"].Command != "db-mcp" || got["db"].Env["DB"] != "x" ||
 		got["web"].URL != "https://example.invalid/mcp" || got["web"].Headers["A"] != "b" {
 		t.Errorf("servers = %+v", got)
+	}
+}
+
+// TestASubagentsEditAsksAndEnds: a general sub-agent's edit, a call the
+// client never saw start, is announced with its hunks when it asks, and
+// ends completed when the sub-agent's result comes.
+func TestASubagentsEditAsksAndEnds(t *testing.T) {
+	f := newFixtureWith(t, llmtest.ScriptFunc(func(req *llmtest.Req) llmtest.Reply {
+		if strings.HasPrefix(req.Messages[0].Content, "# Sub-agent:") {
+			if req.ToolResultsSinceHuman() == 0 {
+				return llmtest.Call("edit_file", `{"path":"calc/calc.go","old_string":"\treturn a - b","new_string":"\treturn a + b"}`)
+			}
+			return llmtest.Reply{Content: "Changed Add to return a + b."}
+		}
+		if req.ToolResultsSinceHuman() == 0 {
+			return llmtest.Call("task", `{"description":"Fix Add","prompt":"Make calc.Add return a + b.","kind":"general"}`)
+		}
+		return llmtest.Reply{Content: "The sub-agent fixed Add."}
+	}))
+	h := f.connect(t, "")
+	id := f.newSession(t, h).SessionId
+	if resp := prompt(t, h, id, "Fix Add with a sub-agent."); resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("stop reason %q", resp.StopReason)
+	}
+	asked := h.client.permissions()
+	if len(asked) != 1 || !strings.Contains(*asked[0].ToolCall.Title, "sub-agent") || len(asked[0].ToolCall.Content) == 0 || asked[0].ToolCall.Content[0].Diff == nil {
+		t.Fatalf("permission requests %+v; want the sub-agent's edit with its hunks", asked)
+	}
+	s := summarize(h.client.take())
+	child := asked[0].ToolCall.ToolCallId
+	if _, announced := s.calls[child]; !announced || s.status[child] != acp.ToolCallStatusCompleted {
+		t.Errorf("the sub-agent's edit: announced %v, status %q; want announced and completed", announced, s.status[child])
+	}
+	task := s.byKind(acp.ToolKindThink)
+	if task == nil || s.status[task.ToolCallId] != acp.ToolCallStatusCompleted {
+		t.Errorf("the task call %+v ended %q", task, s.status[task.ToolCallId])
+	}
+	if !strings.Contains(f.read(t, "calc/calc.go"), "return a + b") {
+		t.Error("the sub-agent's approved edit was not written")
 	}
 }

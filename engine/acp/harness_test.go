@@ -29,11 +29,14 @@ type fixture struct {
 	model    *llmtest.Server
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { return newFixtureWith(t, demoserver.Script(0)) }
+
+// newFixtureWith is a fixture whose model follows script.
+func newFixtureWith(t *testing.T, script llmtest.Script) *fixture {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("OPENAI_API_KEY", "sk-test")
-	f := &fixture{data: t.TempDir(), ws: t.TempDir(), model: llmtest.New(demoserver.Script(0))}
+	f := &fixture{data: t.TempDir(), ws: t.TempDir(), model: llmtest.New(script)}
 	t.Cleanup(f.model.Close)
 	if err := demo.NewWorkspace(f.ws); err != nil {
 		t.Fatal(err)

@@ -40,6 +40,9 @@ func (a *approver) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.
 		if req.Diff != nil {
 			ci.diff = hunkContent(req.Diff, st.abs(req.Diff.Path))
 		}
+		st.mu.Lock()
+		st.calls[req.CallID] = ci // its result ends it (see event)
+		st.mu.Unlock()
 		st.send(acp.StartToolCall(acp.ToolCallId(req.CallID), ci.title,
 			acp.WithStartKind(ci.kind), acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartContent(ci.diff)))
 	}
