@@ -69,7 +69,7 @@ func TestCatalogOrder(t *testing.T) {
 	r.Activate(fakeTool{name: "zz_late"})
 	r.Activate(fakeTool{name: "aa_late"})
 
-	want := []string{"edit_file", "grep", "list_dir", "read_file", "run_shell", "write_file",
+	want := []string{"edit_file", "grep", "list_dir", "read_file", "run_shell", "web_fetch", "write_file",
 		"alpha_extra", "zeta_extra", "zz_late", "aa_late"}
 	if got := catalogNames(r); !slices.Equal(got, want) {
 		t.Fatalf("catalog order\n got %v\nwant %v", got, want)
