@@ -30,6 +30,12 @@ func cmdACP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	case o.yes || o.json:
 		return usagef("tally acp: approvals are answered in the editor and events go to it; leave out --yes and --json (pick a mode with --mode or in the editor)")
 	}
+	if stdout == io.Writer(os.Stdout) {
+		// The protocol owns standard output: anything else that would
+		// print there goes to stderr instead.
+		os.Stdout = os.Stderr
+		defer func() { os.Stdout = stdout.(*os.File) }()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return acp.Serve(ctx, stdin, stdout, acp.Options{
