@@ -7,7 +7,7 @@ import (
 	"github.com/tally-dev/tally/storage"
 )
 
-// Trust in what a workspace ships — its MCP file, its skills — is kept in
+// Trust in what a workspace ships — its MCP file, its skills, its hooks — is kept in
 // the store, per kind, as the fingerprint of the content the user
 // trusted for each workspace: a change of that content needs trust again.
 
@@ -15,6 +15,7 @@ import (
 const (
 	mcpTrustKey   = "mcp_trust"
 	skillTrustKey = "skill_trust"
+	hooksTrustKey = "hooks_trust"
 )
 
 type workspaceTrust struct {
