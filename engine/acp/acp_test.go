@@ -3,7 +3,6 @@ package acp
 import (
 	"strings"
 	"testing"
-	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -206,7 +205,6 @@ func TestCancelWhileAskingEndsTheTurnCancelled(t *testing.T) {
 		if err := h.conn.Cancel(ctx(t), acp.CancelNotification{SessionId: id}); err != nil {
 			t.Error(err)
 		}
-		time.Sleep(20 * time.Millisecond) // the cancellation lands first, as in an editor
 		return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}
 	}
 	resp := prompt(t, h, id, demo.Prompt)
@@ -325,5 +323,23 @@ func TestASubagentsEditAsksAndEnds(t *testing.T) {
 	}
 	if !strings.Contains(f.read(t, "calc/calc.go"), "return a + b") {
 		t.Error("the sub-agent's approved edit was not written")
+	}
+}
+
+// TestCancelledOutcomeAloneStopsTheTurn: a client that answers
+// "cancelled" stops the turn even when its session/cancel has not
+// arrived (or never comes).
+func TestCancelledOutcomeAloneStopsTheTurn(t *testing.T) {
+	f := newFixture(t)
+	h := f.connect(t, "")
+	id := f.newSession(t, h).SessionId
+	h.client.answer = func(acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}
+	}
+	if resp := prompt(t, h, id, demo.Prompt); resp.StopReason != acp.StopReasonCancelled {
+		t.Fatalf("stop reason %q, want cancelled", resp.StopReason)
+	}
+	if n := len(h.client.permissions()); n != 1 {
+		t.Errorf("%d permission requests; the turn should stop at the first", n)
 	}
 }

@@ -23,9 +23,9 @@ type approver struct{ st *session }
 
 // Approve implements tool.Approver: it asks the client about req and maps
 // the answer (allow once, always allow the tool, always allow the command
-// in this workspace, reject). A cancelled request, an unknown option or a
-// client that cannot answer denies the call; a cancelled turn returns
-// ctx's error.
+// in this workspace, reject). An unknown option or a client that cannot
+// answer denies the call; the "cancelled" outcome cancels the turn, and a
+// cancelled turn returns ctx's error.
 func (a *approver) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
 	st := a.st
 	st.mu.Lock()
@@ -80,7 +80,13 @@ func (a *approver) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.
 		return tool.Deny, nil
 	}
 	if resp.Outcome.Selected == nil {
-		return tool.Deny, nil // cancelled: the turn is being stopped
+		// "cancelled": the client cancelled the turn (its session/cancel
+		// may still be on its way), so the turn stops here.
+		st.cancel()
+		if ctx.Err() != nil {
+			return tool.Deny, ctx.Err()
+		}
+		return tool.Deny, nil
 	}
 	d := tool.Deny
 	switch resp.Outcome.Selected.OptionId {
