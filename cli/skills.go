@@ -2,10 +2,8 @@ package cli
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/tally-dev/tally/engine/skill"
 	"github.com/tally-dev/tally/internal/text"
@@ -19,35 +17,12 @@ const skillsUsage = `usage:
 
 // cmdSkills runs `tally skills SUBCOMMAND`.
 func cmdSkills(args []string, stdout io.Writer) error {
-	sub := "list"
-	if len(args) > 0 && (args[0] == "list" || args[0] == "trust" || args[0] == "untrust") {
-		sub, args = args[0], args[1:]
-	}
-	fs := flag.NewFlagSet("skills "+sub, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var data, workspace string
-	var asJSON bool
-	fs.StringVar(&data, "data", "", "")
-	fs.StringVar(&workspace, "workspace", "", "")
-	fs.BoolVar(&asJSON, "json", false, "")
-	rest, err := parseAnywhere(fs, args)
-	if err != nil {
-		return usagef("tally skills %s: %v\n%s", sub, err, skillsUsage)
-	}
-	if len(rest) > 0 {
-		return usagef("tally skills: unexpected argument %q\n%s", rest[0], skillsUsage)
-	}
-	if workspace == "" {
-		if workspace, err = os.Getwd(); err != nil {
-			return fmt.Errorf("tally skills: cannot read the current folder (%w); pass --workspace", err)
-		}
-	}
-	o := &options{data: data}
-	w, _, err := o.open()
+	c, err := parseWorkspaceCmd("skills", skillsUsage, args)
 	if err != nil {
 		return err
 	}
-	defer w.Close()
+	defer c.w.Close()
+	sub, workspace, asJSON, w := c.sub, c.workspace, c.json, c.w
 	cat, err := w.Skills(workspace)
 	if err != nil {
 		return err
