@@ -4,11 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/widget"
-
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/hooks"
 	"github.com/tally-dev/tally/internal/text"
@@ -58,30 +53,18 @@ func (u *UI) onHook(live *liveSession, e agent.Event) {
 // trusts it on request; the session is then opened again so its hooks
 // run.
 func (u *UI) reviewHooksTrust(live *liveSession, wf hooks.WorkspaceFile) {
-	body := &widget.Entry{MultiLine: true, Wrapping: fyne.TextWrapWord, Text: hooksPreview(wf.Preview)}
-	body.TextStyle.Monospace = true
-	note := &widget.Label{Wrapping: fyne.TextWrapWord, Text: "A repository can ship this file: trust it only if you would run these commands yourself. " +
-		"They run sandboxed like the agent's commands, without asking, at the events shown. Trust is kept for this exact content and the scripts it names; any change asks again."}
-	var d *dialog.CustomDialog
-	trust := &widget.Button{Text: "Trust and run them", Importance: widget.HighImportance, OnTapped: func() {
-		d.Hide()
-		wb, ws := u.wb, live.info.workspace
-		u.bridge.Work(func() func() {
-			err := wb.TrustHooks(ws, wf.Hash)
-			return func() {
-				if err != nil {
-					u.banner.ShowError("Could not trust the workspace's hooks file: " + err.Error())
-					return
-				}
-				u.banner.ShowInfo("Trusted. The session runs the workspace's hooks from now on.")
-				u.restartSession(live)
-			}
-		})
-	}}
-	d = dialog.NewCustomWithoutButtons("Hooks of "+wf.Path, container.NewBorder(note, nil, nil, nil, container.NewScroll(body)), u.win)
-	d.SetButtons([]fyne.CanvasObject{&widget.Button{Text: "Not now", OnTapped: func() { d.Hide() }}, trust})
-	d.Resize(fyne.NewSize(min(760, u.win.Canvas().Size().Width-40), min(520, u.win.Canvas().Size().Height-40)))
-	d.Show()
+	wb, ws := u.wb, live.info.workspace
+	u.reviewTrust(trustReview{
+		title: "Hooks of " + wf.Path, body: hooksPreview(wf.Preview), button: "Trust and run them",
+		note: "A repository can ship this file: trust it only if you would run these commands yourself. " +
+			"They run sandboxed like the agent's commands, without asking, at the events shown. Trust is kept for this exact content and the scripts it names; any change asks again.",
+		trust:  func() error { return wb.TrustHooks(ws, wf.Hash) },
+		failed: "Could not trust the workspace's hooks file",
+		done: func() {
+			u.banner.ShowInfo("Trusted. The session runs the workspace's hooks from now on.")
+			u.restartSession(live)
+		},
+	})
 }
 
 // hooksPreview lists hooks one a paragraph: the event and matcher, then

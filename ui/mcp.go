@@ -92,30 +92,18 @@ func (u *UI) openFile(path string) {
 // reviewMCPTrust shows what a workspace's MCP file would start and trusts
 // it on request; the session then restarts its servers.
 func (u *UI) reviewMCPTrust(live *liveSession, wf mcp.WorkspaceFile) {
-	body := &widget.Entry{MultiLine: true, Wrapping: fyne.TextWrapWord, Text: previewText(wf.Preview)}
-	body.TextStyle.Monospace = true
-	note := &widget.Label{Wrapping: fyne.TextWrapWord, Text: "A repository can ship this file: trust it only if you would run these commands yourself. " +
-		"Trust is kept for this exact content; any change asks again."}
-	var d *dialog.CustomDialog
-	trust := &widget.Button{Text: "Trust and start them", Importance: widget.HighImportance, OnTapped: func() {
-		d.Hide()
-		wb, ws := u.wb, live.info.workspace
-		u.bridge.Work(func() func() {
-			err := wb.TrustMCP(ws, wf.Hash)
-			return func() {
-				if err != nil {
-					u.banner.ShowError("Could not trust the workspace's MCP file: " + err.Error())
-					return
-				}
-				u.banner.ShowInfo("Trusted. The session starts the workspace's MCP servers now.")
-				u.restartSession(live)
-			}
-		})
-	}}
-	d = dialog.NewCustomWithoutButtons("MCP servers of "+wf.Path, container.NewBorder(note, nil, nil, nil, container.NewScroll(body)), u.win)
-	d.SetButtons([]fyne.CanvasObject{&widget.Button{Text: "Not now", OnTapped: func() { d.Hide() }}, trust})
-	d.Resize(fyne.NewSize(min(760, u.win.Canvas().Size().Width-40), min(520, u.win.Canvas().Size().Height-40)))
-	d.Show()
+	wb, ws := u.wb, live.info.workspace
+	u.reviewTrust(trustReview{
+		title: "MCP servers of " + wf.Path, body: previewText(wf.Preview), button: "Trust and start them",
+		note: "A repository can ship this file: trust it only if you would run these commands yourself. " +
+			"Trust is kept for this exact content; any change asks again.",
+		trust:  func() error { return wb.TrustMCP(ws, wf.Hash) },
+		failed: "Could not trust the workspace's MCP file",
+		done: func() {
+			u.banner.ShowInfo("Trusted. The session starts the workspace's MCP servers now.")
+			u.restartSession(live)
+		},
+	})
 }
 
 // restartSession reopens the shown session from the store, so that it

@@ -4,11 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/widget"
-
 	"github.com/tally-dev/tally/engine/skill"
 	"github.com/tally-dev/tally/internal/text"
 )
@@ -44,26 +39,13 @@ func (u *UI) reviewSkills(ws string, cat skill.Catalog) {
 	for _, s := range cat.WorkspaceSkills {
 		fmt.Fprintf(&b, "%s — %s\n  %s\n\n", s.Name, s.Description, s.Path)
 	}
-	body := &widget.Entry{MultiLine: true, Wrapping: fyne.TextWrapWord, Text: strings.TrimSpace(b.String())}
-	note := &widget.Label{Wrapping: fyne.TextWrapWord, Text: "A repository can ship skills: their instructions reach the model when it loads them. " +
-		"Trust them only if you would follow them yourself. Trust is kept for this exact content; any change asks again."}
-	var d *dialog.CustomDialog
-	trust := &widget.Button{Text: "Trust these skills", Importance: widget.HighImportance, OnTapped: func() {
-		d.Hide()
-		wb := u.wb
-		u.bridge.Work(func() func() {
-			err := wb.TrustSkills(ws, cat.WorkspaceHash)
-			return func() {
-				if err != nil {
-					u.banner.ShowError("Could not trust the workspace's skills: " + err.Error())
-					return
-				}
-				u.banner.ShowInfo("Trusted. Sessions created from now on offer these skills.")
-			}
-		})
-	}}
-	d = dialog.NewCustomWithoutButtons("Skills of "+ws, container.NewBorder(note, nil, nil, nil, container.NewScroll(body)), u.win)
-	d.SetButtons([]fyne.CanvasObject{&widget.Button{Text: "Not now", OnTapped: func() { d.Hide() }}, trust})
-	d.Resize(fyne.NewSize(min(760, u.win.Canvas().Size().Width-40), min(520, u.win.Canvas().Size().Height-40)))
-	d.Show()
+	wb := u.wb
+	u.reviewTrust(trustReview{
+		title: "Skills of " + ws, body: strings.TrimSpace(b.String()), button: "Trust these skills",
+		note: "A repository can ship skills: their instructions reach the model when it loads them. " +
+			"Trust them only if you would follow them yourself. Trust is kept for this exact content; any change asks again.",
+		trust:  func() error { return wb.TrustSkills(ws, cat.WorkspaceHash) },
+		failed: "Could not trust the workspace's skills",
+		done:   func() { u.banner.ShowInfo("Trusted. Sessions created from now on offer these skills.") },
+	})
 }
