@@ -171,6 +171,15 @@ func (s *server) lists(ctx context.Context, fresh bool) ([]Prompt, []Resource) {
 	return prompts, resources
 }
 
+// forgetLists drops the cached prompts and resources of s, so the next
+// listing asks the server: it said they changed.
+func (s *server) forgetLists() {
+	c := listsOf(s)
+	c.mu.Lock()
+	c.gen = 0
+	c.mu.Unlock()
+}
+
 // current returns the cached lists when they are of connection gen and
 // recent enough.
 func (c *serverLists) current(gen int, fresh bool) ([]Prompt, []Resource, bool) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -167,5 +168,28 @@ func TestPromptsOfAServerThatIsNotRunning(t *testing.T) {
 	}
 	if _, err := m.GetPrompt(context.Background(), "off", "x", nil); err == nil || !strings.Contains(err.Error(), "is disabled; enable it in Settings") {
 		t.Errorf("disabled: %v", err)
+	}
+}
+
+// A server that says its prompts changed is listed again at once, not
+// after the cache's time runs out.
+func TestPromptListChangedIsListedAgain(t *testing.T) {
+	var srv *sdk.Server
+	url, _ := httpServer(t, func(s *sdk.Server) { srv = s; addPromptsAndResources(s) })
+	m := newManager(t, map[string]ServerConfig{"docs": {URL: url, Timeout: 10}}, Options{})
+	m.Start(context.Background())
+	if n := len(m.Prompts(context.Background())); n != 2 {
+		t.Fatalf("%d prompts", n)
+	}
+	srv.AddPrompt(&sdk.Prompt{Name: "late", Description: "Added later."},
+		func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "late"}}}}, nil
+		})
+	deadline := time.Now().Add(5 * time.Second)
+	for len(m.Prompts(context.Background())) != 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the new prompt was not listed: %+v", m.Prompts(context.Background()))
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -177,6 +177,10 @@ func (s *server) connectLocked(ctx context.Context) ([]toolInfo, error) {
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { go s.m.refresh(s) },
 		// Forms a server asks for reach the user (form mode only).
 		ElicitationHandler: s.elicit,
+		// A server whose prompts or resources changed is listed again
+		// the next time they are asked for.
+		PromptListChangedHandler:   func(context.Context, *sdk.PromptListChangedRequest) { s.forgetLists() },
+		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { s.forgetLists() },
 	})
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil && s.signInNeeded() {
