@@ -179,6 +179,7 @@ type input struct {
 	suggestBox *fyne.Container
 	draftGen   int        // bumps on each keystroke; the last one stores the draft
 	complete   *completer // the list of commands and resources
+	images     *imageTray // the pictures attached to the prompt (see images.go)
 }
 
 // sidePanel is the right column: the checklist, and under it the context
@@ -317,18 +318,23 @@ func (u *UI) build() {
 	u.input.complete = newCompleter(u)
 	u.input.prompt.OnChanged = func(string) { u.draftChanged(); u.input.complete.changed() }
 	u.input.prompt.onKey = u.input.complete.key
+	u.input.images = newImageTray(u)
+	u.input.prompt.onPaste = u.input.images.pasted
+	u.chat.thumbs.fetch = u.fetchImage
+	u.win.SetOnDropped(u.input.images.dropped)
 	u.input.send = &widget.Button{Text: "Send", Icon: theme.MailSendIcon(), Importance: widget.HighImportance, OnTapped: u.send}
 	u.input.stop = &widget.Button{Text: "Stop", Icon: theme.MediaStopIcon(), Importance: widget.DangerImportance, OnTapped: u.stop}
 	u.input.stop.Disable()
 	settingsB := &widget.Button{Icon: theme.SettingsIcon(), Importance: widget.LowImportance, OnTapped: u.showSettings}
 
 	hint := &widget.Label{Text: "Ctrl+Enter sends", Importance: widget.LowImportance}
-	buttons := container.NewVBox(u.input.send, u.input.stop, hint)
+	// The image button shares the hint's row, so the prompt area is no taller.
+	buttons := container.NewVBox(u.input.send, u.input.stop, container.NewBorder(nil, nil, u.input.images.button, nil, hint))
 	// The suggestions wrap onto more rows rather than widen the window.
 	u.input.suggest.Layout = &flowLayout{}
 	u.input.suggestBox = container.NewPadded(u.input.suggest)
 	u.input.suggestBox.Hide()
-	input := container.NewBorder(container.NewVBox(u.input.suggestBox, u.input.complete.box), nil, nil, buttons, u.input.prompt)
+	input := container.NewBorder(container.NewVBox(u.input.suggestBox, u.input.complete.box, u.input.images.box), nil, nil, buttons, u.input.prompt)
 	right := container.NewPadded(container.NewBorder(nil, nil, nil, nil, u.side.checklist))
 	u.panels = newPanels(u.sessions.box, widget.NewLabel(""), right)
 	top := container.NewVBox(
@@ -425,6 +431,7 @@ func (u *UI) resetPanels() {
 	u.banner.Hide()
 	u.head.notice.Hide()
 	u.input.prompt.SetText("")
+	u.input.images.clear()
 	u.footer.State = tw.FooterState{}
 	u.footer.Update()
 	u.setIdle()

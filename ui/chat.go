@@ -64,6 +64,7 @@ type chatItem struct {
 	logIndex int
 	sent     time.Time
 	sha      string
+	images   []transcript.ImageRef // the pictures the message carries, shown as thumbnails
 
 	call      transcript.ToolCall
 	title     string
@@ -140,6 +141,7 @@ type chatView struct {
 	round []*chatItem
 
 	onDecide func(it *chatItem, d tool.Decision)
+	thumbs   thumbs // the pictures' thumbnails (see chat_images.go)
 	copy     func(string)
 	deltas   int // streamed updates shown, for tests and diagnostics
 }
@@ -215,14 +217,14 @@ func (c *chatView) addMessage(m *transcript.Message) {
 	switch {
 	case m.Role == transcript.User && m.Kind == transcript.KindChat:
 		c.round = nil
-		c.items = append(c.items, &chatItem{kind: itemUser, text: m.Body(), logIndex: c.curIndex, sent: m.Time, sha: bodyHash(m.Body())})
+		c.items = append(c.items, &chatItem{kind: itemUser, text: m.Body(), logIndex: c.curIndex, sent: m.Time, sha: bodyHash(m.Body()), images: m.Images()})
 	case m.Role == transcript.User && m.Kind == transcript.KindDiagnostics:
 		// The whole message stays, collapsed; its findings go on the
 		// round's cards.
 		c.items = append(c.items, &chatItem{kind: itemNotice, text: noticeFor(m), reasoning: m.Body(), detailName: "Diagnostics"})
 		spreadDiagnostics(c.round, parseDiagnostics(m.Body()))
 	case m.Role == transcript.User:
-		c.items = append(c.items, &chatItem{kind: itemNotice, text: noticeFor(m)})
+		c.items = append(c.items, &chatItem{kind: itemNotice, text: noticeFor(m), images: m.Images()})
 	case m.Role == transcript.Assistant:
 		if strings.TrimSpace(m.Text()) != "" || m.Reasoning != "" {
 			it := &chatItem{kind: itemAssistant, text: m.Text(), reasoning: m.Reasoning}
@@ -285,6 +287,7 @@ var engineLabels = map[transcript.Kind]string{
 	transcript.KindDiagnostics: "diagnostics after a file write",
 	transcript.KindAck:         "acknowledgement the engine added",
 	transcript.KindRepair:      "result the engine added for an interrupted call",
+	transcript.KindAttachment:  "images a tool returned, shown to the model",
 }
 
 // engineLine is an engine-added message as "label: first line", with the

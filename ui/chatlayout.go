@@ -152,6 +152,9 @@ func (c *chatView) estimate(it *chatItem) float32 {
 		return h
 	}
 	base := c.est[it.kind]
+	if len(it.images) > 0 {
+		base += thumbH + c.lineH + theme.Padding()*2 // a row of thumbnails with captions
+	}
 	if (it.kind == itemAssistant || it.kind == itemRebuild) && it.reasoning != "" || it.kind == itemRewind && len(it.pastItems) > 0 {
 		base += c.lineH + theme.Padding()*2
 	}

@@ -31,6 +31,7 @@ type messageRow struct {
 	plain   *widget.Label
 	rich    *tw.Markdown
 	card    *toolCard
+	pics    *fyne.Container // the message's thumbnails
 }
 
 func newMessageRow(c *chatView) *messageRow {
@@ -69,6 +70,7 @@ func newMessageRow(c *chatView) *messageRow {
 	r.rtext = &widget.Label{TextStyle: fyne.TextStyle{Italic: true}, Wrapping: fyne.TextWrapWord}
 	r.plain = &widget.Label{Wrapping: fyne.TextWrapWord, Selectable: true}
 	r.rich = tw.NewMarkdown(nil)
+	r.pics = container.New(&flowLayout{})
 	r.card = newToolCard(func(it *chatItem, d tool.Decision) {
 		if r.chat.onDecide != nil {
 			r.chat.onDecide(it, d)
@@ -159,11 +161,23 @@ func (r *messageRow) set(it *chatItem) {
 	if rich {
 		r.rich.SetDoc(it.md)
 	}
+	r.showImages(it)
+}
+
+// showImages puts the thumbnails of it's pictures under its text.
+func (r *messageRow) showImages(it *chatItem) {
+	tw.ShowIf(r.pics, len(it.images) > 0)
+	objs := make([]fyne.CanvasObject, 0, len(it.images))
+	for _, ref := range it.images {
+		objs = append(objs, r.chat.thumb(ref, it))
+	}
+	r.pics.Objects = objs
+	r.pics.Refresh()
 }
 
 // CreateRenderer implements fyne.Widget.
 func (r *messageRow) CreateRenderer() fyne.WidgetRenderer {
-	body := container.NewVBox(r.header, r.reason, r.rtext, r.plain, r.fold, r.rich, r.card)
+	body := container.NewVBox(r.header, r.reason, r.rtext, r.plain, r.pics, r.fold, r.rich, r.card)
 	return widget.NewSimpleRenderer(container.NewStack(r.bg, container.NewPadded(body), r.veil))
 }
 

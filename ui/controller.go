@@ -189,10 +189,11 @@ func (u *UI) saveSettings(s workbench.Settings) {
 func (u *UI) send() {
 	live := u.live
 	text := strings.TrimSpace(u.input.prompt.Text)
-	if live == nil || live.sess == nil || live.job.running || text == "" {
+	imgs := u.input.images.items
+	if live == nil || live.sess == nil || live.job.running || (text == "" && len(imgs) == 0) {
 		return
 	}
-	if inv, ok, err := agent.ParseAction(text); ok {
+	if inv, ok, err := agent.ParseAction(text); ok && len(imgs) == 0 {
 		u.runCommand(live, inv, err) // a built-in command: an action, not a message
 		return
 	}
@@ -200,10 +201,19 @@ func (u *UI) send() {
 		u.banner.ShowAction(live.info.noModel.Error(), "Settings", u.settingsFor(live.info.noModel))
 		return
 	}
+	if err := live.sess.CheckImages(u.input.images.inputs()); err != nil {
+		u.showImageError(err) // nothing sent: the text and the pictures stay
+		return
+	}
+	inputs := u.input.images.inputs()
+	for _, p := range imgs {
+		u.chat.remember(p.data) // its thumbnail needs no store read
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	live.job = job{running: true, cancel: cancel}
 	live.empty = false
 	u.input.prompt.SetText("")
+	u.input.images.clear()
 	u.keepDraft(live)
 	u.sessions.badges()
 	u.setRunning(1)
@@ -211,7 +221,7 @@ func (u *UI) send() {
 	sess := live.sess
 	u.setBusyButtons(true)
 	u.bridge.Work(func() func() {
-		res, err := sess.Run(ctx, text)
+		res, err := sess.RunWithImages(ctx, text, inputs)
 		level, exact := sess.ContextTokens()
 		alerts := sess.Alerts()
 		return func() {
@@ -219,8 +229,12 @@ func (u *UI) send() {
 				u.footer.State.Alerts = alerts
 			}
 			var cmdErr *agent.CommandError
-			if errors.As(err, &cmdErr) && u.live == live && u.input.prompt.Text == "" {
+			var imgErr *agent.ImageError
+			if (errors.As(err, &cmdErr) || errors.As(err, &imgErr)) && u.live == live && u.input.prompt.Text == "" {
 				u.input.prompt.setDraft(text) // nothing was sent: correct it and send again
+				if len(u.input.images.items) == 0 {
+					u.input.images.set(imgs)
+				}
 			}
 			u.turnDone(live, res, err, level, exact)
 		}

@@ -20,20 +20,27 @@ type promptEntry struct {
 	// onKey sees every key first and reports whether it took it (the
 	// completion list's Up, Down, Enter, Tab and Escape).
 	onKey func(k *fyne.KeyEvent) bool
+	// onPaste sees a paste first and reports whether it took it (the
+	// clipboard named image files, which it attached).
+	onPaste func() bool
 }
 
 func newPromptEntry(onSend func()) *promptEntry {
 	e := &promptEntry{onSend: onSend}
 	e.MultiLine = true
 	e.Wrapping = fyne.TextWrapWord
-	e.SetPlaceHolder("Tell the agent what to do…")
+	e.SetPlaceHolder("Tell the agent what to do… (drop, paste or attach an image to show it)")
 	e.SetMinRowsVisible(3)
 	e.ExtendBaseWidget(e)
 	return e
 }
 
-// TypedShortcut sends on Ctrl+Enter and passes everything else on.
+// TypedShortcut sends on Ctrl+Enter, gives a paste to onPaste first and
+// passes everything else on.
 func (e *promptEntry) TypedShortcut(s fyne.Shortcut) {
+	if _, ok := s.(*fyne.ShortcutPaste); ok && e.onPaste != nil && e.onPaste() {
+		return
+	}
 	if cs, ok := s.(*desktop.CustomShortcut); ok && isSendShortcut(cs) {
 		if e.onSend != nil {
 			e.onSend()

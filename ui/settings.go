@@ -45,6 +45,7 @@ type settingsForm struct {
 	cache     cacheFields
 	keep      keepFields
 	lsp       *lspSection
+	vision    *visionField // "The model accepts images" (see settings_vision.go)
 	testB     *widget.Button
 	result    *widget.Label
 	// problem says, above the scrolling fields, why Save refused them.
@@ -147,7 +148,8 @@ func (u *UI) newSettingsForm() *settingsForm {
 		e.SetPlaceHolder("unknown")
 	}
 	f.fillPrices()
-	f.model.OnChanged = func(string) { f.fillPrices() }
+	f.vision = newVisionField(u.settings, r.Model)
+	f.model.OnChanged = func(m string) { f.fillPrices(); f.vision.follow(f.saved, m) }
 	f.theme = widget.NewSelect(themeChoices, nil)
 	f.theme.SetSelected(themeLabel(u.settings.Theme))
 	f.compactM = widget.NewSelect(compactionChoices, nil)
@@ -183,6 +185,7 @@ func (u *UI) newSettingsForm() *settingsForm {
 		&widget.FormItem{Text: "Model", Widget: f.model},
 		&widget.FormItem{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forgetKey), HintText: "kept in the system keychain, or in Tally's local store where there is none"},
 		&widget.FormItem{Text: "Context window", Widget: f.window, HintText: "tokens; empty uses the known size of the model"},
+		f.vision.item(),
 		&widget.FormItem{Text: "Prices", Widget: prices, HintText: "US$ per million tokens for this model; empty shows cost as n/a"},
 		&widget.FormItem{Text: "Compaction", Widget: f.compactM,
 			HintText: "rewrites the history once: the next request misses the cache; Ask shows the preview first"},
@@ -306,6 +309,7 @@ func (f *settingsForm) values() (workbench.Settings, error) {
 	s.NoNotifications = !f.notify.Checked
 	f.cache.apply(&s)
 	f.keep.apply(&s)
+	f.vision.apply(&s)
 	if err := f.safety.apply(&s); err != nil {
 		return s, err
 	}
