@@ -42,8 +42,9 @@ A Store opened with Options.Search keeps a search index of every
 session's history: the lowercased text of each log message and of each
 text a record of SearchRules.Kinds carries (the engine's rules say what
 that text is; storage gives the bytes no meaning). Each text sits under
-its session with a trigram signature, a bit set sized to the text, so
-Tx.MatchTexts tests a query's trigrams against the signatures and
+its session with a signature of its trigrams and bigrams, a bit set
+sized to the text, so Tx.MatchTexts tests a query's trigrams (or, for a
+word of two bytes, its bigram) against the signatures and
 verifies only the texts that pass, without decoding a message. The index
 lives in the top-level bucket "search", one bucket per session, next to
 the data it follows.

@@ -60,6 +60,8 @@ type TextMatch struct {
 	// the rules left out); for a record's text, its place among the texts
 	// Record returned for that record.
 	Position int
+	// Text is the indexed text, lowercased with strings.ToLower.
+	Text string
 }
 
 // TextQuery is a compiled query for MatchTexts: the texts that contain
@@ -76,14 +78,20 @@ func NewTextQuery(words []string) TextQuery {
 	var q TextQuery
 	for _, w := range words {
 		q.words = append(q.words, []byte(w))
+		if len(w) == 2 {
+			q.add(bigramHash(w[0], w[1]))
+		}
 		for i := 0; i+2 < len(w); i++ {
-			h := trigramHash(w[i], w[i+1], w[i+2])
-			if !slices.Contains(q.hashes, h) {
-				q.hashes = append(q.hashes, h)
-			}
+			q.add(trigramHash(w[i], w[i+1], w[i+2]))
 		}
 	}
 	return q
+}
+
+func (q *TextQuery) add(h uint32) {
+	if !slices.Contains(q.hashes, h) {
+		q.hashes = append(q.hashes, h)
+	}
 }
 
 // Index layout (inside the top-level bucket "search"):
@@ -95,7 +103,8 @@ func NewTextQuery(words []string) TextQuery {
 //	                           it was last indexed
 //	  c <cycle>                the number of messages in the cycle's log
 //	  d <doc>                  position (4) + log2 of signature bits (1)
-//	                           + signature
+//	                           + signature: one bit set for each distinct
+//	                           trigram and bigram of the text's bytes
 //	  t <doc>                  the lowercased text
 //
 // <doc> is cycle (4) + class (1: the index of a Kind in kinds, or
@@ -116,8 +125,9 @@ const (
 	prefixDoc    = 'd'
 	prefixText   = 't'
 	// Signatures have from 2^minSigBits to 2^maxSigBits bits, the
-	// smallest power of two at least twice the text's length: a text's
-	// distinct trigrams set at most 40% of the bits.
+	// smallest power of two at least twice the text's length: the
+	// distinct trigrams and bigrams of prose set about a third of the
+	// bits.
 	minSigBits = 6
 	maxSigBits = 16
 )
@@ -176,6 +186,10 @@ func trigramHash(a, b, c byte) uint32 {
 	return (uint32(a)<<16 | uint32(b)<<8 | uint32(c)) * 0x9E3779B1
 }
 
+func bigramHash(a, b byte) uint32 {
+	return (uint32(a)<<8 | uint32(b) | 1<<24) * 0x85EBCA77
+}
+
 // sigBits is the log2 of the signature size for a text of n bytes.
 func sigBits(n int) byte {
 	b := byte(minSigBits)
@@ -185,14 +199,18 @@ func sigBits(n int) byte {
 	return b
 }
 
-// signature sets, for each trigram of low, one bit of a signature of
-// 2^bits bits.
+// signature sets, for each trigram and bigram of low, one bit of a
+// signature of 2^bits bits.
 func signature(low []byte, bits byte) []byte {
 	sig := make([]byte, 1<<bits/8)
 	shift := 32 - bits
-	for i := 0; i+2 < len(low); i++ {
-		h := trigramHash(low[i], low[i+1], low[i+2]) >> shift
+	for i := 0; i+1 < len(low); i++ {
+		h := bigramHash(low[i], low[i+1]) >> shift
 		sig[h>>3] |= 1 << (h & 7)
+		if i+2 < len(low) {
+			h = trigramHash(low[i], low[i+1], low[i+2]) >> shift
+			sig[h>>3] |= 1 << (h & 7)
+		}
 	}
 	return sig
 }
@@ -313,7 +331,9 @@ func (tx *Tx) MatchTexts(session string, q TextQuery) (matches []TextMatch, inde
 			return nil, false, tx.corrupt(what, errMalformedKey(tk))
 		}
 		if q.matches(low) {
-			matches = append(matches, decodeMatch(k[1:], v))
+			m := decodeMatch(k[1:], v)
+			m.Text = string(low)
+			matches = append(matches, m)
 		}
 	}
 	return matches, true, nil

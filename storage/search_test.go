@@ -83,7 +83,7 @@ func referenceMatches(t testing.TB, s *Store, rules *SearchRules, id string, wor
 			}
 			for i, r := range recs {
 				if text, ok := (&searchRules{SearchRules: *rules}).message(r.Data); ok && has(text) {
-					all = append(all, keyed{docKey(0, uint32(c), classLog, r.Seq, 0), TextMatch{Cycle: c, Seq: r.Seq, Position: i}})
+					all = append(all, keyed{docKey(0, uint32(c), classLog, r.Seq, 0), TextMatch{Cycle: c, Seq: r.Seq, Position: i, Text: strings.ToLower(text)}})
 				}
 			}
 		}
@@ -94,7 +94,7 @@ func referenceMatches(t testing.TB, s *Store, rules *SearchRules, id string, wor
 		for _, r := range recs {
 			for i, text := range rules.Record(KindRebuild, r.Data, tx.rawBlob) {
 				if text.Cycle >= 1 && has(text.Text) {
-					all = append(all, keyed{docKey(0, uint32(text.Cycle), 0, r.Seq, uint32(i)), TextMatch{Cycle: text.Cycle, Kind: KindRebuild, Seq: r.Seq, Position: i}})
+					all = append(all, keyed{docKey(0, uint32(text.Cycle), 0, r.Seq, uint32(i)), TextMatch{Cycle: text.Cycle, Kind: KindRebuild, Seq: r.Seq, Position: i, Text: strings.ToLower(text.Text)}})
 				}
 			}
 		}

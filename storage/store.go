@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -45,9 +46,10 @@ type Store struct {
 	// (checkTree): reads still work, every Update returns it.
 	damage error
 	// rules are Options.Search, checked; searchMu serializes builds of
-	// the search index.
-	rules    *searchRules
-	searchMu sync.Mutex
+	// the search index, and searchUpToDate is set once one succeeded.
+	rules          *searchRules
+	searchMu       sync.Mutex
+	searchUpToDate atomic.Bool
 }
 
 // Top-level bucket names and fixed keys. Every top-level bucket is created
