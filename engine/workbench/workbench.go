@@ -108,6 +108,7 @@ func open(dataDir string, env func(string) string, o storage.Options) (*Workbenc
 	if err != nil {
 		return nil, nil, err
 	}
+	o.Search = &searchRules
 	st, err := storage.Open(path, o)
 	if err != nil {
 		return nil, nil, err
