@@ -67,15 +67,6 @@ func (t *imageTray) inputs() []agent.ImageInput {
 	return out
 }
 
-// tokens is the estimated cost of the attached pictures.
-func (t *imageTray) tokens() int {
-	n := 0
-	for _, p := range t.items {
-		n += p.info.Tokens()
-	}
-	return n
-}
-
 // set replaces the attached pictures and redraws the chips.
 func (t *imageTray) set(items []pendingImage) {
 	t.items = items
