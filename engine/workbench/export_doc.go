@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tally-dev/tally/engine/images"
 	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
@@ -88,7 +89,7 @@ func docEntries(lines []ExportLine) []docEntry {
 			continue // engine bookkeeping; results are shown with their calls
 		case m.Kind == transcript.KindSeed:
 			out = append(out, docEntry{kind: "note", title: "Handed over from the previous cycle", text: clean(m.Text()), gone: l.SupersededBy})
-		case m.Kind == transcript.KindDiagnostics || m.Kind == transcript.KindReminder || m.Kind == transcript.KindRepair:
+		case m.Kind == transcript.KindDiagnostics || m.Kind == transcript.KindReminder || m.Kind == transcript.KindRepair || m.Kind == transcript.KindAttachment:
 			out = append(out, docEntry{kind: "note", title: strings.ToUpper(string(m.Kind[:1])) + string(m.Kind[1:]), text: clean(m.Text()), gone: l.SupersededBy})
 		case m.Role == transcript.User:
 			out = append(out, docEntry{kind: "user", title: "You", text: clean(userText(m)), gone: l.SupersededBy})
@@ -109,7 +110,11 @@ func docEntries(lines []ExportLine) []docEntry {
 func userText(m transcript.Message) string {
 	var parts []string
 	for _, b := range m.Blocks {
-		if b.Type != transcript.BlockTurnMeta {
+		switch b.Type {
+		case transcript.BlockTurnMeta:
+		case transcript.BlockImage:
+			parts = append(parts, imageLine(b.Image))
+		default:
 			parts = append(parts, b.Text)
 		}
 	}
@@ -264,4 +269,14 @@ func htmlBody(s string, diff bool) string {
 		}
 	}
 	return b.String()
+}
+
+// imageLine stands for a picture in an exported document (the bytes stay
+// in the store): "[image: shot.png, PNG, 800×600, 12 KB]".
+func imageLine(r transcript.ImageRef) string {
+	info := images.Info{MediaType: r.MediaType, Width: r.Width, Height: r.Height, Size: r.Size}
+	if r.Name == "" {
+		return "[image: " + info.String() + "]"
+	}
+	return "[image: " + r.Name + ", " + info.String() + "]"
 }
