@@ -34,6 +34,7 @@ Usage:
   tally                                 open the desktop app
   tally run [flags] "PROMPT"            run one user turn headless
   tally sessions [--json]               list sessions, one a line starting with its ID
+  tally search QUERY [--json]           the messages of every session with all the words, one hit a line
   tally inspect SESSION                 the next request as the model would see it
   tally inspect --ledger SESSION        per-request tokens, cache hits and cost
   tally preview SESSION                 compaction dry run: each layer, pins, cache cost
@@ -271,6 +272,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdChanges(args[1:], stdout, stderr)
 	case "rewind":
 		err = cmdRewind(args[1:], stdout, stderr)
+	case "search":
+		err = cmdSearch(args[1:], stdout, stderr)
 	default:
 		err = usagef("tally: unknown command %q; run `tally help` to see the commands", args[0])
 	}

@@ -25,14 +25,18 @@ var readingCommands = map[string]bool{
 }
 
 // reads reports whether the command line args only reads the store: a
-// reading command, or a rewind without --yes, whose dry run opens the
-// session read-only.
+// reading command, a rewind without --yes, whose dry run opens the
+// session read-only, or a search without --reindex.
 func reads(args []string) bool {
 	if len(args) == 0 {
 		return false
 	}
-	if args[0] == "rewind" {
+	switch args[0] {
+	case "rewind":
 		return rewindDryRun(args[1:])
+	case "search":
+		reindex, _, err := takeReindex(args[1:])
+		return err == nil && !reindex
 	}
 	return readingCommands[args[0]]
 }
