@@ -2,8 +2,6 @@ package ui
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"image"
@@ -46,19 +44,6 @@ type thumbs struct {
 	// fetch reads and decodes a picture off the UI goroutine and hands the
 	// thumbnail (or an error) to done on it; nil shows none.
 	fetch func(sha string, done func(image.Image, error))
-}
-
-// remember keeps a picture the window already holds (one just sent), so
-// its thumbnail needs no store read.
-func (c *chatView) remember(data []byte) {
-	sum := sha256.Sum256(data)
-	sha := hex.EncodeToString(sum[:])
-	if c.thumbs.done[sha] != nil {
-		return
-	}
-	if img, err := thumbnail(data); err == nil {
-		c.thumbs.keep(sha, img)
-	}
 }
 
 func (t *thumbs) keep(sha string, img image.Image) {

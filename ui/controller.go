@@ -206,9 +206,6 @@ func (u *UI) send() {
 		return
 	}
 	inputs := u.input.images.inputs()
-	for _, p := range imgs {
-		u.chat.remember(p.data) // its thumbnail needs no store read
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	live.job = job{running: true, cancel: cancel}
 	live.empty = false

@@ -191,3 +191,38 @@ func TestAttachImageWithoutVision(t *testing.T) {
 	h.ui.input.images.attachPaths([]string{shot})
 	h.waitFor("the chip", func() bool { return len(h.ui.input.images.items) == 1 })
 }
+
+// A thumbnail fits its box; bytes that are not a picture are an error,
+// never a panic.
+func TestThumbnail(t *testing.T) {
+	_, data := writePNG(t, t.TempDir(), "wide.png", 3000, 500)
+	img, err := thumbnail(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 2*thumbW || b.Dy() > 2*thumbH {
+		t.Errorf("thumbnail is %v; want it to fit %d×%d", b, 2*thumbW, 2*thumbH)
+	}
+	for _, bad := range [][]byte{nil, []byte("text"), data[:40], append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 64)...)} {
+		if _, err := thumbnail(bad); err == nil {
+			t.Errorf("thumbnail of %d bad bytes: no error", len(bad))
+		}
+	}
+}
+
+// A clipboard naming image files, one a line, as paths or file:// URIs,
+// is pictures; anything else is text.
+func TestImagePaths(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := writePNG(t, dir, "a.png", 2, 2)
+	b, _ := writePNG(t, dir, "b b.png", 2, 2)
+	uri := storage.NewFileURI(b).String()
+	if got := imagePaths(a + "\r\n" + uri + "\n"); len(got) != 2 || got[0] != a || got[1] != b {
+		t.Errorf("imagePaths = %q", got)
+	}
+	for _, clip := range []string{"", "a.png", a + "\nsome words", filepath.Join(dir, "gone.png"), dir} {
+		if got := imagePaths(clip); got != nil {
+			t.Errorf("imagePaths(%q) = %q; want text", clip, got)
+		}
+	}
+}
