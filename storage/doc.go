@@ -46,8 +46,8 @@ its session with a signature of its trigrams and bigrams, a bit set
 sized to the text, so Tx.MatchTexts tests a query's trigrams (or, for a
 word of two bytes, its bigram) against the signatures and
 verifies only the texts that pass, without decoding a message. The index
-lives in the top-level bucket "search", one bucket per session, next to
-the data it follows.
+lives in the top-level bucket "search", one bucket per session, and its
+version in the meta bucket.
 
 The index changes in the same transaction as the data: Append indexes
 the message it adds, ReplaceLog reindexes the cycle it rewrites,

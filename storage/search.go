@@ -94,34 +94,35 @@ func (q *TextQuery) add(h uint32) {
 	}
 }
 
-// Index layout (inside the top-level bucket "search"):
+// Index layout:
 //
-//	version                    searchLayout (4 bytes) + SearchRules.Version
-//	sessions/<session ID>/     one bucket per indexed session:
-//	  w                        the watermark: the sequences of the
-//	                           session's log and of each of Kinds when
-//	                           it was last indexed
-//	  c <cycle>                the number of messages in the cycle's log
+//	meta/search                searchLayout (4 bytes) + SearchRules.Version
+//	search/<session ID>/       one bucket per indexed session:
 //	  d <doc>                  position (4) + log2 of signature bits (1)
 //	                           + signature: one bit set for each distinct
 //	                           trigram and bigram of the text's bytes
 //	  t <doc>                  the lowercased text
+//	  u <cycle>                the number of messages in the cycle's log
+//	  w                        the watermark: the sequences of the
+//	                           session's log and of each of Kinds when
+//	                           it was last indexed
 //
 // <doc> is cycle (4) + class (1: the index of a Kind in kinds, or
 // classLog) + sequence (8) + part (4), so a session's texts sort by
-// cycle, then records before the log, then sequence.
+// cycle, then records before the log, then sequence. An append adds at
+// the end of the d and t ranges and changes u and w next to the end, so
+// a commit writes a few pages of the index whatever the history.
 var (
-	bucketSearch         = []byte("search")
-	bucketSearchSessions = []byte("sessions")
-	keySearchVersion     = []byte("version")
-	keySearchMark        = []byte("w")
+	bucketSearch     = []byte("search")
+	keySearchVersion = []byte("search") // in bucketMeta
+	keySearchMark    = []byte("w")
 )
 
 const (
 	searchLayout = 1
 	docLen       = 17
 	classLog     = 0xFF
-	prefixCount  = 'c'
+	prefixCount  = 'u'
 	prefixDoc    = 'd'
 	prefixText   = 't'
 	// Signatures have from 2^minSigBits to 2^maxSigBits bits, the
@@ -280,11 +281,11 @@ func (tx *Tx) searchSessions() *bolt.Bucket {
 	if tx.rules == nil {
 		return nil
 	}
-	top := tx.btx.Bucket(bucketSearch)
-	if top == nil || !bytes.Equal(top.Get(keySearchVersion), tx.rules.version) {
+	mb := tx.btx.Bucket(bucketMeta)
+	if mb == nil || !bytes.Equal(mb.Get(keySearchVersion), tx.rules.version) {
 		return nil
 	}
-	return top.Bucket(bucketSearchSessions)
+	return tx.btx.Bucket(bucketSearch)
 }
 
 // MatchTexts returns, in the order of their keys (by cycle, then the

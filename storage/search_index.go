@@ -304,15 +304,15 @@ func (tx *Tx) buildBatch(reset bool, gone []string, todo *[]string) error {
 				return tx.writeFailed("RebuildSearchIndex", err)
 			}
 		}
-		top, err := tx.create(bucketSearch)
+		mb, err := tx.create(bucketMeta)
 		if err == nil {
-			err = top.Put(keySearchVersion, tx.rules.version)
+			err = mb.Put(keySearchVersion, tx.rules.version)
 		}
 		if err != nil {
 			return tx.writeFailed("RebuildSearchIndex", err)
 		}
 	}
-	ss, err := tx.create(bucketSearch, bucketSearchSessions)
+	ss, err := tx.create(bucketSearch)
 	if err != nil {
 		return tx.writeFailed("EnsureSearchIndex", err)
 	}
@@ -335,7 +335,7 @@ func (tx *Tx) buildBatch(reset bool, gone []string, todo *[]string) error {
 
 // dropSessionIndex removes the session from the search index.
 func (tx *Tx) dropSessionIndex(session string) error {
-	ss := tx.nested(bucketSearch, bucketSearchSessions)
+	ss := tx.btx.Bucket(bucketSearch)
 	if ss == nil || ss.Bucket([]byte(session)) == nil {
 		return nil
 	}

@@ -130,12 +130,8 @@ func dumpIndex(t testing.TB, s *Store) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := s.View(func(tx *Tx) error {
-		top := tx.btx.Bucket(bucketSearch)
-		if top == nil {
-			return nil
-		}
-		out["version"] = string(top.Get(keySearchVersion))
-		ss := top.Bucket(bucketSearchSessions)
+		out["version"] = string(tx.btx.Bucket(bucketMeta).Get(keySearchVersion))
+		ss := tx.btx.Bucket(bucketSearch)
 		if ss == nil {
 			return nil
 		}
@@ -457,7 +453,7 @@ func TestSearchIndexBuildsInBatchesAndReportsDamage(t *testing.T) {
 		}
 	}
 	err := s.db.Update(func(btx *bolt.Tx) error {
-		b := btx.Bucket(bucketSearch).Bucket(bucketSearchSessions).Bucket([]byte("s03"))
+		b := btx.Bucket(bucketSearch).Bucket([]byte("s03"))
 		return b.Put(docKey(prefixDoc, 1, classLog, 1, 0), []byte{1, 2})
 	})
 	if err != nil {
