@@ -83,7 +83,11 @@ func TestSearchGivesTheHitsOfTheOldScan(t *testing.T) {
 	}
 	truncated := compareSearch(t, w, r, "start", 10)
 	allIndexed(t, w)
-	for round := range 30 {
+	rounds := 30
+	if testing.Short() {
+		rounds = 8
+	}
+	for round := range rounds {
 		id := ids[r.IntN(len(ids))]
 		var err error
 		switch op := r.IntN(10); {
