@@ -281,6 +281,9 @@ func (tx *Tx) searchSessions() *bolt.Bucket {
 	if tx.rules == nil {
 		return nil
 	}
+	if tx.trusted {
+		return tx.btx.Bucket(bucketSearch)
+	}
 	mb := tx.btx.Bucket(bucketMeta)
 	if mb == nil || !bytes.Equal(mb.Get(keySearchVersion), tx.rules.version) {
 		return nil
@@ -294,8 +297,11 @@ func (tx *Tx) searchSessions() *bolt.Bucket {
 // with no matches, when the index does not follow the session as it is
 // now: the Store has no SearchRules, the index was never built or was
 // built under other rules, or a Store without rules wrote to the session
-// since; EnsureSearchIndex brings it up to date. A session without any
-// message or record is indexed and matches nothing.
+// since; EnsureSearchIndex brings it up to date. Once EnsureSearchIndex
+// has succeeded on the Store, the session's watermark is no longer
+// compared: only the Store can write to the file then, and its writes
+// keep the index. A session without any message or record is indexed and
+// matches nothing.
 func (tx *Tx) MatchTexts(session string, q TextQuery) (matches []TextMatch, indexed bool, err error) {
 	const op = "MatchTexts"
 	if err := tx.begin(op, false); err != nil {
@@ -310,17 +316,19 @@ func (tx *Tx) MatchTexts(session string, q TextQuery) (matches []TextMatch, inde
 		return nil, false, nil
 	}
 	b := ss.Bucket([]byte(session))
-	if b == nil {
-		return nil, isZero(tx.watermark(session)), nil
-	}
-	if !bytes.Equal(b.Get(keySearchMark), tx.watermark(session)) {
+	switch {
+	case b == nil:
+		return nil, tx.trusted || isZero(tx.watermark(session)), nil
+	case !tx.trusted && !bytes.Equal(b.Get(keySearchMark), tx.watermark(session)):
 		return nil, false, nil
 	}
-	what := "search index of session " + strconv.Quote(session)
+	damaged := func(k []byte) error {
+		return tx.corrupt("search index of session "+strconv.Quote(session), errMalformedKey(k))
+	}
 	c := b.Cursor()
 	for k, v := c.Seek([]byte{prefixDoc}); len(k) > 0 && k[0] == prefixDoc; k, v = c.Next() {
 		if len(k) != 1+docLen || len(v) < 5 || v[4] < minSigBits || v[4] > maxSigBits || len(v) != 5+1<<v[4]/8 {
-			return nil, false, tx.corrupt(what, errMalformedKey(k))
+			return nil, false, damaged(k)
 		}
 		if !q.mayMatch(v[4], v[5:]) {
 			continue
@@ -329,7 +337,7 @@ func (tx *Tx) MatchTexts(session string, q TextQuery) (matches []TextMatch, inde
 		tk[0] = prefixText
 		low, ok := get(b, tk)
 		if !ok {
-			return nil, false, tx.corrupt(what, errMalformedKey(tk))
+			return nil, false, damaged(tk)
 		}
 		if q.matches(low) {
 			m := decodeMatch(k[1:], v)

@@ -224,20 +224,27 @@ func (s *Store) EnsureSearchIndex() error { return s.buildSearch(false) }
 
 // RebuildSearchIndex drops the search index and builds it again from the
 // logs and records of every session, as EnsureSearchIndex does for an
-// index built under other rules.
+// index built under other rules. While it runs, MatchTexts compares every
+// session with its watermark again, so a query never mistakes a session
+// not yet rebuilt for one without texts.
 func (s *Store) RebuildSearchIndex() error { return s.buildSearch(true) }
 
 func (s *Store) buildSearch(force bool) error {
 	if s.rules == nil {
 		return newError(ErrInvalid, nil, "%s was opened without search rules, so it keeps no search index; open it with Options.Search", s.path)
 	}
-	if !force && s.searchUpToDate.Load() {
+	if !force && s.searchState.Load()&1 == 1 {
 		return nil
 	}
 	s.searchMu.Lock()
 	defer s.searchMu.Unlock()
-	if !force && s.searchUpToDate.Load() {
+	state := s.searchState.Load()
+	if !force && state&1 == 1 {
 		return nil
+	}
+	if force {
+		state = (state>>1 + 1) << 1 // readers stop trusting the index
+		s.searchState.Store(state)
 	}
 	var reset bool
 	var todo, gone []string
@@ -257,7 +264,7 @@ func (s *Store) buildSearch(force bool) error {
 		}
 		gone = nil
 	}
-	s.searchUpToDate.Store(true)
+	s.searchState.Store(state | 1)
 	return nil
 }
 

@@ -46,10 +46,12 @@ type Store struct {
 	// (checkTree): reads still work, every Update returns it.
 	damage error
 	// rules are Options.Search, checked; searchMu serializes builds of
-	// the search index, and searchUpToDate is set once one succeeded.
-	rules          *searchRules
-	searchMu       sync.Mutex
-	searchUpToDate atomic.Bool
+	// the search index. searchState is a generation, raised when a
+	// rebuild starts, shifted left by one, with bit 0 set while the
+	// index follows every session (after a build of this generation).
+	rules       *searchRules
+	searchMu    sync.Mutex
+	searchState atomic.Uint64
 }
 
 // Top-level bucket names and fixed keys. Every top-level bucket is created
@@ -303,7 +305,13 @@ func (s *Store) run(write bool, fn func(tx *Tx) error) (err error) {
 	if write {
 		err = s.db.Update(body)
 	} else {
-		err = s.db.View(body)
+		// The index is trusted when it followed every session before the
+		// snapshot began and no rebuild started until after.
+		state := s.searchState.Load()
+		err = s.db.View(func(btx *bolt.Tx) error {
+			tx.trusted = s.rules != nil && state&1 == 1 && s.searchState.Load() == state
+			return body(btx)
+		})
 	}
 	switch {
 	case err == nil:

@@ -71,6 +71,9 @@ type Tx struct {
 	failed   error // first error of a write method or first damage found
 	callback bool  // a caller-supplied callback is running
 	rules    *searchRules
+	// trusted is set in a View that began after EnsureSearchIndex
+	// succeeded: the index then follows every session.
+	trusted bool
 }
 
 // Writable reports whether tx belongs to Store.Update.

@@ -87,7 +87,7 @@ func worst(d []time.Duration) float64 {
 // 200 and 1,000 sessions; it reports the medians and the slowest query
 // of each in milliseconds, the time the first search took to build the
 // index, and the megabytes of the logs and of the index, and logs each
-// query's median. ns/op is left out: one op is one query through both.
+// query's hits (200+ when more matched) and medians. ns/op is left out: one op is one query through both.
 // Run it with a modest -benchtime, such as 27x (each query three times).
 func BenchmarkSearch(b *testing.B) {
 	for _, n := range []int{50, 200, 1000} {
@@ -104,6 +104,7 @@ func BenchmarkSearch(b *testing.B) {
 			build := time.Since(start)
 			var scan, index []time.Duration
 			perScan, perIndex := map[string][]time.Duration{}, map[string][]time.Duration{}
+			found := map[string]string{}
 			i := 0
 			for b.Loop() {
 				q := benchQueries[i%len(benchQueries)]
@@ -111,7 +112,12 @@ func BenchmarkSearch(b *testing.B) {
 					start := time.Now()
 					var hits []SearchHit
 					if (i+k)%2 == 0 {
-						hits, _, err = w.Search(q)
+						var truncated bool
+						hits, truncated, err = w.Search(q)
+						found[q] = fmt.Sprint(len(hits))
+						if truncated {
+							found[q] += "+"
+						}
 						index = append(index, time.Since(start))
 						perIndex[q] = append(perIndex[q], time.Since(start))
 					} else {
@@ -130,7 +136,7 @@ func BenchmarkSearch(b *testing.B) {
 			}
 			for _, q := range benchQueries {
 				if len(perIndex[q]) > 0 {
-					b.Logf("%-26q scan %8.1f ms   index %6.1f ms", q, median(perScan[q]), median(perIndex[q]))
+					b.Logf("%-26q %4s hits   scan %8.1f ms   index %6.1f ms", q, found[q], median(perScan[q]), median(perIndex[q]))
 				}
 			}
 			b.ReportMetric(0, "ns/op")
