@@ -3,9 +3,7 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -299,21 +297,7 @@ func LoadWorkspace(ws string, trusted func(hash string) bool) ([]Hook, Workspace
 	return hooks, wf, notes, nil
 }
 
-// configData turns the outcome of reading a hooks file into its data or a
-// one-sentence error naming path; a missing file gives nil data.
+// configData is safefile.Config with the file's size limit.
 func configData(path string, data []byte, cut bool, err error) ([]byte, error) {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
-	case errors.Is(err, safefile.ErrNotRegular):
-		return nil, fmt.Errorf("%s is not a regular file (%v); replace it with a JSON file or remove it", path, err)
-	case err != nil:
-		return nil, fmt.Errorf("%s cannot be read (%v); check its permissions", path, err)
-	case cut:
-		return nil, fmt.Errorf("%s is larger than %d bytes; shorten it", path, maxConfigSize)
-	}
-	if data == nil {
-		data = []byte{}
-	}
-	return data, nil
+	return safefile.Config(path, data, cut, err, maxConfigSize)
 }

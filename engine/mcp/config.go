@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -297,23 +296,9 @@ func readWorkspaceFile(ws string) ([]byte, error) {
 	return configData(path, data, cut, err)
 }
 
-// configData turns the outcome of reading an MCP file into its data or a
-// one-sentence error naming path.
+// configData is safefile.Config with the file's size limit.
 func configData(path string, data []byte, cut bool, err error) ([]byte, error) {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
-	case errors.Is(err, safefile.ErrNotRegular):
-		return nil, fmt.Errorf("%s is not a regular file (%w); replace it with a JSON file or remove it", path, err)
-	case err != nil:
-		return nil, fmt.Errorf("%s cannot be read (%w); check its permissions", path, err)
-	case cut:
-		return nil, fmt.Errorf("%s is larger than %d bytes; shorten it", path, maxConfigSize)
-	}
-	if data == nil {
-		data = []byte{}
-	}
-	return data, nil
+	return safefile.Config(path, data, cut, err, maxConfigSize)
 }
 
 // LoadFile reads and parses the MCP file at path; a missing file is an

@@ -87,3 +87,24 @@ func notRegular(name string, mode fs.FileMode) error {
 	}
 	return fmt.Errorf("%s is a %s, %w; only regular files are read", name, kind, ErrNotRegular)
 }
+
+// Config turns the outcome of reading a configuration file at path (Read
+// or ReadIn with limit) into its data, or into a one-sentence error that
+// names path and says what to do. A missing file gives nil data and no
+// error; an empty one gives empty data.
+func Config(path string, data []byte, cut bool, err error, limit int64) ([]byte, error) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case errors.Is(err, ErrNotRegular):
+		return nil, fmt.Errorf("%s is not a regular file (%w); replace it with a JSON file or remove it", path, err)
+	case err != nil:
+		return nil, fmt.Errorf("%s cannot be read (%w); check its permissions", path, err)
+	case cut:
+		return nil, fmt.Errorf("%s is larger than %d bytes; shorten it", path, limit)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, nil
+}
