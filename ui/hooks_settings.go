@@ -9,7 +9,6 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/hooks"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
@@ -48,11 +47,7 @@ func (u *UI) showHooksSettings() {
 // reload lists the hooks again, with the shown session's last runs.
 func (v *hooksSettings) reload() {
 	u := v.u
-	ws := ""
-	var sess *agent.Session
-	if u.live != nil && u.live.sess != nil {
-		sess, ws = u.live.sess, u.live.info.workspace
-	}
+	sess, ws := u.shownSession()
 	wb := u.wb
 	u.bridge.Work(func() func() {
 		listing, err := wb.Hooks(ws, sess)

@@ -160,11 +160,7 @@ func (u *UI) showMCPSettings() {
 // reload lists the servers again (with the shown session's live states).
 func (v *mcpSettings) reload() {
 	u := v.u
-	ws := ""
-	var sess *agent.Session
-	if u.live != nil && u.live.sess != nil {
-		sess, ws = u.live.sess, u.live.info.workspace
-	}
+	sess, ws := u.shownSession()
 	wb := u.wb
 	u.bridge.Work(func() func() {
 		servers, err := wb.MCPServers(ws, sess)

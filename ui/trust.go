@@ -5,6 +5,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/tally-dev/tally/engine/agent"
 )
 
 // trustReview is one review of what a workspace ships (its MCP file, its
@@ -40,4 +42,13 @@ func (u *UI) reviewTrust(r trustReview) {
 	d.SetButtons([]fyne.CanvasObject{&widget.Button{Text: "Not now", OnTapped: func() { d.Hide() }}, trust})
 	d.Resize(fyne.NewSize(min(760, u.win.Canvas().Size().Width-40), min(520, u.win.Canvas().Size().Height-40)))
 	d.Show()
+}
+
+// shownSession is the session shown and its workspace; nil and "" when
+// none is open.
+func (u *UI) shownSession() (*agent.Session, string) {
+	if u.live == nil || u.live.sess == nil {
+		return nil, ""
+	}
+	return u.live.sess, u.live.info.workspace
 }
