@@ -48,6 +48,8 @@ Usage:
   tally mcp list [--probe]              MCP servers (yours and the workspace's), with --probe their tools
   tally mcp add NAME -- COMMAND ARGS    add a stdio MCP server (or NAME --url URL for HTTP); remove|enable|disable NAME
   tally mcp trust [--workspace DIR]     run the servers of the workspace's .tally/mcp.json (never without this)
+  tally mcp login NAME | logout NAME    sign in to a remote MCP server that asks for OAuth, or forget the sign-in
+  tally mcp call NAME TOOL [JSON]       call one tool of a server outside a session, to try it
   tally lsp status [--workspace DIR]    language servers for the workspace's files and their state
   tally lsp diagnostics FILE            a file's diagnostics from its language server (exit 1 on errors)
   tally skills [list|trust|untrust]     Agent Skills (SKILL.md) of you and the workspace
@@ -63,6 +65,7 @@ Flags (all commands):
   --context-window N     override the model's context window in tokens
   --session ID           continue this session, or start one under this ID
   --workspace DIR        folder the agent works in (default: current folder)
+  --worktree             tally run: start the session in a git worktree of its own (branch tally/<session>)
   --yes                  approve every tool call that would ask (the mode still refuses what it refuses),
                          and accept the defaults of the forms MCP servers ask for
   --mode MODE            permission mode: read-only, ask (default), auto-edit or full-auto (sandbox needed)
