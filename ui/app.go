@@ -153,7 +153,7 @@ type UI struct {
 	slow    slowWatch               // the footer's watch over a slow tool call
 	closed  bool                    // Close ran: the store is closed
 	focused bool                    // the window has the keyboard focus
-	saving  sync.WaitGroup          // settings saves under way; closing waits for them
+	saving  sync.WaitGroup          // writes closing waits for: settings saves, forgetting an interrupted turn
 
 	mcpSignIn dialog.Dialog // the dialog of a sign-in to an MCP server under way
 	exporting *exportDialog // the export dialog shown last

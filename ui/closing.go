@@ -74,5 +74,11 @@ func (u *UI) showInterrupted(live *liveSession, note string) {
 	}
 	u.banner.ShowInfo(note)
 	wb, id := u.wb, live.id
-	u.try("forget the interrupted turn", func() error { return wb.SetInterrupted(id, "") })
+	// Closing waits for this write (u.saving), so the note is said once
+	// even when the window closes right after it.
+	u.saving.Add(1)
+	u.try("forget the interrupted turn", func() error {
+		defer u.saving.Done()
+		return wb.SetInterrupted(id, "")
+	})
 }
