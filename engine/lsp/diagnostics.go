@@ -285,10 +285,14 @@ func settledLocked(c *conn, rels []string, want map[string]document, now time.Ti
 			versioned = false
 		}
 	}
+	// A server may publish twice for one version (gopls: the file's own
+	// errors at once, its type errors after the package is checked), so
+	// even versioned diagnostics settle only after a short quiet spell.
+	wait := quiet
 	if versioned {
-		return true, time.Time{}
+		wait = versionedQuiet
 	}
-	if q := c.lastPublish.Add(quiet); now.Before(q) {
+	if q := c.lastPublish.Add(wait); now.Before(q) {
 		return false, q
 	}
 	return true, time.Time{}

@@ -33,6 +33,13 @@ const (
 // file they are for (bounded by the Settle wait).
 const quiet = 300 * time.Millisecond
 
+// versionedQuiet is how long a server must have published nothing before
+// diagnostics it says are for the current version of a file count as
+// settled: it may publish again for that version once it checked more
+// (gopls, busy loading packages, first publishes a file's syntax errors
+// alone).
+const versionedQuiet = 200 * time.Millisecond
+
 // Options configure the [Manager] of one workspace.
 type Options struct {
 	// Workspace is the folder the servers work on; it is their root and
