@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -40,7 +41,9 @@ var skillSpec = tool.Spec{
 }
 
 // skills is a session's view of the skills: the catalog it started with
-// and a live one, rediscovered at most every skillRefresh.
+// and a live one, found again when a turn starts and, for the skill
+// tool, when the last look is older than skillRefresh. The status block
+// reads the live one as it is: it never touches the disk.
 type skills struct {
 	s        *Session
 	initial  []string // the names in the system prompt, sorted
@@ -55,39 +58,47 @@ func discoverSkills(cfg Config, abs string) skill.Catalog {
 	return skill.Discover(cfg.UserConfigDir, abs, trustedHash)
 }
 
-// catalog returns the live catalog.
+// refresh looks for the skills again; a nil k has none.
+func (k *skills) refresh() {
+	if k == nil {
+		return
+	}
+	cat := discoverSkills(k.s.cfg, k.s.meta.Workspace)
+	k.mu.Lock()
+	k.live, k.liveTime = cat, time.Now()
+	k.mu.Unlock()
+}
+
+// catalog returns the live catalog, looked for again when the last look
+// is older than skillRefresh.
 func (k *skills) catalog() skill.Catalog {
 	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.liveTime.IsZero() || time.Since(k.liveTime) > skillRefresh {
-		k.live = discoverSkills(k.s.cfg, k.s.meta.Workspace)
-		k.liveTime = time.Now()
+	stale := k.liveTime.IsZero() || time.Since(k.liveTime) > skillRefresh
+	k.mu.Unlock()
+	if stale {
+		k.refresh()
 	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	return k.live
 }
 
-// alerts name the skills added since the session began, for the status
-// block.
+// alerts name the skills added since the session began, as the last look
+// found them, for the status block.
 func (k *skills) alerts() []string {
 	if k == nil {
 		return nil
 	}
+	k.mu.Lock()
+	live := k.live
+	k.mu.Unlock()
 	var out []string
-	for _, sk := range k.catalog().Skills {
-		if !containsSorted(k.initial, sk.Name) {
+	for _, sk := range live.Skills {
+		if !slices.Contains(k.initial, sk.Name) {
 			out = append(out, fmt.Sprintf("new skill %s: %s (load it with the skill tool)", sk.Name, text.Clip(sk.Description, 200)))
 		}
 	}
 	return out
-}
-
-func containsSorted(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // skillTool is the skill tool of a session.

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -147,7 +148,7 @@ func readAgent(path string) (agentKind, error) {
 				}
 				return agentKind{}, fmt.Errorf("the sub-agent %s is skipped: it names the tool %q, which sub-agents do not have; use read_file, list_dir, grep, write_file, edit_file or run_shell", path, text.Clip(t, 60))
 			}
-			if !containsString(k.Tools, name) {
+			if !slices.Contains(k.Tools, name) {
 				k.Tools = append(k.Tools, name)
 			}
 		}
@@ -167,15 +168,6 @@ func readAgent(path string) (agentKind, error) {
 		return agentKind{}, fmt.Errorf("the sub-agent %s is skipped: max-steps %d is not between 1 and %d", path, k.MaxSteps, maxAgentSteps)
 	}
 	return k, nil
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // agentsSection is the system prompt's list of custom sub-agents; "" for
