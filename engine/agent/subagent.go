@@ -236,11 +236,12 @@ func (h *subagentHub) putResult(callID string, res tool.Result) {
 
 // parseTask reads a task call's arguments and decides whether the child
 // may start; the error is the result for the model when it may not.
-func (h *subagentHub) parseTask(c transcript.ToolCall) (TaskParams, *tool.Result) {
+func (h *subagentHub) parseTask(c transcript.ToolCall) (TaskParams, *agentKind, *tool.Result) {
 	s := h.s
 	var p TaskParams
-	fail := func(format string, args ...any) (TaskParams, *tool.Result) {
-		return p, &tool.Result{IsError: true, Content: "task: " + fmt.Sprintf(format, args...)}
+	var custom *agentKind
+	fail := func(format string, args ...any) (TaskParams, *agentKind, *tool.Result) {
+		return p, nil, &tool.Result{IsError: true, Content: "task: " + fmt.Sprintf(format, args...)}
 	}
 	var bad struct {
 		Raw *string `json:"_malformed_arguments"`
@@ -274,8 +275,9 @@ func (h *subagentHub) parseTask(c transcript.ToolCall) (TaskParams, *tool.Result
 		if k.writes() && s.gate.Mode() == tool.ModeReadOnly {
 			return fail("the session is in read-only mode and the sub-agent %s may change files or run commands; use kind explore, or ask the user to switch the mode", k.Name)
 		}
+		custom = &k
 	}
-	return p, nil
+	return p, custom, nil
 }
 
 // List returns the session's sub-agents, oldest first: the stored ones

@@ -94,7 +94,7 @@ func (h *subagentHub) subagentTools(kind string, list *todo.List) *tool.Registry
 // cannot start one.
 func (h *subagentHub) newChild(ctx context.Context, c transcript.ToolCall) (*child, tool.Result) {
 	s := h.s
-	p, bad := h.parseTask(c)
+	p, custom, bad := h.parseTask(c)
 	if bad != nil {
 		return nil, *bad
 	}
@@ -106,15 +106,13 @@ func (h *subagentHub) newChild(ctx context.Context, c transcript.ToolCall) (*chi
 	ch.ctx, ch.cancel = context.WithCancel(ctx)
 	ch.log = transcript.NewAppendLog(nil, wireRules(s.cfg.Store, s.cfg.Vision))
 	prompt, steps := subagentPrompt(p.Kind, s.meta.Workspace), s.cfg.Subagents.maxSteps()
-	if p.Kind == SubagentExplore || p.Kind == SubagentGeneral {
+	if custom == nil {
 		ch.reg = h.subagentTools(p.Kind, ch.list)
-	} else if k, ok := h.findAgent(p.Kind); ok {
-		ch.reg, prompt, ch.model = h.customTools(k, ch.list), customPrompt(k, s.meta.Workspace), k.Model
-		if k.MaxSteps > 0 {
-			steps = k.MaxSteps
-		}
 	} else {
-		return nil, tool.Result{IsError: true, Content: fmt.Sprintf("task: the sub-agent %s is gone; use kind explore or general", p.Kind)}
+		ch.reg, prompt, ch.model = h.customTools(*custom, ch.list), customPrompt(*custom, s.meta.Workspace), custom.Model
+		if custom.MaxSteps > 0 {
+			steps = custom.MaxSteps
+		}
 	}
 	ch.env = s.env // the parent's confinement, sandbox and recorder
 	ch.system = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: prompt}
