@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -94,6 +95,15 @@ type Settings struct {
 	// known-model table (see VisionFor). It is the Settings checkbox "The
 	// model accepts images".
 	Vision map[string]bool `json:"vision,omitempty"`
+	// Profiles are the named endpoints besides the main connection (see
+	// Profile); Profile is the one new sessions start on ("" for the main
+	// connection).
+	Profiles []Profile `json:"profiles,omitempty"`
+	Profile  string    `json:"profile,omitempty"`
+	// Roles give the engine's own calls a model of their own, by role
+	// (RoleSubagents, RoleSummaries, RoleBriefs); a role not listed uses
+	// the session's model.
+	Roles map[string]RoleModel `json:"roles,omitempty"`
 }
 
 // WindowPlace is a window's size (and, where the platform reports it,
@@ -242,6 +252,27 @@ func VisionKey(model string) string { return strings.ToLower(strings.TrimSpace(m
 // The API key is read from the OS keychain when it is kept there; a key
 // still kept in the database moves into the keychain when one answers.
 func Load(st *storage.Store) (Settings, error) {
+	s, err := read(st)
+	if err != nil {
+		return s, err
+	}
+	mainMoved, profilesMoved := loadKey(&s), loadProfileKeys(&s)
+	if mainMoved || profilesMoved {
+		moved := s
+		if mainMoved {
+			moved.APIKey = "" // now in the keychain
+		}
+		moved.Profiles = keptKeysBlanked(s.Profiles)
+		if werr := write(st, moved); werr != nil && mainMoved {
+			s.KeyStore = KeyInDatabase // still there; moved next time
+		}
+	}
+	return s, nil
+}
+
+// read reads the saved settings as stored, keys from the keychain not
+// filled in.
+func read(st *storage.Store) (Settings, error) {
 	var s Settings
 	err := st.View(func(tx *storage.Tx) error {
 		data, err := tx.Setting(settingKey)
@@ -253,20 +284,30 @@ func Load(st *storage.Store) (Settings, error) {
 		}
 		return nil
 	})
-	if err == nil && loadKey(&s) {
-		moved := s
-		moved.APIKey = "" // now in the keychain
-		if werr := write(st, moved); werr != nil {
-			s.KeyStore = KeyInDatabase // still there; moved next time
-		}
-	}
 	return s, err
 }
 
-// Save stores s, replacing the saved settings; the API key goes to the OS
-// keychain when one answers and to the database otherwise.
+// keptKeysBlanked returns profiles with the keys the keychain keeps
+// blanked, as they are written to the database.
+func keptKeysBlanked(profiles []Profile) []Profile {
+	out := slices.Clone(profiles)
+	for i := range out {
+		if out[i].KeyStore == KeyInKeychain {
+			out[i].APIKey = ""
+		}
+	}
+	return out
+}
+
+// Save stores s, replacing the saved settings; the API keys (the main
+// one and the profiles') go to the OS keychain when one answers and to
+// the database otherwise, and the keychain entries of removed profiles
+// are deleted.
 func Save(st *storage.Store, s Settings) error {
-	return write(st, storeKey(s))
+	before, _ := read(st)
+	s = storeKey(s)
+	s.Profiles = storeProfileKeys(s.Profiles, before.Profiles)
+	return write(st, s)
 }
 
 func write(st *storage.Store, s Settings) error {
@@ -280,8 +321,14 @@ func write(st *storage.Store, s Settings) error {
 // Env is the environment lookup, replaceable in tests.
 type Env func(string) string
 
+// defaultEnv is the process's environment.
+var defaultEnv Env = os.Getenv
+
 // Resolved is the endpoint a session will use.
 type Resolved struct {
+	// Profile is the endpoint profile it came from ("" for the main
+	// connection).
+	Profile       string
 	BaseURL       string
 	Model         string
 	APIKey        string
@@ -304,7 +351,7 @@ type Flags struct {
 // Resolve merges flags, the environment and saved settings.
 func Resolve(f Flags, env Env, saved Settings) Resolved {
 	if env == nil {
-		env = os.Getenv
+		env = defaultEnv
 	}
 	r := Resolved{}
 	switch {

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"slices"
+
 	oskeychain "github.com/tally-dev/tally/internal/keychain"
 )
 
@@ -82,4 +84,72 @@ func storeKey(s Settings) Settings {
 		s.KeyStore = ""
 	}
 	return s
+}
+
+// profileUser names the key of profile name in the keychain.
+func profileUser(name string) string { return "profile:" + name }
+
+// loadProfileKeys fills the keys of s's profiles from the keychain and
+// moves keys still in the database there, as loadKey does for the main
+// key; it reports whether the stored settings must be rewritten.
+func loadProfileKeys(s *Settings) (migrate bool) {
+	if len(s.Profiles) == 0 {
+		return false
+	}
+	s.Profiles = append([]Profile(nil), s.Profiles...)
+	for i := range s.Profiles {
+		p := &s.Profiles[i]
+		switch {
+		case keychain == nil:
+			if p.APIKey != "" {
+				p.KeyStore = KeyInDatabase
+			}
+		case p.KeyStore == KeyInKeychain:
+			if k, err := keychain.Get(profileUser(p.Name)); err == nil {
+				p.APIKey = k
+			}
+		case p.APIKey != "":
+			if keychain.Set(profileUser(p.Name), p.APIKey) == nil {
+				p.KeyStore, migrate = KeyInKeychain, true
+			} else {
+				p.KeyStore = KeyInDatabase
+			}
+		}
+	}
+	return migrate
+}
+
+// storeProfileKeys is storeKey for the profiles' keys: it returns the
+// profiles to write, each key blanked where the keychain took it, and
+// forgets the keychain entries of the profiles in before that are gone
+// or lost their key.
+func storeProfileKeys(profiles, before []Profile) []Profile {
+	out := make([]Profile, len(profiles))
+	for i, p := range profiles {
+		if p.KeyEnv != "" {
+			p.APIKey = "" // the variable holds it; nothing to keep
+		}
+		switch {
+		case p.APIKey == "":
+			p.KeyStore = ""
+		case keychain != nil && keychain.Set(profileUser(p.Name), p.APIKey) == nil:
+			p.KeyStore, p.APIKey = KeyInKeychain, ""
+		default:
+			p.KeyStore = KeyInDatabase
+		}
+		out[i] = p
+	}
+	if keychain == nil {
+		return out
+	}
+	for _, b := range before {
+		if b.KeyStore != KeyInKeychain {
+			continue
+		}
+		i := slices.IndexFunc(out, func(p Profile) bool { return p.Name == b.Name })
+		if i < 0 || out[i].KeyStore != KeyInKeychain {
+			_ = keychain.Delete(profileUser(b.Name))
+		}
+	}
+	return out
 }

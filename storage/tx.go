@@ -22,14 +22,19 @@ import (
 // monotonic clock reading and location, so compare them with time.Time.Equal.
 // Extra must be empty or valid JSON and is stored compacted.
 type Session struct {
-	ID        string          `json:"id"`
-	Title     string          `json:"title,omitempty"`
-	Workspace string          `json:"workspace,omitempty"`
-	Model     string          `json:"model,omitempty"`
-	Created   time.Time       `json:"created"`
-	Updated   time.Time       `json:"updated"`
-	Cycle     int             `json:"cycle"`           // current cycle number, starting at 1
-	Extra     json.RawMessage `json:"extra,omitempty"` // engine-owned settings and state, opaque here
+	ID        string `json:"id"`
+	Title     string `json:"title,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
+	Model     string `json:"model,omitempty"`
+	// Profile is the endpoint profile the session talks to ("" for the
+	// main connection); OwnModel says the session chose Model itself (a
+	// mid-session switch), so the settings' model does not replace it.
+	Profile  string          `json:"profile,omitempty"`
+	OwnModel bool            `json:"own_model,omitempty"`
+	Created  time.Time       `json:"created"`
+	Updated  time.Time       `json:"updated"`
+	Cycle    int             `json:"cycle"`           // current cycle number, starting at 1
+	Extra    json.RawMessage `json:"extra,omitempty"` // engine-owned settings and state, opaque here
 }
 
 // Record is one entry of a log or of a record list. Data is a copy owned by

@@ -20,10 +20,24 @@ type Config struct {
 	Store         *storage.Store
 	Model         llm.Model
 	ModelName     string
-	ContextWindow int           // 0: from the known-model table
-	Approver      tool.Approver // nil: deny every call that needs approval
-	MaxSteps      int           // 0: DefaultMaxSteps
-	Now           func() time.Time
+	ContextWindow int // 0: from the known-model table
+	// Profile is the endpoint profile Model is on ("" for the main
+	// connection); it is stored with the session, so reopening it finds
+	// its endpoint again.
+	Profile string
+	// PromptCacheKey sends the session's ID as prompt_cache_key with each
+	// request (OpenAI's routing hint for its prompt cache, stable per
+	// session); set it only for endpoints that accept the field.
+	PromptCacheKey bool
+	// Roles give the engine's own calls a model of their own, by the
+	// ledger kind they are recorded under: ledger.KindSubagent for the
+	// task tool's sub-agents, KindSummary for compaction summaries,
+	// KindBrief for the hand-off briefs of new cycles. A kind not listed
+	// uses the session's model.
+	Roles    map[ledger.Kind]ModelChoice
+	Approver tool.Approver // nil: deny every call that needs approval
+	MaxSteps int           // 0: DefaultMaxSteps
+	Now      func() time.Time
 	// Vision says the model accepts images: the user's pictures are sent
 	// and read_file shows image files (see images.go). Without it a
 	// message with images is refused and no image is ever sent.

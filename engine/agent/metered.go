@@ -11,16 +11,19 @@ import (
 // Ledger kinds of the engine's own calls.
 const ledgerPurge = "purge"
 
-// metered returns the session's model wrapped so that every successful
-// call is recorded in the ledger under kind: the engine's own requests
-// (summaries, hand-off briefs, purges) cost money too, and the totals must
-// say so.
+// metered returns the model of kind's role (the session's own, or the
+// one Config.Roles gives it, whose name then replaces the request's)
+// wrapped so that every successful call is recorded in the ledger under
+// kind: the engine's own requests (summaries, hand-off briefs, purges)
+// cost money too, and the totals must say so.
 func (s *Session) metered(kind ledger.Kind) llm.Model {
+	m := s.roleModel(kind)
 	return llm.Func(func(ctx context.Context, req llm.Request, cb llm.Callbacks) (*llm.Response, error) {
 		if cb.OnRetry == nil {
 			cb.OnRetry = func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) }
 		}
-		resp, err := s.cfg.Model.Stream(ctx, req, cb)
+		req.Model = m.Name
+		resp, err := m.Model.Stream(ctx, req, cb)
 		if err != nil || resp == nil {
 			return resp, err
 		}

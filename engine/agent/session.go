@@ -157,7 +157,7 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 	if title == "" {
 		title = filepath.Base(abs)
 	}
-	meta := storage.Session{ID: id, Title: title, Workspace: abs, Model: cfg.ModelName, Created: now, Updated: now, Cycle: 1}
+	meta := storage.Session{ID: id, Title: title, Workspace: abs, Model: cfg.ModelName, Profile: cfg.Profile, Created: now, Updated: now, Cycle: 1}
 	st := state{System: text, Spans: spans, Base: text, BaseSpans: spans, CycleStarted: now, Skills: skillCat.Names()}
 	err = cfg.Store.Update(func(tx *storage.Tx) error {
 		// A generated ID that is taken is drawn again, inside the
@@ -235,7 +235,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 		cfg.Approver = tool.DenyAll{}
 	}
 	if cfg.ModelName == "" {
-		cfg.ModelName = meta.Model
+		cfg.ModelName, cfg.Profile = meta.Model, meta.Profile
 	}
 	if cfg.StatusMode == "" {
 		cfg.StatusMode = StatusTail
@@ -251,8 +251,9 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 		cfg.Compaction = CompactAuto
 	}
 	s := &Session{cfg: cfg, meta: meta, st: st, defaultRenderer: defaultRenderer}
+	s.notePin(cfg.ModelName, cfg.Profile) // opened on another model than it was left on
 	s.subs.s = s
-	s.view.Store(&published{meta: meta}) // Snapshot never reads the live fields
+	s.view.Store(&published{meta: s.meta}) // Snapshot never reads the live fields
 	s.tools = tool.NewRegistry()
 	for _, t := range tool.Builtins() {
 		s.tools.AddBuiltin(t)
@@ -554,4 +555,9 @@ func Inspect(cfg Config, id string) (*Session, error) {
 }
 
 // ModelName returns the model this session talks to.
-func (s *Session) ModelName() string { return s.cfg.ModelName }
+// It is safe to call at any time, also while SwitchModel runs.
+func (s *Session) ModelName() string { return s.view.Load().meta.Model }
+
+// Profile returns the endpoint profile the session talks to ("" for the
+// main connection).
+func (s *Session) Profile() string { return s.view.Load().meta.Profile }

@@ -51,6 +51,9 @@ type state struct {
 	// Skills are the names of the skills in the system prompt, sorted;
 	// the skill tool is offered when there is one.
 	Skills []string `json:"skills,omitempty"`
+	// Repin is the model switch the next turn row records (Row.Repin),
+	// kept until that request is made.
+	Repin string `json:"repin,omitempty"`
 }
 
 type anchorState struct {

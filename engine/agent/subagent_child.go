@@ -200,9 +200,10 @@ func (c *child) begin(step int) (string, error) {
 	return "", nil
 }
 
-// send streams the child's next request.
+// send streams the child's next request to the sub-agents' model (see
+// roleModel).
 func (c *child) send(ctx context.Context, _ int) (*llm.Response, error) {
-	return c.s.cfg.Model.Stream(ctx, c.request(), llm.Callbacks{})
+	return c.s.roleModel(ledger.KindSubagent).Model.Stream(ctx, c.request(), llm.Callbacks{})
 }
 
 // commitReply stores the reply with the one ledger row of its response
@@ -210,6 +211,9 @@ func (c *child) send(ctx context.Context, _ int) (*llm.Response, error) {
 func (c *child) commitReply(step int, resp *llm.Response, reply transcript.Message) error {
 	row := c.s.newRow(ledger.KindSubagent, resp, c.log.Len()+1, c.s.cfg.now())
 	row.Subagent = c.info.ID
+	if c.model != "" {
+		row.Model = c.model // the custom agent's own model
+	}
 	u := resp.Usage
 	c.update(func(i *ChildInfo) {
 		i.Steps, i.ContextTokens = step, u.PromptTokens
@@ -263,7 +267,7 @@ func (c *child) request() llm.Request {
 	for i := range c.log.Len() {
 		msgs = llm.AppendJoined(msgs, c.log.At(i).Wire)
 	}
-	model := c.s.cfg.ModelName
+	model := c.s.roleModel(ledger.KindSubagent).Name
 	if c.model != "" {
 		model = c.model
 	}

@@ -325,8 +325,8 @@ func (t *turnLoop) commitReply(step int, resp *llm.Response, reply transcript.Me
 		s.st.Calibration = nil
 	}
 	row := s.newRow(ledger.KindTurn, resp, sent.messages, now)
-	row.Request, row.Drift, row.Rebuild = s.st.Requests, sent.drift, s.pendingRebuild
-	s.pendingRebuild = ""
+	row.Request, row.Drift, row.Rebuild, row.Repin = s.st.Requests, sent.drift, s.pendingRebuild, s.st.Repin
+	s.pendingRebuild, s.st.Repin = "", ""
 	err := s.commit([]transcript.Message{reply}, func(tx *storage.Tx) error {
 		row.ContextTokens, _ = s.level()
 		return addRow(tx, s.meta.ID, row)

@@ -10,12 +10,12 @@ import (
 )
 
 // newRow is the one constructor of a ledger row: what response resp to a
-// request of messages messages cost, made at now by the session's model
-// for kind. The caller fills what only it knows (request number, level,
+// request of messages messages cost, made at now for kind by the model
+// of that role (see roleModel). The caller fills what only it knows (request number, level,
 // drift, rebuild, sub-agent).
 func (s *Session) newRow(kind ledger.Kind, resp *llm.Response, messages int, now time.Time) ledger.Row {
 	u := resp.Usage
-	return ledger.Row{Time: now, Model: s.cfg.ModelName, Kind: kind,
+	return ledger.Row{Time: now, Model: s.roleModel(kind).Name, Kind: kind,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
 		DurationMS: resp.Duration.Milliseconds(), Messages: messages, CacheRule: s.cfg.CacheRule}

@@ -50,6 +50,10 @@ type Row struct {
 	// Subagent is the ID of the sub-agent that made a KindSubagent
 	// request, "" for every other kind.
 	Subagent string `json:"subagent,omitempty"`
+	// Repin names a switch of model or endpoint just before this request,
+	// "old → new": the new model's provider cache starts empty, so this
+	// request's prompt is billed as a miss.
+	Repin string `json:"repin,omitempty"`
 }
 
 // CacheRule is how a provider's prefix cache matches a request.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tally-dev/tally/config"
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/demo"
 	"github.com/tally-dev/tally/engine/ledger"
@@ -56,6 +57,10 @@ type SessionOptions struct {
 	// Vision takes the model to accept images whatever the settings and
 	// the known-model table say (tally run --vision).
 	Vision bool
+	// Profile is the endpoint profile to use: "" keeps a stored session's
+	// own and starts a new one on the settings' default, MainProfile is
+	// the main connection.
+	Profile string
 }
 
 // ErrNoModel is matched (errors.Is) by the error Config returns beside a
@@ -110,16 +115,31 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 	if cfg.KeepUnder, err = ParseKeepUnder(keep); err != nil {
 		return agent.Config{}, err
 	}
-	r := w.Resolve(o.Flags) // resolved once: the endpoint decides the cache rule and the client
-	// A stored session keeps its own model unless one is chosen; the demo
-	// session keeps the demo model and its window, for the app and the
-	// command line alike.
-	isDemo := o.Demo
-	if !r.ModelChosen && o.ID != "" {
-		if meta, err := w.store.Session(o.ID); err == nil && meta.Model != "" {
-			r.Model = meta.Model
-			isDemo = isDemo || IsDemo(meta)
+	// The stored session's header, when there is one: its model, its
+	// endpoint profile, whether it chose its model itself.
+	var stored *SessionInfo
+	if o.ID != "" {
+		if meta, err := w.store.Session(o.ID); err == nil {
+			stored = &meta
 		}
+	}
+	profile := w.sessionProfile(o, saved, stored)
+	r, err := config.ResolveProfile(profile, o.Flags, w.env, saved) // resolved once: the endpoint decides the cache rule and the client
+	if err != nil {
+		return agent.Config{}, err
+	}
+	// A stored session keeps its own model unless one is chosen (a model
+	// it switched to itself gives way only to a flag or TALLY_MODEL, and
+	// none survives a move to another endpoint); the demo session keeps
+	// the demo model and its window, for the app and the command line
+	// alike.
+	isDemo := o.Demo
+	if stored != nil && stored.Model != "" && stored.Profile == r.Profile {
+		explicit := o.Flags.Model != "" || w.env("TALLY_MODEL") != ""
+		if !r.ModelChosen || (stored.OwnModel && !explicit) {
+			r.Model = stored.Model
+		}
+		isDemo = isDemo || IsDemo(*stored)
 	}
 	base := r.BaseURL
 	if isDemo {
@@ -136,15 +156,16 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 		cfg.Hooks.Off = true // nor the user's hooks, whose scripts expect their own projects
 		return cfg, nil
 	}
-	cfg.ModelName, cfg.ContextWindow = r.Model, r.ContextWindow
-	cfg.Vision = o.Vision || saved.VisionFor(r.Model)
-	if p, ok := saved.PriceFor(r.Model); ok {
-		cfg.HitPrice, cfg.MissPrice = p.CacheHit, p.CacheMiss
+	own, err := choice(r, saved, o.Vision)
+	own.CacheRule = cfg.CacheRule
+	cfg.Model, cfg.ModelName, cfg.Profile, cfg.ContextWindow = own.Model, own.Name, own.Profile, own.ContextWindow
+	cfg.Vision, cfg.HitPrice, cfg.MissPrice, cfg.PromptCacheKey = own.Vision, own.HitPrice, own.MissPrice, own.PromptCacheKey
+	if err != nil {
+		return cfg, err
 	}
-	if err := missing(r); err != nil {
-		return cfg, noModelError{err}
+	if cfg.Roles, err = w.roles(saved, r); err != nil {
+		return cfg, err
 	}
-	cfg.Model = llm.NewOpenAI(saved.Client(r))
 	return cfg, nil
 }
 

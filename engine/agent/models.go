@@ -1,0 +1,119 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/transcript"
+)
+
+// ModelChoice is one model a session can talk to: its client and name,
+// the endpoint profile it is on, its window and input prices, and what
+// the endpoint's cache and the model can do. Config holds the session's
+// own; Config.Roles one per role; SwitchModel takes a new one.
+type ModelChoice struct {
+	Model   llm.Model
+	Name    string
+	Profile string // the endpoint profile ("" for the main connection)
+	// ContextWindow is 0 for the known-model table.
+	ContextWindow       int
+	HitPrice, MissPrice float64
+	CacheRule           ledger.CacheRule
+	Vision              bool
+	// PromptCacheKey sends the session's ID as OpenAI's prompt_cache_key
+	// with every request, so that the requests of one session are routed
+	// to the same cache (see Config.PromptCacheKey).
+	PromptCacheKey bool
+}
+
+// choice is the session's own model as a ModelChoice.
+func (c *Config) choice() ModelChoice {
+	return ModelChoice{Model: c.Model, Name: c.ModelName, Profile: c.Profile, ContextWindow: c.ContextWindow,
+		HitPrice: c.HitPrice, MissPrice: c.MissPrice, CacheRule: c.CacheRule, Vision: c.Vision, PromptCacheKey: c.PromptCacheKey}
+}
+
+// use makes m the session's own model in c.
+func (c *Config) use(m ModelChoice) {
+	c.Model, c.ModelName, c.Profile, c.ContextWindow = m.Model, m.Name, m.Profile, m.ContextWindow
+	c.HitPrice, c.MissPrice, c.CacheRule, c.Vision, c.PromptCacheKey = m.HitPrice, m.MissPrice, m.CacheRule, m.Vision, m.PromptCacheKey
+}
+
+// roleModel is the model the engine's calls of kind use: the role's own
+// (Config.Roles) when one is set, the session's otherwise.
+func (s *Session) roleModel(kind ledger.Kind) ModelChoice {
+	if m, ok := s.cfg.Roles[kind]; ok && m.Model != nil && m.Name != "" {
+		return m
+	}
+	return s.cfg.choice()
+}
+
+// modelLabel names a model with its profile for the ledger and people:
+// "gpt-4o-mini" or "qwen3-8b (local)".
+func modelLabel(name, profile string) string {
+	if profile == "" {
+		return name
+	}
+	return name + " (" + profile + ")"
+}
+
+// notePin records, when the model or profile the session talks to is not
+// the one its stored header names, that the next request re-pins the
+// provider's cache: the ledger's next turn row says so (Row.Repin). The
+// caller holds s.mu or has not published the session yet.
+func (s *Session) notePin(name, profile string) {
+	if s.meta.Model == "" || (s.meta.Model == name && s.meta.Profile == profile) {
+		return
+	}
+	s.st.Repin = modelLabel(s.meta.Model, s.meta.Profile) + " → " + modelLabel(name, profile)
+	s.meta.Model, s.meta.Profile = name, profile
+}
+
+// ErrNoClient is returned by SwitchModel for a choice without a client.
+var ErrNoClient = errors.New("the model to switch to has no client; configure its endpoint first")
+
+// SwitchModel makes m the model the session talks to from its next
+// request on, and remembers it as the session's own choice, so that
+// reopening it keeps m unless one is chosen explicitly. Nothing already
+// sent is rewritten; the provider's cache for m starts empty, so the next
+// request is billed as a miss, and the ledger's next turn row records the
+// switch. A switch between a model that sees images and one that does
+// not renders the history again for the new one. It fails with ErrBusy
+// while a turn or another operation runs.
+func (s *Session) SwitchModel(m ModelChoice) error {
+	if m.Model == nil || m.Name == "" {
+		return ErrNoClient
+	}
+	end, ok := s.beginWork()
+	if !ok {
+		return ErrBusy
+	}
+	defer end()
+	if m.Name == s.cfg.ModelName && m.Profile == s.cfg.Profile {
+		s.cfg.use(m) // a new client for the same model: nothing to re-pin
+		return nil
+	}
+	visionChanged := m.Vision != s.cfg.Vision
+	s.cfg.use(m)
+	s.env.Vision = m.Vision
+	if visionChanged {
+		entries := s.log.Entries()
+		s.log = transcript.NewAppendLog(nil, wireRules(s.cfg.Store, m.Vision))
+		for _, e := range entries {
+			s.log.Append(e.Msg) // counts are reused where the wire form is the same
+		}
+		s.resetPrefix()
+	}
+	s.notePin(m.Name, m.Profile)
+	s.meta.OwnModel = true
+	// The tokenizer and the billing change with the model: the level is
+	// estimated again until the new model's first usage anchors it.
+	s.anchor.Invalidate()
+	s.st.Anchor, s.st.Calibration = nil, nil
+	if err := s.saveMeta(); err != nil {
+		return fmt.Errorf("cannot store the model switch: %w", err)
+	}
+	s.publishLevel()
+	return nil
+}

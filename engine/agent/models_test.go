@@ -1,0 +1,141 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+)
+
+// otherEndpoint starts a second scripted server and returns it with a
+// client for it.
+func otherEndpoint(t *testing.T, script llmtest.Script) (*llmtest.Server, llm.Model) {
+	t.Helper()
+	srv := llmtest.New(script)
+	t.Cleanup(srv.Close)
+	return srv, llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "sk-other"})
+}
+
+func TestSwitchingTheModelMidSessionKeepsTheHistoryAndRecordsTheRepin(t *testing.T) {
+	h := newHarness(t, llmtest.Sequence(llmtest.Text("answer one")), nil)
+	other, client := otherEndpoint(t, llmtest.Sequence(llmtest.Text("answer two")))
+	s := h.session("switch")
+	ctx := context.Background()
+	if _, err := s.Run(ctx, "first question"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SwitchModel(ModelChoice{}); err != ErrNoClient {
+		t.Errorf("a choice without a client: %v", err)
+	}
+	if err := s.SwitchModel(ModelChoice{Model: client, Name: "small-model", Profile: "local", ContextWindow: 32000}); err != nil {
+		t.Fatal(err)
+	}
+	if s.ModelName() != "small-model" || s.Profile() != "local" || s.Window() != 32000 {
+		t.Errorf("after the switch: model %q, profile %q, window %d", s.ModelName(), s.Profile(), s.Window())
+	}
+	if _, err := s.Run(ctx, "second question"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.srv.Requests()); n != 1 {
+		t.Errorf("the first endpoint got %d requests; want only the first turn's", n)
+	}
+	reqs := other.Requests()
+	if len(reqs) != 1 || reqs[0].Model != "small-model" {
+		t.Fatalf("the new endpoint got %d requests (%+v)", len(reqs), reqs)
+	}
+	var texts []string
+	for _, m := range reqs[0].Messages {
+		texts = append(texts, m.Content)
+	}
+	all := strings.Join(texts, "\n")
+	if !strings.Contains(all, "first question") || !strings.Contains(all, "answer one") || !strings.Contains(all, "second question") {
+		t.Errorf("the new model did not get the whole conversation:\n%s", all)
+	}
+	rows, err := s.Ledger()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("ledger: %d rows, %v", len(rows), err)
+	}
+	if rows[0].Repin != "" || rows[1].Repin != "deepseek-chat → small-model (local)" || rows[1].Model != "small-model" {
+		t.Errorf("rows = %+v / %+v; want the second to record the re-pin", rows[0], rows[1])
+	}
+	s.Close()
+
+	// Reopened without naming a model, it keeps the one it switched to.
+	cfg := h.cfg
+	cfg.ModelName, cfg.Model = "", client
+	r, err := Open(cfg, "switch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.ModelName() != "small-model" || r.Profile() != "local" || !r.Meta().OwnModel {
+		t.Errorf("reopened on %q / %q (own %v)", r.ModelName(), r.Profile(), r.Meta().OwnModel)
+	}
+}
+
+func TestOpeningOnAnotherModelRecordsTheRepin(t *testing.T) {
+	h := newHarness(t, llmtest.Sequence(llmtest.Text("one"), llmtest.Text("two")), nil)
+	s := h.session("reopen")
+	if _, err := s.Run(context.Background(), "hello"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	cfg := h.cfg
+	cfg.ModelName = "deepseek-reasoner"
+	r, err := Open(cfg, "reopen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Run(context.Background(), "again"); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := r.Ledger()
+	if len(rows) != 2 || rows[1].Repin != "deepseek-chat → deepseek-reasoner" {
+		t.Errorf("rows = %+v", rows)
+	}
+	if reqs := h.srv.Requests(); reqs[1].Model != "deepseek-reasoner" {
+		t.Errorf("the request named %q", reqs[1].Model)
+	}
+}
+
+func TestARoleTakesItsOwnModel(t *testing.T) {
+	h := newHarness(t, llmtest.Sequence(llmtest.Text("done"), llmtest.Text("next")), nil)
+	cheap, client := otherEndpoint(t, llmtest.Sequence(llmtest.Text("brief: the answered bug is fixed")))
+	h.cfg.Roles = map[ledger.Kind]ModelChoice{ledger.KindBrief: {Model: client, Name: "cheap-model"}}
+	s := h.session("roles")
+	ctx := context.Background()
+	if _, err := s.Run(ctx, "fix the bug"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.NewCycle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(ctx, "what next?"); err != nil {
+		t.Fatal(err)
+	}
+	if reqs := cheap.Requests(); len(reqs) != 1 || reqs[0].Model != "cheap-model" || !isBrief(reqs[0].Messages) {
+		t.Fatalf("the cheap endpoint got %+v; want the one brief", reqs)
+	}
+	for _, r := range h.srv.Requests() {
+		if isBrief(r.Messages) {
+			t.Error("the brief went to the session's own model")
+		}
+	}
+	rows, _ := s.Ledger()
+	kinds := map[ledger.Kind]string{}
+	for _, r := range rows {
+		kinds[r.Kind] = r.Model
+	}
+	if kinds[ledger.KindBrief] != "cheap-model" || kinds[ledger.KindTurn] != "deepseek-chat" {
+		t.Errorf("ledger models by kind: %v", kinds)
+	}
+}
+
+// isBrief reports whether messages are a hand-off brief request.
+func isBrief(msgs []llmtest.Message) bool {
+	return len(msgs) > 0 && strings.Contains(msgs[len(msgs)-1].Content, briefMarker)
+}
