@@ -255,7 +255,7 @@ func TestGitignoreAndNested(t *testing.T) {
 	if !slices.Equal(ch.Modified, []string{"sub/kept.txt"}) || len(ch.Created)+len(ch.Deleted) != 0 {
 		t.Fatalf("changes %+v; only sub/kept.txt is not ignored", ch)
 	}
-	if _, ok := r.Workspace().cache["sub/secret.txt"]; ok {
+	if listed(r.Workspace(), "sub/secret.txt") {
 		t.Fatal("a file ignored by a nested .gitignore was scanned")
 	}
 }

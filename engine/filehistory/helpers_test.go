@@ -163,3 +163,15 @@ func git(tb testing.TB, dir string, args ...string) string {
 	}
 	return string(out)
 }
+
+// listed reports whether some manifest of w lists rel.
+func listed(w *Workspace, rel string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, v := range w.views {
+		if _, ok := v.files[rel]; ok {
+			return true
+		}
+	}
+	return false
+}

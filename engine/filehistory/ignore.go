@@ -1,8 +1,9 @@
 package filehistory
 
 import (
-	"io/fs"
 	"os"
+	"path"
+	"path/filepath"
 
 	"github.com/tally-dev/tally/storage"
 )
@@ -31,25 +32,58 @@ func (r *Recorder) ignoreRules(root *os.Root) (map[string]string, error) {
 		}
 		return r.rules, nil
 	}
-	s := &scanner{root: root, out: manifest{}, infos: map[string]fs.FileInfo{}, found: map[string]string{}, rulesOnly: true}
-	s.walk("", nil)
+	found := map[string]string{}
+	findIgnoreFiles(root, "", nil, found)
 	err = w.st.Update(func(tx *storage.Tx) error {
 		rec, err := w.loadSession(tx, r.session)
 		if err != nil {
 			return err
 		}
 		if !rec.IgnoreSet {
-			rec.Ignore, rec.IgnoreSet = s.found, true
+			rec.Ignore, rec.IgnoreSet = found, true
 		}
-		s.found = rec.Ignore
+		found = rec.Ignore
 		return w.saveSession(tx, r.session, rec)
 	})
 	if err != nil {
 		return nil, err
 	}
-	r.rules = s.found
+	r.rules = found
 	if r.rules == nil {
 		r.rules = map[string]string{}
 	}
 	return r.rules, nil
+}
+
+// findIgnoreFiles walks the directory rel, whose parent's rules are rules,
+// for the .gitignore files on disk, honouring each in the directories under
+// it, and keeps their text in found.
+func findIgnoreFiles(root *os.Root, rel string, rules []ignoreRule, found map[string]string) {
+	name := "."
+	if rel != "" {
+		name = filepath.FromSlash(rel)
+	}
+	d, err := root.Open(name)
+	if err != nil {
+		return
+	}
+	ents, _ := d.ReadDir(-1)
+	d.Close()
+	for _, e := range ents {
+		if e.Name() == ".gitignore" && e.Type().IsRegular() {
+			if data, err := root.ReadFile(filepath.Join(name, ".gitignore")); err == nil {
+				found[rel] = string(data)
+				rules = withRules(rules, rel, string(data), true)
+			}
+		}
+	}
+	for _, e := range ents {
+		if !e.Type().IsDir() || e.Name() == ".git" {
+			continue
+		}
+		child := path.Join(rel, e.Name())
+		if !ignored(rules, child, true) {
+			findIgnoreFiles(root, child, rules, found)
+		}
+	}
 }

@@ -12,31 +12,6 @@ import (
 	ignore "github.com/sabhiram/go-gitignore"
 )
 
-// entry is one path of a workspace manifest: its stat and its image.
-type entry struct {
-	Size  int64
-	Mtime int64
-	Mode  fs.FileMode
-	Ino   uint64
-	Ctime int64
-	Img   Image
-}
-
-func statOf(fi fs.FileInfo) entry {
-	ino, ctime := statExtra(fi)
-	return entry{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: fi.Mode(), Ino: ino, Ctime: ctime}
-}
-
-// sameStat reports whether e and o have the same stat, so that the content
-// read for one can be reused for the other.
-func (e entry) sameStat(o entry) bool {
-	return e.Size == o.Size && e.Mtime == o.Mtime && e.Mode == o.Mode && e.Ino == o.Ino && e.Ctime == o.Ctime
-}
-
-// manifest maps slash-separated workspace paths to entries. Directories are
-// not listed; ignored paths and .git are left out.
-type manifest map[string]entry
-
 // ignoreRule is one .gitignore file and the directory it applies to.
 type ignoreRule struct {
 	base string // slash-separated, "" for the workspace root
@@ -59,46 +34,55 @@ func ignored(rules []ignoreRule, rel string, dir bool) bool {
 	return false
 }
 
-// scanner walks a workspace for one manifest.
-type scanner struct {
-	root  *os.Root
-	prev  manifest
-	out   manifest
-	todo  []string // paths whose stat changed: to read
-	infos map[string]fs.FileInfo
-	// rules are the .gitignore files the walk honours, by the
-	// slash-separated directory they are in ("" for the root): the ones
-	// the session started with (see Recorder.ignoreRules). Nil reads the
-	// .gitignore files on disk and keeps them in found; rulesOnly then
-	// walks for them alone, reading no other file.
-	rules     map[string]string
-	found     map[string]string
-	rulesOnly bool
-}
-
-// dirRules adds the ignore rules of the directory rel to rules.
-func (s *scanner) dirRules(rel, name string, ents []fs.DirEntry, rules []ignoreRule) []ignoreRule {
-	text, ok := s.rules[rel]
-	if s.rules == nil {
-		for _, e := range ents {
-			if e.Name() == ".gitignore" && e.Type().IsRegular() {
-				if data, err := s.root.ReadFile(filepath.Join(name, ".gitignore")); err == nil {
-					text, ok = string(data), true
-					s.found[rel] = text
-				}
-			}
-		}
-	}
+// withRules adds the ignore file text of directory rel, if any, to rules.
+func withRules(rules []ignoreRule, rel, text string, ok bool) []ignoreRule {
 	if !ok {
 		return rules
 	}
 	return append(rules[:len(rules):len(rules)], ignoreRule{base: rel, gi: ignore.CompileIgnoreLines(strings.Split(text, "\n")...)})
 }
 
-func (s *scanner) walk(rel string, rules []ignoreRule) {
+// walker lists directories of a workspace into a view: every file whose
+// stat differs from the view's entry is read (or, where git's index vouches
+// for it, taken as the blob the index names), and every directory is
+// watched when wt is set.
+type walker struct {
+	w     *Workspace
+	v     *view
+	root  *os.Root
+	wt    *watcher
+	git   *gitIndex
+	lim   Limits
+	files map[string]entry // what was found
+	dirs  map[string]*dirInfo
+	// linked are the hard-linked files found: a change made through
+	// another of their names is not seen by watching, so they are looked
+	// at in every snapshot.
+	linked        map[string]struct{}
+	todo          []todo
+	watchErr      error
+	sawAttributes bool
+}
+
+type todo struct {
+	rel string
+	fi  fs.FileInfo
+}
+
+func (w *Workspace) newWalker(root *os.Root, v *view) *walker {
+	return &walker{w: w, v: v, root: root, lim: w.limits, files: map[string]entry{}, dirs: map[string]*dirInfo{}, linked: map[string]struct{}{}}
+}
+
+// walk lists the directory rel, whose parent's rules are rules.
+func (s *walker) walk(rel string, rules []ignoreRule, ino uint64) {
 	name := "."
 	if rel != "" {
 		name = filepath.FromSlash(rel)
+	}
+	if s.wt != nil && s.watchErr == nil {
+		// Watched before it is read, so that nothing changed after the
+		// read goes unseen.
+		s.watchErr = s.wt.add(filepath.Join(s.w.dir, name), rel)
 	}
 	d, err := s.root.Open(name)
 	if err != nil {
@@ -106,7 +90,9 @@ func (s *scanner) walk(rel string, rules []ignoreRule) {
 	}
 	ents, _ := d.ReadDir(-1)
 	d.Close()
-	rules = s.dirRules(rel, name, ents, rules)
+	text, ok := s.v.rules[rel]
+	rules = withRules(rules, rel, text, ok)
+	s.dirs[rel] = &dirInfo{rules: rules, ino: ino}
 	for _, e := range ents {
 		if e.Name() == ".git" {
 			continue
@@ -116,86 +102,100 @@ func (s *scanner) walk(rel string, rules []ignoreRule) {
 		if ignored(rules, child, isDir) {
 			continue
 		}
-		if isDir {
-			s.walk(child, rules)
-			continue
-		}
-		if s.rulesOnly {
-			continue
-		}
 		fi, err := e.Info()
 		if err != nil {
 			continue // vanished since the directory was read
 		}
-		en := statOf(fi)
-		if old, ok := s.prev[child]; ok && old.sameStat(en) {
-			en.Img = old.Img
-			s.out[child] = en
+		if isDir {
+			ino, _, _ := statExtra(fi)
+			s.walk(child, rules, ino)
 			continue
 		}
-		s.out[child] = en
-		s.todo = append(s.todo, child)
-		s.infos[child] = fi
+		s.file(child, fi)
 	}
 }
 
-// scan takes a manifest of the workspace under the ignore rules of
-// session r (see Recorder.ignoreRules), reusing the images of paths whose
-// stat is unchanged since the last one and reading the others, so that
-// every file's content is either in the store or staged in memory when scan
-// returns (see Workspace.staged). w.mu must be held.
-func (w *Workspace) scan(root *os.Root, r *Recorder) (manifest, error) {
-	rules, err := r.ignoreRules(root)
-	if err != nil {
-		return nil, err
+// file takes in the file rel, whose Lstat result is fi.
+func (s *walker) file(rel string, fi fs.FileInfo) {
+	if path.Base(rel) == ".gitattributes" {
+		s.sawAttributes = true
 	}
-	s := &scanner{root: root, prev: w.cache, out: manifest{}, infos: map[string]fs.FileInfo{}, rules: rules}
-	s.walk("", nil)
+	en := statOf(fi)
+	if _, _, nlink := statExtra(fi); nlink > 1 && fi.Mode().IsRegular() {
+		s.linked[rel] = struct{}{}
+	}
+	if old, ok := s.v.files[rel]; ok && old.sameStat(en) {
+		s.files[rel] = old
+		return
+	}
+	if s.git != nil && fi.Mode().IsRegular() && fi.Size() <= s.lim.FileBytes {
+		if ge, ok := s.git.entries[rel]; ok && s.git.vouches(ge, en) {
+			en.kind, en.git, en.isize = kFile, true, en.Size
+			copy(en.sum[:], ge.id[:])
+			s.files[rel] = en
+			return
+		}
+	}
+	s.files[rel] = en
+	s.todo = append(s.todo, todo{rel, fi})
+}
 
-	type result struct {
-		rel string
-		img Image
-		b   *blob
+// untrustGit reads the files taken from git's index after all: an
+// attributes file was found, which may make the blob differ from the file.
+func (s *walker) untrustGit() {
+	for rel, e := range s.files {
+		if !e.git {
+			continue
+		}
+		fi, err := s.root.Lstat(filepath.FromSlash(rel))
+		if err != nil {
+			delete(s.files, rel)
+			continue
+		}
+		s.files[rel] = statOf(fi)
+		s.todo = append(s.todo, todo{rel, fi})
 	}
-	lim := w.limits
-	jobs := make(chan string)
-	results := make(chan result)
+}
+
+// read reads the files to read, in parallel, staging the compressed
+// content of those whose content is not stored yet (see Workspace.stage),
+// so that every file found has its content in the store, the stage or git
+// when read returns.
+func (s *walker) read() {
+	if len(s.todo) == 0 {
+		return
+	}
+	out := make([]entry, len(s.todo))
+	var next sync.Mutex
+	i := 0
 	var wg sync.WaitGroup
-	for range max(1, runtime.GOMAXPROCS(0)) {
+	for range min(len(s.todo), max(1, runtime.GOMAXPROCS(0))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for rel := range jobs {
-				img, data := imageOf(root, filepath.FromSlash(rel), s.infos[rel], lim)
-				r := result{rel: rel, img: img}
+			for {
+				next.Lock()
+				k := i
+				i++
+				next.Unlock()
+				if k >= len(s.todo) {
+					return
+				}
+				t := s.todo[k]
+				img, data := imageOf(s.root, filepath.FromSlash(t.rel), t.fi, s.lim)
+				en := s.files[t.rel].withImage(img) // s.files is not written meanwhile
 				if img.Kind == File {
-					if _, ok := w.sizes[img.SHA]; !ok { // w.sizes is not written during a scan
-						r.b = &blob{sha: img.SHA, data: compress(data)}
+					if _, ok := s.w.sizes[img.SHA]; !ok && !s.w.stage.has(en.sum) { // nor is w.sizes
+						s.w.stage.put(en.sum, compress(data))
 					}
 				}
-				results <- r
+				out[k] = en
 			}
 		}()
 	}
-	go func() {
-		for _, rel := range s.todo {
-			jobs <- rel
-		}
-		close(jobs)
-		wg.Wait()
-		close(results)
-	}()
-
-	if w.staged == nil {
-		w.staged = map[string][]byte{}
+	wg.Wait()
+	for k, t := range s.todo {
+		s.files[t.rel] = out[k]
 	}
-	for r := range results {
-		en := s.out[r.rel]
-		en.Img = r.img
-		s.out[r.rel] = en
-		if r.b != nil {
-			w.staged[r.b.sha] = r.b.data
-		}
-	}
-	return s.out, nil
+	s.todo = nil
 }

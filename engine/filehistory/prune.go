@@ -124,12 +124,18 @@ func (w *Workspace) needed(recs map[string]*sessionRec) map[string]bool {
 			keep[img.SHA] = true
 		}
 	}
-	for _, e := range w.cache {
-		add(e.Img)
-	}
-	for _, m := range w.pinned {
-		for _, e := range m {
-			add(e.Img)
+	for _, v := range w.views {
+		for _, e := range v.files {
+			if e.kind == kFile && !e.git {
+				add(e.image())
+			}
+		}
+		for _, ov := range v.pending {
+			for _, e := range ov {
+				if e.kind == kFile && !e.git {
+					add(e.image())
+				}
+			}
 		}
 	}
 	for _, rec := range recs {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/tally-dev/tally/storage"
@@ -18,7 +17,7 @@ import (
 type Recorder struct {
 	w       *Workspace
 	session string
-	pending manifest // manifest taken by BeforeShell, nil outside a command
+	view    *view // the view of the running command, nil outside one
 	// rules are the session's ignore rules once read (see ignoreRules);
 	// w.mu guards them.
 	rules map[string]string
@@ -35,6 +34,9 @@ func (w *Workspace) Recorder(session string) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.mu.Lock()
+	w.open[r] = true
+	w.mu.Unlock()
 	return r, nil
 }
 
@@ -186,12 +188,13 @@ type ShellChanges struct {
 	NotRestorable              []string
 }
 
-// BeforeShell takes a manifest of the workspace (honouring the .gitignore
-// files the session started with, see ignoreRules, and skipping .git) and makes sure the content of every file in it is in
-// the store, so that whatever the command changes can be restored. Only
-// files whose size, modification time, mode or inode changed since the last
-// manifest are read again. Call it right before a shell command runs and
-// AfterShell right after.
+// BeforeShell brings the manifest of the workspace up to date (honouring
+// the .gitignore files the session started with, see ignoreRules, and
+// skipping .git) and makes sure the content of every file in it is in the
+// store, in the stage or, for a file git's index vouches for, in the
+// repository's object store, so that whatever the command changes can be
+// restored. Call it right before a shell command runs and AfterShell right
+// after.
 func (r *Recorder) BeforeShell() error {
 	root, err := r.w.openRoot()
 	if err != nil {
@@ -201,25 +204,25 @@ func (r *Recorder) BeforeShell() error {
 	w := r.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	m, err := w.scan(root, r)
+	rules, err := r.ignoreRules(root)
 	if err != nil {
 		return err
 	}
-	w.cache = m
-	r.pending = m
-	if w.pinned == nil {
-		w.pinned = map[*Recorder]manifest{}
+	if r.view != nil {
+		delete(r.view.pending, r)
 	}
-	w.pinned[r] = m
-	w.trimStaged()
+	v := w.view(rules)
+	w.refresh(root, v)
+	v.pending[r] = map[string]entry{}
+	r.view = v
+	w.tidyStage()
 	return w.pruneLocked()
 }
 
-// AfterShell takes a new manifest, compares it with the one BeforeShell took
-// and records the earlier state of every path that was changed, created or
-// deleted as its before-image in the current turn, and its new state as the
-// session's last write. Files whose stat changed but whose content did not
-// are not changes.
+// AfterShell brings the manifest up to date again and records the earlier
+// state of every path the command changed, created or deleted as its
+// before-image in the current turn, and its new state as the session's last
+// write. Files whose stat changed but whose content did not are not changes.
 func (r *Recorder) AfterShell() (ShellChanges, error) {
 	var out ShellChanges
 	root, err := r.w.openRoot()
@@ -230,52 +233,41 @@ func (r *Recorder) AfterShell() (ShellChanges, error) {
 	w := r.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	before := r.pending
-	if before == nil {
+	v := r.view
+	if v == nil || v.pending[r] == nil {
 		return out, errors.New("AfterShell called without BeforeShell; call BeforeShell before running the command")
 	}
-	r.pending = nil
-	delete(w.pinned, r)
-	after, err := w.scan(root, r)
-	if err != nil {
-		return out, err
-	}
-	w.cache = after
-	type change struct {
-		rel         string
-		old, now    Image
-		oldOK, nowK bool
-	}
-	var changes []change
-	for rel, b := range before {
-		a, ok := after[rel]
-		if ok && (a.sameStat(b) || a.Img.Same(b.Img)) {
-			continue
-		}
-		changes = append(changes, change{rel: rel, old: b.Img, now: a.Img, oldOK: true, nowK: ok})
-	}
-	for rel, a := range after {
-		if _, ok := before[rel]; !ok {
-			changes = append(changes, change{rel: rel, now: a.Img, nowK: true})
-		}
-	}
+	w.refresh(root, v)
+	before := v.pending[r]
+	delete(v.pending, r)
+	r.view = nil
+	changes := w.changes(root, v, before)
 	if len(changes) == 0 {
+		w.tidyStage()
 		return out, nil
 	}
-	slices.SortFunc(changes, func(a, b change) int { return strings.Compare(a.rel, b.rel) })
 	// The earlier content of what changed becomes a stored before-image
 	// now, unless Refuse declines it; unchanged files stay out of the store.
 	var blobs []blob
 	for i, c := range changes {
 		if c.oldOK {
-			img, b := w.persist(c.rel, c.old)
+			img, b := c.old, (*blob)(nil)
+			if c.oldData != nil {
+				if img = w.refuse(c.rel, img, c.oldData); img.Kind == File {
+					if _, ok := w.sizes[img.SHA]; !ok {
+						b = &blob{sha: img.SHA, data: compress(c.oldData)}
+					}
+				}
+			} else {
+				img, b = w.persist(c.rel, c.old)
+			}
 			changes[i].old = img
 			if b != nil {
 				blobs = append(blobs, *b)
 			}
 		}
 	}
-	defer w.trimStaged()
+	defer w.tidyStage()
 	err = w.updateLocked(r.session, func(rec *sessionRec) error {
 		for _, c := range changes {
 			old, now := c.old, c.now
@@ -283,7 +275,7 @@ func (r *Recorder) AfterShell() (ShellChanges, error) {
 			case !c.oldOK:
 				old = Image{Kind: Absent}
 				out.Created = append(out.Created, c.rel)
-			case !c.nowK:
+			case !c.nowOK:
 				now = Image{Kind: Absent}
 				out.Deleted = append(out.Deleted, c.rel)
 			default:
@@ -297,6 +289,13 @@ func (r *Recorder) AfterShell() (ShellChanges, error) {
 		}
 		return nil
 	}, blobs)
+	if err == nil {
+		for _, b := range blobs {
+			if sum, ok := sumOf(b.sha); ok {
+				w.stage.forget(sum)
+			}
+		}
+	}
 	return out, err
 }
 
@@ -306,7 +305,19 @@ func (r *Recorder) AfterShell() (ShellChanges, error) {
 func (r *Recorder) Close() error {
 	w := r.w
 	w.mu.Lock()
-	delete(w.pinned, r)
+	if r.view != nil {
+		delete(r.view.pending, r)
+		r.view = nil
+	}
+	delete(w.open, r)
+	if len(w.open) == 0 {
+		// Nobody records here any more: stop watching. A later snapshot
+		// walks the workspace again, comparing stats with the views.
+		for _, v := range w.views {
+			v.wt.close()
+			v.wt = nil
+		}
+	}
 	w.mu.Unlock()
 	return r.update(func(rec *sessionRec) error {
 		rec.Closed = true

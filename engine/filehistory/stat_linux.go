@@ -8,10 +8,10 @@ import (
 )
 
 // statExtra returns the inode number and change time of fi, which catch
-// changes that keep size and modification time.
-func statExtra(fi fs.FileInfo) (ino uint64, ctime int64) {
+// changes that keep size and modification time, and its link count.
+func statExtra(fi fs.FileInfo) (ino uint64, ctime int64, nlink uint64) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino), int64(st.Ctim.Sec)*1e9 + int64(st.Ctim.Nsec)
+		return uint64(st.Ino), int64(st.Ctim.Sec)*1e9 + int64(st.Ctim.Nsec), uint64(st.Nlink)
 	}
-	return 0, 0
+	return 0, 0, 1
 }

@@ -70,14 +70,21 @@ type Workspace struct {
 	limits Limits
 	sizes  map[string]int // stored blobs: SHA -> compressed size
 	total  int64          // sum of sizes
-	cache  manifest       // latest manifest of the workspace
-	// staged holds, in memory and compressed, the content of files read by
-	// a shell snapshot that is not in the store: it becomes a stored
-	// before-image only when a command changes the file (after Refuse
-	// allowed it), so files that never change are never copied into the
-	// data file. It lives as long as the process, like cache.
-	staged map[string][]byte
-	pinned map[*Recorder]manifest // manifests of commands still running
+	// views are the manifests of the workspace kept up to date between
+	// shell snapshots, one per set of ignore rules (see view).
+	views map[string]*view
+	clock uint64
+	// stage holds, compressed and spilled to a temporary file, the
+	// content of files read by a shell snapshot that is not in the store:
+	// it becomes a stored before-image only when a command changes the
+	// file (after Refuse allowed it), so files that never change are never
+	// copied into the data file. It lives as long as the process.
+	stage *stage
+	// repo is the git repository the workspace is in, if any, once
+	// looked for (repoChecked).
+	repo        *gitRepo
+	repoChecked bool
+	open        map[*Recorder]bool // recorders not closed
 }
 
 var (
@@ -123,7 +130,7 @@ func Open(st *storage.Store, dir string, limits Limits) (*Workspace, error) {
 		w.mu.Unlock()
 		return w, nil
 	}
-	w := &Workspace{st: st, dir: abs, ns: ns, limits: limits.withDefaults(), sizes: map[string]int{}, cache: manifest{}}
+	w := &Workspace{st: st, dir: abs, ns: ns, limits: limits.withDefaults(), sizes: map[string]int{}, stage: newStage(filepath.Dir(st.Path())), open: map[*Recorder]bool{}}
 	err = st.View(func(tx *storage.Tx) error {
 		return tx.CheckpointSizes(ns, sectionBlobs, func(k string, n int) error {
 			w.sizes[k] = n
@@ -198,10 +205,9 @@ func (w *Workspace) refuse(rel string, img Image, data []byte) Image {
 }
 
 // persist makes sure the content of before-image img of rel is in the
-// store (taking it from the staged snapshot), or turns img into an
-// unrestorable one when Refuse declines it or the content is gone. It
-// returns the image to record and the blob to store, if any. w.mu must be
-// held.
+// store (taking it from the stage), or turns img into an unrestorable one
+// when Refuse declines it or the content is gone. It returns the image to
+// record and the blob to store, if any. w.mu must be held.
 func (w *Workspace) persist(rel string, img Image) (Image, *blob) {
 	if img.Kind != File {
 		return img, nil
@@ -209,12 +215,13 @@ func (w *Workspace) persist(rel string, img Image) (Image, *blob) {
 	if _, ok := w.sizes[img.SHA]; ok {
 		return img, nil
 	}
-	raw, ok := w.staged[img.SHA]
+	sum, _ := sumOf(img.SHA)
+	raw, ok := w.stage.get(sum)
 	if !ok {
 		return Image{Kind: Unrestorable, Size: img.Size, Why: "its earlier content was not kept"}, nil
 	}
 	data, err := decoder.DecodeAll(raw, nil)
-	if err != nil {
+	if err != nil || hashOf(data) != img.SHA {
 		return Image{Kind: Unrestorable, Size: img.Size, Why: "its earlier content could not be read back"}, nil
 	}
 	if img = w.refuse(rel, img, data); img.Kind != File {
@@ -223,32 +230,67 @@ func (w *Workspace) persist(rel string, img Image) (Image, *blob) {
 	return img, &blob{sha: img.SHA, data: raw}
 }
 
-// trimStaged forgets staged content that the latest manifest no longer
-// refers to, or that is stored now. w.mu must be held.
-func (w *Workspace) trimStaged() {
-	live := make(map[string]bool, len(w.cache))
-	for _, en := range w.cache {
-		if en.Img.Kind == File {
-			live[en.Img.SHA] = true
+// tidyStage drops staged content that is stored now or that no view
+// refers to any more, once the stage has grown enough for that to pay.
+// w.mu must be held.
+func (w *Workspace) tidyStage() {
+	if !w.stage.due() {
+		return
+	}
+	live := map[[32]byte]bool{}
+	add := func(e entry) {
+		if e.kind == kFile && !e.git {
+			live[e.sum] = true
 		}
 	}
-	for _, m := range w.pinned {
-		for _, en := range m {
-			if en.Img.Kind == File {
-				live[en.Img.SHA] = true
+	for _, v := range w.views {
+		for _, e := range v.files {
+			add(e)
+		}
+		for _, ov := range v.pending {
+			for _, e := range ov {
+				add(e)
 			}
 		}
 	}
-	for sha := range w.staged {
-		if _, stored := w.sizes[sha]; stored || !live[sha] {
-			delete(w.staged, sha)
+	w.stage.compact(func(sum [32]byte) bool {
+		if !live[sum] {
+			return false
 		}
+		_, stored := w.sizes[hex.EncodeToString(sum[:])]
+		return !stored
+	})
+}
+
+// gitIndex returns what the index of the workspace's git repository
+// vouches for, or nil where the workspace is not in a repository or its
+// index cannot be trusted (see gitRepo.trustable). w.mu must be held.
+func (w *Workspace) gitIndex() *gitIndex {
+	if !w.repoChecked {
+		w.repoChecked = true
+		w.repo = findRepo(w.dir)
 	}
+	if w.repo == nil {
+		return nil
+	}
+	x, err := w.repo.readIndex()
+	if err != nil || !w.repo.trustable(x) {
+		return nil
+	}
+	return x
+}
+
+func (w *Workspace) stagedContent(sha string) ([]byte, bool) {
+	sum, ok := sumOf(sha)
+	if !ok {
+		return nil, false
+	}
+	return w.stage.get(sum)
 }
 
 // content returns the stored content with the given SHA-256.
 func (w *Workspace) content(sha string) ([]byte, error) {
-	if raw, ok := w.staged[sha]; ok {
+	if raw, ok := w.stagedContent(sha); ok {
 		if data, err := decoder.DecodeAll(raw, nil); err == nil && hashOf(data) == sha {
 			return data, nil
 		}

@@ -1,0 +1,173 @@
+package filehistory
+
+import (
+	"os"
+	"runtime"
+	"sync"
+)
+
+// stage keeps the compressed content a shell snapshot read that is not in
+// the store (see Workspace.stage): in a temporary file beside the data
+// file, unlinked at once where the system allows, so that the snapshot of a
+// big workspace does not sit in memory; only an index of SHA-256 to offset
+// is. Content that could not be written there is kept in memory instead.
+// Its methods are safe for concurrent use.
+type stage struct {
+	mu   sync.Mutex
+	dir  string
+	f    *os.File
+	name string // path of f where it could not be unlinked
+	size int64
+	idx  map[[32]byte]span
+	mem  map[[32]byte][]byte
+	// next is the file size at which unreferenced content is dropped
+	// (see compact).
+	next int64
+}
+
+type span struct {
+	off int64
+	n   uint32
+}
+
+const stageCompactMin = 64 << 20
+
+func newStage(dir string) *stage {
+	return &stage{dir: dir, idx: map[[32]byte]span{}, mem: map[[32]byte][]byte{}, next: stageCompactMin}
+}
+
+func (s *stage) has(sum [32]byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.idx[sum]
+	if !ok {
+		_, ok = s.mem[sum]
+	}
+	return ok
+}
+
+// open makes sure the spill file exists. s.mu must be held.
+func (s *stage) open() bool {
+	if s.f != nil {
+		return true
+	}
+	f, err := os.CreateTemp(s.dir, ".tally-snapshot-*")
+	if err != nil {
+		if f, err = os.CreateTemp("", ".tally-snapshot-*"); err != nil {
+			return false
+		}
+	}
+	s.f, s.size = f, 0
+	if runtime.GOOS == "windows" || os.Remove(f.Name()) != nil {
+		s.name = f.Name()
+	}
+	return true
+}
+
+// put keeps data, the compressed content with SHA-256 sum.
+func (s *stage) put(sum [32]byte, data []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.idx[sum]; ok {
+		return
+	}
+	if _, ok := s.mem[sum]; ok {
+		return
+	}
+	if s.open() {
+		if n, err := s.f.WriteAt(data, s.size); err == nil && n == len(data) {
+			s.idx[sum] = span{off: s.size, n: uint32(len(data))}
+			s.size += int64(len(data))
+			return
+		}
+	}
+	s.mem[sum] = append([]byte(nil), data...)
+}
+
+// get returns the compressed content with SHA-256 sum.
+func (s *stage) get(sum [32]byte) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b, ok := s.mem[sum]; ok {
+		return b, true
+	}
+	sp, ok := s.idx[sum]
+	if !ok {
+		return nil, false
+	}
+	buf := make([]byte, sp.n)
+	if _, err := s.f.ReadAt(buf, sp.off); err != nil {
+		return nil, false
+	}
+	return buf, true
+}
+
+// forget drops the content with SHA-256 sum from the index (it is stored
+// now); its bytes in the file go at the next compaction.
+func (s *stage) forget(sum [32]byte) {
+	s.mu.Lock()
+	delete(s.idx, sum)
+	delete(s.mem, sum)
+	s.mu.Unlock()
+}
+
+// due reports whether the spill file has grown enough to be compacted.
+func (s *stage) due() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.size > s.next
+}
+
+// compact keeps only the content live reports as needed, copying it into a
+// new spill file. It runs when the file has doubled since the last time, so
+// its cost is spread over the content written.
+func (s *stage) compact(live func(sum [32]byte) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for sum := range s.mem {
+		if !live(sum) {
+			delete(s.mem, sum)
+		}
+	}
+	old, oldName, oldIdx := s.f, s.name, s.idx
+	s.f, s.name, s.idx, s.size = nil, "", map[[32]byte]span{}, 0
+	buf := []byte{}
+	for sum, sp := range oldIdx {
+		if !live(sum) {
+			continue
+		}
+		buf = append(buf[:0], make([]byte, sp.n)...)
+		if _, err := old.ReadAt(buf, sp.off); err != nil {
+			continue
+		}
+		if s.open() {
+			if _, err := s.f.WriteAt(buf, s.size); err == nil {
+				s.idx[sum] = span{off: s.size, n: sp.n}
+				s.size += int64(sp.n)
+				continue
+			}
+		}
+		s.mem[sum] = append([]byte(nil), buf...)
+	}
+	if old != nil {
+		old.Close()
+		if oldName != "" {
+			os.Remove(oldName)
+		}
+	}
+	s.next = max(stageCompactMin, 2*s.size)
+}
+
+// close removes the spill file.
+func (s *stage) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f != nil {
+		s.f.Close()
+		if s.name != "" {
+			os.Remove(s.name)
+		}
+	}
+	s.f, s.name, s.size = nil, "", 0
+	s.idx, s.mem = map[[32]byte]span{}, map[[32]byte][]byte{}
+}
