@@ -54,6 +54,7 @@ Usage:
   tally lsp diagnostics FILE            a file's diagnostics from its language server (exit 1 on errors)
   tally skills [list|trust|untrust]     Agent Skills (SKILL.md) of you and the workspace
   tally worktree diff|merge|remove SESSION  the git worktree of a session run with --worktree
+  tally profile [list|add|remove|default|role]  endpoint profiles (DeepSeek, a local llama.cpp…) and a cheaper model per role
   tally hooks [list|trust|untrust]      command hooks of you and the workspace (its .tally/hooks.json only once trusted)
   tally acp [flags]                     serve the Agent Client Protocol on stdin/stdout for an editor (Zed, JetBrains, Neovim)
   tally help                            this text
@@ -62,6 +63,8 @@ Flags (all commands):
   --data DIR             data directory (env TALLY_DATA; default ~/.local/share/tally)
   --base-url URL         OpenAI-compatible endpoint (env OPENAI_BASE_URL)
   --model NAME           model name (env TALLY_MODEL)
+  --profile NAME         the endpoint profile to use (see tally profile; main: the main connection);
+                         a stored session keeps its own unless this is given
   --context-window N     override the model's context window in tokens
   --session ID           continue this session, or start one under this ID
   --workspace DIR        folder the agent works in (default: current folder)
@@ -105,6 +108,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // options are the parsed shared flags.
 type options struct {
 	data, baseURL, model, session, workspace string
+	profile                                  string // --profile NAME
 	statusMode, compaction, mode, keepUnder  string
 	cycleAt                                  float64
 	cycleAtSet                               bool
@@ -126,6 +130,7 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.data, "data", "", "")
 	fs.StringVar(&o.baseURL, "base-url", "", "")
 	fs.StringVar(&o.model, "model", "", "")
+	fs.StringVar(&o.profile, "profile", "", "")
 	fs.StringVar(&o.session, "session", "", "")
 	fs.StringVar(&o.workspace, "workspace", "", "")
 	fs.BoolVar(&o.worktree, "worktree", false, "")
@@ -220,6 +225,7 @@ func (o *options) sessionOptions(id string) workbench.SessionOptions {
 		Mode:       tool.Mode(o.mode),
 		MaxSteps:   o.maxSteps,
 		StatusMode: agent.StatusMode(o.statusMode),
+		Profile:    o.profile,
 	}
 	// The run's own command rules; the workspace's stored ones apply too.
 	so.AllowCommands, so.DenyCommands = o.allowCommands, o.denyCommands
@@ -255,6 +261,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdSkills(args[1:], stdout)
 	case "worktree":
 		err = cmdWorktree(args[1:], stdout, stderr)
+	case "profile", "profiles":
+		err = cmdProfile(args[1:], stdin, stdout)
 	case "hooks":
 		err = cmdHooks(args[1:], stdout)
 	case "sessions":

@@ -57,15 +57,18 @@ func runBuiltin(o *options, inv agent.Invocation, stdout, stderr io.Writer) erro
 		}
 		return printHelp(o, cfg.UserConfigDir, cmp.Or(info.Workspace, o.workspace), stdout, stderr)
 	case agent.ActionModel:
-		if cfgErr != nil {
-			return cfgErr
+		switching := inv.Profile != "" || inv.Model != ""
+		if cfgErr != nil && !(switching && errors.Is(cfgErr, workbench.ErrNoModel)) {
+			return cfgErr // a switch needs only the endpoint it switches to
 		}
-		model := cfg.ModelName
-		if inv.Args != "" && inv.Args != model {
-			return usagef("tally run: /model cannot switch the model of a session; run again with --model %s", inv.Args)
+		if !switching {
+			fmt.Fprintf(stdout, "tally run talks to %s; choose another with --model NAME or --profile NAME, or switch a session with /model [@PROFILE] [NAME]\n", modelOn(cfg.ModelName, cfg.Profile))
+			return nil
 		}
-		fmt.Fprintf(stdout, "tally run talks to %s; choose another with --model NAME (or in the app's Settings)\n", model)
-		return nil
+		if o.session == "" {
+			return usagef("tally run: /model switches a stored session; name it with --session ID, or start a new one with --model or --profile")
+		}
+		return switchModel(w, cfg, o.session, inv, stdout)
 	}
 	if cfgErr != nil {
 		return cfgErr
@@ -133,4 +136,35 @@ func printHelp(o *options, userConfigDir, workspace string, stdout, stderr io.Wr
 	io.WriteString(stdout, safeText(agent.HelpText(cmds, notes)))
 	fmt.Fprintln(stdout, "The MCP servers' prompts are commands too: tally mcp list --probe lists them.")
 	return nil
+}
+
+// switchModel switches stored session id to the model inv names, as
+// /model does in the app.
+func switchModel(w *workbench.Workbench, cfg agent.Config, id string, inv agent.Invocation, stdout io.Writer) error {
+	profile := inv.Profile
+	if profile == "" {
+		profile = cmp.Or(cfg.Profile, workbench.MainProfile) // the session's own endpoint
+	}
+	m, err := w.ModelChoice(profile, inv.Model)
+	if err != nil {
+		return fmt.Errorf("tally run: /model: %w", err)
+	}
+	sess, err := w.OpenSession(cfg, id)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	if err := sess.SwitchModel(m); err != nil {
+		return fmt.Errorf("tally run: /model: %w", err)
+	}
+	fmt.Fprintf(stdout, "session %s now talks to %s; its next request starts that model's cache afresh (the ledger records the switch)\n", id, modelOn(m.Name, m.Profile))
+	return nil
+}
+
+// modelOn names a model with the profile it is on.
+func modelOn(model, profile string) string {
+	if profile == "" {
+		return model
+	}
+	return model + " on profile " + profile
 }

@@ -62,13 +62,13 @@ func TestRunExpandsCommandFilesAndRunsBuiltins(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "  /broken — cannot be used: its header") {
 		t.Errorf("/help: exit %d, stderr %q", code, errOut)
 	}
-	if out, _, code := run("/model"); code != ExitOK || !strings.Contains(out, "tally run talks to test-model; choose another with --model NAME") {
+	if out, _, code := run("/model"); code != ExitOK || !strings.Contains(out, "tally run talks to test-model; choose another with --model NAME or --profile NAME") {
 		t.Errorf("/model: exit %d, %q", code, out)
 	}
 	for prompt, want := range map[string]string{
 		"/compact":       "/compact acts on a stored session; name it with --session ID",
 		"/rewind 2":      "on the command line run tally rewind SESSION --to 2",
-		"/model other":   "/model cannot switch the model of a session; run again with --model other",
+		"/model other":   "/model switches a stored session; name it with --session ID",
 		"/compact again": "/compact takes no arguments",
 	} {
 		if _, errOut, code := run(prompt); code != ExitUsage || !strings.Contains(errOut, want) {

@@ -55,6 +55,9 @@ func printLedger(wb *workbench.Workbench, id string, asJSON bool, stdout io.Writ
 		if r.Drift != nil {
 			note += " " + r.Drift.String()
 		}
+		if r.Repin != "" {
+			note += " after switching " + r.Repin
+		}
 		fmt.Fprintf(w, "%d\t%d\t%d\t%d\t%d\t%s\t%d\t%s\t%s\t\n", r.Request, r.PromptTokens, r.CacheHitTokens, r.CacheMissTokens,
 			r.CompletionTokens, hitPct(r), r.ContextTokens, rowCost(r, prices), note)
 	}

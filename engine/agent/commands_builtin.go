@@ -26,7 +26,8 @@ const (
 	ActionNewCycle CommandAction = "new-cycle"
 	// ActionRewind goes back to the start of a turn (RewindPlan, Rewind).
 	ActionRewind CommandAction = "rewind"
-	// ActionModel shows the session's model and where to change it.
+	// ActionModel shows the session's model, or switches it (see
+	// Invocation.Profile and Model).
 	ActionModel CommandAction = "model"
 	// ActionHelp lists the commands.
 	ActionHelp CommandAction = "help"
@@ -44,8 +45,8 @@ var builtins = []builtin{
 		Action: ActionCompact}, "in the app type it in the prompt box; on the command line run tally compact SESSION"},
 	{Command{Name: "help", Description: "List the commands: built-in, your command files and the MCP servers' prompts.",
 		Action: ActionHelp}, "in the app type it in the prompt box; on the command line run tally run /help"},
-	{Command{Name: "model", Hint: "[name]", Description: "Show the model this session talks to and where to change it.",
-		Action: ActionModel}, "in the app type it in the prompt box; on the command line pass --model NAME"},
+	{Command{Name: "model", Hint: "[@profile] [name]", Description: "Show the model this session talks to, or switch to another one (on a profile's endpoint).",
+		Action: ActionModel}, "in the app type it in the prompt box; on the command line run `tally run --session ID \"/model NAME\"`"},
 	{Command{Name: "new-cycle", Description: "Archive this cycle and start the next from a hand-off brief and the checklist.",
 		Action: ActionNewCycle}, "in the app type it in the prompt box or press New cycle; on the command line run tally run --session SESSION /new-cycle"},
 	{Command{Name: "rewind", Hint: "[turn]", Description: "Go back to the start of a turn (the last one unless given): files, conversation or both.",
@@ -105,6 +106,9 @@ type Invocation struct {
 	Args string
 	// Turn is /rewind's turn number; 0 means the last turn.
 	Turn int
+	// Profile and Model are what /model [@PROFILE] [NAME] switches to:
+	// both "" for /model alone, which shows the current one.
+	Profile, Model string
 }
 
 // ParseAction reports whether msg invokes a built-in command (its first
@@ -138,8 +142,18 @@ func ParseAction(msg string) (inv Invocation, ok bool, err error) {
 		}
 		inv.Turn = n
 	case ActionModel:
-		if strings.ContainsFunc(rest, unicode.IsSpace) {
-			return inv, true, commandErrorf("/model takes one model name, not %q; send /model alone to see the current one", rest)
+		f := strings.Fields(rest)
+		if len(f) > 0 && strings.HasPrefix(f[0], "@") {
+			inv.Profile, f = strings.TrimPrefix(f[0], "@"), f[1:]
+			if inv.Profile == "" {
+				return inv, true, commandErrorf("/model @ needs a profile's name, such as /model @local; send /model alone to see the current one")
+			}
+		}
+		if len(f) > 1 {
+			return inv, true, commandErrorf("/model takes one model name, optionally after @PROFILE, not %q; send /model alone to see the current one", rest)
+		}
+		if len(f) == 1 {
+			inv.Model = f[0]
 		}
 	default:
 		if rest != "" {

@@ -269,12 +269,14 @@ func TestParseActionAndHelp(t *testing.T) {
 		"/compact":        {Command: Command{Name: "compact"}},
 		"  /rewind 3  ":   {Command: Command{Name: "rewind"}, Args: "3", Turn: 3},
 		"/rewind":         {Command: Command{Name: "rewind"}},
-		"/model gpt-5.1 ": {Command: Command{Name: "model"}, Args: "gpt-5.1"},
+		"/model gpt-5.1 ": {Command: Command{Name: "model"}, Args: "gpt-5.1", Model: "gpt-5.1"},
+		"/model @local q": {Command: Command{Name: "model"}, Args: "@local q", Profile: "local", Model: "q"},
+		"/model @main":    {Command: Command{Name: "model"}, Args: "@main", Profile: "main"},
 		"/new-cycle":      {Command: Command{Name: "new-cycle"}},
 		"/help":           {Command: Command{Name: "help"}},
 	} {
 		inv, ok, err := ParseAction(msg)
-		if !ok || err != nil || inv.Command.Name != want.Command.Name || inv.Args != want.Args || inv.Turn != want.Turn || inv.Command.Action == "" {
+		if !ok || err != nil || inv.Command.Name != want.Command.Name || inv.Args != want.Args || inv.Turn != want.Turn || inv.Profile != want.Profile || inv.Model != want.Model || inv.Command.Action == "" {
 			t.Errorf("%q: %+v %v %v", msg, inv, ok, err)
 		}
 	}
@@ -288,6 +290,7 @@ func TestParseActionAndHelp(t *testing.T) {
 		"/rewind 0":     "/rewind takes the number of a turn",
 		"/help me":      `/help takes no arguments but got "me"; send /help alone`,
 		"/model a b":    "/model takes one model name",
+		"/model @ a":    "/model @ needs a profile's name",
 		"/new-cycle go": "/new-cycle takes no arguments",
 	} {
 		_, ok, err := ParseAction(msg)

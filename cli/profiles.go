@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tally-dev/tally/config"
+	"github.com/tally-dev/tally/engine/workbench"
+)
+
+// profileUsage is the help of `tally profile`.
+const profileUsage = `usage:
+  tally profile [list] [--json]          the endpoint profiles, the default one and the model of each role
+  tally profile add NAME --base-url URL [--model M] [--key-env VAR | --key-stdin] [--context-window N]
+                                         add an endpoint (or change the one called NAME); the key from stdin
+                                         goes to the OS keychain, a --key-env variable is read when a session starts
+  tally profile remove NAME              forget a profile (sessions on it then need --profile to run)
+  tally profile default NAME|main        the profile new sessions start on (main: the main connection)
+  tally profile role ROLE [--profile P] [--model M]
+                                         the model of subagents, summaries or briefs; neither flag: the session's own`
+
+// profileListing is what `tally profile list --json` prints.
+type profileListing struct {
+	Profiles []profileRow                   `json:"profiles"`
+	Default  string                         `json:"default"`
+	Roles    map[string]workbench.RoleModel `json:"roles,omitempty"`
+}
+
+type profileRow struct {
+	Name          string `json:"name"`
+	BaseURL       string `json:"base_url"`
+	Model         string `json:"model,omitempty"`
+	Key           string `json:"key"` // masked, or the variable it is read from
+	ContextWindow int    `json:"context_window,omitempty"`
+}
+
+// cmdProfile runs `tally profile SUBCOMMAND`.
+func cmdProfile(args []string, stdin io.Reader, stdout io.Writer) error {
+	var data, baseURL, model, keyEnv, onProfile string
+	var keyStdin, asJSON bool
+	var window int
+	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&data, "data", "", "")
+	fs.StringVar(&baseURL, "base-url", "", "")
+	fs.StringVar(&model, "model", "", "")
+	fs.StringVar(&keyEnv, "key-env", "", "")
+	fs.StringVar(&onProfile, "profile", "", "")
+	fs.BoolVar(&keyStdin, "key-stdin", false, "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	fs.IntVar(&window, "context-window", 0, "")
+	pos, err := parseAnywhere(fs, args)
+	if err != nil {
+		return usagef("tally profile: %v\n%s", err, profileUsage)
+	}
+	sub := "list"
+	if len(pos) > 0 {
+		sub, pos = pos[0], pos[1:]
+	}
+	want := map[string]int{"list": 0, "add": 1, "remove": 1, "default": 1, "role": 1}
+	n, ok := want[sub]
+	if !ok || len(pos) != n {
+		return usagef("tally profile %s: wrong arguments\n%s", sub, profileUsage)
+	}
+	w, settingsErr, err := (&options{data: data}).open()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	if settingsErr != nil {
+		return settingsErr
+	}
+	s := w.Settings()
+	switch sub {
+	case "list":
+		return listProfiles(stdout, s, asJSON)
+	case "add":
+		p := config.Profile{Name: pos[0], BaseURL: baseURL, Model: model, KeyEnv: keyEnv, ContextWindow: window}
+		if keyStdin {
+			if keyEnv != "" {
+				return usagef("tally profile add: give --key-env or --key-stdin, not both")
+			}
+			line, _ := bufio.NewReader(stdin).ReadString('\n')
+			if p.APIKey = strings.TrimSpace(line); p.APIKey == "" {
+				return fmt.Errorf("tally profile add: no key on stdin; pipe it in, such as `tally profile add %s --base-url URL --key-stdin < key.txt`", pos[0])
+			}
+		}
+		if s, err = s.PutProfile(p); err != nil {
+			return err
+		}
+	case "remove":
+		if s, err = s.RemoveProfile(pos[0]); err != nil {
+			return err
+		}
+	case "default":
+		if pos[0] == workbench.MainProfile {
+			s.Profile = ""
+		} else if p, ok := s.ProfileNamed(pos[0]); ok {
+			s.Profile = p.Name
+		} else {
+			return fmt.Errorf("tally profile default: there is no profile called %q; `tally profile list` shows them", pos[0])
+		}
+	case "role":
+		if s, err = s.SetRole(pos[0], config.RoleModel{Profile: onProfile, Model: model}); err != nil {
+			return err
+		}
+	}
+	if err := w.SaveSettings(s); err != nil {
+		return err
+	}
+	return listProfiles(stdout, w.Settings(), false)
+}
+
+// listProfiles prints the profiles of s, the default and the roles.
+func listProfiles(stdout io.Writer, s config.Settings, asJSON bool) error {
+	l := profileListing{Default: s.Profile, Roles: s.Roles}
+	if l.Default == "" {
+		l.Default = workbench.MainProfile
+	}
+	for _, p := range s.Profiles {
+		key := config.Mask(p.APIKey)
+		if p.KeyEnv != "" {
+			key = "$" + p.KeyEnv
+		}
+		l.Profiles = append(l.Profiles, profileRow{Name: p.Name, BaseURL: p.BaseURL, Model: p.Model, Key: key, ContextWindow: p.ContextWindow})
+	}
+	if asJSON {
+		return json.NewEncoder(stdout).Encode(l)
+	}
+	if len(l.Profiles) == 0 {
+		fmt.Fprintln(stdout, "no endpoint profiles; add one with `tally profile add NAME --base-url URL --model M`")
+	}
+	for _, p := range l.Profiles {
+		model := p.Model
+		if model == "" {
+			model = "(the default model)"
+		}
+		fmt.Fprintf(stdout, "%s\t%s\t%s\tkey %s\n", p.Name, safeText(p.BaseURL), safeText(model), p.Key)
+	}
+	fmt.Fprintf(stdout, "new sessions start on: %s\n", l.Default)
+	for _, role := range config.RoleNames {
+		if m, ok := l.Roles[role]; ok {
+			fmt.Fprintf(stdout, "%s use: %s\n", role, safeText(m.String()))
+		}
+	}
+	return nil
+}
