@@ -85,6 +85,7 @@ type Workspace struct {
 	repo        *gitRepo
 	repoChecked bool
 	open        map[*Recorder]bool // recorders not closed
+	walks       int                // full walks taken, for tests
 }
 
 var (

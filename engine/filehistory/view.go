@@ -134,6 +134,7 @@ func (w *Workspace) refresh(root *os.Root, v *view) {
 // walkAll takes the manifest by walking the whole workspace, watching every
 // directory it lists where that is possible.
 func (w *Workspace) walkAll(root *os.Root, v *view) {
+	w.walks++
 	v.wt.close()
 	v.wt = nil
 	s := w.newWalker(root, v)
