@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // replay sends the session's conversation (its current cycle, as the
@@ -144,9 +146,38 @@ func (st *session) action(ctx context.Context, inv agent.Invocation, perr error)
 		}
 		say(b.String())
 	case agent.ActionModel:
-		say(fmt.Sprintf("This session talks to %s. Change the model with --model in the agent server's args (or TALLY_MODEL), or in the app's Settings.", st.sess.ModelName()))
+		if inv.Profile == "" && inv.Model == "" {
+			say(fmt.Sprintf("This session talks to %s. Switch it with /model [@PROFILE] [NAME] (the profiles are in the app's Settings or `tally profile list`).", modelOn(st.sess.ModelName(), st.sess.Profile())))
+			break
+		}
+		wb, err := st.srv.workbench()
+		if err != nil {
+			return acp.PromptResponse{}, failure(err)
+		}
+		profile := inv.Profile
+		if profile == "" {
+			profile = cmp.Or(st.sess.Profile(), workbench.MainProfile)
+		}
+		m, err := wb.ModelChoice(profile, inv.Model)
+		if err == nil {
+			err = st.sess.SwitchModel(m)
+		}
+		if err != nil {
+			say("The model stays " + st.sess.ModelName() + ": " + err.Error())
+			break
+		}
+		st.noModel = nil // the session now has an endpoint of its own
+		say(fmt.Sprintf("This session now talks to %s; its next request starts that model's cache afresh.", modelOn(m.Name, m.Profile)))
 	default:
 		say(fmt.Sprintf("/%s is not available from the editor; run `tally rewind %s --to TURN` in a terminal, or use the app's Rewind dialog.", c.Name, st.id))
 	}
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// modelOn names a model with the endpoint profile it is on.
+func modelOn(model, profile string) string {
+	if profile == "" {
+		return model
+	}
+	return model + " (profile " + profile + ")"
 }
