@@ -188,9 +188,10 @@ var errNoProfile = errors.New("no such endpoint profile")
 
 // ResolveProfile is Resolve for a session on profile name ("" is the
 // main connection, exactly Resolve): the profile's base URL, model, key
-// and window, each overridden by its flag. The environment's key and
-// endpoint variables belong to the main connection and do not apply,
-// except for the variable the profile names in KeyEnv. A name that is
+// and window, each overridden by its flag. The environment's key,
+// endpoint and model variables (TALLY_MODEL too) belong to the main
+// connection and do not apply, except for the variable the profile
+// names in KeyEnv. A name that is
 // not saved is an error.
 func ResolveProfile(name string, f Flags, env Env, saved Settings) (Resolved, error) {
 	if name == "" {
@@ -210,7 +211,7 @@ func ResolveProfile(name string, f Flags, env Env, saved Settings) (Resolved, er
 	case p.APIKey != "":
 		r.APIKey, r.KeySource = p.APIKey, "profile "+p.Name
 	}
-	r.Model = first(f.Model, env("TALLY_MODEL"), p.Model)
+	r.Model = first(f.Model, p.Model)
 	r.ModelChosen = r.Model != ""
 	if r.Model == "" {
 		r.Model = first(saved.Model, DefaultModel)

@@ -3,8 +3,15 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // The built-in slash commands typed in the prompt box (/compact,
@@ -33,7 +40,7 @@ func (u *UI) runCommand(live *liveSession, inv agent.Invocation, err error) {
 	case agent.ActionRewind:
 		u.rewindToTurn(live, inv.Turn)
 	case agent.ActionModel:
-		u.showModel(live, inv.Args)
+		u.showModel(live, inv)
 	case agent.ActionHelp:
 		u.showHelp(live)
 	}
@@ -84,28 +91,92 @@ func rewindTarget(turns []agent.Turn, n *int) error {
 	return fmt.Errorf("this session has no turn %d; its turns are numbered %d to %d", *n, turns[0].N, turns[len(turns)-1].N)
 }
 
-// showModel says which model live talks to and where to change it; a
-// session's model comes from the settings, so /model NAME cannot switch
-// it from the prompt box.
-func (u *UI) showModel(live *liveSession, name string) {
+// showModel runs /model: alone it opens the Switch the model dialog,
+// with a name (and @profile) it switches at once.
+func (u *UI) showModel(live *liveSession, inv agent.Invocation) {
 	if live == nil {
 		return
 	}
-	model := live.info.model
 	if live.info.demo {
-		u.banner.ShowInfo("This demo session talks to a scripted model; open a session of your own to choose one in Settings.")
+		u.banner.ShowInfo("This demo session talks to a scripted model; open a session of your own to switch models.")
 		return
 	}
-	focus := func() {
-		if f := u.openSettings(); f != nil {
-			u.win.Canvas().Focus(f.model)
+	if inv.Profile == "" && inv.Model == "" {
+		u.showModelDialog(live)
+		return
+	}
+	u.switchModel(live, inv.Profile, inv.Model)
+}
+
+// showModelDialog offers the endpoints (the main connection and the
+// profiles) and a model name, and switches live to them.
+func (u *UI) showModelDialog(live *liveSession) {
+	names := append([]string{mainChoice}, u.settings.ProfileNames()...)
+	endpoint := widget.NewSelect(names, nil)
+	endpoint.SetSelected(orChoice(live.sess.Profile(), mainChoice))
+	model := newEscEntry()
+	model.SetText(live.info.model)
+	endpoint.OnChanged = func(sel string) {
+		model.SetText("")
+		if p, ok := u.settings.ProfileNamed(sel); ok {
+			model.SetText(p.Model)
 		}
 	}
-	msg := fmt.Sprintf("This session talks to %s. Change the model in Settings: the open session reconnects with it.", model)
-	if name != "" && name != model {
-		msg = fmt.Sprintf("The model stays %s: it is chosen in Settings, which reconnects the open session with %s once saved there.", model, name)
+	model.SetPlaceHolder("the endpoint's model")
+	form := widget.NewForm(
+		&widget.FormItem{Text: "Endpoint", Widget: endpoint},
+		&widget.FormItem{Text: "Model", Widget: model},
+	)
+	note := &widget.Label{Text: "The conversation stays as it is; the new model's cache starts empty, so the next request is billed as a miss.",
+		Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance}
+	dlg := dialog.NewCustomConfirm("Switch the model", "Switch", "Cancel", container.NewVBox(form, note), func(ok bool) {
+		if !ok {
+			return
+		}
+		profile := endpoint.Selected
+		if profile == mainChoice {
+			profile = workbench.MainProfile
+		}
+		u.switchModel(live, profile, strings.TrimSpace(model.Text))
+	}, u.win)
+	dlg.Resize(fyne.NewSize(min(520, u.win.Canvas().Size().Width-40), 260))
+	dlg.Show()
+	u.win.Canvas().Focus(model)
+}
+
+// switchModel switches live to model on profile ("" keeps its endpoint)
+// off the UI goroutine, and says how it went in the banner.
+func (u *UI) switchModel(live *liveSession, profile, model string) {
+	sess, wb := live.sess, u.wb
+	if sess == nil {
+		return
 	}
-	u.banner.ShowAction(msg, "Settings", focus)
+	if profile == "" {
+		profile = orChoice(sess.Profile(), workbench.MainProfile)
+	}
+	u.bridge.Work(func() func() {
+		m, err := wb.ModelChoice(profile, model)
+		if err == nil {
+			err = sess.SwitchModel(m)
+		}
+		return func() {
+			if err != nil {
+				u.banner.ShowError("The model stays " + live.info.model + ": " + err.Error())
+				return
+			}
+			live.info.model = m.Name
+			if u.live == live {
+				u.footer.State.Model = m.Name
+				u.footer.Refresh()
+				u.showTotals(live)
+			}
+			where := m.Name
+			if m.Profile != "" {
+				where += " on " + m.Profile
+			}
+			u.banner.ShowInfo("This session now talks to " + where + "; its next request starts that model's cache afresh.")
+		}
+	})
 }
 
 // showHelp lists the session's commands in the chat.

@@ -45,6 +45,7 @@ type settingsForm struct {
 	cache     cacheFields
 	keep      keepFields
 	lsp       *lspSection
+	profiles  *profileSection
 	vision    *visionField // "The model accepts images" (see settings_vision.go)
 	testB     *widget.Button
 	result    *widget.Label
@@ -175,6 +176,7 @@ func (u *UI) newSettingsForm() *settingsForm {
 	f.cache = newCacheFields(u.settings)
 	f.keep = u.newKeepFields(r.Model)
 	f.lsp = u.newLSPSection()
+	f.profiles = newProfileSection(f)
 	f.result = &widget.Label{Wrapping: fyne.TextWrapWord}
 	f.testB = &widget.Button{Text: "Test connection", Icon: theme.MediaPlayIcon(), OnTapped: f.test}
 
@@ -186,6 +188,7 @@ func (u *UI) newSettingsForm() *settingsForm {
 		&widget.FormItem{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forgetKey), HintText: "kept in the system keychain, or in Tally's local store where there is none"},
 		&widget.FormItem{Text: "Context window", Widget: f.window, HintText: "tokens; empty uses the known size of the model"},
 		f.vision.item(),
+		f.profiles.item(),
 		&widget.FormItem{Text: "Prices", Widget: prices, HintText: "US$ per million tokens for this model; empty shows cost as n/a"},
 		&widget.FormItem{Text: "Compaction", Widget: f.compactM,
 			HintText: "rewrites the history once: the next request misses the cache; Ask shows the preview first"},
@@ -310,6 +313,9 @@ func (f *settingsForm) values() (workbench.Settings, error) {
 	f.cache.apply(&s)
 	f.keep.apply(&s)
 	f.vision.apply(&s)
+	if err := f.profiles.apply(&s); err != nil {
+		return s, err
+	}
 	if err := f.safety.apply(&s); err != nil {
 		return s, err
 	}

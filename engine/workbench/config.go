@@ -135,7 +135,7 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 	// alike.
 	isDemo := o.Demo
 	if stored != nil && stored.Model != "" && stored.Profile == r.Profile {
-		explicit := o.Flags.Model != "" || w.env("TALLY_MODEL") != ""
+		explicit := o.Flags.Model != "" || (r.Profile == "" && w.env("TALLY_MODEL") != "")
 		if !r.ModelChosen || (stored.OwnModel && !explicit) {
 			r.Model = stored.Model
 		}

@@ -3,6 +3,7 @@ package workbench
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/tally-dev/tally/config"
@@ -29,6 +30,9 @@ const (
 	RoleSummaries = config.RoleSummaries
 	RoleBriefs    = config.RoleBriefs
 )
+
+// RoleNamesInOrder lists the roles in the order Settings shows them.
+func RoleNamesInOrder() []string { return slices.Clone(config.RoleNames) }
 
 // roleKinds maps the settings' roles to the ledger kinds the engine
 // records their calls under.
