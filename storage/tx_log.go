@@ -3,6 +3,8 @@ package storage
 import (
 	"encoding/binary"
 	"strconv"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // The append logs of a session's cycles.
@@ -36,7 +38,10 @@ func (tx *Tx) Append(session string, cycle int, data []byte) (seq uint64, err er
 	}
 	cb, err := sb.CreateBucketIfNotExists(ck)
 	if err == nil {
-		seq, err = appendTo(sb, cb, data)
+		n := logLen(cb)
+		if seq, err = appendTo(sb, cb, data); err == nil {
+			err = setLogLen(cb, n+1)
+		}
 	}
 	if err == nil && ix != nil {
 		if err = ix.addMessage(uint32(cycle), seq, -1, data); err == nil {
@@ -99,12 +104,30 @@ func (tx *Tx) LogLen(session string, cycle int) (n int, err error) {
 	if b == nil {
 		return 0, nil
 	}
+	return logLen(b), nil
+}
+
+// A log's length is kept in its bucket's sequence, as the length plus
+// one, so that LogLen reads one bucket header instead of every page of
+// the log (a listing of every session would otherwise read the whole
+// file). A sequence of 0 is a log written before lengths were kept: it
+// is counted, and the count is kept by the next write.
+
+// logLen returns the number of messages in log bucket b.
+func logLen(b *bolt.Bucket) int {
+	if seq := b.Sequence(); seq > 0 {
+		return int(seq - 1)
+	}
+	n := 0
 	c := b.Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
 		n++
 	}
-	return n, nil
+	return n
 }
+
+// setLogLen keeps n as the length of log bucket b.
+func setLogLen(b *bolt.Bucket, n int) error { return b.SetSequence(uint64(n) + 1) }
 
 // ReplaceLog replaces the log of the session's cycle with data, one message
 // per element, in order. It is the only way to rewrite a log. The new
@@ -155,6 +178,9 @@ func (tx *Tx) ReplaceLog(session string, cycle int, data [][]byte) (err error) {
 		if err != nil {
 			return tx.writeFailed(op, err)
 		}
+	}
+	if err := setLogLen(cb, len(data)); err != nil {
+		return tx.writeFailed(op, err)
 	}
 	if ix != nil {
 		if err := ix.done(); err != nil {
