@@ -50,10 +50,19 @@ import (
 //     is committed to the log first and goes through steps 3 and 6.
 //
 // Steps 1 and 3-6 are kept up to date in the skeleton at every commit, so
-// building a request copies nothing. Nothing downstream writes request
-// bytes: the llm transport sends the JSON go-openai marshals from the
-// request, adding only an explicit "temperature":0 when one was asked for
-// (the one documented provider quirk, see llm's transport).
+// building a request copies nothing, and so is each message's JSON
+// encoding: a log entry's is the one the log rendered (Entry.Bytes), a
+// message made by joining is encoded once when it closes, and only the
+// open trailing user message (once something was joined into it) and the
+// status are encoded per request. The request carries those encodings
+// (llm.CachedEncodings), with the catalog's, made at resetPrefix.
+// Nothing downstream writes request bytes but the llm layer's one body
+// assembly (see llm's body.go and transport): it sends the body go-openai
+// marshals, with the messages and tools arrays written from those
+// encodings, byte for byte what go-openai would have written, adding only
+// an explicit "temperature":0 when one was asked for and a
+// "prompt_cache_key" when one is set. So a step costs O(new messages)
+// beyond copying the bytes onto the wire.
 //
 // The invariant this guarantees: request N+1's messages begin with request
 // N's messages, without N's status (the tail slot of step 7: the status
@@ -62,57 +71,104 @@ import (
 // new cycle, rollback) came between them.
 
 // skeleton is the message list of the next request without its status:
-// steps 1 and 3-6. closed holds the messages no later push can change;
-// open, when hasOpen, is the trailing user message, which a following user
-// message (or the status) still joins. Building a request writes only the
-// spare capacity past closed.
+// steps 1 and 3-6, each message with its JSON encoding (llm.EncodeMessage),
+// made once. closed holds the messages no later push can change and enc
+// their encodings, index for index; open, when hasOpen, is the trailing
+// user message, which a following user message (or the status) still
+// joins, and openEnc its encoding while it is one log entry's wire message
+// as the log rendered it (nil once something was joined into it). Building
+// a request writes only the spare capacity past closed and enc.
 type skeleton struct {
 	closed  []openai.ChatCompletionMessage
+	enc     [][]byte
 	open    openai.ChatCompletionMessage
+	openEnc []byte
 	hasOpen bool
-	logged  int // log entries pushed
+	logged  int    // log entries pushed
+	tools   []byte // llm.EncodeTools of the catalog, or nil to encode it per request
 }
 
 // reset starts the skeleton over from the system message, with room for
 // about n more messages.
 func (k *skeleton) reset(system openai.ChatCompletionMessage, n int) {
 	k.closed = append(make([]openai.ChatCompletionMessage, 0, n+64), system)
-	k.open, k.hasOpen, k.logged = openai.ChatCompletionMessage{}, false, 0
+	k.enc = append(make([][]byte, 0, n+64), encode(system))
+	k.open, k.openEnc, k.hasOpen, k.logged = openai.ChatCompletionMessage{}, nil, false, 0
 }
 
-// scratch returns closed followed by the open message, written into the
-// spare capacity past closed, which it keeps at least two messages long
-// (growing in amortised steps, so a request never copies the transcript).
-func (k *skeleton) scratch() []openai.ChatCompletionMessage {
-	if cap(k.closed)-len(k.closed) < 2 {
+// encode returns w's encoding, or nil (encoded by the llm layer, which
+// then fails the request as go-openai would) when it has none.
+func encode(w openai.ChatCompletionMessage) []byte {
+	b, err := llm.EncodeMessage(w)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// scratch returns closed and enc followed by the open message and its
+// encoding, written into the spare capacity past them, which it keeps at
+// least two entries long (growing in amortised steps, so a request never
+// copies the transcript).
+func (k *skeleton) scratch() ([]openai.ChatCompletionMessage, [][]byte) {
+	if cap(k.closed)-len(k.closed) < 2 || cap(k.enc)-len(k.enc) < 2 {
 		k.closed = slices.Grow(k.closed, len(k.closed)/4+16)
+		k.enc = slices.Grow(k.enc, len(k.enc)/4+16)
 	}
-	out := k.closed
+	msgs, enc := k.closed, k.enc
 	if k.hasOpen {
-		out = append(out, k.open)
+		msgs, enc = append(msgs, k.open), append(enc, k.openEnc)
 	}
-	return out
+	return msgs, enc
 }
 
-// push appends one wire message (step 6).
-func (k *skeleton) push(w openai.ChatCompletionMessage) {
-	all := llm.AppendJoined(k.scratch(), w)
-	if n := len(all); n > 1 && all[n-1].Role == openai.ChatMessageRoleUser {
-		k.closed, k.open, k.hasOpen = all[:n-1], all[n-1], true
-		return
+// join pushes w, whose encoding is b (nil: not known), after msgs and enc
+// by llm.AppendJoined: a message joined into the last one leaves that
+// one's encoding unknown.
+func join(msgs []openai.ChatCompletionMessage, enc [][]byte, w openai.ChatCompletionMessage, b []byte) ([]openai.ChatCompletionMessage, [][]byte) {
+	n := len(msgs)
+	msgs = llm.AppendJoined(msgs, w)
+	if len(msgs) == n {
+		enc[n-1] = nil
+		return msgs, enc
 	}
-	k.closed, k.hasOpen = all, false
+	return msgs, append(enc, b)
 }
 
-// messages returns the request's messages with tail (the status of step
-// 7) pushed at the end, or without one when tail is nil. The result
-// shares memory with the skeleton and is valid until the next push.
-func (k *skeleton) messages(tail *openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
-	out := k.scratch()
+// push appends one wire message (step 6) whose encoding, as the log
+// rendered it, is b. A message that becomes closed is encoded then, once,
+// unless its encoding is known.
+func (k *skeleton) push(w openai.ChatCompletionMessage, b []byte) {
+	msgs, enc := k.scratch()
+	msgs, enc = join(msgs, enc, w, b)
+	n := len(msgs)
+	last := n
+	if n > 1 && msgs[n-1].Role == openai.ChatMessageRoleUser {
+		last = n - 1
+		k.open, k.openEnc, k.hasOpen = msgs[n-1], enc[n-1], true
+	} else {
+		k.hasOpen = false
+	}
+	// Only the former open message and w can be new to closed.
+	for i := len(k.closed); i < last; i++ {
+		if enc[i] == nil {
+			enc[i] = encode(msgs[i])
+		}
+	}
+	k.closed, k.enc = msgs[:last], enc[:last]
+}
+
+// messages returns the request's messages and their encodings with tail
+// (the status of step 7) pushed at the end, or without one when tail is
+// nil; the encodings of the open message, once joined, and of the status
+// are nil, left to the llm layer. The result shares memory with the
+// skeleton and is valid until the next push.
+func (k *skeleton) messages(tail *openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, [][]byte) {
+	msgs, enc := k.scratch()
 	if tail != nil {
-		out = llm.AppendJoined(out, *tail)
+		msgs, enc = join(msgs, enc, *tail, nil)
 	}
-	return out
+	return msgs, enc
 }
 
 // resetPrefix recomputes steps 1 and 2 (the prefix zone, its token count
@@ -121,7 +177,7 @@ func (k *skeleton) messages(tail *openai.ChatCompletionMessage) []openai.ChatCom
 func (s *Session) resetPrefix() {
 	s.catalog = toOpenAITools(s.tools.Catalog())
 	s.system = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s.st.System}
-	b, _ := json.Marshal(s.catalog)
+	b, err := llm.EncodeTools(s.catalog)
 	s.prefixTok = transcript.WireTokens(s.system, tokens.Count) + tokens.Count(string(b))
 	s.fp = prompt.Fingerprints(s.st.System, s.st.Spans, s.catalog)
 	if s.sentFP.Combined == "" {
@@ -129,14 +185,18 @@ func (s *Session) resetPrefix() {
 		s.sentFP, s.sentSystem = s.fp, s.st.System
 	}
 	s.skel.reset(s.system, s.log.Len())
+	if s.skel.tools = b; err != nil {
+		s.skel.tools = nil
+	}
 	s.syncSkeleton()
 }
 
 // syncSkeleton pushes the log entries appended since the last call (steps
-// 3-6).
+// 3-6), each with the encoding the log rendered it to.
 func (s *Session) syncSkeleton() {
 	for ; s.skel.logged < s.log.Len(); s.skel.logged++ {
-		s.skel.push(s.log.At(s.skel.logged).Wire)
+		e := s.log.At(s.skel.logged)
+		s.skel.push(e.Wire, e.Bytes)
 	}
 }
 
@@ -167,7 +227,9 @@ func (s *Session) assemble(status string) llm.Request {
 	if status != "" {
 		tail = &openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: status}
 	}
-	return llm.Request{Model: s.cfg.ModelName, Messages: s.skel.messages(tail), Tools: s.catalog}
+	msgs, enc := s.skel.messages(tail)
+	return llm.Request{Model: s.cfg.ModelName, Messages: msgs, Tools: s.catalog,
+		Encoded: llm.CachedEncodings(msgs, enc, s.catalog, s.skel.tools)}
 }
 
 // request returns the request without a status block (see assemble).
@@ -223,5 +285,6 @@ func (s *Session) NextRequest() llm.Request {
 		req = s.request() // the status is in the log
 	}
 	req.Messages = slices.Clone(req.Messages)
+	req.Encoded = llm.Encodings{} // made for the session's slice, not the copy
 	return req
 }

@@ -72,8 +72,17 @@ type Request struct {
 	Model string
 	// Messages are sent exactly as given, in order.
 	Messages []openai.ChatCompletionMessage
+	// Encoded holds cached encodings of Messages and Tools (see
+	// Encodings), which the body then carries instead of encoding them
+	// again. The zero value caches nothing. Either way the body is byte for
+	// byte the one go-openai would write for Messages and Tools.
+	Encoded Encodings
 	// Tools are sent exactly in the given order.
 	Tools []openai.Tool
+	// CacheKey, when not empty, is sent as the body's top-level
+	// "prompt_cache_key" (OpenAI's prompt-caching routing key), its last
+	// member; empty sends no such member.
+	CacheKey string
 	// MaxTokens limits the completion; 0 means the field is not sent.
 	MaxTokens int
 	// Temperature is not sent when nil. A pointer to 0 sends

@@ -174,12 +174,13 @@ func (o *OpenAI) stream(ctx context.Context, req Request, cb Callbacks) (*Respon
 	if err != nil {
 		return nil, err
 	}
+	creq, plan := req.assembly(creq, tempZero)
 	for attempt := 1; ; attempt++ {
 		if ctx.Err() != nil {
 			return nil, cancelled(ctx)
 		}
 		start := time.Now()
-		resp, err := o.attempt(ctx, creq, tempZero, cb)
+		resp, err := o.attempt(ctx, creq, plan, cb)
 		if err == nil {
 			resp.Duration = time.Since(start)
 			resp.Attempts = attempt
@@ -233,8 +234,8 @@ func cancelled(ctx context.Context) error {
 }
 
 // attempt makes one streaming call.
-func (o *OpenAI) attempt(ctx context.Context, creq openai.ChatCompletionRequest, tempZero bool, cb Callbacks) (*Response, error) {
-	info := &attemptInfo{temperatureZero: tempZero}
+func (o *OpenAI) attempt(ctx context.Context, creq openai.ChatCompletionRequest, plan *body, cb Callbacks) (*Response, error) {
+	info := &attemptInfo{body: plan}
 	actx, cancel := context.WithCancel(withAttempt(ctx, info))
 	defer cancel()
 	stream, err := o.client.CreateChatCompletionStream(actx, creq)
@@ -280,7 +281,10 @@ func (o *OpenAI) classify(err error, info *attemptInfo, model string) error {
 	var re *openai.RequestError
 	var ue *url.Error
 	var te *timeoutError
+	var ae *assemblyError
 	switch {
+	case errors.As(err, &ae):
+		return ae
 	case errors.As(err, &te):
 		return te.at(o.host, false)
 	case errors.As(err, &oe):

@@ -7,9 +7,10 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// chatRequest converts r to go-openai's request. tempZero reports that a
-// temperature of exactly 0 was asked for, which go-openai would omit and the
-// transport therefore injects.
+// chatRequest converts r to go-openai's request, with every message and
+// tool: the request whose body the body assembly reproduces (see body.go).
+// tempZero reports that a temperature of exactly 0 was asked for, which
+// go-openai would omit and the assembly therefore adds.
 func (r Request) chatRequest() (req openai.ChatCompletionRequest, tempZero bool, err error) {
 	if strings.TrimSpace(r.Model) == "" {
 		return req, false, errors.New("no model is set; choose a model in the connection settings")

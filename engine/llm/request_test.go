@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -26,23 +25,5 @@ func TestChatRequestValidation(t *testing.T) {
 	req, tz, _ := (Request{Model: "m", Messages: msgs, Temperature: &half}).chatRequest()
 	if tz || req.Temperature != 0.5 || !req.Stream || req.StreamOptions == nil || !req.StreamOptions.IncludeUsage {
 		t.Errorf("req = %+v, tz = %v", req, tz)
-	}
-}
-
-func TestInjectTemperatureZero(t *testing.T) {
-	for in, want := range map[string]string{
-		`{"model":"m","messages":[]}`: `{"temperature":0,"model":"m","messages":[]}`,
-		`{}`:                          `{"temperature":0}`,
-		` { "model":"m"}`:             `{"temperature":0,"model":"m"}`,
-		`[1]`:                         `[1]`,
-		``:                            ``,
-	} {
-		got := string(injectTemperatureZero([]byte(in)))
-		if got != want {
-			t.Errorf("%q -> %q, want %q", in, got, want)
-		}
-		if want != "" && want[0] == '{' && !json.Valid([]byte(got)) {
-			t.Errorf("%q is not valid JSON", got)
-		}
 	}
 }

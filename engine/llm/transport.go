@@ -11,7 +11,7 @@ import (
 // The transport only writes it from within RoundTrip, which returns before
 // the attempt reads it, so no locking is needed.
 type attemptInfo struct {
-	temperatureZero bool // inject "temperature": 0 into the body
+	body *body // the body assembly of the call (see body.go), or nil
 
 	header http.Header // response headers of the last round trip
 	status int
@@ -24,35 +24,45 @@ func withAttempt(ctx context.Context, info *attemptInfo) context.Context {
 }
 
 // transport wraps the caller's RoundTripper to do what go-openai cannot:
-// send an explicit zero temperature and expose the response headers of
-// failed requests (for Retry-After).
+// send a body from cached encodings, with an explicit zero temperature and
+// a prompt-cache key, and expose the response headers of failed requests
+// (for Retry-After).
 //
-// The temperature is the one provider quirk for which the request body is
-// rewritten after go-openai built it, and the only one: go-openai v1.43's
-// ChatCompletionRequest.Temperature is a float32 tagged omitempty, so a
-// temperature of 0 is dropped from the JSON and the server applies its own
-// default (1 for OpenAI and DeepSeek) instead. The library has no pointer
-// field, no extra-body hook on chat requests and no way to replace its
-// JSON marshaller (upstream issues sashabaranov/go-openai#9 and #678 are
-// open; the fixes #922 and #983 are unmerged), and the usual workaround,
-// math.SmallestNonzeroFloat32, would send a different number. So for a
-// request that asked for exactly 0 the transport adds "temperature":0 as
-// the body's first member and changes nothing else: the messages and tools
-// go out exactly as the engine assembled them. Every other body passes
-// through untouched.
+// The body of a chat call is written in one step after go-openai built
+// it, the body assembly (body.go), and nowhere else. go-openai marshals
+// the whole request, every message, on every call, has no field for
+// "prompt_cache_key", and drops a temperature of 0: v1.43's
+// ChatCompletionRequest.Temperature is a float32 tagged omitempty, so the
+// server would apply its own default (1 for OpenAI and DeepSeek) instead.
+// The library has no pointer field, no extra-body hook on chat requests
+// and no way to replace its JSON marshaller (upstream issues
+// sashabaranov/go-openai#9 and #678 are open; the fixes #922 and #983 are
+// unmerged), and the usual workaround, math.SmallestNonzeroFloat32, would
+// send a different number. So go-openai is given the request with a
+// placeholder message list (and tool list), and the transport writes the
+// body with the real arrays in their place, from encodings made once,
+// adding "temperature":0 as the first member when exactly 0 was asked for
+// and "prompt_cache_key" as the last when a key was given. Everything
+// else is go-openai's, and the messages and tools are byte for byte what
+// go-openai would have written for them (TestBodyMatchesGoOpenAI), so the
+// body equals go-openai's own apart from those two members. Bodies of
+// other calls pass through untouched.
 type transport struct {
 	base http.RoundTripper
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	info, _ := req.Context().Value(attemptKey{}).(*attemptInfo)
-	if info != nil && info.temperatureZero && req.Body != nil {
-		body, err := io.ReadAll(req.Body)
+	if info != nil && info.body != nil && req.Body != nil {
+		built, err := io.ReadAll(req.Body)
 		_ = req.Body.Close()
 		if err != nil {
 			return nil, err
 		}
-		body = injectTemperatureZero(body)
+		body, err := info.body.assemble(built)
+		if err != nil {
+			return nil, err
+		}
 		r2 := req.Clone(req.Context())
 		r2.Body = io.NopCloser(bytes.NewReader(body))
 		r2.ContentLength = int64(len(body))
@@ -65,24 +75,6 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		info.status = resp.StatusCode
 	}
 	return resp, err
-}
-
-// injectTemperatureZero adds "temperature":0 as the first member of a JSON
-// object body. It is only used for bodies go-openai built from a request
-// whose temperature is 0, which it omits (the field is omitempty), so the
-// body never has a top-level temperature member already.
-func injectTemperatureZero(body []byte) []byte {
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if len(trimmed) < 2 || trimmed[0] != '{' {
-		return body
-	}
-	rest := bytes.TrimLeft(trimmed[1:], " \t\r\n")
-	out := make([]byte, 0, len(body)+20)
-	out = append(out, `{"temperature":0`...)
-	if len(rest) > 0 && rest[0] != '}' {
-		out = append(out, ',')
-	}
-	return append(out, rest...)
 }
 
 // withTransport returns a copy of c (or of a default client) whose

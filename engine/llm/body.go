@@ -1,0 +1,240 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// This file is the body assembly: the one step at which the bytes of a
+// request body are put together after go-openai built it (see transport).
+//
+// go-openai marshals a whole ChatCompletionRequest, every message, on every
+// call, and offers no way to hand it bytes that were encoded before. So the
+// request given to go-openai carries one placeholder message (and, when
+// there are tools, one placeholder tool), and the transport replaces each
+// placeholder's array with the real one, written from encodings computed
+// once: the engine's cached encodings of the messages and tools
+// (Request.Encoded), and for anything not cached an encoding made once per
+// call, before the first attempt.
+//
+// The assembled body is byte for byte the body go-openai would have
+// written for the real request: an encoding is json.Marshal of the value,
+// which is exactly what encoding/json writes for that value inside the
+// request (a message's own MarshalJSON, compacted, HTML escaped), and an
+// array is its elements joined by commas between brackets. Around the
+// arrays nothing changes but the two additions go-openai cannot make: an
+// explicit "temperature":0 as the first member (its field is omitempty,
+// so 0 would be dropped) and "prompt_cache_key" as the last member (it has
+// no such field).
+
+// The placeholders go-openai encodes where the real arrays go. A JSON
+// string never holds an unescaped quote, so these bytes can only appear in
+// go-openai's output as the members themselves; the model name, the only
+// member before them, is a string.
+const (
+	messagesPlaceholder = "tally:body-assembly:messages"
+	toolsPlaceholder    = "tally:body-assembly:tools"
+)
+
+var (
+	messagesHole = []byte(`"messages":[{"role":"` + messagesPlaceholder + `"}]`)
+	toolsHole    = []byte(`"tools":[{"type":"` + toolsPlaceholder + `"}]`)
+)
+
+// EncodeMessage returns m's JSON encoding exactly as go-openai writes it as
+// an element of a request's "messages" array. It fails only where go-openai
+// would (a message with both Content and MultiContent). The result is what
+// the Encodings of a request hold for m.
+func EncodeMessage(m openai.ChatCompletionMessage) ([]byte, error) { return json.Marshal(m) }
+
+// EncodeTools returns the JSON encoding of tools exactly as go-openai
+// writes it as a request's "tools" array. The result is what the
+// Encodings of a request hold for tools.
+func EncodeTools(tools []openai.Tool) ([]byte, error) { return json.Marshal(tools) }
+
+// Encodings are cached encodings of a request's messages and tools, for
+// Request.Encoded. They apply only to the very slices they were made for
+// (the same first element in memory and the same length): a request whose
+// Messages (or Tools) is any other slice, a copy, a sub-slice or a longer
+// one, has all its messages (or tools) encoded for the call, so a caller
+// that passes a request on with other messages can never send stale bytes.
+type Encodings struct {
+	msg0  *openai.ChatCompletionMessage
+	msgs  [][]byte
+	tool0 *openai.Tool
+	ntool int
+	tools []byte
+}
+
+// CachedEncodings returns the encodings of msgs and tools: enc[i] is
+// EncodeMessage(msgs[i]), or nil for a message to encode at send time, and
+// toolsEnc is EncodeTools(tools), or nil to encode them at send time. The
+// caller guarantees that no message or tool of those slices changes while
+// the encodings are in use (the engine's closed messages and its catalog
+// never do). When len(enc) differs from len(msgs) no message is cached.
+func CachedEncodings(msgs []openai.ChatCompletionMessage, enc [][]byte, tools []openai.Tool, toolsEnc []byte) Encodings {
+	var e Encodings
+	if len(msgs) > 0 && len(enc) == len(msgs) {
+		e.msg0, e.msgs = &msgs[0], enc
+	}
+	if len(tools) > 0 && len(toolsEnc) > 0 {
+		e.tool0, e.ntool, e.tools = &tools[0], len(tools), toolsEnc
+	}
+	return e
+}
+
+// Covers returns how many messages of msgs have a cached encoding: 0 when
+// the encodings were made for another slice.
+func (e Encodings) Covers(msgs []openai.ChatCompletionMessage) int {
+	n := 0
+	for _, b := range e.messagesOf(msgs) {
+		if len(b) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// messagesOf returns the cached encodings for msgs, or nil when they were
+// made for another slice.
+func (e Encodings) messagesOf(msgs []openai.ChatCompletionMessage) [][]byte {
+	if e.msg0 == nil || len(msgs) != len(e.msgs) || &msgs[0] != e.msg0 {
+		return nil
+	}
+	return e.msgs
+}
+
+// toolsOf returns the cached encoding of tools, or nil when it was made
+// for another slice.
+func (e Encodings) toolsOf(tools []openai.Tool) []byte {
+	if e.tool0 == nil || len(tools) != e.ntool || &tools[0] != e.tool0 {
+		return nil
+	}
+	return e.tools
+}
+
+// body is what the transport splices into the body go-openai built for one
+// call: the same for every attempt.
+type body struct {
+	messages        [][]byte // each message's encoding, in order; nil: go-openai encodes them
+	tools           []byte   // the tools array; nil: none, or go-openai encodes them
+	cacheKey        []byte   // the encoded "prompt_cache_key" value, or nil
+	temperatureZero bool     // add "temperature":0 as the first member
+}
+
+// assembly returns the body plan of r, whose go-openai request is creq,
+// and the request to give go-openai: creq with placeholders where the plan
+// supplies the arrays. Messages or tools that cannot be encoded are left
+// to go-openai, which then fails the call as it always did.
+func (r Request) assembly(creq openai.ChatCompletionRequest, tempZero bool) (openai.ChatCompletionRequest, *body) {
+	b := &body{temperatureZero: tempZero}
+	if r.CacheKey != "" {
+		b.cacheKey, _ = json.Marshal(r.CacheKey) // a string always encodes
+	}
+	cached := r.Encoded.messagesOf(r.Messages)
+	msgs := make([][]byte, len(r.Messages))
+	ok := true
+	for i := range r.Messages {
+		if cached != nil && len(cached[i]) > 0 {
+			msgs[i] = cached[i]
+			continue
+		}
+		enc, err := EncodeMessage(r.Messages[i])
+		if err != nil {
+			ok = false
+			break
+		}
+		msgs[i] = enc
+	}
+	if ok {
+		b.messages = msgs
+		creq.Messages = []openai.ChatCompletionMessage{{Role: messagesPlaceholder}}
+	}
+	if len(r.Tools) > 0 {
+		tools := r.Encoded.toolsOf(r.Tools)
+		if len(tools) == 0 {
+			tools, _ = EncodeTools(r.Tools)
+		}
+		if len(tools) > 0 {
+			b.tools = tools
+			creq.Tools = []openai.Tool{{Type: toolsPlaceholder}}
+		}
+	}
+	return creq, b
+}
+
+// assemblyError is a body go-openai built in a shape the assembly does not
+// know, which only a change in go-openai can cause.
+type assemblyError struct{ missing string }
+
+func (e *assemblyError) Error() string {
+	return fmt.Sprintf("the request body could not be assembled because the body go-openai wrote has no %s; this is a bug in Tally, please report it with the go-openai version", e.missing)
+}
+
+// assemble returns the body to send in place of built, the body go-openai
+// wrote for the placeholder request (see assembly).
+func (b *body) assemble(built []byte) ([]byte, error) {
+	end := bytes.LastIndexByte(built, '}')
+	if len(built) < 2 || built[0] != '{' || end < 0 {
+		return nil, &assemblyError{missing: "enclosing object"}
+	}
+	size := len(built) + len(b.tools) + len(b.cacheKey) + 40
+	for _, m := range b.messages {
+		size += len(m) + 1
+	}
+	out := make([]byte, 1, size)
+	out[0] = '{'
+	if b.temperatureZero {
+		out = append(out, `"temperature":0`...)
+		if !isEmptyObject(built[:end+1]) {
+			out = append(out, ',')
+		}
+	}
+	pos := 1 // built[:pos] is in out
+	if b.messages != nil {
+		i := bytes.Index(built, messagesHole)
+		if i < 0 {
+			return nil, &assemblyError{missing: "messages placeholder"}
+		}
+		out = append(out, built[pos:i]...)
+		out = append(out, `"messages":[`...)
+		for k, m := range b.messages {
+			if k > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, m...)
+		}
+		out = append(out, ']')
+		pos = i + len(messagesHole)
+	}
+	if b.tools != nil {
+		i := bytes.Index(built[pos:], toolsHole)
+		if i < 0 {
+			return nil, &assemblyError{missing: "tools placeholder"}
+		}
+		out = append(out, built[pos:pos+i]...)
+		out = append(out, `"tools":`...)
+		out = append(out, b.tools...)
+		pos += i + len(toolsHole)
+	}
+	if end < pos {
+		return nil, &assemblyError{missing: "closing brace after the placeholders"}
+	}
+	out = append(out, built[pos:end]...)
+	if b.cacheKey != nil {
+		if !isEmptyObject(built[:end+1]) || b.temperatureZero {
+			out = append(out, ',')
+		}
+		out = append(out, `"prompt_cache_key":`...)
+		out = append(out, b.cacheKey...)
+	}
+	return append(out, built[end:]...), nil
+}
+
+// isEmptyObject reports whether obj, a JSON object, has no members.
+func isEmptyObject(obj []byte) bool {
+	return len(bytes.TrimSpace(obj[1:len(obj)-1])) == 0
+}
