@@ -63,12 +63,13 @@ func findIgnoreFiles(root *os.Root, rel string, rules []ignoreRule, found map[st
 	if rel != "" {
 		name = filepath.FromSlash(rel)
 	}
-	d, err := root.Open(name)
+	// Listed by path, not through root: a directory read in an os.Root
+	// has every entry's stat taken, which a walk for names alone does not
+	// need. Only names are taken from it; the files are read through root.
+	ents, err := os.ReadDir(filepath.Join(root.Name(), name))
 	if err != nil {
 		return
 	}
-	ents, _ := d.ReadDir(-1)
-	d.Close()
 	for _, e := range ents {
 		if e.Name() == ".gitignore" && e.Type().IsRegular() {
 			if data, err := root.ReadFile(filepath.Join(name, ".gitignore")); err == nil {

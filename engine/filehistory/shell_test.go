@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	ignore "github.com/sabhiram/go-gitignore"
 )
 
 // bothWays runs f once with watching (where the system has it) and once
@@ -373,4 +375,26 @@ func mustHex(t *testing.T, s string) []byte {
 		b[i] = v
 	}
 	return b
+}
+
+func TestSimplePatternsMatchLikeGitignore(t *testing.T) {
+	lines := []string{"*.log", "!keep.log", "/build/", "node_modules/", "*.tmp", ".cache/", "/top", "x*y", "# comment", "  spaced  ", "", "dist"}
+	simple, ok := simplePatterns(lines)
+	if !ok {
+		t.Fatal("the patterns were not taken as simple")
+	}
+	fast := ignoreRule{simple: simple}
+	slow := ignoreRule{gi: ignore.CompileIgnoreLines(lines...)}
+	for _, p := range []string{"a.log", "keep.log", "d/keep.log", "d/a.log", "build", "d/build", "node_modules", "d/node_modules", "a.tmp", ".cache", "top", "d/top", "xay", "d/xzzy", "spaced", "dist", "d/dist", "main.go", "d/main.go", "logs"} {
+		for _, dir := range []bool{false, true} {
+			if f, s := fast.matches(p, dir), slow.matches(p, dir); f != s {
+				t.Errorf("%s (dir %v): simple matcher says %v, go-gitignore %v", p, dir, f, s)
+			}
+		}
+	}
+	for _, l := range []string{"a/b", "**/x", "[ab].c", "a?b", `\#x`} {
+		if _, ok := simplePatterns([]string{l}); ok {
+			t.Errorf("%q was taken as simple", l)
+		}
+	}
 }

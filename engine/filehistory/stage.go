@@ -157,17 +157,3 @@ func (s *stage) compact(live func(sum [32]byte) bool) {
 	}
 	s.next = max(stageCompactMin, 2*s.size)
 }
-
-// close removes the spill file.
-func (s *stage) close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.f != nil {
-		s.f.Close()
-		if s.name != "" {
-			os.Remove(s.name)
-		}
-	}
-	s.f, s.name, s.size = nil, "", 0
-	s.idx, s.mem = map[[32]byte]span{}, map[[32]byte][]byte{}
-}

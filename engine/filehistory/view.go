@@ -138,6 +138,7 @@ func (w *Workspace) walkAll(root *os.Root, v *view) {
 	v.wt.close()
 	v.wt = nil
 	s := w.newWalker(root, v)
+	s.files = make(map[string]entry, len(v.files))
 	if watchSupported && !v.noWatch && !forceWalk {
 		if wt, err := newWatcher(); err == nil {
 			s.wt = wt
@@ -156,15 +157,17 @@ func (w *Workspace) walkAll(root *os.Root, v *view) {
 		}
 	}
 	s.read()
-	for p, e := range s.files {
-		v.set(p, e, true)
-	}
-	for p := range v.files {
-		if _, ok := s.files[p]; !ok {
-			v.set(p, entry{}, false)
+	if len(v.pending) > 0 {
+		for p, e := range s.files {
+			v.set(p, e, true)
+		}
+		for p := range v.files {
+			if _, ok := s.files[p]; !ok {
+				v.set(p, entry{}, false)
+			}
 		}
 	}
-	v.dirs, v.linked, v.wt = s.dirs, s.linked, s.wt
+	v.files, v.dirs, v.linked, v.wt = s.files, s.dirs, s.linked, s.wt
 }
 
 // resync updates v from the paths the watcher named: each is looked at
