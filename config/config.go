@@ -228,20 +228,26 @@ func (s Settings) SetVision(model string, on bool) Settings {
 	if key == "" {
 		return s
 	}
-	m := make(map[string]bool, len(s.Vision)+1)
-	for k, v := range s.Vision {
-		m[k] = v
-	}
-	if on == tokens.Vision(model) {
-		delete(m, key)
-	} else {
-		m[key] = on
-	}
-	if len(m) == 0 {
-		m = nil
-	}
-	s.Vision = m
+	s.Vision = withEntry(s.Vision, key, on, on == tokens.Vision(model))
 	return s
+}
+
+// withEntry returns a copy of m with k set to v, or without k when drop;
+// nil when nothing is left. m itself is not written.
+func withEntry[K comparable, V any](m map[K]V, k K, v V, drop bool) map[K]V {
+	out := make(map[K]V, len(m)+1)
+	for key, val := range m {
+		out[key] = val
+	}
+	if drop {
+		delete(out, k)
+	} else {
+		out[k] = v
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // VisionKey is the key of model in Settings.Vision: its name, trimmed, in

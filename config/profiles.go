@@ -166,19 +166,7 @@ func (s Settings) SetRole(role string, m RoleModel) (Settings, error) {
 		}
 		m.Profile = p.Name
 	}
-	roles := make(map[string]RoleModel, len(s.Roles)+1)
-	for k, v := range s.Roles {
-		roles[k] = v
-	}
-	if m.IsZero() {
-		delete(roles, role)
-	} else {
-		roles[role] = m
-	}
-	if len(roles) == 0 {
-		roles = nil
-	}
-	s.Roles = roles
+	s.Roles = withEntry(s.Roles, role, m, m.IsZero())
 	return s, nil
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -26,10 +25,8 @@ type lspServerForm struct {
 	editing                               bool
 	name, command, args, exts, langs, opt *escEntry
 	env                                   []string // kept from the edited server
-	problem                               *widget.Label
-	save                                  *widget.Button
-	dlg                                   *dialog.CustomDialog
 	saving                                bool
+	*editDialog
 }
 
 // actions are the buttons of the configured server name's row, or nil
@@ -94,11 +91,11 @@ func (s *lspSection) change(edit func(path string) error, done string) {
 func (s *lspSection) showServerForm(c *lsp.ConfiguredServer) *lspServerForm {
 	f := &lspServerForm{s: s, editing: c != nil}
 	entry := func(ph string) *escEntry {
-		e := newEscEntry()
-		e.SetPlaceHolder(ph)
-		e.OnSubmitted = func(string) { f.submit() }
-		e.OnChanged = func(string) { f.problem.Hide() }
-		return e
+		return formEntry(ph, func() { f.submit() }, func() {
+			if f.editDialog != nil {
+				f.problem.Hide()
+			}
+		})
 	}
 	f.name = entry("zls")
 	f.command = entry("zls, or /path/to/server")
@@ -106,8 +103,6 @@ func (s *lspSection) showServerForm(c *lsp.ConfiguredServer) *lspServerForm {
 	f.exts = entry(".zig, .zon")
 	f.langs = entry("zig (optional)")
 	f.opt = entry(`{"key": "value"} (optional)`)
-	f.problem = &widget.Label{Importance: widget.DangerImportance, Wrapping: fyne.TextWrapWord}
-	f.problem.Hide()
 	title := "Add language server"
 	if c != nil {
 		title = "Edit " + c.Name
@@ -123,23 +118,14 @@ func (s *lspSection) showServerForm(c *lsp.ConfiguredServer) *lspServerForm {
 			title = "Override the built-in " + c.Name
 		}
 	}
-	form := widget.NewForm(
-		&widget.FormItem{Text: "Name", Widget: f.name, HintText: "letters, digits, '.', '_' and '-'; a built-in server's name replaces it"},
-		&widget.FormItem{Text: "Command", Widget: f.command},
-		&widget.FormItem{Text: "Arguments", Widget: f.args},
-		&widget.FormItem{Text: "Extensions", Widget: f.exts, HintText: "the file endings it handles, separated by commas"},
-		&widget.FormItem{Text: "Languages", Widget: f.langs, HintText: "LSP language identifiers, separated by commas"},
-		&widget.FormItem{Text: "Init options", Widget: f.opt, HintText: "JSON sent as the initialize request's initializationOptions"},
-	)
-	for _, it := range form.Items {
-		wrapHint(it)
-	}
-	f.save = &widget.Button{Text: "Save", Importance: widget.HighImportance, OnTapped: f.submit}
-	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { f.dlg.Hide() }}
-	f.dlg = dialog.NewCustomWithoutButtons(title, container.NewVBox(form, f.problem), s.u.win)
-	f.dlg.SetButtons([]fyne.CanvasObject{cancel, f.save})
-	f.dlg.Resize(fyne.NewSize(min(560, s.u.win.Canvas().Size().Width-40), 420))
-	f.dlg.Show()
+	f.editDialog = s.u.newEditDialog(title, "Save", []*widget.FormItem{
+		{Text: "Name", Widget: f.name, HintText: "letters, digits, '.', '_' and '-'; a built-in server's name replaces it"},
+		{Text: "Command", Widget: f.command},
+		{Text: "Arguments", Widget: f.args},
+		{Text: "Extensions", Widget: f.exts, HintText: "the file endings it handles, separated by commas"},
+		{Text: "Languages", Widget: f.langs, HintText: "LSP language identifiers, separated by commas"},
+		{Text: "Init options", Widget: f.opt, HintText: "JSON sent as the initialize request's initializationOptions"},
+	}, 420, f.submit)
 	if c != nil {
 		s.u.win.Canvas().Focus(f.command)
 	} else {
@@ -212,10 +198,4 @@ func (f *lspServerForm) submit() {
 			s.said("Saved "+name+".", false)
 		}
 	})
-}
-
-// fail says why the server cannot be saved and keeps the dialog open.
-func (f *lspServerForm) fail(msg string) {
-	f.problem.SetText(msg)
-	f.problem.Show()
 }

@@ -7,7 +7,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -162,27 +161,24 @@ type endpointForm struct {
 	p                                 *profileSection
 	name, baseURL, model, keyEnv, win *escEntry
 	key                               *widget.Entry
-	problem                           *widget.Label
-	dlg                               *dialog.CustomDialog
+	*editDialog
 }
 
 // showForm opens the form for a new profile (pr nil) or for editing pr.
 func (p *profileSection) showForm(pr *workbench.Profile) *endpointForm {
 	f := &endpointForm{p: p}
 	entry := func(ph string) *escEntry {
-		e := newEscEntry()
-		e.SetPlaceHolder(ph)
-		e.OnSubmitted = func(string) { f.submit() }
-		e.OnChanged = func(string) { f.problem.Hide() }
-		return e
+		return formEntry(ph, f.submit, func() {
+			if f.editDialog != nil {
+				f.problem.Hide()
+			}
+		})
 	}
 	f.name, f.baseURL, f.model = entry("local"), entry("http://127.0.0.1:8080/v1"), entry("qwen3-8b (optional)")
 	f.keyEnv, f.win = entry("LOCAL_API_KEY (optional)"), entry("from the model table")
 	f.key = widget.NewPasswordEntry()
 	f.key.SetPlaceHolder("not set")
 	f.key.OnSubmitted = func(string) { f.submit() }
-	f.problem = &widget.Label{Importance: widget.DangerImportance, Wrapping: fyne.TextWrapWord}
-	f.problem.Hide()
 	title := "Add endpoint profile"
 	if pr != nil {
 		title = "Edit " + pr.Name
@@ -198,27 +194,19 @@ func (p *profileSection) showForm(pr *workbench.Profile) *endpointForm {
 			f.key.SetPlaceHolder("saved " + workbench.Mask(pr.APIKey) + " — type to replace")
 		}
 	}
-	form := widget.NewForm(
-		&widget.FormItem{Text: "Name", Widget: f.name, HintText: "lower-case letters, digits and '-'; /model @NAME switches to it"},
-		&widget.FormItem{Text: "Base URL", Widget: f.baseURL},
-		&widget.FormItem{Text: "Model", Widget: f.model},
-		&widget.FormItem{Text: "API key", Widget: f.key, HintText: "kept in the system keychain; leave empty for a local server"},
-		&widget.FormItem{Text: "Key variable", Widget: f.keyEnv, HintText: "or an environment variable that holds the key, read when a session starts"},
-		&widget.FormItem{Text: "Context window", Widget: f.win, HintText: "tokens; empty uses the known size of the model"},
-	)
-	for _, it := range form.Items {
-		wrapHint(it)
-	}
-	save := &widget.Button{Text: "Add", Importance: widget.HighImportance, OnTapped: f.submit}
+	save := "Add"
 	if pr != nil {
-		save.Text = "Keep"
+		save = "Keep"
 	}
-	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { f.dlg.Hide() }}
 	u := p.f.u
-	f.dlg = dialog.NewCustomWithoutButtons(title, container.NewVBox(form, f.problem), u.win)
-	f.dlg.SetButtons([]fyne.CanvasObject{cancel, save})
-	f.dlg.Resize(fyne.NewSize(min(560, u.win.Canvas().Size().Width-40), 440))
-	f.dlg.Show()
+	f.editDialog = u.newEditDialog(title, save, []*widget.FormItem{
+		{Text: "Name", Widget: f.name, HintText: "lower-case letters, digits and '-'; /model @NAME switches to it"},
+		{Text: "Base URL", Widget: f.baseURL},
+		{Text: "Model", Widget: f.model},
+		{Text: "API key", Widget: f.key, HintText: "kept in the system keychain; leave empty for a local server"},
+		{Text: "Key variable", Widget: f.keyEnv, HintText: "or an environment variable that holds the key, read when a session starts"},
+		{Text: "Context window", Widget: f.win, HintText: "tokens; empty uses the known size of the model"},
+	}, 440, f.submit)
 	if pr != nil {
 		u.win.Canvas().Focus(f.baseURL)
 	} else {
@@ -253,10 +241,4 @@ func (f *endpointForm) submit() {
 	f.dlg.Hide()
 	f.p.refresh()
 	f.p.f.result.SetText("Profile " + pr.Name + " is ready; Save keeps it.")
-}
-
-// fail says why the profile cannot be kept and keeps the dialog open.
-func (f *endpointForm) fail(msg string) {
-	f.problem.SetText(msg)
-	f.problem.Show()
 }

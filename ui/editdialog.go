@@ -1,0 +1,51 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+)
+
+// editDialog is the small edit dialog of Settings' lists (language
+// servers, endpoint profiles): the form's items with their hints wrapped,
+// the problem label under them, and Cancel and a save button that runs
+// submit (the dialog stays open until the caller hides it).
+type editDialog struct {
+	dlg     *dialog.CustomDialog
+	save    *widget.Button
+	problem *widget.Label
+}
+
+// newEditDialog shows a editDialog titled title in u's window, height
+// tall at the most.
+func (u *UI) newEditDialog(title, saveText string, items []*widget.FormItem, height float32, submit func()) *editDialog {
+	for _, it := range items {
+		wrapHint(it)
+	}
+	d := &editDialog{problem: &widget.Label{Importance: widget.DangerImportance, Wrapping: fyne.TextWrapWord}}
+	d.problem.Hide()
+	d.save = &widget.Button{Text: saveText, Importance: widget.HighImportance, OnTapped: submit}
+	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { d.dlg.Hide() }}
+	d.dlg = dialog.NewCustomWithoutButtons(title, container.NewVBox(widget.NewForm(items...), d.problem), u.win)
+	d.dlg.SetButtons([]fyne.CanvasObject{cancel, d.save})
+	d.dlg.Resize(fyne.NewSize(min(560, u.win.Canvas().Size().Width-40), height))
+	d.dlg.Show()
+	return d
+}
+
+// formEntry is an entry of such a dialog: Enter submits, typing hides
+// the problem said.
+func formEntry(placeholder string, submit func(), typed func()) *escEntry {
+	e := newEscEntry()
+	e.SetPlaceHolder(placeholder)
+	e.OnSubmitted = func(string) { submit() }
+	e.OnChanged = func(string) { typed() }
+	return e
+}
+
+// fail says msg under the form and keeps the dialog open.
+func (d *editDialog) fail(msg string) {
+	d.problem.SetText(msg)
+	d.problem.Show()
+}
