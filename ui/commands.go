@@ -159,16 +159,22 @@ func (u *UI) switchModel(live *liveSession, profile, model string) {
 		if err == nil {
 			err = sess.SwitchModel(m)
 		}
+		// The new model's window moves the gauge and its marks.
+		window := sess.Window()
+		level, exact := sess.ContextTokens()
+		compactAt, cycleAt := sess.Thresholds()
 		return func() {
 			if err != nil {
 				u.banner.ShowError("The model stays " + live.info.model + ": " + err.Error())
 				return
 			}
-			live.info.model = m.Name
+			live.info.model, live.info.window = m.Name, window
 			if u.live == live {
 				u.footer.State.Model = m.Name
-				u.footer.Refresh()
+				u.side.gauge.SetLevel(level, window, exact)
+				u.side.gauge.SetThresholds(compactAt, cycleAt)
 				u.showTotals(live)
+				u.footer.Update()
 			}
 			where := m.Name
 			if m.Profile != "" {

@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -23,7 +24,7 @@ import (
 // mainChoice and ownEndpoint are the choices for "no profile".
 const (
 	mainChoice  = "Main connection"
-	ownEndpoint = "The session's endpoint"
+	ownEndpoint = "Session's endpoint"
 )
 
 // roleLabels name the roles on the form.
@@ -52,14 +53,15 @@ func newProfileSection(f *settingsForm) *profileSection {
 	p := &profileSection{f: f, rows: container.NewVBox(), roles: map[string]*roleField{}}
 	p.def = widget.NewSelect(nil, nil)
 	add := &widget.Button{Text: "Add profile…", Icon: theme.ContentAddIcon(), OnTapped: func() { p.showForm(nil) }}
-	roles := container.NewVBox()
+	roles := container.New(layout.NewFormLayout())
 	for _, role := range workbench.RoleNamesInOrder() {
 		r := &roleField{profile: widget.NewSelect(nil, nil), model: newEscEntry()}
 		rm := f.saved.Roles[role]
 		r.model.SetText(rm.Model)
-		r.model.SetPlaceHolder("its endpoint's model")
+		r.model.SetPlaceHolder("the endpoint's model")
 		p.roles[role] = r
-		roles.Add(container.NewBorder(nil, nil, widget.NewLabel(roleLabels[role]), nil, container.NewGridWithColumns(2, r.profile, r.model)))
+		roles.Add(widget.NewLabel(roleLabels[role]))
+		roles.Add(container.NewGridWithColumns(2, r.profile, r.model))
 	}
 	p.refresh()
 	p.def.SetSelected(orChoice(f.saved.Profile, mainChoice))
