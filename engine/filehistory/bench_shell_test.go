@@ -151,19 +151,23 @@ func BenchmarkShellCommand(b *testing.B) {
 				}
 				b.Run("first", func(b *testing.B) {
 					var heap, rss, peak float64
+					var cpu time.Duration
 					for i := range b.N {
 						b.StopTimer()
 						r := open()
 						h0, r0 := heapInuse(), rssBytes("VmRSS")
+						c0 := cpuTime()
 						b.StartTimer()
 						around(r)
 						b.StopTimer()
+						cpu += cpuTime() - c0
 						if i == 0 {
 							heap, rss, peak = heapInuse()-h0, rssBytes("VmRSS")-r0, rssBytes("VmHWM")
 						}
 						_ = r.Close()
 						b.StartTimer()
 					}
+					b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 					b.ReportMetric(heap/(1<<20), "heap-MB")
 					b.ReportMetric(rss/(1<<20), "rss-MB")
 					b.ReportMetric(peak/(1<<20), "peak-rss-MB")
@@ -172,11 +176,13 @@ func BenchmarkShellCommand(b *testing.B) {
 					b.StopTimer()
 					r := open()
 					around(r)
+					c0 := cpuTime()
 					b.StartTimer()
 					for range b.N {
 						around(r)
 					}
 					b.StopTimer()
+					b.ReportMetric(float64((cpuTime()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 					_ = r.Close()
 				})
 			})

@@ -15,21 +15,54 @@
 // before-image of every path the session changes: for write_file and
 // edit_file through [Recorder.BeforeWrite] (and [Recorder.AfterWrite] for the
 // state it left), for shell commands through [Recorder.BeforeShell] and
-// [Recorder.AfterShell], which compare two manifests of the workspace. A
-// manifest honours .gitignore files (at every level; an ignored directory is
-// not entered) as they were when the session first changed something —
-// an ignore file written or deleted later, by the agent or anyone, does not
-// change what the session's manifests see — and skips .git; only files whose stat changed since the
-// previous manifest are read again. BeforeShell keeps the content of every
-// listed file before the command runs — compressed, in memory, for as long
-// as the process lives — and AfterShell stores only the earlier content of
-// the files the command changed, once [Limits].Refuse allowed it: files that
-// never change are never copied into the data file, and content Refuse
-// declines (a credential) never reaches it. A process that dies while a
-// command runs loses that command's before-images. Files larger than
-// [Limits].FileBytes, and anything that is not a regular file or a symlink,
-// are recorded as not restorable. Symlinks are recorded as links and never
-// followed. No git command is ever run and git's state is never touched.
+// [Recorder.AfterShell]. A manifest of the workspace honours .gitignore
+// files (at every level; an ignored directory is not entered) as they were
+// when the session first changed something — an ignore file written or
+// deleted later, by the agent or anyone, does not change what the session's
+// manifests see — and skips .git.
+//
+// The first shell snapshot of a process walks the workspace and stats every
+// file. A file is read, hashed and compressed only when its stat changed
+// since the last snapshot, and, where the workspace is in a git repository,
+// only when git's index does not vouch for it: a tracked file whose stat
+// matches its index entry exactly (and that is not "racily clean", modified
+// no earlier than the index was written) is recorded as that entry's blob,
+// unread. Its content is read from the repository's object store (loose or
+// packed) only if a command changes the file, in AfterShell, and stored then
+// as ordinary content, so that restoring never needs git; if the object is
+// gone by then, the file is recorded as not restorable, saying so. The index
+// is not trusted at all when the repository uses something that could make
+// a blob differ from its file or that this reader does not handle
+// (attributes files, line-ending conversion, a split or sparse index,
+// SHA-256 objects, a partial clone): every file is read then. No git command
+// is ever run and nothing under .git is written.
+//
+// After the first snapshot, on Linux, every directory the manifest lists is
+// watched with inotify, and a snapshot only looks at the paths named by the
+// events queued since the last one (walking new directories, dropping
+// removed ones). The kernel queues an event before the system call that
+// caused it returns, so once a command has exited, reading the queue until
+// it is empty gives every change the command made through the workspace's
+// directories. When events were lost (the queue overflowed), the watch
+// limit was reached, more workspaces are watched than a process allows, no
+// recorder of the workspace is open, or on other systems, a snapshot walks
+// the whole workspace as the first one did, comparing stats. Hard-linked
+// files, which can change through a name outside the watched directories,
+// are stat-ed at every snapshot. What watching cannot see: writes through a
+// memory mapping whose file was closed before the writes, and changes made
+// on another machine to a network file system.
+//
+// The content a snapshot read that is not stored yet is kept compressed in
+// a temporary file beside the data file (unlinked at once where the system
+// allows), for as long as the process lives; memory holds only the
+// manifest and an index of the staged content, 200 to 300 bytes a file. AfterShell stores only the earlier
+// content of the files the command changed, once [Limits].Refuse allowed
+// it: files that never change are never copied into the data file, and
+// content Refuse declines (a credential) never reaches it. A process that
+// dies while a command runs loses that command's before-images. Files
+// larger than [Limits].FileBytes, and anything that is not a regular file
+// or a symlink, are recorded as not restorable. Symlinks are recorded as
+// links and never followed.
 //
 // The checkpoint of turn T is the state, at the start of T, of the files the
 // session changed from T on. [Workspace.Plan] lists what restoring it would

@@ -147,8 +147,88 @@ func (w *Workspace) newWalker(root *os.Root, v *view) *walker {
 	return &walker{w: w, v: v, root: root, lim: w.limits, files: map[string]entry{}, dirs: map[string]*dirInfo{}, linked: map[string]struct{}{}}
 }
 
-// walk lists the directory rel, whose parent's rules are rules.
+// dirTask is a directory to list: its path, the rules of its parent and
+// its inode number.
+type dirTask struct {
+	rel   string
+	rules []ignoreRule
+	ino   uint64
+}
+
+// walk lists the directory rel, whose parent's rules are rules, and
+// everything under it.
 func (s *walker) walk(rel string, rules []ignoreRule, ino uint64) {
+	for _, t := range s.list(dirTask{rel, rules, ino}) {
+		s.walk(t.rel, t.rules, t.ino)
+	}
+}
+
+// walkAll lists the whole workspace with a walker per processor, since
+// listing and stat-ing 100,000 files is mostly waiting on system calls,
+// then gathers what they found.
+func (s *walker) walkAll() {
+	n := max(1, runtime.GOMAXPROCS(0))
+	if n == 1 {
+		s.walk("", nil, 0)
+		return
+	}
+	var mu sync.Mutex
+	cond := sync.NewCond(&mu)
+	stack := []dirTask{{}}
+	busy := 0
+	subs := make([]*walker, n)
+	var wg sync.WaitGroup
+	for i := range subs {
+		sub := &walker{w: s.w, v: s.v, root: s.root, wt: s.wt, git: s.git, lim: s.lim, files: map[string]entry{}, dirs: map[string]*dirInfo{}, linked: map[string]struct{}{}}
+		subs[i] = sub
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			for {
+				for len(stack) == 0 && busy > 0 {
+					cond.Wait()
+				}
+				if len(stack) == 0 {
+					mu.Unlock()
+					cond.Broadcast()
+					return
+				}
+				t := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				busy++
+				mu.Unlock()
+				more := sub.list(t)
+				mu.Lock()
+				busy--
+				stack = append(stack, more...)
+				cond.Broadcast()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, sub := range subs {
+		for k, e := range sub.files {
+			s.files[k] = e
+		}
+		for k, d := range sub.dirs {
+			s.dirs[k] = d
+		}
+		for k := range sub.linked {
+			s.linked[k] = struct{}{}
+		}
+		s.todo = append(s.todo, sub.todo...)
+		s.sawAttributes = s.sawAttributes || sub.sawAttributes
+		if s.watchErr == nil {
+			s.watchErr = sub.watchErr
+		}
+	}
+}
+
+// list lists the directory of t and takes in its files, returning its
+// subdirectories to list.
+func (s *walker) list(t dirTask) []dirTask {
+	rel, rules := t.rel, t.rules
 	name := "."
 	if rel != "" {
 		name = filepath.FromSlash(rel)
@@ -160,13 +240,14 @@ func (s *walker) walk(rel string, rules []ignoreRule, ino uint64) {
 	}
 	d, err := s.root.Open(name)
 	if err != nil {
-		return // vanished or unreadable: nothing in it can be recorded
+		return nil // vanished or unreadable: nothing in it can be recorded
 	}
 	ents, _ := d.ReadDir(-1)
 	d.Close()
 	text, ok := s.v.rules[rel]
 	rules = withRules(rules, rel, text, ok)
-	s.dirs[rel] = &dirInfo{rules: rules, ino: ino}
+	s.dirs[rel] = &dirInfo{rules: rules, ino: t.ino}
+	var sub []dirTask
 	for _, e := range ents {
 		if e.Name() == ".git" {
 			continue
@@ -182,11 +263,12 @@ func (s *walker) walk(rel string, rules []ignoreRule, ino uint64) {
 		}
 		if isDir {
 			ino, _, _ := statExtra(fi)
-			s.walk(child, rules, ino)
+			sub = append(sub, dirTask{child, rules, ino})
 			continue
 		}
 		s.file(child, fi)
 	}
+	return sub
 }
 
 // file takes in the file rel, whose Lstat result is fi.

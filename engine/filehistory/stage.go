@@ -2,6 +2,7 @@ package filehistory
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 )
@@ -50,6 +51,14 @@ func (s *stage) has(sum [32]byte) bool {
 func (s *stage) open() bool {
 	if s.f != nil {
 		return true
+	}
+	if runtime.GOOS == "windows" {
+		// Left by processes that ended: a file still open elsewhere
+		// cannot be removed there, so only those go.
+		old, _ := filepath.Glob(filepath.Join(s.dir, ".tally-snapshot-*"))
+		for _, o := range old {
+			os.Remove(o)
+		}
 	}
 	f, err := os.CreateTemp(s.dir, ".tally-snapshot-*")
 	if err != nil {

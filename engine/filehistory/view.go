@@ -145,7 +145,7 @@ func (w *Workspace) walkAll(root *os.Root, v *view) {
 		}
 	}
 	s.git = w.gitIndex()
-	s.walk("", nil, 0)
+	s.walkAll()
 	if s.sawAttributes {
 		s.untrustGit()
 	}

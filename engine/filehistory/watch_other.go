@@ -18,3 +18,4 @@ func (wt *watcher) add(abs, rel string) error      { return errWatchLimit }
 func (wt *watcher) remove(rel string)              {}
 func (wt *watcher) drain(fn func(rel string)) bool { return false }
 func (wt *watcher) close()                         {}
+func (wt *watcher) closeFD()                       {}
