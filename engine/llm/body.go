@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -175,17 +176,16 @@ func (e *assemblyError) Error() string {
 }
 
 // assemble returns the body to send in place of built, the body go-openai
-// wrote for the placeholder request (see assembly).
-func (b *body) assemble(built []byte) ([]byte, error) {
+// wrote for the placeholder request (see assembly). The messages are not
+// copied: the body is read from their encodings where they are (see
+// bodyReader); only what surrounds them is written anew.
+func (b *body) assemble(built []byte) (*bodyReader, error) {
 	end := bytes.LastIndexByte(built, '}')
 	if len(built) < 2 || built[0] != '{' || end < 0 {
 		return nil, &assemblyError{missing: "enclosing object"}
 	}
-	size := len(built) + len(b.tools) + len(b.cacheKey) + 40
-	for _, m := range b.messages {
-		size += len(m) + 1
-	}
-	out := make([]byte, 1, size)
+	r := &bodyReader{msgs: b.messages}
+	out := make([]byte, 1, 64+len(built))
 	out[0] = '{'
 	if b.temperatureZero {
 		out = append(out, `"temperature":0`...)
@@ -200,14 +200,8 @@ func (b *body) assemble(built []byte) ([]byte, error) {
 			return nil, &assemblyError{missing: "messages placeholder"}
 		}
 		out = append(out, built[pos:i]...)
-		out = append(out, `"messages":[`...)
-		for k, m := range b.messages {
-			if k > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, m...)
-		}
-		out = append(out, ']')
+		r.head = append(out, `"messages":[`...)
+		out = []byte{']'} // the rest follows the messages
 		pos = i + len(messagesHole)
 	}
 	if b.tools != nil {
@@ -231,10 +225,81 @@ func (b *body) assemble(built []byte) ([]byte, error) {
 		out = append(out, `"prompt_cache_key":`...)
 		out = append(out, b.cacheKey...)
 	}
-	return append(out, built[end:]...), nil
+	out = append(out, built[end:]...)
+	if b.messages == nil {
+		r.head = out
+	} else {
+		r.tail = out
+	}
+	return r, nil
 }
 
 // isEmptyObject reports whether obj, a JSON object, has no members.
 func isEmptyObject(obj []byte) bool {
 	return len(bytes.TrimSpace(obj[1:len(obj)-1])) == 0
+}
+
+// bodyReader reads an assembled body: head, then the message encodings
+// joined by commas, then tail. It reads the encodings where they are, so
+// sending a long history copies it once, onto the wire, and allocates
+// nothing for it.
+type bodyReader struct {
+	head []byte
+	msgs [][]byte
+	tail []byte
+
+	chunk, off int // the chunk being read and how much of it was
+}
+
+// Len returns the length of the whole body.
+func (r *bodyReader) Len() int {
+	n := len(r.head) + len(r.tail) + max(len(r.msgs)-1, 0)
+	for _, m := range r.msgs {
+		n += len(m)
+	}
+	return n
+}
+
+// again returns a reader of the same body from its start.
+func (r *bodyReader) again() *bodyReader {
+	return &bodyReader{head: r.head, msgs: r.msgs, tail: r.tail}
+}
+
+var comma = []byte{','}
+
+// at returns chunk i of the body: head, then each message with a comma
+// between two, then tail; nil past the end.
+func (r *bodyReader) at(i int) []byte {
+	mid := max(2*len(r.msgs)-1, 0)
+	switch {
+	case i == 0:
+		return r.head
+	case i <= mid && i%2 == 1:
+		return r.msgs[i/2]
+	case i <= mid:
+		return comma
+	case i == mid+1:
+		return r.tail
+	}
+	return nil
+}
+
+// Read implements io.Reader.
+func (r *bodyReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		c := r.at(r.chunk)
+		if c == nil {
+			if n == 0 {
+				return 0, io.EOF
+			}
+			break
+		}
+		k := copy(p[n:], c[r.off:])
+		n += k
+		if r.off += k; r.off == len(c) {
+			r.chunk, r.off = r.chunk+1, 0
+		}
+	}
+	return n, nil
 }

@@ -322,19 +322,64 @@ func TestAssembleEdges(t *testing.T) {
 			`{"model":"m","messages":[{"role":"user"},{"role":"x"}],"stream":true}`},
 		{body{messages: [][]byte{}}, `{"model":"m",` + string(messagesHole) + `}`, `{"model":"m","messages":[]}`},
 	} {
-		got, err := c.b.assemble([]byte(c.in))
+		got, err := assembled(&c.b, c.in)
 		if err != nil || string(got) != c.out {
 			t.Errorf("%s -> %s, %v; want %s", c.in, got, err, c.out)
 		}
 	}
 	for _, in := range []string{``, `[1]`, `{"model":"m","messages":[]}`, `{"model":"m","messages":[{"role":"tally:body-assembly:messages"}]` + "\n"} {
 		b := body{messages: [][]byte{[]byte(`{}`)}}
-		if got, err := b.assemble([]byte(in)); err == nil || !strings.Contains(err.Error(), "report it") {
+		if got, err := assembled(&b, in); err == nil || !strings.Contains(err.Error(), "report it") {
 			t.Errorf("%q -> %s, %v; want an error", in, got, err)
 		}
 	}
 	b := body{tools: []byte(`[]`)}
 	if _, err := b.assemble([]byte(`{"model":"m"}`)); err == nil {
 		t.Error("a body without the tools placeholder was assembled")
+	}
+}
+
+// assembled returns the body b assembles from built, read through as the
+// transport's client reads it, checking its announced length and that a
+// second reader reads it the same.
+func assembled(b *body, built string) (string, error) {
+	r, err := b.assemble([]byte(built))
+	if err != nil {
+		return "", err
+	}
+	again := r.again()
+	got, _ := io.ReadAll(r)
+	var small strings.Builder
+	buf := make([]byte, 3) // reads that end inside every chunk
+	for {
+		n, err := again.Read(buf)
+		small.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	if len(got) != r.Len() || small.String() != string(got) {
+		return string(got), fmt.Errorf("the body is %d bytes read whole and %q read in pieces, announced as %d", len(got), small.String(), r.Len())
+	}
+	return string(got), nil
+}
+
+// TestBodyIsTheSameOnRetry: a retried call sends the same assembled body
+// again, cached encodings and all.
+func TestBodyIsTheSameOnRetry(t *testing.T) {
+	srv := llmtest.New(llmtest.Sequence(llmtest.Reply{Fault: llmtest.Fault500}, llmtest.Text("ok")))
+	defer srv.Close()
+	m := newModel(srv, &recorder{})
+	msgs := shapes()["tools"]
+	zero := float32(0)
+	req := Request{Model: "m", Messages: msgs, Tools: []openai.Tool{shellTool}, Temperature: &zero, CacheKey: "k",
+		Encoded: CachedEncodings(msgs, encodings(t, msgs, true), nil, nil)}
+	resp, err := m.Stream(context.Background(), req, Callbacks{})
+	if err != nil || resp.Attempts != 2 {
+		t.Fatalf("Stream: %+v, %v", resp, err)
+	}
+	got := srv.Requests()
+	if len(got) != 2 || string(got[0].Body) != string(got[1].Body) || !json.Valid(got[1].Body) {
+		t.Errorf("the retry sent another body:\n%s\n%s", got[0].Body, got[len(got)-1].Body)
 	}
 }

@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -64,9 +63,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		r2 := req.Clone(req.Context())
-		r2.Body = io.NopCloser(bytes.NewReader(body))
-		r2.ContentLength = int64(len(body))
-		r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		r2.Body = io.NopCloser(body)
+		r2.ContentLength = int64(body.Len())
+		r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body.again()), nil }
 		req = r2
 	}
 	resp, err := t.base.RoundTrip(req)
