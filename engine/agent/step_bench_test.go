@@ -46,7 +46,7 @@ func instantServer(b *testing.B) (url string, last *atomic.Int64) {
 // HTTP, through llm.OpenAI and go-openai) whose log holds n messages: pairs
 // of a read_file call and its result, half of the results repeats (sent as
 // references), as in a session that reads and re-reads files.
-func seededMessages(b *testing.B, url string, n int) *Session {
+func seededMessages(b *testing.B, url string, n int, defaults bool) *Session {
 	b.Helper()
 	st, err := storage.Open(filepath.Join(b.TempDir(), "tally.db"), storage.Options{})
 	if err != nil {
@@ -56,6 +56,11 @@ func seededMessages(b *testing.B, url string, n int) *Session {
 	model := llm.NewOpenAI(llm.Config{BaseURL: url, APIKey: "sk-bench"})
 	// Cycles and compaction off: this measures the plain step, not a rewrite.
 	cfg := Config{Store: st, Model: model, ModelName: "deepseek-chat", Now: func() time.Time { return day }, CycleAt: -1, Compaction: CompactOff}
+	if defaults {
+		// Compaction and cycles as configured by default, in a window so
+		// large that neither is due: the step makes their checks only.
+		cfg.CycleAt, cfg.Compaction, cfg.ContextWindow = 0, "", 4_000_000
+	}
 	s, err := Create(cfg, "bench", b.TempDir(), "")
 	if err != nil {
 		b.Fatal(err)
@@ -80,15 +85,25 @@ func seededMessages(b *testing.B, url string, n int) *Session {
 // BenchmarkStepOverhead measures the engine's cost of one model step: a
 // user turn whose model call is answered at once, sent through llm.OpenAI
 // and go-openai over real HTTP to a local server that only reads the body.
-// It runs on a fresh session and on one holding 10,000 messages; the
-// difference between the two is what a step costs per message of history.
+// It runs on a fresh session and on one holding 10,000 messages, with
+// compaction and cycles off and (defaults) as configured by default in a
+// window where neither is due; the difference between the sizes is what a
+// step costs per message of history.
 //
 //	go test ./engine/agent/ -run '^$' -bench StepOverhead -benchtime 200x -count 5
 func BenchmarkStepOverhead(b *testing.B) {
-	for _, n := range []int{0, 10_000} {
-		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+	for _, c := range []struct {
+		n        int
+		defaults bool
+	}{{0, false}, {10_000, false}, {0, true}, {10_000, true}} {
+		name := fmt.Sprintf("off/messages=%d", c.n)
+		if c.defaults {
+			name = fmt.Sprintf("defaults/messages=%d", c.n)
+		}
+		b.Run(name, func(b *testing.B) {
+			n := c.n
 			url, body := instantServer(b)
-			s := seededMessages(b, url, n)
+			s := seededMessages(b, url, n, c.defaults)
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -19,7 +19,9 @@ import (
 // placeholder's array with the real one, written from encodings computed
 // once: the engine's cached encodings of the messages and tools
 // (Request.Encoded), and for anything not cached an encoding made once per
-// call, before the first attempt.
+// call, before the first attempt. The messages are not even copied into
+// one buffer: the body is read from their encodings where they are
+// (bodyReader), so the history is copied once per attempt, onto the wire.
 //
 // The assembled body is byte for byte the body go-openai would have
 // written for the real request: an encoding is json.Marshal of the value,

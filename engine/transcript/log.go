@@ -47,7 +47,7 @@ type Entry struct {
 	// and the key of Bytes, so storing Msg stores the count.
 	Msg    Message
 	Wire   openai.ChatCompletionMessage
-	Bytes  []byte // canonical JSON of Wire, exactly as sent
+	Bytes  []byte // json.Marshal of Wire (llm.EncodeMessage): the bytes a request body carries for it
 	Tokens int    // WireTokens of Wire: the message's one token count
 	// Ref is the SHA-256 of a tool result sent as a reference, or "".
 	Ref string
