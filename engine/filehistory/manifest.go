@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	ignore "github.com/sabhiram/go-gitignore"
 )
@@ -138,10 +139,21 @@ type walker struct {
 	sawAttributes bool
 }
 
+// todo is a file to read; its stat is its entry in walker.files (a whole
+// fs.FileInfo for each of 100,000 files would double the walk's memory).
 type todo struct {
 	rel string
-	fi  fs.FileInfo
 }
+
+// entryInfo presents an entry's stat as the fs.FileInfo imageOf needs.
+type entryInfo struct{ e entry }
+
+func (i entryInfo) Name() string       { return "" }
+func (i entryInfo) Size() int64        { return i.e.Size }
+func (i entryInfo) Mode() fs.FileMode  { return i.e.Mode }
+func (i entryInfo) ModTime() time.Time { return time.Unix(0, i.e.Mtime) }
+func (i entryInfo) IsDir() bool        { return i.e.Mode.IsDir() }
+func (i entryInfo) Sys() any           { return nil }
 
 func (w *Workspace) newWalker(root *os.Root, v *view) *walker {
 	return &walker{w: w, v: v, root: root, lim: w.limits, files: map[string]entry{}, dirs: map[string]*dirInfo{}, linked: map[string]struct{}{}}
@@ -293,7 +305,7 @@ func (s *walker) file(rel string, fi fs.FileInfo) {
 		}
 	}
 	s.files[rel] = en
-	s.todo = append(s.todo, todo{rel, fi})
+	s.todo = append(s.todo, todo{rel})
 }
 
 // untrustGit reads the files taken from git's index after all: an
@@ -309,7 +321,7 @@ func (s *walker) untrustGit() {
 			continue
 		}
 		s.files[rel] = statOf(fi)
-		s.todo = append(s.todo, todo{rel, fi})
+		s.todo = append(s.todo, todo{rel})
 	}
 }
 
@@ -338,8 +350,9 @@ func (s *walker) read() {
 					return
 				}
 				t := s.todo[k]
-				img, data := imageOf(s.root, filepath.FromSlash(t.rel), t.fi, s.lim)
-				en := s.files[t.rel].withImage(img) // s.files is not written meanwhile
+				en := s.files[t.rel] // s.files is not written meanwhile
+				img, data := imageOf(s.root, filepath.FromSlash(t.rel), entryInfo{en}, s.lim)
+				en = en.withImage(img)
 				if img.Kind == File {
 					if _, ok := s.w.sizes[img.SHA]; !ok && !s.w.stage.has(en.sum) { // nor is w.sizes
 						s.w.stage.put(en.sum, compress(data))

@@ -18,7 +18,8 @@ type stage struct {
 	dir  string
 	f    *os.File
 	name string // path of f where it could not be unlinked
-	size int64
+	size int64  // bytes written to f, and then buf
+	buf  []byte // written to f at size-len(buf) when full
 	idx  map[[32]byte]span
 	mem  map[[32]byte][]byte
 	// next is the file size at which unreferenced content is dropped
@@ -84,13 +85,33 @@ func (s *stage) put(sum [32]byte, data []byte) {
 		return
 	}
 	if s.open() {
-		if n, err := s.f.WriteAt(data, s.size); err == nil && n == len(data) {
-			s.idx[sum] = span{off: s.size, n: uint32(len(data))}
-			s.size += int64(len(data))
-			return
+		s.idx[sum] = span{off: s.size, n: uint32(len(data))}
+		s.size += int64(len(data))
+		s.buf = append(s.buf, data...)
+		if len(s.buf) >= 1<<20 {
+			s.flush()
 		}
+		return
 	}
 	s.mem[sum] = append([]byte(nil), data...)
+}
+
+// flush writes buf to the file; what cannot be written is kept in memory.
+// s.mu must be held.
+func (s *stage) flush() {
+	if len(s.buf) == 0 {
+		return
+	}
+	start := s.size - int64(len(s.buf))
+	if _, err := s.f.WriteAt(s.buf, start); err != nil {
+		for sum, sp := range s.idx {
+			if sp.off >= start {
+				s.mem[sum] = append([]byte(nil), s.buf[sp.off-start:sp.off-start+int64(sp.n)]...)
+				delete(s.idx, sum)
+			}
+		}
+	}
+	s.buf = s.buf[:0]
 }
 
 // get returns the compressed content with SHA-256 sum.
@@ -105,6 +126,10 @@ func (s *stage) get(sum [32]byte) ([]byte, bool) {
 		return nil, false
 	}
 	buf := make([]byte, sp.n)
+	if start := s.size - int64(len(s.buf)); sp.off >= start {
+		copy(buf, s.buf[sp.off-start:])
+		return buf, true
+	}
 	if _, err := s.f.ReadAt(buf, sp.off); err != nil {
 		return nil, false
 	}
@@ -133,6 +158,9 @@ func (s *stage) due() bool {
 func (s *stage) compact(live func(sum [32]byte) bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.f != nil {
+		s.flush()
+	}
 	for sum := range s.mem {
 		if !live(sum) {
 			delete(s.mem, sum)
@@ -150,13 +178,18 @@ func (s *stage) compact(live func(sum [32]byte) bool) {
 			continue
 		}
 		if s.open() {
-			if _, err := s.f.WriteAt(buf, s.size); err == nil {
-				s.idx[sum] = span{off: s.size, n: sp.n}
-				s.size += int64(sp.n)
-				continue
+			s.idx[sum] = span{off: s.size, n: sp.n}
+			s.size += int64(sp.n)
+			s.buf = append(s.buf, buf...)
+			if len(s.buf) >= 1<<20 {
+				s.flush()
 			}
+			continue
 		}
 		s.mem[sum] = append([]byte(nil), buf...)
+	}
+	if s.f != nil {
+		s.flush()
 	}
 	if old != nil {
 		old.Close()
