@@ -398,3 +398,60 @@ func TestSimplePatternsMatchLikeGitignore(t *testing.T) {
 		}
 	}
 }
+
+func TestShellHardLinkChangedFromOutside(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	writeFile(t, dir, "linked.txt", "before\n")
+	if err := os.Link(filepath.Join(dir, "linked.txt"), filepath.Join(elsewhere, "other-name")); err != nil {
+		t.Skip("hard links are not available here:", err)
+	}
+	w := openWS(t, openStore(t), dir, Limits{})
+	r := recorder(t, w, "s")
+	_ = r.BeginTurn(1)
+	shell(t, r, "true")
+	// Written through a name in a directory nobody watches.
+	ch := shell(t, r, "sleep 0.01; echo after > "+filepath.Join(elsewhere, "other-name"))
+	if !slices.Equal(ch.Modified, []string{"linked.txt"}) {
+		t.Fatalf("changes %+v; the change through the other name was missed", ch)
+	}
+	restoreTurn(t, w, 1)
+	if got := readFile(t, dir, "linked.txt"); got != "before\n" {
+		t.Fatalf("restored %q", got)
+	}
+}
+
+func TestShellUntrustedIndexReadsFiles(t *testing.T) {
+	needGit(t)
+	for name, setup := range map[string]func(dir string){
+		"split index": func(dir string) { git(t, dir, "update-index", "--split-index") },
+		"attributes": func(dir string) {
+			writeFile(t, dir, ".gitattributes", "*.txt text eol=crlf\n")
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := gitRepoWith(t, map[string]string{"a.txt": "a\n"})
+			setup(dir)
+			w := openWS(t, openStore(t), dir, Limits{})
+			r := recorder(t, w, "s")
+			_ = r.BeginTurn(1)
+			if err := r.BeforeShell(); err != nil {
+				t.Fatal(err)
+			}
+			if e, ok := viewEntry(w, "a.txt"); !ok || e.git {
+				t.Fatalf("the file was taken from an index that cannot be trusted: %+v", e)
+			}
+			cmd := exec.Command("sh", "-c", "echo b > a.txt")
+			cmd.Dir = dir
+			if err := cmd.Run(); err != nil {
+				t.Fatal(err)
+			}
+			if ch, err := r.AfterShell(); err != nil || !slices.Equal(ch.Modified, []string{"a.txt"}) || len(ch.NotRestorable) != 0 {
+				t.Fatalf("changes %+v, %v", ch, err)
+			}
+			restoreTurn(t, w, 1)
+			if got := readFile(t, dir, "a.txt"); got != "a\n" {
+				t.Fatalf("restored %q", got)
+			}
+		})
+	}
+}
