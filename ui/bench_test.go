@@ -2,7 +2,11 @@ package ui
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,7 +28,10 @@ func seedLongSession(tb testing.TB, dir string, n int) string {
 		tb.Fatal(err)
 	}
 	defer st.Close()
-	sess, err := agent.Create(agent.Config{Store: st, ModelName: "bench-model"}, "bench", dir, "bench")
+	// The workspace is a project folder beside the data directory, never
+	// the data directory itself (the engine refuses that).
+	ws := tb.TempDir()
+	sess, err := agent.Create(agent.Config{Store: st, ModelName: "bench-model"}, "bench", ws, "bench")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -125,5 +132,107 @@ func BenchmarkScrollSession10k(b *testing.B) {
 		}
 		u.chat.list.ScrollToOffset(off)
 		q.drain() // exact measurement of the rows that came into view
+	}
+}
+
+// openLong opens a seeded 10,000-message session in a 1280×800 window and
+// waits until it is shown.
+func openLong(b *testing.B) (*UI, *queue, fyne.Window) {
+	b.Helper()
+	dir := b.TempDir()
+	id := seedLongSession(b, dir, 10_000)
+	a := test.NewTempApp(b)
+	w := test.NewTempWindow(b, widget.NewLabel(""))
+	w.Resize(fyne.NewSize(1280, 800))
+	q := &queue{}
+	u := New(a, w, newBridgeWith(q.post), Options{DataDir: dir, Env: func(string) string { return "" }})
+	b.Cleanup(u.Close)
+	u.openSession(id)
+	for u.live == nil || u.live.sess == nil {
+		q.drain()
+		time.Sleep(time.Millisecond)
+	}
+	q.drain()
+	if len(u.chat.items) < 10_000 {
+		b.Fatalf("only %d rows", len(u.chat.items))
+	}
+	return u, q, w
+}
+
+// reportMemory reports the Go heap in use after a collection and the
+// process's resident set (Linux only) as MB-heap-<when> and MB-rss-<when>.
+func reportMemory(b *testing.B, when string) {
+	b.Helper()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "MB-heap-"+when)
+	if rss, ok := residentMB(); ok {
+		b.ReportMetric(rss, "MB-rss-"+when)
+	}
+}
+
+// residentMB reads the process's resident set size from /proc/self/status.
+func residentMB() (float64, bool) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
+			return kb / 1024, err == nil
+		}
+	}
+	return 0, false
+}
+
+// BenchmarkMemorySession10k reports the memory the app holds with the
+// 10,000-message session open, then after scrolling through all of it a
+// page at a time from the top. Run it once per process:
+//
+//	go test -run '^$' -bench 'MemorySession10k' -benchtime 1x ./ui/
+func BenchmarkMemorySession10k(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		u, q, _ := openLong(b)
+		reportMemory(b, "open")
+		page := u.chat.list.Size().Height
+		u.chat.list.ScrollToOffset(0)
+		q.drain()
+		for off := float32(0); off < u.chat.total(); off += page {
+			u.chat.list.ScrollToOffset(off)
+			q.drain()
+		}
+		reportMemory(b, "scrolled")
+		runtime.KeepAlive(u)
+	}
+}
+
+// wheelNotch is the distance the desktop driver reports for one notch of
+// a mouse wheel (negative: down).
+const wheelNotch = -wheelStep
+
+// BenchmarkWheelSession10k measures one wheel notch over the
+// 10,000-message chat: the scroll event delivered where the mouse is, as
+// the driver does, and the UI work it queues. The notches come in bursts
+// of 20 spread over the whole session, top to bottom.
+//
+//	go test -run '^$' -bench 'WheelSession10k' -benchtime 2000x ./ui/
+func BenchmarkWheelSession10k(b *testing.B) {
+	u, q, w := openLong(b)
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(u.chat.list).
+		Add(fyne.NewPos(u.chat.list.Size().Width/2, u.chat.list.Size().Height/2))
+	const burst = 20
+	bursts := max(b.N/burst, 1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%burst == 0 {
+			b.StopTimer()
+			u.chat.list.ScrollToOffset(u.chat.total() * float32(i/burst) / float32(bursts))
+			q.drain()
+			b.StartTimer()
+		}
+		test.Scroll(w.Canvas(), pos, 0, wheelNotch)
+		q.drain()
 	}
 }

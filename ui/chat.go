@@ -106,9 +106,8 @@ func (it *chatItem) copyText() string {
 // chatView is the conversation: a virtualized list whose rows are measured
 // at the list's real width whenever their content or the width changes.
 type chatView struct {
-	list     *widget.List
+	list     *chatList
 	box      *fyne.Container
-	queued   map[*chatItem]bool
 	est      map[itemKind]float32 // one-line height of each kind at width
 	estW     float32
 	lineH    float32
@@ -126,6 +125,7 @@ type chatView struct {
 	jump        *widget.Button    // "Jump to latest", shown while the end is out of view
 	jumpLayer   fyne.CanvasObject // holds jump over the list's bottom right corner
 	checking    bool              // a check of the jump button is queued
+	toEnd       bool              // a scroll to the bottom is queued
 	endShown    bool              // the end of the chat was in view at the last check
 
 	awaitNext *chatItem      // the last rewrite's row, until the next request's size is known
@@ -155,27 +155,20 @@ func newChatView(later func(func()), onDecide func(*chatItem, tool.Decision), co
 	return c
 }
 
-// newList makes a fresh list. Setting the heights of many rows on a list
-// that has not been rendered yet is cheap (each SetItemHeight on a live
-// list refreshes all of it), so bulk changes build a new list and swap it
-// in.
-func (c *chatView) newList() *widget.List {
-	l := widget.NewList(
+// newList makes the chat's list. A row that comes into view gets the
+// height it needs at the list's width there and then (see fitShown).
+func (c *chatView) newList() *chatList {
+	return newChatList(
 		func() int { return len(c.items) },
 		func() fyne.CanvasObject { return newMessageRow(c) },
-		func(id widget.ListItemID, o fyne.CanvasObject) {
+		func(id int, o fyne.CanvasObject) {
 			if id < len(c.items) {
-				it := c.items[id]
-				o.(*messageRow).set(it)
-				if it.measuredAt != c.width && c.width > 0 {
-					c.measureLater(it)
-				}
-				c.verifyLater(id, o.(*messageRow))
+				r := o.(*messageRow)
+				r.set(c.items[id])
+				c.fitShown(id, r)
 				c.scrolledLater() // a scroll shows new rows
 			}
 		})
-	l.OnSelected = func(id widget.ListItemID) { l.Unselect(id) }
-	return l
 }
 
 // setMessages replaces the conversation with msgs.

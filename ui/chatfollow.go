@@ -30,13 +30,7 @@ func (c *chatView) newJump() {
 }
 
 // total is the height of every row with the gaps between them.
-func (c *chatView) total() float32 {
-	t := float32(0)
-	for _, h := range c.heights {
-		t += h
-	}
-	return t + float32(max(len(c.heights)-1, 0))*theme.Padding()
-}
+func (c *chatView) total() float32 { return c.list.total() }
 
 // toBottom scrolls to the end and remembers where that was, so a later
 // check can tell whether the user has scrolled away since. Fyne's own

@@ -11,43 +11,42 @@ import (
 
 // How the chat measures its rows and follows the bottom as they change.
 
-// measureLater measures an estimated row exactly once it is on screen;
-// heights must not change inside the list's UpdateItem, so it is queued.
-func (c *chatView) measureLater(it *chatItem) {
-	if c.queued == nil {
-		c.queued = map[*chatItem]bool{}
-	}
-	if c.queued[it] {
+// fitShown gives row id, just shown in r, the height it needs at the
+// list's width: a row estimated so far is measured, and a measured one is
+// checked where it is drawn (wrapped rich text can measure differently
+// off screen). The list then keeps following the bottom if it was there.
+func (c *chatView) fitShown(id int, r *messageRow) {
+	it := r.item
+	if c.width <= 0 || id >= len(c.heights) || c.items[id] != it {
 		return
 	}
-	c.queued[it] = true
-	c.later(func() {
-		delete(c.queued, it)
-		if it.measuredAt != c.width {
-			c.refreshItem(it)
+	var h float32
+	if it.measuredAt != c.width {
+		h = c.measureRow(r, it)
+	} else {
+		r.Resize(fyne.NewSize(c.width, c.heights[id]))
+		h = r.MinSize().Height
+	}
+	if d := h - c.heights[id]; d > 1 || d < -1 {
+		follow := c.following()
+		c.heights[id] = h
+		c.list.SetItemHeight(id, h)
+		if follow {
+			c.bottomLater()
 		}
-	})
+	}
 }
 
-// verifyLater checks, after the frame, that a shown row got the height it
-// really needs at the list's width, and corrects it if the measurement or
-// the estimate was off (wrapped rich text can measure differently off
-// screen). The list then keeps following the bottom if it was there.
-func (c *chatView) verifyLater(id int, row *messageRow) {
-	it := row.item
+// bottomLater scrolls to the bottom after this frame, once however many
+// rows asked for it.
+func (c *chatView) bottomLater() {
+	if c.toEnd || c.later == nil {
+		return
+	}
+	c.toEnd = true
 	c.later(func() {
-		if row.item != it || id >= len(c.items) || c.items[id] != it || id >= len(c.heights) || c.width <= 0 {
-			return
-		}
-		h := row.MinSize().Height
-		if d := h - c.heights[id]; d > 1 || d < -1 {
-			follow := c.following()
-			c.heights[id] = h
-			c.list.SetItemHeight(id, h)
-			if follow {
-				c.toBottom()
-			}
-		}
+		c.toEnd = false
+		c.toBottom()
 	})
 }
 
@@ -55,7 +54,6 @@ func (c *chatView) verifyLater(id int, row *messageRow) {
 // near the end are measured exactly, the others estimated until shown.
 func (c *chatView) rebuild(keepOffset bool) {
 	off := c.list.GetScrollOffset()
-	l := c.newList()
 	c.heights = c.heights[:0]
 	n := len(c.items)
 	for i, it := range c.items {
@@ -66,13 +64,10 @@ func (c *chatView) rebuild(keepOffset bool) {
 			h = c.estimate(it)
 		}
 		c.heights = append(c.heights, h)
-		l.SetItemHeight(i, h)
 	}
-	c.list = l
-	c.box.Objects = []fyne.CanvasObject{l, c.jumpLayer}
-	c.box.Refresh()
+	c.list.SetHeights(c.heights)
 	if keepOffset {
-		l.ScrollToOffset(off)
+		c.list.ScrollToOffset(off)
 	} else {
 		c.toBottom()
 		// The first layout of a new list may come after this call, with
@@ -172,21 +167,27 @@ func (c *chatView) estimate(it *chatItem) float32 {
 	return base + float32(max(lines-1, 0))*c.lineH
 }
 
-// measure returns the height of it at the current width.
+// measure returns the height of it at the current width, measured off
+// screen.
 func (c *chatView) measure(it *chatItem) float32 {
+	c.measurer.set(it)
+	return c.measureRow(c.measurer, it)
+}
+
+// measureRow returns the height of row r, showing it, at the current
+// width.
+func (c *chatView) measureRow(r *messageRow, it *chatItem) float32 {
 	w := c.width
 	if w <= 0 {
 		w = 600
 	}
-	m := c.measurer
-	m.set(it)
-	m.Resize(fyne.NewSize(w, 10))
-	h := m.MinSize().Height
-	m.Resize(fyne.NewSize(w, h))
+	r.Resize(fyne.NewSize(w, 10))
+	h := r.MinSize().Height
+	r.Resize(fyne.NewSize(w, h))
 	if c.width > 0 {
 		it.measuredAt = c.width
 	}
-	return m.MinSize().Height
+	return r.MinSize().Height
 }
 
 func (c *chatView) setHeight(i int) {
