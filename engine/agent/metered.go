@@ -23,7 +23,7 @@ func (s *Session) metered(kind ledger.Kind) llm.Model {
 			cb.OnRetry = func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) }
 		}
 		req.Model = m.Name
-		resp, err := m.Model.Stream(ctx, req, cb)
+		resp, err := m.Model.Stream(ctx, s.keyed(m, req), cb)
 		if err != nil || resp == nil {
 			return resp, err
 		}

@@ -49,6 +49,17 @@ func (s *Session) roleModel(kind ledger.Kind) ModelChoice {
 	return s.cfg.choice()
 }
 
+// keyed returns req with the session's ID as its prompt cache key when
+// model m's endpoint takes one (ModelChoice.PromptCacheKey): the one
+// place a request gets it, so every request of the session (turns,
+// warm-up, sub-agents, the engine's own calls) carries the same key.
+func (s *Session) keyed(m ModelChoice, req llm.Request) llm.Request {
+	if m.PromptCacheKey {
+		req.CacheKey = s.meta.ID
+	}
+	return req
+}
+
 // modelLabel names a model with its profile for the ledger and people:
 // "gpt-4o-mini" or "qwen3-8b (local)".
 func modelLabel(name, profile string) string {

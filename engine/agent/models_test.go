@@ -139,3 +139,35 @@ func TestARoleTakesItsOwnModel(t *testing.T) {
 func isBrief(msgs []llmtest.Message) bool {
 	return len(msgs) > 0 && strings.Contains(msgs[len(msgs)-1].Content, briefMarker)
 }
+
+func TestPromptCacheKeyIsTheSessionsIDOnEveryRequest(t *testing.T) {
+	h := newHarness(t, llmtest.Sequence(llmtest.Text("warm"), llmtest.Text("one"), llmtest.Text("brief"), llmtest.Text("two")), nil)
+	h.cfg.PromptCacheKey = true
+	s := h.session("keyed")
+	ctx := context.Background()
+	if _, err := s.WarmUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(ctx, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.NewCycle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	for i, r := range reqs {
+		if !strings.Contains(string(r.Body), `"prompt_cache_key":"keyed"`) {
+			t.Errorf("request %d has no prompt_cache_key of the session: %.200s", i, r.Body)
+		}
+	}
+	plain := newHarness(t, llmtest.Sequence(llmtest.Text("one")), nil)
+	if _, err := plain.session("plain").Run(ctx, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(plain.srv.Requests()[0].Body); strings.Contains(body, "prompt_cache_key") {
+		t.Error("an endpoint that does not take prompt_cache_key got one")
+	}
+}

@@ -203,7 +203,8 @@ func (c *child) begin(step int) (string, error) {
 // send streams the child's next request to the sub-agents' model (see
 // roleModel).
 func (c *child) send(ctx context.Context, _ int) (*llm.Response, error) {
-	return c.s.roleModel(ledger.KindSubagent).Model.Stream(ctx, c.request(), llm.Callbacks{})
+	m := c.s.roleModel(ledger.KindSubagent)
+	return m.Model.Stream(ctx, c.s.keyed(m, c.request()), llm.Callbacks{})
 }
 
 // commitReply stores the reply with the one ledger row of its response
