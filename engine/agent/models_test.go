@@ -8,6 +8,7 @@ import (
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/tool"
 )
 
 // otherEndpoint starts a second scripted server and returns it with a
@@ -169,5 +170,36 @@ func TestPromptCacheKeyIsTheSessionsIDOnEveryRequest(t *testing.T) {
 	}
 	if body := string(plain.srv.Requests()[0].Body); strings.Contains(body, "prompt_cache_key") {
 		t.Error("an endpoint that does not take prompt_cache_key got one")
+	}
+}
+
+func TestSubAgentsTakeTheirRolesModel(t *testing.T) {
+	parent := llmtest.ScriptFunc(func(r *llmtest.Req) llmtest.Reply {
+		if toolResults(r.Messages) == 0 {
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{taskCall("look", "say what a.txt holds", "explore")}}
+		}
+		return llmtest.Text("done")
+	})
+	h := newHarness(t, parent, tool.ApproveAll{})
+	cheap, client := otherEndpoint(t, llmtest.ScriptFunc(func(*llmtest.Req) llmtest.Reply { return llmtest.Text("Report: alpha.") }))
+	h.cfg.Roles = map[ledger.Kind]ModelChoice{ledger.KindSubagent: {Model: client, Name: "cheap-model"}}
+	s := h.session("sub-role")
+	if _, err := s.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range h.srv.Requests() {
+		if isChildReq(r.Messages) {
+			t.Error("a sub-agent request went to the session's own model")
+		}
+	}
+	reqs := cheap.Requests()
+	if len(reqs) == 0 || reqs[0].Model != "cheap-model" || !isChildReq(reqs[0].Messages) {
+		t.Fatalf("the role's endpoint got %d requests", len(reqs))
+	}
+	rows, _ := s.Ledger()
+	for _, r := range rows {
+		if r.Kind == ledger.KindSubagent && r.Model != "cheap-model" {
+			t.Errorf("a sub-agent row names %q", r.Model)
+		}
 	}
 }
