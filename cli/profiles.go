@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/tally-dev/tally/config"
 	"github.com/tally-dev/tally/engine/workbench"
 )
 
@@ -79,7 +78,7 @@ func cmdProfile(args []string, stdin io.Reader, stdout io.Writer) error {
 	case "list":
 		return listProfiles(stdout, s, asJSON)
 	case "add":
-		p := config.Profile{Name: pos[0], BaseURL: baseURL, Model: model, KeyEnv: keyEnv, ContextWindow: window}
+		p := workbench.Profile{Name: pos[0], BaseURL: baseURL, Model: model, KeyEnv: keyEnv, ContextWindow: window}
 		if keyStdin {
 			if keyEnv != "" {
 				return usagef("tally profile add: give --key-env or --key-stdin, not both")
@@ -105,7 +104,7 @@ func cmdProfile(args []string, stdin io.Reader, stdout io.Writer) error {
 			return fmt.Errorf("tally profile default: there is no profile called %q; `tally profile list` shows them", pos[0])
 		}
 	case "role":
-		if s, err = s.SetRole(pos[0], config.RoleModel{Profile: onProfile, Model: model}); err != nil {
+		if s, err = s.SetRole(pos[0], workbench.RoleModel{Profile: onProfile, Model: model}); err != nil {
 			return err
 		}
 	}
@@ -116,13 +115,13 @@ func cmdProfile(args []string, stdin io.Reader, stdout io.Writer) error {
 }
 
 // listProfiles prints the profiles of s, the default and the roles.
-func listProfiles(stdout io.Writer, s config.Settings, asJSON bool) error {
+func listProfiles(stdout io.Writer, s workbench.Settings, asJSON bool) error {
 	l := profileListing{Default: s.Profile, Roles: s.Roles}
 	if l.Default == "" {
 		l.Default = workbench.MainProfile
 	}
 	for _, p := range s.Profiles {
-		key := config.Mask(p.APIKey)
+		key := workbench.Mask(p.APIKey)
 		if p.KeyEnv != "" {
 			key = "$" + p.KeyEnv
 		}
@@ -142,7 +141,7 @@ func listProfiles(stdout io.Writer, s config.Settings, asJSON bool) error {
 		fmt.Fprintf(stdout, "%s\t%s\t%s\tkey %s\n", p.Name, safeText(p.BaseURL), safeText(model), p.Key)
 	}
 	fmt.Fprintf(stdout, "new sessions start on: %s\n", l.Default)
-	for _, role := range config.RoleNames {
+	for _, role := range workbench.RoleNamesInOrder() {
 		if m, ok := l.Roles[role]; ok {
 			fmt.Fprintf(stdout, "%s use: %s\n", role, safeText(m.String()))
 		}

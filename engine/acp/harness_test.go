@@ -27,6 +27,9 @@ func TestMain(m *testing.M) { sandbox.RunTests(m) }
 type fixture struct {
 	data, ws string
 	model    *llmtest.Server
+	// buffers, when not nil, are the editor's open files: the client
+	// then offers fs/read_text_file and fs/write_text_file.
+	buffers map[string]string
 }
 
 func newFixture(t *testing.T) *fixture { return newFixtureWith(t, demoserver.Script(0)) }
@@ -51,6 +54,10 @@ type client struct {
 	updates []acp.SessionUpdate
 	asked   []acp.RequestPermissionRequest
 	answer  func(acp.RequestPermissionRequest) acp.RequestPermissionResponse
+	// buffers are the editor's open files, by absolute path, for a
+	// client that offers the file-system methods; wrote records what the
+	// agent wrote through them.
+	buffers, wrote map[string]string
 }
 
 func (c *client) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
@@ -91,12 +98,24 @@ func (c *client) permissions() []acp.RequestPermissionRequest {
 	return append([]acp.RequestPermissionRequest(nil), c.asked...)
 }
 
-func (*client) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+func (c *client) ReadTextFile(_ context.Context, p acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if text, ok := c.buffers[p.Path]; ok {
+		return acp.ReadTextFileResponse{Content: text}, nil
+	}
 	return acp.ReadTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsReadTextFile)
 }
 
-func (*client) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
-	return acp.WriteTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsWriteTextFile)
+func (c *client) WriteTextFile(_ context.Context, p acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.buffers == nil {
+		return acp.WriteTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsWriteTextFile)
+	}
+	c.buffers[p.Path] = p.Content
+	c.wrote[p.Path] = p.Content
+	return acp.WriteTextFileResponse{}, os.WriteFile(p.Path, []byte(p.Content), 0o644) // saved, as an editor does
 }
 
 func (*client) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
@@ -134,7 +153,7 @@ func (f *fixture) connect(t *testing.T, mode tool.Mode) *harness {
 	t.Helper()
 	srvIn, toSrv := io.Pipe()
 	fromSrv, srvOut := io.Pipe()
-	h := &harness{client: &client{}, toSrv: toSrv, done: make(chan struct{})}
+	h := &harness{client: &client{buffers: f.buffers, wrote: map[string]string{}}, toSrv: toSrv, done: make(chan struct{})}
 	opts := Options{
 		Open: func() (*workbench.Workbench, error) {
 			w, _, err := workbench.Open(f.data, os.Getenv)
@@ -153,7 +172,8 @@ func (f *fixture) connect(t *testing.T, mode tool.Mode) *harness {
 	h.conn = acp.NewClientSideConnection(h.client, toSrv, fromSrv)
 	h.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(h.close)
-	if _, err := h.conn.Initialize(ctx(t), acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+	caps := acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: f.buffers != nil, WriteTextFile: f.buffers != nil}}
+	if _, err := h.conn.Initialize(ctx(t), acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber, ClientCapabilities: caps}); err != nil {
 		t.Fatal(err)
 	}
 	return h

@@ -47,6 +47,7 @@ func (st *session) options(id string) workbench.SessionOptions {
 	so.Approver = &approver{st: st}
 	so.OnEvent = st.event
 	so.Forms = false // the MCP servers' forms are declined: ACP has no stable form request
+	so.Editor = editor{st}
 	return so
 }
 
@@ -228,4 +229,45 @@ func (st *session) sendCommands() {
 		out = append(out, ac)
 	}
 	st.send(acp.SessionUpdate{AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{AvailableCommands: out}})
+}
+
+// editor is the client as the session's tool.Editor, for the file-system
+// methods it offered at initialize: fs/read_text_file gives the file
+// tools its buffers (unsaved changes included), fs/write_text_file shows
+// it what they wrote. A client that offers neither is not asked.
+type editor struct{ st *session }
+
+// ReadText asks the client for the text of abs.
+func (e editor) ReadText(ctx context.Context, abs string) (string, bool) {
+	srv := e.st.srv
+	srv.mu.Lock()
+	can := srv.client.Fs.ReadTextFile
+	srv.mu.Unlock()
+	if !can || srv.conn == nil {
+		return "", false
+	}
+	resp, err := srv.conn.ReadTextFile(ctx, acp.ReadTextFileRequest{SessionId: acp.SessionId(e.st.sessionID()), Path: abs})
+	if err != nil {
+		return "", false // read from disk, as without an editor
+	}
+	return resp.Content, true
+}
+
+// WroteText shows the client the new text of abs.
+func (e editor) WroteText(ctx context.Context, abs, text string) {
+	srv := e.st.srv
+	srv.mu.Lock()
+	can := srv.client.Fs.WriteTextFile
+	srv.mu.Unlock()
+	if !can || srv.conn == nil {
+		return
+	}
+	_, _ = srv.conn.WriteTextFile(ctx, acp.WriteTextFileRequest{SessionId: acp.SessionId(e.st.sessionID()), Path: abs, Content: text})
+}
+
+// sessionID is the session's ID once attached.
+func (st *session) sessionID() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.id
 }

@@ -117,6 +117,10 @@ type Config struct {
 	Forms bool
 	// LSP configures the workspace's language servers (see LSPConfig).
 	LSP LSPConfig
+	// Editor is the editor the session is driven from, when it offers its
+	// buffers (an ACP client with file-system support): the file tools
+	// read text from it and tell it what they wrote (see tool.Editor).
+	Editor tool.Editor
 	// Hooks tunes the session's command hooks; the zero value runs the
 	// user's and the workspace's trusted ones (see HooksOptions).
 	Hooks HooksOptions

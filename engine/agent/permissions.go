@@ -56,6 +56,7 @@ func (s *Session) setupPermissions() error {
 		// failure to apply it refuses the command instead of a silent
 		// downgrade. Where it does not, every command asks (see Gate).
 		AllowNetwork: s.st.AllowNetwork, RequireSandbox: ok,
+		Editor: cfg.Editor,
 	}
 	if cfg.Store != nil && cfg.Store.Path() != "" {
 		// The store holds every session and, without a keychain, the key.

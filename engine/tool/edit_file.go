@@ -131,6 +131,9 @@ func (editFile) planIn(ctx context.Context, env *Env, w *wsRoot, p EditFileParam
 	if looksBinary(data, true) {
 		return fail(errorf(name, "%q is a binary file; only text files can be edited", rel))
 	}
+	if txt, ok := env.editorText(ctx, rel); ok && len(txt) <= EditFileMaxSize {
+		data = []byte(txt) // the editor's buffer, unsaved changes included: the edit keeps them
+	}
 	content := string(data)
 	oldS, newS := p.OldString, p.NewString
 
@@ -214,6 +217,7 @@ func (t editFile) Run(ctx context.Context, env *Env, args json.RawMessage) Resul
 	default:
 		res.Content = fmt.Sprintf("edited %s: replaced %d occurrences; %s", rel, len(pl.starts), changedRanges(pl.updated, pl.starts, pl.newS, 10))
 	}
+	env.toEditor(ctx, rel, content)
 	res.Content += rejectedNote(rel, rejected) + env.afterWrite(recRel)
 	return res
 }

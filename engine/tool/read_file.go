@@ -130,6 +130,9 @@ func (readFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 		return res
 	}
 
+	if txt, ok := env.editorText(ctx, rel); ok {
+		br = bufio.NewReader(strings.NewReader(txt)) // what the user sees in the editor
+	}
 	page, total, err := readLines(ctx, br, offset, limit, &res)
 	if err != nil {
 		return errorf(name, "reading %q failed (%v); try again or read a different file", rel, unwrapPathError(err))

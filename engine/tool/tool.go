@@ -101,6 +101,10 @@ type Env struct {
 	// write_file, edit_file and run_shell make to the workspace, so the
 	// changes can be undone; see [Recorder].
 	Recorder Recorder
+	// Editor, when set, is the editor the session is driven from: the
+	// file tools read text from it and tell it what they wrote (see
+	// [Editor]).
+	Editor Editor
 }
 
 // Defaults used when the corresponding Env field is zero.

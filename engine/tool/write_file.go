@@ -170,6 +170,7 @@ func (t writeFile) Run(ctx context.Context, env *Env, args json.RawMessage) Resu
 	} else {
 		res.Content = fmt.Sprintf("overwrote %s (%s, was %s)", rel, n, text.Plural(int(oldSize), "byte"))
 	}
+	env.toEditor(ctx, rel, content)
 	res.Content += rejectedNote(rel, rejected) + env.afterWrite(recRel)
 	return res
 }

@@ -57,6 +57,9 @@ type SessionOptions struct {
 	// Vision takes the model to accept images whatever the settings and
 	// the known-model table say (tally run --vision).
 	Vision bool
+	// Editor is the editor the session is driven from (see
+	// agent.Config.Editor); nil for none.
+	Editor tool.Editor
 	// Profile is the endpoint profile to use: "" keeps a stored session's
 	// own and starts a new one on the settings' default, MainProfile is
 	// the main connection.
@@ -94,6 +97,7 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 		// The one mapping of the checkpoint cap (0: the default).
 		CheckpointBytes: saved.CheckpointCap,
 		LSP:             languageServers(),
+		Editor:          o.Editor,
 	}
 	if cfg.Approver == nil {
 		cfg.Approver = tool.DenyAll{}
