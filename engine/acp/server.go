@@ -207,9 +207,10 @@ func (s *Server) Initialize(_ context.Context, p acp.InitializeRequest) (_ acp.I
 }
 
 // FileSystemNote is what initialize tells the client about its fs/*
-// methods, which Tally never calls.
-const FileSystemNote = "Tally reads and writes the workspace on disk itself, never through fs/read_text_file or fs/write_text_file: " +
-	"its file tools stay confined to the workspace, refuse secret files and snapshot every change for rewind. Save your buffers before prompting."
+// methods.
+const FileSystemNote = "Tally's file tools check every path on disk (confined to the workspace, no secret files) and snapshot every change for rewind; " +
+	"where the client offers fs/read_text_file they read a text file's buffer from it (unsaved changes included), " +
+	"and where it offers fs/write_text_file they show it what they wrote. Commands read the files on disk."
 
 func (s *Server) version() string {
 	if s.o.Version != "" {
