@@ -10,7 +10,7 @@
 // scripted model) and OPENAI_API_KEY; ACP_TRACE=1 prints each update as
 // it arrives.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 
@@ -57,6 +57,8 @@ async function connect(name, op) {
   const state = {
     updates: [],
     permissions: [],
+    fsReads: [],
+    fsWrites: [],
     answer: async () => ({ outcome: { outcome: "selected", optionId: "allow_once" } }),
   };
   const app = client({ name: "tally-acp-e2e" })
@@ -69,11 +71,14 @@ async function connect(name, op) {
       return state.answer(params);
     })
     .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
-      check(false, `${name}: Tally called fs/read_text_file; it reads the workspace itself`, params.path);
+      // The editor's buffer; this client has no unsaved changes, so it is the file.
+      state.fsReads.push(params.path);
       return { content: readFileSync(params.path, "utf8") };
     })
     .onRequest(methods.client.fs.writeTextFile, async ({ params }) => {
-      check(false, `${name}: Tally called fs/write_text_file; it writes the workspace itself`, params.path);
+      state.fsWrites.push(params);
+      writeFileSync(params.path, params.content); // saved, as an editor does
+      return {};
     });
   const stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
   let result;
@@ -164,6 +169,9 @@ const sessionId = await connect("new session", async (ctx, state, init) => {
   check(u.some((x) => x.sessionUpdate === "usage_update" && x.used > 0), "the context level comes as usage_update");
   check(u.some((x) => x.sessionUpdate === "available_commands_update"), "the slash commands come as available_commands_update");
   check(readFileSync(calcPath, "utf8").includes("return a + b"), "the allowed edit is on disk");
+  check(state.fsReads.includes(calcPath), "read_file takes calc/calc.go from the editor (fs/read_text_file)", state.fsReads);
+  const shown = state.fsWrites.find((w) => w.path === calcPath);
+  check(shown?.content?.includes("return a + b") && shown?.sessionId === id, "the edit is shown to the editor (fs/write_text_file)", state.fsWrites);
 
   const listed = await ctx.request(methods.agent.session.list, { cwd: ws });
   check(listed.sessions.some((s) => s.sessionId === id && s.title), "session/list has the session with its title", listed);
