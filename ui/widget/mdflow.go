@@ -35,7 +35,17 @@ type word struct {
 
 // newFlow makes a paragraph of spans at text size size.
 func newFlow(spans []Span, size float32, align Align) *flowText {
-	f := &flowText{size: size, align: align}
+	f := &flowText{}
+	f.setSpans(spans, size, align)
+	f.ExtendBaseWidget(f)
+	return f
+}
+
+// setSpans makes f the paragraph of spans at text size size.
+func (f *flowText) setSpans(spans []Span, size float32, align Align) {
+	f.size, f.align, f.lineH = size, align, 0
+	clear(f.words)
+	f.words = f.words[:0]
 	space := false
 	for _, s := range spans {
 		if s.Break {
@@ -75,8 +85,6 @@ func newFlow(spans []Span, size float32, align Align) *flowText {
 	if f.lineH == 0 {
 		f.lineH = fyne.MeasureText("M", size, fyne.TextStyle{}).Height
 	}
-	f.ExtendBaseWidget(f)
-	return f
 }
 
 // styleOf is the font style of a span.
@@ -188,6 +196,10 @@ type flowRenderer struct {
 	f     *flowText
 	objs  []fyne.CanvasObject
 	width float32
+	// texts and boxes are the words and code backgrounds drawn so far,
+	// reused by the next build.
+	texts []*canvas.Text
+	boxes []*canvas.Rectangle
 }
 
 func (r *flowRenderer) Layout(size fyne.Size) {
@@ -202,7 +214,9 @@ func (r *flowRenderer) Layout(size fyne.Size) {
 func (r *flowRenderer) build(width float32) {
 	f := r.f
 	ps, _, widths := f.place(width)
+	clear(r.objs)
 	r.objs = r.objs[:0]
+	nt, nb := 0, 0
 	fg := theme.Color(theme.ColorNameForeground)
 	for _, p := range ps {
 		x := p.x
@@ -215,16 +229,28 @@ func (r *flowRenderer) build(width float32) {
 		y := float32(p.line) * f.lineH
 		w := p.w
 		if w.span.Code {
-			bg := canvas.NewRectangle(codeBackground())
-			bg.CornerRadius = 3
+			if nb == len(r.boxes) {
+				r.boxes = append(r.boxes, canvas.NewRectangle(nil))
+			}
+			bg := r.boxes[nb]
+			nb++
+			bg.FillColor, bg.CornerRadius = codeBackground(), 3
 			bg.Resize(fyne.NewSize(w.width, f.lineH))
 			bg.Move(fyne.NewPos(x, y))
 			r.objs = append(r.objs, bg)
 		}
-		t := canvas.NewText(w.text, fg)
-		t.TextSize, t.TextStyle = f.size, styleOf(w.span)
+		if nt == len(r.texts) {
+			r.texts = append(r.texts, canvas.NewText("", nil))
+		}
+		t := r.texts[nt]
+		nt++
+		col := fg
 		if w.span.Link {
-			t.Color = theme.Color(theme.ColorNamePrimary)
+			col = theme.Color(theme.ColorNamePrimary)
+		}
+		if t.Text != w.text || !sameColor(t.Color, col) || t.TextSize != f.size || t.TextStyle != styleOf(w.span) {
+			t.Text, t.Color, t.TextSize, t.TextStyle = w.text, col, f.size, styleOf(w.span)
+			t.Refresh() // a reused text: its drawing is stale
 		}
 		t.Move(fyne.NewPos(x+codePad(w.span), y+(f.lineH-w.height)/2))
 		t.Resize(fyne.NewSize(w.width-2*codePad(w.span), w.height))
@@ -236,6 +262,11 @@ func (r *flowRenderer) build(width float32) {
 			r.objs = append(r.objs, l)
 		}
 	}
+	// Keep what a paragraph of about this size needs again.
+	clear(r.texts[nt:])
+	r.texts = r.texts[:nt]
+	clear(r.boxes[nb:])
+	r.boxes = r.boxes[:nb]
 }
 
 func (r *flowRenderer) MinSize() fyne.Size { return r.f.MinSize() }
@@ -249,6 +280,16 @@ func (r *flowRenderer) Refresh() {
 func (r *flowRenderer) Objects() []fyne.CanvasObject { return r.objs }
 
 func (r *flowRenderer) Destroy() {}
+
+// sameColor reports whether a and b are the same colour (nil is none).
+func sameColor(a, b color.Color) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	r1, g1, b1, a1 := a.RGBA()
+	r2, g2, b2, a2 := b.RGBA()
+	return r1 == r2 && g1 == g2 && b1 == b2 && a1 == a2
+}
 
 // codeBackground is the fill behind code: the input background, which
 // stands apart from the chat's on both themes.

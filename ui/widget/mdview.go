@@ -17,9 +17,52 @@ import (
 type Markdown struct {
 	widget.BaseWidget
 
-	doc *Doc
-	box *fyne.Container // the blocks
-	pad *fyne.Container // box with a label's inner padding around it
+	doc  *Doc
+	box  *fyne.Container // the blocks
+	pad  *fyne.Container // box with a label's inner padding around it
+	pool blockPool       // the widgets the last document was drawn with
+}
+
+// blockPool keeps the widgets a Markdown widget drew its document with,
+// so that the next one it shows reuses them: Fyne keeps a renderer for
+// every widget it has drawn, and a chat row shows one answer after
+// another as it is recycled.
+type blockPool struct {
+	flows  []*flowText
+	codes  []*widget.Label
+	nf, nc int
+}
+
+// reset makes every pooled widget free again.
+func (p *blockPool) reset() { p.nf, p.nc = 0, 0 }
+
+// flow returns a paragraph of spans, a pooled one when there is one.
+func (p *blockPool) flow(spans []Span, size float32, align Align) *flowText {
+	if p.nf < len(p.flows) {
+		f := p.flows[p.nf]
+		p.nf++
+		f.setSpans(spans, size, align)
+		f.Refresh()
+		return f
+	}
+	f := newFlow(spans, size, align)
+	p.flows = append(p.flows, f)
+	p.nf++
+	return f
+}
+
+// code returns the label of a code block, a pooled one when there is one.
+func (p *blockPool) code(text string) *widget.Label {
+	if p.nc < len(p.codes) {
+		l := p.codes[p.nc]
+		p.nc++
+		l.SetText(text)
+		return l
+	}
+	l := &widget.Label{Text: text, TextStyle: fyne.TextStyle{Monospace: true}, Wrapping: fyne.TextWrapBreak, Selectable: true}
+	p.codes = append(p.codes, l)
+	p.nc++
+	return l
 }
 
 // NewMarkdown returns a widget showing doc (nil: nothing).
@@ -39,8 +82,9 @@ func (m *Markdown) SetDoc(doc *Doc) {
 	}
 	m.doc = doc
 	m.box.Objects = nil
+	m.pool.reset()
 	if doc != nil {
-		m.box.Objects = blockObjects(doc.Blocks)
+		m.box.Objects = m.pool.blockObjects(doc.Blocks)
 	}
 	m.box.Refresh()
 	m.Refresh()
@@ -56,15 +100,15 @@ func (m *Markdown) PlainText() string { return m.doc.PlainText() }
 func (m *Markdown) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(m.pad) }
 
 // blockObjects draws blocks.
-func blockObjects(blocks []*Block) []fyne.CanvasObject {
+func (p *blockPool) blockObjects(blocks []*Block) []fyne.CanvasObject {
 	out := make([]fyne.CanvasObject, 0, len(blocks))
 	for _, b := range blocks {
-		out = append(out, blockObject(b))
+		out = append(out, p.blockObject(b))
 	}
 	return out
 }
 
-func blockObject(b *Block) fyne.CanvasObject {
+func (p *blockPool) blockObject(b *Block) fyne.CanvasObject {
 	size := theme.TextSize()
 	switch b.Kind {
 	case BlockHeading:
@@ -76,35 +120,34 @@ func blockObject(b *Block) fyne.CanvasObject {
 		default:
 			size = theme.TextSize() * 1.1
 		}
-		return newFlow(b.Spans, size, AlignLeft)
+		return p.flow(b.Spans, size, AlignLeft)
 	case BlockCode:
-		return codeBlock(b.Code)
+		return p.codeBlock(b.Code)
 	case BlockList:
-		return listObject(b)
+		return p.listObject(b)
 	case BlockQuote:
 		bar := canvas.NewRectangle(theme.Color(theme.ColorNameSeparator))
 		bar.SetMinSize(fyne.NewSize(3, 0))
 		return container.NewBorder(nil, nil, container.NewHBox(bar, layout.NewSpacer()), nil,
-			container.NewVBox(blockObjects(b.Children)...))
+			container.NewVBox(p.blockObjects(b.Children)...))
 	case BlockTable:
 		return newTable(b)
 	case BlockRule:
 		return widget.NewSeparator()
 	}
-	return newFlow(b.Spans, size, AlignLeft)
+	return p.flow(b.Spans, size, AlignLeft)
 }
 
 // codeBlock is a code block: monospace, wrapped at any character, on the
 // code background; it can be selected and copied.
-func codeBlock(code string) fyne.CanvasObject {
+func (p *blockPool) codeBlock(code string) fyne.CanvasObject {
 	bg := canvas.NewRectangle(codeBackground())
 	bg.CornerRadius = theme.Size(theme.SizeNameInputRadius)
-	l := &widget.Label{Text: code, TextStyle: fyne.TextStyle{Monospace: true}, Wrapping: fyne.TextWrapBreak, Selectable: true}
-	return container.NewStack(bg, container.NewPadded(l))
+	return container.NewStack(bg, container.NewPadded(p.code(code)))
 }
 
 // listObject is a list: each item's marker beside its blocks.
-func listObject(b *Block) fyne.CanvasObject {
+func (p *blockPool) listObject(b *Block) fyne.CanvasObject {
 	box := container.NewVBox()
 	for i, item := range b.Items {
 		marker := "•"
@@ -120,7 +163,7 @@ func listObject(b *Block) fyne.CanvasObject {
 		pad := canvas.NewRectangle(color.Transparent)
 		pad.SetMinSize(fyne.NewSize(w+theme.Padding(), 0))
 		left := container.NewVBox(container.NewStack(pad, m))
-		box.Add(container.NewBorder(nil, nil, left, nil, container.NewVBox(blockObjects(item)...)))
+		box.Add(container.NewBorder(nil, nil, left, nil, container.NewVBox(p.blockObjects(item)...)))
 	}
 	return box
 }
