@@ -41,7 +41,7 @@ type chatItem struct {
 	// stopped marks a reply the user stopped; unsaved, one the engine
 	// did not keep (it is only shown, the model never sees it).
 	stopped, unsaved bool
-	md               *tw.Doc // a finished reply's Markdown
+	md               *tw.Doc // a finished reply's Markdown, while parsed (see doc)
 	reasonOn         bool
 	isError          bool // notices: an error
 	// detailName names the expandable text of a rebuild row ("Summary");
@@ -142,6 +142,7 @@ type chatView struct {
 
 	onDecide func(it *chatItem, d tool.Decision)
 	thumbs   thumbs // the pictures' thumbnails (see chat_images.go)
+	docs     docRing
 	copy     func(string)
 	deltas   int // streamed updates shown, for tests and diagnostics
 }
@@ -224,7 +225,6 @@ func (c *chatView) addMessage(m *transcript.Message) {
 			if t, ok := strings.CutSuffix(strings.TrimRight(it.text, " \n"), stoppedNote); ok {
 				it.text, it.stopped = strings.TrimRight(t, " \n"), true
 			}
-			it.md = tw.ParseDoc(it.text)
 			c.items = append(c.items, it)
 		}
 		if len(m.ToolCalls) > 0 {
@@ -409,7 +409,7 @@ func (c *chatView) endStreaming(keep bool) {
 	it := c.items[n-1]
 	if keep && strings.TrimSpace(it.text+it.reasoning) != "" {
 		it.streaming, it.stopped, it.unsaved = false, true, true
-		it.md = tw.ParseDoc(it.text)
+		it.md = nil
 		c.refreshItem(it)
 		return
 	}

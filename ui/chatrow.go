@@ -97,7 +97,11 @@ func (r *messageRow) set(it *chatItem) {
 	tw.ShowIf(r.reason, hasReason)
 	tw.ShowIf(r.rtext, hasReason && it.reasonOn)
 	plain := it.kind == itemUser || it.kind == itemNotice || it.kind == itemRebuild || it.kind == itemCycle || it.kind == itemRewind || (it.kind == itemAssistant && it.streaming && it.text != "")
-	rich := it.kind == itemAssistant && !it.streaming && it.md != nil
+	var doc *tw.Doc
+	if it.kind == itemAssistant && !it.streaming {
+		doc = r.chat.doc(it)
+	}
+	rich := doc != nil
 	tw.ShowIf(r.plain, plain)
 	tw.ShowIf(r.rich, rich)
 	tw.ShowIf(r.rewindB, it.kind == itemUser && (it.logIndex >= 0 || !it.sent.IsZero()) && r.chat.onRewind != nil)
@@ -159,7 +163,7 @@ func (r *messageRow) set(it *chatItem) {
 		r.plain.SetText(it.text)
 	}
 	if rich {
-		r.rich.SetDoc(it.md)
+		r.rich.SetDoc(doc)
 	}
 	r.showImages(it)
 }
