@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"runtime/debug"
 	"time"
 
 	"github.com/tally-dev/tally/engine/agent"
@@ -173,6 +174,9 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 	tw.ShowIf(u.input.suggestBox, live.info.demo)
 	u.chat.setHistory(s.cycles, s.past, s.msgs)
 	u.chat.attachChildren(s.children)
+	if len(s.msgs) >= bigSession {
+		u.bridge.Work(releaseMemory)
+	}
 	defer u.revealPending()
 	u.side.gauge.SetLevel(s.level, s.window, s.exact)
 	u.side.gauge.SetThresholds(s.compactAt, s.cycleAt)
@@ -215,6 +219,19 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 		u.next.autoSend = ""
 		u.send()
 	}
+}
+
+// bigSession is the number of messages from which opening a session is
+// followed by handing the memory its reading took back to the system.
+const bigSession = 2000
+
+// releaseMemory returns the memory the collector has freed to the system,
+// off the UI goroutine. Reading a long session from the store allocates
+// several times what it keeps; without this the process would hold on to
+// that peak for minutes.
+func releaseMemory() func() {
+	debug.FreeOSMemory()
+	return nil
 }
 
 // applyLedger shows a session's stored usage rows: the chart draws them,
