@@ -455,3 +455,51 @@ func TestShellUntrustedIndexReadsFiles(t *testing.T) {
 		})
 	}
 }
+
+func TestShellWatcherClosedWithTheLastRecorder(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("watching is Linux only")
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "f.txt", "1\n")
+	w := openWS(t, openStore(t), dir, Limits{})
+	r1, r2 := recorder(t, w, "s"), recorder(t, w, "t")
+	_ = r1.BeginTurn(1)
+	shell(t, r1, "true")
+	watching := func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for _, v := range w.views {
+			if v.wt != nil {
+				return true
+			}
+		}
+		return false
+	}
+	if !watching() {
+		t.Fatal("the workspace is not watched after a snapshot")
+	}
+	if err := r1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !watching() {
+		t.Fatal("the watcher was closed while a recorder is still open")
+	}
+	if err := r2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if watching() {
+		t.Fatal("the watcher outlived the last recorder")
+	}
+	// Reopened, the session records correctly again (walking first).
+	r := recorder(t, w, "s")
+	_ = r.BeginTurn(2)
+	writeFile(t, dir, "f.txt", "changed while nobody watched\n")
+	if ch := shell(t, r, "echo 2 > f.txt"); !slices.Equal(ch.Modified, []string{"f.txt"}) {
+		t.Fatalf("changes %+v", ch)
+	}
+	restoreTurn(t, w, 2)
+	if got := readFile(t, dir, "f.txt"); got != "changed while nobody watched\n" {
+		t.Fatalf("restored %q", got)
+	}
+}

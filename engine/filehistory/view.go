@@ -62,8 +62,8 @@ func rulesKey(rules map[string]string) string {
 // rules than the ones kept walk from scratch.
 const maxViews = 4
 
-// view returns the view for the ignore rules of session r. w.mu must be
-// held.
+// view returns the view for the ignore rules rules (see Recorder.ignoreRules),
+// making it if need be. w.mu must be held.
 func (w *Workspace) view(rules map[string]string) *view {
 	key := rulesKey(rules)
 	w.clock++
