@@ -103,7 +103,7 @@ func TestCommandFilesListPrecedenceAndNamespaces(t *testing.T) {
 		"help":               {Source: CommandBuiltin, Action: ActionHelp},
 		"new-cycle":          {Source: CommandBuiltin, Action: ActionNewCycle},
 		"rewind":             {Source: CommandBuiltin, Action: ActionRewind, Hint: "[turn]"},
-		"model":              {Source: CommandBuiltin, Action: ActionModel, Hint: "[name]"},
+		"model":              {Source: CommandBuiltin, Action: ActionModel, Hint: "[@profile] [name]"},
 	} {
 		c, ok := byName[name]
 		if !ok {
