@@ -23,7 +23,24 @@ type gitObjects struct {
 	packs []*gitPack // loaded on first use
 	ready bool
 	limit int64 // largest object read
+	// cache holds objects read from packs, by pack and offset, so that
+	// the blobs of a command that changed many files do not each unpack
+	// the same delta bases again; cached bounds it.
+	cache  map[packAt]packed
+	cached int64
 }
+
+type packAt struct {
+	p   *gitPack
+	off int64
+}
+
+type packed struct {
+	typ  string
+	data []byte
+}
+
+const maxObjectCache = 32 << 20
 
 type gitPack struct {
 	pack   string
@@ -131,7 +148,7 @@ func (o *gitObjects) blob(id [20]byte) ([]byte, error) {
 	if !bytes.Equal(h.Sum(nil), id[:]) {
 		return nil, fmt.Errorf("object %x is damaged", id[:6])
 	}
-	return data, nil
+	return bytes.Clone(data), nil // the cache keeps data
 }
 
 func (o *gitObjects) object(id [20]byte, depth int) (string, []byte, error) {
@@ -189,6 +206,22 @@ func (o *gitObjects) packed(p *gitPack, off int64, depth int) (string, []byte, e
 	if depth > 64 {
 		return "", nil, errGitUnsupported
 	}
+	if c, ok := o.cache[packAt{p, off}]; ok {
+		return c.typ, c.data, nil
+	}
+	typ, data, err := o.unpack(p, off, depth)
+	if err == nil && o.cached+int64(len(data)) <= maxObjectCache {
+		if o.cache == nil {
+			o.cache = map[packAt]packed{}
+		}
+		o.cache[packAt{p, off}] = packed{typ, data}
+		o.cached += int64(len(data))
+	}
+	return typ, data, err
+}
+
+// unpack reads the object at off in pack p.
+func (o *gitObjects) unpack(p *gitPack, off int64, depth int) (string, []byte, error) {
 	if p.f == nil {
 		f, err := os.Open(p.pack)
 		if err != nil {
