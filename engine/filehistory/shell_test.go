@@ -503,3 +503,42 @@ func TestShellWatcherClosedWithTheLastRecorder(t *testing.T) {
 		t.Fatalf("restored %q", got)
 	}
 }
+
+func TestGitIndexVersions(t *testing.T) {
+	needGit(t)
+	for _, version := range []string{"2", "3", "4"} {
+		t.Run("v"+version, func(t *testing.T) {
+			files := map[string]string{"a/b/c.txt": "c\n", "a/b/d.txt": "d\n", "a/e.txt": "e\n", "z.txt": "z\n"}
+			dir := gitRepoWith(t, files)
+			writeFile(t, dir, "later.txt", "intent to add\n")
+			git(t, dir, "add", "-N", "later.txt") // an extended flag: index v3 at least
+			git(t, dir, "update-index", "--index-version", version)
+			x, err := findRepo(dir).readIndex()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rel := range files {
+				if _, ok := x.entries[rel]; !ok {
+					t.Errorf("%s is missing from the index read", rel)
+				}
+			}
+			if _, ok := x.entries["later.txt"]; ok {
+				t.Error("an intent-to-add entry was taken as the file's content")
+			}
+		})
+	}
+}
+
+func TestGitIndexOfSubdirectoryWorkspace(t *testing.T) {
+	needGit(t)
+	dir := gitRepoWith(t, map[string]string{"sub/x.txt": "x\n", "top.txt": "t\n"})
+	w := openWS(t, openStore(t), filepath.Join(dir, "sub"), Limits{})
+	r := recorder(t, w, "s")
+	_ = r.BeginTurn(1)
+	if err := r.BeforeShell(); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := viewEntry(w, "x.txt"); !ok || !e.git {
+		t.Fatalf("the index of the enclosing repository was not used: %+v", e)
+	}
+}
