@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -249,7 +250,7 @@ func TestModesAreThePermissionModes(t *testing.T) {
 // embedded files fenced blocks under their path.
 func TestPromptBlocksBecomeOneMessage(t *testing.T) {
 	ws := "/home/me/project"
-	got, err := promptText([]acp.ContentBlock{
+	got, imgs, err := promptText([]acp.ContentBlock{
 		acp.TextBlock("Look at"),
 		acp.ResourceLinkBlock("calc.go", "file:///home/me/project/calc/calc.go"),
 		acp.TextBlock("and this:"),
@@ -259,11 +260,20 @@ func TestPromptBlocksBecomeOneMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "Look at @calc/calc.go and this:\n\n/etc/hosts:\n```\n127.0.0.1 localhost\n```\n"
-	if got != want {
-		t.Errorf("got %q\nwant %q", got, want)
+	if got != want || len(imgs) != 0 {
+		t.Errorf("got %q (%d images)\nwant %q", got, len(imgs), want)
 	}
-	if _, err := promptText([]acp.ContentBlock{acp.ImageBlock("AAAA", "image/png")}, ws); err == nil {
-		t.Error("an image was accepted")
+	// A picture goes beside the text, decoded; audio and bad data are refused.
+	png := []byte("\x89PNG\r\n\x1a\nrest")
+	got, imgs, err = promptText([]acp.ContentBlock{acp.TextBlock("what is this?"), acp.ImageBlock(base64.StdEncoding.EncodeToString(png), "image/png")}, ws)
+	if err != nil || got != "what is this?" || len(imgs) != 1 || string(imgs[0].Data) != string(png) {
+		t.Errorf("an image: %q, %+v, %v", got, imgs, err)
+	}
+	if _, _, err := promptText([]acp.ContentBlock{acp.ImageBlock("not base64!", "image/png")}, ws); err == nil {
+		t.Error("an image with bad data was accepted")
+	}
+	if _, _, err := promptText([]acp.ContentBlock{acp.AudioBlock("AAAA", "audio/wav")}, ws); err == nil {
+		t.Error("audio was accepted")
 	}
 }
 

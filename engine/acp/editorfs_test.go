@@ -1,10 +1,16 @@
 package acp
 
 import (
+	"bytes"
+	"encoding/base64"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 )
@@ -55,4 +61,43 @@ func toolResultCount(msgs []llmtest.Message) int {
 		}
 	}
 	return n
+}
+
+// TestAPictureFromTheEditorReachesAModelThatSees: an image block is sent
+// as an image part to a model that accepts images, and refused with the
+// reason for one that does not.
+func TestAPictureFromTheEditorReachesAModelThatSees(t *testing.T) {
+	pic := tinyPNG(t)
+	blocks := []acp.ContentBlock{acp.TextBlock("what does this show?"), acp.ImageBlock(base64.StdEncoding.EncodeToString(pic), "image/png")}
+
+	blind := newFixtureWith(t, llmtest.Sequence(llmtest.Text("no")))
+	h := blind.connect(t, "")
+	id := blind.newSession(t, h).SessionId
+	_, err := h.conn.Prompt(ctx(t), acp.PromptRequest{SessionId: id, Prompt: blocks})
+	if err == nil || !strings.Contains(err.Error(), "does not accept images") {
+		t.Errorf("a picture for a model that does not see: %v", err)
+	}
+
+	seeing := newFixtureWith(t, llmtest.Sequence(llmtest.Text("a square")))
+	seeing.vision = true
+	h = seeing.connect(t, "")
+	id = seeing.newSession(t, h).SessionId
+	if _, err := h.conn.Prompt(ctx(t), acp.PromptRequest{SessionId: id, Prompt: blocks}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := seeing.model.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), `"type":"image_url"`) || !strings.Contains(string(reqs[0].Body), "data:image/png;base64,") {
+		t.Errorf("the model got no image part: %d requests", len(reqs))
+	}
+}
+
+// tinyPNG is a valid 2×2 PNG.
+func tinyPNG(t *testing.T) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }

@@ -30,6 +30,8 @@ type fixture struct {
 	// buffers, when not nil, are the editor's open files: the client
 	// then offers fs/read_text_file and fs/write_text_file.
 	buffers map[string]string
+	// vision makes sessions take their model to accept images.
+	vision bool
 }
 
 func newFixture(t *testing.T) *fixture { return newFixtureWith(t, demoserver.Script(0)) }
@@ -160,7 +162,7 @@ func (f *fixture) connect(t *testing.T, mode tool.Mode) *harness {
 			return w, err
 		},
 		Session: func(string) workbench.SessionOptions {
-			return workbench.SessionOptions{Flags: workbench.Flags{BaseURL: f.model.URL(), Model: "deepseek-chat"}, Mode: mode}
+			return workbench.SessionOptions{Flags: workbench.Flags{BaseURL: f.model.URL(), Model: "deepseek-chat"}, Mode: mode, Vision: f.vision}
 		},
 		Log: io.Discard,
 	}

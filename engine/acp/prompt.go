@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"encoding/base64"
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -13,9 +15,11 @@ import (
 
 // promptText is the client's content blocks as the one message Tally's
 // turn takes: text as it is, a file link as its workspace path ("@path"),
-// an embedded file as a fenced block under its path. Images and audio are
-// refused (initialize does not offer them).
-func promptText(blocks []acp.ContentBlock, ws string) (string, error) {
+// an embedded file as a fenced block under its path; images go beside it,
+// to be checked and sent as the app's pasted pictures are. Audio and
+// binary attachments are refused (initialize does not offer them).
+func promptText(blocks []acp.ContentBlock, ws string) (string, []agent.ImageInput, error) {
+	var imgs []agent.ImageInput
 	var b strings.Builder
 	add := func(s string) {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") && !strings.HasPrefix(s, "\n") {
@@ -33,12 +37,18 @@ func promptText(blocks []acp.ContentBlock, ws string) (string, error) {
 			r := bl.Resource.Resource.TextResourceContents
 			b.WriteString("\n\n" + linkPath(r.Uri, ws) + ":\n" + fence(r.Text) + "\n")
 		case bl.Resource != nil:
-			return "", &acp.RequestError{Code: codeInvalidParams, Message: "Tally takes text attachments only, not binary ones; attach the file as a link instead"}
-		case bl.Image != nil, bl.Audio != nil:
-			return "", &acp.RequestError{Code: codeInvalidParams, Message: "Tally takes text only, not images or audio; describe what it shows in words"}
+			return "", nil, &acp.RequestError{Code: codeInvalidParams, Message: "Tally takes text attachments only, not binary ones; attach the file as a link instead"}
+		case bl.Image != nil:
+			data, err := base64.StdEncoding.DecodeString(bl.Image.Data)
+			if err != nil {
+				return "", nil, &acp.RequestError{Code: codeInvalidParams, Message: "an image's data is not base64; attach the picture again"}
+			}
+			imgs = append(imgs, agent.ImageInput{Name: fmt.Sprintf("image %d from the editor", len(imgs)+1), Data: data})
+		case bl.Audio != nil:
+			return "", nil, &acp.RequestError{Code: codeInvalidParams, Message: "Tally takes text and images, not audio; describe what it says in words"}
 		}
 	}
-	return b.String(), nil
+	return b.String(), imgs, nil
 }
 
 // linkPath is a resource URI as the agent reads it: a file in the

@@ -191,7 +191,7 @@ func (s *Server) Initialize(_ context.Context, p acp.InitializeRequest) (_ acp.I
 		AuthMethods:     []acp.AuthMethod{},
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:        true,
-			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true, Image: true},
 			McpCapabilities:    acp.McpCapabilities{Http: true, Sse: true},
 			SessionCapabilities: acp.SessionCapabilities{
 				List:   &acp.SessionListCapabilities{},

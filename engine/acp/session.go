@@ -109,7 +109,7 @@ func (st *session) send(u acp.SessionUpdate) {
 
 // prompt runs one turn with the client's content blocks.
 func (st *session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.PromptResponse, error) {
-	text, err := promptText(blocks, st.ws)
+	text, imgs, err := promptText(blocks, st.ws)
 	if err != nil {
 		return acp.PromptResponse{}, err
 	}
@@ -144,7 +144,7 @@ func (st *session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.P
 		return acp.PromptResponse{}, failure(st.noModel)
 	}
 	title := st.sess.Meta().Title
-	res, err := st.sess.Run(ctx, text)
+	res, err := st.sess.RunWithImages(ctx, text, imgs)
 	if t := st.sess.Meta().Title; t != title && t != "" {
 		st.send(acp.SessionUpdate{SessionInfoUpdate: &acp.SessionSessionInfoUpdate{Title: acp.Ptr(t)}})
 	}
