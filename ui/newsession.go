@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // The New session dialog: a workspace folder (typed, or chosen in a folder
@@ -23,8 +24,9 @@ import (
 // newSessionForm is the New session dialog's state.
 type newSessionForm struct {
 	ws, title *escEntry
-	worktree  *widget.Check // in a git worktree of its own
-	problem   *widget.Label // why the folder cannot be used
+	worktree  *widget.Check  // in a git worktree of its own
+	endpoint  *widget.Select // the endpoint profile, when there are profiles
+	problem   *widget.Label  // why the folder cannot be used
 	dlg       *dialog.CustomDialog
 }
 
@@ -46,7 +48,14 @@ func (v *sessionsView) showNew() {
 			return
 		}
 		f.dlg.Hide()
-		u.createSessionIn(ws, f.title.Text, f.worktree.Checked)
+		profile := ""
+		if f.endpoint != nil {
+			profile = orChoice(f.endpoint.Selected, mainChoice)
+			if profile == mainChoice {
+				profile = workbench.MainProfile
+			}
+		}
+		u.createSessionIn(ws, f.title.Text, f.worktree.Checked, profile)
 	}
 	f.ws.OnSubmitted = func(string) { submit() }
 	f.title.OnSubmitted = func(string) { submit() }
@@ -69,6 +78,13 @@ func (v *sessionsView) showNew() {
 		&widget.FormItem{Text: "Title", Widget: f.title},
 		&widget.FormItem{Text: "", Widget: f.worktree},
 	)
+	if names := u.settings.ProfileNames(); len(names) > 0 {
+		// With endpoint profiles saved, the session's endpoint is chosen here
+		// (Settings' default first); it can be switched later with /model.
+		f.endpoint = widget.NewSelect(append([]string{mainChoice}, names...), nil)
+		f.endpoint.SetSelected(orChoice(u.settings.Profile, mainChoice))
+		form.AppendItem(&widget.FormItem{Text: "Endpoint", Widget: f.endpoint})
+	}
 	create := &widget.Button{Text: "Create", Importance: widget.HighImportance, OnTapped: submit}
 	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { f.dlg.Hide() }}
 	f.dlg = dialog.NewCustomWithoutButtons("New session", form, u.win)

@@ -197,11 +197,13 @@ func (v *sessionsView) selected() (workbench.SessionInfo, bool) {
 }
 
 // createSession creates a session off the UI goroutine and opens it.
-func (u *UI) createSession(workspace, title string) { u.createSessionIn(workspace, title, false) }
+func (u *UI) createSession(workspace, title string) { u.createSessionIn(workspace, title, false, "") }
 
 // createSessionIn creates a session over workspace, with inWorktree in a
-// git worktree of its own (see workbench.CreateSessionInWorktree).
-func (u *UI) createSessionIn(workspace, title string, inWorktree bool) {
+// git worktree of its own (see workbench.CreateSessionInWorktree), on
+// endpoint profile ("" for the settings' default, workbench.MainProfile
+// for the main connection).
+func (u *UI) createSessionIn(workspace, title string, inWorktree bool, profile string) {
 	workspace, problem := u.checkWorkspace(workspace)
 	if problem != "" {
 		u.banner.ShowError(problem)
@@ -211,7 +213,7 @@ func (u *UI) createSessionIn(workspace, title string, inWorktree bool) {
 	u.bridge.Work(func() func() {
 		// A new session starts in the mode chosen in Settings; one with no
 		// endpoint yet can be created and opened all the same.
-		cfg, err := wb.Config(workbench.SessionOptions{})
+		cfg, err := wb.Config(workbench.SessionOptions{Profile: profile})
 		var sess *agent.Session
 		if err == nil || errors.Is(err, workbench.ErrNoModel) {
 			if inWorktree {

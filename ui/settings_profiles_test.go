@@ -4,10 +4,13 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
 // Settings adds an endpoint profile through its form (which says what is
@@ -73,4 +76,45 @@ func TestSettingsAddsAProfileAndModelSwitchesToIt(t *testing.T) {
 	}
 	typeCommand(h, "/model @nope x")
 	h.waitFor("the refusal", func() bool { return strings.Contains(h.ui.banner.Text(), "The model stays qwen3-8b") })
+}
+
+// With profiles saved, the New session dialog offers the endpoint (the
+// default profile first) and the session starts on the one chosen.
+func TestNewSessionDialogChoosesTheEndpoint(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	main := llmtest.New(llmtest.ScriptFunc(func(*llmtest.Req) llmtest.Reply { return llmtest.Text("from main") }))
+	t.Cleanup(main.Close)
+	local := llmtest.New(llmtest.ScriptFunc(func(*llmtest.Req) llmtest.Reply { return llmtest.Text("from local") }))
+	t.Cleanup(local.Close)
+	h := newHarness(t, endpoint(main))
+	s, err := h.ui.wb.Settings().PutProfile(workbench.Profile{Name: "local", BaseURL: local.URL(), Model: "qwen3-8b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Profile = "local"
+	if err := h.ui.wb.SaveSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	h.ui.settings = h.ui.wb.Settings()
+	h.ui.sessions.showNew()
+	var chosen string
+	fynetest.Walk(h.win.Canvas().Overlays().Top(), func(c fyne.CanvasObject) bool {
+		if sel, ok := c.(*widget.Select); ok && len(sel.Options) == 2 && sel.Options[0] == mainChoice {
+			chosen = sel.Selected
+		}
+		return true
+	})
+	if chosen != "local" {
+		t.Fatalf("the New session dialog offers the endpoint %q; want the default profile", chosen)
+	}
+	h.ui.createSessionIn(t.TempDir(), "on local", false, "local")
+	h.waitFor("the session", func() bool { return h.ui.live != nil && h.ui.live.sess != nil })
+	h.send("hello")
+	h.waitIdle()
+	if len(local.Requests()) != 1 || len(main.Requests()) != 0 {
+		t.Errorf("requests: local %d, main %d; want the session on local", len(local.Requests()), len(main.Requests()))
+	}
+	if p := h.ui.live.sess.Profile(); p != "local" {
+		t.Errorf("the session is on %q", p)
+	}
 }
