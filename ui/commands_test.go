@@ -47,7 +47,7 @@ func TestSlashListsCommandFilesAndBuiltins(t *testing.T) {
 	for _, ch := range h.ui.input.complete.choices {
 		labels, details = append(labels, ch.label), append(details, ch.detail)
 	}
-	if got := strings.Join(labels, " | "); got != "/compact | /frontend:component | /help | /model [name] | /new-cycle | /rewind [turn] | /standup [team]" {
+	if got := strings.Join(labels, " | "); got != "/compact | /frontend:component | /help | /model [@profile] [name] | /new-cycle | /rewind [turn] | /standup [team]" {
 		t.Fatalf("choices %q", got)
 	}
 	if d := details[6]; d != "Write my standup notes. · ~/.config/tally/commands/standup.md" && !strings.HasSuffix(d, "/tally/commands/standup.md") {

@@ -94,7 +94,7 @@ func TestSlashListsCommandsAndPicksOne(t *testing.T) {
 	p := h.ui.input.prompt
 	test.Type(p, "/")
 	h.waitFor("the commands", func() bool { return len(h.ui.input.complete.choices) == 7 })
-	if got := strings.Join(h.rowsShown(), " | "); got != "/compact | /docs:review <pr> | /docs:summary | /help | /model [name] | /new-cycle" {
+	if got := strings.Join(h.rowsShown(), " | "); got != "/compact | /docs:review <pr> | /docs:summary | /help | /model [@profile] [name] | /new-cycle" {
 		t.Fatalf("rows %q; want the built-in commands among the server's", got)
 	}
 	test.Type(p, "docs:")
