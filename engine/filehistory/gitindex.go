@@ -2,11 +2,17 @@ package filehistory
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
 // gitRepo is the git repository a workspace is in, read directly from its
@@ -166,118 +172,116 @@ func (g *gitRepo) trustable(x *gitIndex) bool {
 	return !x.attrs
 }
 
-// readIndex reads the repository's index: the stage-0 regular files under
-// the workspace that have no flag making their stat meaningless
+// readIndex reads the repository's index with go-git's decoder (versions
+// 2 to 4; a required extension it does not know, such as a split index
+// "link" or a sparse index "sdir", is an error): the stage-0 regular files
+// under the workspace that have no flag making their stat meaningless
 // (assume-unchanged, skip-worktree, intent-to-add).
-func (g *gitRepo) readIndex() (*gitIndex, error) {
-	name := filepath.Join(g.gitDir, "index")
-	fi, err := os.Stat(name)
+func (g *gitRepo) readIndex() (x *gitIndex, err error) {
+	f, err := os.Open(filepath.Join(g.gitDir, "index"))
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(name)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		// The decoder parses a file anyone may have written; whatever
+		// it does with a damaged one, the files are read instead.
+		if recover() != nil {
+			x, err = nil, errGitUnsupported
+		}
+	}()
+	if n := len(data) - sha1.Size; n >= 12 && bytes.Equal(data[n:], make([]byte, sha1.Size)) {
+		// git leaves the checksum zero when index.skipHash is set (as
+		// feature.manyFiles does); go-git's decoder wants it, so it is
+		// filled in.
+		sum := sha1.Sum(data[:n])
+		copy(data[n:], sum[:])
+	}
+	var idx index.Index
+	if err := index.NewDecoder(bytes.NewReader(data)).Decode(&idx); err != nil {
 		return nil, errGitUnsupported
 	}
-	version := binary.BigEndian.Uint32(data[4:])
-	if version < 2 || version > 4 {
-		return nil, errGitUnsupported
+	assumed, err := assumeValid(data, &idx)
+	if err != nil {
+		return nil, err
 	}
-	count := int(binary.BigEndian.Uint32(data[8:]))
-	body := data[:len(data)-20]
-	out := &gitIndex{entries: make(map[string]gitEntry, min(count, len(body)/62)), mtime: fi.ModTime().UnixNano()}
-	off := 12
-	var prev []byte
-	for range count {
-		if off+62 > len(body) {
-			return nil, errGitUnsupported
-		}
-		e := body[off:]
-		be := binary.BigEndian
-		ge := gitEntry{
-			ctime: int64(be.Uint32(e[0:]))*1e9 + int64(be.Uint32(e[4:])),
-			mtime: int64(be.Uint32(e[8:]))*1e9 + int64(be.Uint32(e[12:])),
-			ino:   be.Uint32(e[20:]),
-			size:  be.Uint32(e[36:]),
-		}
-		mode := be.Uint32(e[24:])
-		copy(ge.id[:], e[40:60])
-		flags := be.Uint16(e[60:])
-		p := 62
-		var ext uint16
-		if flags&0x4000 != 0 {
-			if version < 3 || off+64 > len(body) {
-				return nil, errGitUnsupported
-			}
-			ext = be.Uint16(e[62:])
-			p = 64
-		}
-		var path []byte
-		if version == 4 {
-			strip, n := gitVarint(e[p:])
-			if n <= 0 || int(strip) > len(prev) {
-				return nil, errGitUnsupported
-			}
-			p += n
-			end := bytes.IndexByte(e[p:], 0)
-			if end < 0 {
-				return nil, errGitUnsupported
-			}
-			path = append(append([]byte(nil), prev[:len(prev)-int(strip)]...), e[p:p+end]...)
-			off += p + end + 1
-		} else {
-			end := bytes.IndexByte(e[p:], 0)
-			if end < 0 {
-				return nil, errGitUnsupported
-			}
-			path = e[p : p+end]
-			off += (p + end + 8) &^ 7 // NUL padded to a multiple of eight
-		}
-		prev = path
-		if bytes.Equal(path, []byte(".gitattributes")) || bytes.HasSuffix(path, []byte("/.gitattributes")) {
+	out := &gitIndex{entries: make(map[string]gitEntry, len(idx.Entries)), mtime: fi.ModTime().UnixNano()}
+	for i, e := range idx.Entries {
+		if e.Name == ".gitattributes" || strings.HasSuffix(e.Name, "/.gitattributes") {
 			out.attrs = true
 		}
-		stage := flags >> 12 & 3
-		trusted := stage == 0 && flags&0x8000 == 0 && ext&(1<<14|1<<13) == 0 && (mode == 0o100644 || mode == 0o100755)
-		if rel, ok := strings.CutPrefix(string(path), g.prefix); ok && trusted {
-			ge.exec = mode == 0o100755
-			out.entries[rel] = ge
+		// Stage 0 is a merged entry (go-git's index.Merged is 1, the
+		// value of index.AncestorMode, so it is not used here).
+		rel, ok := strings.CutPrefix(e.Name, g.prefix)
+		if !ok || e.Stage != 0 || assumed[i] || e.SkipWorktree || e.IntentToAdd ||
+			(e.Mode != filemode.Regular && e.Mode != filemode.Executable) {
+			continue
 		}
-	}
-	// Extensions: optional ones (an upper-case first letter) are skipped;
-	// a required one (a split index "link", a sparse index "sdir") means
-	// the entries above are not the whole story.
-	for off+8 <= len(body) {
-		sig := body[off : off+4]
-		n := int(binary.BigEndian.Uint32(body[off+4:]))
-		if sig[0] < 'A' || sig[0] > 'Z' {
-			return nil, errGitUnsupported
+		out.entries[rel] = gitEntry{
+			ctime: unixNano(e.CreatedAt),
+			mtime: unixNano(e.ModifiedAt),
+			ino:   e.Inode,
+			size:  e.Size,
+			exec:  e.Mode == filemode.Executable,
+			id:    e.Hash,
 		}
-		off += 8 + n
 	}
 	return out, nil
 }
 
-// gitVarint decodes git's offset encoding (used by index v4 and packs).
-func gitVarint(b []byte) (uint64, int) {
-	if len(b) == 0 {
-		return 0, 0
+// unixNano returns t in nanoseconds since 1970, where the decoder leaves a
+// zero time for zero seconds and nanoseconds.
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
 	}
-	c := b[0]
-	v := uint64(c & 0x7f)
-	i := 1
-	for c&0x80 != 0 {
-		if i >= len(b) || i > 9 {
-			return 0, 0
+	return t.UnixNano()
+}
+
+// assumeValid reports which entries of idx, decoded from data, have git's
+// assume-valid ("assume unchanged") flag, which go-git's decoder does not
+// keep: their stat says nothing of the file. Each entry is found from the
+// one before, by the layout of its version, and must hold the object id
+// the decoder read there; otherwise the index is not used.
+func assumeValid(data []byte, idx *index.Index) ([]bool, error) {
+	out := make([]bool, len(idx.Entries))
+	off := 12 // signature, version, entry count
+	for i, e := range idx.Entries {
+		if off < 0 || off+62 > len(data) || !bytes.Equal(data[off+40:off+60], e.Hash[:]) {
+			return nil, errGitUnsupported
 		}
-		c = b[i]
-		i++
-		v = (v+1)<<7 | uint64(c&0x7f)
+		flags := binary.BigEndian.Uint16(data[off+60:])
+		out[i] = flags&0x8000 != 0
+		n := 62 // the fixed part
+		if flags&0x4000 != 0 {
+			n += 2 // extended flags
+		}
+		if idx.Version < 4 {
+			// The full path, then one to eight NULs to a multiple of eight.
+			off += (n + len(e.Name) + 8) &^ 7
+			continue
+		}
+		// The length of the previous path to drop (a varint), then the
+		// rest of the path, NUL terminated.
+		p := off + n
+		for p < len(data) && data[p]&0x80 != 0 {
+			p++
+		}
+		end := bytes.IndexByte(data[min(p+1, len(data)):], 0)
+		if end < 0 {
+			return nil, errGitUnsupported
+		}
+		off = p + 1 + end + 1
 	}
-	return v, i
+	return out, nil
 }
 
 // vouches reports whether the index says the file with stat en has blob

@@ -119,59 +119,6 @@ func TestShellCommandChangesCleanTrackedFile(t *testing.T) {
 	})
 }
 
-func TestShellReadsPackedObjects(t *testing.T) {
-	needGit(t)
-	var big strings.Builder
-	for i := range 400 {
-		big.WriteString("line ")
-		big.WriteString(strings.Repeat("x", i%37))
-		big.WriteString("\n")
-	}
-	dir := gitRepoWith(t, map[string]string{"big.txt": big.String()})
-	for i := range 3 { // later versions, so that the pack holds deltas
-		writeFile(t, dir, "big.txt", big.String()+strings.Repeat("more\n", i+1))
-		git(t, dir, "commit", "-q", "-am", "more")
-	}
-	git(t, dir, "gc", "-q", "--aggressive")
-	old := time.Now().Add(-time.Hour)
-	_ = os.Chtimes(filepath.Join(dir, "big.txt"), old, old)
-	git(t, dir, "update-index", "--refresh")
-	want := readFile(t, dir, "big.txt")
-
-	g := findRepo(dir)
-	if g == nil {
-		t.Fatal("the repository was not found")
-	}
-	objs := g.openObjects(DefaultFileBytes)
-	defer objs.close()
-	for _, line := range strings.Split(strings.TrimSpace(git(t, dir, "rev-list", "--objects", "--all")), "\n") {
-		id := strings.Fields(line)[0]
-		if typ := strings.TrimSpace(git(t, dir, "cat-file", "-t", id)); typ != "blob" {
-			continue
-		}
-		var b [20]byte
-		copy(b[:], mustHex(t, id))
-		data, err := objs.blob(b)
-		if err != nil {
-			t.Fatalf("blob %s: %v", id, err)
-		}
-		if string(data) != git(t, dir, "cat-file", "blob", id) {
-			t.Fatalf("blob %s read wrong", id)
-		}
-	}
-
-	w := openWS(t, openStore(t), dir, Limits{})
-	r := recorder(t, w, "s")
-	_ = r.BeginTurn(1)
-	if ch := shell(t, r, "echo > big.txt"); !slices.Equal(ch.Modified, []string{"big.txt"}) || len(ch.NotRestorable) != 0 {
-		t.Fatalf("changes %+v", ch)
-	}
-	restoreTurn(t, w, 1)
-	if got := readFile(t, dir, "big.txt"); got != want {
-		t.Fatal("the packed content was not restored")
-	}
-}
-
 func TestShellGitObjectGone(t *testing.T) {
 	needGit(t)
 	dir := gitRepoWith(t, map[string]string{"a.txt": "a\n"})
@@ -356,27 +303,6 @@ func TestShellConcurrentCommands(t *testing.T) {
 	}
 }
 
-func mustHex(t *testing.T, s string) []byte {
-	t.Helper()
-	b := make([]byte, len(s)/2)
-	for i := range b {
-		var v byte
-		for _, c := range s[2*i : 2*i+2] {
-			v <<= 4
-			switch {
-			case c >= '0' && c <= '9':
-				v |= byte(c - '0')
-			case c >= 'a' && c <= 'f':
-				v |= byte(c - 'a' + 10)
-			default:
-				t.Fatalf("bad hex %q", s)
-			}
-		}
-		b[i] = v
-	}
-	return b
-}
-
 func TestSimplePatternsMatchLikeGitignore(t *testing.T) {
 	lines := []string{"*.log", "!keep.log", "/build/", "node_modules/", "*.tmp", ".cache/", "/top", "x*y", "# comment", "  spaced  ", "", "dist"}
 	simple, ok := simplePatterns(lines)
@@ -501,44 +427,5 @@ func TestShellWatcherClosedWithTheLastRecorder(t *testing.T) {
 	restoreTurn(t, w, 2)
 	if got := readFile(t, dir, "f.txt"); got != "changed while nobody watched\n" {
 		t.Fatalf("restored %q", got)
-	}
-}
-
-func TestGitIndexVersions(t *testing.T) {
-	needGit(t)
-	for _, version := range []string{"2", "3", "4"} {
-		t.Run("v"+version, func(t *testing.T) {
-			files := map[string]string{"a/b/c.txt": "c\n", "a/b/d.txt": "d\n", "a/e.txt": "e\n", "z.txt": "z\n"}
-			dir := gitRepoWith(t, files)
-			writeFile(t, dir, "later.txt", "intent to add\n")
-			git(t, dir, "add", "-N", "later.txt") // an extended flag: index v3 at least
-			git(t, dir, "update-index", "--index-version", version)
-			x, err := findRepo(dir).readIndex()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for rel := range files {
-				if _, ok := x.entries[rel]; !ok {
-					t.Errorf("%s is missing from the index read", rel)
-				}
-			}
-			if _, ok := x.entries["later.txt"]; ok {
-				t.Error("an intent-to-add entry was taken as the file's content")
-			}
-		})
-	}
-}
-
-func TestGitIndexOfSubdirectoryWorkspace(t *testing.T) {
-	needGit(t)
-	dir := gitRepoWith(t, map[string]string{"sub/x.txt": "x\n", "top.txt": "t\n"})
-	w := openWS(t, openStore(t), filepath.Join(dir, "sub"), Limits{})
-	r := recorder(t, w, "s")
-	_ = r.BeginTurn(1)
-	if err := r.BeforeShell(); err != nil {
-		t.Fatal(err)
-	}
-	if e, ok := viewEntry(w, "x.txt"); !ok || !e.git {
-		t.Fatalf("the index of the enclosing repository was not used: %+v", e)
 	}
 }
