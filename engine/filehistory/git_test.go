@@ -2,7 +2,6 @@ package filehistory
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -184,18 +183,7 @@ func TestShellReadsAlternateObjects(t *testing.T) {
 			if e, ok := viewEntry(w, "a.txt"); !ok || !e.git {
 				t.Fatalf("the file was not taken from the index: %+v", e)
 			}
-			cmd := exec.Command("sh", "-c", "echo changed > a.txt")
-			cmd.Dir = dir
-			if err := cmd.Run(); err != nil {
-				t.Fatal(err)
-			}
-			if ch, err := r.AfterShell(); err != nil || !slices.Equal(ch.Modified, []string{"a.txt"}) || len(ch.NotRestorable) != 0 {
-				t.Fatalf("changes %+v, %v", ch, err)
-			}
-			restoreTurn(t, w, 1)
-			if got := readFile(t, dir, "a.txt"); got != "from the source\n" {
-				t.Fatalf("restored %q", got)
-			}
+			changeAndRestoreA(t, w, r, "echo changed > a.txt", "from the source\n")
 		})
 	}
 }

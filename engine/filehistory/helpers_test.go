@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/tally-dev/tally/storage"
@@ -104,6 +105,25 @@ func shell(tb testing.TB, r *Recorder, command string) ShellChanges {
 		tb.Fatal(err)
 	}
 	return ch
+}
+
+// changeAndRestoreA runs command, after the caller's BeforeShell, in the
+// workspace, checks that AfterShell finds a.txt modified and restorable,
+// and that restoring turn 1 gives it back as want.
+func changeAndRestoreA(t *testing.T, w *Workspace, r *Recorder, command, want string) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Dir = w.Dir()
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if ch, err := r.AfterShell(); err != nil || !slices.Equal(ch.Modified, []string{"a.txt"}) || len(ch.NotRestorable) != 0 {
+		t.Fatalf("changes %+v, %v", ch, err)
+	}
+	restoreTurn(t, w, 1)
+	if got := readFile(t, w.Dir(), "a.txt"); got != want {
+		t.Fatalf("restored %q; want %q", got, want)
+	}
 }
 
 // fileState is what treeState records of one path.

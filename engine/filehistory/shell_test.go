@@ -366,18 +366,7 @@ func TestShellUntrustedIndexReadsFiles(t *testing.T) {
 			if e, ok := viewEntry(w, "a.txt"); !ok || e.git {
 				t.Fatalf("the file was taken from an index that cannot be trusted: %+v", e)
 			}
-			cmd := exec.Command("sh", "-c", "echo b > a.txt")
-			cmd.Dir = dir
-			if err := cmd.Run(); err != nil {
-				t.Fatal(err)
-			}
-			if ch, err := r.AfterShell(); err != nil || !slices.Equal(ch.Modified, []string{"a.txt"}) || len(ch.NotRestorable) != 0 {
-				t.Fatalf("changes %+v, %v", ch, err)
-			}
-			restoreTurn(t, w, 1)
-			if got := readFile(t, dir, "a.txt"); got != "a\n" {
-				t.Fatalf("restored %q", got)
-			}
+			changeAndRestoreA(t, w, r, "echo b > a.txt", "a\n")
 		})
 	}
 }
