@@ -94,8 +94,8 @@ func rewindTarget(turns []agent.Turn, n *int) error {
 // showModel runs /model: alone it opens the Switch the model dialog,
 // with a name (and @profile) it switches at once.
 func (u *UI) showModel(live *liveSession, inv agent.Invocation) {
-	if live == nil {
-		return
+	if live == nil || live.sess == nil {
+		return // still opening: nothing to show or switch yet
 	}
 	if live.info.demo {
 		u.banner.ShowInfo("This demo session talks to a scripted model; open a session of your own to switch models.")
