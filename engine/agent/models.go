@@ -74,7 +74,11 @@ func modelLabel(name, profile string) string {
 // provider's cache: the ledger's next turn row says so (Row.Repin). The
 // caller holds s.mu or has not published the session yet.
 func (s *Session) notePin(name, profile string) {
-	if s.meta.Model == "" || (s.meta.Model == name && s.meta.Profile == profile) {
+	if s.meta.Model == "" {
+		s.meta.Model, s.meta.Profile = name, profile // never sent to a model yet: nothing to re-pin
+		return
+	}
+	if s.meta.Model == name && s.meta.Profile == profile {
 		return
 	}
 	s.st.Repin = modelLabel(s.meta.Model, s.meta.Profile) + " → " + modelLabel(name, profile)
