@@ -17,7 +17,7 @@ const profileUsage = `usage:
   tally profile add NAME --base-url URL [--model M] [--key-env VAR | --key-stdin] [--context-window N]
                                          add an endpoint (or change the one called NAME); the key from stdin
                                          goes to the OS keychain, a --key-env variable is read when a session starts
-  tally profile remove NAME              forget a profile (sessions on it then need --profile to run)
+  tally profile remove NAME              forget a profile (its sessions still open; switch them with /model)
   tally profile default NAME|main        the profile new sessions start on (main: the main connection)
   tally profile role ROLE [--profile P] [--model M]
                                          the model of subagents, summaries or briefs; neither flag: the session's own`

@@ -129,6 +129,15 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 	}
 	profile := w.sessionProfile(o, saved, stored)
 	r, err := config.ResolveProfile(profile, o.Flags, w.env, saved) // resolved once: the endpoint decides the cache rule and the client
+	if err != nil && stored != nil && o.Profile == "" {
+		// The session's own profile was removed since: it still opens, to
+		// be read, and says how to go on.
+		cfg.ModelName, cfg.Profile = stored.Model, stored.Profile
+		if cfg.CacheRule, cfg.StatusMode, err = placement(o.StatusMode, saved, ""); err != nil {
+			return agent.Config{}, err
+		}
+		return cfg, noModelError{fmt.Errorf("this session talks to the endpoint profile %q, which is no longer saved; add it again in Settings, or switch the session with /model @main", stored.Profile)}
+	}
 	if err != nil {
 		return agent.Config{}, err
 	}

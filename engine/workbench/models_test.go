@@ -1,6 +1,7 @@
 package workbench
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -124,5 +125,45 @@ func TestRolesGetTheirOwnClients(t *testing.T) {
 	}
 	if _, err := w.Config(SessionOptions{}); err == nil || !strings.Contains(err.Error(), "briefs role") {
 		t.Errorf("a role without its key: %v", err)
+	}
+}
+
+func TestASessionWhoseProfileWasRemovedStillOpens(t *testing.T) {
+	w := profiled(t)
+	cfg, err := w.Config(SessionOptions{Profile: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.UserConfigDir = ""
+	s, err := agent.Create(cfg, "orphan", t.TempDir(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	saved, _ := w.Settings().RemoveProfile("local")
+	if err := w.SaveSettings(saved); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = w.Config(SessionOptions{ID: "orphan"})
+	if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), `profile "local", which is no longer saved`) || cfg.ModelName != "qwen3-8b" {
+		t.Fatalf("Config = %q, %v; want the session readable, with what to do", cfg.ModelName, err)
+	}
+	r, err := w.OpenSession(cfg, "orphan")
+	if err != nil {
+		t.Fatalf("the session does not open to be read: %v", err)
+	}
+	r.Close()
+	// Switching it to the main connection makes it usable again.
+	m, err := w.ModelChoice(MainProfile, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ = w.OpenSession(cfg, "orphan")
+	if err := r.SwitchModel(m); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if cfg, err = w.Config(SessionOptions{ID: "orphan"}); err != nil || cfg.Profile != "" || cfg.Model == nil {
+		t.Errorf("after the switch: %q, %v", cfg.Profile, err)
 	}
 }
