@@ -318,6 +318,7 @@ func (u *UI) build() {
 	u.input.suggest = u.demoSuggestions()
 	u.footer = tw.NewFooter(func(d time.Duration, fn func()) { u.bridge.After(d, fn) })
 	u.chat = newChatView(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })
+	u.chat.filled = u.memoryReleaser()
 	u.chat.onRewind = u.startRewind
 	u.chat.onChild = [2]func(*chatItem){u.showChildTranscript, u.stopChild}
 	u.chat.onCommand = u.allowCommandFromCard

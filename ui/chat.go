@@ -106,6 +106,9 @@ func (it *chatItem) copyText() string {
 // chatView is the conversation: a virtualized list whose rows are measured
 // at the list's real width whenever their content or the width changes.
 type chatView struct {
+	// filled, when set, is called whenever a row comes into view and is
+	// filled (see UI.memoryReleaser).
+	filled   func()
 	list     *chatList
 	box      *fyne.Container
 	est      map[itemKind]float32 // one-line height of each kind at width
@@ -168,6 +171,9 @@ func (c *chatView) newList() *chatList {
 				r.set(c.items[id])
 				c.fitShown(id, r)
 				c.scrolledLater() // a scroll shows new rows
+				if c.filled != nil {
+					c.filled()
+				}
 			}
 		})
 }
