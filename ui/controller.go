@@ -85,7 +85,7 @@ func (u *UI) agentConfig(live *liveSession, isDemo bool) (agent.Config, error) {
 	}}
 	cfg, err := u.wb.Config(workbench.SessionOptions{
 		ID: live.id, Demo: isDemo, MaxSteps: maxSteps,
-		Approver: approver, Asker: asker, Forms: true,
+		Approver: approver, Asker: asker, Forms: true, PrepareSnapshots: true,
 		OnEvent: u.bridge.Events(func(e agent.Event) { u.onEvent(live, e) }),
 	})
 	if errors.Is(err, workbench.ErrNoModel) {

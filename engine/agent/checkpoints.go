@@ -19,6 +19,30 @@ type fileRecorder struct {
 	mu  sync.Mutex
 	rec *filehistory.Recorder
 	err error // why changes cannot be recorded now
+	// prepared is set once the first turn's snapshot was started in the
+	// background (see prepare); preparing is done when it has ended.
+	prepared  bool
+	preparing sync.WaitGroup
+}
+
+// prepare takes the workspace's snapshot in the background the first
+// time a turn starts (filehistory.Recorder.Prepare), while the model
+// thinks, so that the turn's first command does not wait for the whole
+// workspace to be listed and read. A failure is left for BeforeShell to
+// meet and report.
+func (f *fileRecorder) prepare() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.prepared || f.rec == nil || f.err != nil {
+		return
+	}
+	f.prepared = true
+	r := f.rec
+	f.preparing.Add(1)
+	go func() {
+		defer f.preparing.Done()
+		_ = r.Prepare()
+	}()
 }
 
 func (f *fileRecorder) get() (*filehistory.Recorder, error) {
@@ -148,6 +172,9 @@ func (s *Session) beginTurnCheckpoint(n int) {
 		err = fmt.Errorf("the checkpoint of turn %d could not be started (%w)", n, err)
 	}
 	f.fail(err)
+	if s.cfg.PrepareSnapshots {
+		f.prepare()
+	}
 }
 
 // checkpoints returns the workspace's checkpoints, or an error saying
@@ -177,6 +204,7 @@ func (s *Session) Close() error {
 	if f == nil || f.rec == nil {
 		return nil
 	}
+	f.preparing.Wait() // a snapshot under way ends before its recorder closes
 	err := f.rec.Close()
 	f.fail(errors.New("the session was closed; open it again to change files"))
 	return err

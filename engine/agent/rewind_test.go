@@ -98,9 +98,14 @@ func git(t *testing.T, dir string, args ...string) string {
 }
 
 func TestRewindRestoresFilesAndConversation(t *testing.T) {
-	for _, repo := range []bool{false, true} {
-		t.Run(map[bool]string{false: "plain folder", true: "git repository"}[repo], func(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		repo, prepare bool
+	}{{"plain folder", false, false}, {"git repository", true, false}, {"plain folder, snapshot prepared when the turn starts", false, true}} {
+		repo := c.repo
+		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, rewindScript(), tool.ApproveAll{})
+			h.cfg.PrepareSnapshots = c.prepare
 			seedTree(t, h.ws)
 			var gitBefore string
 			if repo {

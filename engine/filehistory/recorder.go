@@ -219,6 +219,30 @@ func (r *Recorder) BeforeShell() error {
 	return w.pruneLocked()
 }
 
+// Prepare takes the workspace's snapshot now, as BeforeShell would, without
+// a command to follow: call it when a turn starts, off the turn's path, so
+// that the first command of a process finds the workspace already listed
+// and read and pays only for what changed since. It fixes the session's
+// ignore rules, as its first change would. It holds the workspace while it
+// works: a BeforeWrite meanwhile waits for it.
+func (r *Recorder) Prepare() error {
+	root, err := r.w.openRoot()
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	w := r.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	rules, err := r.ignoreRules(root)
+	if err != nil {
+		return err
+	}
+	w.refresh(root, w.view(rules))
+	w.tidyStage()
+	return w.pruneLocked()
+}
+
 // AfterShell brings the manifest up to date again and records the earlier
 // state of every path the command changed, created or deleted as its
 // before-image in the current turn, and its new state as the session's last

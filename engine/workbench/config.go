@@ -60,6 +60,10 @@ type SessionOptions struct {
 	// Editor is the editor the session is driven from (see
 	// agent.Config.Editor); nil for none.
 	Editor tool.Editor
+	// PrepareSnapshots takes the workspace's checkpoint snapshot in the
+	// background when a turn starts (agent.Config.PrepareSnapshots): for
+	// hosts that live for many turns, the app and the editor's agent.
+	PrepareSnapshots bool
 	// Profile is the endpoint profile to use: "" keeps a stored session's
 	// own and starts a new one on the settings' default, MainProfile is
 	// the main connection.
@@ -95,9 +99,10 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 		Mode:          w.permissionMode(o, saved),
 		AllowCommands: o.AllowCommands, DenyCommands: o.DenyCommands,
 		// The one mapping of the checkpoint cap (0: the default).
-		CheckpointBytes: saved.CheckpointCap,
-		LSP:             languageServers(),
-		Editor:          o.Editor,
+		CheckpointBytes:  saved.CheckpointCap,
+		LSP:              languageServers(),
+		Editor:           o.Editor,
+		PrepareSnapshots: o.PrepareSnapshots,
 	}
 	if cfg.Approver == nil {
 		cfg.Approver = tool.DenyAll{}
