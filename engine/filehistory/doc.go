@@ -22,7 +22,9 @@
 // manifests see — and skips .git.
 //
 // The first shell snapshot of a process walks the workspace and stats every
-// file. A file is read, hashed and compressed only when its stat changed
+// file; [Recorder.Prepare] takes it ahead of time (a host calls it when a
+// turn starts), so that the first command pays only for what changed
+// since. A file is read, hashed and compressed only when its stat changed
 // since the last snapshot, and, where the workspace is in a git repository,
 // only when git's index does not vouch for it: a tracked file whose stat
 // matches its index entry exactly (and that is not "racily clean", modified
