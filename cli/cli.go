@@ -230,6 +230,7 @@ func (o *options) sessionOptions(id string) workbench.SessionOptions {
 	// The run's own command rules; the workspace's stored ones apply too.
 	so.AllowCommands, so.DenyCommands = o.allowCommands, o.denyCommands
 	so.Vision = o.vision
+	so.PrepareSnapshots = true // the turn's first command finds the workspace listed
 	if o.cycleAtSet {
 		at := o.cycleAt
 		so.CycleAt = &at

@@ -48,7 +48,7 @@ func (st *session) options(id string) workbench.SessionOptions {
 	so.OnEvent = st.event
 	so.Forms = false // the MCP servers' forms are declined: ACP has no stable form request
 	so.Editor = editor{st}
-	so.PrepareSnapshots = true // an editor's agent lives for many turns
+	so.PrepareSnapshots = true // the turn's first command finds the workspace listed
 	return so
 }
 

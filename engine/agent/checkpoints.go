@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -20,9 +21,11 @@ type fileRecorder struct {
 	rec *filehistory.Recorder
 	err error // why changes cannot be recorded now
 	// prepared is set once the first turn's snapshot was started in the
-	// background (see prepare); preparing is done when it has ended.
+	// background (see prepare); preparing is done when it has ended, and
+	// cancel ends it early.
 	prepared  bool
 	preparing sync.WaitGroup
+	cancel    context.CancelFunc
 }
 
 // prepare takes the workspace's snapshot in the background the first
@@ -38,11 +41,26 @@ func (f *fileRecorder) prepare() {
 	}
 	f.prepared = true
 	r := f.rec
+	ctx, cancel := context.WithCancel(context.Background())
+	f.cancel = cancel
 	f.preparing.Add(1)
 	go func() {
 		defer f.preparing.Done()
-		_ = r.Prepare()
+		defer cancel()
+		_ = r.Prepare(ctx)
 	}()
+}
+
+// stopPreparing ends a snapshot under way (it leaves the workspace as it
+// was) and waits for it.
+func (f *fileRecorder) stopPreparing() {
+	f.mu.Lock()
+	cancel := f.cancel
+	f.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	f.preparing.Wait()
 }
 
 func (f *fileRecorder) get() (*filehistory.Recorder, error) {
@@ -204,7 +222,7 @@ func (s *Session) Close() error {
 	if f == nil || f.rec == nil {
 		return nil
 	}
-	f.preparing.Wait() // a snapshot under way ends before its recorder closes
+	f.stopPreparing() // a snapshot under way ends before its recorder closes
 	err := f.rec.Close()
 	f.fail(errors.New("the session was closed; open it again to change files"))
 	return err

@@ -120,9 +120,8 @@ type Config struct {
 	// PrepareSnapshots takes the workspace's checkpoint snapshot in the
 	// background when the session's first turn starts, while the model
 	// thinks, so that its first command pays only for what changed since
-	// (see filehistory.Recorder.Prepare). Closing the session waits for a
-	// snapshot under way, so a host that lives for one turn (tally run)
-	// leaves it off.
+	// (see filehistory.Recorder.Prepare). Closing the session cancels a
+	// snapshot still under way.
 	PrepareSnapshots bool
 	// Editor is the editor the session is driven from, when it offers its
 	// buffers (an ACP client with file-system support): the file tools

@@ -2,6 +2,7 @@ package filehistory
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -178,7 +179,7 @@ func BenchmarkShellCommand(b *testing.B) {
 					for range b.N {
 						b.StopTimer()
 						r := open()
-						if err := r.Prepare(); err != nil {
+						if err := r.Prepare(context.Background()); err != nil {
 							b.Fatal(err)
 						}
 						b.StartTimer()

@@ -240,6 +240,9 @@ func (s *walker) walkAll() {
 // list lists the directory of t and takes in its files, returning its
 // subdirectories to list.
 func (s *walker) list(t dirTask) []dirTask {
+	if s.w.stopped() {
+		return nil
+	}
 	rel, rules := t.rel, t.rules
 	name := "."
 	if rel != "" {
@@ -346,7 +349,7 @@ func (s *walker) read() {
 				k := i
 				i++
 				next.Unlock()
-				if k >= len(s.todo) {
+				if k >= len(s.todo) || s.w.stopped() {
 					return
 				}
 				t := s.todo[k]

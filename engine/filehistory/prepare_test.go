@@ -1,6 +1,7 @@
 package filehistory
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +22,7 @@ func TestAPreparedSnapshotStillSeesWhatChangedBeforeTheCommand(t *testing.T) {
 	if err := r.BeginTurn(1); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Prepare(); err != nil {
+	if err := r.Prepare(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, dir, "a.txt", "edited by hand\n") // outside any command
@@ -38,5 +39,35 @@ func TestAPreparedSnapshotStillSeesWhatChangedBeforeTheCommand(t *testing.T) {
 	}
 	if got := readFile(t, dir, "sub/b.txt"); got != "b\n" {
 		t.Errorf("sub/b.txt = %q", got)
+	}
+}
+
+// A cancelled Prepare leaves nothing half done: the next snapshot walks
+// the whole workspace and records a command's change as without it.
+func TestACancelledPrepareChangesNothing(t *testing.T) {
+	st := openStore(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "a.txt", "before\n")
+	w := openWS(t, st, dir, Limits{})
+	r := recorder(t, w, "s")
+	if err := r.BeginTurn(1); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := r.Prepare(ctx); err == nil {
+		t.Fatal("a cancelled Prepare reported success")
+	}
+	walked := walks(w)
+	ch := shell(t, r, "echo after > a.txt")
+	if walks(w) != walked+1 {
+		t.Errorf("the snapshot after a cancelled Prepare did not walk the workspace (%d walks, %d before)", walks(w), walked)
+	}
+	if !slices.Equal(ch.Modified, []string{"a.txt"}) {
+		t.Fatalf("changes %+v", ch)
+	}
+	restoreTurn(t, w, 1)
+	if got := readFile(t, dir, "a.txt"); got != "before\n" {
+		t.Errorf("restored %q", got)
 	}
 }

@@ -1,6 +1,7 @@
 package filehistory
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -224,8 +225,10 @@ func (r *Recorder) BeforeShell() error {
 // that the first command of a process finds the workspace already listed
 // and read and pays only for what changed since. It fixes the session's
 // ignore rules, as its first change would. It holds the workspace while it
-// works: a BeforeWrite meanwhile waits for it.
-func (r *Recorder) Prepare() error {
+// works: a BeforeWrite meanwhile waits for it. Cancelling ctx ends it
+// early, leaving things as they were (the next snapshot walks the whole
+// workspace), and returns ctx's error.
+func (r *Recorder) Prepare(ctx context.Context) error {
 	root, err := r.w.openRoot()
 	if err != nil {
 		return err
@@ -238,7 +241,12 @@ func (r *Recorder) Prepare() error {
 	if err != nil {
 		return err
 	}
+	w.stop = func() bool { return ctx.Err() != nil }
 	w.refresh(root, w.view(rules))
+	w.stop = nil
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	w.tidyStage()
 	return w.pruneLocked()
 }

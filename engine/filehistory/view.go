@@ -146,6 +146,10 @@ func (w *Workspace) walkAll(root *os.Root, v *view) {
 	}
 	s.git = w.gitIndex()
 	s.walkAll()
+	if w.stopped() {
+		s.wt.close() // cancelled: the view stays as it was, and the next snapshot walks
+		return
+	}
 	if s.sawAttributes {
 		s.untrustGit()
 	}
@@ -157,6 +161,10 @@ func (w *Workspace) walkAll(root *os.Root, v *view) {
 		}
 	}
 	s.read()
+	if w.stopped() {
+		s.wt.close()
+		return
+	}
 	if len(v.pending) > 0 {
 		for p, e := range s.files {
 			v.set(p, e, true)

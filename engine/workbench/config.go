@@ -61,8 +61,8 @@ type SessionOptions struct {
 	// agent.Config.Editor); nil for none.
 	Editor tool.Editor
 	// PrepareSnapshots takes the workspace's checkpoint snapshot in the
-	// background when a turn starts (agent.Config.PrepareSnapshots): for
-	// hosts that live for many turns, the app and the editor's agent.
+	// background when a turn starts (agent.Config.PrepareSnapshots); the
+	// app, the command line and the editor's agent all set it.
 	PrepareSnapshots bool
 	// Profile is the endpoint profile to use: "" keeps a stored session's
 	// own and starts a new one on the settings' default, MainProfile is
