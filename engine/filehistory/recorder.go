@@ -197,6 +197,19 @@ type ShellChanges struct {
 // restored. Call it right before a shell command runs and AfterShell right
 // after.
 func (r *Recorder) BeforeShell() error {
+	return r.snapshot(func(v *view) {
+		if r.view != nil {
+			delete(r.view.pending, r)
+		}
+		v.pending[r] = map[string]entry{} // from now on, what changes is the command's
+		r.view = v
+	}, nil)
+}
+
+// snapshot brings the session's view of the workspace up to date, with
+// w.mu held, then runs then on it. stop, when not nil, can end the walk
+// early: then nothing else is done and stop's error is returned.
+func (r *Recorder) snapshot(then func(*view), stop func() error) error {
 	root, err := r.w.openRoot()
 	if err != nil {
 		return err
@@ -209,13 +222,20 @@ func (r *Recorder) BeforeShell() error {
 	if err != nil {
 		return err
 	}
-	if r.view != nil {
-		delete(r.view.pending, r)
-	}
 	v := w.view(rules)
+	if stop != nil {
+		w.stop = func() bool { return stop() != nil }
+	}
 	w.refresh(root, v)
-	v.pending[r] = map[string]entry{}
-	r.view = v
+	w.stop = nil
+	if stop != nil {
+		if err := stop(); err != nil {
+			return err
+		}
+	}
+	if then != nil {
+		then(v)
+	}
 	w.tidyStage()
 	return w.pruneLocked()
 }
@@ -229,26 +249,7 @@ func (r *Recorder) BeforeShell() error {
 // early, leaving things as they were (the next snapshot walks the whole
 // workspace), and returns ctx's error.
 func (r *Recorder) Prepare(ctx context.Context) error {
-	root, err := r.w.openRoot()
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	w := r.w
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	rules, err := r.ignoreRules(root)
-	if err != nil {
-		return err
-	}
-	w.stop = func() bool { return ctx.Err() != nil }
-	w.refresh(root, w.view(rules))
-	w.stop = nil
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	w.tidyStage()
-	return w.pruneLocked()
+	return r.snapshot(nil, ctx.Err)
 }
 
 // AfterShell brings the manifest up to date again and records the earlier
