@@ -15,8 +15,8 @@ import (
 
 // referenceSearch is Search as it was before the search index: it decodes
 // and lowercases every message of every session on every query. The
-// index must give exactly its hits. (The only addition is Index, counted
-// as the lines go by.)
+// index must give exactly its hits. It is the fallback scan (scanHits)
+// run over every session.
 func referenceSearch(w *Workbench, query string) (hits []SearchHit, truncated bool, err error) {
 	words := strings.Fields(strings.ToLower(query))
 	if len(words) == 0 {
@@ -39,28 +39,8 @@ func referenceSearch(w *Workbench, query string) (hits []SearchHit, truncated bo
 		if matchAll(strings.ToLower(s.Title), words) && !add(SearchHit{Session: s.ID, Title: s.Title, Snippet: s.Title}) {
 			break
 		}
-		lines, err := w.exportLines(s.ID)
-		if err != nil && len(lines) == 0 {
-			continue
-		}
-		positions := map[int]int{}
-		for _, l := range lines {
-			index := positions[l.Cycle]
-			if l.Index != nil {
-				index = *l.Index
-			} else {
-				positions[l.Cycle]++
-			}
-			text := searchText(l.Message)
-			low := strings.ToLower(text)
-			if !matchAll(low, words) {
-				continue
-			}
-			h := SearchHit{Session: s.ID, Title: s.Title, Cycle: l.Cycle, Index: index, Current: l.Cycle == s.Cycle || (s.Cycle == 0 && l.Cycle == 1),
-				Superseded: l.SupersededBy != "", Role: l.Message.Role, Snippet: snippet(text, low, words[0]), Message: l.Message}
-			if !add(h) {
-				break
-			}
+		if !w.scanHits(s, words, add) { // the scan the index replaced, over every session
+			break
 		}
 		if truncated {
 			break
