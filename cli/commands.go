@@ -157,7 +157,7 @@ func switchModel(w *workbench.Workbench, cfg agent.Config, id string, inv agent.
 	if err := sess.SwitchModel(m); err != nil {
 		return fmt.Errorf("tally run: /model: %w", err)
 	}
-	fmt.Fprintf(stdout, "session %s now talks to %s; its next request starts that model's cache afresh (the ledger records the switch)\n", id, modelOn(m.Name, m.Profile))
+	fmt.Fprintf(stdout, "session %s now talks to %s; its next request starts that model's cache afresh (the ledger records the switch)\n", id, modelOn(m.ModelName, m.Profile))
 	return nil
 }
 

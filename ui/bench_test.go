@@ -32,7 +32,7 @@ func seedLongSession(tb testing.TB, dir string, n int) string {
 	// The workspace is a project folder beside the data directory, never
 	// the data directory itself (the engine refuses that).
 	ws := tb.TempDir()
-	sess, err := agent.Create(agent.Config{Store: st, ModelName: "bench-model"}, "bench", ws, "bench")
+	sess, err := agent.Create(agent.Config{Store: st, ModelChoice: agent.ModelChoice{ModelName: "bench-model"}}, "bench", ws, "bench")
 	if err != nil {
 		tb.Fatal(err)
 	}

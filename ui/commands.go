@@ -168,15 +168,15 @@ func (u *UI) switchModel(live *liveSession, profile, model string) {
 				u.banner.ShowError("The model stays " + live.info.model + ": " + err.Error())
 				return
 			}
-			live.info.model, live.info.window = m.Name, window
+			live.info.model, live.info.window = m.ModelName, window
 			if u.live == live {
-				u.footer.State.Model = m.Name
+				u.footer.State.Model = m.ModelName
 				u.side.gauge.SetLevel(level, window, exact)
 				u.side.gauge.SetThresholds(compactAt, cycleAt)
 				u.showTotals(live)
 				u.footer.Update()
 			}
-			where := m.Name
+			where := m.ModelName
 			if m.Profile != "" {
 				where += " on " + m.Profile
 			}

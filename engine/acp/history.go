@@ -167,7 +167,7 @@ func (st *session) action(ctx context.Context, inv agent.Invocation, perr error)
 			break
 		}
 		st.noModel = nil // the session now has an endpoint of its own
-		say(fmt.Sprintf("This session now talks to %s; its next request starts that model's cache afresh.", modelOn(m.Name, m.Profile)))
+		say(fmt.Sprintf("This session now talks to %s; its next request starts that model's cache afresh.", modelOn(m.ModelName, m.Profile)))
 	default:
 		say(fmt.Sprintf("/%s is not available from the editor; run `tally rewind %s --to TURN` in a terminal, or use the app's Rewind dialog.", c.Name, st.id))
 	}

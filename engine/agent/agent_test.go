@@ -64,9 +64,9 @@ func newHarness(t testing.TB, script llmtest.Script, approver tool.Approver, opt
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644)
 	h := &harness{t: t, srv: srv, st: st, ws: ws, rec: &recorder{}}
 	h.cfg = Config{
-		Store: st, ModelName: "deepseek-chat", Approver: approver, Now: func() time.Time { return day },
-		Model: llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "sk-test",
-			Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }}),
+		Store: st, Approver: approver, Now: func() time.Time { return day },
+		ModelChoice: ModelChoice{ModelName: "deepseek-chat", Model: llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "sk-test",
+			Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }})},
 		OnEvent: h.rec.on,
 	}
 	return h

@@ -129,7 +129,7 @@ func runSessionWith(tb testing.TB, turns, perTurn int, o sessionRun) cacheRun {
 	// gofmt only: go vet on every write would make the test slow without
 	// changing what the cache sees (one <diagnostics> message either way).
 	rules := []diag.Rule{{Ext: ".go", Commands: []diag.Command{{Name: "gofmt", Args: []string{"gofmt", "-l", diag.Files}, Explain: "file is not gofmt-formatted"}}}}
-	cfg := Config{Store: st, Model: model, ModelName: "deepseek-chat", Approver: tool.ApproveAll{}, Now: now, DiagRules: rules, StatusMode: o.placement}
+	cfg := Config{Store: st, ModelChoice: ModelChoice{Model: model, ModelName: "deepseek-chat"}, Approver: tool.ApproveAll{}, Now: now, DiagRules: rules, StatusMode: o.placement}
 	s, err := Create(cfg, "cache", ws, "")
 	if err != nil {
 		tb.Fatal(err)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/tally-dev/tally/engine/diag"
 	"github.com/tally-dev/tally/engine/ledger"
-	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -17,18 +16,10 @@ const DefaultMaxSteps = 50
 
 // Config is what a session needs from its host (the CLI or the GUI).
 type Config struct {
-	Store         *storage.Store
-	Model         llm.Model
-	ModelName     string
-	ContextWindow int // 0: from the known-model table
-	// Profile is the endpoint profile Model is on ("" for the main
-	// connection); it is stored with the session, so reopening it finds
-	// its endpoint again.
-	Profile string
-	// PromptCacheKey sends the session's ID as prompt_cache_key with each
-	// request (OpenAI's routing hint for its prompt cache, stable per
-	// session); set it only for endpoints that accept the field.
-	PromptCacheKey bool
+	Store *storage.Store
+	// ModelChoice is the model the session talks to: its client, name,
+	// endpoint profile, window, prices and what it can do.
+	ModelChoice
 	// Roles give the engine's own calls a model of their own, by the
 	// ledger kind they are recorded under: ledger.KindSubagent for the
 	// task tool's sub-agents, KindSummary for compaction summaries,
@@ -38,10 +29,6 @@ type Config struct {
 	Approver tool.Approver // nil: deny every call that needs approval
 	MaxSteps int           // 0: DefaultMaxSteps
 	Now      func() time.Time
-	// Vision says the model accepts images: the user's pictures are sent
-	// and read_file shows image files (see images.go). Without it a
-	// message with images is refused and no image is ever sent.
-	Vision bool
 	// UserConfigDir is where the user's AGENTS.md lives; "" skips it, and
 	// the user's MCP file (see MCPOptions) too.
 	UserConfigDir string
@@ -97,12 +84,6 @@ type Config struct {
 	// level (compact.Budget), and a positive value a level in tokens; none
 	// goes above the window's default.
 	KeepUnder int
-	// CacheRule is the provider's cache rule the cost estimates assume;
-	// it is recorded with every ledger row ("" when unknown).
-	CacheRule ledger.CacheRule
-	// HitPrice and MissPrice (USD per million input tokens) price the cache
-	// cost in compaction previews; zero means unknown.
-	HitPrice, MissPrice float64
 	// CheckpointBytes caps the compressed file content the checkpoints of
 	// the session's workspace keep (see checkpoint.Limits.StoreBytes);
 	// 0 means checkpoint.DefaultStoreBytes.

@@ -22,7 +22,7 @@ func (s *Session) metered(kind ledger.Kind) llm.Model {
 		if cb.OnRetry == nil {
 			cb.OnRetry = func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) }
 		}
-		req.Model = m.Name
+		req.Model = m.ModelName
 		resp, err := m.Model.Stream(ctx, s.keyed(m, req), cb)
 		if err != nil || resp == nil {
 			return resp, err

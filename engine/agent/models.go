@@ -11,42 +11,40 @@ import (
 
 // ModelChoice is one model a session can talk to: its client and name,
 // the endpoint profile it is on, its window and input prices, and what
-// the endpoint's cache and the model can do. Config holds the session's
-// own; Config.Roles one per role; SwitchModel takes a new one.
+// the endpoint's cache and the model can do. Config embeds the session's
+// own; Config.Roles holds one per role; SwitchModel takes a new one.
 type ModelChoice struct {
-	Model   llm.Model
-	Name    string
-	Profile string // the endpoint profile ("" for the main connection)
+	Model     llm.Model
+	ModelName string
+	// Profile is the endpoint profile Model is on ("" for the main
+	// connection); it is stored with the session, so reopening it finds
+	// its endpoint again.
+	Profile string
 	// ContextWindow is 0 for the known-model table.
-	ContextWindow       int
+	ContextWindow int
+	// HitPrice and MissPrice (USD per million input tokens) price the
+	// cache cost in compaction previews; zero means unknown.
 	HitPrice, MissPrice float64
-	CacheRule           ledger.CacheRule
-	Vision              bool
-	// PromptCacheKey sends the session's ID as OpenAI's prompt_cache_key
-	// with every request, so that the requests of one session are routed
-	// to the same cache (see Config.PromptCacheKey).
+	// CacheRule is the provider's cache rule the cost estimates assume;
+	// it is recorded with every ledger row ("" when unknown).
+	CacheRule ledger.CacheRule
+	// Vision says the model accepts images: the user's pictures are sent
+	// and read_file shows image files (see images.go). Without it a
+	// message with images is refused and no image is ever sent.
+	Vision bool
+	// PromptCacheKey sends the session's ID as prompt_cache_key with each
+	// request (OpenAI's routing hint for its prompt cache, stable per
+	// session); set it only for endpoints that accept the field.
 	PromptCacheKey bool
-}
-
-// choice is the session's own model as a ModelChoice.
-func (c *Config) choice() ModelChoice {
-	return ModelChoice{Model: c.Model, Name: c.ModelName, Profile: c.Profile, ContextWindow: c.ContextWindow,
-		HitPrice: c.HitPrice, MissPrice: c.MissPrice, CacheRule: c.CacheRule, Vision: c.Vision, PromptCacheKey: c.PromptCacheKey}
-}
-
-// use makes m the session's own model in c.
-func (c *Config) use(m ModelChoice) {
-	c.Model, c.ModelName, c.Profile, c.ContextWindow = m.Model, m.Name, m.Profile, m.ContextWindow
-	c.HitPrice, c.MissPrice, c.CacheRule, c.Vision, c.PromptCacheKey = m.HitPrice, m.MissPrice, m.CacheRule, m.Vision, m.PromptCacheKey
 }
 
 // roleModel is the model the engine's calls of kind use: the role's own
 // (Config.Roles) when one is set, the session's otherwise.
 func (s *Session) roleModel(kind ledger.Kind) ModelChoice {
-	if m, ok := s.cfg.Roles[kind]; ok && m.Model != nil && m.Name != "" {
+	if m, ok := s.cfg.Roles[kind]; ok && m.Model != nil && m.ModelName != "" {
 		return m
 	}
-	return s.cfg.choice()
+	return s.cfg.ModelChoice
 }
 
 // keyed returns req with the session's ID as its prompt cache key when
@@ -97,7 +95,7 @@ var ErrNoClient = errors.New("the model to switch to has no client; configure it
 // not renders the history again for the new one. It fails with ErrBusy
 // while a turn or another operation runs.
 func (s *Session) SwitchModel(m ModelChoice) error {
-	if m.Model == nil || m.Name == "" {
+	if m.Model == nil || m.ModelName == "" {
 		return ErrNoClient
 	}
 	end, ok := s.beginWork()
@@ -105,12 +103,12 @@ func (s *Session) SwitchModel(m ModelChoice) error {
 		return ErrBusy
 	}
 	defer end()
-	if m.Name == s.cfg.ModelName && m.Profile == s.cfg.Profile {
-		s.cfg.use(m) // a new client for the same model: nothing to re-pin
+	if m.ModelName == s.cfg.ModelName && m.Profile == s.cfg.Profile {
+		s.cfg.ModelChoice = m // a new client for the same model: nothing to re-pin
 		return nil
 	}
 	visionChanged := m.Vision != s.cfg.Vision
-	s.cfg.use(m)
+	s.cfg.ModelChoice = m
 	s.env.Vision = m.Vision
 	if visionChanged {
 		entries := s.log.Entries()
@@ -120,7 +118,7 @@ func (s *Session) SwitchModel(m ModelChoice) error {
 		}
 		s.resetPrefix()
 	}
-	s.notePin(m.Name, m.Profile)
+	s.notePin(m.ModelName, m.Profile)
 	s.meta.OwnModel = true
 	// The tokenizer and the billing change with the model: the level is
 	// estimated again until the new model's first usage anchors it.

@@ -31,7 +31,7 @@ func TestSwitchingTheModelMidSessionKeepsTheHistoryAndRecordsTheRepin(t *testing
 	if err := s.SwitchModel(ModelChoice{}); err != ErrNoClient {
 		t.Errorf("a choice without a client: %v", err)
 	}
-	if err := s.SwitchModel(ModelChoice{Model: client, Name: "small-model", Profile: "local", ContextWindow: 32000}); err != nil {
+	if err := s.SwitchModel(ModelChoice{Model: client, ModelName: "small-model", Profile: "local", ContextWindow: 32000}); err != nil {
 		t.Fatal(err)
 	}
 	if s.ModelName() != "small-model" || s.Profile() != "local" || s.Window() != 32000 {
@@ -106,7 +106,7 @@ func TestOpeningOnAnotherModelRecordsTheRepin(t *testing.T) {
 func TestARoleTakesItsOwnModel(t *testing.T) {
 	h := newHarness(t, llmtest.Sequence(llmtest.Text("done"), llmtest.Text("next")), nil)
 	cheap, client := otherEndpoint(t, llmtest.Sequence(llmtest.Text("brief: the answered bug is fixed")))
-	h.cfg.Roles = map[ledger.Kind]ModelChoice{ledger.KindBrief: {Model: client, Name: "cheap-model"}}
+	h.cfg.Roles = map[ledger.Kind]ModelChoice{ledger.KindBrief: {Model: client, ModelName: "cheap-model"}}
 	s := h.session("roles")
 	ctx := context.Background()
 	if _, err := s.Run(ctx, "fix the bug"); err != nil {
@@ -182,7 +182,7 @@ func TestSubAgentsTakeTheirRolesModel(t *testing.T) {
 	})
 	h := newHarness(t, parent, tool.ApproveAll{})
 	cheap, client := otherEndpoint(t, llmtest.ScriptFunc(func(*llmtest.Req) llmtest.Reply { return llmtest.Text("Report: alpha.") }))
-	h.cfg.Roles = map[ledger.Kind]ModelChoice{ledger.KindSubagent: {Model: client, Name: "cheap-model"}}
+	h.cfg.Roles = map[ledger.Kind]ModelChoice{ledger.KindSubagent: {Model: client, ModelName: "cheap-model"}}
 	s := h.session("sub-role")
 	if _, err := s.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)

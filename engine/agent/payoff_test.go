@@ -170,9 +170,9 @@ func newLongSession(tb testing.TB, rule llmtest.CacheRule, edit func(*Config)) (
 	tb.Cleanup(func() { st.Close() })
 	ws := longWorkspace(tb, dir)
 	rec := &recorder{}
-	cfg := Config{Store: st, Model: llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "k"}), ModelName: "deepseek-chat",
-		Approver: tool.ApproveAll{}, Now: steppingClock(), NoDiagnostics: true, ContextWindow: longWindow, OnEvent: rec.on,
-		HitPrice: longHitPrice, MissPrice: longHitPrice * longMissHit}
+	cfg := Config{Store: st, ModelChoice: ModelChoice{Model: llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "k"}), ModelName: "deepseek-chat",
+		ContextWindow: longWindow, HitPrice: longHitPrice, MissPrice: longHitPrice * longMissHit},
+		Approver: tool.ApproveAll{}, Now: steppingClock(), NoDiagnostics: true, OnEvent: rec.on}
 	if edit != nil {
 		edit(&cfg)
 	}

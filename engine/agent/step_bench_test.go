@@ -55,7 +55,7 @@ func seededMessages(b *testing.B, url string, n int, defaults bool) *Session {
 	b.Cleanup(func() { st.Close() })
 	model := llm.NewOpenAI(llm.Config{BaseURL: url, APIKey: "sk-bench"})
 	// Cycles and compaction off: this measures the plain step, not a rewrite.
-	cfg := Config{Store: st, Model: model, ModelName: "deepseek-chat", Now: func() time.Time { return day }, CycleAt: -1, Compaction: CompactOff}
+	cfg := Config{Store: st, ModelChoice: ModelChoice{Model: model, ModelName: "deepseek-chat"}, Now: func() time.Time { return day }, CycleAt: -1, Compaction: CompactOff}
 	if defaults {
 		// Compaction and cycles as configured by default, in a window so
 		// large that neither is due: the step makes their checks only.

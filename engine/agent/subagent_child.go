@@ -268,7 +268,7 @@ func (c *child) request() llm.Request {
 	for i := range c.log.Len() {
 		msgs = llm.AppendJoined(msgs, c.log.At(i).Wire)
 	}
-	model := c.s.roleModel(ledger.KindSubagent).Name
+	model := c.s.roleModel(ledger.KindSubagent).ModelName
 	if c.model != "" {
 		model = c.model
 	}

@@ -15,7 +15,7 @@ import (
 // drift, rebuild, sub-agent).
 func (s *Session) newRow(kind ledger.Kind, resp *llm.Response, messages int, now time.Time) ledger.Row {
 	u := resp.Usage
-	return ledger.Row{Time: now, Model: s.roleModel(kind).Name, Kind: kind,
+	return ledger.Row{Time: now, Model: s.roleModel(kind).ModelName, Kind: kind,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
 		DurationMS: resp.Duration.Milliseconds(), Messages: messages, CacheRule: s.cfg.CacheRule}

@@ -27,7 +27,7 @@ func (s *Session) WarmUp(ctx context.Context) (ledger.Row, error) {
 		Model: s.cfg.ModelName, Tools: s.catalog, MaxTokens: 8, Temperature: &zero,
 		Messages: []openai.ChatCompletionMessage{s.system, {Role: openai.ChatMessageRoleUser, Content: warmUpText}},
 	}
-	resp, err := s.cfg.Model.Stream(ctx, s.keyed(s.cfg.choice(), req), llm.Callbacks{
+	resp, err := s.cfg.Model.Stream(ctx, s.keyed(s.cfg.ModelChoice, req), llm.Callbacks{
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) },
 	})
 	if err != nil {

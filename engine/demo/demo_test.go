@@ -44,8 +44,8 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 	}
 	var rebuilds []string
 	cfg := agent.Config{
-		Store: st, ModelName: ModelName, ContextWindow: ContextWindow, Approver: tool.ApproveAll{},
-		Model: NewModel(0),
+		Store: st, Approver: tool.ApproveAll{},
+		ModelChoice: agent.ModelChoice{ModelName: ModelName, ContextWindow: ContextWindow, Model: NewModel(0)},
 		OnEvent: func(e agent.Event) {
 			if e.Kind == agent.EventRebuild {
 				rebuilds = append(rebuilds, e.Reason)
@@ -141,7 +141,7 @@ func TestDemoTestsPassOnAFreshHome(t *testing.T) {
 	if err := NewWorkspace(ws); err != nil {
 		t.Fatal(err)
 	}
-	cfg := agent.Config{Store: st, ModelName: ModelName, ContextWindow: ContextWindow, Approver: tool.ApproveAll{}, Model: NewModel(0)}
+	cfg := agent.Config{Store: st, Approver: tool.ApproveAll{}, ModelChoice: agent.ModelChoice{ModelName: ModelName, ContextWindow: ContextWindow, Model: NewModel(0)}}
 	s, err := agent.Create(cfg, "fresh", ws, "Demo")
 	if err != nil {
 		t.Fatal(err)

@@ -175,9 +175,8 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 		return cfg, nil
 	}
 	own, err := choice(r, saved, o.Vision)
-	own.CacheRule = cfg.CacheRule
-	cfg.Model, cfg.ModelName, cfg.Profile, cfg.ContextWindow = own.Model, own.Name, own.Profile, own.ContextWindow
-	cfg.Vision, cfg.HitPrice, cfg.MissPrice, cfg.PromptCacheKey = own.Vision, own.HitPrice, own.MissPrice, own.PromptCacheKey
+	own.CacheRule = cfg.CacheRule // the rule placement chose (the saved override or the endpoint's)
+	cfg.ModelChoice = own
 	if err != nil {
 		return cfg, err
 	}

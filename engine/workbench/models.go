@@ -63,7 +63,7 @@ func (w *Workbench) sessionProfile(o SessionOptions, saved Settings, stored *Ses
 // cache rule saved is not valid or the endpoint is not usable (see
 // missing), returning the choice without a client beside the error.
 func choice(r Resolved, saved Settings, vision bool) (agent.ModelChoice, error) {
-	m := agent.ModelChoice{Name: r.Model, Profile: r.Profile, ContextWindow: r.ContextWindow,
+	m := agent.ModelChoice{ModelName: r.Model, Profile: r.Profile, ContextWindow: r.ContextWindow,
 		Vision: vision || saved.VisionFor(r.Model), PromptCacheKey: openAIEndpoint(r.BaseURL)}
 	if p, ok := saved.PriceFor(r.Model); ok {
 		m.HitPrice, m.MissPrice = p.CacheHit, p.CacheMiss

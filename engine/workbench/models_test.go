@@ -78,7 +78,7 @@ func TestASwitchedModelOutlivesTheSettingsModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, err := w.ModelChoice("local", "")
-	if err != nil || m.Name != "qwen3-8b" || m.Model == nil {
+	if err != nil || m.ModelName != "qwen3-8b" || m.Model == nil {
 		t.Fatalf("ModelChoice = %+v, %v", m, err)
 	}
 	if err := s.SwitchModel(m); err != nil {
@@ -111,7 +111,7 @@ func TestRolesGetTheirOwnClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	sub, sum := cfg.Roles[ledger.KindSubagent], cfg.Roles[ledger.KindSummary]
-	if sub.Name != "qwen3-8b" || sub.Profile != "local" || sub.Model == nil || sum.Name != "deepseek-v4-flash" || sum.Profile != "" || sum.HitPrice != 0.02 {
+	if sub.ModelName != "qwen3-8b" || sub.Profile != "local" || sub.Model == nil || sum.ModelName != "deepseek-v4-flash" || sum.Profile != "" || sum.HitPrice != 0.02 {
 		t.Errorf("roles = %+v", cfg.Roles)
 	}
 	if _, ok := cfg.Roles[ledger.KindBrief]; ok {

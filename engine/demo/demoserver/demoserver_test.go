@@ -46,8 +46,8 @@ func TestFixOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := agent.Config{
-		Store: st, ModelName: demo.ModelName, ContextWindow: demo.ContextWindow, Approver: approveAllButShell{},
-		Model: llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "demo"}),
+		Store: st, Approver: approveAllButShell{},
+		ModelChoice: agent.ModelChoice{ModelName: demo.ModelName, ContextWindow: demo.ContextWindow, Model: llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), APIKey: "demo"})},
 	}
 	s, err := agent.Create(cfg, "demo", ws, "Demo")
 	if err != nil {
