@@ -20,12 +20,11 @@ type fileRecorder struct {
 	mu  sync.Mutex
 	rec *filehistory.Recorder
 	err error // why changes cannot be recorded now
-	// prepared is set once the first turn's snapshot was started in the
-	// background (see prepare); preparing is done when it has ended, and
-	// cancel ends it early.
-	prepared  bool
-	preparing sync.WaitGroup
+	// cancel is set once the first turn's snapshot was started in the
+	// background (see prepare) and ends it early; preparing is done when
+	// it has ended.
 	cancel    context.CancelFunc
+	preparing sync.WaitGroup
 }
 
 // prepare takes the workspace's snapshot in the background the first
@@ -36,10 +35,9 @@ type fileRecorder struct {
 func (f *fileRecorder) prepare() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.prepared || f.rec == nil || f.err != nil {
+	if f.cancel != nil || f.rec == nil || f.err != nil {
 		return
 	}
-	f.prepared = true
 	r := f.rec
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel

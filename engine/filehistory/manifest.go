@@ -122,6 +122,9 @@ func withRules(rules []ignoreRule, rel, text string, ok bool) []ignoreRule {
 // for it, taken as the blob the index names), and every directory is
 // watched when wt is set.
 type walker struct {
+	// stop, when set, ends a full walk early (a cancelled Prepare): the
+	// walk then changes nothing (see walkAll).
+	stop  func() bool
 	w     *Workspace
 	v     *view
 	root  *os.Root
@@ -154,6 +157,9 @@ func (i entryInfo) Mode() fs.FileMode  { return i.e.Mode }
 func (i entryInfo) ModTime() time.Time { return time.Unix(0, i.e.Mtime) }
 func (i entryInfo) IsDir() bool        { return i.e.Mode.IsDir() }
 func (i entryInfo) Sys() any           { return nil }
+
+// stopped reports whether the walk should end early.
+func (s *walker) stopped() bool { return s.stop != nil && s.stop() }
 
 func (w *Workspace) newWalker(root *os.Root, v *view) *walker {
 	return &walker{w: w, v: v, root: root, lim: w.limits, files: map[string]entry{}, dirs: map[string]*dirInfo{}, linked: map[string]struct{}{}}
@@ -240,7 +246,7 @@ func (s *walker) walkAll() {
 // list lists the directory of t and takes in its files, returning its
 // subdirectories to list.
 func (s *walker) list(t dirTask) []dirTask {
-	if s.w.stopped() {
+	if s.stopped() {
 		return nil
 	}
 	rel, rules := t.rel, t.rules
@@ -349,7 +355,7 @@ func (s *walker) read() {
 				k := i
 				i++
 				next.Unlock()
-				if k >= len(s.todo) || s.w.stopped() {
+				if k >= len(s.todo) || s.stopped() {
 					return
 				}
 				t := s.todo[k]

@@ -71,3 +71,43 @@ func TestACancelledPrepareChangesNothing(t *testing.T) {
 		t.Errorf("restored %q", got)
 	}
 }
+
+// A Prepare cancelled while the view is kept up to date by watching (an
+// incremental refresh, another recorder of the workspace still open)
+// loses no change: a command's change to a file touched meanwhile is still
+// restored to what the file held before the command.
+func TestACancelledPrepareOnAWatchedViewLosesNothing(t *testing.T) {
+	st := openStore(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "a.txt", "one\n")
+	w := openWS(t, st, dir, Limits{})
+	other := recorder(t, w, "other")
+	if err := other.BeginTurn(1); err != nil {
+		t.Fatal(err)
+	}
+	shell(t, other, "true") // the view is walked and, on Linux, watched
+	r := recorder(t, w, "s")
+	if err := r.BeginTurn(1); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "a.txt", "two\n") // seen by the watcher
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	// Cancelled after the wait for the workspace, while refreshing.
+	stop := func() error {
+		calls++
+		if calls > 1 {
+			cancel()
+		}
+		return ctx.Err()
+	}
+	_ = r.snapshot(nil, stop)
+	ch := shell(t, r, "echo three > a.txt")
+	if !slices.Equal(ch.Modified, []string{"a.txt"}) || len(ch.Created) != 0 {
+		t.Fatalf("changes %+v; want a.txt modified", ch)
+	}
+	restoreTurn(t, w, 1)
+	if got := readFile(t, dir, "a.txt"); got != "two\n" {
+		t.Errorf("a.txt restored to %q; want what it held before the command", got)
+	}
+}

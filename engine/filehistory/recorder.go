@@ -218,16 +218,19 @@ func (r *Recorder) snapshot(then func(*view), stop func() error) error {
 	w := r.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	var stopped func() bool
+	if stop != nil {
+		if err := stop(); err != nil {
+			return err // cancelled while it waited for the workspace
+		}
+		stopped = func() bool { return stop() != nil }
+	}
 	rules, err := r.ignoreRules(root)
 	if err != nil {
 		return err
 	}
 	v := w.view(rules)
-	if stop != nil {
-		w.stop = func() bool { return stop() != nil }
-	}
-	w.refresh(root, v)
-	w.stop = nil
+	w.refresh(root, v, stopped)
 	if stop != nil {
 		if err := stop(); err != nil {
 			return err
@@ -270,7 +273,7 @@ func (r *Recorder) AfterShell() (ShellChanges, error) {
 	if v == nil || v.pending[r] == nil {
 		return out, errors.New("AfterShell called without BeforeShell; call BeforeShell before running the command")
 	}
-	w.refresh(root, v)
+	w.refresh(root, v, nil)
 	before := v.pending[r]
 	delete(v.pending, r)
 	r.view = nil

@@ -86,14 +86,7 @@ type Workspace struct {
 	repoChecked bool
 	open        map[*Recorder]bool // recorders not closed
 	walks       int                // full walks taken, for tests
-	// stop, while a Prepare runs, reports that it was cancelled: its walk
-	// then ends early and changes nothing (see walkAll).
-	stop func() bool
 }
-
-// stopped reports whether the walk under way should end early; w.mu is
-// held (walkers only read the field).
-func (w *Workspace) stopped() bool { return w.stop != nil && w.stop() }
 
 var (
 	openMu sync.Mutex

@@ -117,7 +117,7 @@ func (v *view) set(p string, e entry, present bool) {
 
 // refresh brings v up to date with the workspace: from the events of the
 // watcher when it has them all, else by walking everything.
-func (w *Workspace) refresh(root *os.Root, v *view) {
+func (w *Workspace) refresh(root *os.Root, v *view, stop func() bool) {
 	if v.wt != nil && !forceWalk {
 		dirty := map[string]struct{}{}
 		if v.wt.drain(func(rel string) { dirty[rel] = struct{}{} }) {
@@ -128,16 +128,21 @@ func (w *Workspace) refresh(root *os.Root, v *view) {
 			return
 		}
 	}
-	w.walkAll(root, v)
+	w.walkAll(root, v, stop)
 }
 
 // walkAll takes the manifest by walking the whole workspace, watching every
 // directory it lists where that is possible.
-func (w *Workspace) walkAll(root *os.Root, v *view) {
+//
+// stop, when not nil, ends the walk early; the view then stays as it was,
+// and its next refresh walks again. Only a full walk can be stopped: the
+// incremental one (resync) has already read the events it works from.
+func (w *Workspace) walkAll(root *os.Root, v *view, stop func() bool) {
 	w.walks++
 	v.wt.close()
 	v.wt = nil
 	s := w.newWalker(root, v)
+	s.stop = stop
 	s.files = make(map[string]entry, len(v.files))
 	if watchSupported && !v.noWatch && !forceWalk {
 		if wt, err := newWatcher(); err == nil {
@@ -146,7 +151,7 @@ func (w *Workspace) walkAll(root *os.Root, v *view) {
 	}
 	s.git = w.gitIndex()
 	s.walkAll()
-	if w.stopped() {
+	if s.stopped() {
 		s.wt.close() // cancelled: the view stays as it was, and the next snapshot walks
 		return
 	}
@@ -161,7 +166,7 @@ func (w *Workspace) walkAll(root *os.Root, v *view) {
 		}
 	}
 	s.read()
-	if w.stopped() {
+	if s.stopped() {
 		s.wt.close()
 		return
 	}
