@@ -104,6 +104,9 @@ type Settings struct {
 	// (RoleSubagents, RoleSummaries, RoleBriefs); a role not listed uses
 	// the session's model.
 	Roles map[string]RoleModel `json:"roles,omitempty"`
+	// keyUnread says the keychain holds APIKey but did not answer when
+	// the settings were loaded: saving leaves the entry as it is.
+	keyUnread bool
 }
 
 // WindowPlace is a window's size (and, where the platform reports it,
@@ -265,8 +268,8 @@ func Load(st *storage.Store) (Settings, error) {
 	mainMoved, profilesMoved := loadKey(&s), loadProfileKeys(&s)
 	if mainMoved || profilesMoved {
 		moved := s
-		if mainMoved {
-			moved.APIKey = "" // now in the keychain
+		if moved.KeyStore == KeyInKeychain {
+			moved.APIKey = "" // in the keychain, moved now or before
 		}
 		moved.Profiles = keptKeysBlanked(s.Profiles)
 		if werr := write(st, moved); werr != nil && mainMoved {

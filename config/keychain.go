@@ -44,9 +44,8 @@ func loadKey(s *Settings) (migrate bool) {
 		return false
 	}
 	if s.KeyStore == KeyInKeychain {
-		if k, err := keychain.Get(keychainUser); err == nil {
-			s.APIKey = k
-		}
+		k, err := keychain.Get(keychainUser)
+		s.APIKey, s.keyUnread = k, err != nil
 		return false
 	}
 	if s.APIKey == "" {
@@ -66,6 +65,9 @@ func loadKey(s *Settings) (migrate bool) {
 func storeKey(s Settings) Settings {
 	if keychain != nil {
 		if s.APIKey == "" {
+			if s.KeyStore == KeyInKeychain && s.keyUnread {
+				return s // kept there but not read this time: left as it is
+			}
 			if s.KeyStore == KeyInKeychain {
 				_ = keychain.Delete(keychainUser)
 			}
@@ -105,9 +107,8 @@ func loadProfileKeys(s *Settings) (migrate bool) {
 				p.KeyStore = KeyInDatabase
 			}
 		case p.KeyStore == KeyInKeychain:
-			if k, err := keychain.Get(profileUser(p.Name)); err == nil {
-				p.APIKey = k
-			}
+			k, err := keychain.Get(profileUser(p.Name))
+			p.APIKey, p.keyUnread = k, err != nil
 		case p.APIKey != "":
 			if keychain.Set(profileUser(p.Name), p.APIKey) == nil {
 				p.KeyStore, migrate = KeyInKeychain, true
@@ -130,6 +131,8 @@ func storeProfileKeys(profiles, before []Profile) []Profile {
 			p.APIKey = "" // the variable holds it; nothing to keep
 		}
 		switch {
+		case p.APIKey == "" && p.KeyEnv == "" && p.KeyStore == KeyInKeychain && p.keyUnread:
+			// Kept there but not read this time: left as it is.
 		case p.APIKey == "":
 			p.KeyStore = ""
 		case keychain != nil && keychain.Set(profileUser(p.Name), p.APIKey) == nil:

@@ -32,7 +32,13 @@ type Profile struct {
 	// ContextWindow overrides the known-model table for this endpoint's
 	// models; 0 means the table.
 	ContextWindow int `json:"context_window,omitempty"`
+	// keyUnread is Settings.keyUnread for the profile's key.
+	keyUnread bool
 }
+
+// MainProfile is the name that means the main connection wherever a profile
+// is named (--profile main, /model @main), so no profile may have it.
+const MainProfile = "main"
 
 // Roles are the engine's own calls a cheaper model can take over.
 const (
@@ -99,7 +105,7 @@ func (s Settings) PutProfile(p Profile) (Settings, error) {
 	out := slices.Clone(s.Profiles)
 	if i := slices.IndexFunc(out, func(o Profile) bool { return strings.EqualFold(o.Name, p.Name) }); i >= 0 {
 		if p.APIKey == "" && p.KeyEnv == "" && out[i].KeyEnv == "" {
-			p.APIKey, p.KeyStore = out[i].APIKey, out[i].KeyStore // an edit that leaves the key alone keeps it
+			p.APIKey, p.KeyStore, p.keyUnread = out[i].APIKey, out[i].KeyStore, out[i].keyUnread // an edit that leaves the key alone keeps it
 		}
 		out[i] = p
 	} else {
@@ -136,6 +142,9 @@ func (s Settings) RemoveProfile(name string) (Settings, error) {
 
 // Check says, in one sentence, what is wrong with p.
 func (p Profile) Check() error {
+	if p.Name == MainProfile {
+		return fmt.Errorf("%q names the main connection; choose another name for the profile", p.Name)
+	}
 	if !frontmatter.IsName(p.Name) {
 		return fmt.Errorf("profile name %q is not a name; use lower-case letters, digits and '-', such as deepseek or local-llama", p.Name)
 	}

@@ -96,3 +96,64 @@ func TestProfileKeysLiveInTheKeychain(t *testing.T) {
 		t.Errorf("without a keychain: %+v", got.Profiles)
 	}
 }
+
+func TestAProfileCannotBeCalledMain(t *testing.T) {
+	if _, err := (Settings{}).PutProfile(Profile{Name: MainProfile, BaseURL: "http://x/v1"}); err == nil || !strings.Contains(err.Error(), "names the main connection") {
+		t.Errorf("a profile called main: %v", err)
+	}
+}
+
+// A keychain that does not answer when the settings are loaded leaves the
+// keys it holds where they are: saving the settings then neither deletes
+// them nor writes anything in their place, and a key that moves to the
+// keychain meanwhile never puts the main key into the database.
+func TestAKeychainThatDoesNotAnswerLosesNoKey(t *testing.T) {
+	const mainKey, profileKey = "sk-main-0123456789", "sk-profile-0123456789"
+	st, _ := openStore(t)
+	kc := &memKeychain{m: map[string]string{}}
+	useKeychain(t, kc)
+	s, _ := Settings{APIKey: mainKey}.PutProfile(Profile{Name: "ds", BaseURL: "https://api.deepseek.com/v1", APIKey: profileKey})
+	if err := Save(st, s); err != nil {
+		t.Fatal(err)
+	}
+	useKeychain(t, brokenKeychain{})
+	got, err := Load(st)
+	if err != nil || got.APIKey != "" || got.Profiles[0].APIKey != "" {
+		t.Fatalf("Load with a silent keychain = %q / %q, %v", Mask(got.APIKey), Mask(got.Profiles[0].APIKey), err)
+	}
+	got.Theme = "dark" // an unrelated change is saved
+	if err := Save(st, got); err != nil {
+		t.Fatal(err)
+	}
+	useKeychain(t, kc)
+	if kc.m[keychainUser] != mainKey || kc.m[profileUser("ds")] != profileKey {
+		t.Fatalf("keys lost: main %q, profile %q", Mask(kc.m[keychainUser]), Mask(kc.m[profileUser("ds")]))
+	}
+	back, _ := Load(st)
+	if back.APIKey != mainKey || back.Profiles[0].APIKey != profileKey || back.Theme != "dark" {
+		t.Errorf("reloaded: %q / %q / %q", Mask(back.APIKey), Mask(back.Profiles[0].APIKey), back.Theme)
+	}
+	// A profile key still in the database moves to the keychain; the
+	// main key, already there, is not written to the database with it.
+	useKeychain(t, nil)
+	s2, _ := back.PutProfile(Profile{Name: "local", BaseURL: "http://127.0.0.1:1/v1", APIKey: "sk-local-0123456789"})
+	s2.Profiles[1].KeyStore = ""
+	if err := write(st, keptKeysBlanked2(s2)); err != nil {
+		t.Fatal(err)
+	}
+	useKeychain(t, kc)
+	if _, err := Load(st); err != nil {
+		t.Fatal(err)
+	}
+	if raw := rawSettings(t, st); strings.Contains(raw, mainKey) || strings.Contains(raw, "sk-local-0123456789") {
+		t.Errorf("a key is in the database after the move: %s", raw)
+	}
+}
+
+// keptKeysBlanked2 is s as an earlier version wrote it: the main key in
+// the keychain (blanked here), the new profile's key in the database.
+func keptKeysBlanked2(s Settings) Settings {
+	s.APIKey = ""
+	s.Profiles = keptKeysBlanked(s.Profiles)
+	return s
+}

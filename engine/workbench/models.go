@@ -22,7 +22,7 @@ type (
 
 // MainProfile is what SessionOptions.Profile says for the main
 // connection when a default profile would otherwise apply.
-const MainProfile = "main"
+const MainProfile = config.MainProfile
 
 // The roles of Settings.Roles.
 const (
