@@ -295,7 +295,12 @@ func (v *sessionsView) confirmDelete() {
 }
 
 // deleteSession removes a session's data; a running turn is stopped first.
-func (u *UI) deleteSession(id string) {
+func (u *UI) deleteSession(id string) { u.deleteSessionAnd(id, false) }
+
+// deleteSessionAnd deletes session id, after removing its worktree and
+// branch when removeTree is set: neither while a turn runs in it, and the
+// session is closed first, so nothing works in the worktree as it goes.
+func (u *UI) deleteSessionAnd(id string, removeTree bool) {
 	if u.running(id) != nil {
 		u.banner.ShowError("This session is running a turn; open it, press Stop, and try again.")
 		return
@@ -307,6 +312,11 @@ func (u *UI) deleteSession(id string) {
 	}
 	wb := u.wb
 	u.bridge.Work(func() func() {
+		if removeTree {
+			if err := wb.RemoveWorktree(context.Background(), id, true); err != nil {
+				return func() { u.banner.ShowError("Could not remove the worktree, so the session was kept: " + err.Error()) }
+			}
+		}
 		err := wb.Delete(id)
 		if errors.Is(err, workbench.ErrNotFound) {
 			err = nil

@@ -94,21 +94,7 @@ func (u *UI) confirmDeleteInWorktree(id, title string, t worktree.Tree) {
 		if !ok {
 			return
 		}
-		if also.Checked {
-			wb := u.wb
-			u.bridge.Work(func() func() {
-				err := wb.RemoveWorktree(context.Background(), id, true)
-				return func() {
-					if err != nil {
-						u.banner.ShowError("Could not remove the worktree: " + err.Error())
-						return
-					}
-					u.deleteSession(id)
-				}
-			})
-			return
-		}
-		u.deleteSession(id)
+		u.deleteSessionAnd(id, also.Checked)
 	}, u.win)
 	d.Resize(fyne.NewSize(min(620, u.win.Canvas().Size().Width-40), 0))
 	u.merging = d
