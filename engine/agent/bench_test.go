@@ -107,9 +107,11 @@ func BenchmarkCompact1M(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		s := seeded(b, 1_000_000)
-		s.cfg.Model = llm.Func(func(ctx context.Context, req llm.Request, cb llm.Callbacks) (*llm.Response, error) {
+		m := *s.model()
+		m.Model = llm.Func(func(ctx context.Context, req llm.Request, cb llm.Callbacks) (*llm.Response, error) {
 			return &llm.Response{Content: "Summary: files were read; nothing changed."}, nil
 		})
+		s.chosen.Store(&m)
 		before := s.log.Tokens()
 		b.StartTimer()
 		res, err := s.Compaction().Apply(context.Background())

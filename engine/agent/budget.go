@@ -29,8 +29,8 @@ var KeepChoices = []int{64_000, 128_000, 256_000, 512_000}
 // defaultLevels returns the window's own thresholds, without the budget.
 func (s *Session) defaultLevels() (compactAt, cycleAt int) {
 	w := s.Window()
-	_, known := tokens.Window(s.cfg.ModelName)
-	known = known || s.cfg.ContextWindow > 0
+	_, known := tokens.Window(s.model().ModelName)
+	known = known || s.model().ContextWindow > 0
 	at := s.cfg.CycleAt
 	if at == 0 {
 		at = compact.DefaultCycleAt
@@ -72,7 +72,7 @@ func (s *Session) publishBudget() {
 	growth, _ := s.measured()
 	in := compact.BudgetInput{
 		Window: s.Window(), Threshold: compactAt,
-		HitPrice: s.cfg.HitPrice, MissPrice: s.cfg.MissPrice,
+		HitPrice: s.model().HitPrice, MissPrice: s.model().MissPrice,
 		Level: level, Base: s.prefixTok + compact.SummaryReserve, Growth: growth,
 		Requests: float64(min(max(s.st.Requests, compact.DefaultHorizon), compact.MaxHorizon)),
 	}
@@ -91,7 +91,7 @@ func (s *Session) publishBudget() {
 func (h Compaction) KeepForecast() []KeepOption {
 	s := h.s
 	compactAt, _ := s.defaultLevels()
-	in := compact.BudgetInput{Window: s.Window(), Threshold: compactAt, HitPrice: s.cfg.HitPrice, MissPrice: s.cfg.MissPrice}
+	in := compact.BudgetInput{Window: s.Window(), Threshold: compactAt, HitPrice: s.model().HitPrice, MissPrice: s.model().MissPrice}
 	if b := s.budget.Load(); b != nil {
 		in = b.in
 	}

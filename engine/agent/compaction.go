@@ -139,8 +139,8 @@ func (s *Session) compactInput(force bool) compact.Input {
 		Now:             s.cfg.now(),
 		PreviousSummary: s.st.Summary,
 		Force:           force,
-		HitPrice:        s.cfg.HitPrice,
-		MissPrice:       s.cfg.MissPrice,
+		HitPrice:        s.model().HitPrice,
+		MissPrice:       s.model().MissPrice,
 		Record:          s.st.Carry.Record,
 		Earlier:         s.st.Carry.Earlier,
 		TurnBase:        s.st.Carry.TurnBase,
@@ -219,7 +219,7 @@ func (s *Session) compactNow(ctx context.Context, in compact.Input, plan compact
 	summary := plan.Summary
 	if plan.NeedsSummary && summary == "" {
 		var err error
-		summary, err = compact.Summarize(ctx, s.metered(ledger.KindSummary), in, plan, s.cfg.ModelName, s.st.System, s.catalog)
+		summary, err = compact.Summarize(ctx, s.metered(ledger.KindSummary), in, plan, s.model().ModelName, s.st.System, s.catalog)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.st.Breakers.Failed(s.cfg.now())

@@ -63,13 +63,13 @@ func NoVisionError(model string) error {
 // WebP within images.MaxBytes and images.MaxSide. The error is an
 // *ImageError.
 func (s *Session) CheckImages(imgs []ImageInput) error {
-	_, err := checkImages(s.cfg.Vision, s.cfg.ModelName, imgs)
+	_, err := checkImages(s.model().Vision, s.model().ModelName, imgs)
 	return err
 }
 
 // Vision reports whether the session's model accepts images (see
 // Config.Vision).
-func (s *Session) Vision() bool { return s.cfg.Vision }
+func (s *Session) Vision() bool { return s.model().Vision }
 
 // ImageData returns the stored bytes of the picture whose SHA-256 is sha
 // (an ImageRef of one of the session's messages), for showing it.

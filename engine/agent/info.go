@@ -13,7 +13,7 @@ import (
 // Placement returns where the session's status block goes and the
 // provider cache rule its cost estimates assume.
 func (s *Session) Placement() (StatusMode, ledger.CacheRule) {
-	return s.cfg.StatusMode, s.cfg.CacheRule
+	return s.cfg.StatusMode, s.model().CacheRule
 }
 
 // Thresholds returns the token levels at which auto-compaction triggers and

@@ -44,8 +44,12 @@ func (s *Session) roleModel(kind ledger.Kind) ModelChoice {
 	if m, ok := s.cfg.Roles[kind]; ok && m.Model != nil && m.ModelName != "" {
 		return m
 	}
-	return s.cfg.ModelChoice
+	return *s.model()
 }
+
+// model is the model the session talks to now (see Session.chosen). The
+// value it points to is never changed: a switch stores a new one.
+func (s *Session) model() *ModelChoice { return s.chosen.Load() }
 
 // keyed returns req with the session's ID as its prompt cache key when
 // model m's endpoint takes one (ModelChoice.PromptCacheKey): the one
@@ -103,12 +107,12 @@ func (s *Session) SwitchModel(m ModelChoice) error {
 		return ErrBusy
 	}
 	defer end()
-	if m.ModelName == s.cfg.ModelName && m.Profile == s.cfg.Profile {
-		s.cfg.ModelChoice = m // a new client for the same model: nothing to re-pin
-		return nil
+	old := s.model()
+	s.chosen.Store(&m)
+	if m.ModelName == old.ModelName && m.Profile == old.Profile && m.Vision == old.Vision {
+		return nil // a new client for the same model: nothing to re-pin
 	}
-	visionChanged := m.Vision != s.cfg.Vision
-	s.cfg.ModelChoice = m
+	visionChanged := m.Vision != old.Vision
 	s.env.Vision = m.Vision
 	if visionChanged {
 		entries := s.log.Entries()
@@ -124,9 +128,10 @@ func (s *Session) SwitchModel(m ModelChoice) error {
 	// estimated again until the new model's first usage anchors it.
 	s.anchor.Invalidate()
 	s.st.Anchor, s.st.Calibration = nil, nil
-	if err := s.saveMeta(); err != nil {
-		return fmt.Errorf("cannot store the model switch: %w", err)
+	err := s.saveMeta()
+	s.publishLevel() // the session talks to m now, stored or not
+	if err != nil {
+		return fmt.Errorf("the session talks to %s now, but the switch could not be stored, so reopening it may go back (%w)", m.ModelName, err)
 	}
-	s.publishLevel()
 	return nil
 }

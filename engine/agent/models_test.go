@@ -203,3 +203,52 @@ func TestSubAgentsTakeTheirRolesModel(t *testing.T) {
 		}
 	}
 }
+
+// SwitchModel runs while the host reads the session's model from another
+// goroutine (the app checks pasted pictures and draws the gauge while a
+// switch is stored): run with -race, nothing may be read half written.
+func TestReadingTheModelDuringASwitchIsSafe(t *testing.T) {
+	h := newHarness(t, llmtest.Sequence(), nil)
+	_, client := otherEndpoint(t, llmtest.Sequence())
+	s := h.session("race")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 200; i++ {
+			_ = s.Vision()
+			_ = s.Window()
+			_, _ = s.Thresholds()
+			_, _ = s.Placement()
+			_ = s.CheckImages(nil)
+		}
+	}()
+	for i := 0; i < 20; i++ {
+		name := []string{"small-model", "deepseek-chat"}[i%2]
+		if err := s.SwitchModel(ModelChoice{Model: client, ModelName: name, Vision: i%2 == 0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	if s.ModelName() != "deepseek-chat" || s.Vision() {
+		t.Errorf("after the switches: %q, vision %v", s.ModelName(), s.Vision())
+	}
+}
+
+// Picking the same model again with another image setting takes the
+// setting: pictures are then sent.
+func TestSwitchingToTheSameModelTakesItsVision(t *testing.T) {
+	h := newHarness(t, llmtest.Sequence(), nil)
+	s := h.session("same")
+	if s.Vision() {
+		t.Fatal("the harness model sees images")
+	}
+	if err := s.SwitchModel(ModelChoice{Model: h.cfg.Model, ModelName: "deepseek-chat", Vision: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Vision() || !s.env.Vision {
+		t.Errorf("vision %v, read_file %v; want both on", s.Vision(), s.env.Vision)
+	}
+	if rows, _ := s.Ledger(); len(rows) != 0 || s.st.Repin != "" {
+		t.Errorf("a vision change of the same model recorded a re-pin %q", s.st.Repin)
+	}
+}

@@ -31,7 +31,7 @@ func (h Purge) Preview(ctx context.Context) (PurgePreview, error) {
 	if len(msgs) == 0 {
 		return PurgePreview{}, errors.New("the conversation is empty; there is nothing to purge")
 	}
-	resp, err := s.metered(ledgerPurge).Stream(ctx, purge.Request(s.cfg.ModelName, s.st.System, msgs), llm.Callbacks{})
+	resp, err := s.metered(ledgerPurge).Stream(ctx, purge.Request(s.model().ModelName, s.st.System, msgs), llm.Callbacks{})
 	if err != nil {
 		return PurgePreview{}, fmt.Errorf("the purge request failed (%w); the history is unchanged", err)
 	}

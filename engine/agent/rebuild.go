@@ -153,7 +153,7 @@ func (s *Session) rebuild(w rewrite) (RebuildInfo, error) {
 				invalidated += s.log.At(i).Tokens
 			}
 		}
-		cost := compact.NewCacheCost(invalidated, w.Call.CallTokens, w.Call.CallMissTokens, before-after, s.cfg.HitPrice, s.cfg.MissPrice)
+		cost := compact.NewCacheCost(invalidated, w.Call.CallTokens, w.Call.CallMissTokens, before-after, s.model().HitPrice, s.model().MissPrice)
 		info.MissTokens, info.PaysBackAfter = cost.MissTokens, cost.BreakEven
 		info.CacheBusting = systemChanged || (first >= 0 && first < sent)
 	}

@@ -228,7 +228,7 @@ func (s *Session) assemble(status string) llm.Request {
 		tail = &openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: status}
 	}
 	msgs, enc := s.skel.messages(tail)
-	return llm.Request{Model: s.cfg.ModelName, Messages: msgs, Tools: s.catalog,
+	return llm.Request{Model: s.model().ModelName, Messages: msgs, Tools: s.catalog,
 		Encoded: llm.CachedEncodings(msgs, enc, s.catalog, s.skel.tools)}
 }
 

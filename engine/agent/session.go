@@ -41,7 +41,11 @@ import (
 // the next call at once and waits only to store the mode.
 type Session struct {
 	cfg Config
-	mu  sync.Mutex // held for the whole of a turn
+	// chosen is the model the session talks to (Config.ModelChoice until
+	// SwitchModel replaces it), read through model(): methods that never
+	// wait for a turn read it while a switch may be storing a new one.
+	chosen atomic.Pointer[ModelChoice]
+	mu     sync.Mutex // held for the whole of a turn
 	// emitMu makes the calls of Config.OnEvent one at a time (deliver).
 	emitMu sync.Mutex
 	// working is set while a turn-like operation runs (see beginWork).
@@ -251,6 +255,8 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 		cfg.Compaction = CompactAuto
 	}
 	s := &Session{cfg: cfg, meta: meta, st: st, defaultRenderer: defaultRenderer}
+	s.chosen.Store(&cfg.ModelChoice)
+	s.cfg.ModelChoice = ModelChoice{}     // one place for the model: s.model()
 	s.notePin(cfg.ModelName, cfg.Profile) // opened on another model than it was left on
 	s.subs.s = s
 	s.view.Store(&published{meta: s.meta}) // Snapshot never reads the live fields
@@ -344,10 +350,10 @@ func (s *Session) Messages() []transcript.Message {
 
 // Window returns the context window in force for this session.
 func (s *Session) Window() int {
-	if s.cfg.ContextWindow > 0 {
-		return s.cfg.ContextWindow
+	if s.model().ContextWindow > 0 {
+		return s.model().ContextWindow
 	}
-	w, _ := tokens.Window(s.cfg.ModelName)
+	w, _ := tokens.Window(s.model().ModelName)
 	return w
 }
 
@@ -439,7 +445,7 @@ func (s *Session) commit(msgs []transcript.Message, extra func(tx *storage.Tx) e
 		s.log.Append(m)
 	}
 	s.meta.Updated = s.cfg.now()
-	s.meta.Model = s.cfg.ModelName
+	s.meta.Model = s.model().ModelName
 	if a := s.anchor; a.Valid() {
 		billed, at, est := a.Parts()
 		s.st.Anchor = &anchorState{billed, at, est}

@@ -104,7 +104,7 @@ func (h *subagentHub) newChild(ctx context.Context, c transcript.ToolCall) (*chi
 	}
 	ch := &child{s: s, params: p, parent: s.meta.ID, read: map[string]bool{}, list: todo.New(), guard: guard.New()}
 	ch.ctx, ch.cancel = context.WithCancel(ctx)
-	ch.log = transcript.NewAppendLog(nil, wireRules(s.cfg.Store, s.cfg.Vision))
+	ch.log = transcript.NewAppendLog(nil, wireRules(s.cfg.Store, s.model().Vision))
 	prompt, steps := subagentPrompt(p.Kind, s.meta.Workspace), s.cfg.Subagents.maxSteps()
 	if custom == nil {
 		ch.reg = h.subagentTools(p.Kind, ch.list)

@@ -63,7 +63,7 @@ func (s *Session) RunWithImages(ctx context.Context, text string, imgs []ImageIn
 	if strings.TrimSpace(text) == "" && len(imgs) == 0 {
 		return Result{}, errors.New("the message is empty; type what you want the agent to do")
 	}
-	infos, err := checkImages(s.cfg.Vision, s.cfg.ModelName, imgs)
+	infos, err := checkImages(s.model().Vision, s.model().ModelName, imgs)
 	if err != nil {
 		return Result{Reason: ReasonFailed}, err
 	}
@@ -103,7 +103,7 @@ func (s *Session) run(ctx context.Context, in prepared) (Result, error) {
 	n, snap := s.nextTurn(), s.snapshot()
 	s.beginTurnCheckpoint(n)
 	s.st.WorkingSet.Touch(PathsIn(in.text)...)
-	meta := TurnMeta(now, s.cfg.ModelName, &s.st.WorkingSet)
+	meta := TurnMeta(now, s.model().ModelName, &s.st.WorkingSet)
 	user := in.message(meta, now)
 	record, turns := s.beginTurnRecord(n, &user, snap)
 	prevTurns := s.turns
@@ -279,7 +279,7 @@ func (t *turnLoop) send(ctx context.Context, step int) (*llm.Response, error) {
 		},
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Step: step, Retry: &r}) },
 	}
-	resp, err := s.cfg.Model.Stream(ctx, s.keyed(s.cfg.ModelChoice, req), cb)
+	resp, err := s.model().Model.Stream(ctx, s.keyed(*s.model(), req), cb)
 	show(llm.Delta{Content: text.flush(), Reasoning: thought.flush()})
 	if err != nil && llm.IsContextLengthExceeded(err) && ctx.Err() == nil {
 		if rerr := s.emergency(ctx, err); rerr != nil {

@@ -18,7 +18,7 @@ func (s *Session) newRow(kind ledger.Kind, resp *llm.Response, messages int, now
 	return ledger.Row{Time: now, Model: s.roleModel(kind).ModelName, Kind: kind,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
-		DurationMS: resp.Duration.Milliseconds(), Messages: messages, CacheRule: s.cfg.CacheRule}
+		DurationMS: resp.Duration.Milliseconds(), Messages: messages, CacheRule: s.model().CacheRule}
 }
 
 // addRow stores row in the ledger of session id within tx.
@@ -37,7 +37,7 @@ func (s *Session) usageOf(row ledger.Row, resp *llm.Response, first bool) *Usage
 	level, exact := s.level()
 	compactAt, cycleAt := s.Thresholds()
 	u := resp.Usage
-	return &Usage{Row: row, Exact: exact, Model: s.cfg.ModelName, CompactAt: compactAt, CycleAt: cycleAt,
+	return &Usage{Row: row, Exact: exact, Model: s.model().ModelName, CompactAt: compactAt, CycleAt: cycleAt,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
 		ContextTokens: level, Window: s.Window(), Duration: resp.Duration, Attempts: resp.Attempts, First: first,

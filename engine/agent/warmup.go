@@ -24,10 +24,10 @@ func (s *Session) WarmUp(ctx context.Context) (ledger.Row, error) {
 	s.syncMCP() // the warmed prefix holds the MCP tools the first turn sends
 	zero := float32(0)
 	req := llm.Request{
-		Model: s.cfg.ModelName, Tools: s.catalog, MaxTokens: 8, Temperature: &zero,
+		Model: s.model().ModelName, Tools: s.catalog, MaxTokens: 8, Temperature: &zero,
 		Messages: []openai.ChatCompletionMessage{s.system, {Role: openai.ChatMessageRoleUser, Content: warmUpText}},
 	}
-	resp, err := s.cfg.Model.Stream(ctx, s.keyed(s.cfg.ModelChoice, req), llm.Callbacks{
+	resp, err := s.model().Model.Stream(ctx, s.keyed(*s.model(), req), llm.Callbacks{
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) },
 	})
 	if err != nil {
