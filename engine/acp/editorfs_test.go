@@ -78,15 +78,19 @@ func TestAPictureFromTheEditorReachesAModelThatSees(t *testing.T) {
 		t.Errorf("a picture for a model that does not see: %v", err)
 	}
 
-	seeing := newFixtureWith(t, llmtest.Sequence(llmtest.Text("a square")))
+	seeing := newFixtureWith(t, llmtest.Sequence(llmtest.Text("a square"), llmtest.Text("another square")))
 	seeing.vision = true
 	h = seeing.connect(t, "")
 	id = seeing.newSession(t, h).SessionId
 	if _, err := h.conn.Prompt(ctx(t), acp.PromptRequest{SessionId: id, Prompt: blocks}); err != nil {
 		t.Fatal(err)
 	}
+	// A picture alone, without a word, is a prompt too.
+	if _, err := h.conn.Prompt(ctx(t), acp.PromptRequest{SessionId: id, Prompt: blocks[1:]}); err != nil {
+		t.Fatalf("a picture alone: %v", err)
+	}
 	reqs := seeing.model.Requests()
-	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), `"type":"image_url"`) || !strings.Contains(string(reqs[0].Body), "data:image/png;base64,") {
+	if len(reqs) != 2 || !strings.Contains(string(reqs[0].Body), `"type":"image_url"`) || !strings.Contains(string(reqs[0].Body), "data:image/png;base64,") {
 		t.Errorf("the model got no image part: %d requests", len(reqs))
 	}
 }

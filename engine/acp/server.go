@@ -8,11 +8,13 @@
 // context level. Approvals are asked with session/request_permission and
 // the permission modes are the session's modes.
 //
-// Tally reads and writes the workspace itself, never through the editor's
-// fs/* methods: its file tools stay confined to the workspace, refuse the
-// secret-file deny list and snapshot every file they change for rewind,
-// which an editor's buffer write would bypass. The package reaches the
-// engine only through engine/workbench and agent.Session.
+// Tally's file tools check every path on disk (confined to the workspace,
+// the secret-file deny list refused) and snapshot every file they change
+// for rewind. Where the editor offers fs/read_text_file they then read a
+// text file's buffer from it, unsaved changes included, and where it
+// offers fs/write_text_file they show it what they wrote (see editor).
+// The package reaches the engine only through engine/workbench and
+// agent.Session.
 package acp
 
 import (

@@ -114,7 +114,7 @@ func (st *session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.P
 	if err != nil {
 		return acp.PromptResponse{}, err
 	}
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" && len(imgs) == 0 {
 		return acp.PromptResponse{}, &acp.RequestError{Code: codeInvalidParams, Message: "the prompt is empty; type what you want the agent to do"}
 	}
 	select {
@@ -232,6 +232,12 @@ func (st *session) sendCommands() {
 	st.send(acp.SessionUpdate{AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{AvailableCommands: out}})
 }
 
+// editorWait bounds each file-system request to the client: one that does
+// not answer in time is read from, or left to, the disk, so a stalled
+// editor cannot hold up a turn (the edit preview asks it too, outside the
+// turn's context).
+const editorWait = 5 * time.Second
+
 // editor is the client as the session's tool.Editor, for the file-system
 // methods it offered at initialize: fs/read_text_file gives the file
 // tools its buffers (unsaved changes included), fs/write_text_file shows
@@ -247,6 +253,8 @@ func (e editor) ReadText(ctx context.Context, abs string) (string, bool) {
 	if !can || srv.conn == nil {
 		return "", false
 	}
+	ctx, cancel := context.WithTimeout(ctx, editorWait)
+	defer cancel()
 	resp, err := srv.conn.ReadTextFile(ctx, acp.ReadTextFileRequest{SessionId: acp.SessionId(e.st.sessionID()), Path: abs})
 	if err != nil {
 		return "", false // read from disk, as without an editor
@@ -263,6 +271,8 @@ func (e editor) WroteText(ctx context.Context, abs, text string) {
 	if !can || srv.conn == nil {
 		return
 	}
+	ctx, cancel := context.WithTimeout(ctx, editorWait)
+	defer cancel()
 	_, _ = srv.conn.WriteTextFile(ctx, acp.WriteTextFileRequest{SessionId: acp.SessionId(e.st.sessionID()), Path: abs, Content: text})
 }
 

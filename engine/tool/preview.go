@@ -14,8 +14,9 @@ import (
 type Change struct {
 	Path string // the file, workspace-relative with slashes
 	Abs  string // the file's absolute path in the workspace
-	// Before is the content on disk now (nil when the file does not exist,
-	// Existed false), After the content the call would write.
+	// Before is the file's content now (nil when the file does not exist,
+	// Existed false): on disk, or the editor's buffer where the session has
+	// one (see Editor); After is the content the call would write.
 	Before, After []byte
 	Existed       bool
 	Diff          diff.Diff // Before to After, as the approval card shows it
