@@ -7,6 +7,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // The permission options the server offers, by ID.
@@ -76,7 +77,7 @@ func (a *approver) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.
 		return tool.Deny, ctx.Err()
 	}
 	if err != nil {
-		st.srv.logf("session %s: the client did not answer the approval of %s (%s), so it was denied", st.id, oneLine(req.Summary), sentence(err.Error()))
+		st.srv.logf("session %s: the client did not answer the approval of %s (%s), so it was denied", st.id, text.FirstLine(req.Summary, 0), sentence(err.Error()))
 		return tool.Deny, nil
 	}
 	if resp.Outcome.Selected == nil {

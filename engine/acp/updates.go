@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // callInfo is what the server told the client about one tool call.
@@ -71,26 +73,19 @@ func (st *session) event(e agent.Event) {
 		}
 	case agent.EventRetry:
 		if e.Retry != nil {
-			st.srv.logf("session %s: retrying (attempt %d of %d): %s", st.id, e.Retry.Attempt, e.Retry.MaxAttempts, oneLine(e.Retry.Reason))
+			st.srv.logf("session %s: retrying (attempt %d of %d): %s", st.id, e.Retry.Attempt, e.Retry.MaxAttempts, text.FirstLine(e.Retry.Reason, 0))
 		}
 	case agent.EventMCP:
 		if e.Err != "" {
-			st.srv.logf("session %s: MCP: %s", st.id, oneLine(e.Err))
+			st.srv.logf("session %s: MCP: %s", st.id, text.FirstLine(e.Err, 0))
 			return
 		}
 		go st.sendCommands() // a server's prompts may have come or gone
 	case agent.EventHook, agent.EventError:
-		if msg := firstOf(e.Err, e.Reason); msg != "" {
-			st.srv.logf("session %s: %s: %s", st.id, e.Kind, oneLine(msg))
+		if msg := cmp.Or(e.Err, e.Reason); msg != "" {
+			st.srv.logf("session %s: %s: %s", st.id, e.Kind, text.FirstLine(msg, 0))
 		}
 	}
-}
-
-func firstOf(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // message reports a committed message: the text of a reply that was not
@@ -329,10 +324,4 @@ func fence(text string) string {
 	}
 	f := strings.Repeat("`", max(3, longest+1))
 	return f + "\n" + strings.TrimRight(text, "\n") + "\n" + f
-}
-
-// oneLine is the first line of msg.
-func oneLine(msg string) string {
-	first, _, _ := strings.Cut(msg, "\n")
-	return first
 }

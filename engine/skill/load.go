@@ -12,6 +12,7 @@ import (
 
 	"github.com/tally-dev/tally/internal/frontmatter"
 	"github.com/tally-dev/tally/internal/safefile"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // MaxBody bounds the body Load returns, in bytes.
@@ -45,7 +46,7 @@ func Load(s Skill) (Loaded, error) {
 	}
 	l := Loaded{Skill: s, Body: strings.TrimSpace(body), Cut: cut}
 	if len(l.Body) > MaxBody {
-		l.Body, l.Cut = clip(l.Body, MaxBody), true
+		l.Body, l.Cut = text.ClipBytes(l.Body, MaxBody), true
 	}
 	l.Files = files(s.Dir)
 	return l, nil

@@ -29,6 +29,7 @@ import (
 
 	"github.com/tally-dev/tally/internal/frontmatter"
 	"github.com/tally-dev/tally/internal/safefile"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // FileName is the file that makes a folder a skill.
@@ -183,27 +184,14 @@ func read(dir, source string) (Skill, error) {
 		name = filepath.Base(dir)
 	}
 	if !frontmatter.IsName(name) {
-		return Skill{}, fmt.Errorf("the skill %s is skipped: its name %q is not lowercase letters, digits and hyphens (at most 64); rename it", path, clip(name, 80))
+		return Skill{}, fmt.Errorf("the skill %s is skipped: its name %q is not lowercase letters, digits and hyphens (at most 64); rename it", path, text.ClipBytes(name, 80))
 	}
 	desc := strings.Join(strings.Fields(h.Description), " ")
 	if desc == "" {
 		return Skill{}, fmt.Errorf("the skill %s is skipped: it has no description, which says when to use it; add one to its header", path)
 	}
-	return Skill{Name: name, Description: clip(desc, MaxDescription), AllowedTools: h.AllowedTools, Source: source, Dir: dir, Path: path}, nil
+	return Skill{Name: name, Description: text.ClipBytes(desc, MaxDescription), AllowedTools: h.AllowedTools, Source: source, Dir: dir, Path: path}, nil
 }
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for len(s) > 0 && !isRuneStart(s[len(s)-1]) {
-		s = s[:len(s)-1]
-	}
-	return strings.ToValidUTF8(s, "") + "…"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // Find returns the skill called name.
 func (c Catalog) Find(name string) (Skill, bool) {
@@ -233,9 +221,7 @@ func (c Catalog) Section() string {
 	b.WriteString("# Skills\nA skill holds instructions (and sometimes files) for one kind of task. " +
 		"When a task matches a skill below, call the skill tool with its name before you start, and follow what it returns.\n")
 	for _, s := range c.Skills {
-		fmt.Fprintf(&b, "- %s: %s\n", s.Name, oneLine(s.Description))
+		fmt.Fprintf(&b, "- %s: %s\n", s.Name, text.OneLine(s.Description, 0))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
