@@ -80,7 +80,7 @@ type hookState struct {
 
 // loadHooks reads the user's hooks and the workspace's trusted ones.
 func loadHooks(cfg Config, ws string) *hookState {
-	hs := &hookState{ws: ws, trust: hooksTrustCheck(cfg.Store, ws), started: make(chan struct{}), last: map[string]hooks.Run{}}
+	hs := &hookState{ws: ws, trust: trustCheck(cfg.Store, hooksTrustKey, "hooks files", ws), started: make(chan struct{}), last: map[string]hooks.Run{}}
 	switch {
 	case cfg.Hooks.User != nil:
 		hs.hooks = slices.Clone(cfg.Hooks.User)

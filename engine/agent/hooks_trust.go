@@ -22,18 +22,6 @@ func HooksTrusted(st *storage.Store, workspace string) (string, error) {
 	return trusted(st, hooksTrustKey, "hooks files", workspace)
 }
 
-// hooksTrustCheck reports whether the user trusts the given trust hash of
-// workspace's hooks file.
-func hooksTrustCheck(st *storage.Store, workspace string) func(hash string) bool {
-	return func(hash string) bool {
-		if st == nil {
-			return false
-		}
-		h, err := HooksTrusted(st, workspace)
-		return err == nil && h != "" && h == hash
-	}
-}
-
 // UntrustedHooksNote is the one-line note for a workspace hooks file that
 // is not trusted: what was skipped and how to trust it.
 func UntrustedHooksNote(workspace string) string {

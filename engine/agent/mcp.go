@@ -128,7 +128,7 @@ func loadMCPConfig(cfg Config, workspace string) (mcp.Config, mcp.WorkspaceFile,
 			notes = append(notes, err.Error())
 		}
 	}
-	wsCfg, wf, err := mcp.LoadWorkspace(workspace, mcpTrustCheck(cfg, workspace))
+	wsCfg, wf, err := mcp.LoadWorkspace(workspace, trustCheck(cfg.Store, mcpTrustKey, "MCP files", workspace))
 	if err != nil {
 		notes = append(notes, err.Error())
 	}
@@ -139,25 +139,13 @@ func loadMCPConfig(cfg Config, workspace string) (mcp.Config, mcp.WorkspaceFile,
 	return merged, wf, append(notes, clashes...)
 }
 
-// mcpTrustCheck reports whether the user trusts the given trust hash of
-// workspace's MCP file.
-func mcpTrustCheck(cfg Config, workspace string) func(hash string) bool {
-	return func(hash string) bool {
-		if cfg.Store == nil {
-			return false
-		}
-		h, err := MCPTrusted(cfg.Store, workspace)
-		return err == nil && h != "" && h == hash
-	}
-}
-
 // verifyMCP is asked before every start and restart of a workspace
 // server: the workspace's MCP file and the files its servers run must
 // still have the trust hash they had when the session started them, and
 // the user must still trust it. Otherwise the server is refused and the
 // file needs trust again.
 func verifyMCP(cfg Config, ws string, r *mcpRun, name string) error {
-	_, cur, err := mcp.LoadWorkspace(ws, mcpTrustCheck(cfg, ws))
+	_, cur, err := mcp.LoadWorkspace(ws, trustCheck(cfg.Store, mcpTrustKey, "MCP files", ws))
 	if err == nil && cur.Path != "" && !cur.NeedsTrust && cur.Hash == r.trusted {
 		return nil
 	}

@@ -71,6 +71,19 @@ func trusted(st *storage.Store, key, what, workspace string) (string, error) {
 	return t.Workspaces[abs], nil
 }
 
+// trustCheck reports, for a workspace file's trust hash, whether the user
+// trusts that content under key ("what" names it in errors): the check
+// mcp.LoadWorkspace and hooks.Load take.
+func trustCheck(st *storage.Store, key, what, workspace string) func(hash string) bool {
+	return func(hash string) bool {
+		if st == nil {
+			return false
+		}
+		h, err := trusted(st, key, what, workspace)
+		return err == nil && h != "" && h == hash
+	}
+}
+
 // TrustMCP records that the user trusts the MCP file of workspace whose
 // content has the fingerprint hash: the workspace's servers then run in
 // sessions opened from now on, until the file changes. An empty hash
