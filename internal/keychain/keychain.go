@@ -34,8 +34,9 @@ const service = "tally"
 // FileName is the name of the fallback file in the user's config folder.
 const FileName = "credentials.json"
 
-// ModeEnv, set to "off", keeps secrets out of the OS keychain
-// everywhere: this package's in the file, the API key in the settings.
+// ModeEnv, set to "off" (or "file", its earlier name), keeps secrets out
+// of the OS keychain everywhere: this package's in the file, the API key
+// in the settings.
 const ModeEnv = "TALLY_KEYCHAIN"
 
 // osTimeout bounds one call to the OS keychain: a keychain that does not
@@ -74,8 +75,8 @@ func InFile(path string) *Store { return &Store{file: path} }
 // asking could start a bus of its own. TALLY_KEYCHAIN=off turns the
 // keychain off everywhere.
 func Unavailable() string {
-	if os.Getenv(ModeEnv) == "off" {
-		return "the keychain is turned off (" + ModeEnv + "=off)"
+	if v := os.Getenv(ModeEnv); v == "off" || v == "file" {
+		return "the keychain is turned off (" + ModeEnv + "=" + v + ")"
 	}
 	switch runtime.GOOS {
 	case "linux", "freebsd", "openbsd", "netbsd":
