@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what Tally needs to build and test on Debian/Ubuntu: the C
 # libraries Fyne's cgo build links against, Xvfb and X tools for the
-# window smoke test, curl for the MCP conformance run, and the Go
-# modules. Safe to run repeatedly: it only installs what is missing.
+# window smoke test, curl for the MCP conformance run, npm (which then
+# fetches the pinned Node.js 22 and the npm tools the tests drive), and the
+# Go modules. Safe to run repeatedly: it only installs what is missing.
 set -euo pipefail
 
 packages=(gcc pkg-config libgl1-mesa-dev xorg-dev xvfb xdotool x11-utils imagemagick curl)
@@ -13,6 +14,9 @@ for p in "${packages[@]}"; do
 		missing+=("$p")
 	fi
 done
+# npm from anywhere (nvm, a tarball) will do; only without one is
+# Debian's asked for.
+command -v npm >/dev/null || missing+=(npm)
 
 if ((${#missing[@]} > 0)); then
 	echo "Installing Debian packages: ${missing[*]}"
