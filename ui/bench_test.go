@@ -120,7 +120,7 @@ func BenchmarkScrollSession10k(b *testing.B) {
 	}
 	q.drain()
 	total := float32(0)
-	for _, h := range u.chat.heights {
+	for _, h := range u.chat.list.heights {
 		total += h
 	}
 	page := u.chat.list.Size().Height

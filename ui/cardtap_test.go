@@ -30,7 +30,7 @@ func TestClickingACardTitleKeepsTheChatStill(t *testing.T) {
 	i := c.index(it)
 	// Put the card's title in the middle of the view.
 	top := float32(0)
-	for _, x := range c.heights[:i] {
+	for _, x := range c.list.heights[:i] {
 		top += x + 4
 	}
 	c.list.ScrollToOffset(top - 200)

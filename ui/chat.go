@@ -117,7 +117,6 @@ type chatView struct {
 	charW    float32
 	items    []*chatItem
 	byCall   map[string]*chatItem
-	heights  []float32
 	width    float32
 	measurer *messageRow
 	later    func(func()) // runs a function on the UI goroutine after this one
@@ -181,7 +180,8 @@ func (c *chatView) newList() *chatList {
 // setMessages replaces the conversation with msgs.
 func (c *chatView) setMessages(msgs []transcript.Message) {
 	c.items = c.items[:0]
-	c.heights = c.heights[:0]
+	c.list.truncate(0)
+	c.thumbs.forget()
 	c.byCall = map[string]*chatItem{}
 	c.awaitNext = nil
 	c.round = nil
@@ -198,7 +198,8 @@ func (c *chatView) setMessages(msgs []transcript.Message) {
 // the messages the log holds now.
 func (c *chatView) setHistory(cycles []cycle.Archive, past []agent.PastRebuild, msgs []transcript.Message) {
 	c.items = c.items[:0]
-	c.heights = c.heights[:0]
+	c.list.truncate(0)
+	c.thumbs.forget()
 	c.byCall = map[string]*chatItem{}
 	c.awaitNext = nil
 	c.round = nil
@@ -349,7 +350,7 @@ func (c *chatView) commit(m *transcript.Message, logIndex int) {
 		n := len(c.items)
 		if n > 0 && c.items[n-1].streaming {
 			c.items = c.items[:n-1]
-			c.heights = c.heights[:min(len(c.heights), n-1)]
+			c.list.truncate(n - 1)
 		}
 		before := len(c.items)
 		c.addMessage(m)
@@ -420,7 +421,7 @@ func (c *chatView) endStreaming(keep bool) {
 		return
 	}
 	c.items = c.items[:n-1]
-	c.heights = c.heights[:min(len(c.heights), n-1)]
+	c.list.truncate(n - 1)
 	c.list.Refresh()
 }
 

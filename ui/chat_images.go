@@ -46,6 +46,11 @@ type thumbs struct {
 	fetch func(sha string, done func(image.Image, error))
 }
 
+// forget drops the thumbnails and failures kept for the conversation
+// shown before: a picture that could not be read then may be readable now,
+// and pictures no row shows need not stay in memory.
+func (t *thumbs) forget() { t.done, t.failed, t.loading = nil, nil, nil }
+
 func (t *thumbs) keep(sha string, img image.Image) {
 	if t.done == nil {
 		t.done = map[string]image.Image{}

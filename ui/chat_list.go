@@ -85,6 +85,18 @@ func (l *chatList) minRow() fyne.Size {
 	return l.rowMin
 }
 
+// rows is how many rows have a height of their own.
+func (l *chatList) rows() int { return len(l.heights) }
+
+// truncate forgets the heights of the rows from n on.
+func (l *chatList) truncate(n int) {
+	if n < len(l.heights) {
+		l.heights = l.heights[:max(n, 0)]
+		l.dirty = min(l.dirty, max(n, 0))
+	}
+}
+
+// heightOf is row id's height: its own, or an empty row's.
 func (l *chatList) heightOf(id int) float32 {
 	if id < len(l.heights) {
 		return l.heights[id]

@@ -17,19 +17,18 @@ import (
 // off screen). The list then keeps following the bottom if it was there.
 func (c *chatView) fitShown(id int, r *messageRow) {
 	it := r.item
-	if c.width <= 0 || id >= len(c.heights) || c.items[id] != it {
+	if c.width <= 0 || id >= c.list.rows() || c.items[id] != it {
 		return
 	}
 	var h float32
 	if it.measuredAt != c.width {
 		h = c.measureRow(r, it)
 	} else {
-		r.Resize(fyne.NewSize(c.width, c.heights[id]))
+		r.Resize(fyne.NewSize(c.width, c.list.heightOf(id)))
 		h = r.MinSize().Height
 	}
-	if d := h - c.heights[id]; d > 1 || d < -1 {
+	if d := h - c.list.heightOf(id); d > 1 || d < -1 {
 		follow := c.following()
-		c.heights[id] = h
 		c.list.SetItemHeight(id, h)
 		if follow {
 			c.bottomLater()
@@ -50,11 +49,11 @@ func (c *chatView) bottomLater() {
 	})
 }
 
-// rebuild sets every row's height on a fresh list and swaps it in: rows
-// near the end are measured exactly, the others estimated until shown.
+// rebuild sets every row's height at once: rows near the end are
+// measured exactly, the others estimated until shown (see fitShown).
 func (c *chatView) rebuild(keepOffset bool) {
 	off := c.list.GetScrollOffset()
-	c.heights = c.heights[:0]
+	hs := make([]float32, 0, len(c.items))
 	n := len(c.items)
 	for i, it := range c.items {
 		var h float32
@@ -63,9 +62,9 @@ func (c *chatView) rebuild(keepOffset bool) {
 		} else {
 			h = c.estimate(it)
 		}
-		c.heights = append(c.heights, h)
+		hs = append(hs, h)
 	}
-	c.list.SetHeights(c.heights)
+	c.list.SetHeights(hs)
 	if keepOffset {
 		c.list.ScrollToOffset(off)
 	} else {
@@ -191,10 +190,5 @@ func (c *chatView) measureRow(r *messageRow, it *chatItem) float32 {
 }
 
 func (c *chatView) setHeight(i int) {
-	h := c.measure(c.items[i])
-	for len(c.heights) <= i {
-		c.heights = append(c.heights, 0)
-	}
-	c.heights[i] = h
-	c.list.SetItemHeight(i, h)
+	c.list.SetItemHeight(i, c.measure(c.items[i]))
 }

@@ -29,10 +29,10 @@ func (h *harness) gapToEnd() float32 {
 	fynetest.LayoutAll(h.win.Canvas().Content())
 	h.q.drain()
 	total := float32(0)
-	for _, x := range c.heights {
+	for _, x := range c.list.heights {
 		total += x
 	}
-	total += float32(max(len(c.heights)-1, 0)) * theme.Padding()
+	total += float32(max(len(c.list.heights)-1, 0)) * theme.Padding()
 	return total - (c.list.GetScrollOffset() + c.list.Size().Height)
 }
 

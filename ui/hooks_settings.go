@@ -48,15 +48,15 @@ func (u *UI) showHooksSettings() {
 func (v *hooksSettings) reload() {
 	u := v.u
 	sess, ws := u.shownSession()
-	wb := u.wb
+	live, wb := u.live, u.wb // the session the listing is made for
 	u.bridge.Work(func() func() {
 		listing, err := wb.Hooks(ws, sess)
-		return func() { v.show(listing, err) }
+		return func() { v.show(live, listing, err) }
 	})
 }
 
-// show draws a listing.
-func (v *hooksSettings) show(l workbench.HooksListing, err error) {
+// show draws a listing made for the session live (nil for none).
+func (v *hooksSettings) show(live *liveSession, l workbench.HooksListing, err error) {
 	v.listing = l
 	v.head.SetText("Command hooks from " + l.UserPath + " (yours) and the workspace's .tally/hooks.json (only once trusted), " +
 		"in the shape Claude Code's settings use. They run sandboxed like the agent's commands, with the event as JSON on their input. " +
@@ -69,7 +69,7 @@ func (v *hooksSettings) show(l workbench.HooksListing, err error) {
 		v.list.Add(v.row(h))
 	}
 	if l.Workspace.NeedsTrust {
-		wf, live := l.Workspace, v.u.live
+		wf := l.Workspace
 		v.list.Add(&widget.Button{Text: "Review the workspace's hooks…", OnTapped: func() {
 			if live != nil {
 				v.u.reviewHooksTrust(live, wf)
