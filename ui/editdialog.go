@@ -17,14 +17,17 @@ type editDialog struct {
 	problem *widget.Label
 }
 
-// newEditDialog shows a editDialog titled title in u's window, height
-// tall at the most.
+// newEditDialog shows an editDialog titled title in u's window, height
+// tall at the most. Typing in one of its entries hides the problem said.
 func (u *UI) newEditDialog(title, saveText string, items []*widget.FormItem, height float32, submit func()) *editDialog {
-	for _, it := range items {
-		wrapHint(it)
-	}
 	d := &editDialog{problem: &widget.Label{Importance: widget.DangerImportance, Wrapping: fyne.TextWrapWord}}
 	d.problem.Hide()
+	for _, it := range items {
+		if e, ok := it.Widget.(*escEntry); ok {
+			e.OnChanged = func(string) { d.problem.Hide() }
+		}
+		wrapHint(it)
+	}
 	d.save = &widget.Button{Text: saveText, Importance: widget.HighImportance, OnTapped: submit}
 	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { d.dlg.Hide() }}
 	d.dlg = dialog.NewCustomWithoutButtons(title, container.NewVBox(widget.NewForm(items...), d.problem), u.win)
@@ -34,13 +37,11 @@ func (u *UI) newEditDialog(title, saveText string, items []*widget.FormItem, hei
 	return d
 }
 
-// formEntry is an entry of such a dialog: Enter submits, typing hides
-// the problem said.
-func formEntry(placeholder string, submit func(), typed func()) *escEntry {
+// formEntry is an entry of such a dialog: Enter submits.
+func formEntry(placeholder string, submit func()) *escEntry {
 	e := newEscEntry()
 	e.SetPlaceHolder(placeholder)
 	e.OnSubmitted = func(string) { submit() }
-	e.OnChanged = func(string) { typed() }
 	return e
 }
 

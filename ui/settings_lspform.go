@@ -91,11 +91,7 @@ func (s *lspSection) change(edit func(path string) error, done string) {
 func (s *lspSection) showServerForm(c *lsp.ConfiguredServer) *lspServerForm {
 	f := &lspServerForm{s: s, editing: c != nil}
 	entry := func(ph string) *escEntry {
-		return formEntry(ph, func() { f.submit() }, func() {
-			if f.editDialog != nil {
-				f.problem.Hide()
-			}
-		})
+		return formEntry(ph, func() { f.submit() })
 	}
 	f.name = entry("zls")
 	f.command = entry("zls, or /path/to/server")

@@ -170,11 +170,7 @@ type endpointForm struct {
 func (p *profileSection) showForm(pr *workbench.Profile) *endpointForm {
 	f := &endpointForm{p: p}
 	entry := func(ph string) *escEntry {
-		return formEntry(ph, f.submit, func() {
-			if f.editDialog != nil {
-				f.problem.Hide()
-			}
-		})
+		return formEntry(ph, f.submit)
 	}
 	f.name, f.baseURL, f.model = entry("local"), entry("http://127.0.0.1:8080/v1"), entry("qwen3-8b (optional)")
 	f.keyEnv, f.win = entry("LOCAL_API_KEY (optional)"), entry("from the model table")
