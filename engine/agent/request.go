@@ -185,8 +185,9 @@ func (s *Session) resetPrefix() {
 		s.sentFP, s.sentSystem = s.fp, s.st.System
 	}
 	s.skel.reset(s.system, s.log.Len())
-	if s.skel.tools = b; err != nil {
-		s.skel.tools = nil
+	s.skel.tools = b
+	if err != nil {
+		s.skel.tools = nil // the body encodes the catalog itself
 	}
 	s.syncSkeleton()
 }
