@@ -102,7 +102,6 @@ func (q *TextQuery) add(h uint32) {
 //	                           + signature: one bit set for each distinct
 //	                           trigram and bigram of the text's bytes
 //	  t <doc>                  the lowercased text
-//	  u <cycle>                the number of messages in the cycle's log
 //	  w                        the watermark: the sequences of the
 //	                           session's log and of each of Kinds when
 //	                           it was last indexed
@@ -110,7 +109,7 @@ func (q *TextQuery) add(h uint32) {
 // <doc> is cycle (4) + class (1: the index of a Kind in kinds, or
 // classLog) + sequence (8) + part (4), so a session's texts sort by
 // cycle, then records before the log, then sequence. An append adds at
-// the end of the d and t ranges and changes u and w next to the end, so
+// the end of the d and t ranges and changes w next to the end, so
 // a commit writes a few pages of the index whatever the history.
 var (
 	bucketSearch     = []byte("search")
@@ -119,10 +118,12 @@ var (
 )
 
 const (
-	searchLayout = 1
+	// searchLayout is the layout's version: 2 since a message's position
+	// comes from the log's kept length (the per-cycle counts of layout 1
+	// are gone); an index of another layout is built anew.
+	searchLayout = 2
 	docLen       = 17
 	classLog     = 0xFF
-	prefixCount  = 'u'
 	prefixDoc    = 'd'
 	prefixText   = 't'
 	// Signatures have from 2^minSigBits to 2^maxSigBits bits, the

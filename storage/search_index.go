@@ -82,27 +82,14 @@ func (ix *sessionIndex) put(doc []byte, position int, text string) error {
 	return ix.b.Put(append([]byte{prefixText}, doc...), low)
 }
 
-func countKey(cycle uint32) []byte {
-	return binary.BigEndian.AppendUint32([]byte{prefixCount}, cycle)
-}
-
-// addMessage indexes the log message data appended to cycle under seq,
-// or written at position (-1: after the messages counted so far).
+// addMessage indexes the log message data written to cycle under seq at
+// position (its index in the cycle's log).
 func (ix *sessionIndex) addMessage(cycle uint32, seq uint64, position int, data []byte) error {
-	ck := countKey(cycle)
-	if position < 0 {
-		if v := ix.b.Get(ck); len(v) == 4 {
-			position = int(binary.BigEndian.Uint32(v))
-		} else {
-			position = 0
-		}
+	text, ok := ix.tx.rules.message(data)
+	if !ok {
+		return nil
 	}
-	if text, ok := ix.tx.rules.message(data); ok {
-		if err := ix.put(docKey(prefixDoc, cycle, classLog, seq, 0)[1:], position, text); err != nil {
-			return err
-		}
-	}
-	return ix.b.Put(ck, binary.BigEndian.AppendUint32(nil, clampU32(position+1)))
+	return ix.put(docKey(prefixDoc, cycle, classLog, seq, 0)[1:], position, text)
 }
 
 // dropLog removes the indexed messages of the cycle's log.
@@ -120,7 +107,7 @@ func (ix *sessionIndex) dropLog(cycle uint32) error {
 			return err
 		}
 	}
-	return ix.b.Delete(countKey(cycle))
+	return nil
 }
 
 // addRecord indexes the texts of the record data of kind added under seq.

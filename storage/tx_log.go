@@ -37,14 +37,15 @@ func (tx *Tx) Append(session string, cycle int, data []byte) (seq uint64, err er
 		return 0, tx.writeFailed(op, err)
 	}
 	cb, err := sb.CreateBucketIfNotExists(ck)
+	n := 0 // the message's position in the log
 	if err == nil {
-		n := logLen(cb)
+		n = logLen(cb)
 		if seq, err = appendTo(sb, cb, data); err == nil {
 			err = setLogLen(cb, n+1)
 		}
 	}
 	if err == nil && ix != nil {
-		if err = ix.addMessage(uint32(cycle), seq, -1, data); err == nil {
+		if err = ix.addMessage(uint32(cycle), seq, n, data); err == nil {
 			err = ix.done()
 		}
 	}
