@@ -117,7 +117,9 @@ func (g *gitRepo) trustable(x *gitIndex) bool {
 	// A filter or conversion only applies to paths an attributes file
 	// names, so a configured filter driver alone (git-lfs installed for
 	// the user) does not matter, but any attributes file does.
-	words := []string{"autocrlf", "attributesfile", "eol", "objectformat", "partialclone", "worktreeconfig"}
+	// "include" covers include.path and includeIf, whose files are not
+	// followed: one could set any of the others.
+	words := []string{"autocrlf", "attributesfile", "eol", "objectformat", "partialclone", "worktreeconfig", "include"}
 	mentions := func(data []byte, ws []string) bool {
 		low := strings.ToLower(string(data))
 		for _, l := range strings.Split(low, "\n") {
@@ -146,6 +148,11 @@ func (g *gitRepo) trustable(x *gitIndex) bool {
 	}
 	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
 		configs = append(configs, filepath.Join(x, "git", "config"), filepath.Join(x, "git", "attributes"))
+	}
+	for _, v := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
+		if p := os.Getenv(v); p != "" {
+			configs = append(configs, p)
+		}
 	}
 	for _, c := range configs {
 		if data, err := os.ReadFile(c); err == nil && mentions(data, words) {

@@ -353,6 +353,10 @@ func TestShellUntrustedIndexReadsFiles(t *testing.T) {
 		"attributes": func(dir string) {
 			writeFile(t, dir, ".gitattributes", "*.txt text eol=crlf\n")
 		},
+		"an included config": func(dir string) {
+			// Its settings are not read, so the index cannot vouch.
+			git(t, dir, "config", "include.path", "../../shared.gitconfig")
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := gitRepoWith(t, map[string]string{"a.txt": "a\n"})
