@@ -55,6 +55,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if settingsErr != nil {
 		return settingsErr
 	}
+	if o.worktree && o.session != "" {
+		return usagef("tally run: --worktree starts a new session in a worktree of its own; leave out --session, or drop --worktree to continue that session where it works")
+	}
 	out := &printer{stdout: stdout, stderr: stderr, json: o.json}
 	so := o.sessionOptions(o.session)
 	so.Approver = approver(o.yes, stdin, stderr)

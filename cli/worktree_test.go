@@ -47,6 +47,9 @@ func TestRunInAWorktreeThenDiffMergeRemove(t *testing.T) {
 		t.Fatalf("run said %q", errOut)
 	}
 	id := m[1]
+	if _, errOut, code := runCLI(t, "run", "--data", data, "--session", id, "--worktree", "again"); code != ExitUsage || !strings.Contains(errOut, "leave out --session") {
+		t.Errorf("--worktree with --session: exit %d, %q", code, errOut)
+	}
 	if data, _ := os.ReadFile(filepath.Join(repo, "notes.txt")); string(data) != "old line\n" {
 		t.Fatalf("the run edited the repository's checkout: %q", data)
 	}
