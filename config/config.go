@@ -313,10 +313,30 @@ func keptKeysBlanked(profiles []Profile) []Profile {
 // the database otherwise, and the keychain entries of removed profiles
 // are deleted.
 func Save(st *storage.Store, s Settings) error {
+	_, err := Keep(st, s)
+	return err
+}
+
+// Keep is Save returning the settings as they now are: s's keys, each
+// labelled with where it is kept, as Load would give them back without
+// asking the keychain again.
+func Keep(st *storage.Store, s Settings) (Settings, error) {
 	before, _ := read(st)
-	s = storeKey(s)
-	s.Profiles = storeProfileKeys(s.Profiles, before.Profiles)
-	return write(st, s)
+	written := storeKey(s)
+	written.Profiles = storeProfileKeys(s.Profiles, before.Profiles)
+	if err := write(st, written); err != nil {
+		return s, err
+	}
+	kept := s
+	kept.KeyStore = written.KeyStore
+	kept.Profiles = slices.Clone(s.Profiles)
+	for i := range kept.Profiles {
+		kept.Profiles[i].KeyStore = written.Profiles[i].KeyStore
+		if kept.Profiles[i].KeyEnv != "" {
+			kept.Profiles[i].APIKey = "" // read from its variable, never kept
+		}
+	}
+	return kept, nil
 }
 
 func write(st *storage.Store, s Settings) error {

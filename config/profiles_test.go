@@ -157,3 +157,23 @@ func keptKeysBlanked2(s Settings) Settings {
 	s.Profiles = keptKeysBlanked(s.Profiles)
 	return s
 }
+
+// Keep gives back what Load would, without asking the keychain again.
+func TestKeepGivesBackWhatLoadWould(t *testing.T) {
+	st, _ := openStore(t)
+	kc := &memKeychain{m: map[string]string{}}
+	useKeychain(t, kc)
+	s, _ := Settings{APIKey: "sk-main-0123456789", Theme: "dark"}.PutProfile(Profile{Name: "ds", BaseURL: "https://api.deepseek.com/v1", APIKey: "sk-p-0123456789"})
+	kept, err := Keep(st, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Load(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept.APIKey != loaded.APIKey || kept.KeyStore != loaded.KeyStore || kept.KeyStore != KeyInKeychain ||
+		kept.Profiles[0].APIKey != loaded.Profiles[0].APIKey || kept.Profiles[0].KeyStore != loaded.Profiles[0].KeyStore || kept.Theme != "dark" {
+		t.Errorf("Keep = %+v\nLoad = %+v", kept, loaded)
+	}
+}

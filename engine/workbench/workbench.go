@@ -155,15 +155,12 @@ func (w *Workbench) Settings() Settings {
 // SaveSettings stores s (the API key in the OS keychain where one answers)
 // and makes it the settings of sessions configured from now on.
 func (w *Workbench) SaveSettings(s Settings) error {
-	if err := config.Save(w.store, s); err != nil {
+	kept, err := config.Keep(w.store, s)
+	if err != nil {
 		return err
 	}
-	loaded, err := config.Load(w.store)
-	if err != nil {
-		loaded = s
-	}
 	w.mu.Lock()
-	w.settings = loaded
+	w.settings = kept
 	w.mu.Unlock()
 	return nil
 }
