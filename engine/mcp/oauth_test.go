@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -146,6 +147,14 @@ func newFakeAuth(t *testing.T, ttl time.Duration) *fakeAuth {
 	return f
 }
 
+// sameSet tells whether a and b hold the same strings, in any order.
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
@@ -194,8 +203,9 @@ func TestOAuthSignInKeepsTheGrantAndSessionsUseIt(t *testing.T) {
 	if len(shown) != 1 || !strings.Contains(shown[0], "code_challenge_method=S256") || !strings.Contains(shown[0], "resource=") {
 		t.Fatalf("the authorization page %q lacks PKCE or the resource", shown)
 	}
-	if f.lastAuth.Get("scope") != "tools offline_access" {
-		t.Errorf("scopes asked for = %q, want the server's and offline_access", f.lastAuth.Get("scope"))
+	// The SDK joins the scopes through a map, so their order varies.
+	if got := strings.Fields(f.lastAuth.Get("scope")); !sameSet(got, []string{"tools", "offline_access"}) {
+		t.Errorf("scopes asked for = %q, want the server's and offline_access", got)
 	}
 	if fi, err := os.Stat(creds); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("credentials file: %v, %v", fi, err)
