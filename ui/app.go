@@ -331,6 +331,10 @@ func (u *UI) build() {
 	u.input.complete = newCompleter(u)
 	u.input.prompt.OnChanged = func(string) { u.draftChanged(); u.input.complete.changed() }
 	u.input.prompt.onKey = u.input.complete.key
+	u.chat.list.onRune = func(r rune) {
+		u.win.Canvas().Focus(u.input.prompt)
+		u.input.prompt.TypedRune(r)
+	}
 	u.input.images = newImageTray(u)
 	u.input.prompt.onPaste = u.input.images.pasted
 	u.chat.thumbs.fetch = u.fetchImage

@@ -45,6 +45,13 @@ type chatList struct {
 
 	laying  bool // a layout of the rows is under way
 	changed bool // a height changed during it
+
+	// The keyboard (see chat_keys.go): whether the list has it, the frame
+	// that says so, and where the keys and characters typed then go.
+	focused bool
+	frame   *canvas.Rectangle
+	onKey   func(*fyne.KeyEvent)
+	onRune  func(rune)
 }
 
 // listRow is a row in view and the item it shows.
@@ -60,6 +67,7 @@ func newChatList(length func() int, create func() fyne.CanvasObject, update func
 	l.content = container.New(chatListLayout{l})
 	l.scroll = container.NewVScroll(l.content)
 	l.scroll.OnScrolled = func(p fyne.Position) { l.scrolledTo(p.Y) }
+	l.frame = focusFrame()
 	l.ExtendBaseWidget(l)
 	return l
 }
@@ -398,6 +406,7 @@ type chatListRenderer struct{ l *chatList }
 
 func (r *chatListRenderer) Layout(size fyne.Size) {
 	r.l.scroll.Resize(size)
+	r.l.frame.Resize(size)
 	r.l.layoutRows(false)
 }
 
@@ -411,6 +420,8 @@ func (r *chatListRenderer) Refresh() {
 	canvas.Refresh(r.l)
 }
 
-func (r *chatListRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.l.scroll} }
+func (r *chatListRenderer) Objects() []fyne.CanvasObject {
+	return []fyne.CanvasObject{r.l.scroll, r.l.frame}
+}
 
 func (r *chatListRenderer) Destroy() {}

@@ -20,6 +20,7 @@ type messageRow struct {
 	chat    *chatView
 	item    *chatItem
 	bg      *canvas.Rectangle
+	hover   *canvas.Rectangle // shown while the pointer is over the row
 	role    *widget.Label
 	copyB   *widget.Button
 	rewindB *widget.Button // "Rewind to here…" on the user's messages
@@ -38,6 +39,9 @@ func newMessageRow(c *chatView) *messageRow {
 	r := &messageRow{chat: c}
 	r.bg = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	r.bg.CornerRadius = theme.Size(theme.SizeNameInputRadius)
+	r.hover = canvas.NewRectangle(theme.Color(theme.ColorNameHover))
+	r.hover.CornerRadius = r.bg.CornerRadius
+	r.hover.Hide()
 	r.role = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}}
 	r.copyB = &widget.Button{Icon: theme.ContentCopyIcon(), Importance: widget.LowImportance, OnTapped: func() {
 		if r.item != nil && r.chat.copy != nil {
@@ -182,10 +186,15 @@ func (r *messageRow) showImages(it *chatItem) {
 // CreateRenderer implements fyne.Widget.
 func (r *messageRow) CreateRenderer() fyne.WidgetRenderer {
 	body := container.NewVBox(r.header, r.reason, r.rtext, r.plain, r.pics, r.fold, r.rich, r.card)
-	return widget.NewSimpleRenderer(container.NewStack(r.bg, container.NewPadded(body), r.veil))
+	return widget.NewSimpleRenderer(container.NewStack(r.bg, r.hover, container.NewPadded(body), r.veil))
 }
 
-// Tapped implements fyne.Tappable. A click on a row is taken here so it
-// never reaches the list, which would select the row and scroll to it
-// (the chat jumped when a card's title was clicked).
-func (r *messageRow) Tapped(*fyne.PointEvent) {}
+// Tapped implements fyne.Tappable. A click on a row gives the chat the
+// keyboard and never scrolls it (with Fyne's List a click selected the
+// row and scrolled to it: the chat jumped when a card's title was
+// clicked).
+func (r *messageRow) Tapped(*fyne.PointEvent) {
+	if r.chat.list != nil {
+		r.chat.list.takeFocus()
+	}
+}
