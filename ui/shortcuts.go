@@ -108,6 +108,7 @@ func (u *UI) showShortcuts() {
 	for _, s := range shortcuts() {
 		rows = append(rows, &widget.Label{Text: s.keys, TextStyle: fyne.TextStyle{Bold: true, Monospace: true}}, widget.NewLabel(s.what))
 	}
-	rows = append(rows, &widget.Label{Text: "Esc", TextStyle: fyne.TextStyle{Bold: true, Monospace: true}}, widget.NewLabel("Close the dialog on top"))
+	rows = append(rows, &widget.Label{Text: "Esc", TextStyle: fyne.TextStyle{Bold: true, Monospace: true}}, widget.NewLabel("Close the dialog on top"),
+		&widget.Label{Text: "↑ ↓ PgUp PgDn Home End", TextStyle: fyne.TextStyle{Bold: true, Monospace: true}}, widget.NewLabel("Scroll the chat, once clicked (typing goes to the prompt)"))
 	u.showView(dialog.NewCustom("Keyboard shortcuts", "Close", container.NewGridWithColumns(2, rows...), u.win))
 }
