@@ -10,7 +10,8 @@ import (
 
 	"github.com/tally-dev/tally/cli"
 	"github.com/tally-dev/tally/engine/workbench"
-	_ "github.com/tally-dev/tally/internal/locale" // before the toolkit's init: C locales
+	_ "github.com/tally-dev/tally/internal/fynecache" // before the toolkit's init: its cache duration
+	_ "github.com/tally-dev/tally/internal/locale"    // before the toolkit's init: C locales
 	"github.com/tally-dev/tally/internal/sandbox"
 	"github.com/tally-dev/tally/ui"
 )

@@ -26,22 +26,8 @@ cleanup() {
 trap cleanup EXIT
 
 # A display: the current one, or a private Xvfb on a free number.
-if [ -z "${DISPLAY:-}" ]; then
-	command -v Xvfb >/dev/null || fail "no DISPLAY and Xvfb is not installed; run scripts/deps.sh"
-	n=90
-	while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do
-		n=$((n + 1))
-		[ "$n" -lt 200 ] || fail "no free X display number between :90 and :199"
-	done
-	Xvfb ":$n" -screen 0 1280x800x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &
-	pids+=($!)
-	export DISPLAY=":$n"
-	for _ in $(seq 50); do
-		[ -e "/tmp/.X11-unix/X$n" ] && break
-		sleep 0.1
-	done
-	[ -e "/tmp/.X11-unix/X$n" ] || fail "Xvfb did not start on :$n: $(cat "$tmp/xvfb.log")"
-fi
+. scripts/display.sh
+need_display
 
 # The scripted model server.
 go build -o "$tmp/llmtestd" ./scripts/llmtestd || fail "cannot build scripts/llmtestd"
@@ -68,14 +54,7 @@ export OPENAI_API_KEY=dummy
 OPENAI_BASE_URL="$url" LANG=en_US.UTF-8 ./tally --data "$data" >"$tmp/tally.log" 2>&1 &
 app=$!
 pids+=("$app")
-win=""
-for _ in $(seq 120); do
-	win=$(xdotool search --name Tally 2>/dev/null | head -n1 || true)
-	[ -n "$win" ] && break
-	kill -0 "$app" 2>/dev/null || fail "tally exited before showing a window: $(tail -n5 "$tmp/tally.log")"
-	sleep 0.5
-done
-[ -n "$win" ] || fail "no window named 'Tally' appeared within 60 s: $(tail -n5 "$tmp/tally.log")"
+win=$(wait_window "$app" "$tmp/tally.log")
 sleep 3 # let the session load and render
 
 mkdir -p artifacts

@@ -32,6 +32,7 @@ import (
 
 	"github.com/tally-dev/tally/assets"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/internal/fynecache"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -78,11 +79,13 @@ func Main(args []string, stderr io.Writer, serve func(*workbench.Workbench) (fun
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
+	fynecache.Forget() // read by now; the agent's commands need not inherit it
 	if os.Getenv("GOGC") == "" {
 		// The window lives long and holds a session's whole history:
-		// collecting at half the live heap instead of all of it keeps its
-		// resident memory about 45 MB lower with a 10,000-message session
-		// (see the README's benchmarks), for GC cycles a person cannot see.
+		// collecting at a quarter of the live heap instead of all of it
+		// keeps its resident memory about 60 MB lower with a 10,000-message
+		// session (see the README's benchmarks), for GC cycles a person
+		// cannot see (a wheel notch costs the same).
 		debug.SetGCPercent(appGCPercent)
 	}
 	Run(o)
@@ -91,7 +94,7 @@ func Main(args []string, stderr io.Writer, serve func(*workbench.Workbench) (fun
 
 // appGCPercent is the desktop app's garbage collection target (GOGC); the
 // environment's GOGC, when set, wins.
-const appGCPercent = 50
+const appGCPercent = 25
 
 // displayAvailable reports, on X11/Wayland systems, a missing display as
 // one clear sentence instead of letting the windowing library panic.
@@ -318,7 +321,7 @@ func (u *UI) build() {
 	u.input.suggest = u.demoSuggestions()
 	u.footer = tw.NewFooter(func(d time.Duration, fn func()) { u.bridge.After(d, fn) })
 	u.chat = newChatView(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })
-	u.chat.filled = u.memoryReleaser()
+	u.chat.filled = u.memoryReleaser(settleRelease, textureLife(), releaseMemory)
 	u.chat.onRewind = u.startRewind
 	u.chat.onChild = [2]func(*chatItem){u.showChildTranscript, u.stopChild}
 	u.chat.onCommand = u.allowCommandFromCard

@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -15,55 +13,20 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/agent"
-	"github.com/tally-dev/tally/engine/transcript"
-	"github.com/tally-dev/tally/storage"
+	"github.com/tally-dev/tally/internal/longsession"
 )
 
-// seedLongSession stores a session of n messages: user prompts, Markdown
-// answers with tool calls, and tool results.
+// seedLongSession stores a session of n messages (longsession.Seed) in
+// the data directory dir.
 func seedLongSession(tb testing.TB, dir string, n int) string {
 	tb.Helper()
-	st, err := storage.Open(filepath.Join(dir, "tally.db"), storage.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer st.Close()
 	// The workspace is a project folder beside the data directory, never
 	// the data directory itself (the engine refuses that).
-	ws := tb.TempDir()
-	sess, err := agent.Create(agent.Config{Store: st, ModelChoice: agent.ModelChoice{ModelName: "bench-model"}}, "bench", ws, "bench")
+	id, err := longsession.Seed(dir, tb.TempDir(), n)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	now := time.Now()
-	var data [][]byte
-	for i := 0; len(data) < n; i++ {
-		call := transcript.ToolCall{ID: fmt.Sprintf("c%d", i), Name: "read_file", Arguments: fmt.Sprintf(`{"path":"pkg/file%d.go"}`, i)}
-		for _, m := range []transcript.Message{
-			transcript.UserText("<turn_meta>\n</turn_meta>", fmt.Sprintf("Step %d: look at file%d.go and explain what it does.", i, i), now),
-			transcript.AssistantReply("Reading it.", "I should read the file.", []transcript.ToolCall{call}, now),
-			transcript.ToolResult(call, fmt.Sprintf("package pkg\n\n// F%d does things.\nfunc F%d() int { return %d }\n", i, i, i), false, now),
-			transcript.AssistantReply(fmt.Sprintf("## file%d.go\n\nIt defines **F%d**, which returns `%d`.\n\n- short\n- simple", i, i, i), "", nil, now),
-		} {
-			b, err := transcript.Encode(m)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			data = append(data, b)
-		}
-	}
-	if err := st.Update(func(tx *storage.Tx) error {
-		for _, b := range data[:n] {
-			if _, err := tx.Append(sess.ID(), 1, b); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		tb.Fatal(err)
-	}
-	return sess.ID()
+	return id
 }
 
 // BenchmarkOpenSession10k measures opening a 10,000-message session until

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"runtime/debug"
 	"time"
 
 	"github.com/tally-dev/tally/engine/agent"
@@ -224,34 +223,6 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 // bigSession is the number of messages from which opening a session is
 // followed by handing the memory its reading took back to the system.
 const bigSession = 2000
-
-// memoryReleaser returns what the chat calls when a row comes into view:
-// once it has shown no new row for settleRelease, the memory the rows it
-// dropped held is handed back to the system (releaseMemory, off the UI
-// goroutine). Scrolling through a long session allocates far more than
-// it keeps; without this the process would hold on to that peak.
-func (u *UI) memoryReleaser() func() {
-	var t *time.Timer
-	return func() {
-		if t != nil {
-			t.Stop()
-		}
-		t = u.bridge.After(settleRelease, func() { u.bridge.Work(releaseMemory) })
-	}
-}
-
-// settleRelease is how long the chat shows no new row before memory is
-// handed back.
-const settleRelease = 2 * time.Second
-
-// releaseMemory returns the memory the collector has freed to the system,
-// off the UI goroutine. Reading a long session from the store allocates
-// several times what it keeps; without this the process would hold on to
-// that peak for minutes.
-func releaseMemory() func() {
-	debug.FreeOSMemory()
-	return nil
-}
 
 // applyLedger shows a session's stored usage rows: the chart draws them,
 // the chip shows the last request and the footer its duration and the
