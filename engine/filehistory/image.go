@@ -169,16 +169,20 @@ func byteCount(n int64) string {
 }
 
 // readAll reads f, expected to hold size bytes, into a buffer of that size,
-// reading at most limit+1 bytes in case the file grew.
+// reading at most limit+1 bytes in case the file grew. A read that returns
+// fewer bytes than asked for, having brought the total to size, ends it:
+// the file holds what its stat said, and asking again only to be told
+// about the end would be one more system call per file.
 func readAll(f io.Reader, size, limit int64) ([]byte, error) {
 	buf := make([]byte, 0, min(size, limit)+1)
 	for int64(len(buf)) <= limit {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := f.Read(buf[len(buf):min(int64(cap(buf)), limit+1)])
+		want := min(int64(cap(buf)), limit+1) - int64(len(buf))
+		n, err := f.Read(buf[len(buf) : int64(len(buf))+want])
 		buf = buf[:len(buf)+n]
-		if err == io.EOF {
+		if err == io.EOF || err == nil && int64(n) < want && int64(len(buf)) == size {
 			return buf, nil
 		}
 		if err != nil {

@@ -350,6 +350,8 @@ func (s *walker) read() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var dirs dirRoot
+			defer dirs.close()
 			for {
 				next.Lock()
 				k := i
@@ -360,7 +362,8 @@ func (s *walker) read() {
 				}
 				t := s.todo[k]
 				en := s.files[t.rel] // s.files is not written meanwhile
-				img, data := imageOf(s.root, filepath.FromSlash(t.rel), entryInfo{en}, s.lim)
+				root, name := dirs.of(s.root, filepath.FromSlash(t.rel))
+				img, data := imageOf(root, name, entryInfo{en}, s.lim)
 				en = en.withImage(img)
 				if img.Kind == File {
 					if _, ok := s.w.sizes[img.SHA]; !ok && !s.w.stage.has(en.sum) { // nor is w.sizes
@@ -376,4 +379,39 @@ func (s *walker) read() {
 		s.files[t.rel] = out[k]
 	}
 	s.todo = nil
+}
+
+// dirRoot is the directory of the last file a reader read, opened as a
+// root of its own: the files to read come a directory at a time, and
+// opening each by its name in that directory takes one system call
+// instead of one per component of its path (os.Root resolves a path a
+// component at a time).
+type dirRoot struct {
+	dir  string
+	root *os.Root // nil: the workspace's root is used
+}
+
+// of returns the root to open name (a path in the workspace root ws) in,
+// and name as seen from it.
+func (d *dirRoot) of(ws *os.Root, name string) (*os.Root, string) {
+	dir, base := filepath.Split(name)
+	if dir == "" {
+		return ws, name
+	}
+	if dir != d.dir || d.root == nil {
+		d.close()
+		r, err := ws.OpenRoot(dir)
+		if err != nil {
+			return ws, name // imageOf reports why it cannot be read
+		}
+		d.dir, d.root = dir, r
+	}
+	return d.root, base
+}
+
+func (d *dirRoot) close() {
+	if d.root != nil {
+		d.root.Close()
+	}
+	d.dir, d.root = "", nil
 }
