@@ -68,7 +68,7 @@ func (w *Workspace) changes(root *os.Root, v *view, before map[string]entry) []c
 			if img.Kind == File {
 				if _, stored := w.sizes[img.SHA]; !stored {
 					sum, _ := sumOf(img.SHA)
-					w.stage.put(sum, compress(data))
+					w.stage.put(sum, data)
 				}
 			}
 			c.now = img

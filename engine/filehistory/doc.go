@@ -24,7 +24,7 @@
 // The first shell snapshot of a process walks the workspace and stats every
 // file; [Recorder.Prepare] takes it ahead of time (a host calls it when a
 // turn starts), so that the first command pays only for what changed
-// since. A file is read, hashed and compressed only when its stat changed
+// since. A file is read and hashed only when its stat changed
 // since the last snapshot, and, where the workspace is in a git repository,
 // only when git's index does not vouch for it: a tracked file whose stat
 // matches its index entry exactly (and that is not "racily clean", modified
@@ -54,10 +54,11 @@
 // memory mapping whose file was closed before the writes, and changes made
 // on another machine to a network file system.
 //
-// The content a snapshot read that is not stored yet is kept compressed in a
-// temporary file beside the data file (unlinked at once where the system
-// allows), for as long as the process lives; memory holds only the manifest
-// and an index of the staged content, under 300 bytes a file. AfterShell
+// The content a snapshot read that is not stored yet is kept (compressed
+// from 4 KB up) in a temporary file beside the data file (unlinked at once
+// where the system allows), for as long as the process lives; memory holds
+// only the manifest and an index of the staged content, under 300 bytes a
+// file. AfterShell
 // stores only the earlier content of the files the command changed, once
 // [Limits].Refuse allowed it: files that never change are never copied into
 // the data file, and content Refuse declines (a credential) never reaches

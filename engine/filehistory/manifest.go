@@ -334,8 +334,8 @@ func (s *walker) untrustGit() {
 	}
 }
 
-// read reads the files to read, in parallel, staging the compressed
-// content of those whose content is not stored yet (see Workspace.stage),
+// read reads the files to read, in parallel, staging the content of
+// those whose content is not stored yet (see Workspace.stage),
 // so that every file found has its content in the store, the stage or git
 // when read returns.
 func (s *walker) read() {
@@ -367,7 +367,7 @@ func (s *walker) read() {
 				en = en.withImage(img)
 				if img.Kind == File {
 					if _, ok := s.w.sizes[img.SHA]; !ok && !s.w.stage.has(en.sum) { // nor is w.sizes
-						s.w.stage.put(en.sum, compress(data))
+						s.w.stage.put(en.sum, data)
 					}
 				}
 				out[k] = en

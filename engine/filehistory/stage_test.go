@@ -34,3 +34,55 @@ func TestStageKeepsContentAcrossFlushAndCompaction(t *testing.T) {
 	s.put(sums[1], datas[1])
 	check(1, true)
 }
+
+// Small content is staged as it is and large content compressed, and both
+// come back as they were put; a compaction copies the file only when most
+// of it is dead.
+func TestStageCompactsOnlyWhenMostIsDead(t *testing.T) {
+	s := newStage(t.TempDir())
+	var sums [][32]byte
+	var datas [][]byte
+	for i := range 400 {
+		n := 40 // about 500 bytes: kept as it is
+		if i%2 == 1 {
+			n = 800 // about 10 KB: compressed
+		}
+		d := bytes.Repeat([]byte(fmt.Sprintf("content %d;", i)), n)
+		sum := sha256.Sum256(d)
+		s.put(sum, d)
+		sums, datas = append(sums, sum), append(datas, d)
+	}
+	check := func(live func(int) bool) {
+		t.Helper()
+		for i := range sums {
+			got, ok := s.get(sums[i])
+			if ok != live(i) || ok && !bytes.Equal(got, datas[i]) {
+				t.Fatalf("entry %d (%d bytes): found %v, want %v (or wrong content)", i, len(datas[i]), ok, live(i))
+			}
+		}
+	}
+	check(func(int) bool { return true })
+	before := s.size
+	if big := sums[1]; s.idx[big].n >= uint32(len(datas[1])) || !s.idx[big].packed {
+		t.Errorf("a %d-byte content is staged in %d bytes, packed %v", len(datas[1]), s.idx[big].n, s.idx[big].packed)
+	}
+
+	alive := map[[32]byte]bool{}
+	for i, sum := range sums {
+		alive[sum] = i%10 != 0 // a tenth dies
+	}
+	s.compact(func(sum [32]byte) bool { return alive[sum] })
+	check(func(i int) bool { return i%10 != 0 })
+	if s.size != before {
+		t.Errorf("a compaction with a tenth dead rewrote the file: %d bytes, was %d", s.size, before)
+	}
+
+	for i, sum := range sums {
+		alive[sum] = i%10 == 1 // most die
+	}
+	s.compact(func(sum [32]byte) bool { return alive[sum] })
+	check(func(i int) bool { return i%10 == 1 })
+	if s.size >= before/2 {
+		t.Errorf("a compaction with most dead left %d bytes of %d", s.size, before)
+	}
+}

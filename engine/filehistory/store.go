@@ -221,18 +221,17 @@ func (w *Workspace) persist(rel string, img Image) (Image, *blob) {
 		return img, nil
 	}
 	sum, _ := sumOf(img.SHA)
-	raw, ok := w.stage.get(sum)
+	data, ok := w.stage.get(sum)
 	if !ok {
 		return Image{Kind: Unrestorable, Size: img.Size, Why: "its earlier content was not kept"}, nil
 	}
-	data, err := decoder.DecodeAll(raw, nil)
-	if err != nil || hashOf(data) != img.SHA {
+	if hashOf(data) != img.SHA {
 		return Image{Kind: Unrestorable, Size: img.Size, Why: "its earlier content could not be read back"}, nil
 	}
 	if img = w.refuse(rel, img, data); img.Kind != File {
 		return img, nil
 	}
-	return img, &blob{sha: img.SHA, data: raw}
+	return img, &blob{sha: img.SHA, data: compress(data)}
 }
 
 // tidyStage drops staged content that is stored now or that no view
@@ -295,10 +294,8 @@ func (w *Workspace) stagedContent(sha string) ([]byte, bool) {
 
 // content returns the stored content with the given SHA-256.
 func (w *Workspace) content(sha string) ([]byte, error) {
-	if raw, ok := w.stagedContent(sha); ok {
-		if data, err := decoder.DecodeAll(raw, nil); err == nil && hashOf(data) == sha {
-			return data, nil
-		}
+	if data, ok := w.stagedContent(sha); ok && hashOf(data) == sha {
+		return data, nil
 	}
 	var raw []byte
 	var ok bool
