@@ -58,14 +58,13 @@
 // from 4 KB up) in a temporary file beside the data file (unlinked at once
 // where the system allows), for as long as the process lives; memory holds
 // only the manifest and an index of the staged content, under 300 bytes a
-// file. AfterShell
-// stores only the earlier content of the files the command changed, once
-// [Limits].Refuse allowed it: files that never change are never copied into
-// the data file, and content Refuse declines (a credential) never reaches
-// it. A process that dies while a command runs loses that command's
-// before-images. Files larger than [Limits].FileBytes, and anything that is
-// not a regular file or a symlink, are recorded as not restorable. Symlinks
-// are recorded as links and never followed.
+// file. AfterShell stores only the earlier content of the files the command
+// changed, once [Limits].Refuse allowed it: files that never change are
+// never copied into the data file, and content Refuse declines (a
+// credential) never reaches it. A process that dies while a command runs
+// loses that command's before-images. Files larger than [Limits].FileBytes,
+// and anything that is not a regular file or a symlink, are recorded as not
+// restorable. Symlinks are recorded as links and never followed.
 //
 // The checkpoint of turn T is the state, at the start of T, of the files the
 // session changed from T on. [Workspace.Plan] lists what restoring it would
