@@ -62,6 +62,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	}
 	s := newServer(o)
 	l := newLedger()
+	s.ledger = l
 	pr, pw := io.Pipe()
 	defer pr.Close()
 	w := newCountingWriter(out, l)
@@ -110,9 +111,10 @@ func (s *Server) cancelAll() {
 // acp.Agent and acp.AgentLoader; every one answers any input with a
 // response or a JSON-RPC error, never a panic.
 type Server struct {
-	o    Options
-	log  io.Writer
-	conn *acp.AgentSideConnection
+	o      Options
+	log    io.Writer
+	conn   *acp.AgentSideConnection
+	ledger *ledger // the connection's requests and answers
 
 	mu       sync.Mutex
 	wb       *workbench.Workbench

@@ -194,18 +194,14 @@ func (st *session) close() {
 }
 
 // commandsLater sends the commands once the answer that opened the
-// session has reached the client, which only then knows the session;
-// listing them may wait a few seconds for a slow MCP server.
+// session has been written to the client, which only then knows the
+// session; listing them may wait a few seconds for a slow MCP server.
 func (st *session) commandsLater() {
-	go func() {
-		time.Sleep(commandsDelay)
-		st.sendCommands()
-	}()
+	if st.srv.ledger == nil { // no connection: nobody to tell
+		return
+	}
+	st.srv.ledger.afterOpened(st.sessionID(), st.sendCommands)
 }
-
-// commandsDelay lets the answer that opened a session reach the client
-// before the session's first update.
-const commandsDelay = 50 * time.Millisecond
 
 // sendCommands tells the client the session's slash commands: the
 // built-in ones, the user's and the workspace's command files and the MCP

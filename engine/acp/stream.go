@@ -11,15 +11,69 @@ import (
 
 // ledger counts the client's requests read and the responses written, so
 // that when the client's stream ends every request it sent still gets its
-// answer (a client may write its requests and close its end at once).
+// answer (a client may write its requests and close its end at once). It
+// also runs what waits for the answer that opened a session to be written
+// (see afterOpened).
 type ledger struct {
 	mu        sync.Mutex
 	requests  int
 	responses int
 	changed   chan struct{} // closed and replaced on every change
+
+	opened  map[string][]func() // by session ID: run once its opening answer is out
+	opening map[string]string   // a load or resume request's ID → the session it opens
 }
 
-func newLedger() *ledger { return &ledger{changed: make(chan struct{})} }
+func newLedger() *ledger {
+	return &ledger{changed: make(chan struct{}), opened: map[string][]func(){}, opening: map[string]string{}}
+}
+
+// afterOpened runs fn, on a goroutine of its own, once the answer to the
+// request that opened session id (session/new, load or resume) has been
+// written: the client knows the session only then, so an update sent
+// sooner could be dropped. The caller is that request's handler.
+func (l *ledger) afterOpened(id string, fn func()) {
+	l.mu.Lock()
+	l.opened[id] = append(l.opened[id], fn)
+	l.mu.Unlock()
+}
+
+// answered is told of every response written: its request's ID and the
+// session ID its result names, if any.
+func (l *ledger) answered(reqID, session string) {
+	l.mu.Lock()
+	if sid, ok := l.opening[reqID]; ok {
+		delete(l.opening, reqID)
+		if session == "" {
+			session = sid
+		}
+	}
+	fns := l.opened[session]
+	delete(l.opened, session)
+	l.mu.Unlock()
+	for _, fn := range fns {
+		go fn()
+	}
+}
+
+// reading is told of every request read: a load or resume request names
+// the session its answer opens.
+func (l *ledger) reading(m rpcMessage) {
+	if m.Method != acpMethodLoad && m.Method != acpMethodResume {
+		return
+	}
+	if sid := m.session(m.Params); sid != "" {
+		l.mu.Lock()
+		l.opening[string(m.ID)] = sid
+		l.mu.Unlock()
+	}
+}
+
+// The methods whose answer opens a session named in the request.
+const (
+	acpMethodLoad   = "session/load"
+	acpMethodResume = "session/resume"
+)
 
 func (l *ledger) add(requests, responses int) {
 	l.mu.Lock()
@@ -54,19 +108,35 @@ func (l *ledger) wait(limit time.Duration) {
 	}
 }
 
+// rpcMessage is what the stream looks at in a JSON-RPC message.
+type rpcMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+}
+
+// session is the sessionId member of raw, a request's params or a
+// response's result, or "".
+func (rpcMessage) session(raw json.RawMessage) string {
+	var v struct {
+		SessionID string `json:"sessionId"`
+	}
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	return v.SessionID
+}
+
 // kind tells a JSON-RPC request (an ID and a method) and a response (an
 // ID and no method) apart; anything else is neither.
-func kind(line []byte) (request, response bool) {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
+func kind(line []byte) (m rpcMessage, request, response bool) {
 	// An ID of null is none: the connection takes such a request for a
 	// notification, and a parse error's answer carries it.
 	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" {
-		return false, false
+		return m, false, false
 	}
-	return m.Method != "", m.Method == ""
+	return m, m.Method != "", m.Method == ""
 }
 
 // countingWriter counts the responses written through it, one message a
@@ -87,8 +157,9 @@ func (c countingWriter) Write(p []byte) (int, error) {
 	c.mu.Unlock()
 	responses := 0
 	for line := range bytes.Lines(p[:n]) {
-		if _, resp := kind(line); resp {
+		if m, _, resp := kind(line); resp {
 			responses++
+			c.l.answered(string(m.ID), m.session(m.Result))
 		}
 	}
 	if responses > 0 {
@@ -125,7 +196,8 @@ func pump(in io.Reader, w io.Writer, out io.Writer, l *ledger) {
 			line = nil
 		}
 		if len(line) > 0 {
-			if req, _ := kind(line); req {
+			if m, req, _ := kind(line); req {
+				l.reading(m)
 				l.add(1, 0)
 			}
 			if _, werr := w.Write(line); werr != nil {
