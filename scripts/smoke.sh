@@ -16,17 +16,10 @@ for tool in xdotool import; do
 	command -v "$tool" >/dev/null || fail "$tool is not installed; run scripts/deps.sh"
 done
 
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. scripts/common.sh
+with_tmp
 
 # A display: the current one, or a private Xvfb on a free number.
-. scripts/display.sh
 need_display
 
 # The scripted model server.

@@ -35,16 +35,24 @@ func (l *chatList) FocusLost() { l.setFocused(false) }
 
 func (l *chatList) setFocused(on bool) {
 	l.focused = on
-	if l.frame == nil {
+	if l.frame != nil {
+		l.frame.StrokeColor = theme.Color(theme.ColorNameFocus)
+		showMark(l.frame, on)
+	}
+}
+
+// showMark shows or hides r, a highlight, redrawing it only when that
+// changes it.
+func showMark(r *canvas.Rectangle, on bool) {
+	if r.Visible() == on {
 		return
 	}
 	if on {
-		l.frame.StrokeColor = theme.Color(theme.ColorNameFocus)
-		l.frame.Show()
+		r.Show()
 	} else {
-		l.frame.Hide()
+		r.Hide()
 	}
-	l.frame.Refresh()
+	r.Refresh()
 }
 
 // TypedRune implements fyne.Focusable; the chat takes no text, so a
@@ -116,14 +124,8 @@ func (r *messageRow) MouseMoved(*desktop.MouseEvent) {}
 func (r *messageRow) MouseOut() { r.setHovered(false) }
 
 func (r *messageRow) setHovered(on bool) {
-	if r.hover == nil || r.hover.Visible() == on {
-		return
-	}
-	if on {
+	if r.hover != nil {
 		r.hover.FillColor = theme.Color(theme.ColorNameHover)
-		r.hover.Show()
-	} else {
-		r.hover.Hide()
+		showMark(r.hover, on)
 	}
-	r.hover.Refresh()
 }

