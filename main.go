@@ -10,15 +10,20 @@ import (
 
 	"github.com/tally-dev/tally/cli"
 	"github.com/tally-dev/tally/engine/workbench"
-	_ "github.com/tally-dev/tally/internal/fynecache" // before the toolkit's init: its cache duration
-	_ "github.com/tally-dev/tally/internal/locale"    // before the toolkit's init: C locales
+	"github.com/tally-dev/tally/internal/fynecache" // before the toolkit's init: its cache duration
+	_ "github.com/tally-dev/tally/internal/locale"  // before the toolkit's init: C locales
 	"github.com/tally-dev/tally/internal/sandbox"
 	"github.com/tally-dev/tally/ui"
 )
 
 func main() {
-	// Must come first: in the run_shell sandbox helper (a re-exec of this
-	// binary) it runs the helper and exits before any UI or CLI code.
+	// The toolkit has read its cache duration (every package's init runs
+	// before main): commands the agent runs, and the sandbox helper below,
+	// need not inherit it.
+	fynecache.Forget()
+	// Must come first after that: in the run_shell sandbox helper (a
+	// re-exec of this binary) it runs the helper and exits before any UI
+	// or CLI code.
 	sandbox.RunHelperIfRequested()
 	args := os.Args[1:]
 	if opensWindow(args) {

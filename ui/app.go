@@ -32,7 +32,6 @@ import (
 
 	"github.com/tally-dev/tally/assets"
 	"github.com/tally-dev/tally/engine/workbench"
-	"github.com/tally-dev/tally/internal/fynecache"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -79,7 +78,6 @@ func Main(args []string, stderr io.Writer, serve func(*workbench.Workbench) (fun
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	fynecache.Forget() // read by now; the agent's commands need not inherit it
 	if os.Getenv("GOGC") == "" {
 		// The window lives long and holds a session's whole history:
 		// collecting at a quarter of the live heap instead of all of it
