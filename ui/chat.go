@@ -153,7 +153,7 @@ func newChatView(later func(func()), onDecide func(*chatItem, tool.Decision), co
 	c := &chatView{byCall: map[string]*chatItem{}, later: later, onDecide: onDecide, copy: copyFn, curIndex: -1}
 	c.measurer = newMessageRow(c)
 	c.list = c.newList()
-	c.list.onKey = func(ev *fyne.KeyEvent) { c.key(ev) }
+	c.list.onKey = func(ev *fyne.KeyEvent) { c.key(ev) } // the window adds its keys (installShortcuts)
 	c.newJump()
 	c.box = container.New(&tw.WidthWatcher{OnWidth: c.widthChanged, OnHeight: c.heightChanged}, c.list, c.jumpLayer)
 	return c

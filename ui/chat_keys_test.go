@@ -65,6 +65,19 @@ func TestTheChatTakesTheKeyboard(t *testing.T) {
 		t.Errorf("End left the chat %.0f px above its end (Jump to latest shown %v)", g, c.jump.Visible())
 	}
 
+	// The window's own keys still work while the chat has the keyboard.
+	overlays := func() int { return len(canv.Overlays().List()) }
+	press(fyne.KeyF1)
+	if overlays() != 1 {
+		t.Fatal("F1 with the chat focused did not open the shortcuts sheet")
+	}
+	canv.Focus(c.list)
+	pressEscape(h)
+	if overlays() != 0 {
+		t.Error("Escape with the chat focused did not close the sheet")
+	}
+
+	canv.Focus(c.list)
 	canv.Focused().TypedRune('w')
 	if canv.Focused() != fyne.Focusable(h.ui.input.prompt) || h.ui.input.prompt.Text != "w" || c.list.frame.Visible() {
 		t.Errorf("a character typed in the chat: focus on %T, prompt %q, frame shown %v", canv.Focused(), h.ui.input.prompt.Text, c.list.frame.Visible())

@@ -47,15 +47,26 @@ func (u *UI) installShortcuts() {
 		sc := s
 		c.AddShortcut(&desktop.CustomShortcut{KeyName: sc.key, Modifier: sc.mod}, func(fyne.Shortcut) { sc.run(u) })
 	}
-	c.SetOnTypedKey(func(ev *fyne.KeyEvent) {
-		switch ev.Name {
-		case fyne.KeyF1:
-			u.showShortcuts()
-		case fyne.KeyEscape:
-			u.onEscape()
+	c.SetOnTypedKey(u.windowKey)
+	// The chat, when it has the keyboard, scrolls for the keys it knows
+	// and passes the others on, as the window would get them unfocused.
+	u.chat.list.onKey = func(ev *fyne.KeyEvent) {
+		if !u.chat.key(ev) {
+			u.windowKey(ev)
 		}
-	})
+	}
 	u.input.prompt.onShortcut = u.runShortcut
+}
+
+// windowKey handles a key typed with nothing focused that takes it: F1
+// opens the shortcuts sheet, Escape closes the dialog on top.
+func (u *UI) windowKey(ev *fyne.KeyEvent) {
+	switch ev.Name {
+	case fyne.KeyF1:
+		u.showShortcuts()
+	case fyne.KeyEscape:
+		u.onEscape()
+	}
 }
 
 // runShortcut runs the table's entry for cs; it reports false when cs is
