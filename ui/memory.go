@@ -12,8 +12,9 @@ import (
 // dropped, Markdown parsed) and the C heap, where the renderer keeps a
 // texture for every run of text drawn lately (Fyne frees a text's
 // texture when it has not been drawn for its cache duration, 15 s in the
-// app, at the next frame). Neither allocator returns freed memory to the system on its
-// own soon, so the process would hold on to the peak of its last scroll.
+// app, at the next frame). Neither allocator soon returns freed memory to
+// the system on its own, so the process would hold on to the peak of its
+// last scroll.
 
 // settleRelease is how long the chat shows no new row before memory is
 // handed back.
