@@ -7,6 +7,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	acp "github.com/coder/acp-go-sdk"
 )
 
 // ledger counts the client's requests read and the responses written, so
@@ -59,7 +61,7 @@ func (l *ledger) answered(reqID, session string) {
 // reading is told of every request read: a load or resume request names
 // the session its answer opens.
 func (l *ledger) reading(m rpcMessage) {
-	if m.Method != acpMethodLoad && m.Method != acpMethodResume {
+	if m.Method != acp.AgentMethodSessionLoad && m.Method != acp.AgentMethodSessionResume {
 		return
 	}
 	if sid := m.session(m.Params); sid != "" {
@@ -68,12 +70,6 @@ func (l *ledger) reading(m rpcMessage) {
 		l.mu.Unlock()
 	}
 }
-
-// The methods whose answer opens a session named in the request.
-const (
-	acpMethodLoad   = "session/load"
-	acpMethodResume = "session/resume"
-)
 
 func (l *ledger) add(requests, responses int) {
 	l.mu.Lock()
