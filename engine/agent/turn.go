@@ -279,7 +279,8 @@ func (t *turnLoop) send(ctx context.Context, step int) (*llm.Response, error) {
 		},
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Step: step, Retry: &r}) },
 	}
-	resp, err := s.model().Model.Stream(ctx, s.keyed(*s.model(), req), cb)
+	m := s.model()
+	resp, err := m.Model.Stream(ctx, s.keyed(*m, req), cb)
 	show(llm.Delta{Content: text.flush(), Reasoning: thought.flush()})
 	if err != nil && llm.IsContextLengthExceeded(err) && ctx.Err() == nil {
 		if rerr := s.emergency(ctx, err); rerr != nil {

@@ -23,11 +23,12 @@ func (s *Session) WarmUp(ctx context.Context) (ledger.Row, error) {
 	defer s.mu.Unlock()
 	s.syncMCP() // the warmed prefix holds the MCP tools the first turn sends
 	zero := float32(0)
+	m := s.model()
 	req := llm.Request{
-		Model: s.model().ModelName, Tools: s.catalog, MaxTokens: 8, Temperature: &zero,
+		Model: m.ModelName, Tools: s.catalog, MaxTokens: 8, Temperature: &zero,
 		Messages: []openai.ChatCompletionMessage{s.system, {Role: openai.ChatMessageRoleUser, Content: warmUpText}},
 	}
-	resp, err := s.model().Model.Stream(ctx, s.keyed(*s.model(), req), llm.Callbacks{
+	resp, err := m.Model.Stream(ctx, s.keyed(*m, req), llm.Callbacks{
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) },
 	})
 	if err != nil {
