@@ -141,12 +141,20 @@ func (s *stage) flush() {
 
 // get returns the content with SHA-256 sum, as it was put.
 func (s *stage) get(sum [32]byte) ([]byte, bool) {
-	b, packed, ok := s.bytes(sum)
-	if !ok || !packed {
-		return b, ok
+	data, _, ok := s.content(sum)
+	return data, ok
+}
+
+// content returns the content with SHA-256 sum, and its compressed form
+// when it was staged compressed (nil when it was staged as it is), so
+// that storing it need not compress it again.
+func (s *stage) content(sum [32]byte) (data, packed []byte, ok bool) {
+	b, isPacked, ok := s.bytes(sum)
+	if !ok || !isPacked {
+		return b, nil, ok
 	}
 	data, err := decoder.DecodeAll(b, nil)
-	return data, err == nil
+	return data, b, err == nil
 }
 
 // bytes returns the bytes kept for sum and whether they are compressed.

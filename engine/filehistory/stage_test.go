@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -85,4 +86,31 @@ func TestStageCompactsOnlyWhenMostIsDead(t *testing.T) {
 	if s.size >= before/2 {
 		t.Errorf("a compaction with most dead left %d bytes of %d", s.size, before)
 	}
+}
+
+// A command that changes a small file (staged as it is) and a large one
+// (staged compressed) in a plain folder: both earlier contents are stored
+// and restored byte for byte.
+func TestShellRestoresSmallAndLargeStagedFiles(t *testing.T) {
+	bothWays(t, func(t *testing.T) {
+		dir := t.TempDir()
+		small := "small file\n"
+		large := strings.Repeat("a line of a large file that compresses\n", 400) // about 16 KB
+		writeFile(t, dir, "small.txt", small)
+		writeFile(t, dir, "sub/large.txt", large)
+		w := openWS(t, openStore(t), dir, Limits{})
+		r := recorder(t, w, "s")
+		_ = r.BeginTurn(1)
+		ch := shell(t, r, "echo changed > small.txt && echo changed > sub/large.txt")
+		if len(ch.Modified) != 2 || len(ch.NotRestorable) != 0 {
+			t.Fatalf("changes %+v", ch)
+		}
+		restoreTurn(t, w, 1)
+		if got := readFile(t, dir, "small.txt"); got != small {
+			t.Errorf("small.txt restored as %q", got)
+		}
+		if got := readFile(t, dir, "sub/large.txt"); got != large {
+			t.Errorf("sub/large.txt restored as %d bytes, want %d", len(got), len(large))
+		}
+	})
 }

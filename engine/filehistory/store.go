@@ -221,7 +221,7 @@ func (w *Workspace) persist(rel string, img Image) (Image, *blob) {
 		return img, nil
 	}
 	sum, _ := sumOf(img.SHA)
-	data, ok := w.stage.get(sum)
+	data, packed, ok := w.stage.content(sum)
 	if !ok {
 		return Image{Kind: Unrestorable, Size: img.Size, Why: "its earlier content was not kept"}, nil
 	}
@@ -231,7 +231,10 @@ func (w *Workspace) persist(rel string, img Image) (Image, *blob) {
 	if img = w.refuse(rel, img, data); img.Kind != File {
 		return img, nil
 	}
-	return img, &blob{sha: img.SHA, data: compress(data)}
+	if packed == nil {
+		packed = compress(data) // staged as it was: small
+	}
+	return img, &blob{sha: img.SHA, data: packed}
 }
 
 // tidyStage drops staged content that is stored now or that no view
