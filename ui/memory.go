@@ -31,12 +31,16 @@ func textureLife() time.Duration { return fynecache.Duration() + 5*time.Second }
 // UI goroutine; once late (textureLife) has passed too, the window is
 // drawn again so the renderer frees the textures nothing drew since, and
 // release runs again soon after.
+//
+// It is called for every row a scroll shows, on the UI goroutine, so it
+// only moves two timers made once.
 func (u *UI) memoryReleaser(soon, late time.Duration, release func() func()) func() {
 	var first, second *time.Timer
 	return func() {
 		if first != nil {
-			first.Stop()
-			second.Stop()
+			first.Reset(soon)
+			second.Reset(late)
+			return
 		}
 		first = u.bridge.After(soon, func() { u.bridge.Work(release) })
 		second = u.bridge.After(late, func() {
