@@ -13,17 +13,23 @@ import (
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
+// twoEndpoints is the app on a main endpoint answering "from main", with
+// a second scripted server, answering "from local", to make a profile of.
+func twoEndpoints(t *testing.T) (h *harness, main, local *llmtest.Server) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	main = llmtest.New(llmtest.ScriptFunc(func(*llmtest.Req) llmtest.Reply { return llmtest.Text("from main") }))
+	t.Cleanup(main.Close)
+	local = llmtest.New(llmtest.ScriptFunc(func(*llmtest.Req) llmtest.Reply { return llmtest.Text("from local") }))
+	t.Cleanup(local.Close)
+	return newHarness(t, endpoint(main)), main, local
+}
+
 // Settings adds an endpoint profile through its form (which says what is
 // wrong and stays open), makes it the default and gives a role a model;
 // /model @PROFILE NAME then switches the open session to it, and the next
 // turn goes to the profile's server.
 func TestSettingsAddsAProfileAndModelSwitchesToIt(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	main := llmtest.New(llmtest.ScriptFunc(func(*llmtest.Req) llmtest.Reply { return llmtest.Text("from main") }))
-	t.Cleanup(main.Close)
-	local := llmtest.New(llmtest.ScriptFunc(func(*llmtest.Req) llmtest.Reply { return llmtest.Text("from local") }))
-	t.Cleanup(local.Close)
-	h := newHarness(t, endpoint(main))
+	h, _, local := twoEndpoints(t)
 	h.newSession()
 	h.send("hello")
 	h.waitIdle()
@@ -81,12 +87,7 @@ func TestSettingsAddsAProfileAndModelSwitchesToIt(t *testing.T) {
 // With profiles saved, the New session dialog offers the endpoint (the
 // default profile first) and the session starts on the one chosen.
 func TestNewSessionDialogChoosesTheEndpoint(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	main := llmtest.New(llmtest.ScriptFunc(func(*llmtest.Req) llmtest.Reply { return llmtest.Text("from main") }))
-	t.Cleanup(main.Close)
-	local := llmtest.New(llmtest.ScriptFunc(func(*llmtest.Req) llmtest.Reply { return llmtest.Text("from local") }))
-	t.Cleanup(local.Close)
-	h := newHarness(t, endpoint(main))
+	h, main, local := twoEndpoints(t)
 	s, err := h.ui.wb.Settings().PutProfile(workbench.Profile{Name: "local", BaseURL: local.URL(), Model: "qwen3-8b"})
 	if err != nil {
 		t.Fatal(err)
