@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -136,10 +137,19 @@ func TestEnvironmentDoesNotLeak(t *testing.T) {
 
 func TestCrashMidCallRestartsOnce(t *testing.T) {
 	logs := t.TempDir()
-	var seen []ServerStatus
+	// OnStatus runs on the server's watch goroutine, so what it saw is
+	// shared with the test and guarded.
+	var (
+		mu   sync.Mutex
+		seen []ServerStatus
+	)
 	opts := Options{
-		LogPath:  func(s string) string { return filepath.Join(logs, s+".log") },
-		OnStatus: func(st ServerStatus) { seen = append(seen, st) },
+		LogPath: func(s string) string { return filepath.Join(logs, s+".log") },
+		OnStatus: func(st ServerStatus) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen = append(seen, st)
+		},
 	}
 	m := newManager(t, map[string]ServerConfig{"local": stdioServer(t, "basic")}, opts)
 	m.Start(context.Background())
@@ -190,6 +200,8 @@ func TestCrashMidCallRestartsOnce(t *testing.T) {
 	if content, isErr := run(t, m2, "mcp__local__echo", `{"text":"x"}`); !isErr || !strings.Contains(content, "was stopped") {
 		t.Errorf("call after Close = %q (error %v), want no restart", content, isErr)
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if !slices.ContainsFunc(seen, func(s ServerStatus) bool { return s.State == StateCrashed }) {
 		t.Errorf("OnStatus never reported the crash: %+v", seen)
 	}
