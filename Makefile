@@ -52,7 +52,10 @@ conformance: build
 acp: build
 	TALLY=./$(BIN) bash scripts/acp/run.sh
 
-test: deps vet unit race smoke conformance acp
+# Every stage in order, each timed (scripts/stages.sh prints the table and
+# writes it to artifacts/stages.txt).
+test:
+	@bash scripts/stages.sh deps vet unit race smoke conformance acp
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
