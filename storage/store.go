@@ -16,6 +16,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/tally-dev/tally/internal/ownpaths"
 )
 
 // FormatVersion is the version of the database layout written by this
@@ -337,39 +339,11 @@ func DefaultPath() (string, error) {
 }
 
 func defaultPath(goos string, getenv func(string) string, home func() (string, error)) (string, error) {
-	const file = "tally.db"
-	if dir := getenv("TALLY_DATA"); dir != "" {
-		return filepath.Join(dir, file), nil
+	dir, err := ownpaths.DataDirFor(goos, getenv, home)
+	if err != nil {
+		return "", newError(ErrInvalid, err, "%v", err)
 	}
-	switch goos {
-	case "windows":
-		dir := getenv("AppData")
-		if dir == "" {
-			return "", newError(ErrInvalid, nil, "%%AppData%% is not set, so there is no default data directory; set TALLY_DATA or use --data")
-		}
-		return filepath.Join(dir, "Tally", file), nil
-	case "darwin", "ios":
-		h, err := home()
-		if err != nil || h == "" {
-			return "", homeError(err)
-		}
-		return filepath.Join(h, "Library", "Application Support", "Tally", file), nil
-	}
-	if dir := getenv("XDG_DATA_HOME"); dir != "" && filepath.IsAbs(dir) {
-		return filepath.Join(dir, "tally", file), nil
-	}
-	h, err := home()
-	if err != nil || h == "" {
-		return "", homeError(err)
-	}
-	return filepath.Join(h, ".local", "share", "tally", file), nil
-}
-
-func homeError(cause error) error {
-	if cause == nil {
-		cause = errors.New("$HOME is empty")
-	}
-	return newError(ErrInvalid, cause, "cannot find the home directory (%v), so there is no default data directory; set TALLY_DATA or use --data", cause)
+	return filepath.Join(dir, "tally.db"), nil
 }
 
 // checkFile looks at an existing file before bbolt maps it. bbolt trusts the

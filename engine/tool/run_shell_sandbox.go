@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tally-dev/tally/internal/ownpaths"
 	"github.com/tally-dev/tally/internal/sandbox"
 )
 
@@ -101,7 +102,13 @@ func ShellSandboxNote(env *Env) string {
 // shellPolicy is the sandbox policy of a command run in workspace ws with
 // the private build caches caches (from shellEnvironment).
 func shellPolicy(env *Env, ws string, caches sandbox.Caches) sandbox.Policy {
-	p := sandbox.Policy{Workspace: ws, AllowNetwork: env.AllowNetwork, Require: env.RequireSandbox, Hidden: env.Private}
+	// Tally's own files (configuration, credentials, every data folder it
+	// knows, caches and logs) are hidden whoever asks: a session's own
+	// data folder is only one of them.
+	p := sandbox.Policy{
+		Workspace: ws, AllowNetwork: env.AllowNetwork, Require: env.RequireSandbox,
+		Hidden: ownpaths.Hidden(env.Private...), Readable: ownpaths.Readable(),
+	}
 	if env.TempDir != "" {
 		p.Writable = append(p.Writable, env.TempDir)
 	}

@@ -85,8 +85,9 @@ type Env struct {
 	// user's cache directory.
 	CacheRoot string
 	// Private lists paths sandboxed commands may not read even where the
-	// rest of their tree is readable (Tally's data directory); the home
-	// directory's credential stores are always private.
+	// rest of their tree is readable (the session's data directory); the
+	// home directory's credential stores and every file and folder Tally
+	// keeps for itself (see ownpaths.Hidden) are always private.
 	Private []string
 	// AllowNetwork lets sandboxed commands open TCP connections.
 	AllowNetwork bool

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/ownpaths"
 )
 
 // SessionOptions are what a host adds to the saved settings when it
@@ -285,11 +284,11 @@ func cycleAt(s Settings, override *float64) float64 {
 
 // userConfigDir is where the user's own AGENTS.md lives.
 func userConfigDir() string {
-	d, err := os.UserConfigDir()
+	d, err := ownpaths.ConfigDir()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(d, "tally")
+	return d
 }
 
 // Ping checks that the endpoint r answers for model, with the timeouts of

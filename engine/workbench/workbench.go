@@ -16,6 +16,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/demo"
+	"github.com/tally-dev/tally/internal/ownpaths"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -113,6 +114,9 @@ func open(dataDir string, env func(string) string, o storage.Options) (*Workbenc
 	if err != nil {
 		return nil, nil, err
 	}
+	// Sessions of every other data folder hide this one from their
+	// commands (see ownpaths.Hidden).
+	ownpaths.Remember(filepath.Dir(path))
 	if env == nil {
 		env = os.Getenv
 	}

@@ -1,0 +1,67 @@
+package tool
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tally-dev/tally/internal/ownpaths"
+)
+
+// TestSandboxHidesTallysOwnFilesWhateverTheDataFolder is the regression
+// test for commands that read Tally's own secrets: the MCP OAuth tokens
+// and the keychain's fallback in the config folder, the static headers of
+// the user's mcp.json, the default data folder of a session run with
+// --data elsewhere, another data folder Tally opened once, and the logs in
+// its cache folder. Run commands and confined programs (hooks, language
+// servers, workspace MCP servers) are both checked; the user's skills and
+// everything else in the home folder stay readable.
+func TestSandboxHidesTallysOwnFilesWhateverTheDataFolder(t *testing.T) {
+	requireSandbox(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "TALLY_DATA"} {
+		t.Setenv(v, "")
+	}
+	files := map[string]string{
+		".config/tally/credentials.json":   "OAUTH-REFRESH",
+		".config/tally/mcp.json":           "BEARER-HEADER",
+		".local/share/tally/tally.db":      "DEFAULT-STORE",
+		"elsewhere/once/tally.db":          "REMEMBERED-STORE",
+		"session-data/tally.db":            "SESSION-STORE",
+		".cache/tally/lsp/gopls.log":       "LSP-LOG",
+		".config/tally/skills/pdf/fill.sh": "SKILL-OK",
+		".config/other/settings":           "OTHER-OK",
+	}
+	for name, body := range files {
+		p := filepath.Join(home, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ownpaths.Remember(filepath.Join(home, "elsewhere/once"))
+	_, env := sandboxEnv(t)
+	env.Private = []string{filepath.Join(home, "session-data")}
+
+	for name, body := range files {
+		readable := strings.HasSuffix(body, "-OK")
+		res := call(t, RunShell(), env, map[string]any{"command": "cat \"$HOME/" + name + "\""})
+		if got := strings.Contains(res.Content, body); got != readable {
+			t.Errorf("run_shell cat ~/%s: readable %v, want %v:\n%s", name, got, readable, res.Content)
+		}
+		cmd := exec.CommandContext(context.Background(), "cat", filepath.Join(home, name))
+		cmd.Dir, cmd.Env = env.Workspace, os.Environ()
+		w, err := ConfineProgram(env, cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := w.CombinedOutput()
+		if got := strings.Contains(string(out), body); got != readable {
+			t.Errorf("a confined program's cat ~/%s: readable %v, want %v:\n%s", name, got, readable, out)
+		}
+	}
+}
