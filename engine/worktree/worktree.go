@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -41,12 +42,47 @@ type Tree struct {
 // repository.
 var ErrNotRepository = errors.New("the folder is not inside a git repository; pick a repository's folder, or start the session without a worktree")
 
-// git runs git in dir and returns its standard output.
+// hardening are the options of every git Tally runs. A folder the agent
+// can write (a worktree, or a repository a session works in) can name
+// programs for git to run: an fsmonitor, hooks (post-commit runs despite
+// --no-verify), an external diff or textconv, a signing program, an ssh
+// command. Each is switched off here, so Tally's own git never runs the
+// agent's code as the user.
+var hardening = []string{
+	"-c", "core.fsmonitor=false",
+	"-c", "core.hooksPath=" + os.DevNull,
+	"-c", "diff.external=",
+	"-c", "core.sshCommand=",
+	"-c", "commit.gpgSign=false",
+	"-c", "tag.gpgSign=false",
+}
+
+// gitEnv is git's environment: the user's, without the GIT_ variables
+// that could point it at another repository, work tree, config or
+// program, with prompts off and messages in English.
+func gitEnv() []string {
+	env := make([]string, 0, len(os.Environ())+2)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+}
+
+// git runs git in dir, with the hardening options, and returns its
+// standard output.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
+	return runGit(ctx, append([]string{"-C", dir}, args...), args)
+}
+
+// runGit runs git with the hardening options and full, naming shown in a
+// failure.
+func runGit(ctx context.Context, full, shown []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	cmd := exec.CommandContext(ctx, "git", append(slices.Clone(hardening), full...)...)
+	cmd.Env = gitEnv()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
@@ -57,9 +93,49 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 		if i := strings.IndexByte(msg, '\n'); i > 0 {
 			msg = msg[:i]
 		}
-		return out.String(), fmt.Errorf("git %s failed: %s", strings.Join(args, " "), msg)
+		return out.String(), fmt.Errorf("git %s failed: %s", strings.Join(shown, " "), msg)
 	}
 	return out.String(), nil
+}
+
+// inTree runs git on the worktree t with the repository's own record of it
+// as the git directory (see adminDir): the worktree's .git, which the
+// agent can replace with a repository of its own, is never read.
+func (t Tree) inTree(ctx context.Context, args ...string) (string, error) {
+	admin, err := t.adminDir(ctx)
+	if err != nil {
+		return "", err
+	}
+	return runGit(ctx, append([]string{"--git-dir=" + admin, "--work-tree=" + t.Path, "-C", t.Path}, args...), args)
+}
+
+// adminDir returns the folder in which the main repository records the
+// worktree t (.git/worktrees/<name>), found from the repository's side:
+// the one whose gitdir file names t's .git.
+func (t Tree) adminDir(ctx context.Context) (string, error) {
+	common, err := git(ctx, t.Repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return "", err
+	}
+	want := sameFile(filepath.Join(t.Path, ".git"))
+	dirs, _ := os.ReadDir(filepath.Join(strings.TrimSpace(common), "worktrees"))
+	for _, d := range dirs {
+		admin := filepath.Join(strings.TrimSpace(common), "worktrees", d.Name())
+		data, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+		if err == nil && sameFile(strings.TrimSpace(string(data))) == want {
+			return admin, nil
+		}
+	}
+	return "", fmt.Errorf("the repository %s has no record of the worktree %s any more; remove the worktree and start the session again", t.Repo, t.Path)
+}
+
+// sameFile returns p with its folder's links resolved, so two names of one
+// file compare equal.
+func sameFile(p string) string {
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		return filepath.Join(dir, filepath.Base(p))
+	}
+	return filepath.Clean(p)
 }
 
 // Top returns the root of the repository's checkout dir is in.
@@ -96,7 +172,7 @@ func Create(ctx context.Context, dir, root, id string) (Tree, error) {
 // snapshot stages everything the session changed in its worktree, new
 // files included, so that what it did can be compared and committed.
 func (t Tree) snapshot(ctx context.Context) error {
-	_, err := git(ctx, t.Path, "add", "-A")
+	_, err := t.inTree(ctx, "add", "-A")
 	return err
 }
 
@@ -106,7 +182,7 @@ func (t Tree) Diff(ctx context.Context) (string, error) {
 	if err := t.snapshot(ctx); err != nil {
 		return "", err
 	}
-	return git(ctx, t.Path, "diff", "--cached", "--no-color", t.Base)
+	return t.inTree(ctx, "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", t.Base)
 }
 
 // Merge commits what the session changed on its branch (message names
@@ -118,12 +194,12 @@ func (t Tree) Merge(ctx context.Context, message string) error {
 	if err := t.snapshot(ctx); err != nil {
 		return err
 	}
-	if _, err := git(ctx, t.Path, "diff", "--cached", "--quiet"); err != nil {
-		if _, err := git(ctx, t.Path, "-c", "user.name=Tally", "-c", "user.email=tally@localhost", "commit", "-q", "--no-verify", "-m", message); err != nil {
+	if _, err := t.inTree(ctx, "diff", "--cached", "--quiet", "--no-ext-diff"); err != nil {
+		if _, err := t.inTree(ctx, "-c", "user.name=Tally", "-c", "user.email=tally@localhost", "commit", "-q", "--no-verify", "-m", message); err != nil {
 			return err
 		}
 	}
-	ahead, err := git(ctx, t.Path, "rev-list", "--count", t.Base+".."+t.Branch)
+	ahead, err := git(ctx, t.Repo, "rev-list", "--count", t.Base+".."+t.Branch)
 	if err != nil {
 		return err
 	}
