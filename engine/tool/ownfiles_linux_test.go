@@ -65,3 +65,40 @@ func TestSandboxHidesTallysOwnFilesWhateverTheDataFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxHidesCredentialStoresByWhatLinksReach is the regression test
+// for credential folders read by another name: ~/.ssh as a link into a
+// dotfiles folder (the folder itself was readable), and ~/.aws through a
+// second link to it. A link loop in the home folder must not hang the
+// sandbox either.
+func TestSandboxHidesCredentialStoresByWhatLinksReach(t *testing.T) {
+	requireSandbox(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	write := func(name, body string) {
+		p := filepath.Join(home, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("dotfiles/ssh/id_ed25519", "SSH-KEY")
+	write("dotfiles/vimrc", "VIMRC-OK")
+	write(".aws/credentials", "AWS-KEY")
+	for link, target := range map[string]string{".ssh": "dotfiles/ssh", "aws-backup": ".aws", "loop": "."} {
+		if err := os.Symlink(target, filepath.Join(home, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, env := sandboxEnv(t)
+	for name, body := range map[string]string{
+		".ssh/id_ed25519": "SSH-KEY", "dotfiles/ssh/id_ed25519": "SSH-KEY", "loop/dotfiles/ssh/id_ed25519": "SSH-KEY",
+		"aws-backup/credentials": "AWS-KEY", ".aws/credentials": "AWS-KEY", "loop/dotfiles/vimrc": "VIMRC-OK",
+	} {
+		readable := strings.HasSuffix(body, "-OK")
+		res := call(t, RunShell(), env, map[string]any{"command": "cat \"$HOME/" + name + "\""})
+		if got := strings.Contains(res.Content, body); got != readable {
+			t.Errorf("cat ~/%s: readable %v, want %v:\n%s", name, got, readable, res.Content)
+		}
+	}
+}

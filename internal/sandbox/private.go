@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -37,14 +38,21 @@ func PrivatePaths(home string) []string {
 // everything else stays readable and the hidden path gets no rule. It
 // returns the directories and the files to grant. Landlock only grants, so
 // this is the only way to take a path out of a granted tree.
+//
+// Landlock grants what a path reaches, so carve compares what paths
+// reach too: every hidden path is hidden by its real location as well
+// (~/.ssh linked into ~/dotfiles hides the dotfiles' folder), and a link
+// into a hidden path (~/aws-backup -> .aws) is no way around it. Each
+// real folder is walked once, so links in a loop end.
 func carve(readable, hidden []string) (dirs, files []string) {
+	hidden = realPaths(hidden)
+	seen := map[string]bool{}
 	var walk func(dir string)
 	walk = func(dir string) {
-		for _, h := range hidden {
-			if h == dir {
-				return
-			}
+		if seen[dir] || slices.Contains(hidden, dir) {
+			return
 		}
+		seen[dir] = true
 		if !containsHidden(dir, hidden) {
 			dirs = append(dirs, dir)
 			return
@@ -54,36 +62,44 @@ func carve(readable, hidden []string) (dirs, files []string) {
 			return
 		}
 		for _, e := range entries {
-			p := filepath.Join(dir, e.Name())
-			fi, err := os.Stat(p) // follow links: the rule is on what they reach
+			p, err := filepath.EvalSymlinks(filepath.Join(dir, e.Name())) // the rule is on what links reach
+			if err != nil {
+				continue
+			}
+			fi, err := os.Stat(p)
 			switch {
 			case err != nil:
 			case fi.IsDir():
 				walk(p)
-			case !isHidden(p, hidden):
+			case !slices.Contains(hidden, p):
 				files = append(files, p)
 			}
 		}
 	}
 	for _, d := range readable {
-		walk(d)
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			walk(r)
+		}
 	}
 	return dirs, files
+}
+
+// realPaths returns paths and, for each that exists, its location with
+// every link resolved.
+func realPaths(paths []string) []string {
+	out := slices.Clone(paths)
+	for _, p := range paths {
+		if r, err := filepath.EvalSymlinks(p); err == nil && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // containsHidden reports whether a hidden path lies strictly below dir.
 func containsHidden(dir string, hidden []string) bool {
 	for _, h := range hidden {
 		if strings.HasPrefix(h, dir+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
-}
-
-func isHidden(p string, hidden []string) bool {
-	for _, h := range hidden {
-		if p == h {
 			return true
 		}
 	}
