@@ -382,16 +382,13 @@ func Resolve(f Flags, env Env, saved Settings) Resolved {
 	if env == nil {
 		env = defaultEnv
 	}
-	r := Resolved{}
-	switch {
-	case env("OPENAI_API_KEY") != "":
-		r.APIKey, r.KeySource = env("OPENAI_API_KEY"), "OPENAI_API_KEY"
-	case env("DEEPSEEK_API_KEY") != "":
-		r.APIKey, r.KeySource = env("DEEPSEEK_API_KEY"), "DEEPSEEK_API_KEY"
-	case saved.APIKey != "":
+	r := Resolved{BaseURL: first(f.BaseURL, env("OPENAI_BASE_URL"), saved.BaseURL)}
+	r.APIKey, r.KeySource = envKey(env)
+	if r.KeySource == "" && saved.APIKey != "" && SameEndpoint(r.BaseURL, saved.BaseURL) {
+		// A saved key belongs to the saved endpoint: another URL, from a
+		// flag or OPENAI_BASE_URL, gets no key unless one is given for it.
 		r.APIKey, r.KeySource = saved.APIKey, "settings"
 	}
-	r.BaseURL = first(f.BaseURL, env("OPENAI_BASE_URL"), saved.BaseURL)
 	if r.BaseURL == "" {
 		if r.KeySource == "DEEPSEEK_API_KEY" {
 			r.BaseURL = DefaultDeepSeekBaseURL
@@ -412,6 +409,32 @@ func Resolve(f Flags, env Env, saved Settings) Resolved {
 		r.ContextWindow = saved.ContextWindow
 	}
 	return r
+}
+
+// envKey returns the key the environment gives and the variable it is in:
+// OPENAI_API_KEY, else DEEPSEEK_API_KEY; "" when neither is set.
+func envKey(env Env) (key, source string) {
+	for _, v := range []string{"OPENAI_API_KEY", "DEEPSEEK_API_KEY"} {
+		if k := env(v); k != "" {
+			return k, v
+		}
+	}
+	return "", ""
+}
+
+// SameEndpoint reports whether the base URLs a and b name one endpoint:
+// equal but for surrounding spaces, a trailing slash and the case of the
+// scheme and host. A key saved for one is sent only to the other.
+func SameEndpoint(a, b string) bool {
+	norm := func(s string) string {
+		s = strings.TrimRight(strings.TrimSpace(s), "/")
+		if u, err := url.Parse(s); err == nil && u.Host != "" {
+			u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+			return u.String()
+		}
+		return s
+	}
+	return norm(a) == norm(b)
 }
 
 // Check reports, in one sentence, what is missing for r to reach a model.

@@ -188,8 +188,9 @@ var errNoProfile = errors.New("no such endpoint profile")
 // and window, each overridden by its flag. The environment's key,
 // endpoint and model variables (TALLY_MODEL too) belong to the main
 // connection and do not apply, except for the variable the profile
-// names in KeyEnv. A name that is
-// not saved is an error.
+// names in KeyEnv. A base URL flag naming another endpoint gets neither
+// the profile's key nor its KeyEnv, only OPENAI_API_KEY or
+// DEEPSEEK_API_KEY when set. A name that is not saved is an error.
 func ResolveProfile(name string, f Flags, env Env, saved Settings) (Resolved, error) {
 	if name == "" {
 		return Resolve(f, env, saved), nil
@@ -203,6 +204,10 @@ func ResolveProfile(name string, f Flags, env Env, saved Settings) (Resolved, er
 	}
 	r := Resolved{Profile: p.Name, BaseURL: first(f.BaseURL, p.BaseURL), ContextWindow: p.ContextWindow}
 	switch {
+	case !SameEndpoint(r.BaseURL, p.BaseURL):
+		// The profile's key belongs to its endpoint: a --base-url
+		// elsewhere gets only a key the environment gives for this run.
+		r.APIKey, r.KeySource = envKey(env)
 	case p.KeyEnv != "":
 		r.APIKey, r.KeySource = env(p.KeyEnv), p.KeyEnv
 	case p.APIKey != "":

@@ -177,3 +177,37 @@ func TestKeepGivesBackWhatLoadWould(t *testing.T) {
 		t.Errorf("Keep = %+v\nLoad = %+v", kept, loaded)
 	}
 }
+
+// TestAKeyGoesOnlyToItsEndpoint is the regression test for a profile's
+// (or the settings') key sent to whatever --base-url a run names.
+func TestAKeyGoesOnlyToItsEndpoint(t *testing.T) {
+	s, err := Settings{BaseURL: "https://api.deepseek.com/v1", APIKey: "sk-main"}.
+		PutProfile(Profile{Name: "oa", BaseURL: "https://api.openai.com/v1", APIKey: "sk-oa"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err = s.PutProfile(Profile{Name: "ke", BaseURL: "https://api.openai.com/v1", KeyEnv: "MY_KEY"}); err != nil {
+		t.Fatal(err)
+	}
+	none := env(map[string]string{"MY_KEY": "sk-keyenv"})
+	for _, c := range []struct {
+		profile, url string
+		env          Env
+		key          string
+	}{
+		{"oa", "", none, "sk-oa"},
+		{"oa", "https://API.openai.com/v1/", none, "sk-oa"},
+		{"oa", "https://attacker.example/v1", none, ""},
+		{"ke", "http://127.0.0.1:9/v1", none, ""},
+		{"oa", "https://attacker.example/v1", env(map[string]string{"OPENAI_API_KEY": "sk-given"}), "sk-given"},
+		{"", "", none, "sk-main"},
+		{"", "https://attacker.example/v1", none, ""},
+		{"", "", env(map[string]string{"OPENAI_BASE_URL": "https://attacker.example/v1"}), ""},
+		{"", "https://attacker.example/v1", env(map[string]string{"DEEPSEEK_API_KEY": "sk-ds"}), "sk-ds"},
+	} {
+		r, err := ResolveProfile(c.profile, Flags{BaseURL: c.url}, c.env, s)
+		if err != nil || r.APIKey != c.key {
+			t.Errorf("profile %q, --base-url %q: key %q (from %q), %v; want %q", c.profile, c.url, Mask(r.APIKey), r.KeySource, err, Mask(c.key))
+		}
+	}
+}
