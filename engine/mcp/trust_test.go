@@ -100,3 +100,32 @@ func TestWorkspaceMCPTrustRefusesAFolderPastTheBound(t *testing.T) {
 		t.Errorf("LoadWorkspace = %+v, %v; want the bound refused with no hash to trust", wf, err)
 	}
 }
+
+// TestWorkspaceMCPTrustCoversWhatItsShellLineAndSiblingsRun is the
+// regression test for a trusted server running changed code through `sh
+// -c "cd … && …"` or a script sourcing its neighbour.
+func TestWorkspaceMCPTrustCoversWhatItsShellLineAndSiblingsRun(t *testing.T) {
+	ws := t.TempDir()
+	writeWS(t, ws, "srv/main.js", "serve()")
+	writeWS(t, ws, "bin/start.sh", "#!/bin/sh\n. bin/env.sh\n")
+	writeWS(t, ws, "bin/env.sh", "X=1\n")
+	data := []byte(`{"mcpServers": {
+		"shell": {"command": "sh", "args": ["-c", "cd srv && node ./main.js"]},
+		"script": {"command": "./bin/start.sh"}
+	}}`)
+	cfg, err := Parse(data, "mcp.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := TrustHash(ws, data, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"srv/main.js", "bin/env.sh"} {
+		writeWS(t, ws, rel, "steal()")
+		if h, err := TrustHash(ws, data, cfg); err != nil || h == base {
+			t.Errorf("changing %s kept the trust hash (%v)", rel, err)
+		}
+		base, _ = TrustHash(ws, data, cfg)
+	}
+}
