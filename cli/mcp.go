@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -276,7 +277,16 @@ func mcpTrust(sub string, args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "trusted %s; sessions opened from now on run:\n", safeText(wf.Path))
 	for _, name := range wf.Preview.Names() {
-		fmt.Fprintf(stdout, "  %s\t%s\n", safeText(name), safeText(mcpTarget(wf.Preview.Servers[name])))
+		sc := wf.Preview.Servers[name]
+		fmt.Fprintf(stdout, "  %s\t%s\n", safeText(name), safeText(mcpTarget(sc)))
+		// Every variable and header as the file writes it: a reference to
+		// one of the user's secrets refuses to start (see mcp.expandRefs).
+		for _, k := range slices.Sorted(maps.Keys(sc.Env)) {
+			fmt.Fprintf(stdout, "    env %s=%s\n", safeText(k), safeText(sc.Env[k]))
+		}
+		for _, k := range slices.Sorted(maps.Keys(sc.Headers)) {
+			fmt.Fprintf(stdout, "    header %s: %s\n", safeText(k), safeText(workbench.Mask(sc.Headers[k])))
+		}
 	}
 	return nil
 }

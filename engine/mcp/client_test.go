@@ -310,3 +310,38 @@ func TestDisabledServerNotStarted(t *testing.T) {
 		t.Errorf("Probe = %+v, %v", tools, err)
 	}
 }
+
+// TestAWorkspaceServerCannotReadTheUsersSecrets is the regression test for
+// a trusted workspace mcp.json that pulled the user's API key into its
+// server with "env": {"X": "${OPENAI_API_KEY}"}: the server does not
+// start and says why, while the user's own configuration may still do it.
+func TestAWorkspaceServerCannotReadTheUsersSecrets(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-user-secret")
+	t.Setenv("LANG", "C.UTF-8")
+	sc := stdioServer(t, "basic")
+	sc.Workspace = true
+	sc.Env["X"] = "${OPENAI_API_KEY}"
+	m := newManager(t, map[string]ServerConfig{"repo": sc}, Options{Dir: t.TempDir()})
+	m.Start(context.Background())
+	if _, ok := m.Lookup("mcp__repo__env"); ok {
+		t.Fatal("the workspace's server started with the user's key")
+	}
+	if st := status(t, m, "repo"); !strings.Contains(st.Reason, "${OPENAI_API_KEY}") || !strings.Contains(st.Reason, "may not read") {
+		t.Errorf("status = %+v, want the refused variable named", st)
+	}
+	// A variable commands see anyway still expands.
+	sc.Env = map[string]string{serverEnv: "basic", "X": "${LANG}"}
+	m2 := newManager(t, map[string]ServerConfig{"repo": sc}, Options{Dir: t.TempDir()})
+	m2.Start(context.Background())
+	if content, isErr := run(t, m2, "mcp__repo__env", `{}`); isErr || !strings.Contains(content, "X=C.UTF-8") {
+		t.Errorf("a harmless variable: %q (error %v)", content, isErr)
+	}
+	// The user's own configuration may hand its server a secret.
+	user := stdioServer(t, "basic")
+	user.Env["X"] = "${OPENAI_API_KEY}"
+	m3 := newManager(t, map[string]ServerConfig{"mine": user}, Options{})
+	m3.Start(context.Background())
+	if content, isErr := run(t, m3, "mcp__mine__env", `{}`); isErr || !strings.Contains(content, "X=sk-user-secret") {
+		t.Errorf("the user's server: %q (error %v)", content, isErr)
+	}
+}

@@ -265,12 +265,12 @@ func TestConvertResult(t *testing.T) {
 func TestChildEnv(t *testing.T) {
 	t.Setenv("TALLY_TEST_SECRET_SOURCE", "s3cret")
 	base := []string{"PATH=/bin", "HOME=/h", "OPENAI_API_KEY=sk-x", "GITHUB_TOKEN=g", "RANDOM_VAR=r", "LC_ALL=C"}
-	got := childEnv(base, map[string]string{"GITHUB_TOKEN": "${TALLY_TEST_SECRET_SOURCE}", "PLAIN": "$HOME"})
+	got, _ := childEnv(base, map[string]string{"GITHUB_TOKEN": "${TALLY_TEST_SECRET_SOURCE}", "PLAIN": "$HOME"}, false)
 	want := []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "GITHUB_TOKEN=s3cret", "PLAIN=$HOME"}
 	if !slices.Equal(got, want) {
 		t.Errorf("childEnv = %q, want %q", got, want)
 	}
-	if got := childEnv(nil, nil); got == nil {
+	if got, _ := childEnv(nil, nil, false); got == nil {
 		t.Error("childEnv returned nil, which would make the child inherit everything")
 	}
 }

@@ -36,7 +36,11 @@ func (s *server) stdioCommand() (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := confineSearchPaths(childEnv(os.Environ(), s.cfg.Env), ws)
+	env, err := childEnv(os.Environ(), s.cfg.Env, s.cfg.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("the MCP server %q cannot start: %w", s.name, err)
+	}
+	env = confineSearchPaths(env, ws)
 	prog := s.cfg.Command
 	if !strings.ContainsAny(prog, `/\`) {
 		if prog, err = lookPath(prog, envValue(env, "PATH"), envValue(env, "PATHEXT")); err != nil {

@@ -243,7 +243,7 @@ func (s *server) keptHandler(ctx context.Context) (*keptAuth, error) {
 // registers or identifies Tally as cfg says, asks fetch for the code
 // (with the scopes want besides those the server names), and keeps the
 // grant it ends with in g.
-func newSignInHandler(cfg *OAuthConfig, redirect string, fetch auth.AuthorizationCodeFetcher, g *grants, initial oauth2.TokenSource, want []string, client *http.Client) (*auth.AuthorizationCodeHandler, error) {
+func newSignInHandler(cfg *OAuthConfig, workspace bool, redirect string, fetch auth.AuthorizationCodeFetcher, g *grants, initial oauth2.TokenSource, want []string, client *http.Client) (*auth.AuthorizationCodeHandler, error) {
 	if cfg == nil {
 		cfg = &OAuthConfig{}
 	}
@@ -279,7 +279,11 @@ func newSignInHandler(cfg *OAuthConfig, redirect string, fetch auth.Authorizatio
 	}
 	if cfg.ClientID != "" {
 		hc.PreregisteredClient = &oauthex.ClientCredentials{ClientID: cfg.ClientID}
-		if secret := expandRefs(cfg.ClientSecret); secret != "" {
+		secret, err := expandRefs(cfg.ClientSecret, workspace)
+		if err != nil {
+			return nil, err
+		}
+		if secret != "" {
 			hc.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: secret}
 		}
 		hc.DynamicClientRegistrationConfig = nil

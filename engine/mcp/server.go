@@ -256,7 +256,10 @@ func (s *server) transport() (sdk.Transport, error) {
 	case TypeHTTP, TypeSSE:
 		headers := make(map[string]string, len(s.cfg.Headers))
 		for k, v := range s.cfg.Headers {
-			headers[k] = expandRefs(v)
+			var err error
+			if headers[k], err = expandRefs(v, s.cfg.Workspace); err != nil {
+				return nil, fmt.Errorf("the MCP server %q cannot start: %w", s.name, err)
+			}
 		}
 		hc := &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: headers}}
 		if s.cfg.Kind() == TypeSSE {
@@ -432,8 +435,9 @@ func listTools(ctx context.Context, cs *sdk.ClientSession) ([]toolInfo, error) {
 // childEnv returns the environment of a stdio server: the allow-listed
 // basics of base (never a variable that looks like a secret, such as
 // OPENAI_API_KEY) plus the configured variables, whose "${NAME}"
-// references are expanded from Tally's environment.
-func childEnv(base []string, extra map[string]string) []string {
+// references are expanded from Tally's environment (see expandRefs for
+// a workspace's servers).
+func childEnv(base []string, extra map[string]string, workspace bool) ([]string, error) {
 	env := sandbox.Environ(base, windowsBasics)
 	keys := make([]string, 0, len(extra))
 	for k := range extra {
@@ -441,23 +445,42 @@ func childEnv(base []string, extra map[string]string) []string {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
+		v, err := expandRefs(extra[k], workspace)
+		if err != nil {
+			return nil, err
+		}
 		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") })
-		env = append(env, k+"="+expandRefs(extra[k]))
+		env = append(env, k+"="+v)
 	}
 	if env == nil {
 		env = []string{} // never nil: a nil Env would inherit everything
 	}
-	return env
+	return env, nil
 }
 
 var refRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // expandRefs replaces "${NAME}" with the value of NAME in Tally's
-// environment; other text, "$NAME" included, is kept as written.
-func expandRefs(v string) string {
-	return refRE.ReplaceAllStringFunc(v, func(m string) string {
-		return os.Getenv(m[2 : len(m)-1])
+// environment; other text, "$NAME" included, is kept as written. A
+// workspace's configuration is the repository's, not the user's: it may
+// name only the variables a command of the sandbox sees anyway
+// (sandbox.Environ), never a secret such as OPENAI_API_KEY; naming another
+// is an error that says so.
+func expandRefs(v string, workspace bool) (string, error) {
+	var refused string
+	out := refRE.ReplaceAllStringFunc(v, func(m string) string {
+		name := m[2 : len(m)-1]
+		value := os.Getenv(name)
+		if workspace && value != "" && len(sandbox.Environ([]string{name + "=" + value}, nil)) == 0 {
+			refused = name
+			return ""
+		}
+		return value
 	})
+	if refused != "" {
+		return "", fmt.Errorf("the workspace's configuration asks for ${%s}, which a repository may not read from your environment; add the server to your own mcp.json (tally mcp add) to give it that variable", refused)
+	}
+	return out, nil
 }
 
 // headerTransport adds the configured headers to every request.

@@ -155,7 +155,7 @@ func (s *server) oauthHandler() (auth.OAuthHandler, error) {
 	if kept.gr != nil && len(kept.gr.Wanted) > 0 {
 		initial, want = nil, kept.gr.Wanted
 	}
-	h, err := newSignInHandler(s.cfg.OAuth, cb.url, cb.fetcher(s.m.opts.Browse), g, initial, want, &http.Client{Transport: legacyIssuer{base: http.DefaultTransport}})
+	h, err := newSignInHandler(s.cfg.OAuth, s.cfg.Workspace, cb.url, cb.fetcher(s.m.opts.Browse), g, initial, want, &http.Client{Transport: legacyIssuer{base: http.DefaultTransport}})
 	if err != nil {
 		return nil, fmt.Errorf("the sign-in settings of the MCP server %q are not usable (%v); check its oauth settings", s.name, err)
 	}
