@@ -208,7 +208,7 @@ func newManager(opts Options, key string) *Manager {
 		}
 		m.root = root
 	}
-	m.env = confineSearchPaths(opts.Env, []string{m.ws, m.real})
+	m.env = sandbox.ConfineSearchPaths(opts.Env, sandbox.SearchPathVars, m.ws, m.real)
 	seen := map[string]bool{}
 	for _, sc := range opts.Servers {
 		if sc.Name == "" || seen[sc.Name] {
@@ -405,45 +405,6 @@ func (m *Manager) serversFor(rel string) []*server {
 		}
 	}
 	return out
-}
-
-// searchPathVars are the variables holding lists of folders a program
-// searches for code.
-var searchPathVars = map[string]bool{
-	"PATH": true, "PYTHONPATH": true, "NODE_PATH": true, "LD_LIBRARY_PATH": true, "GEM_PATH": true,
-	"PERL5LIB": true, "RUBYLIB": true, "CLASSPATH": true, "PYTHONHOME": true, "VIRTUAL_ENV": true,
-	"CONDA_PREFIX": true, "GEM_HOME": true, "GOPATH": true, "GOBIN": true,
-}
-
-// confineSearchPaths returns env with the entries of the search-path
-// variables that are empty, relative or inside one of roots removed; a
-// variable left with no entry is dropped.
-func confineSearchPaths(env []string, roots []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		name, value, _ := strings.Cut(kv, "=")
-		if !searchPathVars[name] {
-			out = append(out, kv)
-			continue
-		}
-		var keep []string
-		for _, e := range filepath.SplitList(value) {
-			if e == "" || !filepath.IsAbs(e) || slices.ContainsFunc(roots, func(r string) bool { return inside(e, r) }) {
-				continue
-			}
-			keep = append(keep, e)
-		}
-		if len(keep) > 0 {
-			out = append(out, name+"="+strings.Join(keep, string(os.PathListSeparator)))
-		}
-	}
-	return out
-}
-
-// inside reports whether path is root or inside it.
-func inside(path, root string) bool {
-	r, err := filepath.Rel(root, filepath.Clean(path))
-	return err == nil && filepath.IsLocal(r) || filepath.Clean(path) == filepath.Clean(root)
 }
 
 // envValue returns the last value of name in env, "" when unset.

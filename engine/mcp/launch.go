@@ -7,9 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
+
+	"github.com/tally-dev/tally/internal/sandbox"
 )
 
 // This file decides where and how a stdio server starts. A workspace is
@@ -18,14 +19,6 @@ import (
 // node_modules/.bin that npx finds there, a PATH entry inside it), and a
 // workspace's servers run only the workspace code their trusted
 // configuration names (see [TrustHash]).
-
-// searchPathVars are the environment variables holding lists of folders a
-// program searches for code: entries inside the workspace, relative ones
-// and empty ones (which mean the working directory) are removed from them.
-var searchPathVars = []string{
-	"PATH", "PYTHONPATH", "NODE_PATH", "LD_LIBRARY_PATH", "GEM_PATH", "PERL5LIB", "RUBYLIB", "CLASSPATH",
-	"PYTHONHOME", "VIRTUAL_ENV", "CONDA_PREFIX", "GEM_HOME", "GOPATH", "GOBIN",
-}
 
 // stdioCommand builds the command of a stdio server: its working folder,
 // its environment with the workspace off every search path, and its
@@ -40,7 +33,7 @@ func (s *server) stdioCommand() (*exec.Cmd, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the MCP server %q cannot start: %w", s.name, err)
 	}
-	env = confineSearchPaths(env, ws)
+	env = sandbox.ConfineSearchPaths(env, sandbox.SearchPathVars, ws)
 	prog := s.cfg.Command
 	if !strings.ContainsAny(prog, `/\`) {
 		if prog, err = lookPath(prog, envValue(env, "PATH"), envValue(env, "PATHEXT")); err != nil {
@@ -66,7 +59,7 @@ func (s *server) workDir() (string, error) {
 	}
 	if src := s.cfg.Source; filepath.IsAbs(src) {
 		dir := filepath.Dir(src)
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() && (ws == "" || !within(dir, ws)) {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() && (ws == "" || !sandbox.Within(dir, ws)) {
 			return dir, nil
 		}
 	}
@@ -98,60 +91,6 @@ func (n *neutralFolder) removeNeutral() {
 	if n.neutralPath != "" {
 		_ = os.RemoveAll(n.neutralPath)
 	}
-}
-
-// confineSearchPaths returns env with the entries of the search-path
-// variables that are empty, relative or inside ws removed; a variable left
-// with no entry is dropped.
-func confineSearchPaths(env []string, ws string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		name, value, _ := strings.Cut(kv, "=")
-		if !isSearchPathVar(name) {
-			out = append(out, kv)
-			continue
-		}
-		var keep []string
-		for _, e := range filepath.SplitList(value) {
-			if e == "" || !filepath.IsAbs(e) || (ws != "" && within(e, ws)) {
-				continue
-			}
-			keep = append(keep, e)
-		}
-		if len(keep) > 0 {
-			out = append(out, name+"="+strings.Join(keep, string(os.PathListSeparator)))
-		}
-	}
-	return out
-}
-
-func isSearchPathVar(name string) bool {
-	if runtime.GOOS == "windows" {
-		return slices.ContainsFunc(searchPathVars, func(v string) bool { return strings.EqualFold(v, name) })
-	}
-	return slices.Contains(searchPathVars, name)
-}
-
-// within reports whether path is root or inside it, comparing both as
-// written and with their symlinks resolved.
-func within(path, root string) bool {
-	inside := func(p, r string) bool {
-		rel, err := filepath.Rel(r, p)
-		return err == nil && filepath.IsLocal(rel)
-	}
-	p, r := filepath.Clean(path), filepath.Clean(root)
-	if inside(p, r) {
-		return true
-	}
-	rp, err1 := filepath.EvalSymlinks(p)
-	rr, err2 := filepath.EvalSymlinks(r)
-	if err2 != nil {
-		rr = r
-	}
-	if err1 != nil {
-		rp = p
-	}
-	return inside(rp, rr) || inside(p, rr) || inside(rp, r)
 }
 
 // envValue returns the value of name in env, "" when it is not set.

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tally-dev/tally/internal/sandbox"
 )
 
 // evilScript writes a shell script at path that leaves marker behind and
@@ -66,12 +68,12 @@ func TestUserMCPServerDoesNotRunWorkspaceCode(t *testing.T) {
 			k, v, _ := strings.Cut(l, "=")
 			lines[k] = v
 		}
-		if within(lines["cwd"], ws) || (wantDir != "" && lines["cwd"] != wantDir) {
+		if sandbox.Within(lines["cwd"], ws) || (wantDir != "" && lines["cwd"] != wantDir) {
 			t.Errorf("%s: the server started in %s; want %q, outside the workspace", name, lines["cwd"], wantDir)
 		}
 		for _, v := range []string{"PATH", "PYTHONPATH", "NODE_PATH"} {
 			for _, e := range strings.Split(lines[v], ":") {
-				if lines[v] != "" && (e == "" || !filepath.IsAbs(e) || within(e, ws)) {
+				if lines[v] != "" && (e == "" || !filepath.IsAbs(e) || sandbox.Within(e, ws)) {
 					t.Errorf("%s: %s holds %q: %s", name, v, e, lines[v])
 				}
 			}

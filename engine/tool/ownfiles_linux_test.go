@@ -102,3 +102,59 @@ func TestSandboxHidesCredentialStoresByWhatLinksReach(t *testing.T) {
 		}
 	}
 }
+
+// TestAWorkspaceProgramNeverStandsInForAnInstalledOne is the regression
+// test for a workspace script named git that ran under the allow rule
+// `git status` because PATH held "." (or a workspace folder).
+func TestAWorkspaceProgramNeverStandsInForAnInstalledOne(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ws, env := newWorkspace(t, map[string]string{"git": "#!/bin/sh\necho PLANTED\n", "bin/git": "#!/bin/sh\necho PLANTED\n"})
+	os.Chmod(filepath.Join(ws, "git"), 0o755)
+	os.Chmod(filepath.Join(ws, "bin", "git"), 0o755)
+	t.Setenv("PATH", ".:"+filepath.Join(ws, "bin")+"::"+os.Getenv("PATH"))
+	res := call(t, RunShell(), env, map[string]any{"command": "git --version"})
+	if strings.Contains(res.Content, "PLANTED") || !strings.Contains(res.Content, "git version") {
+		t.Errorf("git ran the workspace's script:\n%s", res.Content)
+	}
+	for _, kv := range ShellEnviron(env, os.Environ()) {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			for _, e := range filepath.SplitList(v) {
+				if e == "" || !filepath.IsAbs(e) || strings.HasPrefix(e, ws) {
+					t.Errorf("PATH keeps %q", e)
+				}
+			}
+		}
+	}
+}
+
+// TestSandboxHidesTheCredentialFilesOfCommonTools is the regression test
+// for the credential files of cargo, terraform and rclone, which the list
+// by name missed.
+func TestSandboxHidesTheCredentialFilesOfCommonTools(t *testing.T) {
+	requireSandbox(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	files := map[string]string{
+		".cargo/credentials.toml":            "CARGO-TOKEN",
+		".terraform.d/credentials.tfrc.json": "TF-TOKEN",
+		".config/rclone/rclone.conf":         "RCLONE-PASS",
+		".cargo/config.toml":                 "CARGO-CONFIG-OK",
+	}
+	for name, body := range files {
+		p := filepath.Join(home, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, env := sandboxEnv(t)
+	for name, body := range files {
+		readable := strings.HasSuffix(body, "-OK")
+		res := call(t, RunShell(), env, map[string]any{"command": "cat \"$HOME/" + name + "\""})
+		if got := strings.Contains(res.Content, body); got != readable {
+			t.Errorf("cat ~/%s: readable %v, want %v:\n%s", name, got, readable, res.Content)
+		}
+	}
+}

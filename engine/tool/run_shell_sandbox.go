@@ -20,7 +20,8 @@ var shellFixedEnv = []string{"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=
 // TMPDIR set to env.TempDir when that is set, the workspace's private build
 // caches (see [sandbox.PrivateCaches]) where the sandbox applies, and
 // PAGER=cat, GIT_PAGER=cat, GIT_TERMINAL_PROMPT=0, TERM=dumb and
-// NO_COLOR=1. The app may show it.
+// NO_COLOR=1, with PATH's empty, relative and workspace folders left out.
+// The app may show it.
 func ShellEnviron(env *Env, base []string) []string {
 	out, _ := shellEnvironment(env, base)
 	return out
@@ -45,6 +46,12 @@ func shellEnvironment(env *Env, base []string) ([]string, sandbox.Caches) {
 	for _, kv := range fixed {
 		name, _, _ := strings.Cut(kv, "=")
 		out = setEnvVar(out, name, kv)
+	}
+	if env != nil {
+		// A program of the repository never stands in for one the user
+		// installed: PATH keeps only absolute folders outside the
+		// workspace (a venv inside it is called by its path).
+		out = sandbox.ConfineSearchPaths(out, []string{"PATH"}, env.Workspace)
 	}
 	return out, caches
 }

@@ -7,18 +7,6 @@ import (
 	"strings"
 )
 
-// privateInHome are the paths under the home directory that hold
-// credentials: they stay unreadable inside the sandbox even though the
-// rest of the home directory is readable.
-var privateInHome = []string{
-	".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker",
-	".password-store", ".local/share/keyrings", ".netrc", ".git-credentials",
-	".pgpass", ".npmrc", ".pypirc", ".vault-token", ".config/gh",
-	// The X server's and the session manager's cookies: with one, a
-	// process can type into every window of the desktop.
-	".Xauthority", ".ICEauthority",
-}
-
 // PrivatePaths returns the credential stores under home that no sandboxed
 // command may read (see Policy.Hidden for how they are hidden).
 func PrivatePaths(home string) []string {
