@@ -1,6 +1,7 @@
 package cmdrule
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -62,8 +63,12 @@ func (s Set) Check(command string) Match {
 	if err != nil {
 		return Match{Err: err}
 	}
-	if r, cmd, ok := s.denied(f, command, 0); ok {
+	r, cmd, ok, opaque := s.denied(f, command, 0)
+	switch {
+	case ok:
 		return Match{Denied: true, Rule: r.Pattern(), Command: cmd}
+	case opaque != "":
+		return Match{Err: errors.New(opaque)}
 	}
 	cmds, ok := literalCommands(f)
 	if !ok {
@@ -191,22 +196,25 @@ var shells = map[string]bool{
 }
 
 // denied walks every simple command of f, src's parse, wherever it sits,
-// and the literal scripts run through a shell or eval, for a deny rule.
-func (s Set) denied(f *syntax.File, src string, depth int) (Rule, string, bool) {
+// and the literal scripts run through a shell or eval or printed into a
+// shell's input, for a deny rule. When code it cannot read runs (computed
+// text piped into a shell, an interpreter's -c or -e program) and no rule
+// denies the line, opaque says why the line cannot be judged: it then
+// asks.
+func (s Set) denied(f *syntax.File, src string, depth int) (hit Rule, where string, found bool, opaque string) {
 	if len(s.Deny) == 0 {
-		return Rule{}, "", false
+		return Rule{}, "", false, ""
 	}
-	var (
-		hit   Rule
-		where string
-		found bool
-	)
 	nested := func(script string) {
 		if found || depth >= maxDepth {
 			return
 		}
 		if g, err := parseShell(script); err == nil {
-			hit, where, found = s.denied(g, script, depth+1)
+			var why string
+			hit, where, found, why = s.denied(g, script, depth+1)
+			if opaque == "" {
+				opaque = why
+			}
 		}
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -214,11 +222,21 @@ func (s Set) denied(f *syntax.File, src string, depth int) (Rule, string, bool) 
 			return false
 		}
 		switch n := n.(type) {
+		case *syntax.BinaryCmd:
+			script, why := pipedCode(n)
+			if script != "" {
+				nested(script)
+			} else if why != "" && opaque == "" {
+				opaque = why
+			}
 		case *syntax.Stmt:
 			if call, ok := n.Cmd.(*syntax.CallExpr); ok {
 				for _, script := range fedScripts(call, n.Redirs) {
 					nested(script)
 				}
+			}
+			if _, _, inline := readsCode(n); inline && opaque == "" {
+				opaque = "the command runs an interpreter's own code (-c or -e), which cannot be checked against the deny rules"
 			}
 		case *syntax.CallExpr:
 			ws := callWords(n)
@@ -232,7 +250,7 @@ func (s Set) denied(f *syntax.File, src string, depth int) (Rule, string, bool) 
 		}
 		return !found
 	})
-	return hit, where, found
+	return hit, where, found, opaque
 }
 
 // snippet is the source text of node n of src.
