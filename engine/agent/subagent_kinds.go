@@ -81,17 +81,21 @@ func (k agentKind) writes() bool {
 // discoverAgents finds the custom sub-agents of the user (in userDir) and
 // of workspace, sorted by name; notes say what was skipped and why.
 func discoverAgents(userDir, workspace string) (kinds []agentKind, notes []string) {
-	var dirs []string
+	// Each folder with the folder its files must stay inside: a
+	// workspace's definition linked to a file elsewhere is not read.
+	type folder struct{ dir, within string }
+	var dirs []folder
 	if userDir != "" {
-		dirs = append(dirs, filepath.Join(userDir, "agents"))
+		dirs = append(dirs, folder{filepath.Join(userDir, "agents"), ""})
 	}
 	if workspace != "" {
 		for _, d := range AgentDirs {
-			dirs = append(dirs, filepath.Join(workspace, filepath.FromSlash(d)))
+			dirs = append(dirs, folder{filepath.Join(workspace, filepath.FromSlash(d)), workspace})
 		}
 	}
 	seen := map[string]bool{SubagentExplore: true, SubagentGeneral: true}
-	for _, dir := range dirs {
+	for _, f := range dirs {
+		dir := f.dir
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue
@@ -100,7 +104,7 @@ func discoverAgents(userDir, workspace string) (kinds []agentKind, notes []strin
 			if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") || len(kinds) >= maxAgents {
 				continue
 			}
-			k, err := readAgent(filepath.Join(dir, e.Name()))
+			k, err := readAgent(filepath.Join(dir, e.Name()), f.within)
 			if err != nil {
 				if !errors.Is(err, fs.ErrNotExist) {
 					notes = append(notes, err.Error())
@@ -119,10 +123,11 @@ func discoverAgents(userDir, workspace string) (kinds []agentKind, notes []strin
 	return kinds, notes
 }
 
-// readAgent parses one agent file.
-func readAgent(path string) (agentKind, error) {
+// readAgent parses one agent file, kept inside the folder within unless
+// that is "".
+func readAgent(path, within string) (agentKind, error) {
 	var h agentHeader
-	body, err := frontmatter.ReadFile(path, maxAgentFile, "the sub-agent", &h)
+	body, err := frontmatter.ReadFile(path, within, maxAgentFile, "the sub-agent", &h)
 	if err != nil {
 		return agentKind{}, err
 	}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,5 +103,30 @@ func TestUnknownSubagentKindIsRefused(t *testing.T) {
 	}
 	if res := h.toolResult(h.srv.Requests()[1]); !strings.Contains(res, `kind "wizard" is not explore, general or a custom sub-agent`) {
 		t.Fatalf("result %q", res)
+	}
+}
+
+// TestAWorkspaceAgentLinkedOutsideIsNotRead is the regression test for
+// .claude/agents/x.md linked to a file outside the workspace, which became
+// a sub-agent's system prompt: workspace definitions are read without
+// following links out of the workspace (a link inside it still works).
+func TestAWorkspaceAgentLinkedOutsideIsNotRead(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	def := "---\nname: %s\ndescription: Reviews code.\n---\nYou review code.\n"
+	os.WriteFile(filepath.Join(outside, "x.md"), []byte(fmt.Sprintf(def, "leaked")), 0o644)
+	os.MkdirAll(filepath.Join(ws, ".claude", "agents"), 0o755)
+	os.MkdirAll(filepath.Join(ws, "docs"), 0o755)
+	os.WriteFile(filepath.Join(ws, "docs", "y.md"), []byte(fmt.Sprintf(def, "inside")), 0o644)
+	if err := os.Symlink(filepath.Join(outside, "x.md"), filepath.Join(ws, ".claude", "agents", "x.md")); err != nil {
+		t.Skip(err)
+	}
+	os.Symlink(filepath.Join("..", "..", "docs", "y.md"), filepath.Join(ws, ".claude", "agents", "y.md"))
+	kinds, _ := discoverAgents("", ws)
+	var names []string
+	for _, k := range kinds {
+		names = append(names, k.Name)
+	}
+	if slices.Contains(names, "leaked") || !slices.Contains(names, "inside") {
+		t.Errorf("kinds = %v, want the link inside read and the one outside refused", names)
 	}
 }

@@ -35,7 +35,7 @@ type Loaded struct {
 
 // Load reads skill s: its body and the names of its files.
 func Load(s Skill) (Loaded, error) {
-	data, cut, err := safefile.Read(s.Path, MaxSkillFile)
+	data, cut, err := safefile.ReadWithin(s.Within, s.Path, MaxSkillFile)
 	if err != nil {
 		return Loaded{}, fmt.Errorf("the skill %q cannot be read (%v); it may have been removed", s.Name, err)
 	}

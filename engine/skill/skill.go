@@ -65,6 +65,9 @@ type Skill struct {
 	// Source is SourceUser or SourceWorkspace; Dir is the skill's folder
 	// (absolute) and Path its SKILL.md.
 	Source, Dir, Path string
+	// Within is the folder a workspace skill's files must stay inside
+	// (the workspace; "" for the user's): a link out of it is not read.
+	Within string `json:"-"`
 }
 
 // Catalog is the skills of a workspace, as a session sees them.
@@ -98,7 +101,7 @@ func Discover(userDir, workspace, trusted string) Catalog {
 	var c Catalog
 	seen := map[string]bool{}
 	if userDir != "" {
-		for _, s := range scan(filepath.Join(userDir, "skills"), SourceUser, &c) {
+		for _, s := range scan(filepath.Join(userDir, "skills"), SourceUser, "", &c) {
 			seen[s.Name] = true
 			c.Skills = append(c.Skills, s)
 		}
@@ -107,7 +110,7 @@ func Discover(userDir, workspace, trusted string) Catalog {
 		h := sha256.New()
 		var ws []Skill
 		for _, d := range WorkspaceDirs {
-			for _, s := range scan(filepath.Join(workspace, filepath.FromSlash(d)), SourceWorkspace, &c) {
+			for _, s := range scan(filepath.Join(workspace, filepath.FromSlash(d)), SourceWorkspace, workspace, &c) {
 				if slices.ContainsFunc(ws, func(o Skill) bool { return o.Name == s.Name }) {
 					c.Notes = append(c.Notes, fmt.Sprintf("the skill %q of %s is also in an earlier skills folder, so it is not used", s.Name, d))
 					continue
@@ -116,7 +119,7 @@ func Discover(userDir, workspace, trusted string) Catalog {
 			}
 		}
 		for _, s := range ws {
-			data, _, err := safefile.Read(s.Path, MaxSkillFile)
+			data, _, err := safefile.ReadWithin(s.Within, s.Path, MaxSkillFile)
 			if err != nil {
 				continue
 			}
@@ -149,7 +152,7 @@ func Discover(userDir, workspace, trusted string) Catalog {
 }
 
 // scan reads the skills directly under dir.
-func scan(dir, source string, c *Catalog) []Skill {
+func scan(dir, source, within string, c *Catalog) []Skill {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -159,7 +162,7 @@ func scan(dir, source string, c *Catalog) []Skill {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue // a link to a folder elsewhere is not followed
 		}
-		s, err := read(filepath.Join(dir, e.Name()), source)
+		s, err := read(filepath.Join(dir, e.Name()), source, within)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -173,10 +176,10 @@ func scan(dir, source string, c *Catalog) []Skill {
 }
 
 // read parses the header of the skill in folder dir.
-func read(dir, source string) (Skill, error) {
+func read(dir, source, within string) (Skill, error) {
 	path := filepath.Join(dir, FileName)
 	var h header
-	if _, err := frontmatter.ReadFile(path, MaxSkillFile, "the skill", &h); err != nil {
+	if _, err := frontmatter.ReadFile(path, within, MaxSkillFile, "the skill", &h); err != nil {
 		return Skill{}, err
 	}
 	name := strings.TrimSpace(h.Name)
@@ -190,7 +193,7 @@ func read(dir, source string) (Skill, error) {
 	if desc == "" {
 		return Skill{}, fmt.Errorf("the skill %s is skipped: it has no description, which says when to use it; add one to its header", path)
 	}
-	return Skill{Name: name, Description: text.ClipBytes(desc, MaxDescription), AllowedTools: h.AllowedTools, Source: source, Dir: dir, Path: path}, nil
+	return Skill{Name: name, Description: text.ClipBytes(desc, MaxDescription), AllowedTools: h.AllowedTools, Source: source, Dir: dir, Path: path, Within: within}, nil
 }
 
 // Find returns the skill called name.

@@ -103,11 +103,12 @@ func (l *List) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // ReadFile reads the file at path (a regular file of at most limit
-// bytes, see safefile.Read) and parses it as Parse does. what names the
-// file in errors ("the skill", "the sub-agent"); a missing file returns
-// an error matching fs.ErrNotExist.
-func ReadFile(path string, limit int64, what string, v any) (body string, err error) {
-	data, _, err := safefile.Read(path, limit)
+// bytes, kept inside the folder within unless that is "", see
+// safefile.ReadWithin) and parses it as Parse does. what names the file
+// in errors ("the skill", "the sub-agent"); a missing file returns an
+// error matching fs.ErrNotExist.
+func ReadFile(path, within string, limit int64, what string, v any) (body string, err error) {
+	data, _, err := safefile.ReadWithin(within, path, limit)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", err

@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // ErrNotRegular is matched (errors.Is) by the error returned for a FIFO, a
@@ -48,6 +49,30 @@ func ReadIn(root *os.Root, name string, limit int64) (data []byte, truncated boo
 	}
 	defer f.Close()
 	return readOpen(f, name, limit)
+}
+
+// ReadWithin is [Read] of path kept inside the folder dir ("" for no
+// folder): links are followed only as far as they stay inside dir, so a
+// workspace's file linked to one elsewhere (~/.ssh/id_rsa) is refused.
+func ReadWithin(dir, path string, limit int64) (data []byte, truncated bool, err error) {
+	if dir == "" {
+		return Read(path, limit)
+	}
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, false, fmt.Errorf("%s is outside %s", path, dir)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	defer root.Close()
+	f, err := root.OpenFile(rel, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	return readOpen(f, path, limit)
 }
 
 func readOpen(f *os.File, name string, limit int64) ([]byte, bool, error) {
