@@ -135,6 +135,10 @@ type ShellSettings struct {
 	CacheDirs []string `json:"cache_dirs,omitempty"`
 	// SecretFiles is the secret-file deny list; nil means the default.
 	SecretFiles []string `json:"secret_files,omitempty"`
+	// FetchLocal lets web_fetch reach loopback and link-local addresses
+	// (a documentation server on this machine); off, they are refused,
+	// redirects included.
+	FetchLocal bool `json:"fetch_local,omitempty"`
 }
 
 // Compaction modes of Settings.Compaction.

@@ -23,6 +23,9 @@ type safetyFields struct {
 	shellEnv *escEntry
 	caches   *escEntry
 	secrets  *escEntry
+	// fetchLocal lets web_fetch reach this machine's and the local
+	// network's link-local addresses.
+	fetchLocal *widget.Check
 	// connect, firstByte and idle are the model client's timeouts in
 	// seconds; empty means the default.
 	connect, firstByte, idle *escEntry
@@ -53,6 +56,8 @@ func newSafetyFields(s workbench.Settings) safetyFields {
 	f.secrets.SetText(strings.Join(s.Shell.SecretFiles, "\n"))
 	f.secrets.SetMinRowsVisible(2)
 	f.secrets.Wrapping = fyne.TextWrapWord
+	f.fetchLocal = widget.NewCheck("web_fetch may open pages on this machine (localhost) and link-local addresses", nil)
+	f.fetchLocal.SetChecked(s.Shell.FetchLocal)
 	f.connect, f.firstByte, f.idle = secondsEntry(s.ConnectTimeout, workbench.DefaultConnectTimeout),
 		secondsEntry(s.FirstByteTimeout, workbench.DefaultFirstByteTimeout), secondsEntry(s.IdleTimeout, workbench.DefaultIdleTimeout)
 	return f
@@ -78,6 +83,8 @@ func (f safetyFields) items() []*widget.FormItem {
 			HintText: "folders, one a line, that sandboxed commands may write although your own builds use them too (a command could change what those builds run); empty: none"},
 		{Text: "Secret files", Widget: f.secrets,
 			HintText: "patterns the file tools refuse unless you allow that one read; empty uses the list shown"},
+		{Text: "Local pages", Widget: f.fetchLocal,
+			HintText: "off: a page on a loopback or link-local address (a cloud's metadata service among them) is refused, redirects included"},
 		{Text: "Timeouts", Widget: container.NewGridWithColumns(3,
 			labelled("connect, s", f.connect), labelled("first byte, s", f.firstByte), labelled("stream idle, s", f.idle)),
 			HintText: "a stalled request is retried, then the turn fails; -1 turns one off"},
@@ -115,6 +122,7 @@ func (f safetyFields) apply(s *workbench.Settings) error {
 	}
 	s.Shell.CacheDirs = lines(f.caches.Text)
 	s.Shell.SecretFiles = lines(f.secrets.Text)
+	s.Shell.FetchLocal = f.fetchLocal.Checked
 	return nil
 }
 

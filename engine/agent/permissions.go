@@ -22,6 +22,8 @@ type ShellConfig struct {
 	CacheDirs []string
 	// SecretFiles is the secret-file deny list; nil means the default.
 	SecretFiles []string
+	// FetchLocal lets web_fetch reach loopback and link-local addresses.
+	FetchLocal bool
 }
 
 // setupPermissions builds the session's gate and tool environment from the
@@ -51,7 +53,7 @@ func (s *Session) setupPermissions() error {
 	caches := cfg.Shell.CacheDirs
 	s.env = tool.Env{
 		Workspace: s.meta.Workspace, ShellTimeout: cfg.ShellTimeout,
-		SecretFiles: cfg.Shell.SecretFiles, ShellEnv: cfg.Shell.Env, CacheDirs: caches,
+		SecretFiles: cfg.Shell.SecretFiles, ShellEnv: cfg.Shell.Env, CacheDirs: caches, FetchLocal: cfg.Shell.FetchLocal,
 		// Where the sandbox works, a command never runs without it: a
 		// failure to apply it refuses the command instead of a silent
 		// downgrade. Where it does not, every command asks (see Gate).

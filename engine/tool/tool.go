@@ -91,6 +91,9 @@ type Env struct {
 	Private []string
 	// AllowNetwork lets sandboxed commands open TCP connections.
 	AllowNetwork bool
+	// FetchLocal lets web_fetch reach loopback and link-local addresses;
+	// off, a page there (or a redirect to one) is refused.
+	FetchLocal bool
 	// RequireSandbox makes run_shell refuse to run a command when the
 	// sandbox cannot be applied, instead of running it unsandboxed.
 	RequireSandbox bool

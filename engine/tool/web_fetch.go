@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -87,10 +90,18 @@ func (w webFetch) Run(ctx context.Context, env *Env, args json.RawMessage) Resul
 	req.Header.Set("Accept", "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.1")
 	client := w.client
 	if client == nil {
-		client = &http.Client{CheckRedirect: checkRedirect}
+		client = fetchClient(env.FetchLocal)
+	}
+	if !env.FetchLocal {
+		if err := refuseLocal(ctx, u); err != nil {
+			return errResult(name, err)
+		}
 	}
 	resp, err := client.Do(req)
 	if err != nil {
+		if errors.Is(err, errLocalAddress) {
+			return errResult(name, err)
+		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return errResult(name, fmt.Errorf("%s did not answer within %s; try again later or work without it", u.Host, WebFetchTimeout))
 		}
@@ -108,30 +119,100 @@ func (w webFetch) Run(ctx context.Context, env *Env, args json.RawMessage) Resul
 	if resp.StatusCode >= 400 {
 		return errResult(name, fmt.Errorf("%s answered %s; check the address", resp.Request.URL.Redacted(), resp.Status))
 	}
-	out, err := pageText(resp.Header.Get("Content-Type"), body, resp.Request.URL)
+	var res Result
+	out, err := pageText(resp.Header.Get("Content-Type"), body, resp.Request.URL, res.redact)
 	if err != nil {
 		return errResult(name, err)
 	}
-	head := fmt.Sprintf("# %s\n(fetched from %s", resp.Request.URL.Redacted(), resp.Request.URL.Host)
+	final := resp.Request.URL
+	head := fmt.Sprintf("# %s\n(fetched from %s", final.Redacted(), final.Host)
+	if final.String() != u.String() {
+		// The card showed the address asked for; the page came from here.
+		head += "; redirected from " + u.Redacted()
+	}
 	if cut {
 		head += fmt.Sprintf("; the page was cut at %d MB", WebFetchMaxBytes>>20)
 	}
-	return Result{Content: head + ")\n\n" + out}
+	res.Content = head + ")\n\n" + out
+	return res
 }
 
-// checkRedirect follows at most webFetchRedirects redirects, to http(s).
-func checkRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) >= webFetchRedirects {
-		return fmt.Errorf("more than %d redirects", webFetchRedirects)
+// errLocalAddress is matched by the error for a page on a loopback or
+// link-local address while Env.FetchLocal is off.
+var errLocalAddress = errors.New("a loopback or link-local address")
+
+// fetchClient is web_fetch's client: at most webFetchRedirects redirects,
+// to http(s) only, and without local, never to a loopback or link-local
+// address (this machine's services, a cloud's metadata service), checked
+// by name before each request and by address at each connection, so a
+// name that changes its answer cannot get past.
+func fetchClient(local bool) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	d := &net.Dialer{Timeout: WebFetchTimeout}
+	if !local {
+		d.Control = func(_, address string, _ syscall.RawConn) error {
+			host, _, _ := net.SplitHostPort(address)
+			if ip, err := netip.ParseAddr(host); err == nil && isLocal(ip) {
+				return localError(host)
+			}
+			return nil
+		}
 	}
-	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-		return fmt.Errorf("a redirect to %s, which is not http or https", req.URL.Scheme)
+	tr.DialContext = d.DialContext
+	return &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) >= webFetchRedirects {
+			return fmt.Errorf("more than %d redirects", webFetchRedirects)
+		}
+		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+			return fmt.Errorf("a redirect to %s, which is not http or https", req.URL.Scheme)
+		}
+		if !local {
+			return refuseLocal(req.Context(), req.URL)
+		}
+		return nil
+	}}
+}
+
+// refuseLocal returns an error when u's host is, or resolves to, a
+// loopback or link-local address.
+func refuseLocal(ctx context.Context, u *url.URL) error {
+	host := u.Hostname()
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if isLocal(ip) {
+			return localError(host)
+		}
+		return nil
+	}
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return localError(host)
+	}
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil // the request fails the same way and says so
+	}
+	for _, ip := range ips {
+		if isLocal(ip) {
+			return localError(host)
+		}
 	}
 	return nil
 }
 
-// pageText turns a page into what the model reads.
-func pageText(contentType string, body []byte, from *url.URL) (string, error) {
+// isLocal reports an address web_fetch refuses without Env.FetchLocal; a
+// variable so that a test can stand one loopback address for a remote one.
+var isLocal = func(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsUnspecified()
+}
+
+func localError(host string) error {
+	return fmt.Errorf("web_fetch refuses %s, %w (this machine or its network's metadata service); if that page is meant, the user can turn on local addresses for web_fetch in Settings", host, errLocalAddress)
+}
+
+// pageText turns a page into what the model reads. HTML is redacted
+// before it is converted (the conversion escapes characters, which would
+// hide a token such as ghp_… from the rules) as well as after, at intake.
+func pageText(contentType string, body []byte, from *url.URL, redact func(string) string) (string, error) {
 	mt, params, _ := mime.ParseMediaType(contentType)
 	if mt == "" {
 		mt = http.DetectContentType(body)
@@ -142,7 +223,7 @@ func pageText(contentType string, body []byte, from *url.URL) (string, error) {
 	}
 	switch {
 	case mt == "text/html" || mt == "application/xhtml+xml":
-		md, err := htmltomarkdown.ConvertString(strings.ToValidUTF8(string(body), "\uFFFD"),
+		md, err := htmltomarkdown.ConvertString(redact(strings.ToValidUTF8(string(body), "\uFFFD")),
 			converter.WithDomain(from.Scheme+"://"+from.Host))
 		if err != nil {
 			return "", fmt.Errorf("the page's HTML could not be converted (%v); try its plain-text or raw version", err)

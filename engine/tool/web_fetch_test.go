@@ -3,8 +3,10 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 )
@@ -37,12 +39,15 @@ func TestWebFetchConvertsHTMLAndObeysTheNetworkSwitch(t *testing.T) {
 	mux.HandleFunc("/ftp", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "ftp://x/y", http.StatusFound) })
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	on := &Env{AllowNetwork: true}
+	on := &Env{AllowNetwork: true, FetchLocal: true}
 
 	res := fetch(t, on, srv.URL+"/old")
 	if res.IsError || !strings.Contains(res.Content, "# Install") || !strings.Contains(res.Content, "Run `make`, then [next]("+srv.URL+"/next)") ||
 		strings.Contains(res.Content, "evil()") || !strings.Contains(res.Content, "- one") || !strings.Contains(res.Content, srv.URL+"/doc") {
 		t.Fatalf("html page:\n%s", res.Content)
+	}
+	if !strings.Contains(res.Content, "redirected from "+srv.URL+"/old") {
+		t.Errorf("the result does not say where the page came from:\n%s", res.Content)
 	}
 	if res := fetch(t, on, srv.URL+"/plain"); res.IsError || !strings.HasSuffix(res.Content, "just text") {
 		t.Fatalf("plain: %+v", res)
@@ -66,5 +71,57 @@ func TestWebFetchConvertsHTMLAndObeysTheNetworkSwitch(t *testing.T) {
 	}
 	if shown, ok := Display("web_fetch", json.RawMessage(`{"url":"https://example.com/a"}`)); !ok || !strings.Contains(shown, "fetch this page") {
 		t.Fatalf("approval shows %q", shown)
+	}
+}
+
+// TestWebFetchRefusesLocalAddressesAndRedactsBeforeConverting is the
+// regression test for web_fetch following a redirect to loopback (the
+// card showed only the first address) and for a token the HTML-to-Markdown
+// conversion escaped past the redaction (ghp_… became ghp\_…). Here
+// 127.0.0.2 stands for the local address and 127.0.0.1 for a remote one.
+func TestWebFetchRefusesLocalAddressesAndRedactsBeforeConverting(t *testing.T) {
+	for _, a := range []string{"127.0.0.1", "::1", "169.254.169.254", "fe80::1", "0.0.0.0"} {
+		if !isLocal(netip.MustParseAddr(a)) {
+			t.Errorf("%s is not taken as local", a)
+		}
+	}
+	if isLocal(netip.MustParseAddr("93.184.216.34")) {
+		t.Error("a public address is taken as local")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("no second loopback address here: %v", err)
+	}
+	inner := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte("INTERNAL-METADATA"))
+	})}}
+	inner.Start()
+	defer inner.Close()
+	outer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/token" {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<p>key ghp_Z7q2LmX9vR4tB8nK1wE5yH3cJ6pS0dF2gA4u here</p>"))
+			return
+		}
+		http.Redirect(w, r, inner.URL+"/latest/meta-data", http.StatusFound)
+	}))
+	defer outer.Close()
+	real := isLocal
+	isLocal = func(ip netip.Addr) bool { return ip == netip.MustParseAddr("127.0.0.2") }
+	defer func() { isLocal = real }()
+
+	on := &Env{AllowNetwork: true}
+	for _, u := range []string{outer.URL + "/go", inner.URL + "/direct"} {
+		res := fetch(t, on, u)
+		if !res.IsError || strings.Contains(res.Content, "INTERNAL-METADATA") || !strings.Contains(res.Content, "loopback or link-local") {
+			t.Errorf("%s: %+v", u, res)
+		}
+	}
+	if res := fetch(t, &Env{AllowNetwork: true, FetchLocal: true}, outer.URL+"/go"); res.IsError || !strings.Contains(res.Content, "INTERNAL-METADATA") {
+		t.Errorf("with local addresses allowed: %+v", res)
+	}
+	res := fetch(t, on, outer.URL+"/token")
+	if res.IsError || strings.Contains(res.Content, "Z7q2LmX9vR4tB8nK1wE5") || res.Redacted == 0 {
+		t.Errorf("the token survived the conversion: %+v", res)
 	}
 }
