@@ -175,7 +175,7 @@ func clean(s string) string {
 
 func writeMarkdown(w *bufio.Writer, meta storage.Session, entries []docEntry) {
 	fmt.Fprintf(w, "# %s\n\nSession `%s` · workspace `%s` · model `%s` · created %s\n",
-		oneLineText(meta.Title), meta.ID, meta.Workspace, meta.Model, meta.Created.UTC().Format("2006-01-02 15:04 UTC"))
+		markdownText(oneLineText(meta.Title)), meta.ID, meta.Workspace, meta.Model, meta.Created.UTC().Format("2006-01-02 15:04 UTC"))
 	fence := func(s, lang string) string {
 		f := "```"
 		for strings.Contains(s, f) {
@@ -192,7 +192,7 @@ func writeMarkdown(w *bufio.Writer, meta storage.Session, entries []docEntry) {
 		case "cycle":
 			fmt.Fprintf(w, "\n## %s\n", e.title)
 		case "user", "answer":
-			fmt.Fprintf(w, "\n### %s%s\n\n%s\n", e.title, mark, e.text)
+			fmt.Fprintf(w, "\n### %s%s\n\n%s\n", e.title, mark, markdownText(e.text))
 		case "note":
 			fmt.Fprintf(w, "\n<details><summary>%s%s</summary>\n\n%s\n\n</details>\n", html.EscapeString(e.title), mark, fence(e.text, ""))
 		case "call":
@@ -279,4 +279,72 @@ func imageLine(r transcript.ImageRef) string {
 		return "[image: " + info.String() + "]"
 	}
 	return "[image: " + r.Name + ", " + info.String() + "]"
+}
+
+// markdownText is model or user text for the Markdown document: every "<"
+// outside fenced code blocks and code spans becomes "&lt;", so a viewer
+// that renders HTML in Markdown runs no <script> and shows no <iframe>
+// the model wrote, while code reads as written.
+func markdownText(s string) string {
+	var b strings.Builder
+	fence := ""
+	for _, line := range strings.SplitAfter(s, "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		if fence != "" {
+			b.WriteString(line)
+			if strings.HasPrefix(trimmed, fence) && strings.Trim(strings.TrimSpace(trimmed), fence[:1]) == "" {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceOf(trimmed); f != "" && len(line)-len(trimmed) < 4 {
+			fence = f
+			b.WriteString(line)
+			continue
+		}
+		b.WriteString(escapeOutsideSpans(line))
+	}
+	return b.String()
+}
+
+// fenceOf returns the fence a line opens (``` or ~~~, or longer), "" for
+// none.
+func fenceOf(line string) string {
+	for _, c := range []string{"`", "~"} {
+		n := len(line) - len(strings.TrimLeft(line, c))
+		if n >= 3 {
+			return strings.Repeat(c, n)
+		}
+	}
+	return ""
+}
+
+// escapeOutsideSpans replaces "<" with "&lt;" except inside code spans
+// (a run of backticks to the next run of the same length).
+func escapeOutsideSpans(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); {
+		if line[i] == '`' {
+			n := 0
+			for i+n < len(line) && line[i+n] == '`' {
+				n++
+			}
+			tick := strings.Repeat("`", n)
+			if end := strings.Index(line[i+n:], tick); end >= 0 {
+				b.WriteString(line[i : i+n+end+n])
+				i += n + end + n
+				continue
+			}
+			b.WriteString(tick)
+			i += n
+			continue
+		}
+		if line[i] == '<' {
+			b.WriteString("&lt;")
+		} else {
+			b.WriteByte(line[i])
+		}
+		i++
+	}
+	return b.String()
 }

@@ -59,3 +59,30 @@ func TestExportDocumentIsReadableAndRedacted(t *testing.T) {
 		t.Fatalf("unknown format: %v", err)
 	}
 }
+
+// TestMarkdownExportEscapesHTMLTheModelWrote is the regression test for
+// the Markdown export writing the model's raw <script> and <iframe>, which
+// a viewer that renders HTML in Markdown would run; code keeps its text.
+func TestMarkdownExportEscapesHTMLTheModelWrote(t *testing.T) {
+	w := bench(t, nil)
+	newSession(t, w, "s", "deepseek-chat")
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	appendMessage(t, w, "s", 1, transcript.UserText("", "show me <iframe src=x>", at))
+	reply := "Here: <script>steal()</script> and `a<b` inline.\n\n```go\nif a < b { return }\n```\n"
+	appendMessage(t, w, "s", 1, transcript.AssistantReply(reply, "", nil, at))
+	var md bytes.Buffer
+	if err := w.ExportDocument("s", FormatMarkdown, &md); err != nil {
+		t.Fatal(err)
+	}
+	doc := md.String()
+	for _, bad := range []string{"<script>", "<iframe"} {
+		if strings.Contains(doc, bad) {
+			t.Errorf("the markdown holds %s:\n%s", bad, doc)
+		}
+	}
+	for _, want := range []string{"&lt;script>steal()&lt;/script>", "`a<b`", "if a < b { return }", "&lt;iframe src=x>"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("the markdown lacks %q:\n%s", want, doc)
+		}
+	}
+}
