@@ -3,10 +3,13 @@ package storage
 import (
 	"bytes"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/tally-dev/tally/storage/storagetest"
 )
@@ -95,5 +98,90 @@ func BenchmarkOpenCheck(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestNoWriteLandsBeforeDamageIsRuledOut is the regression test for a
+// damaged file written when Open did not check its pages (a file over
+// CheckBytes was never checked): the check now runs in the background for
+// such a file, and the first write waits for it and is refused.
+func TestNoWriteLandsBeforeDamageIsRuledOut(t *testing.T) {
+	defer func(v int64) { checkInline = v }(checkInline)
+	checkInline = 1 // every file takes the background path
+	path, _ := filledDB(t)
+	before := storagetest.DamageLeaf(t, path)
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("the damaged file could not be opened for reading: %v", err)
+	}
+	defer s.Close()
+	err = s.PutSession(Session{ID: "new", Title: "t", Workspace: "/w", Created: time.Now(), Updated: time.Now(), Cycle: 1})
+	wantErr(t, err, ErrCorrupt)
+	if !errors.Is(s.Damage(), ErrCorrupt) {
+		t.Errorf("Damage() = %v", s.Damage())
+	}
+	s.Close()
+	if !bytes.Equal(before, fileBytes(t, path)) {
+		t.Error("a write reached the damaged file")
+	}
+	// A healthy file on the same path takes writes once checked.
+	healthy, _ := filledDB(t)
+	h, err := Open(healthy, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if err := h.PutSetting("k", []byte("v")); err != nil {
+		t.Fatalf("a healthy large file refused a write: %v", err)
+	}
+}
+
+// TestGarbageOnAFreePageIsNoDamage pins why a write may land on a file
+// with garbage on a page of its freelist: bbolt never reads a free page
+// and writes a page whole when it reuses one, so the data stays intact and
+// bbolt's own consistency check passes afterwards.
+func TestGarbageOnAFreePageIsNoDamage(t *testing.T) {
+	path, ps := filledDB(t)
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Update(func(tx *Tx) error { return tx.DeleteSession("s") }) // frees most pages
+	s.Close()
+	f, _ := os.Open(path)
+	fi, _ := f.Stat()
+	m, _ := pickMeta(f, fi.Size())
+	free, err := checkFreelist(f, m, uint64(ps))
+	f.Close()
+	if err != nil || len(free) == 0 {
+		t.Fatalf("no free page to damage (%v)", err)
+	}
+	b := fileBytes(t, path)
+	copy(b[int(free[0])*ps:(int(free[0])+1)*ps], bytes.Repeat([]byte{0xA5}, ps))
+	os.WriteFile(path, b, 0o600)
+
+	s, err = Open(path, Options{})
+	if err != nil || s.Damage() != nil {
+		t.Fatalf("Open = %v, damage %v", err, s.Damage())
+	}
+	defer s.Close()
+	mustPutSession(t, s, "t")
+	if err := s.Update(func(tx *Tx) error {
+		for i := range 50 {
+			if _, err := tx.Append("t", 1, bytes.Repeat([]byte{byte(i)}, 3000)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		for err := range tx.Check() {
+			return err
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("bbolt's check after writing over the free page: %v", err)
 	}
 }

@@ -82,9 +82,11 @@ the file is left exactly as it was: storage never truncates, recreates or
 repairs a database on its own. Damage found later, in a record or a page,
 is reported as an error wrapping ErrCorrupt rather than a panic, and a write
 transaction that found damage is not committed. Open also walks the page
-tree of files up to CheckBytes once, through plain reads: a file damaged
-past its header can still be read (to export what it holds), but every
-Update is refused with Store.Damage, which says how to recover.
+tree once, through plain reads (in the background for files over
+CheckBytes, with the first write waiting for it): a file damaged past its
+header can still be read (to export what it holds), but every Update is
+refused with Store.Damage, which says how to recover. A page on the
+freelist is not checked: bbolt never reads one and overwrites it whole.
 
 Durability is the durability of bbolt with fsync enabled: a committed Update
 survives the process being killed and, as far as the operating system and the

@@ -45,8 +45,11 @@ type Store struct {
 	db   *bolt.DB
 	path string
 	// damage is why the file failed the consistency check of Open
-	// (checkTree): reads still work, every Update returns it.
-	damage error
+	// (checkTree): reads still work, every Update returns it. For a file
+	// over CheckBytes the check runs in the background and checked is
+	// closed once damage is set; nil when the check ran in Open.
+	damage  error
+	checked chan struct{}
 	// rules are Options.Search, checked; searchMu serializes builds of
 	// the search index. searchState is a generation, raised when a
 	// rebuild starts, shifted left by one, with bit 0 set while the
@@ -129,7 +132,17 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 
 	s := &Store{db: db, path: path, rules: rules}
-	if err := checkTree(path); err != nil {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > checkInline {
+		// A large file is checked while reads go on; no write lands
+		// before its damage is ruled out (see ruledOut).
+		s.checked = make(chan struct{})
+		go func() {
+			defer close(s.checked)
+			if err := checkTree(path); err != nil {
+				s.damage = damagedFile(path, err)
+			}
+		}()
+	} else if err := checkTree(path); err != nil {
 		s.damage = damagedFile(path, err)
 	}
 	if err := s.initFormat(); err != nil {
@@ -268,8 +281,8 @@ func (s *Store) View(fn func(tx *Tx) error) error {
 // On a file that failed Open's consistency check (see Damage) nothing is
 // written: Update returns that error.
 func (s *Store) Update(fn func(tx *Tx) error) error {
-	if s.damage != nil {
-		return s.damage
+	if err := s.ruledOut(); err != nil {
+		return err
 	}
 	return s.run(true, fn)
 }
@@ -277,7 +290,17 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 // Damage reports why the file failed the consistency check Open runs, an
 // error wrapping ErrCorrupt that says how to recover, or nil. A damaged
 // store can still be read (to export what it holds); it refuses writes.
-func (s *Store) Damage() error { return s.damage }
+// For a file over CheckBytes it waits for the check to end.
+func (s *Store) Damage() error { return s.ruledOut() }
+
+// ruledOut waits for the page check of Open and returns the damage it
+// found, nil when there is none.
+func (s *Store) ruledOut() error {
+	if s.checked != nil {
+		<-s.checked
+	}
+	return s.damage
+}
 
 func (s *Store) run(write bool, fn func(tx *Tx) error) (err error) {
 	tx := &Tx{path: s.path, rules: s.rules}
