@@ -71,6 +71,8 @@ Flags (all commands):
   --worktree             tally run: start the session in a git worktree of its own (branch tally/<session>)
   --yes                  approve every tool call that would ask (the mode still refuses what it refuses),
                          and accept the defaults of the forms MCP servers ask for
+  --network on|off       tally run: switch the session's Network for its commands and web_fetch (stored
+                         with the session; default: as the session has it, off for a new one)
   --mode MODE            permission mode: read-only, ask (default), auto-edit or full-auto (sandbox needed)
   --allow-command PATTERN  for this run, commands matching PATTERN run without asking, e.g. 'go test ./...'
                          or 'npm run lint *' (repeatable; plain words only, a last * allows any further words)
@@ -117,6 +119,7 @@ type options struct {
 	allowCommands, denyCommands              []string // --allow-command, --deny-command
 	images                                   []string // tally run --image FILE
 	vision                                   bool     // tally run --vision
+	network                                  string   // tally run --network on|off; "" keeps the session's
 	args                                     []string
 	// served is the app's workbench when the app runs this command for
 	// the command line (see ServeReads), nil otherwise.
@@ -156,6 +159,14 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	fs.Func("deny-command", "", func(v string) error { o.denyCommands = append(o.denyCommands, v); return nil })
 	fs.Func("image", "", func(v string) error { o.images = append(o.images, v); return nil })
 	fs.BoolVar(&o.vision, "vision", false, "")
+	fs.Func("network", "", func(v string) error {
+		switch v {
+		case "on", "off":
+			o.network = v
+			return nil
+		}
+		return fmt.Errorf("--network must be on or off, not %q", v)
+	})
 	var err error
 	if o.args, err = parseAnywhere(fs, args); err != nil {
 		return nil, usagef("tally %s: %v; run `tally help` for the flags", name, err)

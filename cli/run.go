@@ -107,6 +107,12 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if term != nil {
 		term.allowCommand = sess.Permissions().AllowCommand
 	}
+	if o.network != "" {
+		if err := sess.Permissions().SetAllowNetwork(o.network == "on"); err != nil {
+			return fmt.Errorf("tally run: the Network switch could not be stored (%w); try again", err)
+		}
+		fmt.Fprintf(stderr, "network %s: %s\n", o.network, sess.Permissions().SandboxNote())
+	}
 	out.forms.open(sess)
 	closed := false
 	defer func() {
@@ -316,6 +322,9 @@ func (t *terminalApprover) ApproveHunks(ctx context.Context, req tool.ApprovalRe
 	}
 	if req.Note != "" {
 		fmt.Fprintf(t.out, "  (%s)\n", req.Note)
+	}
+	if req.Sandbox != "" {
+		fmt.Fprintf(t.out, "  [%s]\n", req.Sandbox)
 	}
 	pick := req.Diff != nil && len(req.Diff.Hunks) > 1
 	rules := len(req.CommandRules) > 0 && t.allowCommand != nil

@@ -120,3 +120,33 @@ func TestRunUnderANewSessionIDThatCannotBeCreatedFails(t *testing.T) {
 		t.Errorf("%d request(s) reached the model without a session", n)
 	}
 }
+
+// TestRunSwitchesTheNetworkAndEveryCommandCardSaysSo is the regression
+// test for headless runs that could not switch a session's network on (an
+// attack had to build a helper for it): --network on is stored with the
+// session, and inspect shows it.
+func TestRunSwitchesTheNetworkAndEveryCommandCardSaysSo(t *testing.T) {
+	srv := llmtest.New(undoScript())
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	data, ws := t.TempDir(), workspace(t)
+	for _, c := range []struct{ flag, want string }{{"on", "network allowed"}, {"off", "network"}} {
+		var out, errb bytes.Buffer
+		code := Main([]string{"run", "--data", data, "--base-url", srv.URL(), "--model", "deepseek-chat",
+			"--workspace", ws, "--session", "net", "--network", c.flag, "--yes", "turn one"}, strings.NewReader(""), &out, &errb)
+		if code != 0 || !strings.Contains(errb.String(), "network "+c.flag) {
+			t.Fatalf("--network %s: exit %d: %s", c.flag, code, errb.String())
+		}
+		var rep bytes.Buffer
+		if code := Main([]string{"inspect", "--data", data, "--json", "net"}, strings.NewReader(""), &rep, &errb); code != 0 {
+			t.Fatalf("inspect: exit %d: %s", code, errb.String())
+		}
+		on := strings.Contains(rep.String(), "network allowed")
+		if on != (c.flag == "on") {
+			t.Errorf("--network %s: inspect says %s", c.flag, rep.String())
+		}
+	}
+	if code := Main([]string{"run", "--network", "maybe", "x"}, strings.NewReader(""), io.Discard, io.Discard); code != 2 {
+		t.Errorf("--network maybe: exit %d, want 2", code)
+	}
+}

@@ -170,8 +170,15 @@ func (c *toolCard) set(it *chatItem) {
 		tw.ShowIf(c.always, !it.approval.req.NoAlways)
 		c.command.SetText(commandButtonText(it.approval.req.CommandRules))
 		tw.ShowIf(c.cmdRow, len(it.approval.req.CommandRules) > 0)
+		var lines []string
 		if n := it.approval.req.Note; n != "" {
-			c.note.SetText("⚠ " + n)
+			lines = append(lines, "⚠ "+n)
+		}
+		if sb := it.approval.req.Sandbox; sb != "" {
+			lines = append(lines, sb) // every command's card says where it runs and whether it may connect
+		}
+		if len(lines) > 0 {
+			c.note.SetText(strings.Join(lines, "\n"))
 			c.note.Show()
 		}
 		c.buttons.Show()

@@ -51,6 +51,9 @@ func (a *approver) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.
 	if len(content) == 0 && req.Diff != nil {
 		content = hunkContent(req.Diff, st.abs(req.Diff.Path))
 	}
+	if req.Sandbox != "" {
+		content = append(content, acp.ToolContent(acp.TextBlock(req.Sandbox)))
+	}
 	if req.Note != "" {
 		content = append(content, acp.ToolContent(acp.TextBlock(req.Note)))
 	}

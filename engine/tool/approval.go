@@ -29,6 +29,11 @@ type ApprovalRequest struct {
 	// for example that a command will run without a sandbox or that a
 	// file is on the secret-file deny list.
 	Note string
+	// Sandbox says, for a command, how it would run: in the sandbox or
+	// not, and whether the session's Network switch lets it connect (see
+	// [ShellSandboxNote]); "" for other tools. Approvers show it on every
+	// command's card.
+	Sandbox string
 	// NoAlways is set when "always allow" cannot be granted for this call
 	// (a read of a secret file, a command that is not sandboxed); an
 	// ApproveAlways answer then approves this call only.
@@ -269,6 +274,9 @@ func (g *Gate) Decide(ctx context.Context, env *Env, t Tool, callID, args string
 	}
 	if cmd.unchecked != "" {
 		joinNote(&req, cmd.unchecked)
+	}
+	if effectOf(t) == EffectCommands {
+		req.Sandbox = ShellSandboxNote(env)
 	}
 	req.CommandRules = cmd.match.Propose
 	display, ok := Display(name, json.RawMessage(args))

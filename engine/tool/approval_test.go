@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/tally-dev/tally/internal/sandbox"
 )
 
 func TestGateModes(t *testing.T) {
@@ -176,3 +178,29 @@ func TestApprovalShowsTheWholeCall(t *testing.T) {
 type externalTool struct{ fakeTool }
 
 func (externalTool) Effect() Effect { return EffectExternal }
+
+// TestEveryCommandCardSaysWhetherItMayConnect checks that the approval
+// request of every command carries the sandbox line with the Network
+// switch's state, and that other tools' requests do not.
+func TestEveryCommandCardSaysWhetherItMayConnect(t *testing.T) {
+	ctx := context.Background()
+	for _, network := range []bool{false, true} {
+		rec := &recordingApprover{decision: Deny}
+		g := NewGate(rec)
+		env := &Env{Workspace: t.TempDir(), AllowNetwork: network}
+		g.Decide(ctx, env, RunShell(), "c", `{"command":"ls"}`)
+		g.Decide(ctx, env, WriteFile(), "w", `{"path":"a.txt","content":"x"}`)
+		if len(rec.reqs) != 2 {
+			t.Fatalf("%d requests", len(rec.reqs))
+		}
+		if want := ShellSandboxNote(env); rec.reqs[0].Sandbox != want || want == "" {
+			t.Errorf("network %v: the command's card says %q, want %q", network, rec.reqs[0].Sandbox, want)
+		}
+		if ok, _ := sandbox.Available(); ok && network != strings.Contains(rec.reqs[0].Sandbox, "network allowed") {
+			t.Errorf("network %v: %q", network, rec.reqs[0].Sandbox)
+		}
+		if rec.reqs[1].Sandbox != "" {
+			t.Errorf("write_file's card has a sandbox line: %q", rec.reqs[1].Sandbox)
+		}
+	}
+}
