@@ -94,18 +94,62 @@ func floorUnit(n, unit int) int {
 	return n - n%unit
 }
 
-// promptCache simulates a provider's prefix cache for one model.
+// promptCache simulates a provider's prefix cache for one model. Besides
+// the prompts it keeps an index from the hash of every prompt's first k ×
+// indexBlock tokens to the prompts that start so, so a lookup costs about
+// the prompt's length instead of that times the number of prompts seen.
 type promptCache struct {
-	seen [][]string // rendered prompt tokens of earlier accepted requests
-	last []string   // tokens of the most recent accepted request
-	any  bool       // whether last is set
+	seen  [][]string       // rendered prompt tokens of earlier accepted requests
+	index map[uint64][]int // prefix hash → indexes into seen
+	last  []string         // tokens of the most recent accepted request
+	any   bool             // whether last is set
 }
 
-// lookup returns the cached prefix length (before rounding) of toks.
+// indexBlock is the token length of the prefixes promptCache indexes.
+const indexBlock = 64
+
+// prefixHashes returns the FNV-1a hashes of toks' first indexBlock,
+// 2×indexBlock, … tokens.
+func prefixHashes(toks []string) []uint64 {
+	out := make([]uint64, 0, len(toks)/indexBlock)
+	h := uint64(14695981039346656037)
+	for i, t := range toks {
+		for j := 0; j < len(t); j++ {
+			h = (h ^ uint64(t[j])) * 1099511628211
+		}
+		h = (h ^ 0xff) * 1099511628211 // a token boundary
+		if (i+1)%indexBlock == 0 {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// lookup returns the cached prefix length (before rounding) of toks: the
+// longest prefix it shares with any prompt seen.
 func (c *promptCache) lookup(toks []string) int {
-	best := 0
-	for _, s := range c.seen {
-		if n := commonPrefix(toks, s); n > best {
+	hs := prefixHashes(toks)
+	k := 0
+	for k < len(hs) && len(c.index[hs[k]]) > 0 {
+		k++
+	}
+	if k == 0 {
+		return c.scan(toks, c.all(), 0)
+	}
+	cands := c.index[hs[k-1]]
+	from := k * indexBlock
+	if commonPrefix(toks[:from], c.seen[cands[0]]) != from {
+		return c.scan(toks, c.all(), 0) // a hash collision: compare everything
+	}
+	return c.scan(toks, cands, from)
+}
+
+// scan returns the longest common prefix of toks with the prompts cands,
+// all of which share toks' first from tokens.
+func (c *promptCache) scan(toks []string, cands []int, from int) int {
+	best := from
+	for _, i := range cands {
+		if n := from + commonPrefix(toks[from:], c.seen[i][min(from, len(c.seen[i])):]); n > best {
 			best = n
 			if best == len(toks) {
 				break
@@ -115,7 +159,21 @@ func (c *promptCache) lookup(toks []string) int {
 	return best
 }
 
+func (c *promptCache) all() []int {
+	out := make([]int, len(c.seen))
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
 func (c *promptCache) add(toks []string) {
+	if c.index == nil {
+		c.index = map[uint64][]int{}
+	}
+	for _, h := range prefixHashes(toks) {
+		c.index[h] = append(c.index[h], len(c.seen))
+	}
 	c.seen = append(c.seen, toks)
 	c.last = toks
 	c.any = true
