@@ -31,12 +31,12 @@ lint:
 unit:
 	$(GO) test -count=1 $(PKGS)
 
-# The race detector over the concurrent parts: the UI (engine events cross
-# into Fyne's goroutine), the engine and the store. -short skips the long
-# 300-request cache comparison and the other long sessions, which the plain
-# run above covers.
+# The race detector over every package (the UI, where engine events cross
+# into Fyne's goroutine, the engine, the store, the command line and the
+# internal packages). -short skips the long 300-request cache comparison
+# and the other long sessions, which the plain run above covers.
 race:
-	$(GO) test -race -short -count=1 -timeout 25m ./ui/... ./engine/... ./storage/...
+	$(GO) test -race -short -count=1 -timeout 25m $(PKGS)
 
 smoke: build
 	bash scripts/smoke.sh
