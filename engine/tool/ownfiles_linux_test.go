@@ -36,13 +36,7 @@ func TestSandboxHidesTallysOwnFilesWhateverTheDataFolder(t *testing.T) {
 		".config/tally/skills/pdf/fill.sh": "SKILL-OK",
 		".config/other/settings":           "OTHER-OK",
 	}
-	for name, body := range files {
-		p := filepath.Join(home, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	plantFiles(t, home, files)
 	ownpaths.Remember(filepath.Join(home, "elsewhere/once"))
 	_, env := sandboxEnv(t)
 	env.Private = []string{filepath.Join(home, "session-data")}
@@ -75,32 +69,17 @@ func TestSandboxHidesCredentialStoresByWhatLinksReach(t *testing.T) {
 	requireSandbox(t)
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	write := func(name, body string) {
-		p := filepath.Join(home, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("dotfiles/ssh/id_ed25519", "SSH-KEY")
-	write("dotfiles/vimrc", "VIMRC-OK")
-	write(".aws/credentials", "AWS-KEY")
+	plantFiles(t, home, map[string]string{"dotfiles/ssh/id_ed25519": "SSH-KEY", "dotfiles/vimrc": "VIMRC-OK", ".aws/credentials": "AWS-KEY"})
 	for link, target := range map[string]string{".ssh": "dotfiles/ssh", "aws-backup": ".aws", "loop": "."} {
 		if err := os.Symlink(target, filepath.Join(home, link)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	_, env := sandboxEnv(t)
-	for name, body := range map[string]string{
+	checkCatReadable(t, env, map[string]string{
 		".ssh/id_ed25519": "SSH-KEY", "dotfiles/ssh/id_ed25519": "SSH-KEY", "loop/dotfiles/ssh/id_ed25519": "SSH-KEY",
 		"aws-backup/credentials": "AWS-KEY", ".aws/credentials": "AWS-KEY", "loop/dotfiles/vimrc": "VIMRC-OK",
-	} {
-		readable := strings.HasSuffix(body, "-OK")
-		res := call(t, RunShell(), env, map[string]any{"command": "cat \"$HOME/" + name + "\""})
-		if got := strings.Contains(res.Content, body); got != readable {
-			t.Errorf("cat ~/%s: readable %v, want %v:\n%s", name, got, readable, res.Content)
-		}
-	}
+	})
 }
 
 // TestAWorkspaceProgramNeverStandsInForAnInstalledOne is the regression
@@ -142,14 +121,27 @@ func TestSandboxHidesTheCredentialFilesOfCommonTools(t *testing.T) {
 		".config/rclone/rclone.conf":         "RCLONE-PASS",
 		".cargo/config.toml":                 "CARGO-CONFIG-OK",
 	}
+	plantFiles(t, home, files)
+	_, env := sandboxEnv(t)
+	checkCatReadable(t, env, files)
+}
+
+// plantFiles writes files (path under root → body) with mode 0600.
+func plantFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
 	for name, body := range files {
-		p := filepath.Join(home, name)
+		p := filepath.Join(root, name)
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, env := sandboxEnv(t)
+}
+
+// checkCatReadable runs `cat "$HOME/name"` for each file and checks that
+// exactly the bodies ending in -OK are readable.
+func checkCatReadable(t *testing.T, env *Env, files map[string]string) {
+	t.Helper()
 	for name, body := range files {
 		readable := strings.HasSuffix(body, "-OK")
 		res := call(t, RunShell(), env, map[string]any{"command": "cat \"$HOME/" + name + "\""})

@@ -263,22 +263,10 @@ func TestRunShellSandboxHidesCredentialStores(t *testing.T) {
 		".local/share/other/notes.txt": "OTHER-OK",
 		".profile":                     "PROFILE-OK",
 	}
-	for name, body := range files {
-		p := filepath.Join(home, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	plantFiles(t, home, files)
 	_, env := sandboxEnv(t)
 	env.Private = []string{filepath.Join(home, ".local/share/tally")}
-	for name, body := range files {
-		res := call(t, RunShell(), env, map[string]any{"command": "cat \"$HOME/" + name + "\""})
-		visible := strings.HasSuffix(body, "-OK")
-		if got := strings.Contains(res.Content, body); got != visible {
-			t.Errorf("cat ~/%s: readable %v, want %v:\n%s", name, got, visible, res.Content)
-		}
-	}
+	checkCatReadable(t, env, files)
 }
 
 // TestCommandPlantsCodeInUserBuildCaches replays a full-auto command that
