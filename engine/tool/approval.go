@@ -265,7 +265,9 @@ func (g *Gate) Decide(ctx context.Context, env *Env, t Tool, callID, args string
 	case mode == ModeAutoEdit && effectOf(t) == EffectEdits:
 		return allow, nil
 	case cmd.match.Allowed:
-		return allow, nil
+		// No person saw it: git in it runs none of the repository's
+		// programs (see gitsafe).
+		return Verdict{Allowed: true, Ctx: context.WithValue(ctx, ruleAllowedKey{}, true)}, nil
 	case effectOf(t) == EffectCommands && !sandboxed:
 		req.Note = "not sandboxed: this command can read and write anything your user account can"
 		req.NoAlways = true

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -56,6 +57,15 @@ func (g *Gate) checkCommand(t Tool, args string) commandCheck {
 		c.unchecked = fmt.Sprintf("the command could not be parsed to check it against the deny rules (%v)", c.match.Err)
 	}
 	return c
+}
+
+type ruleAllowedKey struct{}
+
+// allowedByRule reports whether the call of ctx runs because an allow
+// rule covered it, without a person's yes.
+func allowedByRule(ctx context.Context) bool {
+	ok, _ := ctx.Value(ruleAllowedKey{}).(bool)
+	return ok
 }
 
 // deniedByRule is the result for the model when a deny rule refuses a

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -165,5 +168,46 @@ func TestGateUnreadableRules(t *testing.T) {
 	g.SetCommandRules(nil)
 	if v, _ := g.Decide(ctx, nil, RunShell(), "c", shellCall("ls")); !v.Allowed {
 		t.Errorf("without rules full-auto refused: %+v", v)
+	}
+}
+
+// TestAnAllowRuleForGitRunsNoProgramTheRepositoryNames is the regression
+// test for a repository's .git/config fsmonitor (and hooks) running under
+// the allow rule `git status`, which no person saw: a command an allow
+// rule lets through gets git's own hardening, the one Tally's git uses.
+func TestAnAllowRuleForGitRunsNoProgramTheRepositoryNames(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ctx := context.Background()
+	ws, env := newWorkspace(t, nil)
+	marker := filepath.Join(ws, "fsmonitor-ran")
+	mon := filepath.Join(ws, ".git", "mon.sh")
+	for _, args := range [][]string{{"init", "-q"}, {"config", "core.fsmonitor", mon}} {
+		if out, err := exec.Command("git", append([]string{"-C", ws}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	if err := os.WriteFile(mon, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("x"), 0o644)
+
+	g := NewGate(DenyAll{})
+	g.SetCommandRules(ruleSet(t, []string{"git status"}, nil))
+	v, err := g.Decide(ctx, env, RunShell(), "c", shellCall("git status"))
+	if err != nil || !v.Allowed {
+		t.Fatalf("the rule did not allow git status: %+v, %v", v, err)
+	}
+	if res := RunShell().Run(v.Ctx, env, json.RawMessage(shellCall("git status"))); res.IsError {
+		t.Fatalf("git status under the rule: %s", res.Content)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the repository's fsmonitor ran under the allow rule")
+	}
+	// The same command approved by a person runs as git would.
+	RunShell().Run(ctx, env, json.RawMessage(shellCall("git status")))
+	if _, err := os.Stat(marker); err != nil {
+		t.Skipf("this git runs no fsmonitor script (%v), so the check above proves nothing here", err)
 	}
 }

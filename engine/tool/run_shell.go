@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tally-dev/tally/internal/gitsafe"
 	"github.com/tally-dev/tally/internal/sandbox"
 )
 
@@ -101,6 +102,14 @@ func (runShell) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 	}
 
 	cmdEnv, caches := shellEnvironment(env, os.Environ())
+	if allowedByRule(ctx) {
+		// A rule for `git status` trusts git, not the repository's
+		// fsmonitor or hooks.
+		for _, kv := range gitsafe.Env() {
+			name, _, _ := strings.Cut(kv, "=")
+			cmdEnv = setEnvVar(cmdEnv, name, kv)
+		}
+	}
 	policy := shellPolicy(env, ws, caches)
 	out := newCapWriter(env.outputLimit())
 	if env.Recorder != nil {

@@ -17,9 +17,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/tally-dev/tally/internal/gitsafe"
 )
 
 // BranchPrefix starts the name of every session branch.
@@ -41,21 +42,6 @@ type Tree struct {
 // ErrNotRepository is returned when a folder is not inside a git
 // repository.
 var ErrNotRepository = errors.New("the folder is not inside a git repository; pick a repository's folder, or start the session without a worktree")
-
-// hardening are the options of every git Tally runs. A folder the agent
-// can write (a worktree, or a repository a session works in) can name
-// programs for git to run: an fsmonitor, hooks (post-commit runs despite
-// --no-verify), an external diff or textconv, a signing program, an ssh
-// command. Each is switched off here, so Tally's own git never runs the
-// agent's code as the user.
-var hardening = []string{
-	"-c", "core.fsmonitor=false",
-	"-c", "core.hooksPath=" + os.DevNull,
-	"-c", "diff.external=",
-	"-c", "core.sshCommand=",
-	"-c", "commit.gpgSign=false",
-	"-c", "tag.gpgSign=false",
-}
 
 // gitEnv is git's environment: the user's, without the GIT_ variables
 // that could point it at another repository, work tree, config or
@@ -81,7 +67,9 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 func runGit(ctx context.Context, full, shown []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append(slices.Clone(hardening), full...)...)
+	// Every git Tally runs has the repository's programs switched off
+	// (gitsafe): a folder the agent can write may name them.
+	cmd := exec.CommandContext(ctx, "git", append(gitsafe.Flags(), full...)...)
 	cmd.Env = gitEnv()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
