@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -101,22 +102,24 @@ func perlConnect(path string) string {
 	return `perl -MSocket -e 'socket(S, PF_UNIX, SOCK_STREAM, 0) or die "socket: $!\n"; connect(S, pack_sockaddr_un("` + path + `")) or die "connect: $!\n"; print "CONNECTED\n"'`
 }
 
-// listenUnix accepts connections on a Unix socket and counts them.
-func listenUnix(t *testing.T, addr string) *int32 {
+// listenUnix accepts connections on a Unix socket and counts them; the
+// count is read while the accepting goroutine may still run, so it is
+// atomic.
+func listenUnix(t *testing.T, addr string) *atomic.Int32 {
 	t.Helper()
 	l, err := net.Listen("unix", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	var n int32
+	var n atomic.Int32
 	go func() {
 		for {
 			c, err := l.Accept()
 			if err != nil {
 				return
 			}
-			n++
+			n.Add(1)
 			c.Close()
 		}
 	}()
@@ -129,7 +132,7 @@ func TestCommandConnectsToAppSocketOutsideWorkspace(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "tally.sock")
 	accepted := listenUnix(t, sock)
 	out := runWithin(t, ws, perlConnect(sock), Policy{AllowNetwork: true}, 10*time.Second)
-	if strings.Contains(out, "CONNECTED") || *accepted != 0 {
+	if strings.Contains(out, "CONNECTED") || accepted.Load() != 0 {
 		t.Errorf("the command reached a Unix socket outside the workspace: %q", out)
 	}
 	if !strings.Contains(out, "Permission denied") {
@@ -146,7 +149,7 @@ func TestCommandReachesAbstractXServerSocket(t *testing.T) {
 	// command's to talk to.
 	for _, network := range []bool{false, true} {
 		out := runWithin(t, ws, perlConnect(name), Policy{AllowNetwork: network}, 10*time.Second)
-		if strings.Contains(out, "CONNECTED") || *accepted != 0 {
+		if strings.Contains(out, "CONNECTED") || accepted.Load() != 0 {
 			t.Errorf("network %v: the command reached the X server's abstract socket: %q", network, out)
 		}
 	}
