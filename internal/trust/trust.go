@@ -345,16 +345,16 @@ func parse(src string) (f *syntax.File, err error) {
 // projectVars.
 func literal(w *syntax.Word) string {
 	var b strings.Builder
-	var parts func(ps []syntax.WordPart)
-	parts = func(ps []syntax.WordPart) {
+	var parts func(ps []syntax.WordPart, quoted bool)
+	parts = func(ps []syntax.WordPart, quoted bool) {
 		for _, part := range ps {
 			switch x := part.(type) {
 			case *syntax.Lit:
-				b.WriteString(x.Value)
+				b.WriteString(unescape(x.Value, quoted))
 			case *syntax.SglQuoted:
 				b.WriteString(x.Value)
 			case *syntax.DblQuoted:
-				parts(x.Parts)
+				parts(x.Parts, true)
 			case *syntax.ParamExp:
 				if x.Param != nil && slices.Contains(projectVars, x.Param.Value) && x.Exp == nil && x.Repl == nil && !x.Length {
 					b.WriteString("${" + x.Param.Value + "}")
@@ -366,7 +366,28 @@ func literal(w *syntax.Word) string {
 			}
 		}
 	}
-	parts(w.Parts)
+	parts(w.Parts, false)
+	return b.String()
+}
+
+// unescape removes the backslashes the shell removes from a literal: any
+// escaped character unquoted, only $ ` " \ and a newline inside double
+// quotes; an escaped newline joins lines.
+func unescape(s string, quoted bool) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && (!quoted || strings.IndexByte("$`\"\\\n", s[i+1]) >= 0) {
+			i++
+			if s[i] != '\n' {
+				b.WriteByte(s[i])
+			}
+			continue
+		}
+		b.WriteByte(s[i])
+	}
 	return b.String()
 }
 
