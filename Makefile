@@ -6,7 +6,7 @@ GO      ?= go
 BIN     ?= tally
 PKGS    := ./...
 
-.PHONY: all deps build run test vet lint unit race smoke conformance acp bench clean package
+.PHONY: all deps build run test vet lint unit race fuzz smoke conformance acp bench clean package
 
 all: build
 
@@ -38,6 +38,11 @@ unit:
 race:
 	$(GO) test -race -short -count=1 -timeout 25m $(PKGS)
 
+# Every fuzz target (func FuzzX in a test file) for a few seconds each;
+# FUZZTIME=1m make fuzz for a longer run.
+fuzz:
+	bash scripts/fuzz.sh
+
 smoke: build
 	bash scripts/smoke.sh
 
@@ -55,7 +60,7 @@ acp: build
 # Every stage in order, each timed (scripts/stages.sh prints the table and
 # writes it to artifacts/stages.txt).
 test:
-	@bash scripts/stages.sh deps vet unit race smoke conformance acp
+	@bash scripts/stages.sh deps vet unit race fuzz smoke conformance acp
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

@@ -186,7 +186,7 @@ func pseudoRandom(n int) []byte {
 
 // filledDB creates a closed database with enough data to span many pages and
 // returns its path and page size.
-func filledDB(t *testing.T) (string, int) {
+func filledDB(t testing.TB) (string, int) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "tally.db")
 	s, err := Open(path, Options{})

@@ -80,3 +80,26 @@ func TestAQuotedPathWithASpaceAsksForTrustAgainAfterAnEdit(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParse feeds hooks files to the parser: it never panics, and every
+// hook it returns has an event it knows and a command to run.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch ran"}]}]}}`,
+		`{"hooks": {"PreToolUse": [{"matcher": "run_shell|edit_.*", "hooks": [{"type": "command", "command": "x", "timeout": 5}]}]}}`,
+		`{"hooks": {"Nope": []}}`, `{"hooks": 1}`, `[]`, `{`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		hooks, _, err := Parse(data, SourceWorkspace, "hooks.json")
+		if err != nil {
+			return
+		}
+		for _, h := range hooks {
+			if h.Command == "" || h.Event == "" {
+				t.Fatalf("hook %+v from %q", h, data)
+			}
+		}
+	})
+}

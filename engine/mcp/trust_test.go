@@ -157,3 +157,27 @@ func TestAQuotedPathWithASpaceAsksForTrustAgainAfterAnEdit(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseConfig feeds MCP configuration files to the parser: it never
+// panics, and every server it keeps is either a command or a URL.
+func FuzzParseConfig(f *testing.F) {
+	for _, s := range []string{
+		`{"mcpServers": {"a": {"command": "node", "args": ["srv"], "env": {"X": "${Y}"}}}}`,
+		`{"mcpServers": {"w": {"url": "https://x.test/mcp", "headers": {"A": "B"}}}}`,
+		`{"mcpServers": {"": {}}}`, `{"servers": {"a": {"type": "sse", "url": "ftp://x"}}}`, `{`, `null`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := Parse(data, "mcp.json")
+		if err != nil {
+			return
+		}
+		for _, name := range cfg.Names() {
+			sc := cfg.Servers[name]
+			if (sc.Command == "") == (sc.URL == "") {
+				t.Fatalf("server %q is %+v from %q", name, sc, data)
+			}
+		}
+	})
+}

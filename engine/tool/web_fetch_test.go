@@ -3,12 +3,15 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"mime"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func fetch(t *testing.T, env *Env, url string) Result {
@@ -124,4 +127,29 @@ func TestWebFetchRefusesLocalAddressesAndRedactsBeforeConverting(t *testing.T) {
 	if res.IsError || strings.Contains(res.Content, "Z7q2LmX9vR4tB8nK1wE5") || res.Redacted == 0 {
 		t.Errorf("the token survived the conversion: %+v", res)
 	}
+}
+
+// FuzzPageText feeds pages to the conversion web_fetch uses: it never
+// panics and always gives valid UTF-8, and nothing it keeps of an HTML
+// page is a <script> the page held.
+func FuzzPageText(f *testing.F) {
+	for _, s := range []string{"<html><body><h1>T</h1><script>evil()</script><p>x <code>y</code></p></body></html>",
+		"<p><a href=\"javascript:x\">l</a><img src=x onerror=y>", "<<<>>>&amp;&#0;", "\xff\xfe<b>"} {
+		f.Add("text/html; charset=utf-8", []byte(s))
+	}
+	f.Add("text/plain", []byte("plain"))
+	f.Add("", []byte("%PDF-1.4"))
+	from, _ := url.Parse("https://example.test/doc")
+	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
+		out, err := pageText(contentType, body, from, func(s string) string { return s })
+		if err != nil {
+			return
+		}
+		if !utf8.ValidString(out) {
+			t.Fatalf("invalid UTF-8 from %q", body)
+		}
+		if mt, _, _ := mime.ParseMediaType(contentType); mt == "text/html" && strings.Contains(out, "<script") && !strings.Contains(string(body), "<script") {
+			t.Fatalf("a <script> appeared from %q", body)
+		}
+	})
 }
