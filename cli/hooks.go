@@ -41,7 +41,7 @@ func cmdHooks(args []string, stdout io.Writer) error {
 		return json.NewEncoder(stdout).Encode(list)
 	}
 	if len(list.Hooks) == 0 {
-		fmt.Fprintf(stdout, "no hooks; add them to %s or the workspace's .tally/hooks.json (see the README's Hooks section)\n", safeText(list.UserPath))
+		fmt.Fprintf(stdout, "no hooks; add them to %s or the workspace's .tally/hooks.json (see docs/hooks.md)\n", safeText(list.UserPath))
 	}
 	for _, h := range list.Hooks {
 		fmt.Fprintln(stdout, hookLine(h))

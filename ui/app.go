@@ -82,7 +82,7 @@ func Main(args []string, stderr io.Writer, serve func(*workbench.Workbench) (fun
 		// The window lives long and holds a session's whole history:
 		// collecting at a quarter of the live heap instead of all of it
 		// keeps its resident memory about 60 MB lower with a 10,000-message
-		// session (see the README's benchmarks), for GC cycles a person
+		// session (see docs/benchmarks.md), for GC cycles a person
 		// cannot see (a wheel notch costs the same).
 		debug.SetGCPercent(appGCPercent)
 	}

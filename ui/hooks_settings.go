@@ -63,7 +63,7 @@ func (v *hooksSettings) show(live *liveSession, l workbench.HooksListing, err er
 		"Changes apply to sessions opened from now on.")
 	v.list.Objects = nil
 	if len(l.Hooks) == 0 {
-		v.list.Add(widget.NewLabel("No hook is configured. See the README's Hooks section for an example hooks.json."))
+		v.list.Add(widget.NewLabel("No hook is configured. See docs/hooks.md for an example hooks.json."))
 	}
 	for _, h := range l.Hooks {
 		v.list.Add(v.row(h))

@@ -45,7 +45,7 @@ func (f cacheFields) items(baseURL string) []*widget.FormItem {
 			HintText: "Automatic for this endpoint: " + string(rule) + " — " + rule.Describe()},
 		{Text: "Status placement", Widget: f.placement,
 			HintText: "Automatic for this endpoint: " + string(agent.DefaultPlacement(rule == ledger.RuleUnits)) +
-				" (measured cheapest under its cache rule; see the README's cache table)"},
+				" (measured cheapest under its cache rule; see the cache table in docs/compaction.md)"},
 	}
 }
 

@@ -129,7 +129,7 @@ const (
 )
 
 // DefaultPlacement is the status placement measured cheapest for a
-// provider's cache rule (see the README's cache table). On-change wins
+// provider's cache rule (see the cache table in docs/compaction.md). On-change wins
 // under both rules: where the provider caches whole persisted prefix units
 // (DeepSeek V4) a tail status would cut the previous request's
 // input-plus-output unit at every step, and where it matches any common

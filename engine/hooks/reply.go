@@ -145,7 +145,7 @@ func fromJSON(ev Event, command string, f map[string]json.RawMessage) Outcome {
 		}
 	}
 	if len(bad) > 0 {
-		o.Error = fmt.Sprintf("the %s hook %q answered JSON whose %s could not be used; see the hooks section of the README for the reply's fields", ev, text.Clip(command, 80), strings.Join(bad, ", "))
+		o.Error = fmt.Sprintf("the %s hook %q answered JSON whose %s could not be used; see docs/hooks.md for the reply's fields", ev, text.Clip(command, 80), strings.Join(bad, ", "))
 	}
 	return o
 }

@@ -5,7 +5,7 @@ package sandbox
 // rest of the home directory is readable. The list follows the credential
 // files secret scanners such as gitleaks know of, one line a tool; to add
 // one, append its path relative to the home folder here (a folder hides
-// everything under it) and its name to the README's threat model.
+// everything under it) and a row to the table in docs/security.md.
 var privateInHome = []string{
 	// Shell and remote logins, signing keys, password stores.
 	".ssh", ".gnupg", ".password-store", ".local/share/keyrings", ".netrc", ".pgpass", ".my.cnf",
