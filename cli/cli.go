@@ -34,7 +34,7 @@ Usage:
   tally                                 open the desktop app
   tally run [flags] "PROMPT"            run one user turn headless
   tally sessions [--json]               list sessions, one a line starting with its ID
-  tally search QUERY [--json]           the messages of every session with all the words, one hit a line
+  tally search QUERY [--json] [--reindex]  the messages of every session with all the words, one hit a line
   tally inspect SESSION                 the next request as the model would see it
   tally inspect --ledger SESSION        per-request tokens, cache hits and cost
   tally preview SESSION                 compaction dry run: each layer, pins, cache cost
@@ -59,7 +59,7 @@ Usage:
   tally acp [flags]                     serve the Agent Client Protocol on stdin/stdout for an editor (Zed, JetBrains, Neovim)
   tally help                            this text
 
-Flags (all commands):
+Flags (of tally run; each other command takes the ones that apply to it):
   --data DIR             data directory (env TALLY_DATA; default ~/.local/share/tally)
   --base-url URL         OpenAI-compatible endpoint (env OPENAI_BASE_URL)
   --model NAME           model name (env TALLY_MODEL)
