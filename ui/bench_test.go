@@ -13,7 +13,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/internal/longsession"
+	"github.com/tally-dev/tally/engine/agent/longsession"
 )
 
 // seedLongSession stores a session of n messages (longsession.Seed) in

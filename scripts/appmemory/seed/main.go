@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/tally-dev/tally/internal/longsession"
+	"github.com/tally-dev/tally/engine/agent/longsession"
 )
 
 func main() {
