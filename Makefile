@@ -28,8 +28,15 @@ vet:
 lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 
+# The packages whose tests skip their long measured sessions under -short
+# (found by the testing.Short() calls in their tests): they run once in
+# full without the race detector, which would make those sessions several
+# times slower. Every package, these included, runs under the race detector
+# in the next stage, so every test runs at least once.
+LONG_PKGS = $(shell grep -rl --include='*_test.go' --exclude-dir=.tools 'testing.Short()' . | xargs -n1 dirname | sort -u)
+
 unit:
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 $(LONG_PKGS)
 
 # The race detector over every package (the UI, where engine events cross
 # into Fyne's goroutine, the engine, the store, the command line and the

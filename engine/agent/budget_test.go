@@ -80,6 +80,7 @@ func TestContextBudgetSideBySide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("300-request sessions")
 	}
+	t.Parallel() // a long measured session: the others run beside it
 	rule := llmtest.CacheUnits
 	var rows []string
 	for _, ratio := range []float64{10, 30} {

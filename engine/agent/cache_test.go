@@ -154,6 +154,7 @@ func TestCacheDisciplineAgainstNaiveClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("300-request session")
 	}
+	t.Parallel() // a long measured session: the others run beside it
 	tally := runSession(t, 30, 10, false)
 	naive := runSession(t, 30, 10, true)
 	for _, r := range []struct {

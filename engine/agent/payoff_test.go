@@ -309,6 +309,7 @@ func TestCompactionPaysForItself(t *testing.T) {
 	if testing.Short() {
 		t.Skip("300-request sessions")
 	}
+	t.Parallel() // a long measured session: the others run beside it
 	for _, rule := range []llmtest.CacheRule{llmtest.CacheLCP, llmtest.CacheUnits} {
 		t.Run(rule.String(), func(t *testing.T) {
 			tally := runLong(t, rule, false)

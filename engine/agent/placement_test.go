@@ -50,6 +50,7 @@ func TestStatusPlacementUnderBothCacheRules(t *testing.T) {
 	if testing.Short() {
 		t.Skip("six 300-request sessions")
 	}
+	t.Parallel() // a long measured session: the others run beside it
 	runs := placementTable(t)
 	t.Logf("\n%s", formatPlacementTable(runs))
 	for _, rule := range []llmtest.CacheRule{llmtest.CacheLCP, llmtest.CacheUnits} {
