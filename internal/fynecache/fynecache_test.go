@@ -9,6 +9,18 @@ import (
 // The package's init asked for Life unless the test's environment set
 // FYNE_CACHE already, and Forget removes only what the package set.
 func TestTheCacheDurationIsSetOnceAndForgotten(t *testing.T) {
+	// Forget changes the process's state; put it back so that the test
+	// means the same on every run in one process (-count=3).
+	wasOurs := ours
+	value, wasSet := os.LookupEnv(variable)
+	t.Cleanup(func() {
+		ours = wasOurs
+		if wasSet {
+			os.Setenv(variable, value)
+		} else {
+			os.Unsetenv(variable)
+		}
+	})
 	if ours {
 		if got := os.Getenv(variable); got != Life.String() || Duration() != Life {
 			t.Fatalf("FYNE_CACHE %q, Duration %v; want %v", got, Duration(), Life)
