@@ -47,7 +47,7 @@ func TestRunShell(t *testing.T) {
 		start := time.Now()
 		res := call(t, RunShell(), env, map[string]any{
 			"command":         heartbeat("bg") + "sleep 30",
-			"timeout_seconds": 0.5,
+			"timeout_seconds": 2, // time for the heartbeat to start on a loaded machine
 		})
 		if elapsed := time.Since(start); elapsed > 10*time.Second {
 			t.Fatalf("took %v", elapsed)
@@ -55,7 +55,10 @@ func TestRunShell(t *testing.T) {
 		if !res.IsError {
 			t.Error("a timed-out command is not an error")
 		}
-		mustContain(t, res.Content, "timed out after 0.5s", "exit status")
+		mustContain(t, res.Content, "timed out after 2s", "exit status")
+		if b, _ := os.ReadFile(filepath.Join(ws, "bg.beat")); len(b) == 0 {
+			t.Fatal("the timeout fired before the background process beat once, so the test checked nothing")
+		}
 		waitHeartbeatStops(t, filepath.Join(ws, "bg.beat"))
 	})
 	t.Run("background process does not outlive a finished command", func(t *testing.T) {
@@ -160,7 +163,7 @@ func mustEval(t *testing.T, p string) string {
 // IDs do not identify it: inside the sandbox's PID namespace they differ
 // from the machine's.
 func heartbeat(name string) string {
-	return "(i=0; while :; do i=$((i+1)); echo $i > " + name + ".beat; sleep 0.05; done) & until [ -e " + name + ".beat ]; do sleep 0.01; done; "
+	return "(i=0; while :; do i=$((i+1)); echo $i > " + name + ".beat; sleep 0.05; done) & until [ -s " + name + ".beat ]; do sleep 0.01; done; "
 }
 
 // waitFileExists waits (boundedly) for path to appear.
