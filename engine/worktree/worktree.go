@@ -86,15 +86,22 @@ func runGit(ctx context.Context, full, shown []string) (string, error) {
 	return out.String(), nil
 }
 
-// inTree runs git on the worktree t with the repository's own record of it
-// as the git directory (see adminDir): the worktree's .git, which the
-// agent can replace with a repository of its own, is never read.
-func (t Tree) inTree(ctx context.Context, args ...string) (string, error) {
+// treeGit runs git on a worktree with the repository's own record of it as
+// the git directory (see adminDir): the worktree's .git, which the agent
+// can replace with a repository of its own, is never read. It is found
+// once per operation.
+type treeGit struct {
+	path, admin string
+}
+
+// git returns the worktree's git (see treeGit).
+func (t Tree) git(ctx context.Context) (treeGit, error) {
 	admin, err := t.adminDir(ctx)
-	if err != nil {
-		return "", err
-	}
-	return runGit(ctx, append([]string{"--git-dir=" + admin, "--work-tree=" + t.Path, "-C", t.Path}, args...), args)
+	return treeGit{path: t.Path, admin: admin}, err
+}
+
+func (g treeGit) run(ctx context.Context, args ...string) (string, error) {
+	return runGit(ctx, append([]string{"--git-dir=" + g.admin, "--work-tree=" + g.path, "-C", g.path}, args...), args)
 }
 
 // adminDir returns the folder in which the main repository records the
@@ -159,18 +166,22 @@ func Create(ctx context.Context, dir, root, id string) (Tree, error) {
 
 // snapshot stages everything the session changed in its worktree, new
 // files included, so that what it did can be compared and committed.
-func (t Tree) snapshot(ctx context.Context) error {
-	_, err := t.inTree(ctx, "add", "-A")
-	return err
+func (t Tree) snapshot(ctx context.Context) (treeGit, error) {
+	g, err := t.git(ctx)
+	if err == nil {
+		_, err = g.run(ctx, "add", "-A")
+	}
+	return g, err
 }
 
 // Diff is what the session changed against its base: committed and not,
 // new files included, as a unified diff ("" when nothing changed).
 func (t Tree) Diff(ctx context.Context) (string, error) {
-	if err := t.snapshot(ctx); err != nil {
+	g, err := t.snapshot(ctx)
+	if err != nil {
 		return "", err
 	}
-	return t.inTree(ctx, "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", t.Base)
+	return g.run(ctx, "diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", t.Base)
 }
 
 // Merge commits what the session changed on its branch (message names
@@ -179,11 +190,12 @@ func (t Tree) Diff(ctx context.Context) (string, error) {
 // merge would overwrite, or the two conflict; the error says so, and
 // nothing is left half-merged.
 func (t Tree) Merge(ctx context.Context, message string) error {
-	if err := t.snapshot(ctx); err != nil {
+	g, err := t.snapshot(ctx)
+	if err != nil {
 		return err
 	}
-	if _, err := t.inTree(ctx, "diff", "--cached", "--quiet", "--no-ext-diff"); err != nil {
-		if _, err := t.inTree(ctx, "-c", "user.name=Tally", "-c", "user.email=tally@localhost", "commit", "-q", "--no-verify", "-m", message); err != nil {
+	if _, err := g.run(ctx, "diff", "--cached", "--quiet", "--no-ext-diff"); err != nil {
+		if _, err := g.run(ctx, "-c", "user.name=Tally", "-c", "user.email=tally@localhost", "commit", "-q", "--no-verify", "-m", message); err != nil {
 			return err
 		}
 	}
