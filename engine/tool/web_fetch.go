@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -90,7 +91,7 @@ func (w webFetch) Run(ctx context.Context, env *Env, args json.RawMessage) Resul
 	req.Header.Set("Accept", "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.1")
 	client := w.client
 	if client == nil {
-		client = fetchClient(env.FetchLocal)
+		client = fetchClient(env.FetchLocal, http.ProxyFromEnvironment)
 	}
 	if !env.FetchLocal {
 		if err := refuseLocal(ctx, u); err != nil {
@@ -141,24 +142,47 @@ func (w webFetch) Run(ctx context.Context, env *Env, args json.RawMessage) Resul
 // link-local address while Env.FetchLocal is off.
 var errLocalAddress = errors.New("a loopback or link-local address")
 
-// fetchClient is web_fetch's client: at most webFetchRedirects redirects,
-// to http(s) only, and without local, never to a loopback or link-local
-// address (this machine's services, a cloud's metadata service), checked
-// by name before each request and by address at each connection, so a
-// name that changes its answer cannot get past.
-func fetchClient(local bool) *http.Client {
+// fetchClient is web_fetch's client, reaching pages through the proxy
+// proxy names: at most webFetchRedirects redirects, to http(s) only, and
+// without local, never to a loopback or link-local address (this
+// machine's services, a cloud's metadata service), checked by name before
+// each request and by address at each connection, so a name that changes
+// its answer cannot get past. The proxy itself may be local (a proxy on
+// 127.0.0.1): a connection to it is not refused, and the names of the
+// pages behind it are still checked.
+func fetchClient(local bool, proxy func(*http.Request) (*url.URL, error)) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	d := &net.Dialer{Timeout: WebFetchTimeout}
+	plain := &net.Dialer{Timeout: WebFetchTimeout}
+	tr.Proxy, tr.DialContext = proxy, plain.DialContext
 	if !local {
-		d.Control = func(_, address string, _ syscall.RawConn) error {
+		var mu sync.Mutex
+		proxies := map[string]bool{} // host:port of the proxies requests went through
+		tr.Proxy = func(r *http.Request) (*url.URL, error) {
+			u, err := proxy(r)
+			if u != nil {
+				mu.Lock()
+				proxies[proxyAddr(u)] = true
+				mu.Unlock()
+			}
+			return u, err
+		}
+		checked := &net.Dialer{Timeout: WebFetchTimeout, Control: func(_, address string, _ syscall.RawConn) error {
 			host, _, _ := net.SplitHostPort(address)
 			if ip, err := netip.ParseAddr(host); err == nil && isLocal(ip) {
 				return localError(host)
 			}
 			return nil
+		}}
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			mu.Lock()
+			toProxy := proxies[addr]
+			mu.Unlock()
+			if toProxy {
+				return plain.DialContext(ctx, network, addr)
+			}
+			return checked.DialContext(ctx, network, addr)
 		}
 	}
-	tr.DialContext = d.DialContext
 	return &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if len(via) >= webFetchRedirects {
 			return fmt.Errorf("more than %d redirects", webFetchRedirects)
@@ -171,6 +195,15 @@ func fetchClient(local bool) *http.Client {
 		}
 		return nil
 	}}
+}
+
+// proxyAddr is the host:port the transport dials for the proxy u.
+func proxyAddr(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := map[string]string{"http": "80", "https": "443", "socks5": "1080", "socks5h": "1080"}[u.Scheme]
+	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // refuseLocal returns an error when u's host is, or resolves to, a

@@ -153,3 +153,29 @@ func FuzzPageText(f *testing.F) {
 		}
 	})
 }
+
+// TestWebFetchGoesThroughALocalProxy checks that refusing local addresses
+// does not refuse the user's proxy on 127.0.0.1: the page behind it is
+// fetched, while a page on a local address is still refused by name.
+func TestWebFetchGoesThroughALocalProxy(t *testing.T) {
+	var asked []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.String()) // a forward proxy sees the absolute URL
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("PROXIED PAGE"))
+	}))
+	defer proxy.Close()
+	pu, _ := url.Parse(proxy.URL)
+	w := webFetch{client: fetchClient(false, http.ProxyURL(pu))}
+	env := &Env{AllowNetwork: true}
+	res := w.Run(context.Background(), env, json.RawMessage(`{"url":"http://docs.example.test/guide"}`))
+	if res.IsError || !strings.Contains(res.Content, "PROXIED PAGE") {
+		t.Fatalf("through a local proxy: %+v", res)
+	}
+	if len(asked) != 1 || asked[0] != "http://docs.example.test/guide" {
+		t.Errorf("the proxy was asked for %v", asked)
+	}
+	if res := w.Run(context.Background(), env, json.RawMessage(`{"url":"http://127.0.0.1:9/x"}`)); !res.IsError || !strings.Contains(res.Content, "loopback or link-local") {
+		t.Errorf("a local page through the proxy: %+v", res)
+	}
+}
