@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 )
@@ -158,9 +159,14 @@ func FuzzPageText(f *testing.F) {
 // does not refuse the user's proxy on 127.0.0.1: the page behind it is
 // fetched, while a page on a local address is still refused by name.
 func TestWebFetchGoesThroughALocalProxy(t *testing.T) {
-	var asked []string
+	var (
+		mu    sync.Mutex // the handler runs on the server's goroutine
+		asked []string
+	)
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
 		asked = append(asked, r.URL.String()) // a forward proxy sees the absolute URL
+		mu.Unlock()
 		w.Header().Set("Content-Type", "text/plain")
 		w.Write([]byte("PROXIED PAGE"))
 	}))
@@ -172,9 +178,11 @@ func TestWebFetchGoesThroughALocalProxy(t *testing.T) {
 	if res.IsError || !strings.Contains(res.Content, "PROXIED PAGE") {
 		t.Fatalf("through a local proxy: %+v", res)
 	}
+	mu.Lock()
 	if len(asked) != 1 || asked[0] != "http://docs.example.test/guide" {
 		t.Errorf("the proxy was asked for %v", asked)
 	}
+	mu.Unlock()
 	if res := w.Run(context.Background(), env, json.RawMessage(`{"url":"http://127.0.0.1:9/x"}`)); !res.IsError || !strings.Contains(res.Content, "loopback or link-local") {
 		t.Errorf("a local page through the proxy: %+v", res)
 	}
