@@ -78,18 +78,32 @@ func TestRunShell(t *testing.T) {
 	})
 	t.Run("context cancel kills the process group", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(300*time.Millisecond, cancel)
+		defer cancel()
+		beat := filepath.Join(ws, "bg3.beat")
+		// Cancel once the background process has beaten, not after a fixed
+		// delay: on a loaded machine the shell may not have started it yet.
+		go func() {
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				if b, _ := os.ReadFile(beat); len(b) > 0 {
+					break
+				}
+			}
+			cancel()
+		}()
 		args, _ := json.Marshal(map[string]any{"command": heartbeat("bg3") + "sleep 30"})
 		start := time.Now()
 		res := RunShell().Run(ctx, env, args)
-		if elapsed := time.Since(start); elapsed > 10*time.Second {
+		if elapsed := time.Since(start); elapsed > 40*time.Second {
 			t.Fatalf("took %v", elapsed)
 		}
 		if !res.IsError {
 			t.Error("a cancelled command is not an error")
 		}
 		mustContain(t, res.Content, "cancelled")
-		waitHeartbeatStops(t, filepath.Join(ws, "bg3.beat"))
+		if b, _ := os.ReadFile(beat); len(b) == 0 {
+			t.Fatal("the command was cancelled before the background process beat once, so the test checked nothing")
+		}
+		waitHeartbeatStops(t, beat)
 	})
 	t.Run("output is capped keeping head and tail", func(t *testing.T) {
 		e := *env
@@ -187,6 +201,10 @@ func waitHeartbeatStops(t *testing.T, path string) {
 		if b, _ := os.ReadFile(path); len(a) > 0 && string(a) == string(b) {
 			return
 		}
+	}
+	if b, _ := os.ReadFile(path); len(b) == 0 {
+		t.Errorf("%s stayed empty, so whether its process survived is unknown", filepath.Base(path))
+		return
 	}
 	t.Errorf("the background process writing %s survived", filepath.Base(path))
 }
