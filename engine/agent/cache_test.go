@@ -9,8 +9,7 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/diag"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
@@ -63,7 +62,7 @@ func humanTexts(req *llmtest.Req) []string {
 // every turn, rebuilt from its state instead of appended.
 func naiveModel(next llm.Model, now func() time.Time) llm.Model {
 	return llm.Func(func(ctx context.Context, req llm.Request, cb llm.Callbacks) (*llm.Response, error) {
-		msgs := append([]openai.ChatCompletionMessage(nil), req.Messages...)
+		msgs := append([]chat.Message(nil), req.Messages...)
 		// Take the status off the end of the last message (it may be
 		// joined to the user's text) to inline it in the system prompt.
 		last := &msgs[len(msgs)-1]

@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
@@ -214,7 +213,7 @@ type referenceClient struct {
 	// cut is the index of the engine message from which the history is
 	// sent; head holds the messages kept before it (the user's request).
 	cut     int
-	head    []openai.ChatCompletionMessage
+	head    []chat.Message
 	summary string
 	// sent is the number of engine messages in the last request and
 	// billed its prompt tokens.
@@ -242,7 +241,7 @@ func (c *referenceClient) Stream(ctx context.Context, req llm.Request, cb llm.Ca
 	if c.summary != "" {
 		sys.Content += "\n\n" + compact.SummarySection(c.summary)
 	}
-	out.Messages = append(append([]openai.ChatCompletionMessage{sys}, c.head...), msgs[c.cut:]...)
+	out.Messages = append(append([]chat.Message{sys}, c.head...), msgs[c.cut:]...)
 	resp, err := c.next.Stream(ctx, out, cb)
 	if err == nil && resp.HasUsage {
 		c.sent, c.billed = len(msgs), resp.Usage.PromptTokens
@@ -256,12 +255,12 @@ func (c *referenceClient) Stream(ctx context.Context, req llm.Request, cb llm.Ca
 func (c *referenceClient) compact(ctx context.Context, req llm.Request) error {
 	msgs := req.Messages
 	keep := max(len(msgs)-compact.KeepRecent, c.cut)
-	for keep > c.cut && msgs[keep].Role == openai.ChatMessageRoleTool {
+	for keep > c.cut && msgs[keep].Role == chat.RoleTool {
 		keep--
 	}
 	human := -1
 	for i := len(msgs) - 1; i > 0; i-- {
-		if msgs[i].Role == openai.ChatMessageRoleUser && !llmtest.IsInjected(msgs[i].Content) {
+		if msgs[i].Role == chat.RoleUser && !llmtest.IsInjected(msgs[i].Content) {
 			human = i
 			break
 		}
@@ -271,20 +270,20 @@ func (c *referenceClient) compact(ctx context.Context, req llm.Request) error {
 		b.WriteString("Summary from an earlier compaction, which the transcript continues:\n\n" + c.summary + "\n\n")
 	}
 	b.WriteString("Transcript to summarise:\n\n")
-	for _, m := range append(append([]openai.ChatCompletionMessage(nil), c.head...), msgs[c.cut:keep]...) {
+	for _, m := range append(append([]chat.Message(nil), c.head...), msgs[c.cut:keep]...) {
 		text := m.Content
 		if r := []rune(text); len(r) > compact.FlatToolChars {
 			text = string(r[:compact.FlatToolChars/2]) + "\n[…]\n" + string(r[len(r)-compact.FlatToolChars/2:])
 		}
 		for _, tc := range m.ToolCalls {
-			text += "\ncalled " + tc.Function.Name + " " + tc.Function.Arguments
+			text += "\ncalled " + tc.Name + " " + tc.Arguments
 		}
 		fmt.Fprintf(&b, "%s: %s\n\n", m.Role, text)
 	}
 	b.WriteString("---\n\n" + strings.TrimSpace(compact.SummaryInstruction))
-	sreq := llm.Request{Model: req.Model, MaxTokens: compact.SummaryTokens, Messages: []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: strings.TrimSpace(compact.SummarySystemPrompt)},
-		{Role: openai.ChatMessageRoleUser, Content: b.String()},
+	sreq := llm.Request{Model: req.Model, MaxTokens: compact.SummaryTokens, Messages: []chat.Message{
+		{Role: chat.RoleSystem, Content: strings.TrimSpace(compact.SummarySystemPrompt)},
+		{Role: chat.RoleUser, Content: b.String()},
 	}}
 	resp, err := c.next.Stream(ctx, sreq, llm.Callbacks{})
 	if err != nil {
@@ -293,7 +292,7 @@ func (c *referenceClient) compact(ctx context.Context, req llm.Request) error {
 	c.summary = resp.Content
 	c.head = nil
 	if human >= 0 && human < keep {
-		c.head = []openai.ChatCompletionMessage{msgs[human]}
+		c.head = []chat.Message{msgs[human]}
 	} else if human >= keep {
 		keep = human
 	}

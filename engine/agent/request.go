@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/tokens"
@@ -56,12 +55,13 @@ import (
 // open trailing user message (once something was joined into it) and the
 // status are encoded per request. The request carries those encodings
 // (llm.CachedEncodings), with the catalog's, made at resetPrefix.
-// Nothing downstream writes request bytes but the llm layer's one body
-// assembly (see llm's body.go and transport): it sends the body go-openai
-// marshals, with the messages and tools arrays written from those
-// encodings, byte for byte what go-openai would have written, adding only
-// an explicit "temperature":0 when one was asked for and a
-// "prompt_cache_key" when one is set. So a step costs O(new messages)
+// The messages and tools are Tally's own types (engine/chat), whose one
+// encoding is the chat-completions wire format. Nothing downstream writes
+// request bytes but the llm layer's one body assembly (see llm's body.go
+// and transport): it sends the body go-openai marshals around those
+// arrays, written from the encodings, adding only an explicit
+// "temperature":0 when one was asked for and a "prompt_cache_key" when one
+// is set. So a step costs O(new messages)
 // beyond copying the bytes onto the wire.
 //
 // The invariant this guarantees: request N+1's messages begin with request
@@ -71,7 +71,7 @@ import (
 // new cycle, rollback) came between them.
 
 // skeleton is the message list of the next request without its status:
-// steps 1 and 3-6, each message with its JSON encoding (llm.EncodeMessage),
+// steps 1 and 3-6, each message with its JSON encoding (chat.Encode),
 // made once. closed holds the messages no later push can change and enc
 // their encodings, index for index; open, when hasOpen, is the trailing
 // user message, which a following user message (or the status) still
@@ -79,38 +79,28 @@ import (
 // as the log rendered it (nil once something was joined into it). Building
 // a request writes only the spare capacity past closed and enc.
 type skeleton struct {
-	closed  []openai.ChatCompletionMessage
+	closed  []chat.Message
 	enc     [][]byte
-	open    openai.ChatCompletionMessage
+	open    chat.Message
 	openEnc []byte
 	hasOpen bool
 	logged  int    // log entries pushed
-	tools   []byte // llm.EncodeTools of the catalog, or nil to encode it per request
+	tools   []byte // chat.EncodeTools of the catalog, or nil to encode it per request
 }
 
 // reset starts the skeleton over from the system message, with room for
 // about n more messages.
-func (k *skeleton) reset(system openai.ChatCompletionMessage, n int) {
-	k.closed = append(make([]openai.ChatCompletionMessage, 0, n+64), system)
-	k.enc = append(make([][]byte, 0, n+64), encode(system))
-	k.open, k.openEnc, k.hasOpen, k.logged = openai.ChatCompletionMessage{}, nil, false, 0
-}
-
-// encode returns w's encoding, or nil (encoded by the llm layer, which
-// then fails the request as go-openai would) when it has none.
-func encode(w openai.ChatCompletionMessage) []byte {
-	b, err := llm.EncodeMessage(w)
-	if err != nil {
-		return nil
-	}
-	return b
+func (k *skeleton) reset(system chat.Message, n int) {
+	k.closed = append(make([]chat.Message, 0, n+64), system)
+	k.enc = append(make([][]byte, 0, n+64), chat.Encode(system))
+	k.open, k.openEnc, k.hasOpen, k.logged = chat.Message{}, nil, false, 0
 }
 
 // scratch returns closed and enc followed by the open message and its
 // encoding, written into the spare capacity past them, which it keeps at
 // least two entries long (growing in amortised steps, so a request never
 // copies the transcript).
-func (k *skeleton) scratch() ([]openai.ChatCompletionMessage, [][]byte) {
+func (k *skeleton) scratch() ([]chat.Message, [][]byte) {
 	if cap(k.closed)-len(k.closed) < 2 || cap(k.enc)-len(k.enc) < 2 {
 		k.closed = slices.Grow(k.closed, len(k.closed)/4+16)
 		k.enc = slices.Grow(k.enc, len(k.enc)/4+16)
@@ -125,7 +115,7 @@ func (k *skeleton) scratch() ([]openai.ChatCompletionMessage, [][]byte) {
 // join pushes w, whose encoding is b (nil: not known), after msgs and enc
 // by llm.AppendJoined: a message joined into the last one leaves that
 // one's encoding unknown.
-func join(msgs []openai.ChatCompletionMessage, enc [][]byte, w openai.ChatCompletionMessage, b []byte) ([]openai.ChatCompletionMessage, [][]byte) {
+func join(msgs []chat.Message, enc [][]byte, w chat.Message, b []byte) ([]chat.Message, [][]byte) {
 	n := len(msgs)
 	msgs = llm.AppendJoined(msgs, w)
 	if len(msgs) == n {
@@ -138,12 +128,12 @@ func join(msgs []openai.ChatCompletionMessage, enc [][]byte, w openai.ChatComple
 // push appends one wire message (step 6) whose encoding, as the log
 // rendered it, is b. A message that becomes closed is encoded then, once,
 // unless its encoding is known.
-func (k *skeleton) push(w openai.ChatCompletionMessage, b []byte) {
+func (k *skeleton) push(w chat.Message, b []byte) {
 	msgs, enc := k.scratch()
 	msgs, enc = join(msgs, enc, w, b)
 	n := len(msgs)
 	last := n
-	if n > 1 && msgs[n-1].Role == openai.ChatMessageRoleUser {
+	if n > 1 && msgs[n-1].Role == chat.RoleUser {
 		last = n - 1
 		k.open, k.openEnc, k.hasOpen = msgs[n-1], enc[n-1], true
 	} else {
@@ -152,7 +142,7 @@ func (k *skeleton) push(w openai.ChatCompletionMessage, b []byte) {
 	// Only the former open message and w can be new to closed.
 	for i := len(k.closed); i < last; i++ {
 		if enc[i] == nil {
-			enc[i] = encode(msgs[i])
+			enc[i] = chat.Encode(msgs[i])
 		}
 	}
 	k.closed, k.enc = msgs[:last], enc[:last]
@@ -163,7 +153,7 @@ func (k *skeleton) push(w openai.ChatCompletionMessage, b []byte) {
 // nil; the encodings of the open message, once joined, and of the status
 // are nil, left to the llm layer. The result shares memory with the
 // skeleton and is valid until the next push.
-func (k *skeleton) messages(tail *openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, [][]byte) {
+func (k *skeleton) messages(tail *chat.Message) ([]chat.Message, [][]byte) {
 	msgs, enc := k.scratch()
 	if tail != nil {
 		msgs, enc = join(msgs, enc, *tail, nil)
@@ -175,9 +165,9 @@ func (k *skeleton) messages(tail *openai.ChatCompletionMessage) ([]openai.ChatCo
 // and fingerprint) from the stored system prompt and the tool registry,
 // and rebuilds the skeleton from the log.
 func (s *Session) resetPrefix() {
-	s.catalog = toOpenAITools(s.tools.Catalog())
-	s.system = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s.st.System}
-	b, err := llm.EncodeTools(s.catalog)
+	s.catalog = chatTools(s.tools.Catalog())
+	s.system = chat.Message{Role: chat.RoleSystem, Content: s.st.System}
+	b, err := chat.EncodeTools(s.catalog)
 	s.prefixTok = transcript.WireTokens(s.system, tokens.Count) + tokens.Count(string(b))
 	s.fp = prompt.Fingerprints(s.st.System, s.st.Spans, s.catalog)
 	if s.sentFP.Combined == "" {
@@ -201,12 +191,13 @@ func (s *Session) syncSkeleton() {
 	}
 }
 
-func toOpenAITools(specs []tool.Spec) []openai.Tool {
-	out := make([]openai.Tool, 0, len(specs))
+// chatTools returns the catalog's specs as the request's tools.
+func chatTools(specs []tool.Spec) []chat.Tool {
+	out := make([]chat.Tool, 0, len(specs))
 	for _, sp := range specs {
-		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+		out = append(out, chat.Tool{
 			Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters,
-		}})
+		})
 	}
 	return out
 }
@@ -218,15 +209,15 @@ func toOpenAITools(specs []tool.Spec) []openai.Tool {
 // tool catalog and join them, with their instruction, by the same rule
 // (llm.JoinUserRuns), so their bytes equal a turn request's up to the
 // instruction.
-func (s *Session) replayWire() []openai.ChatCompletionMessage { return s.log.AppendWire(nil) }
+func (s *Session) replayWire() []chat.Message { return s.log.AppendWire(nil) }
 
 // assemble returns the request: the prefix zone, the skeleton and, unless
 // status is "", the status block at the tail (step 7, tail mode). It
 // shares memory with the session and is valid only until the next commit.
 func (s *Session) assemble(status string) llm.Request {
-	var tail *openai.ChatCompletionMessage
+	var tail *chat.Message
 	if status != "" {
-		tail = &openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: status}
+		tail = &chat.Message{Role: chat.RoleUser, Content: status}
 	}
 	msgs, enc := s.skel.messages(tail)
 	return llm.Request{Model: s.model().ModelName, Messages: msgs, Tools: s.catalog,

@@ -14,9 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/tally-dev/tally/assets"
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/engine/guard"
@@ -66,8 +65,8 @@ type Session struct {
 
 	// The request pipeline's state (see request.go): the prefix zone, its
 	// token count and the skeleton of the next request.
-	catalog   []openai.Tool
-	system    openai.ChatCompletionMessage
+	catalog   []chat.Tool
+	system    chat.Message
 	prefixTok int
 	skel      skeleton
 	anchor    tokens.Anchor

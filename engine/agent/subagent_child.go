@@ -7,9 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/tally-dev/tally/assets"
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/guard"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
@@ -34,8 +33,8 @@ type child struct {
 	reg     *tool.Registry
 	list    *todo.List
 	env     tool.Env
-	system  openai.ChatCompletionMessage
-	catalog []openai.Tool
+	system  chat.Message
+	catalog []chat.Tool
 	read    map[string]bool
 	listVer int
 	model   string // a custom kind's model; "" is the session's
@@ -115,8 +114,8 @@ func (h *subagentHub) newChild(ctx context.Context, c transcript.ToolCall) (*chi
 		}
 	}
 	ch.env = s.env // the parent's confinement, sandbox and recorder
-	ch.system = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: prompt}
-	ch.catalog = toOpenAITools(ch.reg.Catalog())
+	ch.system = chat.Message{Role: chat.RoleSystem, Content: prompt}
+	ch.catalog = chatTools(ch.reg.Catalog())
 	ch.info = ChildInfo{ID: id, CallID: c.ID, Title: p.Description, Kind: p.Kind, Status: SubagentRunning,
 		Cycle: s.meta.Cycle, MaxSteps: steps, Started: s.cfg.now()}
 	return ch, tool.Result{}
@@ -264,7 +263,7 @@ func (c *child) commitResult(call transcript.ToolCall, res tool.Result) error {
 // request is the child's next request: its system prompt, its log's wire
 // messages joined by the engine's one joining rule, and its catalog.
 func (c *child) request() llm.Request {
-	msgs := []openai.ChatCompletionMessage{c.system}
+	msgs := []chat.Message{c.system}
 	for i := range c.log.Len() {
 		msgs = llm.AppendJoined(msgs, c.log.At(i).Wire)
 	}

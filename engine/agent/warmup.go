@@ -3,8 +3,7 @@ package agent
 import (
 	"context"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/storage"
@@ -26,7 +25,7 @@ func (s *Session) WarmUp(ctx context.Context) (ledger.Row, error) {
 	m := s.model()
 	req := llm.Request{
 		Model: m.ModelName, Tools: s.catalog, MaxTokens: 8, Temperature: &zero,
-		Messages: []openai.ChatCompletionMessage{s.system, {Role: openai.ChatMessageRoleUser, Content: warmUpText}},
+		Messages: []chat.Message{s.system, {Role: chat.RoleUser, Content: warmUpText}},
 	}
 	resp, err := m.Model.Stream(ctx, s.keyed(*m, req), llm.Callbacks{
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) },

@@ -4,8 +4,7 @@ import (
 	"math"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/record"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -23,7 +22,7 @@ type Input struct {
 	// it was sent. When it has one entry per message, the cache-aligned
 	// summary request replays it byte for byte; otherwise messages are
 	// rendered afresh.
-	Wire []openai.ChatCompletionMessage
+	Wire []chat.Message
 	// PrefixTokens is the cost of the system prompt and the tool catalog.
 	PrefixTokens int
 	// Level is the current context size in tokens, from the usage anchor.

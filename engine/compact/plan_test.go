@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/transcript"
-
 	"github.com/tally-dev/tally/internal/golden"
 )
 

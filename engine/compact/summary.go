@@ -8,8 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/tokens"
@@ -77,7 +76,7 @@ func CacheAligned(in Input, plan Plan) bool {
 // "User: / Assistant: / Tool (name):" transcript of the messages to
 // summarise, then the instruction. Either way the request has at most one
 // system message, at index 0, and no unanswered tool call.
-func SummaryRequest(in Input, plan Plan, model, system string, tools []openai.Tool) llm.Request {
+func SummaryRequest(in Input, plan Plan, model, system string, tools []chat.Tool) llm.Request {
 	in = normalized(in)
 	if len(plan.Messages) != len(in.Messages) || len(plan.Tokens) != len(plan.Messages) {
 		plan = PlanCascade(in)
@@ -88,25 +87,25 @@ func SummaryRequest(in Input, plan Plan, model, system string, tools []openai.To
 	return flatRequest(in, plan, plan.Summarize, model)
 }
 
-func summaryRequestBase(model string, msgs []openai.ChatCompletionMessage, tools []openai.Tool) llm.Request {
+func summaryRequestBase(model string, msgs []chat.Message, tools []chat.Tool) llm.Request {
 	t := SummaryTemperature
 	return llm.Request{Model: model, Messages: llm.JoinUserRuns(msgs), Tools: tools, MaxTokens: SummaryTokens, Temperature: &t}
 }
 
-func replayRequest(in Input, plan Plan, model, system string, tools []openai.Tool) llm.Request {
-	var msgs []openai.ChatCompletionMessage
+func replayRequest(in Input, plan Plan, model, system string, tools []chat.Tool) llm.Request {
+	var msgs []chat.Message
 	if system != "" {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
+		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: system})
 	}
 	msgs = append(msgs, wireOf(in, plan)...)
-	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: strings.TrimSpace(SummaryInstruction)})
+	msgs = append(msgs, chat.Message{Role: chat.RoleUser, Content: strings.TrimSpace(SummaryInstruction)})
 	return summaryRequestBase(model, msgs, tools)
 }
 
 // wireOf returns the wire messages of plan.Messages: the cached bytes of
 // in.Wire for every message the pure layers left alone, fresh renderings
 // for the rest.
-func wireOf(in Input, plan Plan) []openai.ChatCompletionMessage {
+func wireOf(in Input, plan Plan) []chat.Message {
 	changed := map[int]bool{}
 	for _, l := range plan.Layers {
 		if l.Name != LayerMicro && l.Name != LayerPrune {
@@ -118,7 +117,7 @@ func wireOf(in Input, plan Plan) []openai.ChatCompletionMessage {
 	}
 	cached := len(in.Wire) == len(in.Messages)
 	log := transcript.NewAppendLog(tokens.Count, transcript.WireRules{})
-	out := make([]openai.ChatCompletionMessage, len(plan.Messages))
+	out := make([]chat.Message, len(plan.Messages))
 	for i, m := range plan.Messages {
 		if cached && !changed[i] {
 			out[i] = in.Wire[i]
@@ -155,9 +154,9 @@ func flatRequest(in Input, plan Plan, idx []int, model string) llm.Request {
 	}
 	b.WriteString("---\n\n")
 	b.WriteString(strings.TrimSpace(SummaryInstruction))
-	msgs := []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: strings.TrimSpace(SummarySystemPrompt)},
-		{Role: openai.ChatMessageRoleUser, Content: b.String()},
+	msgs := []chat.Message{
+		{Role: chat.RoleSystem, Content: strings.TrimSpace(SummarySystemPrompt)},
+		{Role: chat.RoleUser, Content: b.String()},
 	}
 	return summaryRequestBase(model, msgs, nil)
 }
@@ -227,7 +226,7 @@ func cutRunesMarked(s string, n int) string {
 // retries with the flattened request, at most [SummaryRetries] times; the
 // dropped messages are then lost rather than summarised. An empty answer is
 // an error.
-func Summarize(ctx context.Context, m llm.Model, in Input, plan Plan, model, system string, tools []openai.Tool) (string, error) {
+func Summarize(ctx context.Context, m llm.Model, in Input, plan Plan, model, system string, tools []chat.Tool) (string, error) {
 	if m == nil {
 		return "", errors.New("no model is configured for the summary; choose a model in the connection settings")
 	}

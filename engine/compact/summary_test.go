@@ -6,8 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -19,10 +18,10 @@ func checkRequest(t *testing.T, req llm.Request) {
 	t.Helper()
 	pending := map[string]bool{}
 	for i, m := range req.Messages {
-		if m.Role == openai.ChatMessageRoleSystem && i > 0 {
+		if m.Role == chat.RoleSystem && i > 0 {
 			t.Errorf("system message at index %d", i)
 		}
-		if m.Role == openai.ChatMessageRoleTool {
+		if m.Role == chat.RoleTool {
 			if !pending[m.ToolCallID] {
 				t.Errorf("message %d answers unknown call %q", i, m.ToolCallID)
 			}
@@ -39,7 +38,7 @@ func checkRequest(t *testing.T, req llm.Request) {
 	if len(pending) > 0 {
 		t.Error("request ends with unanswered calls")
 	}
-	if last := req.Messages[len(req.Messages)-1]; last.Role != openai.ChatMessageRoleUser || !strings.Contains(last.Content, "900 words") {
+	if last := req.Messages[len(req.Messages)-1]; last.Role != chat.RoleUser || !strings.Contains(last.Content, "900 words") {
 		t.Errorf("last message is not the instruction: %+v", last)
 	}
 	if req.MaxTokens != SummaryTokens || req.Temperature == nil || *req.Temperature != SummaryTemperature {
@@ -47,7 +46,7 @@ func checkRequest(t *testing.T, req llm.Request) {
 	}
 }
 
-func wire(msgs []transcript.Message) []openai.ChatCompletionMessage {
+func wire(msgs []transcript.Message) []chat.Message {
 	log := transcript.NewAppendLog(tokens.Count, transcript.WireRules{FoldTurnMeta: true})
 	for _, m := range msgs {
 		log.Append(m)
@@ -56,7 +55,7 @@ func wire(msgs []transcript.Message) []openai.ChatCompletionMessage {
 }
 
 func TestSummaryRequest(t *testing.T) {
-	tools := []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "read_file"}}}
+	tools := []chat.Tool{{Name: "read_file"}}
 	cases := []struct {
 		name    string
 		window  int

@@ -5,8 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/tokens"
 )
@@ -42,30 +41,30 @@ const (
 // whose calls were never answered is left off, so a strict server accepts
 // the request; system messages in msgs are dropped, since only index 0 may
 // be one. msgs is not modified.
-func BriefRequest(model, system string, tools []openai.Tool, msgs []openai.ChatCompletionMessage) llm.Request {
-	out := make([]openai.ChatCompletionMessage, 0, len(msgs)+2)
+func BriefRequest(model, system string, tools []chat.Tool, msgs []chat.Message) llm.Request {
+	out := make([]chat.Message, 0, len(msgs)+2)
 	if system != "" {
-		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
+		out = append(out, chat.Message{Role: chat.RoleSystem, Content: system})
 	}
 	for _, m := range msgs[:answered(msgs)] {
-		if m.Role != openai.ChatMessageRoleSystem {
+		if m.Role != chat.RoleSystem {
 			out = append(out, m)
 		}
 	}
-	out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: strings.TrimSpace(BriefInstruction)})
+	out = append(out, chat.Message{Role: chat.RoleUser, Content: strings.TrimSpace(BriefInstruction)})
 	t := BriefTemperature
 	return llm.Request{Model: model, Messages: llm.JoinUserRuns(out), Tools: tools, MaxTokens: BriefTokens, Temperature: &t}
 }
 
 // answered returns the length of the longest prefix of msgs that does not
 // end inside an unanswered tool-call group.
-func answered(msgs []openai.ChatCompletionMessage) int {
+func answered(msgs []chat.Message) int {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]
-		if m.Role == openai.ChatMessageRoleTool {
+		if m.Role == chat.RoleTool {
 			continue
 		}
-		if m.Role != openai.ChatMessageRoleAssistant || len(m.ToolCalls) == 0 {
+		if m.Role != chat.RoleAssistant || len(m.ToolCalls) == 0 {
 			return len(msgs)
 		}
 		got := map[string]bool{}

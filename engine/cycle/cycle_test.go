@@ -9,8 +9,7 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -130,17 +129,17 @@ func TestBriefInstruction(t *testing.T) {
 }
 
 func TestBriefRequest(t *testing.T) {
-	call := openai.ToolCall{ID: "x", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "read_file", Arguments: "{}"}}
-	tools := []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "read_file"}}}
-	base := []openai.ChatCompletionMessage{
+	call := chat.ToolCall{ID: "x", Name: "read_file", Arguments: "{}"}
+	tools := []chat.Tool{{Name: "read_file"}}
+	base := []chat.Message{
 		{Role: "user", Content: "fix it"},
-		{Role: "assistant", ToolCalls: []openai.ToolCall{call}},
+		{Role: "assistant", ToolCalls: []chat.ToolCall{call}},
 		{Role: "tool", ToolCallID: "x", Content: "file"},
 		{Role: "assistant", Content: "done"},
 	}
 	cases := []struct {
 		name    string
-		msgs    []openai.ChatCompletionMessage
+		msgs    []chat.Message
 		system  string
 		wantLen int // messages before the instruction, system included
 	}{
@@ -149,7 +148,7 @@ func TestBriefRequest(t *testing.T) {
 		// The replayed user message and the instruction join into one, so
 		// the request alternates user and assistant turns.
 		{"unanswered trailing call is left off", base[:2], "SYS", 1},
-		{"stray system message dropped", append([]openai.ChatCompletionMessage{{Role: "system", Content: "old"}}, base...), "SYS", 5},
+		{"stray system message dropped", append([]chat.Message{{Role: "system", Content: "old"}}, base...), "SYS", 5},
 		{"empty conversation", nil, "SYS", 1},
 	}
 	for _, c := range cases {

@@ -95,17 +95,15 @@ func (m *Model) Stream(ctx context.Context, req llm.Request, cb llm.Callbacks) (
 func requestOf(req llm.Request) Request {
 	var out Request
 	for _, t := range req.Tools {
-		if t.Function != nil {
-			out.Tools = append(out.Tools, t.Function.Name)
-		}
+		out.Tools = append(out.Tools, t.Name)
 	}
 	for _, w := range req.Messages {
 		m := Message{Role: w.Role, Content: w.Content, ToolCallID: w.ToolCallID}
-		for _, p := range w.MultiContent {
+		for _, p := range w.Parts {
 			m.Content += p.Text
 		}
 		for _, c := range w.ToolCalls {
-			m.ToolCalls = append(m.ToolCalls, ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+			m.ToolCalls = append(m.ToolCalls, ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 		}
 		out.Messages = append(out.Messages, m)
 	}

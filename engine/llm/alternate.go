@@ -1,6 +1,6 @@
 package llm
 
-import openai "github.com/sashabaranov/go-openai"
+import "github.com/tally-dev/tally/engine/chat"
 
 // UserJoin separates the contents of consecutive user messages joined by
 // AppendJoined.
@@ -25,38 +25,38 @@ const UserJoin = "\n\n"
 // counting as one text part, and a text part that meets a text part across
 // the join is merged with UserJoin between them; the parts are a new
 // slice, so neither message's parts are written.
-func AppendJoined(msgs []openai.ChatCompletionMessage, m openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
-	if n := len(msgs); n > 0 && m.Role == openai.ChatMessageRoleUser && msgs[n-1].Role == openai.ChatMessageRoleUser {
+func AppendJoined(msgs []chat.Message, m chat.Message) []chat.Message {
+	if n := len(msgs); n > 0 && m.Role == chat.RoleUser && msgs[n-1].Role == chat.RoleUser {
 		last := &msgs[n-1]
-		if len(last.MultiContent) == 0 && len(m.MultiContent) == 0 {
+		if len(last.Parts) == 0 && len(m.Parts) == 0 {
 			last.Content += UserJoin + m.Content
 			return msgs
 		}
-		last.MultiContent, last.Content = joinParts(partsOf(*last), partsOf(m)), ""
+		last.Parts, last.Content = joinParts(partsOf(*last), partsOf(m)), ""
 		return msgs
 	}
 	return append(msgs, m)
 }
 
-// partsOf is m's content as parts: its MultiContent, or its text as one
+// partsOf is m's content as parts: its Parts, or its text as one
 // text part (none when it is empty).
-func partsOf(m openai.ChatCompletionMessage) []openai.ChatMessagePart {
-	if len(m.MultiContent) > 0 {
-		return m.MultiContent
+func partsOf(m chat.Message) []chat.Part {
+	if len(m.Parts) > 0 {
+		return m.Parts
 	}
 	if m.Content == "" {
 		return nil
 	}
-	return []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: m.Content}}
+	return []chat.Part{{Type: chat.PartText, Text: m.Content}}
 }
 
 // joinParts returns a's parts followed by b's in a new slice, a trailing
 // text part of a and a leading text part of b merged with UserJoin.
-func joinParts(a, b []openai.ChatMessagePart) []openai.ChatMessagePart {
-	out := make([]openai.ChatMessagePart, 0, len(a)+len(b))
+func joinParts(a, b []chat.Part) []chat.Part {
+	out := make([]chat.Part, 0, len(a)+len(b))
 	out = append(out, a...)
 	if k := len(out); k > 0 && len(b) > 0 &&
-		out[k-1].Type == openai.ChatMessagePartTypeText && b[0].Type == openai.ChatMessagePartTypeText {
+		out[k-1].Type == chat.PartText && b[0].Type == chat.PartText {
 		out[k-1].Text += UserJoin + b[0].Text
 		b = b[1:]
 	}
@@ -65,8 +65,8 @@ func joinParts(a, b []openai.ChatMessagePart) []openai.ChatMessagePart {
 
 // JoinUserRuns returns msgs with every run of consecutive user messages
 // joined into one by AppendJoined. msgs is not modified.
-func JoinUserRuns(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
-	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
+func JoinUserRuns(msgs []chat.Message) []chat.Message {
+	out := make([]chat.Message, 0, len(msgs))
 	for _, m := range msgs {
 		out = AppendJoined(out, m)
 	}

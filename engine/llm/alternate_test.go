@@ -3,11 +3,11 @@ package llm
 import (
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/tally-dev/tally/engine/chat"
 )
 
 func TestJoinUserRuns(t *testing.T) {
-	in := []openai.ChatCompletionMessage{
+	in := []chat.Message{
 		{Role: "system", Content: "s"},
 		{Role: "user", Content: "a"},
 		{Role: "user", Content: "b"},
@@ -27,7 +27,7 @@ func TestJoinUserRuns(t *testing.T) {
 }
 
 func TestAppendJoinedChangesOnlyTheLastMessage(t *testing.T) {
-	base := []openai.ChatCompletionMessage{
+	base := []chat.Message{
 		{Role: "system", Content: "s"},
 		{Role: "user", Content: "a"},
 		{Role: "assistant", Content: "b"},
@@ -35,8 +35,8 @@ func TestAppendJoinedChangesOnlyTheLastMessage(t *testing.T) {
 	}
 	// A skeleton with spare capacity, as the agent keeps one: joining
 	// writes the last message only, appending only past the end.
-	skel := append(make([]openai.ChatCompletionMessage, 0, 8), base...)
-	joined := AppendJoined(skel[:4:8], openai.ChatCompletionMessage{Role: "user", Content: "d"})
+	skel := append(make([]chat.Message, 0, 8), base...)
+	joined := AppendJoined(skel[:4:8], chat.Message{Role: "user", Content: "d"})
 	if len(joined) != 4 || joined[3].Content != "c"+UserJoin+"d" {
 		t.Fatalf("joined = %+v", joined)
 	}
@@ -45,11 +45,11 @@ func TestAppendJoinedChangesOnlyTheLastMessage(t *testing.T) {
 			t.Errorf("message %d changed: %+v", i, skel[i])
 		}
 	}
-	appended := AppendJoined(joined, openai.ChatCompletionMessage{Role: "assistant", Content: "e"})
+	appended := AppendJoined(joined, chat.Message{Role: "assistant", Content: "e"})
 	if len(appended) != 5 || appended[3].Content != "c"+UserJoin+"d" || appended[4].Content != "e" {
 		t.Errorf("appended = %+v", appended)
 	}
-	if sys := AppendJoined([]openai.ChatCompletionMessage{{Role: "system", Content: "s"}}, openai.ChatCompletionMessage{Role: "user", Content: "u"}); len(sys) != 2 {
+	if sys := AppendJoined([]chat.Message{{Role: "system", Content: "s"}}, chat.Message{Role: "user", Content: "u"}); len(sys) != 2 {
 		t.Errorf("a user message was joined into the system prompt: %+v", sys)
 	}
 }

@@ -7,31 +7,30 @@ import (
 	"io"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/tally-dev/tally/engine/chat"
 )
 
 // This file is the body assembly: the one step at which the bytes of a
 // request body are put together after go-openai built it (see transport).
 //
-// go-openai marshals a whole ChatCompletionRequest, every message, on every
-// call, and offers no way to hand it bytes that were encoded before. So the
-// request given to go-openai carries one placeholder message (and, when
-// there are tools, one placeholder tool), and the transport replaces each
-// placeholder's array with the real one, written from encodings computed
-// once: the engine's cached encodings of the messages and tools
+// go-openai builds the request around the messages and tools, but never
+// sees them: the request given to it carries one placeholder message (and,
+// when there are tools, one placeholder tool), and the transport replaces
+// each placeholder's array with the real one, written from encodings made
+// by engine/chat: the engine's cached encodings of the messages and tools
 // (Request.Encoded), and for anything not cached an encoding made once per
 // call, before the first attempt. The messages are not even copied into
 // one buffer: the body is read from their encodings where they are
 // (bodyReader), so the history is copied once per attempt, onto the wire.
 //
-// The assembled body is byte for byte the body go-openai would have
-// written for the real request: an encoding is json.Marshal of the value,
-// which is exactly what encoding/json writes for that value inside the
-// request (a message's own MarshalJSON, compacted, HTML escaped), and an
-// array is its elements joined by commas between brackets. Around the
-// arrays nothing changes but the two additions go-openai cannot make: an
-// explicit "temperature":0 as the first member (its field is omitempty,
-// so 0 would be dropped) and "prompt_cache_key" as the last member (it has
-// no such field).
+// chat's encoding of a message is byte for byte what go-openai writes for
+// the same message (the tests hold them side by side), and an array is its
+// elements joined by commas between brackets. Around the arrays nothing
+// changes but the two additions go-openai cannot make: an explicit
+// "temperature":0 as the first member (its field is omitempty, so 0 would
+// be dropped) and "prompt_cache_key" as the last member (it has no such
+// field).
 
 // The placeholders go-openai encodes where the real arrays go. A JSON
 // string never holds an unescaped quote, so these bytes can only appear in
@@ -47,17 +46,6 @@ var (
 	toolsHole    = []byte(`"tools":[{"type":"` + toolsPlaceholder + `"}]`)
 )
 
-// EncodeMessage returns m's JSON encoding exactly as go-openai writes it as
-// an element of a request's "messages" array. It fails only where go-openai
-// would (a message with both Content and MultiContent). The result is what
-// the Encodings of a request hold for m.
-func EncodeMessage(m openai.ChatCompletionMessage) ([]byte, error) { return json.Marshal(m) }
-
-// EncodeTools returns the JSON encoding of tools exactly as go-openai
-// writes it as a request's "tools" array. The result is what the
-// Encodings of a request hold for tools.
-func EncodeTools(tools []openai.Tool) ([]byte, error) { return json.Marshal(tools) }
-
 // Encodings are cached encodings of a request's messages and tools, for
 // Request.Encoded. They apply only to the very slices they were made for
 // (the same first element in memory and the same length): a request whose
@@ -65,20 +53,20 @@ func EncodeTools(tools []openai.Tool) ([]byte, error) { return json.Marshal(tool
 // one, has all its messages (or tools) encoded for the call, so a caller
 // that passes a request on with other messages can never send stale bytes.
 type Encodings struct {
-	msg0  *openai.ChatCompletionMessage
+	msg0  *chat.Message
 	msgs  [][]byte
-	tool0 *openai.Tool
+	tool0 *chat.Tool
 	ntool int
 	tools []byte
 }
 
 // CachedEncodings returns the encodings of msgs and tools: enc[i] is
-// EncodeMessage(msgs[i]), or nil for a message to encode at send time, and
-// toolsEnc is EncodeTools(tools), or nil to encode them at send time. The
+// chat.Encode(msgs[i]), or nil for a message to encode at send time, and
+// toolsEnc is chat.EncodeTools(tools), or nil to encode them at send time. The
 // caller guarantees that no message or tool of those slices changes while
 // the encodings are in use (the engine's closed messages and its catalog
 // never do). When len(enc) differs from len(msgs) no message is cached.
-func CachedEncodings(msgs []openai.ChatCompletionMessage, enc [][]byte, tools []openai.Tool, toolsEnc []byte) Encodings {
+func CachedEncodings(msgs []chat.Message, enc [][]byte, tools []chat.Tool, toolsEnc []byte) Encodings {
 	var e Encodings
 	if len(msgs) > 0 && len(enc) == len(msgs) {
 		e.msg0, e.msgs = &msgs[0], enc
@@ -91,7 +79,7 @@ func CachedEncodings(msgs []openai.ChatCompletionMessage, enc [][]byte, tools []
 
 // Covers returns how many messages of msgs have a cached encoding: 0 when
 // the encodings were made for another slice.
-func (e Encodings) Covers(msgs []openai.ChatCompletionMessage) int {
+func (e Encodings) Covers(msgs []chat.Message) int {
 	n := 0
 	for _, b := range e.messagesOf(msgs) {
 		if len(b) > 0 {
@@ -103,7 +91,7 @@ func (e Encodings) Covers(msgs []openai.ChatCompletionMessage) int {
 
 // messagesOf returns the cached encodings for msgs, or nil when they were
 // made for another slice.
-func (e Encodings) messagesOf(msgs []openai.ChatCompletionMessage) [][]byte {
+func (e Encodings) messagesOf(msgs []chat.Message) [][]byte {
 	if e.msg0 == nil || len(msgs) != len(e.msgs) || &msgs[0] != e.msg0 {
 		return nil
 	}
@@ -112,7 +100,7 @@ func (e Encodings) messagesOf(msgs []openai.ChatCompletionMessage) [][]byte {
 
 // toolsOf returns the cached encoding of tools, or nil when it was made
 // for another slice.
-func (e Encodings) toolsOf(tools []openai.Tool) []byte {
+func (e Encodings) toolsOf(tools []chat.Tool) []byte {
 	if e.tool0 == nil || len(tools) != e.ntool || &tools[0] != e.tool0 {
 		return nil
 	}
@@ -122,51 +110,43 @@ func (e Encodings) toolsOf(tools []openai.Tool) []byte {
 // body is what the transport splices into the body go-openai built for one
 // call: the same for every attempt.
 type body struct {
-	messages        [][]byte // each message's encoding, in order; nil: go-openai encodes them
-	tools           []byte   // the tools array; nil: none, or go-openai encodes them
+	messages        [][]byte // each message's encoding, in order
+	tools           []byte   // the tools array; nil: none
 	cacheKey        []byte   // the encoded "prompt_cache_key" value, or nil
 	temperatureZero bool     // add "temperature":0 as the first member
 }
 
 // assembly returns the body plan of r, whose go-openai request is creq,
 // and the request to give go-openai: creq with placeholders where the plan
-// supplies the arrays. Messages or tools that cannot be encoded are left
-// to go-openai, which then fails the call as it always did.
-func (r Request) assembly(creq openai.ChatCompletionRequest, tempZero bool) (openai.ChatCompletionRequest, *body) {
+// supplies the arrays. It fails only when a tool's parameters are not
+// valid JSON.
+func (r Request) assembly(creq openai.ChatCompletionRequest, tempZero bool) (openai.ChatCompletionRequest, *body, error) {
 	b := &body{temperatureZero: tempZero}
 	if r.CacheKey != "" {
 		b.cacheKey, _ = json.Marshal(r.CacheKey) // a string always encodes
 	}
 	cached := r.Encoded.messagesOf(r.Messages)
-	msgs := make([][]byte, len(r.Messages))
-	ok := true
+	b.messages = make([][]byte, len(r.Messages))
 	for i := range r.Messages {
 		if cached != nil && len(cached[i]) > 0 {
-			msgs[i] = cached[i]
+			b.messages[i] = cached[i]
 			continue
 		}
-		enc, err := EncodeMessage(r.Messages[i])
-		if err != nil {
-			ok = false
-			break
-		}
-		msgs[i] = enc
+		b.messages[i] = chat.Encode(r.Messages[i])
 	}
-	if ok {
-		b.messages = msgs
-		creq.Messages = []openai.ChatCompletionMessage{{Role: messagesPlaceholder}}
-	}
+	creq.Messages = []openai.ChatCompletionMessage{{Role: messagesPlaceholder}}
 	if len(r.Tools) > 0 {
 		tools := r.Encoded.toolsOf(r.Tools)
 		if len(tools) == 0 {
-			tools, _ = EncodeTools(r.Tools)
+			var err error
+			if tools, err = chat.EncodeTools(r.Tools); err != nil {
+				return creq, nil, err
+			}
 		}
-		if len(tools) > 0 {
-			b.tools = tools
-			creq.Tools = []openai.Tool{{Type: toolsPlaceholder}}
-		}
+		b.tools = tools
+		creq.Tools = []openai.Tool{{Type: toolsPlaceholder}}
 	}
-	return creq, b
+	return creq, b, nil
 }
 
 // assemblyError is a body go-openai built in a shape the assembly does not
@@ -190,22 +170,16 @@ func (b *body) assemble(built []byte) (*bodyReader, error) {
 	out := make([]byte, 1, 64+len(built))
 	out[0] = '{'
 	if b.temperatureZero {
-		out = append(out, `"temperature":0`...)
-		if !isEmptyObject(built[:end+1]) {
-			out = append(out, ',')
-		}
+		out = append(out, `"temperature":0,`...) // the messages follow
 	}
-	pos := 1 // built[:pos] is in out
-	if b.messages != nil {
-		i := bytes.Index(built, messagesHole)
-		if i < 0 {
-			return nil, &assemblyError{missing: "messages placeholder"}
-		}
-		out = append(out, built[pos:i]...)
-		r.head = append(out, `"messages":[`...)
-		out = []byte{']'} // the rest follows the messages
-		pos = i + len(messagesHole)
+	i := bytes.Index(built, messagesHole)
+	if i < 0 {
+		return nil, &assemblyError{missing: "messages placeholder"}
 	}
+	out = append(out, built[1:i]...)
+	r.head = append(out, `"messages":[`...)
+	out = []byte{']'}            // the rest follows the messages
+	pos := i + len(messagesHole) // built[:pos] is written
 	if b.tools != nil {
 		i := bytes.Index(built[pos:], toolsHole)
 		if i < 0 {
@@ -221,24 +195,11 @@ func (b *body) assemble(built []byte) (*bodyReader, error) {
 	}
 	out = append(out, built[pos:end]...)
 	if b.cacheKey != nil {
-		if !isEmptyObject(built[:end+1]) || b.temperatureZero {
-			out = append(out, ',')
-		}
-		out = append(out, `"prompt_cache_key":`...)
+		out = append(out, `,"prompt_cache_key":`...) // after the messages at least
 		out = append(out, b.cacheKey...)
 	}
-	out = append(out, built[end:]...)
-	if b.messages == nil {
-		r.head = out
-	} else {
-		r.tail = out
-	}
+	r.tail = append(out, built[end:]...)
 	return r, nil
-}
-
-// isEmptyObject reports whether obj, a JSON object, has no members.
-func isEmptyObject(obj []byte) bool {
-	return len(bytes.TrimSpace(obj[1:len(obj)-1])) == 0
 }
 
 // bodyReader reads an assembled body: head, then the message encodings

@@ -15,6 +15,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/tally-dev/tally/engine/chat"
+
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 )
 
@@ -29,12 +31,12 @@ var tricky = []string{
 }
 
 // shapes are message lists covering every field the engine sends: system,
-// user with a name, multi-part content with images (data and remote
-// URLs, detail), assistant tool calls with reasoning and an empty content,
-// tool results, refusals and the placeholders themselves as content.
-func shapes() map[string][]openai.ChatCompletionMessage {
+// user, multi-part content with images (data and remote URLs), assistant
+// tool calls with reasoning and an empty content, tool results and the
+// placeholders themselves as content.
+func shapes() map[string][]chat.Message {
 	img := "data:image/png;base64,iVBORw0KGgo="
-	return map[string][]openai.ChatCompletionMessage{
+	return map[string][]chat.Message{
 		"plain": {
 			{Role: "system", Content: "You are careful. <rules> & more"},
 			{Role: "user", Content: "hi <b>&</b>"},
@@ -43,80 +45,113 @@ func shapes() map[string][]openai.ChatCompletionMessage {
 		},
 		"tools": {
 			{Role: "system", Content: "sys"},
-			{Role: "user", Content: "list and read", Name: "alice"},
-			{Role: "assistant", ReasoningContent: "I should <look> first & read", ToolCalls: []openai.ToolCall{
-				{ID: "call_1", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "shell", Arguments: `{"cmd":"ls -la | grep '<x>'"}`}},
-				{ID: "call_2", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "read_file", Arguments: `{"path":"a\u00e9.go"}`}},
+			{Role: "user", Content: "list and read"},
+			{Role: "assistant", Reasoning: "I should <look> first & read", ToolCalls: []chat.ToolCall{
+				{ID: "call_1", Name: "shell", Arguments: `{"cmd":"ls -la | grep '<x>'"}`},
+				{ID: "call_2", Name: "read_file", Arguments: `{"path":"a\u00e9.go"}`},
 			}},
 			{Role: "tool", ToolCallID: "call_1", Content: "a.go\nb.go\n\x1b[31mred\x1b[0m"},
 			{Role: "tool", ToolCallID: "call_2", Content: "package main // 世界"},
-			{Role: "assistant", Content: "", ToolCalls: []openai.ToolCall{
-				{ID: "call_3", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "shell", Arguments: ""}},
+			{Role: "assistant", Content: "", ToolCalls: []chat.ToolCall{
+				{ID: "call_3", Name: "shell", Arguments: ""},
 			}},
 			{Role: "tool", ToolCallID: "call_3", Content: ""},
-			{Role: "assistant", Content: "done", Refusal: "no <way>"},
+			{Role: "assistant", Content: "done <way>"},
 		},
 		"images": {
-			{Role: "user", MultiContent: []openai.ChatMessagePart{
-				{Type: openai.ChatMessagePartTypeText, Text: "what is <this>?"},
-				{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: img, Detail: openai.ImageURLDetailHigh}},
-				{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: "https://example.com/a.png?x=1&y=<2>"}},
-				{Type: openai.ChatMessagePartTypeText, Text: ""},
+			{Role: "user", Parts: []chat.Part{
+				{Type: chat.PartText, Text: "what is <this>?"},
+				{Type: chat.PartImage, ImageURL: img},
+				{Type: chat.PartImage, ImageURL: "https://example.com/a.png?x=1&y=<2>"},
+				{Type: chat.PartText, Text: ""},
 			}},
 			{Role: "assistant", Content: "a cat"},
-			{Role: "user", MultiContent: []openai.ChatMessagePart{}},
+			{Role: "user", Parts: []chat.Part{}},
 		},
 		"empty": {
 			{Role: "user"},
 			{Role: "assistant", Content: ""},
-			{Role: "user", Content: "tally:body-assembly:messages", Name: "tally:body-assembly:tools"},
-		},
-		"legacy function call": {
-			{Role: "user", Content: "x"},
-			{Role: "assistant", FunctionCall: &openai.FunctionCall{Name: "f", Arguments: "{}"}},
-			{Role: "function", Name: "f", Content: "result"},
+			{Role: "user", Content: "tally:body-assembly:messages"},
+			{Role: "tool", ToolCallID: "tally:body-assembly:tools"},
 		},
 	}
 }
 
 // randomMessages returns n messages built from tricky texts.
-func randomMessages(r *rand.Rand, n int) []openai.ChatCompletionMessage {
+func randomMessages(r *rand.Rand, n int) []chat.Message {
 	pick := func() string { return tricky[r.IntN(len(tricky))] }
-	out := make([]openai.ChatCompletionMessage, 0, n)
+	out := make([]chat.Message, 0, n)
 	for i := range n {
-		var m openai.ChatCompletionMessage
+		var m chat.Message
 		switch r.IntN(5) {
 		case 0:
-			m = openai.ChatCompletionMessage{Role: "user", Content: pick(), Name: pick()}
+			m = chat.Message{Role: "user", Content: pick()}
 		case 1:
-			m = openai.ChatCompletionMessage{Role: "user", MultiContent: []openai.ChatMessagePart{
-				{Type: openai.ChatMessagePartTypeText, Text: pick()},
-				{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: "data:image/png;base64," + pick()}},
+			m = chat.Message{Role: "user", Parts: []chat.Part{
+				{Type: chat.PartText, Text: pick()},
+				{Type: chat.PartImage, ImageURL: "data:image/png;base64," + pick()},
 			}}
 		case 2:
-			m = openai.ChatCompletionMessage{Role: "assistant", Content: pick(), ReasoningContent: pick()}
+			m = chat.Message{Role: "assistant", Content: pick(), Reasoning: pick()}
 			for k := range r.IntN(3) {
-				m.ToolCalls = append(m.ToolCalls, openai.ToolCall{ID: fmt.Sprintf("c%d_%d", i, k), Type: openai.ToolTypeFunction,
-					Function: openai.FunctionCall{Name: pick(), Arguments: pick()}})
+				m.ToolCalls = append(m.ToolCalls, chat.ToolCall{ID: fmt.Sprintf("c%d_%d", i, k), Name: pick(), Arguments: pick()})
 			}
 		case 3:
-			m = openai.ChatCompletionMessage{Role: "tool", ToolCallID: pick(), Content: pick()}
+			m = chat.Message{Role: "tool", ToolCallID: pick(), Content: pick()}
 		default:
-			m = openai.ChatCompletionMessage{Role: pick(), Content: pick()}
+			m = chat.Message{Role: pick(), Content: pick()}
 		}
 		out = append(out, m)
 	}
 	return out
 }
 
+// goOpenAIMessages converts msgs to go-openai's types: the reference the
+// body's encoding is held against.
+func goOpenAIMessages(msgs []chat.Message) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, len(msgs))
+	for i, m := range msgs {
+		o := openai.ChatCompletionMessage{Role: m.Role, ReasoningContent: m.Reasoning, ToolCallID: m.ToolCallID}
+		if len(m.Parts) > 0 {
+			for _, p := range m.Parts {
+				op := openai.ChatMessagePart{Type: openai.ChatMessagePartType(p.Type), Text: p.Text}
+				if p.ImageURL != "" {
+					op.ImageURL = &openai.ChatMessageImageURL{URL: p.ImageURL}
+				}
+				o.MultiContent = append(o.MultiContent, op)
+			}
+		} else {
+			o.Content = m.Content
+		}
+		for _, c := range m.ToolCalls {
+			o.ToolCalls = append(o.ToolCalls, openai.ToolCall{ID: c.ID, Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: c.Name, Arguments: c.Arguments}})
+		}
+		out[i] = o
+	}
+	return out
+}
+
+// goOpenAITools converts tools to go-openai's types.
+func goOpenAITools(tools []chat.Tool) []openai.Tool {
+	var out []openai.Tool
+	for _, t := range tools {
+		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
+	}
+	return out
+}
+
 // goOpenAIBody returns the body go-openai itself sends for r, through a
-// client without this package's transport, so without body assembly.
+// client without this package's transport, so without body assembly: the
+// messages and tools as go-openai's own types and encoding.
 func goOpenAIBody(t *testing.T, r Request) string {
 	t.Helper()
 	creq, _, err := r.chatRequest()
 	if err != nil {
 		t.Fatal(err)
 	}
+	creq.Messages, creq.Tools = goOpenAIMessages(r.Messages), goOpenAITools(r.Tools)
 	var (
 		mu   sync.Mutex
 		body []byte
@@ -142,18 +177,14 @@ func goOpenAIBody(t *testing.T, r Request) string {
 
 // encodings returns each message's encoding, every other one left nil when
 // sparse is set.
-func encodings(t *testing.T, msgs []openai.ChatCompletionMessage, sparse bool) [][]byte {
+func encodings(t *testing.T, msgs []chat.Message, sparse bool) [][]byte {
 	t.Helper()
 	out := make([][]byte, len(msgs))
 	for i, m := range msgs {
 		if sparse && i%2 == 1 {
 			continue
 		}
-		b, err := EncodeMessage(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[i] = b
+		out[i] = chat.Encode(m)
 	}
 	return out
 }
@@ -184,9 +215,9 @@ func TestBodyMatchesGoOpenAI(t *testing.T) {
 			}
 			var toolsEnc []byte
 			if v&4 != 0 {
-				req.Tools = []openai.Tool{shellTool, readTool}
+				req.Tools = []chat.Tool{shellTool, readTool}
 				if v&2 != 0 {
-					toolsEnc, _ = EncodeTools(req.Tools)
+					toolsEnc, _ = chat.EncodeTools(req.Tools)
 				}
 			}
 			req.Encoded = CachedEncodings(req.Messages, enc, req.Tools, toolsEnc)
@@ -231,24 +262,24 @@ func TestBodyCarriesTheCachedBytes(t *testing.T) {
 	srv := llmtest.New(nil, llmtest.WithConsecutiveUsers())
 	defer srv.Close()
 	m := newModel(srv, &recorder{})
-	msgs := make([]openai.ChatCompletionMessage, 2, 3)
-	msgs[0] = openai.ChatCompletionMessage{Role: "user", Content: "first"}
-	msgs[1] = openai.ChatCompletionMessage{Role: "user", Content: "what is sent"}
+	msgs := make([]chat.Message, 2, 3)
+	msgs[0] = chat.Message{Role: "user", Content: "first"}
+	msgs[1] = chat.Message{Role: "user", Content: "what is sent"}
 	enc := [][]byte{nil, []byte(`{"role":"user","content":"the cached bytes"}`)}
-	fake := []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "cached"}}}
-	fakeEnc, _ := EncodeTools(fake)
-	tools := []openai.Tool{shellTool}
+	fake := []chat.Tool{{Name: "cached"}}
+	fakeEnc, _ := chat.EncodeTools(fake)
+	tools := []chat.Tool{shellTool}
 	cached := CachedEncodings(msgs, enc, tools, fakeEnc)
 	for _, c := range []struct {
 		name      string
-		msgs      []openai.ChatCompletionMessage
-		tools     []openai.Tool
+		msgs      []chat.Message
+		tools     []chat.Tool
 		last, one string
 	}{
 		{"the same slices", msgs, tools, "the cached bytes", "cached"},
 		{"a copy", slices.Clone(msgs), slices.Clone(tools), "what is sent", "shell"},
 		{"a sub-slice", msgs[:1], tools[:1], "first", "cached"},
-		{"a longer slice", append(msgs, openai.ChatCompletionMessage{Role: "user", Content: "more"}), tools, "more", "cached"},
+		{"a longer slice", append(msgs, chat.Message{Role: "user", Content: "more"}), tools, "more", "cached"},
 	} {
 		req := Request{Model: "m", Messages: c.msgs, Tools: c.tools, Encoded: cached}
 		if _, err := m.Stream(context.Background(), req, Callbacks{}); err != nil {
@@ -273,7 +304,7 @@ func TestBodyCacheKey(t *testing.T) {
 	m := newModel(srv, &recorder{})
 	for _, key := range []string{"", "tally-session-1", "ключ <&>"} {
 		req := userRequest("hi")
-		req.Tools = []openai.Tool{shellTool}
+		req.Tools = []chat.Tool{shellTool}
 		req.CacheKey = key
 		if _, err := m.Stream(context.Background(), req, Callbacks{}); err != nil {
 			t.Fatalf("Stream: %v", err)
@@ -305,7 +336,7 @@ func mustJSON(v any) string {
 }
 
 // TestAssembleEdges covers bodies of shapes go-openai does not write today:
-// an empty object, and a body without the placeholders, which fails with
+// no member but the messages, and a body without the placeholders, which fails with
 // an error saying so instead of sending something else.
 func TestAssembleEdges(t *testing.T) {
 	key := []byte(`"k"`)
@@ -313,10 +344,10 @@ func TestAssembleEdges(t *testing.T) {
 		b       body
 		in, out string
 	}{
-		{body{temperatureZero: true}, `{}`, `{"temperature":0}`},
-		{body{temperatureZero: true}, `{"model":"m"}`, `{"temperature":0,"model":"m"}`},
-		{body{cacheKey: key}, `{}`, `{"prompt_cache_key":"k"}`},
-		{body{cacheKey: key, temperatureZero: true}, `{}`, `{"temperature":0,"prompt_cache_key":"k"}`},
+		{body{temperatureZero: true}, `{` + string(messagesHole) + `}`, `{"temperature":0,"messages":[]}`},
+		{body{temperatureZero: true}, `{"model":"m",` + string(messagesHole) + `}`, `{"temperature":0,"model":"m","messages":[]}`},
+		{body{cacheKey: key}, `{` + string(messagesHole) + `}`, `{"messages":[],"prompt_cache_key":"k"}`},
+		{body{cacheKey: key, temperatureZero: true}, `{` + string(messagesHole) + `}`, `{"temperature":0,"messages":[],"prompt_cache_key":"k"}`},
 		{body{messages: [][]byte{[]byte(`{"role":"user"}`), []byte(`{"role":"x"}`)}},
 			`{"model":"m",` + string(messagesHole) + `,"stream":true}`,
 			`{"model":"m","messages":[{"role":"user"},{"role":"x"}],"stream":true}`},
@@ -327,7 +358,7 @@ func TestAssembleEdges(t *testing.T) {
 			t.Errorf("%s -> %s, %v; want %s", c.in, got, err, c.out)
 		}
 	}
-	for _, in := range []string{``, `[1]`, `{"model":"m","messages":[]}`, `{"model":"m","messages":[{"role":"tally:body-assembly:messages"}]` + "\n"} {
+	for _, in := range []string{``, `[1]`, `{}`, `{"model":"m","messages":[]}`, `{"model":"m","messages":[{"role":"tally:body-assembly:messages"}]` + "\n"} {
 		b := body{messages: [][]byte{[]byte(`{}`)}}
 		if got, err := assembled(&b, in); err == nil || !strings.Contains(err.Error(), "report it") {
 			t.Errorf("%q -> %s, %v; want an error", in, got, err)
@@ -372,7 +403,7 @@ func TestBodyIsTheSameOnRetry(t *testing.T) {
 	m := newModel(srv, &recorder{})
 	msgs := shapes()["tools"]
 	zero := float32(0)
-	req := Request{Model: "m", Messages: msgs, Tools: []openai.Tool{shellTool}, Temperature: &zero, CacheKey: "k",
+	req := Request{Model: "m", Messages: msgs, Tools: []chat.Tool{shellTool}, Temperature: &zero, CacheKey: "k",
 		Encoded: CachedEncodings(msgs, encodings(t, msgs, true), nil, nil)}
 	resp, err := m.Stream(context.Background(), req, Callbacks{})
 	if err != nil || resp.Attempts != 2 {

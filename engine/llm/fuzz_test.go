@@ -2,7 +2,10 @@ package llm
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
+
+	"github.com/tally-dev/tally/engine/chat"
 )
 
 // FuzzAssembleStream feeds a streamed reply, one JSON event a line, to the
@@ -35,6 +38,37 @@ func FuzzAssembleStream(f *testing.F) {
 		}
 		if size > 2*lim.reply {
 			t.Fatalf("kept %d bytes past the reply cap of %d", size, lim.reply)
+		}
+	})
+}
+
+// FuzzMessageEncodingMatchesGoOpenAI holds engine/chat's encoding of a
+// message against go-openai's for the same message: any role, text,
+// reasoning, tool call and image URL, as plain or multi-part content, give
+// the same bytes, so a body is what go-openai would send.
+func FuzzMessageEncodingMatchesGoOpenAI(f *testing.F) {
+	f.Add("user", "hi <b>&</b>", "", "", "", "", "", false)
+	f.Add("assistant", "", "think \u2028", "call_1", "read_file", `{"path":"a"}`, "", false)
+	f.Add("user", "look", "", "", "", "", "data:image/png;base64,AA==", true)
+	f.Add("tool", "\xff\x00", "", "call_1", "", "", "", false)
+	f.Fuzz(func(t *testing.T, role, text, reasoning, id, name, args, image string, parts bool) {
+		m := chat.Message{Role: role, Reasoning: reasoning}
+		if parts {
+			m.Parts = []chat.Part{{Type: chat.PartText, Text: text}, {Type: chat.PartImage, ImageURL: image}}
+		} else {
+			m.Content = text
+		}
+		if role == chat.RoleTool {
+			m.ToolCallID = id
+		} else if id != "" || name != "" || args != "" {
+			m.ToolCalls = []chat.ToolCall{{ID: id, Name: name, Arguments: args}}
+		}
+		want, err := json.Marshal(goOpenAIMessages([]chat.Message{m})[0])
+		if err != nil {
+			t.Fatalf("go-openai could not encode %+v: %v", m, err)
+		}
+		if got := chat.Encode(m); !bytes.Equal(got, want) {
+			t.Fatalf("chat encodes %+v as\n%s\ngo-openai as\n%s", m, got, want)
 		}
 	})
 }

@@ -40,7 +40,7 @@ import (
 	"errors"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/tally-dev/tally/engine/chat"
 )
 
 // Model streams chat completions.
@@ -71,14 +71,14 @@ type Request struct {
 	// Model is the model name as the backend knows it.
 	Model string
 	// Messages are sent exactly as given, in order.
-	Messages []openai.ChatCompletionMessage
+	Messages []chat.Message
 	// Encoded holds cached encodings of Messages and Tools (see
 	// Encodings), which the body then carries instead of encoding them
-	// again. The zero value caches nothing. Either way the body is byte for
-	// byte the one go-openai would write for Messages and Tools.
+	// again. The zero value caches nothing. Either way the body carries
+	// each message as chat.Encode writes it.
 	Encoded Encodings
 	// Tools are sent exactly in the given order.
-	Tools []openai.Tool
+	Tools []chat.Tool
 	// CacheKey, when not empty, is sent as the body's top-level
 	// "prompt_cache_key" (OpenAI's prompt-caching routing key), its last
 	// member; empty sends no such member.

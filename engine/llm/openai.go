@@ -174,7 +174,10 @@ func (o *OpenAI) stream(ctx context.Context, req Request, cb Callbacks) (*Respon
 	if err != nil {
 		return nil, err
 	}
-	creq, plan := req.assembly(creq, tempZero)
+	creq, plan, err := req.assembly(creq, tempZero)
+	if err != nil {
+		return nil, err
+	}
 	for attempt := 1; ; attempt++ {
 		if ctx.Err() != nil {
 			return nil, cancelled(ctx)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 )
 
@@ -58,21 +58,21 @@ func newModel(srv *llmtest.Server, rec *recorder, edit ...func(*Config)) *OpenAI
 func userRequest(text string) Request {
 	return Request{
 		Model:    "test-model",
-		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: text}},
+		Messages: []chat.Message{{Role: chat.RoleUser, Content: text}},
 	}
 }
 
-var shellTool = openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+var shellTool = chat.Tool{
 	Name:        "shell",
 	Description: "Run a shell command",
 	Parameters:  json.RawMessage(`{"type":"object","properties":{"cmd":{"type":"string"}}}`),
-}}
+}
 
-var readTool = openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+var readTool = chat.Tool{
 	Name:        "read_file",
 	Description: "Read a file",
 	Parameters:  json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`),
-}}
+}
 
 func TestStreamAssemblesTextReasoningAndToolCalls(t *testing.T) {
 	srv := llmtest.New(llmtest.Sequence(llmtest.Reply{
@@ -86,7 +86,7 @@ func TestStreamAssemblesTextReasoningAndToolCalls(t *testing.T) {
 	defer srv.Close()
 	var rec recorder
 	req := userRequest("what is here?")
-	req.Tools = []openai.Tool{shellTool, readTool}
+	req.Tools = []chat.Tool{shellTool, readTool}
 	resp, err := newModel(srv, &rec).Stream(context.Background(), req, rec.callbacks())
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
@@ -150,10 +150,10 @@ func TestStreamSendsMessagesInOrder(t *testing.T) {
 	srv := llmtest.New(nil)
 	defer srv.Close()
 	var rec recorder
-	req := Request{Model: "m", MaxTokens: 77, Messages: []openai.ChatCompletionMessage{
+	req := Request{Model: "m", MaxTokens: 77, Messages: []chat.Message{
 		{Role: "system", Content: "sys"},
 		{Role: "user", Content: "u1"},
-		{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "c1", Type: "function", Function: openai.FunctionCall{Name: "shell", Arguments: `{"cmd":"ls"}`}}}},
+		{Role: "assistant", ToolCalls: []chat.ToolCall{{ID: "c1", Name: "shell", Arguments: `{"cmd":"ls"}`}}},
 		{Role: "tool", ToolCallID: "c1", Content: "out"},
 		{Role: "user", Content: "u2"},
 	}}
@@ -179,7 +179,7 @@ func TestStreamSendsMessagesInOrder(t *testing.T) {
 func TestUsageDeepSeekAndOpenAIFields(t *testing.T) {
 	long := strings.Repeat("A long shared system prompt sentence. ", 60)
 	conv := func(extra string) Request {
-		return Request{Model: "m", Messages: []openai.ChatCompletionMessage{
+		return Request{Model: "m", Messages: []chat.Message{
 			{Role: "system", Content: long},
 			{Role: "user", Content: "question " + extra},
 		}}
@@ -330,7 +330,7 @@ func TestBadRequestNotRetriedAndMessageShown(t *testing.T) {
 	srv := llmtest.New(nil)
 	defer srv.Close()
 	var rec recorder
-	req := Request{Model: "m", Messages: []openai.ChatCompletionMessage{
+	req := Request{Model: "m", Messages: []chat.Message{
 		{Role: "user", Content: "hi"},
 		{Role: "system", Content: "late system"},
 	}}
@@ -527,7 +527,7 @@ func TestAgentLoopIsValidAndCacheFriendly(t *testing.T) {
 	defer srv.Close()
 	var rec recorder
 	m := newModel(srv, &rec)
-	req := Request{Model: "m", Tools: []openai.Tool{shellTool, readTool}, Messages: []openai.ChatCompletionMessage{
+	req := Request{Model: "m", Tools: []chat.Tool{shellTool, readTool}, Messages: []chat.Message{
 		{Role: "system", Content: strings.Repeat("You are a coding agent. Follow the rules carefully. ", 30)},
 		{Role: "user", Content: "Read every file."},
 	}}
@@ -539,13 +539,13 @@ func TestAgentLoopIsValidAndCacheFriendly(t *testing.T) {
 		if len(resp.ToolCalls) == 0 {
 			break
 		}
-		msg := openai.ChatCompletionMessage{Role: "assistant", Content: resp.Content, ReasoningContent: resp.Reasoning}
+		msg := chat.Message{Role: "assistant", Content: resp.Content, Reasoning: resp.Reasoning}
 		for _, tc := range resp.ToolCalls {
-			msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{ID: tc.ID, Type: "function", Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments}})
+			msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 		}
 		req.Messages = append(req.Messages, msg)
 		for _, tc := range resp.ToolCalls {
-			req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: "tool", ToolCallID: tc.ID, Content: strings.Repeat("package main // line\n", 20)})
+			req.Messages = append(req.Messages, chat.Message{Role: "tool", ToolCallID: tc.ID, Content: strings.Repeat("package main // line\n", 20)})
 		}
 	}
 	if bad := srv.Invalid(); len(bad) > 0 {

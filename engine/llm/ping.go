@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/tally-dev/tally/engine/chat"
 )
 
 // Ping checks that the backend described by cfg is reachable, accepts the
@@ -29,7 +29,7 @@ func Ping(ctx context.Context, cfg Config, model string) (time.Duration, error) 
 	start := time.Now()
 	_, err := m.Stream(ctx, Request{
 		Model:     model,
-		Messages:  []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "ping"}},
+		Messages:  []chat.Message{{Role: chat.RoleUser, Content: "ping"}},
 		MaxTokens: 1,
 	}, Callbacks{})
 	if err != nil {

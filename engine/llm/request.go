@@ -7,8 +7,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// chatRequest converts r to go-openai's request, with every message and
-// tool: the request whose body the body assembly reproduces (see body.go).
+// chatRequest converts r to go-openai's request without its messages and
+// tools, which the body assembly adds (see body.go).
 // tempZero reports that a temperature of exactly 0 was asked for, which
 // go-openai would omit and the assembly therefore adds.
 func (r Request) chatRequest() (req openai.ChatCompletionRequest, tempZero bool, err error) {
@@ -22,9 +22,7 @@ func (r Request) chatRequest() (req openai.ChatCompletionRequest, tempZero bool,
 		return req, false, errors.New("MaxTokens is negative; use 0 to leave the limit to the server")
 	}
 	req = openai.ChatCompletionRequest{
-		Model:    r.Model,
-		Messages: r.Messages,
-		Tools:    r.Tools,
+		Model: r.Model,
 		//lint:ignore SA1019 max_tokens is what OpenAI-compatible servers (DeepSeek, vLLM, llama.cpp) accept
 		MaxTokens:     r.MaxTokens,
 		Stream:        true,

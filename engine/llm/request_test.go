@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/tally-dev/tally/engine/chat"
 )
 
 func TestChatRequestValidation(t *testing.T) {
-	msgs := []openai.ChatCompletionMessage{{Role: "user", Content: "x"}}
+	msgs := []chat.Message{{Role: "user", Content: "x"}}
 	for _, r := range []Request{
 		{Messages: msgs},
 		{Model: "m"},

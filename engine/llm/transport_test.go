@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 )
 
@@ -21,9 +20,9 @@ func TestTransportRewritesOnlyTheTemperature(t *testing.T) {
 	m := newModel(srv, &rec)
 	req := userRequest("hi <b>&</b>")
 	req.Messages = append(req.Messages,
-		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "ok"},
-		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: "temperature: 0\n\"quoted\""})
-	req.Tools = []openai.Tool{shellTool}
+		chat.Message{Role: chat.RoleAssistant, Content: "ok"},
+		chat.Message{Role: chat.RoleUser, Content: "temperature: 0\n\"quoted\""})
+	req.Tools = []chat.Tool{shellTool}
 	zero := float32(0)
 	for _, temp := range []*float32{nil, &zero} {
 		req.Temperature = temp
@@ -37,6 +36,7 @@ func TestTransportRewritesOnlyTheTemperature(t *testing.T) {
 		t.Fatal(err)
 	}
 	creq.Stream = true
+	creq.Messages, creq.Tools = goOpenAIMessages(req.Messages), goOpenAITools(req.Tools)
 	b, err := json.Marshal(creq) // what go-openai's request builder does
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/tally-dev/tally/engine/chat"
 )
 
 // Tier is how often a section may change. Lower tiers come first so that a
@@ -113,18 +113,14 @@ type Fingerprint struct {
 
 // Fingerprints computes the fingerprint of a system prompt with the given
 // section spans and a tool catalog.
-func Fingerprints(system string, spans []Span, tools []openai.Tool) Fingerprint {
+func Fingerprints(system string, spans []Span, tools []chat.Tool) Fingerprint {
 	catalog, _ := json.Marshal(tools)
 	fp := Fingerprint{System: digest([]byte(system)), Tools: digest(catalog), Sections: spans}
 	fp.Combined = digest([]byte(fp.System + fp.Tools))
 	off := 1 // after '['
 	for _, t := range tools {
 		b, _ := json.Marshal(t)
-		name := ""
-		if t.Function != nil {
-			name = t.Function.Name
-		}
-		fp.ToolList = append(fp.ToolList, Span{Name: name, Offset: off, SHA: digest(b)})
+		fp.ToolList = append(fp.ToolList, Span{Name: t.Name, Offset: off, SHA: digest(b)})
 		off += len(b) + 1
 	}
 	return fp

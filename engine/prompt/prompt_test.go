@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/tally-dev/tally/engine/chat"
 )
 
 func TestAssembleOrdersByTierAndIsDeterministic(t *testing.T) {
@@ -38,13 +38,13 @@ func TestAssembleOrdersByTierAndIsDeterministic(t *testing.T) {
 	}
 }
 
-func tool(name string) openai.Tool {
-	return openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: name, Description: "d " + name}}
+func tool(name string) chat.Tool {
+	return chat.Tool{Name: name, Description: "d " + name}
 }
 
 func TestDiffNamesTheChangedSection(t *testing.T) {
 	base := []Section{{Name: "core", Tier: Static, Text: "core rules"}, {Name: "agents", Tier: Workspace, Text: "use tabs"}, {Name: "env", Tier: Session, Text: "linux"}}
-	tools := []openai.Tool{tool("a"), tool("b")}
+	tools := []chat.Tool{tool("a"), tool("b")}
 	t1, s1 := Assemble(base)
 	f1 := Fingerprints(t1, s1, tools)
 	changed := append([]Section(nil), base...)
@@ -58,7 +58,7 @@ func TestDiffNamesTheChangedSection(t *testing.T) {
 	if Diff(f1, f1, t1, t1).Changed {
 		t.Error("identical prefixes reported as drift")
 	}
-	f3 := Fingerprints(t1, s1, []openai.Tool{tool("a"), tool("c")})
+	f3 := Fingerprints(t1, s1, []chat.Tool{tool("a"), tool("c")})
 	if d := Diff(f1, f3, t1, t1); d.Part != "tools" || d.Name != "c" {
 		t.Errorf("tool drift = %+v; want tool c", d)
 	}

@@ -17,8 +17,7 @@ import (
 	"sort"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -41,7 +40,7 @@ type Op struct {
 }
 
 // Tool is the purge_context tool definition.
-var Tool = openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+var Tool = chat.Tool{
 	Name:        ToolName,
 	Description: "Remove a message from the conversation history, or replace text inside one by regular expression. Be conservative.",
 	Parameters: json.RawMessage(`{"type":"object","properties":{` +
@@ -50,7 +49,7 @@ var Tool = openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.Function
 		`"pattern":{"type":"string","description":"replace only: Go regular expression to find"},` +
 		`"with":{"type":"string","description":"replace only: the replacement text"}},` +
 		`"required":["op","msg"],"additionalProperties":false}`),
-}}
+}
 
 // List renders the numbered message list shown to the model.
 func List(msgs []transcript.Message) string {
@@ -82,10 +81,10 @@ func List(msgs []transcript.Message) string {
 func Request(model, system string, msgs []transcript.Message) llm.Request {
 	return llm.Request{
 		Model: model,
-		Tools: []openai.Tool{Tool},
-		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: system},
-			{Role: openai.ChatMessageRoleUser, Content: strings.TrimSpace(instruction) + "\n\n" + List(msgs)},
+		Tools: []chat.Tool{Tool},
+		Messages: []chat.Message{
+			{Role: chat.RoleSystem, Content: system},
+			{Role: chat.RoleUser, Content: strings.TrimSpace(instruction) + "\n\n" + List(msgs)},
 		},
 	}
 }

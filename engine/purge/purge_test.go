@@ -98,7 +98,7 @@ func TestParseOpsAndRequest(t *testing.T) {
 		t.Errorf("ops %v errs %v", ops, errs)
 	}
 	req := Request("m", "sys", sample())
-	if len(req.Tools) != 1 || req.Tools[0].Function.Name != ToolName || len(req.Messages) != 2 {
+	if len(req.Tools) != 1 || req.Tools[0].Name != ToolName || len(req.Messages) != 2 {
 		t.Fatalf("request %+v", req)
 	}
 	body := req.Messages[1].Content

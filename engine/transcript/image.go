@@ -6,8 +6,7 @@ import (
 	"strings"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/tokens"
 )
 
@@ -93,24 +92,24 @@ func DataURL(mediaType string, data []byte) string {
 // images) or when the bytes cannot be loaded, an image is sent as a line
 // of text saying so, deterministically.
 // tok is the estimated cost of the images sent.
-func imageParts(text string, imgs []ImageRef, load ImageLoader) (parts []openai.ChatMessagePart, tok int) {
+func imageParts(text string, imgs []ImageRef, load ImageLoader) (parts []chat.Part, tok int) {
 	if text != "" {
-		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: text})
+		parts = append(parts, chat.Part{Type: chat.PartText, Text: text})
 	}
 	for _, r := range imgs {
 		if load == nil {
-			parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText,
+			parts = append(parts, chat.Part{Type: chat.PartText,
 				Text: fmt.Sprintf("[an image (%s) was attached here; it is not sent, since this model does not accept images]", shortSHA(r.SHA256))})
 			continue
 		}
 		data, err := load(r.SHA256)
 		if err != nil || len(data) == 0 || r.MediaType == "" {
-			parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText,
+			parts = append(parts, chat.Part{Type: chat.PartText,
 				Text: fmt.Sprintf("[an image (%s) was attached here, but its stored copy is missing]", shortSHA(r.SHA256))})
 			continue
 		}
-		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL,
-			ImageURL: &openai.ChatMessageImageURL{URL: DataURL(r.MediaType, data)}})
+		parts = append(parts, chat.Part{Type: chat.PartImage,
+			ImageURL: DataURL(r.MediaType, data)})
 		tok += r.Tokens()
 	}
 	return parts, tok

@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/tokens"
 )
 
@@ -44,14 +43,14 @@ func TestUserImageWire(t *testing.T) {
 	}
 	log := NewAppendLog(nil, WireRules{FoldTurnMeta: true, Images: load})
 	e := log.Append(msg)
-	if e.Wire.Content != "" || len(e.Wire.MultiContent) != 2 {
+	if e.Wire.Content != "" || len(e.Wire.Parts) != 2 {
 		t.Fatalf("wire = %+v; want a text part and an image part", e.Wire)
 	}
-	if p := e.Wire.MultiContent[0]; p.Type != openai.ChatMessagePartTypeText || p.Text != msg.Text() {
+	if p := e.Wire.Parts[0]; p.Type != chat.PartText || p.Text != msg.Text() {
 		t.Errorf("first part = %+v; want the message's text", p)
 	}
 	want := "data:image/png;base64," + base64.StdEncoding.EncodeToString(data)
-	if p := e.Wire.MultiContent[1]; p.Type != openai.ChatMessagePartTypeImageURL || p.ImageURL == nil || p.ImageURL.URL != want {
+	if p := e.Wire.Parts[1]; p.Type != chat.PartImage || p.ImageURL != want {
 		t.Errorf("image part = %+v; want a data URL of the exact bytes", p)
 	}
 	if !bytes.Contains(e.Bytes, []byte(`"type":"image_url","image_url":{"url":"`+want+`"}`)) {
@@ -69,8 +68,8 @@ func TestUserImageWire(t *testing.T) {
 	again := UserText("<turn_meta>\nx\n</turn_meta>", "and this?", time.Time{})
 	again.Blocks = append(again.Blocks, ImageBlock(refs[0]))
 	e2 := log.Append(again)
-	if !strings.HasPrefix(e2.Wire.MultiContent[0].Text, TurnMetaUnchanged) {
-		t.Errorf("folded text = %q", e2.Wire.MultiContent[0].Text)
+	if !strings.HasPrefix(e2.Wire.Parts[0].Text, TurnMetaUnchanged) {
+		t.Errorf("folded text = %q", e2.Wire.Parts[0].Text)
 	}
 
 	// Stored and read back, then rendered again: the same bytes.
@@ -109,10 +108,10 @@ func TestImageWithoutItsBytes(t *testing.T) {
 		"missing blob": {WireRules{Images: func(string) ([]byte, error) { return nil, errors.New("gone") }}, "stored copy is missing"},
 	} {
 		e := NewAppendLog(nil, c.rules).Append(m)
-		if len(e.Wire.MultiContent) != 2 || e.Wire.MultiContent[1].Type != openai.ChatMessagePartTypeText ||
-			!strings.Contains(e.Wire.MultiContent[1].Text, c.want) ||
-			!strings.Contains(e.Wire.MultiContent[1].Text, refs[0].SHA256[:12]) {
-			t.Errorf("%s: wire = %+v; want a line saying the image is missing", name, e.Wire.MultiContent)
+		if len(e.Wire.Parts) != 2 || e.Wire.Parts[1].Type != chat.PartText ||
+			!strings.Contains(e.Wire.Parts[1].Text, c.want) ||
+			!strings.Contains(e.Wire.Parts[1].Text, refs[0].SHA256[:12]) {
+			t.Errorf("%s: wire = %+v; want a line saying the image is missing", name, e.Wire.Parts)
 		}
 		if e.Tokens != WireTokens(e.Wire, tokens.Count) {
 			t.Errorf("%s: a missing image is counted", name)

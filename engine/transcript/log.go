@@ -3,12 +3,10 @@ package transcript
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/tokens"
 )
 
@@ -46,8 +44,8 @@ type Entry struct {
 	// Msg is the message, with Msg.Tokens and Msg.TokensKey set to Tokens
 	// and the key of Bytes, so storing Msg stores the count.
 	Msg    Message
-	Wire   openai.ChatCompletionMessage
-	Bytes  []byte // json.Marshal of Wire (llm.EncodeMessage): the bytes a request body carries for it
+	Wire   chat.Message
+	Bytes  []byte // chat.Encode of Wire: the bytes a request body carries for it
 	Tokens int    // WireTokens of Wire: the message's one token count
 	// Ref is the SHA-256 of a tool result sent as a reference, or "".
 	Ref string
@@ -67,15 +65,15 @@ type Entry struct {
 // all read those counts; a message that is not in a log (a compaction
 // placeholder, a re-injected reminder, a purge edit) is counted with
 // MessageTokens, which is this formula on the message's own wire form.
-func WireTokens(w openai.ChatCompletionMessage, count Counter) int {
-	n := tokens.MessageOverhead + count(w.Content) + count(w.ReasoningContent)
-	for _, p := range w.MultiContent {
-		if p.Type == openai.ChatMessagePartTypeText {
+func WireTokens(w chat.Message, count Counter) int {
+	n := tokens.MessageOverhead + count(w.Content) + count(w.Reasoning)
+	for _, p := range w.Parts {
+		if p.Type == chat.PartText {
 			n += count(p.Text)
 		}
 	}
 	for _, c := range w.ToolCalls {
-		n += tokens.MessageOverhead + count(c.Function.Name) + count(c.Function.Arguments)
+		n += tokens.MessageOverhead + count(c.Name) + count(c.Arguments)
 	}
 	return n
 }
@@ -84,18 +82,15 @@ func WireTokens(w openai.ChatCompletionMessage, count Counter) int {
 // is sent as when no history rule (see WireRules) applies to it, without
 // its images (which only the log, with its loader, sends). The AppendLog
 // starts from it and applies the rules.
-func Wire(m Message) openai.ChatCompletionMessage {
-	w := openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Text()}
+func Wire(m Message) chat.Message {
+	w := chat.Message{Role: string(m.Role), Content: m.Text()}
 	switch m.Role {
 	case Assistant:
 		if m.ReplayReasoning {
-			w.ReasoningContent = m.Reasoning
+			w.Reasoning = m.Reasoning
 		}
 		for _, c := range m.ToolCalls {
-			w.ToolCalls = append(w.ToolCalls, openai.ToolCall{
-				ID: c.ID, Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: c.Name, Arguments: c.Arguments},
-			})
+			w.ToolCalls = append(w.ToolCalls, chat.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 		}
 		if w.Content == "" && len(w.ToolCalls) == 0 {
 			w.Content = "(no reply)"
@@ -236,7 +231,7 @@ func (l *AppendLog) Messages() []Message {
 
 // AppendWire appends the cached wire messages to dst: a verbatim copy,
 // never a re-render.
-func (l *AppendLog) AppendWire(dst []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+func (l *AppendLog) AppendWire(dst []chat.Message) []chat.Message {
 	for i := range l.entries {
 		dst = append(dst, l.entries[i].Wire)
 	}
@@ -292,18 +287,13 @@ func (l *AppendLog) render(m Message) Entry {
 	case User:
 		w.Content = l.userContent(&m, w.Content)
 		if imgs := m.Images(); len(imgs) > 0 {
-			w.MultiContent, imageTok = imageParts(w.Content, imgs, l.rules.Images)
+			w.Parts, imageTok = imageParts(w.Content, imgs, l.rules.Images)
 			w.Content = ""
 		}
 	case Tool:
 		w.Content, ref = l.toolContent(w.Content, m.ToolName)
 	}
-	b, err := json.Marshal(w)
-	if err != nil {
-		// Only a MultiContent misuse can fail, and Content is cleared
-		// whenever MultiContent is set.
-		b = []byte(fmt.Sprintf(`{"role":%q}`, w.Role))
-	}
+	b := chat.Encode(w)
 	key := ""
 	if l.keyed {
 		key = countKey(b)

@@ -58,8 +58,8 @@ func TestAppendCachesWireAndIsVerbatim(t *testing.T) {
 	if !strings.Contains(w[0].Content, meta) {
 		t.Errorf("first turn_meta folded: %q", w[0].Content)
 	}
-	if w[1].ReasoningContent != "" {
-		t.Errorf("final answer replays reasoning: %q", w[1].ReasoningContent)
+	if w[1].Reasoning != "" {
+		t.Errorf("final answer replays reasoning: %q", w[1].Reasoning)
 	}
 	if g, want := w[2].Content, TurnMetaUnchanged+"\nsecond"; g != want {
 		t.Errorf("repeated turn_meta = %q; want %q", g, want)
@@ -84,8 +84,8 @@ func TestAppendCachesWireAndIsVerbatim(t *testing.T) {
 func TestReasoningReplayedOnlyInToolChains(t *testing.T) {
 	l := NewAppendLog(nil, WireRules{})
 	e := l.Append(AssistantReply("", "plan", []ToolCall{{ID: "a", Name: "list_dir", Arguments: "{}"}}, t0))
-	if e.Wire.ReasoningContent != "plan" {
-		t.Errorf("tool-call reasoning not replayed: %q", e.Wire.ReasoningContent)
+	if e.Wire.Reasoning != "plan" {
+		t.Errorf("tool-call reasoning not replayed: %q", e.Wire.Reasoning)
 	}
 	// Decoded from the store, the same message renders the same bytes.
 	data, _ := Encode(e.Msg)

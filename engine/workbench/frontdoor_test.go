@@ -96,6 +96,20 @@ func TestFrontDoorCheckCatchesAForbiddenImport(t *testing.T) {
 // PATH" with FILE relative to dir. Files of every platform count: those
 // go/build ignores here are read too.
 func frontDoorViolations(dir string) ([]string, error) {
+	return importViolations(dir, func(p string) bool {
+		for _, forbidden := range forbiddenBehindFrontDoor {
+			if p == forbidden || strings.HasPrefix(p, forbidden+"/") {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// importViolations lists, sorted, each non-test Go file under dir that
+// imports a package for which forbidden is true, as "package P: FILE
+// imports PATH" with FILE relative to dir. Files of every platform count.
+func importViolations(dir string, forbidden func(path string) bool) ([]string, error) {
 	var bad []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
@@ -131,10 +145,8 @@ func frontDoorViolations(dir string) ([]string, error) {
 				if err != nil {
 					continue
 				}
-				for _, forbidden := range forbiddenBehindFrontDoor {
-					if p == forbidden || strings.HasPrefix(p, forbidden+"/") {
-						bad = append(bad, "package "+f.Name.Name+": "+rel+" imports "+p)
-					}
+				if forbidden(p) {
+					bad = append(bad, "package "+f.Name.Name+": "+rel+" imports "+p)
 				}
 			}
 		}
