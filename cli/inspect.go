@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/prompt"
-	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // inspectReport is what `tally inspect` prints.
@@ -39,8 +39,16 @@ type inspectReport struct {
 	Drifts []driftRow `json:"drifts,omitempty"`
 	// Notes say what the request shown may lack: inspect starts no MCP
 	// server, so their tools are not in its catalog.
-	Notes   []string          `json:"notes,omitempty"`
-	Request workbench.Request `json:"request"`
+	Notes   []string       `json:"notes,omitempty"`
+	Request inspectRequest `json:"request"`
+}
+
+// inspectRequest is the request the model would receive next: its model,
+// messages and tools as the body carries them.
+type inspectRequest struct {
+	Model    string         `json:"model"`
+	Messages []chat.Message `json:"messages"`
+	Tools    []chat.Tool    `json:"tools,omitempty"`
 }
 
 // driftRow is one prefix change in the inspect report.
@@ -71,7 +79,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	level, exact := sess.ContextTokens()
 	rep := inspectReport{
 		Session: id, Model: sess.ModelName(), Window: sess.Window(),
-		ContextTokens: level, Exact: exact, Fingerprint: sess.Fingerprint(), Request: sess.NextRequest(),
+		ContextTokens: level, Exact: exact, Fingerprint: sess.Fingerprint(), Request: nextRequest(sess),
 	}
 	rep.Status = sess.NextStatus()
 	rep.Mode, rep.Sandbox = string(sess.Permissions().Mode()), sess.Permissions().SandboxNote()
@@ -117,4 +125,10 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("tally inspect: %d status block(s) sent to the model disagree with their canonical state; first: %s", n, rep.StatusAudit.Mismatches[0])
 	}
 	return nil
+}
+
+// nextRequest is what inspect shows of the session's next request.
+func nextRequest(sess *agent.Session) inspectRequest {
+	r := sess.NextRequest()
+	return inspectRequest{Model: r.Model, Messages: r.Messages, Tools: r.Tools}
 }

@@ -14,8 +14,12 @@ import (
 	"github.com/tally-dev/tally/storage"
 )
 
-// This file is the request pipeline: every byte of a turn request is
-// decided here, in these steps and in this order.
+// This file and steps.go are the request pipeline: every byte of a turn
+// request, and of a sub-agent's, is decided here, in these steps and in
+// this order. In code the order is requestSteps (steps.go): prefix (1-2),
+// log (3-6, rendered at append and joined as pushed), status (7) and the
+// encodings the body carries; the turn and every sub-agent run the same
+// list through their own requester.
 //
 //  1. System prompt: the one system message, at index 0. It is the prompt
 //     assembled at session start (SystemSections) with the compaction
@@ -48,8 +52,9 @@ import (
 //     nothing has to be restored after the send. In append mode the block
 //     is committed to the log first and goes through steps 3 and 6.
 //
-// Steps 1 and 3-6 are kept up to date in the skeleton at every commit, so
-// building a request copies nothing, and so is each message's JSON
+// Steps 1 and 3-6 are kept up to date in the skeleton, which takes only
+// the entries appended since the last request, so building a request
+// copies nothing, and so is each message's JSON
 // encoding: a log entry's is the one the log rendered (Entry.Bytes), a
 // message made by joining is encoded once when it closes, and only the
 // open trailing user message (once something was joined into it) and the
@@ -84,8 +89,7 @@ type skeleton struct {
 	open    chat.Message
 	openEnc []byte
 	hasOpen bool
-	logged  int    // log entries pushed
-	tools   []byte // chat.EncodeTools of the catalog, or nil to encode it per request
+	logged  int // log entries pushed
 }
 
 // reset starts the skeleton over from the system message, with room for
@@ -162,32 +166,16 @@ func (k *skeleton) messages(tail *chat.Message) ([]chat.Message, [][]byte) {
 }
 
 // resetPrefix recomputes steps 1 and 2 (the prefix zone, its token count
-// and fingerprint) from the stored system prompt and the tool registry,
-// and rebuilds the skeleton from the log.
+// and fingerprint) from the stored system prompt and the tool registry;
+// the next request rebuilds the skeleton from the log.
 func (s *Session) resetPrefix() {
-	s.catalog = chatTools(s.tools.Catalog())
-	s.system = chat.Message{Role: chat.RoleSystem, Content: s.st.System}
-	b, err := chat.EncodeTools(s.catalog)
-	s.prefixTok = transcript.WireTokens(s.system, tokens.Count) + tokens.Count(string(b))
-	s.fp = prompt.Fingerprints(s.st.System, s.st.Spans, s.catalog)
+	s.req.log = s.log
+	b := s.req.setPrefix(s.st.System, chatTools(s.tools.Catalog()))
+	s.prefixTok = transcript.WireTokens(s.req.system, tokens.Count) + tokens.Count(string(b))
+	s.fp = prompt.Fingerprints(s.st.System, s.st.Spans, s.req.catalog)
 	if s.sentFP.Combined == "" {
 		// The prefix a reopened session last sent is the one it has now.
 		s.sentFP, s.sentSystem = s.fp, s.st.System
-	}
-	s.skel.reset(s.system, s.log.Len())
-	s.skel.tools = b
-	if err != nil {
-		s.skel.tools = nil // the body encodes the catalog itself
-	}
-	s.syncSkeleton()
-}
-
-// syncSkeleton pushes the log entries appended since the last call (steps
-// 3-6), each with the encoding the log rendered it to.
-func (s *Session) syncSkeleton() {
-	for ; s.skel.logged < s.log.Len(); s.skel.logged++ {
-		e := s.log.At(s.skel.logged)
-		s.skel.push(e.Wire, e.Bytes)
 	}
 }
 
@@ -215,13 +203,7 @@ func (s *Session) replayWire() []chat.Message { return s.log.AppendWire(nil) }
 // status is "", the status block at the tail (step 7, tail mode). It
 // shares memory with the session and is valid only until the next commit.
 func (s *Session) assemble(status string) llm.Request {
-	var tail *chat.Message
-	if status != "" {
-		tail = &chat.Message{Role: chat.RoleUser, Content: status}
-	}
-	msgs, enc := s.skel.messages(tail)
-	return llm.Request{Model: s.model().ModelName, Messages: msgs, Tools: s.catalog,
-		Encoded: llm.CachedEncodings(msgs, enc, s.catalog, s.skel.tools)}
+	return s.req.assemble(s.model().ModelName, status)
 }
 
 // request returns the request without a status block (see assemble).

@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 
 	"github.com/tally-dev/tally/assets"
-	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/engine/guard"
@@ -63,12 +62,10 @@ type Session struct {
 	env             tool.Env
 	cmds            *commandRules // run_shell's allow and deny rules (see command_rules.go)
 
-	// The request pipeline's state (see request.go): the prefix zone, its
-	// token count and the skeleton of the next request.
-	catalog   []chat.Tool
-	system    chat.Message
+	// The request pipeline's state (see request.go and steps.go): the
+	// prefix zone, its token count and the skeleton of the next request.
+	req       requester
 	prefixTok int
-	skel      skeleton
 	anchor    tokens.Anchor
 	fp        prompt.Fingerprint
 	turn      turnState
@@ -489,7 +486,6 @@ func (s *Session) commit(msgs []transcript.Message, extra func(tx *storage.Tx) e
 		s.resetPrefix()
 		return fmt.Errorf("could not save the conversation: %w", err)
 	}
-	s.syncSkeleton()
 	s.publishLevel()
 	for i := start; i < s.log.Len(); i++ {
 		m := s.log.At(i).Msg.Clone() // events share no memory with the log

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/tally-dev/tally/assets"
-	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/guard"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
@@ -33,8 +32,7 @@ type child struct {
 	reg     *tool.Registry
 	list    *todo.List
 	env     tool.Env
-	system  chat.Message
-	catalog []chat.Tool
+	req     requester // the child's prefix, skeleton and request steps
 	read    map[string]bool
 	listVer int
 	model   string // a custom kind's model; "" is the session's
@@ -114,8 +112,8 @@ func (h *subagentHub) newChild(ctx context.Context, c transcript.ToolCall) (*chi
 		}
 	}
 	ch.env = s.env // the parent's confinement, sandbox and recorder
-	ch.system = chat.Message{Role: chat.RoleSystem, Content: prompt}
-	ch.catalog = chatTools(ch.reg.Catalog())
+	ch.req.log = ch.log
+	ch.req.setPrefix(prompt, chatTools(ch.reg.Catalog()))
 	ch.info = ChildInfo{ID: id, CallID: c.ID, Title: p.Description, Kind: p.Kind, Status: SubagentRunning,
 		Cycle: s.meta.Cycle, MaxSteps: steps, Started: s.cfg.now()}
 	return ch, tool.Result{}
@@ -260,18 +258,15 @@ func (c *child) commitResult(call transcript.ToolCall, res tool.Result) error {
 	return c.held.hold(c.s.cfg.Store, call, res)
 }
 
-// request is the child's next request: its system prompt, its log's wire
-// messages joined by the engine's one joining rule, and its catalog.
+// request is the child's next request, built by the same steps as the
+// turn's (see steps.go): its system prompt and catalog, its log's wire
+// messages, and no status block.
 func (c *child) request() llm.Request {
-	msgs := []chat.Message{c.system}
-	for i := range c.log.Len() {
-		msgs = llm.AppendJoined(msgs, c.log.At(i).Wire)
-	}
 	model := c.s.roleModel(ledger.KindSubagent).ModelName
 	if c.model != "" {
 		model = c.model
 	}
-	return llm.Request{Model: model, Messages: msgs, Tools: c.catalog}
+	return c.req.assemble(model, "")
 }
 
 // intake gives the calls of one reply ids unique in the child's log and

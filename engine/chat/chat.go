@@ -149,6 +149,53 @@ func (t Tool) MarshalJSON() ([]byte, error) {
 	return b, nil
 }
 
+// UnmarshalJSON reads a message in the chat-completions format, its
+// content a string or an array of parts.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Role       string          `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		Reasoning  string          `json:"reasoning_content"`
+		ToolCalls  []wireCall      `json:"tool_calls"`
+		ToolCallID string          `json:"tool_call_id"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*m = Message{Role: w.Role, Reasoning: w.Reasoning, ToolCallID: w.ToolCallID}
+	if len(w.Content) > 0 && w.Content[0] == '[' {
+		var parts []wirePart
+		if err := json.Unmarshal(w.Content, &parts); err != nil {
+			return fmt.Errorf("the message's content parts are malformed: %w", err)
+		}
+		for _, p := range parts {
+			part := Part{Type: p.Type, Text: p.Text}
+			if p.ImageURL != nil {
+				part.ImageURL = p.ImageURL.URL
+			}
+			m.Parts = append(m.Parts, part)
+		}
+	} else if len(w.Content) > 0 && string(w.Content) != "null" {
+		if err := json.Unmarshal(w.Content, &m.Content); err != nil {
+			return fmt.Errorf("the message's content is neither text nor parts: %w", err)
+		}
+	}
+	for _, c := range w.ToolCalls {
+		m.ToolCalls = append(m.ToolCalls, ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+	}
+	return nil
+}
+
+// UnmarshalJSON reads a tool in the chat-completions format.
+func (t *Tool) UnmarshalJSON(b []byte) error {
+	var w wireTool
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*t = Tool{Name: w.Function.Name, Description: w.Function.Description, Parameters: w.Function.Parameters}
+	return nil
+}
+
 // Encode returns m's encoding: what a request body carries for it.
 func Encode(m Message) []byte {
 	b, _ := m.MarshalJSON() // never fails

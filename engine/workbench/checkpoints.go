@@ -7,24 +7,6 @@ import (
 	"github.com/tally-dev/tally/engine/filehistory"
 )
 
-// The types of the file checkpoints, for the app and the command line.
-type (
-	// FileChange is one file a session changed, with its diff.
-	FileChange = filehistory.FileChange
-	// RestorePlan is what restoring a session's files to a turn would do.
-	RestorePlan = filehistory.Plan
-	// FileRestore is the plan for one file.
-	FileRestore = filehistory.FileRestore
-	// RestoreResult is what a restore did.
-	RestoreResult = filehistory.Result
-	// Turn is one message the user sent, with its number.
-	Turn = agent.Turn
-	// RewindPlan is the dry run of a rewind.
-	RewindPlan = agent.RewindPlan
-	// RewindResult is what a rewind did.
-	RewindResult = agent.RewindResult
-)
-
 // ErrConflict is matched (errors.Is) by the error of a rewind or revert
 // refused because files were changed outside Tally since the agent wrote
 // them; repeating it with force overwrites them.
@@ -45,7 +27,7 @@ func (w *Workbench) checkpoints(id string) (*filehistory.Workspace, error) {
 // of that turn (agent.Turn.N). It reads the store and the workspace only,
 // without opening the session, so it can be called while the app shows
 // it; a session that is open is better asked directly (agent.Session.Changes).
-func (w *Workbench) Changes(id string, sinceTurn int) ([]FileChange, error) {
+func (w *Workbench) Changes(id string, sinceTurn int) ([]filehistory.FileChange, error) {
 	ws, err := w.checkpoints(id)
 	if err != nil {
 		return nil, err

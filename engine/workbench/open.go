@@ -33,11 +33,6 @@ func (w *Workbench) InspectSession(cfg agent.Config, id string) (*agent.Session,
 	return agent.Inspect(cfg, id)
 }
 
-// Request is one model request as a session builds it (what
-// Session.NextRequest returns), so front ends can show it without
-// importing the model client.
-type Request = llm.Request
-
 // Problem is what a failed model request or connection test means for
 // the person at the keyboard.
 type Problem int
