@@ -31,17 +31,17 @@ func ReadSuperseded(tx *storage.Tx, id string, want map[int]bool) (map[int][]Pas
 	}
 	out := map[int][]PastMessage{}
 	for _, r := range rebuilds {
-		var rec transcript.RebuildRecord
-		if json.Unmarshal(r.Data, &rec) != nil || rec.Superseded == "" || (want != nil && !want[rec.Cycle]) {
+		k, ok, err := transcript.ReadKept(r.Data, tx.Blob)
+		if err != nil {
+			return nil, err
+		}
+		rec := k.Record
+		if !ok || (want != nil && !want[rec.Cycle]) {
 			continue
 		}
-		blob, err := tx.Blob(rec.Superseded)
+		gone, err := k.All()
 		if err != nil {
-			return nil, fmt.Errorf("the messages superseded by the %s of %s are missing (%w)", rec.Reason, rec.Time.Format("2006-01-02 15:04"), err)
-		}
-		var gone []transcript.Superseded
-		if err := json.Unmarshal(blob, &gone); err != nil {
-			return nil, fmt.Errorf("the messages superseded by the %s are unreadable (%w)", rec.Reason, err)
+			return nil, err
 		}
 		for _, g := range gone {
 			out[rec.Cycle] = append(out[rec.Cycle], PastMessage{Cycle: rec.Cycle, Reason: rec.Reason, Index: g.Index, Message: g.Message})

@@ -341,19 +341,18 @@ func (h Compaction) History() ([]PastRebuild, error) {
 			return err
 		}
 		for _, r := range recs {
-			var rec transcript.RebuildRecord
-			if json.Unmarshal(r.Data, &rec) != nil || rec.Cycle != cycleNow || rec.Superseded == "" {
-				continue
-			}
-			blob, err := tx.Blob(rec.Superseded)
+			k, ok, err := transcript.ReadKept(r.Data, tx.Blob)
 			if err != nil {
 				return err
 			}
-			var gone []transcript.Superseded
-			if err := json.Unmarshal(blob, &gone); err != nil {
-				return fmt.Errorf("the messages superseded by a %s are unreadable (%w)", rec.Reason, err)
+			if !ok || k.Record.Cycle != cycleNow {
+				continue
 			}
-			p := PastRebuild{Record: rec}
+			gone, err := k.All()
+			if err != nil {
+				return err
+			}
+			p := PastRebuild{Record: k.Record}
 			for _, g := range gone {
 				p.Superseded = append(p.Superseded, g.Message)
 			}

@@ -1,8 +1,6 @@
 package workbench
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 
 	"github.com/tally-dev/tally/engine/transcript"
@@ -29,30 +27,24 @@ var searchRules = storage.SearchRules{
 }
 
 // supersededTexts are the search texts of the messages a rebuild record
-// kept aside, read the way agent.ReadSuperseded reads them.
+// kept aside, read by the one reader (transcript.ReadKept).
 func supersededTexts(kind storage.Kind, data []byte, blob func(string) ([]byte, error)) []storage.RecordText {
-	rec, gone, ok := readRebuild(kind, data, blob)
-	if !ok {
+	if kind != storage.KindRebuild {
+		return nil
+	}
+	k, ok, err := transcript.ReadKept(data, blob)
+	if !ok || err != nil {
+		return nil
+	}
+	gone, err := k.All()
+	if err != nil {
 		return nil
 	}
 	texts := make([]storage.RecordText, len(gone))
 	for i, g := range gone {
-		texts[i] = storage.RecordText{Cycle: rec.Cycle, Text: searchText(g.Message)}
+		texts[i] = storage.RecordText{Cycle: k.Record.Cycle, Text: searchText(g.Message)}
 	}
 	return texts
-}
-
-// readRebuild decodes a rebuild record and the superseded messages it
-// points to; ok is false for a record that keeps none or cannot be read.
-func readRebuild(kind storage.Kind, data []byte, blob func(string) ([]byte, error)) (rec transcript.RebuildRecord, gone []transcript.Superseded, ok bool) {
-	if kind != storage.KindRebuild || json.Unmarshal(data, &rec) != nil || rec.Superseded == "" {
-		return rec, nil, false
-	}
-	b, err := blob(rec.Superseded)
-	if err != nil || json.Unmarshal(b, &gone) != nil {
-		return rec, nil, false
-	}
-	return rec, gone, true
 }
 
 // ReindexSearch builds the search index again from every session's
@@ -74,7 +66,7 @@ func indexedHits(tx *storage.Tx, s storage.Session, words []string, q storage.Te
 	}
 	var logged map[int]bool          // the cycles that have a log
 	var rebuilds map[uint64][]byte   // rebuild records by sequence
-	kept := map[uint64]rebuildKept{} // their superseded messages
+	kept := map[uint64]transcript.Kept{} // their superseded messages
 	for _, m := range matches {
 		h := SearchHit{Session: s.ID, Title: s.Title, Cycle: m.Cycle, Index: m.Position,
 			Current: m.Cycle == s.Cycle || (s.Cycle == 0 && m.Cycle == 1)}
@@ -94,14 +86,14 @@ func indexedHits(tx *storage.Tx, s storage.Session, words []string, q storage.Te
 			}
 			k, ok := kept[m.Seq]
 			if !ok {
-				k = keptBy(tx, rebuilds[m.Seq])
+				k, _, _ = transcript.ReadKept(rebuilds[m.Seq], tx.Blob) // none kept: no hit below
 				kept[m.Seq] = k
 			}
-			var g transcript.Superseded
-			if m.Position >= len(k.gone) || json.Unmarshal(k.gone[m.Position], &g) != nil {
+			g, ok := k.At(m.Position)
+			if !ok {
 				continue
 			}
-			h.Index, h.Message, h.Superseded = g.Index, g.Message, k.rec.Reason != ""
+			h.Index, h.Message, h.Superseded = g.Index, g.Message, k.Record.Reason != ""
 		default:
 			continue
 		}
@@ -111,63 +103,6 @@ func indexedHits(tx *storage.Tx, s storage.Session, words []string, q storage.Te
 		}
 	}
 	return true, false
-}
-
-// rebuildKept is a rebuild record with the messages it superseded, each
-// left undecoded (a JSON transcript.Superseded) until it is a hit.
-type rebuildKept struct {
-	rec  transcript.RebuildRecord
-	gone [][]byte
-}
-
-// keptBy reads the rebuild record data and finds its superseded messages.
-func keptBy(tx *storage.Tx, data []byte) (k rebuildKept) {
-	if json.Unmarshal(data, &k.rec) != nil || k.rec.Superseded == "" {
-		return k
-	}
-	if blob, err := tx.Blob(k.rec.Superseded); err == nil {
-		k.gone = splitArray(blob)
-	}
-	return k
-}
-
-// splitArray returns the elements of the JSON array b without decoding
-// them, or nil when b is not an array. It only follows brackets and
-// strings: each element is decoded (and checked) on its own later.
-func splitArray(b []byte) [][]byte {
-	b = bytes.TrimSpace(b)
-	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
-		return nil
-	}
-	var out [][]byte
-	depth, start, inString, escaped := 0, 1, false, false
-	for i := 1; i < len(b)-1; i++ {
-		c := b[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
-		case c == ',' && depth == 0:
-			out = append(out, b[start:i])
-			start = i + 1
-		}
-	}
-	if last := bytes.TrimSpace(b[start : len(b)-1]); len(last) > 0 || len(out) > 0 {
-		out = append(out, b[start:len(b)-1])
-	}
-	return out
 }
 
 // logMessage reads the message under seq of the session's cycle.
