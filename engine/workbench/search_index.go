@@ -64,8 +64,8 @@ func indexedHits(tx *storage.Tx, s storage.Session, words []string, q storage.Te
 	if err != nil || !ok {
 		return false, false
 	}
-	var logged map[int]bool          // the cycles that have a log
-	var rebuilds map[uint64][]byte   // rebuild records by sequence
+	var logged map[int]bool              // the cycles that have a log
+	var rebuilds map[uint64][]byte       // rebuild records by sequence
 	kept := map[uint64]transcript.Kept{} // their superseded messages
 	for _, m := range matches {
 		h := SearchHit{Session: s.ID, Title: s.Title, Cycle: m.Cycle, Index: m.Position,
