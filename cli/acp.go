@@ -10,7 +10,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/tally-dev/tally/engine/acp"
+	"github.com/tally-dev/tally/acp"
 	"github.com/tally-dev/tally/engine/workbench"
 )
 

@@ -29,12 +29,12 @@ var forbiddenBehindFrontDoor = []string{
 var pendingFrontDoor = map[string]bool{}
 
 // TestOnlyTheFrontDoorOpensTheEngine reads the imports of every non-test
-// Go file of the hosts (ui, cli and engine/acp, with their subpackages,
+// Go file of the hosts (ui, cli and acp, with their subpackages,
 // for every platform) and fails naming each file that imports a package
 // behind the front door.
 func TestOnlyTheFrontDoorOpensTheEngine(t *testing.T) {
 	root := filepath.Join("..", "..")
-	for _, host := range []string{"cli", "ui", "engine/acp"} {
+	for _, host := range []string{"cli", "ui", "acp"} {
 		t.Run(host, func(t *testing.T) {
 			bad, err := frontDoorViolations(filepath.Join(root, host))
 			if err != nil {
