@@ -15,16 +15,16 @@ import (
 
 // Re-injection limits (DESIGN §4).
 const (
-	// MaxReadPreviews is how many of the latest file reads are previewed.
-	MaxReadPreviews = 12
-	// ReadPreviewChars is the length of one file-read preview in runes.
-	ReadPreviewChars = 1_200
-	// DefaultReminderBudget caps the tokens of all reminders together.
-	DefaultReminderBudget = 6_000
-	// MinReminderBudget is the smallest budget a target leaves the
+	// maxReadPreviews is how many of the latest file reads are previewed.
+	maxReadPreviews = 12
+	// readPreviewChars is the length of one file-read preview in runes.
+	readPreviewChars = 1_200
+	// defaultReminderBudget caps the tokens of all reminders together.
+	defaultReminderBudget = 6_000
+	// minReminderBudget is the smallest budget a target leaves the
 	// reminders (see [Input.Target]): room for the checklist and the
 	// working set, not for file previews.
-	MinReminderBudget = 500
+	minReminderBudget = 500
 )
 
 // Tags that wrap re-injected state.
@@ -47,7 +47,7 @@ type ReminderInputs struct {
 	// WorkingSet lists the recently touched paths, most recent last.
 	WorkingSet []string `json:"working_set,omitempty"`
 	// Reads are the latest file reads, most recent last; only the last
-	// MaxReadPreviews are previewed.
+	// maxReadPreviews are previewed.
 	Reads []FileRead `json:"reads,omitempty"`
 	// At stamps the reminder messages.
 	At time.Time `json:"at,omitzero"`
@@ -192,13 +192,13 @@ func Reminders(items ReminderInputs, transcriptText string, budget int) []transc
 		cands = append(cands, candidate{"the working set", wrapReminder(body), body})
 	}
 	for _, r := range latestReads(items.Reads) {
-		preview := cutRunes(r.Text, ReadPreviewChars)
+		preview := cutRunes(r.Text, readPreviewChars)
 		if strings.TrimSpace(preview) == "" {
 			continue
 		}
 		head := fmt.Sprintf("Preview of %s as read before compaction", transcript.Neutralize(r.Path))
 		if len(preview) < len(r.Text) {
-			head += fmt.Sprintf(" (first %s of %s chars)", text.Thousands(ReadPreviewChars), text.Thousands(utf8.RuneCountInString(r.Text)))
+			head += fmt.Sprintf(" (first %s of %s chars)", text.Thousands(readPreviewChars), text.Thousands(utf8.RuneCountInString(r.Text)))
 		}
 		head += "; read_file shows its current content:\n"
 		cands = append(cands, candidate{"the preview of " + r.Path, wrapReminder(head + transcript.Neutralize(preview)), preview})
@@ -234,13 +234,13 @@ func Reminders(items ReminderInputs, transcriptText string, budget int) []transc
 }
 
 // latestReads returns the reads to preview, oldest first: the newest read
-// of each of the last MaxReadPreviews paths read, leaving out reads whose
+// of each of the last maxReadPreviews paths read, leaving out reads whose
 // text is already a placeholder of an earlier compaction. An older read of
 // a path read again would only repeat it.
 func latestReads(reads []FileRead) []FileRead {
 	seen := map[string]bool{}
 	var out []FileRead
-	for i := len(reads) - 1; i >= 0 && len(out) < MaxReadPreviews; i-- {
+	for i := len(reads) - 1; i >= 0 && len(out) < maxReadPreviews; i-- {
 		r := reads[i]
 		if seen[r.Path] || shrunk(r.Text) {
 			continue

@@ -27,7 +27,7 @@ func TestApply(t *testing.T) {
 		p := PlanCascade(in)
 		res := Apply(in, p, "  Fixed eviction order in pkg/cache/lru.go.  ")
 		// The facts (record, dropped index) come first, the summary last.
-		if res.Source != LayerSummary || !strings.HasPrefix(res.SummarySection, RecordHeading+"\n") ||
+		if res.Source != LayerSummary || !strings.HasPrefix(res.SummarySection, recordHeading+"\n") ||
 			!strings.Contains(res.SummarySection, "\n\n"+SummaryHeading+"\n") ||
 			!strings.HasSuffix(res.SummarySection, "Fixed eviction order in pkg/cache/lru.go.") {
 			t.Fatalf("section = %q (source %q)", res.SummarySection, res.Source)
@@ -119,7 +119,7 @@ func TestReminders(t *testing.T) {
 	}
 	t.Run("only the last 12 reads", func(t *testing.T) {
 		got := Reminders(ReminderInputs{Reads: reads(15)}, "", 100_000)
-		if len(got) != MaxReadPreviews || !strings.Contains(got[0].Text(), "f03.go") {
+		if len(got) != maxReadPreviews || !strings.Contains(got[0].Text(), "f03.go") {
 			t.Errorf("%d previews, first %q", len(got), got[0].Text())
 		}
 	})

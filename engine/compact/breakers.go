@@ -9,34 +9,34 @@ import (
 
 // Circuit-breaker limits (DESIGN §4).
 const (
-	// FailureLimit is the number of consecutive failed compactions that
+	// failureLimit is the number of consecutive failed compactions that
 	// opens the failure breaker.
-	FailureLimit = 3
-	// FailureCooldown is how long the open breaker waits before it lets
+	failureLimit = 3
+	// failureCooldown is how long the open breaker waits before it lets
 	// one probe compaction through.
-	FailureCooldown = 5 * time.Minute
-	// RefillRounds is the number of tool rounds after a compaction within
+	failureCooldown = 5 * time.Minute
+	// refillRounds is the number of tool rounds after a compaction within
 	// which reaching the threshold again counts as a rapid refill.
-	RefillRounds = 3
-	// RefillLimit is the number of rapid refills in a row that pauses
+	refillRounds = 3
+	// refillLimit is the number of rapid refills in a row that pauses
 	// automatic compaction for the rest of the turn.
-	RefillLimit = 3
+	refillLimit = 3
 	// ThrashTurnLimit is the most cache-busting rebuilds one turn may
 	// have: the next one pauses automatic compaction for the rest of the
 	// turn.
 	ThrashTurnLimit = 2
-	// ThrashWindow is the number of requests over which cache-busting
+	// thrashWindow is the number of requests over which cache-busting
 	// rebuilds are also counted (see [Breakers.BustsIn]).
-	ThrashWindow = 100
+	thrashWindow = 100
 )
 
-// ThrashMessage explains a thrash pause to the model and the person.
-var ThrashMessage = fmt.Sprintf("Automatic compaction is paused for this turn: the history was rewritten %d times this turn, "+
+// thrashMessage explains a thrash pause to the model and the person.
+var thrashMessage = fmt.Sprintf("Automatic compaction is paused for this turn: the history was rewritten %d times this turn, "+
 	"and each rewrite makes the provider bill the cached context again at the full price. "+
 	"Read large files in slices (read_file with offset and limit), narrow grep patterns, or start a new cycle.", ThrashTurnLimit+1)
 
-// RefillMessage explains a rapid-refill pause to the model and the person.
-const RefillMessage = "Automatic compaction is paused for this turn: the context filled up again within a few tool rounds of compacting, " +
+// refillMessage explains a rapid-refill pause to the model and the person.
+const refillMessage = "Automatic compaction is paused for this turn: the context filled up again within a few tool rounds of compacting, " +
 	"3 times in a row, so some tool output is too large for the window. Read large files in slices (read_file with offset and limit), " +
 	"narrow grep patterns, or start a new cycle or session."
 
@@ -63,7 +63,7 @@ type Breakers struct {
 	// Paused is true when automatic compaction is paused for the turn.
 	Paused bool `json:"paused"`
 	// Busts holds the request numbers of the cache-busting rebuilds of
-	// the last ThrashWindow requests, oldest first; TurnBusts counts
+	// the last thrashWindow requests, oldest first; TurnBusts counts
 	// those of the current turn.
 	Busts     []int `json:"busts,omitempty"`
 	TurnBusts int   `json:"turn_busts,omitempty"`
@@ -83,7 +83,7 @@ func (b *Breakers) Failed(now time.Time) {
 		return
 	}
 	b.Failures++
-	if b.Failures >= FailureLimit {
+	if b.Failures >= failureLimit {
 		b.OpenedAt = now
 	}
 }
@@ -99,7 +99,7 @@ func (b *Breakers) Succeeded() {
 // Open reports whether the failure breaker is open (whether or not its
 // cooldown has passed).
 func (b *Breakers) Open() bool {
-	return b != nil && b.Failures >= FailureLimit
+	return b != nil && b.Failures >= failureLimit
 }
 
 // Allow reports whether a compaction may run at now, and if not, why. A
@@ -112,15 +112,15 @@ func (b *Breakers) Allow(now time.Time, manual bool) (bool, string) {
 		return true, ""
 	}
 	if b.Thrashing {
-		return false, ThrashMessage
+		return false, thrashMessage
 	}
 	if b.Paused {
-		return false, RefillMessage
+		return false, refillMessage
 	}
 	if !b.Open() {
 		return true, ""
 	}
-	wait := b.OpenedAt.Add(FailureCooldown).Sub(now)
+	wait := b.OpenedAt.Add(failureCooldown).Sub(now)
 	if wait <= 0 {
 		return true, fmt.Sprintf("compaction failed %d times in a row; trying once more", b.Failures)
 	}
@@ -153,34 +153,34 @@ func (b *Breakers) ToolRound() {
 
 // AtThreshold records that the level reached the threshold again and
 // reports whether automatic compaction is paused for the turn, with the
-// message to show. Reaching it fewer than RefillRounds tool rounds after a
+// message to show. Reaching it fewer than refillRounds tool rounds after a
 // compaction extends the streak of rapid refills; reaching it later ends
-// the streak. The RefillLimit-th refill in a row pauses. Calls without a
+// the streak. The refillLimit-th refill in a row pauses. Calls without a
 // compaction in between count once.
 func (b *Breakers) AtThreshold() (paused bool, message string) {
 	if b == nil {
 		return false, ""
 	}
 	if b.Armed {
-		if b.Rounds < RefillRounds {
+		if b.Rounds < refillRounds {
 			b.Refills++
 		} else {
 			b.Refills = 0
 		}
 		b.Armed, b.Rounds = false, 0
 	}
-	if b.Refills >= RefillLimit {
+	if b.Refills >= refillLimit {
 		b.Paused = true
 	}
 	if b.Paused {
-		return true, RefillMessage
+		return true, refillMessage
 	}
 	return false, ""
 }
 
 // NewTurn lifts the rapid-refill and thrash pauses and clears their
 // per-turn counts: a new turn starts with fresh evidence. The
-// cache-busting rebuilds of the last ThrashWindow requests stay counted.
+// cache-busting rebuilds of the last thrashWindow requests stay counted.
 func (b *Breakers) NewTurn() {
 	if b == nil {
 		return
@@ -210,30 +210,30 @@ func (b *Breakers) Busted(request int) (paused bool, message string) {
 	b.TurnBusts++
 	if b.TurnBusts > ThrashTurnLimit && !b.Thrashing {
 		b.Thrashing = true
-		return true, ThrashMessage
+		return true, thrashMessage
 	}
 	return false, ""
 }
 
 // BustsIn returns how many cache-busting rebuilds were recorded within the
-// last ThrashWindow requests before request.
+// last thrashWindow requests before request.
 func (b *Breakers) BustsIn(request int) int {
 	if b == nil {
 		return 0
 	}
 	n := 0
 	for _, r := range b.Busts {
-		if r > request-ThrashWindow {
+		if r > request-thrashWindow {
 			n++
 		}
 	}
 	return n
 }
 
-// trim forgets the busts older than ThrashWindow requests before request.
+// trim forgets the busts older than thrashWindow requests before request.
 func (b *Breakers) trim(request int) {
 	k := 0
-	for k < len(b.Busts) && b.Busts[k] <= request-ThrashWindow {
+	for k < len(b.Busts) && b.Busts[k] <= request-thrashWindow {
 		k++
 	}
 	b.Busts = b.Busts[k:]
@@ -256,7 +256,7 @@ func (b *Breakers) Alerts() []string {
 	}
 	var out []string
 	if b.Open() {
-		out = append(out, fmt.Sprintf("compaction: failure breaker open after %d failures; retrying after %d min", b.Failures, int(FailureCooldown/time.Minute)))
+		out = append(out, fmt.Sprintf("compaction: failure breaker open after %d failures; retrying after %d min", b.Failures, int(failureCooldown/time.Minute)))
 	}
 	if b.Paused {
 		out = append(out, fmt.Sprintf("compaction: auto-compaction paused this turn (context refilled quickly %d times); read large outputs in slices", b.Refills))
@@ -267,7 +267,7 @@ func (b *Breakers) Alerts() []string {
 			last = b.Busts[len(b.Busts)-1]
 		}
 		out = append(out, fmt.Sprintf("compaction: auto-compaction paused this turn (%d cache-busting rewrites this turn, %d in the last %d requests); read large outputs in slices",
-			b.TurnBusts, b.BustsIn(last), ThrashWindow))
+			b.TurnBusts, b.BustsIn(last), thrashWindow))
 	}
 	return out
 }

@@ -12,7 +12,7 @@ import (
 func TestFailureBreaker(t *testing.T) {
 	now := t0
 	var b Breakers
-	for i := range FailureLimit - 1 {
+	for i := range failureLimit - 1 {
 		b.Failed(now)
 		if ok, _ := b.Allow(now, false); !ok {
 			t.Fatalf("closed breaker refused after %d failures", i+1)
@@ -34,12 +34,12 @@ func TestFailureBreaker(t *testing.T) {
 		}
 	})
 	t.Run("half-open probe after five minutes", func(t *testing.T) {
-		if ok, why := b.Allow(now.Add(FailureCooldown), false); !ok || !strings.Contains(why, "once more") {
+		if ok, why := b.Allow(now.Add(failureCooldown), false); !ok || !strings.Contains(why, "once more") {
 			t.Errorf("probe refused: %q", why)
 		}
 	})
 	t.Run("failed probe restarts the cooldown", func(t *testing.T) {
-		later := now.Add(FailureCooldown)
+		later := now.Add(failureCooldown)
 		b.Failed(later)
 		if ok, _ := b.Allow(later.Add(time.Minute), false); ok {
 			t.Error("allowed right after a failed probe")
@@ -83,10 +83,10 @@ func TestRapidRefill(t *testing.T) {
 				t.Fatalf("paused = %v; want %v (state %+v)", paused, c.want, b)
 			}
 			if paused {
-				if msg != RefillMessage || !strings.Contains(msg, "offset and limit") {
+				if msg != refillMessage || !strings.Contains(msg, "offset and limit") {
 					t.Errorf("message = %q", msg)
 				}
-				if ok, why := b.Allow(t0, false); ok || why != RefillMessage {
+				if ok, why := b.Allow(t0, false); ok || why != refillMessage {
 					t.Error("automatic compaction allowed while paused")
 				}
 				if ok, _ := b.Allow(t0, true); !ok {
@@ -113,8 +113,8 @@ func TestRapidRefill(t *testing.T) {
 		}
 	})
 	t.Run("message names the limit", func(t *testing.T) {
-		if !strings.Contains(RefillMessage, strconv.Itoa(RefillLimit)+" times") {
-			t.Error("RefillMessage disagrees with RefillLimit")
+		if !strings.Contains(refillMessage, strconv.Itoa(refillLimit)+" times") {
+			t.Error("refillMessage disagrees with refillLimit")
 		}
 	})
 }
@@ -176,10 +176,10 @@ func TestThrashBreaker(t *testing.T) {
 			}
 		}
 		p, msg := b.Busted(20)
-		if !p || msg != ThrashMessage || !b.AutoPaused() {
+		if !p || msg != thrashMessage || !b.AutoPaused() {
 			t.Fatalf("Busted = %v, %q; paused %v", p, msg, b.AutoPaused())
 		}
-		if ok, why := b.Allow(t0, false); ok || why != ThrashMessage {
+		if ok, why := b.Allow(t0, false); ok || why != thrashMessage {
 			t.Errorf("Allow = %v, %q", ok, why)
 		}
 		if ok, _ := b.Allow(t0, true); !ok {

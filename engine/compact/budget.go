@@ -9,18 +9,18 @@ import "math"
 // the summary request. [Budget] weighs the two over the requests expected
 // for the session; [ForecastCost] prices one choice.
 const (
-	// MaxBudgetFloor caps the lowest level [Budget] may choose: a window's
-	// budget floor is [MinFraction] of it, at most this. The price-aware
+	// maxBudgetFloor caps the lowest level [Budget] may choose: a window's
+	// budget floor is [minFraction] of it, at most this. The price-aware
 	// level of a 1M window may so go down to 64K, never lower, so
 	// compactions stay far apart whatever the prices.
-	MaxBudgetFloor = 64_000
-	// BudgetTolerance is the share of the cheapest forecast within which
+	maxBudgetFloor = 64_000
+	// budgetTolerance is the share of the cheapest forecast within which
 	// [Budget] prefers the largest level: fewer compactions for nearly
 	// the same price.
-	BudgetTolerance = 0.01
-	// BudgetSteps is the number of levels [Budget] weighs between the
+	budgetTolerance = 0.01
+	// budgetSteps is the number of levels [Budget] weighs between the
 	// floor and the threshold.
-	BudgetSteps = 128
+	budgetSteps = 128
 )
 
 // BudgetInput is what the price-aware level is computed from. Token counts
@@ -30,7 +30,7 @@ type BudgetInput struct {
 	// compaction triggers by default for it (see [Levels]).
 	Window, Threshold int
 	// HitPrice and MissPrice are the input prices per million tokens;
-	// zero means unknown (a miss then costs [DefaultMissHitRatio] hits).
+	// zero means unknown (a miss then costs [defaultMissHitRatio] hits).
 	HitPrice, MissPrice float64
 	// Level is the level now.
 	Level int
@@ -65,10 +65,10 @@ func (c BudgetCost) Dollars(hitPrice float64) float64 {
 }
 
 // BudgetFloor returns the lowest level [Budget] may choose for a window
-// whose default compaction level is threshold: [MinFraction] of the
-// window, at most [MaxBudgetFloor], never above threshold.
+// whose default compaction level is threshold: [minFraction] of the
+// window, at most [maxBudgetFloor], never above threshold.
 func BudgetFloor(window, threshold int) int {
-	return min(int(float64(max(window, 0))*MinFraction), MaxBudgetFloor, max(threshold, 0))
+	return min(int(float64(max(window, 0))*minFraction), maxBudgetFloor, max(threshold, 0))
 }
 
 // ForecastCost forecasts the input cost of keeping the context under
@@ -115,17 +115,17 @@ func ForecastCost(in BudgetInput, keepUnder int) BudgetCost {
 // from level to base at a miss:hit ratio of r.
 func rebuildCost(window int, level, base, r float64) float64 {
 	cost := base * max(r-1, 0)
-	if window >= CacheAlignedMinWindow && level+InstructionReserve <= CacheAlignedShare*float64(window) {
-		return cost + level + InstructionReserve*max(r-1, 0)
+	if window >= CacheAlignedMinWindow && level+instructionReserve <= cacheAlignedShare*float64(window) {
+		return cost + level + instructionReserve*max(r-1, 0)
 	}
-	return cost + (level-base+InstructionReserve)*r
+	return cost + (level-base+instructionReserve)*r
 }
 
 // Budget returns the level the context should be kept under to spend the
-// least on input over the requests of in: the level among [BudgetSteps]
+// least on input over the requests of in: the level among [budgetSteps]
 // between [BudgetFloor] and the threshold whose [ForecastCost] from the
 // base (or from the level now, when lower) is lowest, preferring the
-// largest within [BudgetTolerance] of it. While
+// largest within [budgetTolerance] of it. While
 // the growth is unknown, or when the threshold is unknown (zero or less),
 // it returns the threshold.
 //
@@ -149,7 +149,7 @@ func Budget(in BudgetInput) int {
 		steady.Level = min(in.Level, SummaryReserve)
 	}
 	floor := BudgetFloor(in.Window, t)
-	step := max((t-floor)/BudgetSteps, 1)
+	step := max((t-floor)/budgetSteps, 1)
 	var levels []int
 	var costs []float64
 	best := math.Inf(1)
@@ -163,7 +163,7 @@ func Budget(in BudgetInput) int {
 		}
 	}
 	for i := len(levels) - 1; i >= 0; i-- {
-		if costs[i] <= best*(1+BudgetTolerance) {
+		if costs[i] <= best*(1+budgetTolerance) {
 			return levels[i]
 		}
 	}

@@ -41,7 +41,7 @@ func TestBudgetByPrice(t *testing.T) {
 			}
 			// No level in range is more than the tolerance cheaper.
 			for l := BudgetFloor(tc.window, th); l <= th; l += 1_000 {
-				if c := ForecastCost(in, l).Cost; c < got.Cost*(1-BudgetTolerance) {
+				if c := ForecastCost(in, l).Cost; c < got.Cost*(1-budgetTolerance) {
 					t.Errorf("keeping under %d costs %.0f, less than the chosen %d's %.0f", l, c, b, got.Cost)
 				}
 			}
@@ -53,17 +53,17 @@ func TestBudgetByPrice(t *testing.T) {
 
 // TestBudgetFallsBack: without a growth, a threshold or the requests to
 // make it pay, the level stays the threshold; unknown prices are a miss at
-// DefaultMissHitRatio hits.
+// defaultMissHitRatio hits.
 func TestBudgetFallsBack(t *testing.T) {
 	th, _ := Levels(1_000_000, true, DefaultCycleAt)
 	in := BudgetInput{Window: 1_000_000, Threshold: th, Level: 20_000, Base: 20_000, Growth: 330, Requests: 200}
 	known := in
-	known.HitPrice, known.MissPrice = 0.01, 0.01*DefaultMissHitRatio
+	known.HitPrice, known.MissPrice = 0.01, 0.01*defaultMissHitRatio
 	if a, b := Budget(in), Budget(known); a != b {
-		t.Errorf("unknown prices give %d, a miss at %.0f hits gives %d", a, DefaultMissHitRatio, b)
+		t.Errorf("unknown prices give %d, a miss at %.0f hits gives %d", a, defaultMissHitRatio, b)
 	}
 	if a, b := ForecastCost(in, 100_000), ForecastCost(known, 100_000); a != b {
-		t.Errorf("unknown prices forecast %+v, a miss at %.0f hits %+v", a, DefaultMissHitRatio, b)
+		t.Errorf("unknown prices forecast %+v, a miss at %.0f hits %+v", a, defaultMissHitRatio, b)
 	}
 	for name, mod := range map[string]func(*BudgetInput){
 		"unknown growth":    func(in *BudgetInput) { in.Growth = 0 },

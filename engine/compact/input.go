@@ -70,12 +70,12 @@ type Input struct {
 	Deep bool
 	// HitPrice and MissPrice are the provider's prices per million input
 	// tokens for cache hits and misses. Zero means unknown; the break-even
-	// estimate then assumes misses cost [DefaultMissHitRatio] times hits.
+	// estimate then assumes misses cost [defaultMissHitRatio] times hits.
 	HitPrice, MissPrice float64
 	// Reminders is what [Apply] re-injects after the history was cut.
 	Reminders ReminderInputs
 	// ReminderBudget caps the tokens of the re-injected reminders; zero
-	// means [DefaultReminderBudget].
+	// means [defaultReminderBudget].
 	ReminderBudget int
 	// Record is the work record of what earlier compactions of this cycle
 	// removed or shrank, zero at the start of a cycle. The agent sets it
@@ -87,7 +87,7 @@ type Input struct {
 	// longer in Messages (removed by earlier compactions), so the record,
 	// the stubs and the dropped index number turns as the cycle does. The
 	// agent sets it (the sum of the human messages earlier compactions
-	// removed: count the DroppedLines of role user with no Kind, or keep a
+	// removed: count the droppedLines of role user with no Kind, or keep a
 	// counter); zero at the start of a cycle.
 	TurnBase int
 	// NoFacts leaves out what a compaction keeps by construction — the
@@ -215,10 +215,10 @@ func fits(in Input, lvl int) bool {
 	return in.Threshold > 0 && lvl <= goal(in)
 }
 
-// reminderBudget is in.ReminderBudget, or DefaultReminderBudget when unset.
+// reminderBudget is in.ReminderBudget, or defaultReminderBudget when unset.
 func reminderBudget(in Input) int {
 	if in.ReminderBudget <= 0 {
-		return DefaultReminderBudget
+		return defaultReminderBudget
 	}
 	return in.ReminderBudget
 }

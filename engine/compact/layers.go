@@ -15,18 +15,18 @@ import (
 const (
 	LayerIntake    = "intake"
 	LayerMicro     = "micro"
-	LayerPrune     = "prune"
+	layerPrune     = "prune"
 	LayerMemory    = "memory"
 	LayerSummary   = "summary"
-	LayerEmergency = "emergency"
+	layerEmergency = "emergency"
 )
 
 // Change actions.
 const (
 	ActionIntake    = "truncated-at-intake" // reported only; nothing changes
 	ActionCleared   = "cleared"             // micro: content replaced by a placeholder
-	ActionPruned    = "pruned"              // prune: older duplicate replaced by one line
-	ActionReplaced  = "replaced"            // memory: dropped, MEMORY.md stands in
+	actionPruned    = "pruned"              // prune: older duplicate replaced by one line
+	actionReplaced  = "replaced"            // memory: dropped, MEMORY.md stands in
 	ActionSummarise = "summarise"           // summary: dropped, the summary stands in
 	ActionDrop      = "drop"                // emergency: dropped without a summary
 )
@@ -36,14 +36,14 @@ const (
 	// MicroIdle is the gap since the last assistant message after which
 	// unpinned tool results are cleared.
 	MicroIdle = 60 * time.Minute
-	// MicroBytes is the total tool-result text above which unpinned tool
+	// microBytes is the total tool-result text above which unpinned tool
 	// results are cleared.
-	MicroBytes = 32 << 10
-	// PruneCheckBytes is how much pruned text passes between checks of the
+	microBytes = 32 << 10
+	// pruneCheckBytes is how much pruned text passes between checks of the
 	// level against the threshold.
-	PruneCheckBytes = 16 << 10
-	// MaxArgsShown is the longest argument text quoted in a placeholder.
-	MaxArgsShown = 120
+	pruneCheckBytes = 16 << 10
+	// maxArgsShown is the longest argument text quoted in a placeholder.
+	maxArgsShown = 120
 )
 
 // intakeMarker starts the envelope the tool registry puts into a result it
@@ -103,7 +103,7 @@ func Intake(in Input, pins []Pin) (Input, LayerReport) {
 }
 
 // Micro is micro-compaction. When at least [MicroIdle] has passed since the
-// last assistant message, or the tool results hold more than [MicroBytes]
+// last assistant message, or the tool results hold more than [microBytes]
 // of text, it replaces the content of unpinned tool results, oldest first,
 // with a one-line placeholder naming the call, until the level fits (or,
 // with Force, all of them). Message order, roles, call IDs and pairing are
@@ -118,9 +118,9 @@ func Micro(in Input, pins []Pin) (Input, LayerReport) {
 	}
 	idle, gap := idleFor(in)
 	size := toolResultBytes(in.Messages)
-	if !idle && size <= MicroBytes {
+	if !idle && size <= microBytes {
 		rep.Skipped = fmt.Sprintf("not stale: %s since the last reply and %s of tool results (clears after %d min idle or above %s)",
-			describeGap(gap), byteSize(size), int(MicroIdle/time.Minute), byteSize(MicroBytes))
+			describeGap(gap), byteSize(size), int(MicroIdle/time.Minute), byteSize(microBytes))
 		rep.Enough = fits(in, in.Level)
 		return in, rep
 	}
@@ -151,11 +151,11 @@ func Micro(in Input, pins []Pin) (Input, LayerReport) {
 // the same canonical arguments the newest keeps its full text and older
 // unpinned copies become one line. It works from the newest duplicate to
 // the oldest, so the head of the request prefix stays byte-identical as
-// long as possible, and checks the level every [PruneCheckBytes] of pruned
+// long as possible, and checks the level every [pruneCheckBytes] of pruned
 // text, stopping once it fits (unless Force). in is not modified.
 func Prune(in Input, pins []Pin) (Input, LayerReport) {
 	in = normalized(in)
-	rep := LayerReport{Name: LayerPrune, TokensBefore: in.Level, TokensAfter: in.Level}
+	rep := LayerReport{Name: layerPrune, TokensBefore: in.Level, TokensAfter: in.Level}
 	if !keepGoing(in, in.Level) {
 		rep.Skipped = "the level is already under the " + goalName(in)
 		rep.Enough = true
@@ -201,8 +201,8 @@ func Prune(in Input, pins []Pin) (Input, LayerReport) {
 			continue
 		}
 		pending += len(body) - len(line)
-		rep.Changes = append(rep.Changes, replace(&in, i, line, ActionPruned, note))
-		if pending >= PruneCheckBytes {
+		rep.Changes = append(rep.Changes, replace(&in, i, line, actionPruned, note))
+		if pending >= pruneCheckBytes {
 			pending = 0
 			if !keepGoing(in, in.Level) {
 				break
@@ -322,7 +322,7 @@ func canonical(args string) string {
 }
 
 // toolDesc names a call for a placeholder: the tool and its arguments, the
-// arguments cut to MaxArgsShown bytes.
+// arguments cut to maxArgsShown bytes.
 func toolDesc(name, args string) string {
 	if name == "" {
 		name = "tool"
@@ -330,5 +330,5 @@ func toolDesc(name, args string) string {
 	if args == "" {
 		return name
 	}
-	return name + " " + text.ClipBytes(text.OneLine(args, 0), MaxArgsShown)
+	return name + " " + text.ClipBytes(text.OneLine(args, 0), maxArgsShown)
 }

@@ -12,38 +12,38 @@ import (
 // at the miss price once; it pays for itself only when the tokens it frees,
 // no longer re-sent as cache hits on every later request, outweigh that.
 const (
-	// TargetFraction is the hysteresis of automatic compaction: it aims to
+	// targetFraction is the hysteresis of automatic compaction: it aims to
 	// leave the level at or under the prefix plus this share of the room
 	// between the prefix and the threshold (see [Target]), so it frees
 	// enough to last instead of trimming to just under the threshold.
-	TargetFraction = 0.5
+	targetFraction = 0.5
 	// ThresholdMargin is the share of the threshold an automatic
 	// compaction must leave free: a plan whose level after is above
 	// (1 − ThresholdMargin) × threshold never runs automatically.
 	ThresholdMargin = 0.10
-	// CeilingFraction is the share of the window at which automatic
+	// ceilingFraction is the share of the window at which automatic
 	// compaction stops waiting for a pay-off (see [Ceiling]).
-	CeilingFraction = 0.90
+	ceilingFraction = 0.90
 	// DefaultHorizon is the expected number of remaining requests while
 	// the growth of the context is unknown.
 	DefaultHorizon = 50
 	// MaxHorizon caps the expected number of remaining requests.
 	MaxHorizon = 200
-	// MinGrowthRequests is the fewest requests the growth is measured
+	// minGrowthRequests is the fewest requests the growth is measured
 	// over before it is trusted.
-	MinGrowthRequests = 3
+	minGrowthRequests = 3
 )
 
 // Target returns the level automatic compaction aims for: the prefix (the
 // system prompt and tools, which no compaction shrinks) plus
-// [TargetFraction] of the room between it and the threshold. A threshold
+// [targetFraction] of the room between it and the threshold. A threshold
 // of zero or less gives zero (no target).
 func Target(threshold, prefix int) int {
 	if threshold <= 0 {
 		return 0
 	}
 	prefix = min(max(prefix, 0), threshold)
-	return prefix + int(float64(threshold-prefix)*TargetFraction)
+	return prefix + int(float64(threshold-prefix)*targetFraction)
 }
 
 // Limit returns the highest level an automatic compaction may leave:
@@ -53,12 +53,12 @@ func Limit(threshold int) int {
 }
 
 // Ceiling returns the level at which automatic compaction runs whether or
-// not it pays off: [CeilingFraction] of the window, or the cycle threshold
+// not it pays off: [ceilingFraction] of the window, or the cycle threshold
 // when cycles are on and it lies between the compaction threshold and
 // that. It is never under the threshold; an unknown window (zero) gives
 // the threshold, so compaction then never waits.
 func Ceiling(window, threshold, cycleAt int) int {
-	c := int(float64(max(window, 0)) * CeilingFraction)
+	c := int(float64(max(window, 0)) * ceilingFraction)
 	if cycleAt > threshold && cycleAt < c {
 		c = cycleAt
 	}
@@ -88,12 +88,12 @@ func Horizon(level, ceiling int, growth float64) float64 {
 
 // MissHitRatio returns how many times a hit the provider bills a miss:
 // missPrice / hitPrice when both are known (positive), otherwise
-// [DefaultMissHitRatio].
+// [defaultMissHitRatio].
 func MissHitRatio(hitPrice, missPrice float64) float64 {
 	if hitPrice > 0 && missPrice > 0 {
 		return missPrice / hitPrice
 	}
-	return DefaultMissHitRatio
+	return defaultMissHitRatio
 }
 
 // Growth measures how fast the context grows and how the provider counts
@@ -119,9 +119,9 @@ type Growth struct {
 	LastRatio float64 `json:"last_ratio,omitempty"`
 }
 
-// MinRatioTokens is the fewest own tokens appended since the base before
+// minRatioTokens is the fewest own tokens appended since the base before
 // the ratio measured over them is trusted.
-const MinRatioTokens = 2_000
+const minRatioTokens = 2_000
 
 // Mark sets the base point, if none is set: a request billed level tokens
 // that the planner counted own, after requests requests.
@@ -149,11 +149,11 @@ func (g *Growth) Rebase(level, own, requests int) {
 
 // PerRequest returns the billed tokens added per request from the base to
 // a request billed level tokens after requests requests, when at least
-// [MinGrowthRequests] requests lie between and the level grew, and
+// [minGrowthRequests] requests lie between and the level grew, and
 // otherwise the growth measured before the base last moved (zero when
 // unknown).
 func (g Growth) PerRequest(level, requests int) float64 {
-	if n := requests - g.Requests; g.Set && n >= MinGrowthRequests && level > g.Level {
+	if n := requests - g.Requests; g.Set && n >= minGrowthRequests && level > g.Level {
 		return float64(level-g.Level) / float64(n)
 	}
 	return g.Last
@@ -161,10 +161,10 @@ func (g Growth) PerRequest(level, requests int) float64 {
 
 // Ratio returns the billed tokens per own token appended from the base to
 // a request billed level tokens and counted own, when at least
-// [MinRatioTokens] own tokens were appended, and otherwise the ratio
+// [minRatioTokens] own tokens were appended, and otherwise the ratio
 // measured before the base last moved (zero when unknown).
 func (g Growth) Ratio(level, own int) float64 {
-	if d := own - g.Own; g.Set && d >= MinRatioTokens && level > g.Level {
+	if d := own - g.Own; g.Set && d >= minRatioTokens && level > g.Level {
 		return float64(level-g.Level) / float64(d)
 	}
 	return g.LastRatio
@@ -304,7 +304,7 @@ func (p Plan) cuts() bool { return p.NeedsSummary || p.SummarySource != "" }
 
 // weigh forecasts one plan over horizon requests.
 func weigh(p Plan, threshold int, horizon float64, d Decision) Candidate {
-	c := Candidate{Name: LayerMicro + "+" + LayerPrune, TokensAfter: p.TokensAfter, OneOff: p.Cache.OneOff}
+	c := Candidate{Name: LayerMicro + "+" + layerPrune, TokensAfter: p.TokensAfter, OneOff: p.Cache.OneOff}
 	switch {
 	case p.SummarySource == LayerMemory:
 		c.Name = LayerMemory

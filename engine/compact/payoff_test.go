@@ -86,7 +86,7 @@ func TestMissHitRatio(t *testing.T) {
 		t.Errorf("known prices: %v; want 30", got)
 	}
 	for _, p := range [][2]float64{{0, 0.3}, {0.01, 0}, {-1, 2}} {
-		if got := MissHitRatio(p[0], p[1]); got != DefaultMissHitRatio {
+		if got := MissHitRatio(p[0], p[1]); got != defaultMissHitRatio {
 			t.Errorf("MissHitRatio(%v, %v) = %v; want the default", p[0], p[1], got)
 		}
 	}
@@ -121,10 +121,10 @@ func TestGrowth(t *testing.T) {
 	t.Run("too few requests or tokens since the base: unknown", func(t *testing.T) {
 		var g Growth
 		g.Mark(10_000, 8_000, 4)
-		if got := g.PerRequest(13_500, 4+MinGrowthRequests-1); got != 0 {
+		if got := g.PerRequest(13_500, 4+minGrowthRequests-1); got != 0 {
 			t.Errorf("PerRequest = %v", got)
 		}
-		if got := g.Ratio(11_000, 8_000+MinRatioTokens-1); got != 0 {
+		if got := g.Ratio(11_000, 8_000+minRatioTokens-1); got != 0 {
 			t.Errorf("Ratio = %v", got)
 		}
 	})
@@ -242,7 +242,7 @@ func TestPlanAuto(t *testing.T) {
 		if want := sum(p.Tokens[2:]); p.Cache.InvalidatedTokens != want || p.Cache.MissTokens != want {
 			t.Errorf("invalidated %d, miss %d; want every token from message 2 on, %d", p.Cache.InvalidatedTokens, p.Cache.MissTokens, want)
 		}
-		if want := float64(p.Cache.InvalidatedTokens) * (DefaultMissHitRatio - 1); p.Cache.OneOff != want {
+		if want := float64(p.Cache.InvalidatedTokens) * (defaultMissHitRatio - 1); p.Cache.OneOff != want {
 			t.Errorf("one-off %v; want %v", p.Cache.OneOff, want)
 		}
 	})
@@ -261,7 +261,7 @@ func TestPlanAuto(t *testing.T) {
 		if len(d.Candidates) != 1 || d.Candidates[0].Name != LayerSummary || !p.NeedsSummary || !d.Run {
 			t.Fatalf("decision = %+v", d)
 		}
-		if len(layer(p, LayerMicro).Changes)+len(layer(p, LayerPrune).Changes) != 0 {
+		if len(layer(p, LayerMicro).Changes)+len(layer(p, layerPrune).Changes) != 0 {
 			t.Error("a cheap layer trimmed a little before the summary")
 		}
 	})

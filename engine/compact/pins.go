@@ -11,29 +11,29 @@ import (
 const (
 	// KeepRecent is the number of newest messages that are always kept.
 	KeepRecent = 4
-	// WorkingSetScan is the number of most recent working-set paths looked
+	// workingSetScan is the number of most recent working-set paths looked
 	// for in messages.
-	WorkingSetScan = 12
-	// WorkingSetCap is the largest number of messages pinned because they
+	workingSetScan = 12
+	// workingSetCap is the largest number of messages pinned because they
 	// name a working-set path; the newest win.
-	WorkingSetCap = 24
+	workingSetCap = 24
 )
 
 // Reasons a message is pinned, in the order they are listed on a message.
 const (
-	ReasonRecent     = "recent"      // one of the last KeepRecent messages
-	ReasonWorkingSet = "working-set" // names a path of the working set
-	ReasonError      = "error"       // a failed tool call or an error message
-	ReasonPatch      = "patch"       // a file change or a diff
-	ReasonPair       = "pair"        // kept only as the call or result of a pinned message
-	ReasonUserText   = "user-text"   // the newest plain user text
-	// ReasonSeed keeps a cycle's [CYCLE STATE] seed, which carries the
+	reasonRecent     = "recent"      // one of the last KeepRecent messages
+	reasonWorkingSet = "working-set" // names a path of the working set
+	reasonError      = "error"       // a failed tool call or an error message
+	reasonPatch      = "patch"       // a file change or a diff
+	reasonPair       = "pair"        // kept only as the call or result of a pinned message
+	reasonUserText   = "user-text"   // the newest plain user text
+	// reasonSeed keeps a cycle's [CYCLE STATE] seed, which carries the
 	// user's words and the work record of the earlier cycles.
-	ReasonSeed = "seed"
+	reasonSeed = "seed"
 )
 
 // reasonOrder fixes the order of reasons on one message.
-var reasonOrder = []string{ReasonRecent, ReasonWorkingSet, ReasonError, ReasonPatch, ReasonPair, ReasonUserText, ReasonUserWords, ReasonSeed}
+var reasonOrder = []string{reasonRecent, reasonWorkingSet, reasonError, reasonPatch, reasonPair, reasonUserText, reasonUserWords, reasonSeed}
 
 // errorMarkers are looked for, case-insensitively, in message text.
 var errorMarkers = []string{"error:", "failed", "panic", "traceback"}
@@ -51,14 +51,14 @@ type Pin struct {
 	Reason string `json:"reason"`
 }
 
-// MaxPinnedShare bounds the working-set pins: when the pinned messages
+// maxPinnedShare bounds the working-set pins: when the pinned messages
 // would take more than this share of the goal's room for messages (the
 // threshold, or the target of an automatic compaction when it is lower,
 // less the prefix), the oldest working-set
 // paths stop pinning until they fit (or none is left). Without it a small
 // window whose recent reads are all in the working set could pin more than
 // compaction can ever free.
-const MaxPinnedShare = 0.5
+const maxPinnedShare = 0.5
 
 // Pins returns the messages of in.Messages that compaction must keep, sorted
 // by index and, for one index, in the order of the Reason constants. The set
@@ -66,16 +66,16 @@ const MaxPinnedShare = 0.5
 // every sibling result, a pinned call keeps all its results), so the kept
 // messages never hold an orphan, and it contains the newest plain user text
 // when there is one. Working-set pins are trimmed, oldest path first, while
-// the pinned tokens exceed MaxPinnedShare of the threshold's room for
+// the pinned tokens exceed maxPinnedShare of the threshold's room for
 // messages. The human messages within [UserWordsBudget] are pinned as
-// [ReasonUserWords]; they have their own budget, so they are never trimmed
+// [reasonUserWords]; they have their own budget, so they are never trimmed
 // and do not count against the working-set share.
 func Pins(in Input) []Pin {
 	pins := pinsFor(in)
 	if in.Threshold <= 0 {
 		return pins
 	}
-	budget := int(float64(max(goal(in)-in.PrefixTokens, 0)) * MaxPinnedShare)
+	budget := int(float64(max(goal(in)-in.PrefixTokens, 0)) * maxPinnedShare)
 	ws := in.WorkingSet
 	for len(ws) > 0 && workingSetTokens(in, pins) > budget {
 		ws = ws[1:]
@@ -97,41 +97,41 @@ func pinsFor(in Input) []Pin {
 	}
 
 	for i := max(0, len(msgs)-KeepRecent); i < len(msgs); i++ {
-		add(i, ReasonRecent)
+		add(i, reasonRecent)
 	}
 
 	paths := recentPaths(in.WorkingSet)
 	pinnedForPath := 0
-	for i := len(msgs) - 1; i >= 0 && pinnedForPath < WorkingSetCap && len(paths) > 0; i-- {
+	for i := len(msgs) - 1; i >= 0 && pinnedForPath < workingSetCap && len(paths) > 0; i-- {
 		if namesAnyPath(&msgs[i], paths) {
-			add(i, ReasonWorkingSet)
+			add(i, reasonWorkingSet)
 			pinnedForPath++
 		}
 	}
 
 	for i := range msgs {
 		if hasErrorMarker(&msgs[i]) {
-			add(i, ReasonError)
+			add(i, reasonError)
 		}
 		if hasPatchMarker(&msgs[i]) {
-			add(i, ReasonPatch)
+			add(i, reasonPatch)
 		}
 	}
 
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].IsPlainUserText() {
-			add(i, ReasonUserText)
+			add(i, reasonUserText)
 			break
 		}
 	}
 	if !in.NoFacts {
 		words, _ := userWords(msgs, UserWordsBudget(in))
 		for _, i := range words {
-			add(i, ReasonUserWords)
+			add(i, reasonUserWords)
 		}
 		for i := range msgs {
 			if msgs[i].Kind == transcript.KindSeed {
-				add(i, ReasonSeed)
+				add(i, reasonSeed)
 			}
 		}
 	}
@@ -150,7 +150,7 @@ func pinsFor(in Input) []Pin {
 		}
 		for _, j := range g.members(i) {
 			if !primary[j] {
-				add(j, ReasonPair)
+				add(j, reasonPair)
 			}
 		}
 	}
@@ -196,12 +196,12 @@ func workingSetTokens(in Input, pins []Pin) int {
 	words := map[int]bool{}
 	var rest []Pin
 	for _, p := range pins {
-		if p.Reason == ReasonUserWords {
+		if p.Reason == reasonUserWords {
 			words[p.Index] = true
 		}
 	}
 	for _, p := range pins {
-		if p.Reason == ReasonUserText {
+		if p.Reason == reasonUserText {
 			delete(words, p.Index)
 		}
 	}
@@ -221,11 +221,11 @@ func pinnedSet(pins []Pin) map[int]bool {
 	return set
 }
 
-// recentPaths returns up to WorkingSetScan non-empty paths from the end of
+// recentPaths returns up to workingSetScan non-empty paths from the end of
 // ws, newest first, without duplicates.
 func recentPaths(ws []string) []string {
 	var out []string
-	for i := len(ws) - 1; i >= 0 && len(out) < WorkingSetScan; i-- {
+	for i := len(ws) - 1; i >= 0 && len(out) < workingSetScan; i-- {
 		p := strings.TrimPrefix(strings.TrimSpace(ws[i]), "./")
 		if p != "" && !slices.Contains(out, p) {
 			out = append(out, p)

@@ -95,52 +95,52 @@ func TestPins(t *testing.T) {
 		{
 			name: "short log pins everything recent and the user text",
 			in:   Input{Messages: []transcript.Message{user("hi"), reply("hello")}},
-			want: map[int][]string{0: {ReasonRecent, ReasonUserText, ReasonUserWords}, 1: {ReasonRecent}},
+			want: map[int][]string{0: {reasonRecent, reasonUserText, reasonUserWords}, 1: {reasonRecent}},
 		},
 		{
 			name: "last four and the newest user text",
 			in:   Input{Messages: pad(user("older"), reply("x"))},
-			want: map[int][]string{3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}, 6: {ReasonRecent}, 0: {ReasonUserWords}, 1: {ReasonUserText, ReasonUserWords}},
+			want: map[int][]string{3: {reasonRecent}, 4: {reasonRecent}, 5: {reasonRecent}, 6: {reasonRecent}, 0: {reasonUserWords}, 1: {reasonUserText, reasonUserWords}},
 		},
 		{
 			name: "working-set path in a result pins its call too",
 			in:   Input{Messages: pad(calls("", rd), result(rd, "package x")), WorkingSet: []string{"x.go"}},
-			want: map[int][]string{1: {ReasonWorkingSet}, 2: {ReasonPair}, 0: {ReasonUserText, ReasonUserWords}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}, 6: {ReasonRecent}},
+			want: map[int][]string{1: {reasonWorkingSet}, 2: {reasonPair}, 0: {reasonUserText, reasonUserWords}, 3: {reasonRecent}, 4: {reasonRecent}, 5: {reasonRecent}, 6: {reasonRecent}},
 		},
 		{
 			name: "tail of a longer file name does not pin",
 			in:   Input{Messages: pad(reply("edited xx.go")), WorkingSet: []string{"x.go"}},
-			want: map[int][]string{0: {ReasonUserText, ReasonUserWords}, 2: {ReasonRecent}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}},
+			want: map[int][]string{0: {reasonUserText, reasonUserWords}, 2: {reasonRecent}, 3: {reasonRecent}, 4: {reasonRecent}, 5: {reasonRecent}},
 		},
 		{
 			name: "failed result pins its call and sibling result",
 			in:   Input{Messages: pad(calls("", a, b), result(a, "a.txt"), failure(b, "make: no rule"))},
-			want: map[int][]string{1: {ReasonPair}, 2: {ReasonPair}, 3: {ReasonError}, 0: {ReasonUserText, ReasonUserWords}, 4: {ReasonRecent}, 5: {ReasonRecent}, 6: {ReasonRecent}, 7: {ReasonRecent}},
+			want: map[int][]string{1: {reasonPair}, 2: {reasonPair}, 3: {reasonError}, 0: {reasonUserText, reasonUserWords}, 4: {reasonRecent}, 5: {reasonRecent}, 6: {reasonRecent}, 7: {reasonRecent}},
 		},
 		{
 			name: "error words in text, any case",
 			in:   Input{Messages: pad(reply("Traceback (most recent call last)"), reply("the build FAILED"), reply("Error: nope"), reply("PANIC at the disco"))},
-			want: map[int][]string{1: {ReasonError}, 2: {ReasonError}, 3: {ReasonError}, 4: {ReasonError}, 0: {ReasonUserText, ReasonUserWords}, 5: {ReasonRecent}, 6: {ReasonRecent}, 7: {ReasonRecent}, 8: {ReasonRecent}},
+			want: map[int][]string{1: {reasonError}, 2: {reasonError}, 3: {reasonError}, 4: {reasonError}, 0: {reasonUserText, reasonUserWords}, 5: {reasonRecent}, 6: {reasonRecent}, 7: {reasonRecent}, 8: {reasonRecent}},
 		},
 		{
 			name: "engine status never pins itself",
 			in:   Input{Messages: pad(transcript.Injected(transcript.KindStatus, "<agent_status>1 failed call</agent_status>", t0))},
-			want: map[int][]string{0: {ReasonUserText, ReasonUserWords}, 2: {ReasonRecent}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}},
+			want: map[int][]string{0: {reasonUserText, reasonUserWords}, 2: {reasonRecent}, 3: {reasonRecent}, 4: {reasonRecent}, 5: {reasonRecent}},
 		},
 		{
 			name: "write call and diff text are patches",
 			in:   Input{Messages: pad(calls("", wr), result(wr, "wrote y.go"), reply("diff --git a/z b/z"), reply("+++ b/z"))},
-			want: map[int][]string{1: {ReasonPatch}, 2: {ReasonPatch}, 3: {ReasonPatch}, 4: {ReasonPatch}, 0: {ReasonUserText, ReasonUserWords}, 5: {ReasonRecent}, 6: {ReasonRecent}, 7: {ReasonRecent}, 8: {ReasonRecent}},
+			want: map[int][]string{1: {reasonPatch}, 2: {reasonPatch}, 3: {reasonPatch}, 4: {reasonPatch}, 0: {reasonUserText, reasonUserWords}, 5: {reasonRecent}, 6: {reasonRecent}, 7: {reasonRecent}, 8: {reasonRecent}},
 		},
 		{
 			name: "several reasons keep their fixed order",
 			in:   Input{Messages: []transcript.Message{reply("warm up"), user("x.go failed: error: boom")}, WorkingSet: []string{"x.go"}},
-			want: map[int][]string{0: {ReasonRecent}, 1: {ReasonRecent, ReasonWorkingSet, ReasonError, ReasonUserText, ReasonUserWords}},
+			want: map[int][]string{0: {reasonRecent}, 1: {reasonRecent, reasonWorkingSet, reasonError, reasonUserText, reasonUserWords}},
 		},
 		{
 			name: "recent window starting inside a call group pins the call",
 			in:   Input{Messages: []transcript.Message{user("go"), calls("", a, b), result(a, "1"), result(b, "2"), reply("r1"), reply("r2")}},
-			want: map[int][]string{0: {ReasonUserText, ReasonUserWords}, 1: {ReasonPair}, 2: {ReasonRecent}, 3: {ReasonRecent}, 4: {ReasonRecent}, 5: {ReasonRecent}},
+			want: map[int][]string{0: {reasonUserText, reasonUserWords}, 1: {reasonPair}, 2: {reasonRecent}, 3: {reasonRecent}, 4: {reasonRecent}, 5: {reasonRecent}},
 		},
 	}
 	for _, c := range cases {
@@ -172,7 +172,7 @@ func TestPinsWorkingSetLimits(t *testing.T) {
 		if r := reasonsOf(pins, 1); len(r) != 0 {
 			t.Errorf("the oldest path f00.go pinned message 1: %v", r)
 		}
-		if r := reasonsOf(pins, 2); !slices.Contains(r, ReasonWorkingSet) {
+		if r := reasonsOf(pins, 2); !slices.Contains(r, reasonWorkingSet) {
 			t.Errorf("f12.go did not pin message 2: %v", r)
 		}
 	})
@@ -184,13 +184,13 @@ func TestPinsWorkingSetLimits(t *testing.T) {
 		pins := Pins(Input{Messages: msgs, WorkingSet: []string{"x.go"}})
 		n, oldest := 0, len(msgs)
 		for _, p := range pins {
-			if p.Reason == ReasonWorkingSet {
+			if p.Reason == reasonWorkingSet {
 				n++
 				oldest = min(oldest, p.Index)
 			}
 		}
-		if n != WorkingSetCap || oldest != len(msgs)-WorkingSetCap {
-			t.Errorf("working-set pins = %d from index %d; want %d from %d", n, oldest, WorkingSetCap, len(msgs)-WorkingSetCap)
+		if n != workingSetCap || oldest != len(msgs)-workingSetCap {
+			t.Errorf("working-set pins = %d from index %d; want %d from %d", n, oldest, workingSetCap, len(msgs)-workingSetCap)
 		}
 	})
 }
@@ -236,10 +236,10 @@ func TestWorkingSetPinsAreTrimmedToTheBudget(t *testing.T) {
 	pins := Pins(in)
 	recent := false
 	for _, p := range pins {
-		if p.Reason == ReasonWorkingSet && strings.Contains(msgs[p.Index].Text(), "f7.txt") {
+		if p.Reason == reasonWorkingSet && strings.Contains(msgs[p.Index].Text(), "f7.txt") {
 			recent = true
 		}
-		if p.Reason == ReasonWorkingSet && strings.Contains(msgs[p.Index].Text(), "f0.txt") {
+		if p.Reason == reasonWorkingSet && strings.Contains(msgs[p.Index].Text(), "f0.txt") {
 			t.Error("the oldest working-set path is still pinned")
 		}
 	}

@@ -12,20 +12,20 @@ import (
 
 // Summary and memory limits (DESIGN §4).
 const (
-	// MemoryMinTokens and MemoryMaxTokens bound the summable history for
+	// memoryMinTokens and memoryMaxTokens bound the summable history for
 	// which MEMORY.md may stand in as the summary.
-	MemoryMinTokens = 10_000
-	MemoryMaxTokens = 40_000
+	memoryMinTokens = 10_000
+	memoryMaxTokens = 40_000
 	// SummaryTokens is the largest summary. The dry run assumes the
 	// summary is this long, or as long as what it replaces if that is
 	// shorter.
 	SummaryTokens = 2_048
-	// DefaultMissHitRatio is the assumed price of a cache miss relative to
+	// defaultMissHitRatio is the assumed price of a cache miss relative to
 	// a hit when the prices are unknown.
-	DefaultMissHitRatio = 10.0
-	// MaxPreviewChanges is the number of changes listed per layer in
+	defaultMissHitRatio = 10.0
+	// maxPreviewChanges is the number of changes listed per layer in
 	// [Plan.Text]; the rest are counted.
-	MaxPreviewChanges = 12
+	maxPreviewChanges = 12
 	// perMillion converts prices per million tokens.
 	perMillion = 1_000_000
 )
@@ -33,7 +33,7 @@ const (
 // Headings of the section merged into the system prompt.
 const (
 	SummaryHeading = "# Summary of earlier work"
-	MemoryHeading  = "# Session memory"
+	memoryHeading  = "# Session memory"
 	summaryLead    = "The conversation before the messages below was compacted into this summary. It is a paraphrase, not a record: re-read files and re-run commands instead of trusting remembered details."
 	memoryLead     = "The conversation before the messages below was dropped; the workspace MEMORY.md, loaded here, stands in for it."
 )
@@ -194,7 +194,7 @@ type Fidelity struct {
 	Recallable int `json:"recallable"`
 	// Gone counts the rest: messages a pure layer (micro, prune) replaced
 	// by a placeholder naming the call to run again, and removed messages
-	// not listed (see DroppedMinTokens: bookkeeping, tiny replies, old
+	// not listed (see droppedMinTokens: bookkeeping, tiny replies, old
 	// placeholders). Their handles still resolve but nothing names them.
 	Gone int `json:"gone"`
 }
@@ -246,15 +246,15 @@ func (p Plan) JSON() []byte {
 }
 
 // Estimating a summary before it exists: a quarter of what it replaces,
-// at least SummaryFloor and at most SummaryTokens.
+// at least summaryFloor and at most SummaryTokens.
 const (
-	SummaryRatio = 4
-	SummaryFloor = 200
+	summaryRatio = 4
+	summaryFloor = 200
 )
 
 // summaryEstimate is the expected size of a summary of summable tokens.
 func summaryEstimate(summable int) int {
-	return min(SummaryTokens, max(summable/SummaryRatio, SummaryFloor))
+	return min(SummaryTokens, max(summable/summaryRatio, summaryFloor))
 }
 
 // MechanicalPins returns the pins that hold back micro-compact and prune:
@@ -263,7 +263,7 @@ func summaryEstimate(summable int) int {
 func MechanicalPins(pins []Pin) []Pin {
 	var out []Pin
 	for _, p := range pins {
-		if p.Reason != ReasonWorkingSet && p.Reason != ReasonPair {
+		if p.Reason != reasonWorkingSet && p.Reason != reasonPair {
 			out = append(out, p)
 		}
 	}
@@ -346,9 +346,9 @@ func PlanCascade(in Input) Plan {
 		mem.Skipped = "the workspace has no MEMORY.md"
 	case len(drop) == 0:
 		mem.Skipped = "every message is pinned, so there is nothing to replace"
-	case summable < MemoryMinTokens || summable > MemoryMaxTokens:
+	case summable < memoryMinTokens || summable > memoryMaxTokens:
 		mem.Skipped = fmt.Sprintf("the summable history is %s tokens; MEMORY.md stands in only for %s–%s",
-			text.Thousands(summable), text.Thousands(MemoryMinTokens), text.Thousands(MemoryMaxTokens))
+			text.Thousands(summable), text.Thousands(memoryMinTokens), text.Thousands(memoryMaxTokens))
 	default:
 		mem.Ran = true
 		section := withFacts(factsText, MemorySection(in.Memory))
@@ -356,7 +356,7 @@ func PlanCascade(in Input) Plan {
 		p.ReminderBudget = fitReminders(cur, cut)
 		mem.TokensAfter = cut + cur.scaled(reminderTokens(cur, section, p.Keep, p.ReminderBudget))
 		for _, i := range drop {
-			mem.Changes = append(mem.Changes, Change{Index: i, Action: ActionReplaced, TokensBefore: cur.Tokens[i], Note: describe(cur.Messages[i])})
+			mem.Changes = append(mem.Changes, Change{Index: i, Action: actionReplaced, TokensBefore: cur.Tokens[i], Note: describe(cur.Messages[i])})
 		}
 		p.Summary, p.SummarySource = in.Memory, LayerMemory
 		p.Summarize = drop
@@ -397,7 +397,7 @@ func PlanCascade(in Input) Plan {
 	// Layer 6: emergency truncation, forecast only. It protects the
 	// window, so its goal is the threshold, never the target.
 	underThreshold := in.Threshold > 0 && p.TokensAfter <= in.Threshold
-	em := LayerReport{Name: LayerEmergency, TokensBefore: p.TokensAfter, TokensAfter: p.TokensAfter, Enough: underThreshold}
+	em := LayerReport{Name: layerEmergency, TokensBefore: p.TokensAfter, TokensAfter: p.TokensAfter, Enough: underThreshold}
 	switch {
 	case in.Threshold <= 0:
 		em.Skipped = "no threshold is set"
@@ -466,13 +466,13 @@ func reminderTokens(in Input, section string, keep []int, budget int) int {
 // fitReminders returns the reminder budget of a cut that leaves the level
 // at cut before the reminders: the input's budget, and under a target no
 // more than the room left below it, though never under
-// [MinReminderBudget], so the checklist and the working set still come
+// [minReminderBudget], so the checklist and the working set still come
 // back.
 func fitReminders(in Input, cut int) int {
 	budget := reminderBudget(in)
 	if g := goal(in); g < in.Threshold {
 		room := in.unscaled(g - cut)
-		budget = min(budget, max(room, MinReminderBudget))
+		budget = min(budget, max(room, minReminderBudget))
 	}
 	return budget
 }
@@ -484,11 +484,11 @@ func fitReminders(in Input, cut int) int {
 // request misses entirely.
 func summaryCall(in Input, p Plan, firstChanged int) (total, miss int) {
 	if CacheAligned(in, p) {
-		miss = InstructionReserve
+		miss = instructionReserve
 		if firstChanged >= 0 {
 			miss += sum(p.Tokens[firstChanged:])
 		}
-		return p.PureTokensAfter + in.scaled(InstructionReserve), in.scaled(miss)
+		return p.PureTokensAfter + in.scaled(instructionReserve), in.scaled(miss)
 	}
 	for _, m := range flatRequest(in, p, p.Summarize, "").Messages {
 		total += tokens.MessageOverhead + tokens.Count(m.Content)
@@ -513,7 +513,7 @@ func SummarySection(summary string) string {
 // MemorySection returns the block merged into the system prompt when the
 // workspace MEMORY.md stands in for the summary.
 func MemorySection(memory string) string {
-	return MemoryHeading + "\n" + memoryLead + "\n\n" + strings.TrimSpace(memory)
+	return memoryHeading + "\n" + memoryLead + "\n\n" + strings.TrimSpace(memory)
 }
 
 // describe names a message in a few words for previews.

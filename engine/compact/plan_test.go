@@ -37,7 +37,7 @@ func TestPlanCascade(t *testing.T) {
 		in := sessionInput()
 		in.Threshold = in.Level - 1000
 		p := PlanCascade(in)
-		if pr := layer(p, LayerPrune); !pr.Ran || !pr.Enough || len(pr.Changes) != 1 || pr.Changes[0].Index != 2 {
+		if pr := layer(p, layerPrune); !pr.Ran || !pr.Enough || len(pr.Changes) != 1 || pr.Changes[0].Index != 2 {
 			t.Fatalf("prune = %+v", pr)
 		}
 		if p.NeedsSummary || layer(p, LayerSummary).Skipped == "" {
@@ -103,7 +103,7 @@ func TestPlanCascade(t *testing.T) {
 		in.Level = in.PrefixTokens + sum(in.Tokens)
 		in.Threshold = 20_000
 		p := PlanCascade(in)
-		em := layer(p, LayerEmergency)
+		em := layer(p, layerEmergency)
 		if !em.Estimated || len(em.Changes) == 0 {
 			t.Fatalf("emergency = %+v", em)
 		}
@@ -207,7 +207,7 @@ func TestCacheCost(t *testing.T) {
 		if err := json.Unmarshal(PlanCascade(in).JSON(), &back); err != nil {
 			t.Fatal(err)
 		}
-		if back.Cache.MissHitRatio != DefaultMissHitRatio {
+		if back.Cache.MissHitRatio != defaultMissHitRatio {
 			t.Errorf("ratio = %v", back.Cache.MissHitRatio)
 		}
 	})

@@ -38,7 +38,7 @@ func (p Plan) Text() string {
 	for i, l := range p.Layers {
 		fmt.Fprintf(&b, "%d. %-9s %s\n", i+1, l.Name, p.layerLine(l))
 		for k, c := range l.Changes {
-			if k == MaxPreviewChanges {
+			if k == maxPreviewChanges {
 				fmt.Fprintf(&b, "     … and %d more\n", len(l.Changes)-k)
 				break
 			}
@@ -152,13 +152,13 @@ func (p Plan) layerLine(l LayerReport) string {
 		return fmt.Sprintf("%s already shortened at intake; nothing to do", text.Plural(n, "tool result"))
 	case LayerMicro:
 		what = "cleared " + text.Plural(n, "stale tool result")
-	case LayerPrune:
+	case layerPrune:
 		what = "pruned " + text.Plural(n, "older duplicate")
 	case LayerMemory:
 		what = fmt.Sprintf("MEMORY.md replaces %s", text.Plural(n, "message"))
 	case LayerSummary:
 		what = fmt.Sprintf("would summarise %s with one model call", text.Plural(n, "message"))
-	case LayerEmergency:
+	case layerEmergency:
 		what = fmt.Sprintf("would drop the oldest %s", text.Plural(n, "message"))
 	default:
 		what = text.Plural(n, "change")

@@ -21,32 +21,32 @@ import (
 const (
 	// RecordTokens caps the rendered work record.
 	RecordTokens = 800
-	// StubLines caps the one-line stubs of the user's older messages;
-	// past it the oldest StubHead and the newest stay, with one line
+	// stubLines caps the one-line stubs of the user's older messages;
+	// past it the oldest stubHead and the newest stay, with one line
 	// counting the rest.
-	StubLines = 30
-	// StubHead is how many of the oldest stubs (the task statement
+	stubLines = 30
+	// stubHead is how many of the oldest stubs (the task statement
 	// first) always stay listed.
-	StubHead = 10
-	// StubWords is how many first words of a message its stub quotes.
-	StubWords = 10
-	// DroppedLines caps the index of dropped messages, newest first; one
+	stubHead = 10
+	// stubWords is how many first words of a message its stub quotes.
+	stubWords = 10
+	// droppedLines caps the index of dropped messages, newest first; one
 	// more line counts the older ones.
-	DroppedLines = 30
-	// DroppedWhatBytes caps the description of one dropped message.
-	DroppedWhatBytes = 72
+	droppedLines = 30
+	// droppedWhatBytes caps the description of one dropped message.
+	droppedWhatBytes = 72
 	// MaxCarriedStubs caps the stubs carried from compaction to
 	// compaction in [Earlier]; past it the middle ones are counted only.
-	MaxCarriedStubs = 4 * StubLines
+	MaxCarriedStubs = 4 * stubLines
 )
 
 // Headings and leads of the parts of the section, in their order: the
 // record, the user's older words, the dropped index, then the summary or
-// the memory file ([SummaryHeading], [MemoryHeading]).
+// the memory file ([SummaryHeading], [memoryHeading]).
 const (
-	RecordHeading  = "# Record of earlier work (facts)"
-	WordsHeading   = "# The user's earlier words"
-	DroppedHeading = "# Dropped from the context"
+	recordHeading  = "# Record of earlier work (facts)"
+	wordsHeading   = "# The user's earlier words"
+	droppedHeading = "# Dropped from the context"
 	recordLead     = "Computed by Tally from the tool calls and their results when the context was compacted, not written by the model. Lines are facts as of then."
 	wordsLead      = "These messages of the user did not fit the room kept for the user's words verbatim: one line each (turn · handle · first words). retrieve_tool_result with the handle returns the whole message. The user's newer messages are kept verbatim in the conversation."
 	droppedLead    = "One line per message compaction removed, newest first (handle · turn · what · tokens). retrieve_tool_result with the handle reads it back whole; prefer that to running a tool again."
@@ -88,9 +88,9 @@ type Earlier struct {
 	UserStubs []string `json:"user_stubs,omitempty"`
 	// StubsOmitted counts stubs left out of UserStubs at MaxCarriedStubs.
 	StubsOmitted int `json:"stubs_omitted,omitempty"`
-	// Dropped are index lines, newest first, at most DroppedLines.
+	// Dropped are index lines, newest first, at most droppedLines.
 	Dropped []string `json:"dropped,omitempty"`
-	// DroppedOlder counts index lines past DroppedLines.
+	// DroppedOlder counts index lines past droppedLines.
 	DroppedOlder int `json:"dropped_older,omitempty"`
 }
 
@@ -100,8 +100,8 @@ type Earlier struct {
 func StubLine(m transcript.Message, turn int) string {
 	body := m.Body()
 	words := strings.Fields(body)
-	quote := strings.Join(words[:min(len(words), StubWords)], " ")
-	if len(words) > StubWords {
+	quote := strings.Join(words[:min(len(words), stubWords)], " ")
+	if len(words) > stubWords {
 		quote += "…"
 	}
 	return fmt.Sprintf("- turn %d · %s · \"%s\"", turn, Handle(body), transcript.NeutralizeLine(quote))
@@ -152,18 +152,18 @@ func droppedWhat(msgs []transcript.Message, i int) (what, tool string) {
 	default:
 		what = describe(m) + ": " + strings.TrimSpace(m.Body())
 	}
-	return transcript.NeutralizeLine(text.ClipBytes(text.OneLine(what, 0), DroppedWhatBytes)), tool
+	return transcript.NeutralizeLine(text.ClipBytes(text.OneLine(what, 0), droppedWhatBytes)), tool
 }
 
-// DroppedMinTokens is the smallest dropped message listed in the index:
+// droppedMinTokens is the smallest dropped message listed in the index:
 // a line costs about as much as a message this small.
-const DroppedMinTokens = 30
+const droppedMinTokens = 30
 
 // indexed reports whether a dropped message gets a line in the index. The
 // user's words have their stubs; engine bookkeeping (status bars,
 // acknowledgements), an assistant message that only calls tools (the
 // lines of its results name the calls), a result an earlier compaction
-// already replaced by a placeholder and a message under DroppedMinTokens
+// already replaced by a placeholder and a message under droppedMinTokens
 // are stored but not listed, so the index stays small.
 func indexed(m transcript.Message, tokens int) bool {
 	switch {
@@ -176,7 +176,7 @@ func indexed(m transcript.Message, tokens int) bool {
 	case m.Role == transcript.Tool && (shrunk(m.Text()) || bookkeeping(m.ToolName)):
 		return false
 	}
-	return tokens >= DroppedMinTokens
+	return tokens >= droppedMinTokens
 }
 
 // listed reports whether the section names a dropped message: by a stub,
@@ -292,13 +292,13 @@ func buildFacts(in Input, after []transcript.Message, keep map[int]bool, cut boo
 
 	var parts []string
 	if r := shown.Render(RecordTokens); r != "" {
-		parts = append(parts, RecordHeading+"\n"+recordLead+"\n\n"+r)
+		parts = append(parts, recordHeading+"\n"+recordLead+"\n\n"+r)
 	}
 	if s := stubPart(f.earlier); s != "" {
-		parts = append(parts, WordsHeading+"\n"+wordsLead+"\n\n"+s)
+		parts = append(parts, wordsHeading+"\n"+wordsLead+"\n\n"+s)
 	}
 	if d := droppedPart(f.earlier); d != "" {
-		parts = append(parts, DroppedHeading+"\n"+droppedLead+"\n\n"+d)
+		parts = append(parts, droppedHeading+"\n"+droppedLead+"\n\n"+d)
 	}
 	f.text = strings.Join(parts, "\n\n")
 	return f
@@ -311,25 +311,25 @@ func carry(prev Earlier, stubs, lines []string) Earlier {
 	out.UserStubs = append(append([]string(nil), prev.UserStubs...), stubs...)
 	if n := len(out.UserStubs); n > MaxCarriedStubs {
 		cut := n - MaxCarriedStubs
-		out.UserStubs = append(out.UserStubs[:StubHead:StubHead], out.UserStubs[StubHead+cut:]...)
+		out.UserStubs = append(out.UserStubs[:stubHead:stubHead], out.UserStubs[stubHead+cut:]...)
 		out.StubsOmitted += cut
 	}
 	out.Dropped = append(append([]string(nil), lines...), prev.Dropped...)
-	if n := len(out.Dropped); n > DroppedLines {
-		out.DroppedOlder += n - DroppedLines
-		out.Dropped = out.Dropped[:DroppedLines]
+	if n := len(out.Dropped); n > droppedLines {
+		out.DroppedOlder += n - droppedLines
+		out.Dropped = out.Dropped[:droppedLines]
 	}
 	return out
 }
 
-// stubPart lists the carried stubs within StubLines: the oldest StubHead,
+// stubPart lists the carried stubs within stubLines: the oldest stubHead,
 // a line counting the left-out ones, and the newest.
 func stubPart(e Earlier) string {
 	s := e.UserStubs
 	omitted := e.StubsOmitted
-	if len(s) > StubLines {
-		omitted += len(s) - (StubLines - 1)
-		s = append(s[:StubHead:StubHead], s[len(s)-(StubLines-1-StubHead):]...)
+	if len(s) > stubLines {
+		omitted += len(s) - (stubLines - 1)
+		s = append(s[:stubHead:stubHead], s[len(s)-(stubLines-1-stubHead):]...)
 	}
 	if len(s) == 0 {
 		return ""
@@ -337,7 +337,7 @@ func stubPart(e Earlier) string {
 	if omitted == 0 {
 		return strings.Join(s, "\n")
 	}
-	head := min(StubHead, len(s))
+	head := min(stubHead, len(s))
 	mid := fmt.Sprintf("- … %d more of the user's messages, between these", omitted)
 	return strings.Join(append(append(append([]string(nil), s[:head]...), mid), s[head:]...), "\n")
 }

@@ -38,9 +38,9 @@ func TestUserWordsBudget(t *testing.T) {
 		name                 string
 		threshold, prefix, w int
 	}{
-		{"no threshold gives the floor", 0, 0, UserWordsFloor},
+		{"no threshold gives the floor", 0, 0, userWordsFloor},
 		{"large goal gives a tenth of it", 900_000, 20_000, 90_000},
-		{"small goal gives the floor", 60_000, 10_000, UserWordsFloor},
+		{"small goal gives the floor", 60_000, 10_000, userWordsFloor},
 		{"32K window is capped at a quarter of the room", 24_000, 8_000, 4_000},
 	}
 	for _, c := range cases {
@@ -78,9 +78,9 @@ func TestUserWordsDoNotStarveWorkingSetOn32K(t *testing.T) {
 	words, ws := 0, 0
 	for _, p := range pins {
 		switch p.Reason {
-		case ReasonUserWords:
+		case reasonUserWords:
 			words++
-		case ReasonWorkingSet:
+		case reasonWorkingSet:
 			ws++
 		}
 	}
@@ -108,7 +108,7 @@ func cutWithStubs(t *testing.T) (Input, Plan, Result) {
 func TestSectionHoldsFactsStubsAndIndexBeforeTheSummary(t *testing.T) {
 	in, p, res := cutWithStubs(t)
 	s := res.SummarySection
-	order := []string{RecordHeading, WordsHeading, DroppedHeading, SummaryHeading}
+	order := []string{recordHeading, wordsHeading, droppedHeading, SummaryHeading}
 	last := -1
 	for _, h := range order {
 		k := strings.Index(s, h+"\n")
@@ -200,7 +200,7 @@ func TestSectionNeutralisesUntrustedText(t *testing.T) {
 	if tags := transcript.ReservedTags(facts); len(tags) > 0 {
 		t.Errorf("facts hold engine tags %v:\n%s", tags, facts)
 	}
-	if strings.Count("\n"+res.SummarySection, "\n"+RecordHeading) != 1 {
+	if strings.Count("\n"+res.SummarySection, "\n"+recordHeading) != 1 {
 		t.Errorf("untrusted text forged a heading:\n%s", res.SummarySection)
 	}
 }
@@ -239,11 +239,11 @@ func findCommand(r record.Record, cmd string) (record.Command, bool) {
 
 func TestCarryCapsTheIndex(t *testing.T) {
 	var lines []string
-	for i := range DroppedLines + 5 {
+	for i := range droppedLines + 5 {
 		lines = append(lines, fmt.Sprintf("- line %d", i))
 	}
 	e := carry(Earlier{Dropped: []string{"- old"}, DroppedOlder: 3}, nil, lines)
-	if len(e.Dropped) != DroppedLines || e.DroppedOlder != 3+6 || e.Dropped[0] != "- line 0" {
+	if len(e.Dropped) != droppedLines || e.DroppedOlder != 3+6 || e.Dropped[0] != "- line 0" {
 		t.Errorf("carried %d lines, %d older, first %q", len(e.Dropped), e.DroppedOlder, e.Dropped[0])
 	}
 	if !strings.HasSuffix(droppedPart(e), "- … 9 older dropped messages are not listed") {
@@ -257,7 +257,7 @@ func TestStubPartKeepsTheOldestAndTheNewest(t *testing.T) {
 		stubs = append(stubs, fmt.Sprintf("- turn %d", i+1))
 	}
 	got := strings.Split(stubPart(Earlier{UserStubs: stubs}), "\n")
-	if len(got) != StubLines || got[0] != "- turn 1" || got[len(got)-1] != "- turn 50" || !strings.Contains(got[StubHead], "21 more") {
+	if len(got) != stubLines || got[0] != "- turn 1" || got[len(got)-1] != "- turn 50" || !strings.Contains(got[stubHead], "21 more") {
 		t.Errorf("stub part = %q", got)
 	}
 }

@@ -33,36 +33,36 @@ const (
 	// CacheAlignedMinWindow is the smallest window for which the summary
 	// request replays the conversation verbatim to reuse the prefix cache.
 	CacheAlignedMinWindow = 500_000
-	// InstructionReserve is the room kept for the summary instruction when
+	// instructionReserve is the room kept for the summary instruction when
 	// deciding whether a replay fits.
-	InstructionReserve = 512
-	// CacheAlignedShare is the share of the window a replay may fill.
-	CacheAlignedShare = 0.85
-	// SummaryMaxWords is the length asked of the summary.
-	SummaryMaxWords = 900
+	instructionReserve = 512
+	// cacheAlignedShare is the share of the window a replay may fill.
+	cacheAlignedShare = 0.85
+	// summaryMaxWords is the length asked of the summary.
+	summaryMaxWords = 900
 	// SummaryTemperature is the sampling temperature of the summary call.
 	SummaryTemperature float32 = 0.3
-	// SummaryRetries is how many times a summary request that does not fit
+	// summaryRetries is how many times a summary request that does not fit
 	// the window is retried with fewer messages.
-	SummaryRetries = 4
-	// RetryDropShare is the share of the oldest messages dropped before
+	summaryRetries = 4
+	// retryDropShare is the share of the oldest messages dropped before
 	// each retry.
-	RetryDropShare = 0.2
-	// FlatToolChars and FlatTextChars cap one message's text in the
+	retryDropShare = 0.2
+	// FlatToolChars and flatTextChars cap one message's text in the
 	// flattened transcript: tool output keeps its head and tail.
 	FlatToolChars = 2_000
-	FlatTextChars = 8_000
+	flatTextChars = 8_000
 )
 
 // CacheAligned reports whether the summary request for plan replays the
 // conversation verbatim: the window is at least CacheAlignedMinWindow, the
-// replay plus InstructionReserve fits CacheAlignedShare of it, and the log
+// replay plus instructionReserve fits cacheAlignedShare of it, and the log
 // is a valid, fully answered conversation.
 func CacheAligned(in Input, plan Plan) bool {
 	if in.Window < CacheAlignedMinWindow || len(plan.Messages) == 0 {
 		return false
 	}
-	if float64(plan.PureTokensAfter+InstructionReserve) > CacheAlignedShare*float64(in.Window) {
+	if float64(plan.PureTokensAfter+instructionReserve) > cacheAlignedShare*float64(in.Window) {
 		return false
 	}
 	return transcript.CheckPairing(plan.Messages) == nil && len(transcript.Unanswered(plan.Messages)) == 0
@@ -108,7 +108,7 @@ func replayRequest(in Input, plan Plan, model, system string, tools []chat.Tool)
 func wireOf(in Input, plan Plan) []chat.Message {
 	changed := map[int]bool{}
 	for _, l := range plan.Layers {
-		if l.Name != LayerMicro && l.Name != LayerPrune {
+		if l.Name != LayerMicro && l.Name != layerPrune {
 			continue
 		}
 		for _, c := range l.Changes {
@@ -178,7 +178,7 @@ func flatLine(m transcript.Message) string {
 	case transcript.Assistant:
 		var parts []string
 		if t := m.Text(); t != "" {
-			parts = append(parts, "Assistant: "+cutRunesMarked(t, FlatTextChars))
+			parts = append(parts, "Assistant: "+cutRunesMarked(t, flatTextChars))
 		}
 		for _, c := range m.ToolCalls {
 			parts = append(parts, "Assistant called "+toolDesc(c.Name, canonical(c.Arguments)))
@@ -188,7 +188,7 @@ func flatLine(m transcript.Message) string {
 		}
 		return strings.Join(parts, "\n")
 	}
-	body := cutRunesMarked(m.Body(), FlatTextChars)
+	body := cutRunesMarked(m.Body(), flatTextChars)
 	switch m.Kind {
 	case transcript.KindChat:
 		return "User: " + body
@@ -222,8 +222,8 @@ func cutRunesMarked(s string, n int) string {
 
 // Summarize asks m for the summary plan needs and returns it, capped at
 // [SummaryTokens]. When the request does not fit the model's window it
-// drops the oldest [RetryDropShare] of the messages being summarised and
-// retries with the flattened request, at most [SummaryRetries] times; the
+// drops the oldest [retryDropShare] of the messages being summarised and
+// retries with the flattened request, at most [summaryRetries] times; the
 // dropped messages are then lost rather than summarised. An empty answer is
 // an error.
 func Summarize(ctx context.Context, m llm.Model, in Input, plan Plan, model, system string, tools []chat.Tool) (string, error) {
@@ -248,10 +248,10 @@ func Summarize(ctx context.Context, m llm.Model, in Input, plan Plan, model, sys
 			if !llm.IsContextLengthExceeded(err) {
 				return "", fmt.Errorf("the summary call failed (%w); try /compact again or switch to another model", err)
 			}
-			if retry == SummaryRetries {
-				return "", fmt.Errorf("the summary request still did not fit the window after %d retries (%w); start a new cycle instead", SummaryRetries, err)
+			if retry == summaryRetries {
+				return "", fmt.Errorf("the summary request still did not fit the window after %d retries (%w); start a new cycle instead", summaryRetries, err)
 			}
-			drop := max(1, int(float64(len(idx))*RetryDropShare+0.999))
+			drop := max(1, int(float64(len(idx))*retryDropShare+0.999))
 			if drop >= len(idx) {
 				return "", fmt.Errorf("even the newest messages do not fit the summary request (%w); start a new cycle instead", err)
 			}

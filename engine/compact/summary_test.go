@@ -179,7 +179,7 @@ func TestSummarize(t *testing.T) {
 			return nil, tooLong
 		})
 		_, err := Summarize(context.Background(), m, in, p, "m", "sys", nil)
-		if err == nil || calls != SummaryRetries+1 || !llm.IsContextLengthExceeded(err) {
+		if err == nil || calls != summaryRetries+1 || !llm.IsContextLengthExceeded(err) {
 			t.Errorf("calls %d, err %v", calls, err)
 		}
 	})

@@ -7,12 +7,12 @@ package compact
 // Threshold inputs (DESIGN §4).
 const (
 	SummaryReserve   = 20_000 // tokens kept free for the summary itself
-	SafetyBuffer     = 13_000 // headroom for metadata, schemas and estimator drift
-	SmallWindow      = 200_000
-	UnknownThreshold = 95_000 // threshold for a model whose window is unknown
-	MinFraction      = 0.40   // never trigger below this share of the window
+	safetyBuffer     = 13_000 // headroom for metadata, schemas and estimator drift
+	smallWindow      = 200_000
+	unknownThreshold = 95_000 // threshold for a model whose window is unknown
+	minFraction      = 0.40   // never trigger below this share of the window
 	DefaultCycleAt   = 0.75   // default cycle-restart fraction of the window
-	CycleLead        = 0.10   // compaction triggers at least this share of the window before a cycle
+	cycleLead        = 0.10   // compaction triggers at least this share of the window before a cycle
 )
 
 // Threshold returns the auto-compaction trigger in tokens for a context
@@ -23,13 +23,13 @@ const (
 // model or an explicit override.
 func Threshold(window int, known bool) int {
 	if !known {
-		return min(UnknownThreshold, max(window, UnknownThreshold))
+		return min(unknownThreshold, max(window, unknownThreshold))
 	}
-	t := window - SummaryReserve - SafetyBuffer
-	if window < SmallWindow {
+	t := window - SummaryReserve - safetyBuffer
+	if window < smallWindow {
 		t = t * 2 / 3
 	}
-	floor := int(float64(window) * MinFraction)
+	floor := int(float64(window) * minFraction)
 	return max(t, floor)
 }
 
@@ -46,16 +46,16 @@ func CycleThreshold(window int, fraction float64) int {
 // compaction triggers first and a cycle restarts only if compaction could
 // not keep the context down. Threshold alone puts compaction at 96.7 % of a
 // 1M window, after a 75 % cycle, so compaction would never run; Levels
-// moves it to CycleLead (10 %) of the window below the cycle, never under
-// MinFraction. Only when the user puts the cycle at or below that floor
+// moves it to cycleLead (10 %) of the window below the cycle, never under
+// minFraction. Only when the user puts the cycle at or below that floor
 // does the cycle come first (cycleAt <= compactAt). cycleAt is 0 when
 // cycles are off, and then compaction keeps Threshold.
 func Levels(window int, known bool, cycleFraction float64) (compactAt, cycleAt int) {
 	compactAt = Threshold(window, known)
 	cycleAt = CycleThreshold(window, cycleFraction)
 	if cycleAt > 0 {
-		lead := cycleAt - int(float64(window)*CycleLead)
-		floor := int(float64(window) * MinFraction)
+		lead := cycleAt - int(float64(window)*cycleLead)
+		floor := int(float64(window) * minFraction)
 		compactAt = min(compactAt, max(lead, floor))
 	}
 	return compactAt, cycleAt

@@ -38,8 +38,8 @@ func TestLevelsPutCompactionBeforeTheCycle(t *testing.T) {
 			if c >= cy {
 				t.Errorf("window %d (known %v): compaction at %d does not come before the cycle at %d", w, known, c, cy)
 			}
-			if c > Threshold(w, known) || (known && c < int(float64(w)*MinFraction)) {
-				t.Errorf("window %d: compaction at %d is outside [%d, Threshold %d]", w, c, int(float64(w)*MinFraction), Threshold(w, known))
+			if c > Threshold(w, known) || (known && c < int(float64(w)*minFraction)) {
+				t.Errorf("window %d: compaction at %d is outside [%d, Threshold %d]", w, c, int(float64(w)*minFraction), Threshold(w, known))
 			}
 		}
 	}

@@ -4,8 +4,8 @@ import "github.com/tally-dev/tally/engine/transcript"
 
 // Emergency limits (DESIGN §4).
 const (
-	// MinKeep is the fewest messages emergency truncation leaves.
-	MinKeep = 4
+	// minKeep is the fewest messages emergency truncation leaves.
+	minKeep = 4
 	// MaxEmergencyPerTurn is how many emergency recoveries one turn may
 	// run; the caller counts them and fails the turn after the last.
 	MaxEmergencyPerTurn = 2
@@ -14,7 +14,7 @@ const (
 // Truncate is the emergency layer: it drops messages from the front until
 // the message tokens fit budget. An assistant message and the results of its
 // calls are dropped together, the newest plain user text is never dropped
-// (later messages go instead), and at least [MinKeep] messages stay even if
+// (later messages go instead), and at least [minKeep] messages stay even if
 // the budget is still exceeded. tokens gives each message's count; missing
 // entries are counted. msgs is not modified. It returns the kept messages
 // in order and how many were dropped.
@@ -37,7 +37,7 @@ func Truncate(msgs []transcript.Message, tokens []int, budget int) ([]transcript
 func truncation(msgs []transcript.Message, toks []int, budget int) []bool {
 	drop := make([]bool, len(msgs))
 	total := sum(toks)
-	if len(msgs) <= MinKeep || total <= budget {
+	if len(msgs) <= minKeep || total <= budget {
 		return drop
 	}
 	protected := -1
@@ -54,7 +54,7 @@ func truncation(msgs []transcript.Message, toks []int, budget int) []bool {
 		if containsIndex(unit, protected) || alreadyDropped(drop, unit) {
 			continue
 		}
-		if kept-len(unit) < MinKeep {
+		if kept-len(unit) < minKeep {
 			break
 		}
 		for _, j := range unit {

@@ -7,32 +7,32 @@ import (
 
 // The user's words (issue 19, item 1).
 const (
-	// ReasonUserWords pins a human message kept verbatim within
+	// reasonUserWords pins a human message kept verbatim within
 	// [UserWordsBudget].
-	ReasonUserWords = "user-words"
-	// UserWordsFloor is the smallest budget for the user's words.
-	UserWordsFloor = 8_000
-	// UserWordsShare is the share of the goal given to the user's words
-	// when it is larger than UserWordsFloor.
-	UserWordsShare = 0.10
-	// UserWordsMaxShare caps the budget at this share of the goal's room
+	reasonUserWords = "user-words"
+	// userWordsFloor is the smallest budget for the user's words.
+	userWordsFloor = 8_000
+	// userWordsShare is the share of the goal given to the user's words
+	// when it is larger than userWordsFloor.
+	userWordsShare = 0.10
+	// userWordsMaxShare caps the budget at this share of the goal's room
 	// for messages (the goal less the prefix), so that on a small window
-	// the user's words and the working-set pins ([MaxPinnedShare]) still
+	// the user's words and the working-set pins ([maxPinnedShare]) still
 	// leave compaction something to remove.
-	UserWordsMaxShare = 0.25
+	userWordsMaxShare = 0.25
 )
 
 // UserWordsBudget is how many tokens of human messages (their Body, the
 // <turn_meta> block not counted) survive a compaction verbatim: the larger
-// of UserWordsShare of the goal and UserWordsFloor, but no more than
-// UserWordsMaxShare of the goal's room for messages when a threshold is
+// of userWordsShare of the goal and userWordsFloor, but no more than
+// userWordsMaxShare of the goal's room for messages when a threshold is
 // set. Engine-made user-role messages (seeds, reminders, status) are not
 // the user's words and do not count.
 func UserWordsBudget(in Input) int {
-	b := max(int(float64(goal(in))*UserWordsShare), UserWordsFloor)
+	b := max(int(float64(goal(in))*userWordsShare), userWordsFloor)
 	if in.Threshold > 0 {
 		room := max(goal(in)-max(in.PrefixTokens, 0), 0)
-		b = min(b, int(float64(room)*UserWordsMaxShare))
+		b = min(b, int(float64(room)*userWordsMaxShare))
 	}
 	return max(b, 0)
 }
@@ -41,7 +41,7 @@ func UserWordsBudget(in Input) int {
 // and those past the budget: newest first, a message is kept while the
 // kept tokens stay within budget, and the first that does not fit and
 // every older one are past it. The newest human message is always kept
-// (it is also pinned as [ReasonUserText]). Both lists are ascending.
+// (it is also pinned as [reasonUserText]). Both lists are ascending.
 func userWords(msgs []transcript.Message, budget int) (kept, past []int) {
 	used := 0
 	full := false
