@@ -1,9 +1,10 @@
 // Package diff computes line-based unified diffs of workspace files and
 // applies a chosen subset of their hunks.
 //
-// Diffs are computed with the SequenceMatcher of github.com/pmezard/go-difflib
-// and grouped into hunks with [ContextLines] lines of context, exactly as
-// difflib's own unified diffs are. Lines are compared with their line ending,
+// Diffs are computed line by line with the longest-common-subsequence
+// algorithm of github.com/aymanbagabas/go-udiff (the one gopls uses) and
+// grouped into hunks with [ContextLines] lines of context, as unified diffs
+// are. Lines are compared with their line ending,
 // so a change from LF to CRLF is a change; a last line without a newline is
 // marked as such, as `diff -u` does.
 //
@@ -22,14 +23,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pmezard/go-difflib/difflib"
+	"github.com/aymanbagabas/go-udiff/lcs"
 )
 
 // ContextLines is the number of unchanged lines shown around each change.
 const ContextLines = 3
 
 // MaxBytes is the size of either side above which a file is not diffed line
-// by line (the matcher's cost grows with the square of the line count in the
+// by line (the diff's cost grows with the square of the line count in the
 // worst case); such a diff has TooLarge set and no hunks.
 const MaxBytes = 4 << 20
 
@@ -145,15 +146,77 @@ func Between(path string, before, after []byte, beforeExists, afterExists bool) 
 		return d
 	}
 	a, b := SplitLines(before), SplitLines(after)
-	m := difflib.NewMatcher(a, b)
-	for _, group := range m.GetGroupedOpCodes(ContextLines) {
+	for _, group := range grouped(opcodes(lcs.DiffLines(a, b), len(a), len(b)), ContextLines) {
 		d.Hunks = append(d.Hunks, hunkOf(group, a, b))
 	}
 	return d
 }
 
-// hunkOf turns one group of difflib opcodes into a hunk.
-func hunkOf(group []difflib.OpCode, a, b []string) Hunk {
+// opcode is one run of a diff: lines a[I1:I2] become b[J1:J2]; Tag is 'e'
+// (equal), 'r' (replaced), 'd' (deleted) or 'i' (inserted).
+type opcode struct {
+	Tag            byte
+	I1, I2, J1, J2 int
+}
+
+// opcodes turns the replacements of lcs into runs covering both sides,
+// the equal runs between them included.
+func opcodes(diffs []lcs.Diff, na, nb int) []opcode {
+	var out []opcode
+	i, j := 0, 0
+	for _, d := range diffs {
+		if d.Start > i {
+			out = append(out, opcode{'e', i, d.Start, j, j + d.Start - i})
+		}
+		tag := byte('r')
+		switch {
+		case d.End == d.Start:
+			tag = 'i'
+		case d.ReplEnd == d.ReplStart:
+			tag = 'd'
+		}
+		out = append(out, opcode{tag, d.Start, d.End, d.ReplStart, d.ReplEnd})
+		i, j = d.End, d.ReplEnd
+	}
+	if i < na || j < nb {
+		out = append(out, opcode{'e', i, na, j, nb})
+	}
+	return out
+}
+
+// grouped cuts the runs into hunks, each change with up to n equal lines
+// around it; changes closer than 2n lines share a hunk. Identical sides
+// have no hunk.
+func grouped(codes []opcode, n int) [][]opcode {
+	if len(codes) == 0 || len(codes) == 1 && codes[0].Tag == 'e' {
+		return nil
+	}
+	codes = append([]opcode(nil), codes...)
+	if c := &codes[0]; c.Tag == 'e' {
+		c.I1, c.J1 = max(c.I1, c.I2-n), max(c.J1, c.J2-n)
+	}
+	if c := &codes[len(codes)-1]; c.Tag == 'e' {
+		c.I2, c.J2 = min(c.I2, c.I1+n), min(c.J2, c.J1+n)
+	}
+	var groups [][]opcode
+	var group []opcode
+	for _, c := range codes {
+		if c.Tag == 'e' && c.I2-c.I1 > 2*n {
+			group = append(group, opcode{'e', c.I1, min(c.I2, c.I1+n), c.J1, min(c.J2, c.J1+n)})
+			groups = append(groups, group)
+			group = nil
+			c.I1, c.J1 = max(c.I1, c.I2-n), max(c.J1, c.J2-n)
+		}
+		group = append(group, c)
+	}
+	if len(group) > 0 && !(len(group) == 1 && group[0].Tag == 'e') {
+		groups = append(groups, group)
+	}
+	return groups
+}
+
+// hunkOf turns one group of runs into a hunk.
+func hunkOf(group []opcode, a, b []string) Hunk {
 	first, last := group[0], group[len(group)-1]
 	h := Hunk{
 		OldStart: first.I1 + 1, OldLines: last.I2 - first.I1,

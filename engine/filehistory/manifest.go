@@ -10,13 +10,13 @@ import (
 	"sync"
 	"time"
 
-	ignore "github.com/sabhiram/go-gitignore"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // ignoreRule is one .gitignore file and the directory it applies to.
 type ignoreRule struct {
 	base string // slash-separated, "" for the workspace root
-	gi   *ignore.GitIgnore
+	gi   gitignore.Matcher // go-git's matcher, for patterns that are not simple
 	// simple, when gi is nil, holds the file's patterns, all of a kind
 	// (see simplePattern) that is matched on a name without regular
 	// expressions, with the same result as gi would give.
@@ -36,7 +36,7 @@ type simplePattern struct {
 func simplePatterns(lines []string) ([]simplePattern, bool) {
 	var out []simplePattern
 	for _, l := range lines {
-		l = strings.Trim(strings.TrimRight(l, "\r"), " ")
+		l = strings.TrimRight(l, "\r ") // git keeps leading spaces, drops trailing ones
 		if l == "" || l[0] == '#' {
 			continue
 		}
@@ -67,10 +67,7 @@ func simplePatterns(lines []string) ([]simplePattern, bool) {
 // matches reports whether the rule ignores rel (relative to its base).
 func (r ignoreRule) matches(rel string, dir bool) bool {
 	if r.gi != nil {
-		if dir {
-			rel += "/"
-		}
-		return r.gi.MatchesPath(rel)
+		return r.gi.Match(strings.Split(rel, "/"), dir)
 	}
 	name := rel[strings.LastIndexByte(rel, '/')+1:]
 	hit := false
@@ -112,9 +109,23 @@ func withRules(rules []ignoreRule, rel, text string, ok bool) []ignoreRule {
 	if simple, ok := simplePatterns(lines); ok {
 		r.simple = simple
 	} else {
-		r.gi = ignore.CompileIgnoreLines(lines...)
+		r.gi = compileIgnore(lines)
 	}
 	return append(rules[:len(rules):len(rules)], r)
+}
+
+// compileIgnore returns go-git's matcher of the lines of one .gitignore
+// file, read the way git reads it: comments and blank lines skipped.
+func compileIgnore(lines []string) gitignore.Matcher {
+	var ps []gitignore.Pattern
+	for _, l := range lines {
+		l = strings.TrimRight(l, "\r")
+		if strings.HasPrefix(l, "#") || strings.TrimSpace(l) == "" {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(l, nil))
+	}
+	return gitignore.NewMatcher(ps)
 }
 
 // walker lists directories of a workspace into a view: every file whose
