@@ -15,7 +15,7 @@ import (
 
 // ignoreRule is one .gitignore file and the directory it applies to.
 type ignoreRule struct {
-	base string // slash-separated, "" for the workspace root
+	base string            // slash-separated, "" for the workspace root
 	gi   gitignore.Matcher // go-git's matcher, for patterns that are not simple
 	// simple, when gi is nil, holds the file's patterns, all of a kind
 	// (see simplePattern) that is matched on a name without regular
