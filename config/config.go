@@ -1,8 +1,10 @@
 // Package config resolves where Tally talks to a model: the base URL, the
 // model name, the API key, the context window and per-model prices. Values
 // come from command-line flags, then the environment, then the settings
-// saved in the store, then defaults. The API key is kept only in the local
-// store and is never part of any error message.
+// saved in the store, then defaults. The API key is kept in the OS keychain
+// where one answers (else in the local store, readable only by the user),
+// is sent only to the endpoint it was saved for, and is never part of any
+// error message.
 package config
 
 import (

@@ -131,7 +131,7 @@ func decodeCommandRules(raw []byte) (storedCommandRules, error) {
 	var s storedCommandRules
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return s, fmt.Errorf("the command rules in the store are unreadable (%v); add the rules again under Rules", err)
+			return s, fmt.Errorf("the command rules in the store are unreadable (%w); add the rules again under Rules", err)
 		}
 	}
 	return s, nil

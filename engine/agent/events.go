@@ -32,7 +32,7 @@ const (
 	// level crossed the notice mark (NoticeFraction of the threshold) and
 	// the gate would let a compaction run. Notice holds the dry run. It is
 	// sent once per crossing and never waits for an answer; answer "Not
-	// now" with Session.PostponeCompaction.
+	// now" with Session.Compaction().Postpone.
 	EventCompactionSoon EventKind = "compaction_soon"
 
 	// Sub-agent events carry Subagent, the child's info as of the event

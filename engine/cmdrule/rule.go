@@ -135,7 +135,7 @@ func Parse(kind Kind, pattern string) (Rule, error) {
 	}
 	f, err := parseShell(p)
 	if err != nil {
-		return Rule{}, fmt.Errorf("the command pattern %s is not valid shell (%v); write it as you would type the command", show(p), err)
+		return Rule{}, fmt.Errorf("the command pattern %s is not valid shell (%w); write it as you would type the command", show(p), err)
 	}
 	if len(f.Stmts) != 1 {
 		return Rule{}, fmt.Errorf("the command pattern %s holds more than one command; make one rule for each command", show(p))

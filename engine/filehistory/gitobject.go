@@ -98,7 +98,7 @@ func (o *gitObjects) read(s *filesystem.ObjectStorage, h plumbing.Hash) (data []
 	defer r.Close()
 	data = make([]byte, obj.Size())
 	if _, err := io.ReadFull(r, data); err != nil {
-		return nil, fmt.Errorf("object %x could not be read: %v", h[:6], err)
+		return nil, fmt.Errorf("object %x could not be read: %w", h[:6], err)
 	}
 	if plumbing.ComputeHash(plumbing.BlobObject, data) != h {
 		return nil, fmt.Errorf("object %x is damaged", h[:6])

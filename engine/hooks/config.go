@@ -135,7 +135,7 @@ func Parse(data []byte, source Source, path string) (hooks []Hook, notes []strin
 	}
 	var f fileJSON
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, nil, fmt.Errorf("%s is not a valid hooks file (%v); fix its JSON, shaped {\"hooks\": {\"PreToolUse\": [{\"matcher\": \"run_shell\", \"hooks\": [{\"type\": \"command\", \"command\": \"...\"}]}]}}", path, err)
+		return nil, nil, fmt.Errorf("%s is not a valid hooks file (%w); fix its JSON, shaped {\"hooks\": {\"PreToolUse\": [{\"matcher\": \"run_shell\", \"hooks\": [{\"type\": \"command\", \"command\": \"...\"}]}]}}", path, err)
 	}
 	names := make([]string, 0, len(f.Hooks))
 	for name := range f.Hooks {
@@ -150,7 +150,7 @@ func Parse(data []byte, source Source, path string) (hooks []Hook, notes []strin
 		}
 		var groups []groupJSON
 		if err := json.Unmarshal(f.Hooks[name], &groups); err != nil {
-			return nil, nil, fmt.Errorf("%s: the %s hooks are not a list of {\"matcher\", \"hooks\"} groups (%v); fix the file", path, name, err)
+			return nil, nil, fmt.Errorf("%s: the %s hooks are not a list of {\"matcher\", \"hooks\"} groups (%w); fix the file", path, name, err)
 		}
 		for g, grp := range groups {
 			re, note := compileMatcher(grp.Matcher)
@@ -273,7 +273,7 @@ func LoadWorkspace(ws string, trusted func(hash string) bool) ([]Hook, Workspace
 	path := WorkspacePath(ws)
 	root, err := os.OpenRoot(ws)
 	if err != nil {
-		return nil, WorkspaceFile{}, nil, fmt.Errorf("the workspace %s cannot be opened (%v); check that it exists and is readable", ws, err)
+		return nil, WorkspaceFile{}, nil, fmt.Errorf("the workspace %s cannot be opened (%w); check that it exists and is readable", ws, err)
 	}
 	data, cut, err := safefile.ReadIn(root, filepath.Join(".tally", FileName), maxConfigSize)
 	root.Close()

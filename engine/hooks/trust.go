@@ -26,7 +26,7 @@ func TrustHash(ws string, data []byte, hooks []Hook) (string, error) {
 	case errors.Is(err, trust.ErrTooLarge):
 		return "", trust.TooLarge("a hook", WorkspacePath(ws))
 	case err != nil:
-		return "", fmt.Errorf("the files the hooks of %s run cannot be read (%v), so it cannot be trusted; fix them or the hooks", WorkspacePath(ws), err)
+		return "", fmt.Errorf("the files the hooks of %s run cannot be read (%w), so it cannot be trusted; fix them or the hooks", WorkspacePath(ws), err)
 	}
 	return p.Sum(), nil
 }

@@ -122,7 +122,7 @@ func Check(name string, data []byte) (Info, error) {
 	}
 	cfg, err := decodeConfig(mt, data)
 	if err != nil {
-		return Info{}, fmt.Errorf("%s starts like a %s image but its header cannot be read (%v); attach a valid image", name, KindOf(mt), err)
+		return Info{}, fmt.Errorf("%s starts like a %s image but its header cannot be read (%w); attach a valid image", name, KindOf(mt), err)
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
 		return Info{}, fmt.Errorf("%s says it is %d×%d pixels, which no image is; attach a valid image", name, cfg.Width, cfg.Height)

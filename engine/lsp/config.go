@@ -158,13 +158,13 @@ func LoadConfig(path string) ([]ServerConfig, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return servers, nil
 	case err != nil:
-		return nil, fmt.Errorf("the language-server file %s cannot be read (%v); fix its permissions or remove it", path, err)
+		return nil, fmt.Errorf("the language-server file %s cannot be read (%w); fix its permissions or remove it", path, err)
 	case truncated:
 		return nil, fmt.Errorf("the language-server file %s is larger than %d bytes; shorten it", path, maxConfigSize)
 	}
 	var fc fileConfig
 	if err := strictJSON(data, &fc); err != nil {
-		return nil, fmt.Errorf("the language-server file %s is not valid (%v); fix it to the shape {\"servers\": {\"name\": {\"command\": ...}}}", path, err)
+		return nil, fmt.Errorf("the language-server file %s is not valid (%w); fix it to the shape {\"servers\": {\"name\": {\"command\": ...}}}", path, err)
 	}
 	names := make([]string, 0, len(fc.Servers))
 	for name := range fc.Servers {
@@ -177,7 +177,7 @@ func LoadConfig(path string) ([]ServerConfig, error) {
 		}
 		var entry fileServer
 		if err := strictJSON(fc.Servers[name], &entry); err != nil {
-			return nil, fmt.Errorf("the server %q of the language-server file %s is not valid (%v); fix its fields", name, path, err)
+			return nil, fmt.Errorf("the server %q of the language-server file %s is not valid (%w); fix its fields", name, path, err)
 		}
 		i := slices.IndexFunc(servers, func(s ServerConfig) bool { return s.Name == name })
 		if entry.Disabled {
@@ -188,7 +188,7 @@ func LoadConfig(path string) ([]ServerConfig, error) {
 		}
 		sc, err := entry.config(name)
 		if err != nil {
-			return nil, fmt.Errorf("the server %q of the language-server file %s %v", name, path, err)
+			return nil, fmt.Errorf("the server %q of the language-server file %s %w", name, path, err)
 		}
 		if i >= 0 {
 			servers[i] = sc

@@ -233,7 +233,7 @@ func entryFields(path, name string, raw json.RawMessage) (map[string]json.RawMes
 	entry := map[string]json.RawMessage{}
 	if t := bytes.TrimSpace(raw); len(t) > 0 && string(t) != "null" {
 		if err := json.Unmarshal(t, &entry); err != nil {
-			return nil, fmt.Errorf("the server %q of the language-server file %s is not a JSON object (%v), so the file was not changed; fix or remove the entry", name, path, err)
+			return nil, fmt.Errorf("the server %q of the language-server file %s is not a JSON object (%w), so the file was not changed; fix or remove the entry", name, path, err)
 		}
 	}
 	return entry, nil
@@ -257,7 +257,7 @@ func readEntries(path string) (top, servers map[string]json.RawMessage, err erro
 	case errors.Is(err, fs.ErrNotExist):
 		return top, servers, nil
 	case err != nil:
-		return nil, nil, fmt.Errorf("the language-server file %s cannot be read (%v); fix its permissions or remove it", path, err)
+		return nil, nil, fmt.Errorf("the language-server file %s cannot be read (%w); fix its permissions or remove it", path, err)
 	case truncated:
 		return nil, nil, fmt.Errorf("the language-server file %s is larger than %d bytes; shorten it", path, maxConfigSize)
 	}
@@ -265,11 +265,11 @@ func readEntries(path string) (top, servers map[string]json.RawMessage, err erro
 		return top, servers, nil
 	}
 	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, nil, fmt.Errorf("the language-server file %s is not a valid JSON object (%v), so it was not changed; fix or remove it", path, err)
+		return nil, nil, fmt.Errorf("the language-server file %s is not a valid JSON object (%w), so it was not changed; fix or remove it", path, err)
 	}
 	if raw := bytes.TrimSpace(top["servers"]); len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &servers); err != nil {
-			return nil, nil, fmt.Errorf("the \"servers\" of the language-server file %s is not a JSON object (%v), so the file was not changed; fix or remove it", path, err)
+			return nil, nil, fmt.Errorf("the \"servers\" of the language-server file %s is not a JSON object (%w), so the file was not changed; fix or remove it", path, err)
 		}
 	}
 	return top, servers, nil
@@ -291,7 +291,7 @@ func editEntry(path string, edit func(servers map[string]json.RawMessage) error)
 	top["servers"] = mustJSON(servers)
 	data, err := json.MarshalIndent(top, "", "  ")
 	if err != nil {
-		return fmt.Errorf("the language-server file %s cannot be encoded (%v); report this bug", path, err)
+		return fmt.Errorf("the language-server file %s cannot be encoded (%w); report this bug", path, err)
 	}
 	return writeAtomic(path, append(data, '\n'))
 }
@@ -301,30 +301,30 @@ func editEntry(path string, edit func(servers map[string]json.RawMessage) error)
 func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("the folder %s cannot be created (%v); check its permissions", dir, err)
+		return fmt.Errorf("the folder %s cannot be created (%w); check its permissions", dir, err)
 	}
 	tmp, err := os.CreateTemp(dir, ".lsp-*.json")
 	if err != nil {
-		return fmt.Errorf("the language-server file %s cannot be written (%v); check its folder's permissions", path, err)
+		return fmt.Errorf("the language-server file %s cannot be written (%w); check its folder's permissions", path, err)
 	}
 	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
 	if err := tmp.Chmod(0o600); err != nil {
 		tmp.Close()
-		return fmt.Errorf("the language-server file %s cannot be written (%v); check its folder's permissions", path, err)
+		return fmt.Errorf("the language-server file %s cannot be written (%w); check its folder's permissions", path, err)
 	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fmt.Errorf("the language-server file %s cannot be written (%v); check the free disk space", path, err)
+		return fmt.Errorf("the language-server file %s cannot be written (%w); check the free disk space", path, err)
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
-		return fmt.Errorf("the language-server file %s cannot be written (%v); check the free disk space", path, err)
+		return fmt.Errorf("the language-server file %s cannot be written (%w); check the free disk space", path, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("the language-server file %s cannot be written (%v); check the free disk space", path, err)
+		return fmt.Errorf("the language-server file %s cannot be written (%w); check the free disk space", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("the language-server file %s cannot be replaced (%v); check its permissions", path, err)
+		return fmt.Errorf("the language-server file %s cannot be replaced (%w); check its permissions", path, err)
 	}
 	return nil
 }

@@ -93,7 +93,7 @@ func (m *Manager) load(rel string) error {
 	switch {
 	case deleted:
 	case err != nil:
-		return fmt.Errorf("the file %s cannot be read for the language servers (%v); give a regular file inside the workspace", rel, err)
+		return fmt.Errorf("the file %s cannot be read for the language servers (%w); give a regular file inside the workspace", rel, err)
 	case truncated:
 		return fmt.Errorf("the file %s is larger than %d MB, so the language servers are not sent it; check a smaller file", rel, MaxFileSize>>20)
 	}

@@ -197,14 +197,14 @@ func newManager(opts Options, key string) *Manager {
 	case opts.Workspace == "":
 		m.broken = errors.New("no workspace was given to the language servers; open a workspace folder first")
 	case err != nil:
-		m.broken = fmt.Errorf("the workspace %s cannot be used for language servers (%v); open an existing folder", opts.Workspace, err)
+		m.broken = fmt.Errorf("the workspace %s cannot be used for language servers (%w); open an existing folder", opts.Workspace, err)
 	case !fi.IsDir():
 		m.broken = fmt.Errorf("the workspace %s is not a folder; open a folder", opts.Workspace)
 	}
 	if m.broken == nil {
 		root, err := os.OpenRoot(m.real)
 		if err != nil {
-			m.broken = fmt.Errorf("the workspace %s cannot be opened (%v); check its permissions", opts.Workspace, err)
+			m.broken = fmt.Errorf("the workspace %s cannot be opened (%w); check its permissions", opts.Workspace, err)
 		}
 		m.root = root
 	}

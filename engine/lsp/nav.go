@@ -265,7 +265,7 @@ func (s *server) answerErr(err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	return fmt.Errorf("the language server %q failed the request: %v; try again or check its log", s.cfg.Name, err)
+	return fmt.Errorf("the language server %q failed the request: %w; try again or check its log", s.cfg.Name, err)
 }
 
 // rawLocation is a Location or a LocationLink of a server's answer.

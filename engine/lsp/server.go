@@ -269,7 +269,7 @@ func (s *server) spawn(gen int) (*conn, error) {
 		wrapped, err := s.m.opts.Confine(cmd)
 		if err != nil {
 			closeAll()
-			return nil, fmt.Errorf("the language server %q cannot start in the sandbox (%v); check the sandbox settings or set the server's command", s.cfg.Name, err)
+			return nil, fmt.Errorf("the language server %q cannot start in the sandbox (%w); check the sandbox settings or set the server's command", s.cfg.Name, err)
 		}
 		cmd = wrapped
 	}
@@ -320,7 +320,7 @@ func (s *server) spawn(gen int) (*conn, error) {
 }
 
 func (s *server) startErr(err error) error {
-	return fmt.Errorf("the language server %q could not be started (%v); %s", s.cfg.Name, err, s.advice())
+	return fmt.Errorf("the language server %q could not be started (%w); %s", s.cfg.Name, err, s.advice())
 }
 
 // advice tells what to do about a failing server.
@@ -508,11 +508,11 @@ func (s *server) call(ctx context.Context, c *conn, method string, params, resul
 			if errors.As(err, &rpcErr) {
 				return fmt.Errorf("it answered %s with the error %q", method, text.OneLine(rpcErr.Message, 200))
 			}
-			return fmt.Errorf("%s failed: %v", method, err)
+			return fmt.Errorf("%s failed: %w", method, err)
 		}
 		if result != nil && len(raw) > 0 && string(raw) != "null" {
 			if err := json.Unmarshal(raw, result); err != nil {
-				return fmt.Errorf("its answer to %s cannot be read (%v)", method, err)
+				return fmt.Errorf("its answer to %s cannot be read (%w)", method, err)
 			}
 		}
 		return nil

@@ -81,7 +81,7 @@ func readObject(r *bufio.Reader, v any) error {
 		return err
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("the server sent a message that is not valid JSON-RPC (%v)", err)
+		return fmt.Errorf("the server sent a message that is not valid JSON-RPC (%w)", err)
 	}
 	return nil
 }

@@ -72,7 +72,7 @@ func parseForm(server, message string, schema any) (Form, error) {
 	}
 	raw, err := json.Marshal(schema)
 	if err != nil {
-		return Form{}, fmt.Errorf("the form's schema is not JSON (%v)", err)
+		return Form{}, fmt.Errorf("the form's schema is not JSON (%w)", err)
 	}
 	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return f, nil
@@ -107,7 +107,7 @@ func parseField(name string, raw json.RawMessage) (Field, error) {
 	}
 	typ, err := schemaType(p.Type)
 	if err != nil {
-		return Field{}, fmt.Errorf("the form's field %q %v", shown, err)
+		return Field{}, fmt.Errorf("the form's field %q %w", shown, err)
 	}
 	fd := Field{
 		Name: name, Title: text.Clip(p.Title, maxFieldText), Description: text.Clip(p.Description, maxFieldText),
@@ -143,7 +143,7 @@ func parseField(name string, raw json.RawMessage) (Field, error) {
 		return Field{}, fmt.Errorf("the form's field %q has type %q; Tally shows text, numbers, yes/no and choices", shown, text.Clip(typ, 40))
 	}
 	if err != nil {
-		return Field{}, fmt.Errorf("the form's field %q %v", shown, err)
+		return Field{}, fmt.Errorf("the form's field %q %w", shown, err)
 	}
 	if (fd.Kind == KindChoice || fd.Kind == KindChoices) && len(fd.Choices) == 0 {
 		return Field{}, fmt.Errorf("the form's field %q offers no choices", shown)

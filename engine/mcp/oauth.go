@@ -229,7 +229,7 @@ func (s *server) keptHandler(ctx context.Context) (*keptAuth, error) {
 	k := &keptAuth{g: g}
 	gr, err := g.load()
 	if err != nil {
-		return nil, fmt.Errorf("the sign-in of the MCP server %q cannot be read (%v)", s.name, err)
+		return nil, fmt.Errorf("the sign-in of the MCP server %q cannot be read (%w)", s.name, err)
 	}
 	if gr != nil {
 		k.gr = gr
@@ -269,7 +269,7 @@ func newSignInHandler(cfg *OAuthConfig, workspace bool, redirect string, fetch a
 				Scopes: oc.Scopes, Token: t,
 			}
 			if err := g.save(gr); err != nil {
-				return nil, fmt.Errorf("the sign-in worked but could not be kept (%v)", err)
+				return nil, fmt.Errorf("the sign-in worked but could not be kept (%w)", err)
 			}
 			return g.source(ctx, gr), nil
 		},

@@ -43,7 +43,7 @@ type callbackResult struct {
 func listenCallback(port int) (*callback, error) {
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
-		return nil, fmt.Errorf("the sign-in cannot listen for its redirect on 127.0.0.1:%d (%v); free the port or change oauth.callbackPort", port, err)
+		return nil, fmt.Errorf("the sign-in cannot listen for its redirect on 127.0.0.1:%d (%w); free the port or change oauth.callbackPort", port, err)
 	}
 	c := &callback{
 		url:     fmt.Sprintf("http://127.0.0.1:%d%s", ln.Addr().(*net.TCPAddr).Port, callbackPath),
@@ -157,7 +157,7 @@ func (s *server) oauthHandler() (auth.OAuthHandler, error) {
 	}
 	h, err := newSignInHandler(s.cfg.OAuth, s.cfg.Workspace, cb.url, cb.fetcher(s.m.opts.Browse), g, initial, want, &http.Client{Transport: legacyIssuer{base: http.DefaultTransport}})
 	if err != nil {
-		return nil, fmt.Errorf("the sign-in settings of the MCP server %q are not usable (%v); check its oauth settings", s.name, err)
+		return nil, fmt.Errorf("the sign-in settings of the MCP server %q are not usable (%w); check its oauth settings", s.name, err)
 	}
 	return h, nil
 }

@@ -101,7 +101,7 @@ func ParseOps(calls []llm.ToolCall) ([]Op, []error) {
 		}
 		var op Op
 		if err := json.Unmarshal([]byte(c.Arguments), &op); err != nil {
-			errs = append(errs, fmt.Errorf("call %d of the model's proposal has invalid arguments (%v), so it was ignored", i+1, err))
+			errs = append(errs, fmt.Errorf("call %d of the model's proposal has invalid arguments (%w), so it was ignored", i+1, err))
 			continue
 		}
 		ops = append(ops, op)

@@ -171,7 +171,7 @@ func compileRule(rc ruleConfig) (*rule, error) {
 	}
 	re, err := regexp.Compile(rc.Regex)
 	if err != nil {
-		return nil, fmt.Errorf("regex does not compile with Go's regexp: %v", err)
+		return nil, fmt.Errorf("regex does not compile with Go's regexp: %w", err)
 	}
 	if rc.SecretGroup < 0 || rc.SecretGroup > re.NumSubexp() {
 		return nil, fmt.Errorf("secretGroup %d does not exist in the regex", rc.SecretGroup)
@@ -225,7 +225,7 @@ func compileAllowlist(ac allowlistConfig) (*allowlist, error) {
 	if len(ac.Regexes) > 0 {
 		re, err := regexp.Compile("(?:" + strings.Join(ac.Regexes, ")|(?:") + ")")
 		if err != nil {
-			return nil, fmt.Errorf("allowlist regex does not compile with Go's regexp: %v", err)
+			return nil, fmt.Errorf("allowlist regex does not compile with Go's regexp: %w", err)
 		}
 		a.re = re
 	}

@@ -37,12 +37,12 @@ type Loaded struct {
 func Load(s Skill) (Loaded, error) {
 	data, cut, err := safefile.ReadWithin(s.Within, s.Path, MaxSkillFile)
 	if err != nil {
-		return Loaded{}, fmt.Errorf("the skill %q cannot be read (%v); it may have been removed", s.Name, err)
+		return Loaded{}, fmt.Errorf("the skill %q cannot be read (%w); it may have been removed", s.Name, err)
 	}
 	var h header
 	body, err := frontmatter.Parse(data, &h)
 	if err != nil {
-		return Loaded{}, fmt.Errorf("the skill %q cannot be used: %v", s.Name, err)
+		return Loaded{}, fmt.Errorf("the skill %q cannot be used: %w", s.Name, err)
 	}
 	l := Loaded{Skill: s, Body: strings.TrimSpace(body), Cut: cut}
 	if len(l.Body) > MaxBody {
@@ -89,7 +89,7 @@ func ReadFile(s Skill, rel string) (data []byte, cut bool, err error) {
 	}
 	root, err := os.OpenRoot(s.Dir)
 	if err != nil {
-		return nil, false, fmt.Errorf("the skill %q cannot be read (%v); it may have been removed", s.Name, err)
+		return nil, false, fmt.Errorf("the skill %q cannot be read (%w); it may have been removed", s.Name, err)
 	}
 	defer root.Close()
 	data, cut, err = safefile.ReadIn(root, filepath.FromSlash(clean), MaxReadFile)
@@ -97,7 +97,7 @@ func ReadFile(s Skill, rel string) (data []byte, cut bool, err error) {
 		return nil, false, fmt.Errorf("the skill %q has no file %q; call skill without file to see its files", s.Name, clean)
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("the file %q of the skill %q cannot be read (%v)", clean, s.Name, err)
+		return nil, false, fmt.Errorf("the file %q of the skill %q cannot be read (%w)", clean, s.Name, err)
 	}
 	return data, cut, nil
 }

@@ -106,12 +106,12 @@ func (w webFetch) Run(ctx context.Context, env *Env, args json.RawMessage) Resul
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return errResult(name, fmt.Errorf("%s did not answer within %s; try again later or work without it", u.Host, WebFetchTimeout))
 		}
-		return errResult(name, fmt.Errorf("%s could not be fetched (%v); check the address", u.Redacted(), err))
+		return errResult(name, fmt.Errorf("%s could not be fetched (%w); check the address", u.Redacted(), err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, WebFetchMaxBytes+1))
 	if err != nil {
-		return errResult(name, fmt.Errorf("reading %s failed (%v); try again", u.Redacted(), err))
+		return errResult(name, fmt.Errorf("reading %s failed (%w); try again", u.Redacted(), err))
 	}
 	cut := len(body) > WebFetchMaxBytes
 	if cut {
@@ -259,7 +259,7 @@ func pageText(contentType string, body []byte, from *url.URL, redact func(string
 		md, err := htmltomarkdown.ConvertString(redact(strings.ToValidUTF8(string(body), "\uFFFD")),
 			converter.WithDomain(from.Scheme+"://"+from.Host))
 		if err != nil {
-			return "", fmt.Errorf("the page's HTML could not be converted (%v); try its plain-text or raw version", err)
+			return "", fmt.Errorf("the page's HTML could not be converted (%w); try its plain-text or raw version", err)
 		}
 		return strings.TrimSpace(md), nil
 	case strings.HasPrefix(mt, "text/") || mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "application/xml":

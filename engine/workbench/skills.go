@@ -15,7 +15,7 @@ import (
 func (w *Workbench) Skills(ws string) (skill.Catalog, error) {
 	abs, err := filepath.Abs(ws)
 	if err != nil {
-		return skill.Catalog{}, fmt.Errorf("workspace %q cannot be resolved (%v); pick the project folder", ws, err)
+		return skill.Catalog{}, fmt.Errorf("workspace %q cannot be resolved (%w); pick the project folder", ws, err)
 	}
 	trusted, err := agent.SkillsTrusted(w.store, abs)
 	if err != nil {

@@ -121,7 +121,7 @@ func (w *Workbench) trees() (map[string]worktree.Tree, error) {
 		return m, err
 	}
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("the store's list of worktrees is unreadable (%v); `git worktree list` in the repository shows them", err)
+		return nil, fmt.Errorf("the store's list of worktrees is unreadable (%w); `git worktree list` in the repository shows them", err)
 	}
 	return m, nil
 }

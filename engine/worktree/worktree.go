@@ -155,7 +155,7 @@ func Create(ctx context.Context, dir, root, id string) (Tree, error) {
 		return Tree{}, errors.New("the repository has no commit yet, so there is nothing to branch from; commit once, or start the session without a worktree")
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return Tree{}, fmt.Errorf("the worktrees folder %s cannot be made (%v); check its permissions", root, err)
+		return Tree{}, fmt.Errorf("the worktrees folder %s cannot be made (%w); check its permissions", root, err)
 	}
 	t := Tree{Repo: top, Path: filepath.Join(root, filepath.Base(top)+"-"+id), Branch: BranchPrefix + id, Base: strings.TrimSpace(base)}
 	if _, err := git(ctx, top, "worktree", "add", "-b", t.Branch, t.Path, t.Base); err != nil {
@@ -208,7 +208,7 @@ func (t Tree) Merge(ctx context.Context, message string) error {
 	}
 	if _, err := git(ctx, t.Repo, "-c", "user.name=Tally", "-c", "user.email=tally@localhost", "merge", "--no-ff", "--no-edit", "-m", message, t.Branch); err != nil {
 		_, _ = git(ctx, t.Repo, "merge", "--abort")
-		return fmt.Errorf("%v; resolve it in %s by hand (git merge %s), or keep working in the worktree", err, t.Repo, t.Branch)
+		return fmt.Errorf("%w; resolve it in %s by hand (git merge %s), or keep working in the worktree", err, t.Repo, t.Branch)
 	}
 	return nil
 }

@@ -41,7 +41,7 @@ func Parse(data []byte, v any) (body string, err error) {
 		if errors.As(err, &te) {
 			return body, fmt.Errorf("its header has a field of the wrong kind (%s); correct the header", strings.Join(te.Errors, "; "))
 		}
-		return body, fmt.Errorf("its header is not valid YAML (%v); correct the header between the --- lines", err)
+		return body, fmt.Errorf("its header is not valid YAML (%w); correct the header between the --- lines", err)
 	}
 	return body, nil
 }
@@ -113,11 +113,11 @@ func ReadFile(path, within string, limit int64, what string, v any) (body string
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", err
 		}
-		return "", fmt.Errorf("%s %s cannot be read (%v); fix or remove it", what, path, err)
+		return "", fmt.Errorf("%s %s cannot be read (%w); fix or remove it", what, path, err)
 	}
 	body, err = Parse(data, v)
 	if err != nil {
-		return "", fmt.Errorf("%s %s is skipped: %v", what, path, err)
+		return "", fmt.Errorf("%s %s is skipped: %w", what, path, err)
 	}
 	return body, nil
 }

@@ -136,7 +136,7 @@ func (s *Store) Get(key string) (string, error) {
 			return v, nil
 		}
 		if !errors.Is(err, keyring.ErrNotFound) && !errors.Is(err, errNoAnswer) {
-			return "", fmt.Errorf("the system keychain could not be read (%v); unlock it, or set %s=file to keep secrets in %s", err, ModeEnv, s.file)
+			return "", fmt.Errorf("the system keychain could not be read (%w); unlock it, or set %s=file to keep secrets in %s", err, ModeEnv, s.file)
 		}
 	}
 	m, err := s.readFile()
@@ -168,7 +168,7 @@ func (s *Store) Delete(key string) error {
 	defer s.mu.Unlock()
 	if s.useOS {
 		if err := (OS{}).Delete(key); err != nil && !errors.Is(err, errNoAnswer) {
-			return fmt.Errorf("the system keychain could not remove the secret (%v); remove the entry %q of service %q by hand", err, key, service)
+			return fmt.Errorf("the system keychain could not remove the secret (%w); remove the entry %q of service %q by hand", err, key, service)
 		}
 	}
 	return s.editFile(func(m map[string]string) { delete(m, key) })
@@ -205,7 +205,7 @@ func (s *Store) readFile() (map[string]string, error) {
 		return m, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("the credentials file %s cannot be read (%v); check its permissions", s.file, err)
+		return nil, fmt.Errorf("the credentials file %s cannot be read (%w); check its permissions", s.file, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -213,7 +213,7 @@ func (s *Store) readFile() (map[string]string, error) {
 		return nil, fmt.Errorf("the credentials file %s is not a regular file of at most 4 MB; remove it and sign in again", s.file)
 	}
 	if err := json.NewDecoder(f).Decode(&m); err != nil {
-		return nil, fmt.Errorf("the credentials file %s is damaged (%v); remove it and sign in again", s.file, err)
+		return nil, fmt.Errorf("the credentials file %s is damaged (%w); remove it and sign in again", s.file, err)
 	}
 	return m, nil
 }
@@ -233,7 +233,7 @@ func (s *Store) editFile(edit func(map[string]string)) error {
 			return nil
 		}
 		if err := os.Remove(s.file); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("the credentials file %s cannot be removed (%v); remove it by hand", s.file, err)
+			return fmt.Errorf("the credentials file %s cannot be removed (%w); remove it by hand", s.file, err)
 		}
 		return nil
 	}
@@ -243,18 +243,18 @@ func (s *Store) editFile(edit func(map[string]string)) error {
 	}
 	dir := filepath.Dir(s.file)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("the folder %s cannot be created (%v); check its permissions", dir, err)
+		return fmt.Errorf("the folder %s cannot be created (%w); check its permissions", dir, err)
 	}
 	tmp, err := os.CreateTemp(dir, ".credentials-*")
 	if err != nil {
-		return fmt.Errorf("the credentials file cannot be written in %s (%v); check its permissions", dir, err)
+		return fmt.Errorf("the credentials file cannot be written in %s (%w); check its permissions", dir, err)
 	}
 	defer os.Remove(tmp.Name())
 	if err := writeClose(tmp, append(data, '\n')); err != nil {
-		return fmt.Errorf("the credentials file %s cannot be written (%v); check the folder's permissions", s.file, err)
+		return fmt.Errorf("the credentials file %s cannot be written (%w); check the folder's permissions", s.file, err)
 	}
 	if err := os.Rename(tmp.Name(), s.file); err != nil {
-		return fmt.Errorf("the credentials file %s cannot be replaced (%v); check the folder's permissions", s.file, err)
+		return fmt.Errorf("the credentials file %s cannot be replaced (%w); check the folder's permissions", s.file, err)
 	}
 	return nil
 }

@@ -84,11 +84,11 @@ func Serve(dataDir string, h Handler) (stop func(), err error) {
 	_ = os.Remove(path) // stale: nobody answers on it
 	ln, err := net.Listen("unix", path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot listen on %s (%v); command-line reads will wait for the app to close", path, err)
+		return nil, fmt.Errorf("cannot listen on %s (%w); command-line reads will wait for the app to close", path, err)
 	}
 	if err := os.Chmod(path, 0o600); err != nil {
 		ln.Close()
-		return nil, fmt.Errorf("cannot restrict %s to its owner (%v)", path, err)
+		return nil, fmt.Errorf("cannot restrict %s to its owner (%w)", path, err)
 	}
 	token, err := writeToken(filepath.Join(dataDir, TokenName))
 	if err != nil {
@@ -132,7 +132,7 @@ func Serve(dataDir string, h Handler) (stop func(), err error) {
 func writeToken(path string) (string, error) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("cannot make a token for the app's socket (%v); command-line reads will wait for the app to close", err)
+		return "", fmt.Errorf("cannot make a token for the app's socket (%w); command-line reads will wait for the app to close", err)
 	}
 	token := hex.EncodeToString(b[:])
 	_ = os.Remove(path)
@@ -145,7 +145,7 @@ func writeToken(path string) (string, error) {
 	}
 	if err != nil {
 		_ = os.Remove(path)
-		return "", fmt.Errorf("cannot write the socket's token %s (%v); check the data directory's permissions", path, err)
+		return "", fmt.Errorf("cannot write the socket's token %s (%w); check the data directory's permissions", path, err)
 	}
 	return token, nil
 }
@@ -298,22 +298,22 @@ var ErrNoServer = errors.New("no running Tally serves this data directory")
 func Call(dataDir string, args []string, stdout, stderr io.Writer) (int, error) {
 	c, err := net.DialTimeout("unix", filepath.Join(dataDir, SocketName), 2*time.Second)
 	if err != nil {
-		return 0, fmt.Errorf("%w (%v)", ErrNoServer, err)
+		return 0, fmt.Errorf("%w (%w)", ErrNoServer, err)
 	}
 	defer c.Close()
 	token, err := os.ReadFile(filepath.Join(dataDir, TokenName))
 	if err != nil {
-		return 0, fmt.Errorf("%w (the socket's token cannot be read: %v)", ErrNoServer, err)
+		return 0, fmt.Errorf("%w (the socket's token cannot be read: %w)", ErrNoServer, err)
 	}
 	b, _ := json.Marshal(request{Token: strings.TrimSpace(string(token)), Args: args})
 	if _, err := c.Write(append(b, '\n')); err != nil {
-		return 0, fmt.Errorf("%w (%v)", ErrNoServer, err)
+		return 0, fmt.Errorf("%w (%w)", ErrNoServer, err)
 	}
 	dec := json.NewDecoder(bufio.NewReader(c))
 	for {
 		var f frame
 		if err := dec.Decode(&f); err != nil {
-			return 0, fmt.Errorf("the running Tally stopped answering (%v); try again, or close the app and run the command then", err)
+			return 0, fmt.Errorf("the running Tally stopped answering (%w); try again, or close the app and run the command then", err)
 		}
 		switch {
 		case f.Exit != nil:

@@ -44,7 +44,7 @@ func PrivateCaches(root, workspace string, base []string, allowNetwork bool) (Ca
 	if root == "" {
 		dir, err := os.UserCacheDir()
 		if err != nil {
-			return Caches{}, fmt.Errorf("no cache folder for sandboxed builds (%v); set XDG_CACHE_HOME or HOME", err)
+			return Caches{}, fmt.Errorf("no cache folder for sandboxed builds (%w); set XDG_CACHE_HOME or HOME", err)
 		}
 		root = filepath.Join(dir, "tally", "sandbox")
 	}
@@ -78,7 +78,7 @@ func PrivateCaches(root, workspace string, base []string, allowNetwork bool) (Ca
 	own("CARGO_HOME", "cargo")
 	for _, p := range c.Writable {
 		if err := os.MkdirAll(p, 0o700); err != nil {
-			return Caches{}, fmt.Errorf("the sandbox's build cache %s cannot be created (%v); check that %s is writable", p, err, root)
+			return Caches{}, fmt.Errorf("the sandbox's build cache %s cannot be created (%w); check that %s is writable", p, err, root)
 		}
 	}
 	return c, nil

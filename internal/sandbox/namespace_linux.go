@@ -75,10 +75,10 @@ func IsolatesNetwork() bool {
 // it.
 func mountOwnProc() error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("the sandbox's mounts cannot be made private (%v)", err)
+		return fmt.Errorf("the sandbox's mounts cannot be made private (%w)", err)
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("the sandbox cannot mount its own /proc (%v)", err)
+		return fmt.Errorf("the sandbox cannot mount its own /proc (%w)", err)
 	}
 	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	return unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)

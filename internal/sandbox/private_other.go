@@ -12,7 +12,7 @@ import (
 func privateDir(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
-		return fmt.Errorf("the session temp dir %s cannot be checked (%v); remove it and try again", dir, err)
+		return fmt.Errorf("the session temp dir %s cannot be checked (%w); remove it and try again", dir, err)
 	}
 	if fi.Mode()&os.ModeSymlink != 0 || !fi.IsDir() {
 		return fmt.Errorf("the session temp dir %s is not a plain directory; remove it and try again", dir)

@@ -13,7 +13,7 @@ import (
 func privateDir(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
-		return fmt.Errorf("the session temp dir %s cannot be checked (%v); remove it and try again", dir, err)
+		return fmt.Errorf("the session temp dir %s cannot be checked (%w); remove it and try again", dir, err)
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	switch {

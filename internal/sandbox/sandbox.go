@@ -123,15 +123,15 @@ func SessionTempDir(root, sessionID string) (string, error) {
 	}
 	root, err := filepath.Abs(root)
 	if err != nil {
-		return "", fmt.Errorf("the session temp root %q cannot be resolved (%v); pass an absolute root", root, err)
+		return "", fmt.Errorf("the session temp root %q cannot be resolved (%w); pass an absolute root", root, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(root), 0o700); err != nil {
-		return "", fmt.Errorf("the folder of the session temp dirs %s cannot be created (%v); check that it is writable", filepath.Dir(root), err)
+		return "", fmt.Errorf("the folder of the session temp dirs %s cannot be created (%w); check that it is writable", filepath.Dir(root), err)
 	}
 	dir := filepath.Join(root, sessionID)
 	for _, d := range []string{root, dir} {
 		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-			return "", fmt.Errorf("the session temp dir %s cannot be created (%v); check that %s is writable", d, err, filepath.Dir(d))
+			return "", fmt.Errorf("the session temp dir %s cannot be created (%w); check that %s is writable", d, err, filepath.Dir(d))
 		}
 		if err := privateDir(d); err != nil {
 			return "", err

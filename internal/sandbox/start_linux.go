@@ -272,7 +272,7 @@ func readStatus(r *bufio.Reader) (*helperStatus, error) {
 	}
 	var s helperStatus
 	if err := json.Unmarshal(line, &s); err != nil {
-		return nil, fmt.Errorf("the helper sent an unreadable report: %v", err)
+		return nil, fmt.Errorf("the helper sent an unreadable report: %w", err)
 	}
 	return &s, nil
 }

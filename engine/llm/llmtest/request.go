@@ -121,7 +121,7 @@ func parseRequest(body []byte) (*parsed, error) {
 	var w wireRequest
 	if err := json.Unmarshal(body, &w); err != nil {
 		//lint:ignore ST1005 the text mimics the OpenAI API's own error message
-		return nil, fmt.Errorf("We could not parse the JSON body of your request: %v", err)
+		return nil, fmt.Errorf("We could not parse the JSON body of your request: %w", err)
 	}
 	p := &parsed{rawMsgs: w.Messages, rawTools: w.Tools}
 	p.req.Model = w.Model
@@ -139,7 +139,7 @@ func parseRequest(body []byte) (*parsed, error) {
 	for i, raw := range w.Messages {
 		var m wireMessage
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, fmt.Errorf("Invalid value for 'messages[%d]': %v", i, err)
+			return nil, fmt.Errorf("Invalid value for 'messages[%d]': %w", i, err)
 		}
 		text, images, err := contentParts(m.Content, i)
 		if err != nil {
@@ -166,7 +166,7 @@ func parseRequest(body []byte) (*parsed, error) {
 			} `json:"function"`
 		}
 		if err := json.Unmarshal(raw, &t); err != nil {
-			return nil, fmt.Errorf("Invalid value for 'tools[%d]': %v", i, err)
+			return nil, fmt.Errorf("Invalid value for 'tools[%d]': %w", i, err)
 		}
 		if t.Function == nil || t.Function.Name == "" {
 			//lint:ignore ST1005 the text mimics the OpenAI API's own error message
@@ -188,7 +188,7 @@ func contentParts(raw json.RawMessage, i int) (string, []Image, error) {
 	if raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", nil, fmt.Errorf("Invalid value for 'messages[%d].content': %v", i, err)
+			return "", nil, fmt.Errorf("Invalid value for 'messages[%d].content': %w", i, err)
 		}
 		return s, nil, nil
 	}
@@ -216,7 +216,7 @@ func contentParts(raw json.RawMessage, i int) (string, []Image, error) {
 			}
 			img, err := parseImageURL(p.ImageURL.URL)
 			if err != nil {
-				return "", nil, fmt.Errorf("Invalid 'messages[%d].content[%d].image_url.url': %v", i, j, err)
+				return "", nil, fmt.Errorf("Invalid 'messages[%d].content[%d].image_url.url': %w", i, j, err)
 			}
 			img.Detail = p.ImageURL.Detail
 			images = append(images, img)
