@@ -5,7 +5,9 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -13,35 +15,94 @@ import (
 // The bridge is the only place in the UI that starts a goroutine or calls
 // fyne.Do: work elsewhere goes through Bridge.Work, Watch or Await, so a
 // view never touches widgets off the UI goroutine. The test reads the
-// UI's source (tests excepted) and fails on any other go statement or
-// fyne.Do call.
+// UI's source (tests excepted, ui/widget included) and fails on any other
+// go statement, fyne.Do or fyne.DoAndWait call, or time.AfterFunc (whose
+// function runs on a goroutine of its own), whatever name the file
+// imports fyne or time under.
 func TestOnlyTheBridgeStartsGoroutines(t *testing.T) {
-	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+	err := filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 			return err
 		}
-		if filepath.Base(path) == "bridge.go" && filepath.Dir(path) == "." {
+		if filepath.Base(p) == "bridge.go" && filepath.Dir(p) == "." {
 			return nil
 		}
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, path, nil, 0)
+		src, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.GoStmt:
-				t.Errorf("%s: a go statement outside the bridge; use Bridge.Work, Watch or Await", fset.Position(n.Pos()))
-			case *ast.SelectorExpr:
-				if id, ok := n.X.(*ast.Ident); ok && id.Name == "fyne" && n.Sel.Name == "Do" {
-					t.Errorf("%s: fyne.Do outside the bridge; use Bridge.Do", fset.Position(n.Pos()))
-				}
-			}
-			return true
-		})
+		for _, v := range bridgeViolations(p, src) {
+			t.Error(v)
+		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestBridgeRuleSeesThroughRenamedImports checks the check: a renamed
+// fyne or time import, DoAndWait and AfterFunc are all caught.
+func TestBridgeRuleSeesThroughRenamedImports(t *testing.T) {
+	src := `package x
+
+import (
+	f "fyne.io/fyne/v2"
+	clock "time"
+)
+
+func a() {
+	f.Do(func() {})
+	f.DoAndWait(func() {})
+	clock.AfterFunc(clock.Second, func() {})
+	go a()
+	clock.Sleep(1)
+}
+`
+	got := bridgeViolations("x.go", []byte(src))
+	if len(got) != 4 {
+		t.Fatalf("%d violations, want 4: %q", len(got), got)
+	}
+}
+
+// bridgeViolations lists what in one file starts work off the UI
+// goroutine outside the bridge.
+func bridgeViolations(name string, src []byte) []string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, 0)
+	if err != nil {
+		return []string{name + ": " + err.Error()}
+	}
+	local := map[string]string{} // the name a file uses -> the import path
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		n := path.Base(p)
+		if p == "fyne.io/fyne/v2" {
+			n = "fyne"
+		}
+		if imp.Name != nil {
+			n = imp.Name.Name
+		}
+		local[n] = p
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			out = append(out, fset.Position(n.Pos()).String()+": a go statement outside the bridge; use Bridge.Work, Watch or Await")
+		case *ast.SelectorExpr:
+			id, ok := n.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			switch pkg := local[id.Name]; {
+			case pkg == "fyne.io/fyne/v2" && (n.Sel.Name == "Do" || n.Sel.Name == "DoAndWait"):
+				out = append(out, fset.Position(n.Pos()).String()+": fyne."+n.Sel.Name+" outside the bridge; use Bridge.Do")
+			case pkg == "time" && n.Sel.Name == "AfterFunc":
+				out = append(out, fset.Position(n.Pos()).String()+": time.AfterFunc outside the bridge runs its function on another goroutine; use Bridge.After")
+			}
+		}
+		return true
+	})
+	return out
 }
