@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -29,11 +30,12 @@ const SkillToolName = "skill"
 // skillRefresh is how long a discovery of the skills is reused.
 const skillRefresh = 2 * time.Second
 
+//go:embed load_skill.md
+var skillDoc string
+
 var skillSpec = tool.Spec{
 	Name: SkillToolName,
-	Description: "Load a skill listed in the system prompt's Skills section (or named as new in the status block): " +
-		"returns its instructions and the list of its files. Call it again with file to read one of those files. " +
-		"A skill's scripts run only through run_shell, asked like any command.",
+	Description: strings.TrimSpace(skillDoc),
 	Parameters: json.RawMessage(`{"type":"object","properties":{` +
 		`"name":{"type":"string","description":"The skill's name."},` +
 		`"file":{"type":"string","description":"Optional: a file of the skill, as listed, to read instead of its instructions."}},` +

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -123,13 +124,12 @@ type TaskParams struct {
 	Kind        string `json:"kind,omitempty"`
 }
 
+//go:embed task.md
+var taskDoc string
+
 var taskSpec = tool.Spec{
 	Name: TaskToolName,
-	Description: "Delegate a self-contained job to a sub-agent with its own fresh context, and get back only its report. " +
-		"Use it for bulky exploration (\"find where X is configured\", \"summarise how package Y handles errors\") so the files it reads never fill your context. " +
-		"The sub-agent sees nothing of this conversation: put everything it needs in prompt. " +
-		"Several task calls in one reply run in parallel. kind \"explore\" (default) can only read and search; " +
-		"kind \"general\" can also edit files and run commands when the session's permission mode allows, each call approved as usual.",
+	Description: strings.TrimSpace(taskDoc),
 	Parameters: json.RawMessage(`{"type":"object","properties":{` +
 		`"description":{"type":"string","description":"A short title for the job (3-8 words), shown to the user."},` +
 		`"prompt":{"type":"string","description":"The whole job: what to find or do, where to look, and what the report must contain."},` +

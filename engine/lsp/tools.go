@@ -3,6 +3,7 @@ package lsp
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -17,14 +18,22 @@ import (
 // lists; the rest are counted in a closing line.
 const MaxToolLocations = 50
 
-// The tools' descriptions and schemas are constants, so their Spec bytes
-// never change and the prompt cache keeps hitting.
-const (
-	definitionDoc = `Find where a symbol is defined, using the language server of the file's language (gopls, pyright, typescript-language-server, ...). Give the file, the 1-based line, and either the symbol's name as written on that line or its 1-based column. Answers one line per definition, "path:line: source line". Faster and more precise than grep for following calls, types and imports.`
-	referencesDoc = `List every reference to a symbol (its declaration included) across the workspace, using the file's language server. Give the file, the 1-based line, and either the symbol's name as written on that line or its 1-based column. Answers one line per reference, "path:line: source line", at most 50 with a count of the rest. Use it before renaming or changing a function's signature.`
-	hoverDoc      = `Show what the language server knows about a symbol: its type, signature and documentation. Give the file, the 1-based line, and either the symbol's name as written on that line or its 1-based column.`
-	symbolsDoc    = `List symbols (functions, types, methods, fields, variables) with the language servers. Give path to list the symbols declared in one file, or query to search symbol names in the whole workspace (not both). Answers one line per symbol, "path:line: source line (kind name)", at most 50 with a count of the rest.`
+// The tools' descriptions, one embedded file a tool, and their schemas
+// never change while Tally runs, so their Spec bytes stay the same and the
+// prompt cache keeps hitting.
+var (
+	//go:embed lsp_definition.md
+	definitionDoc string
+	//go:embed lsp_references.md
+	referencesDoc string
+	//go:embed lsp_hover.md
+	hoverDoc string
+	//go:embed lsp_symbols.md
+	symbolsDoc string
+)
 
+// The tools' schemas.
+const (
 	positionSchema = `{
 		"type": "object",
 		"properties": {
@@ -57,10 +66,10 @@ func compactSchema(s string) json.RawMessage {
 }
 
 var (
-	definitionSpec = tool.Spec{Name: "lsp_definition", Description: definitionDoc, Parameters: compactSchema(positionSchema)}
-	referencesSpec = tool.Spec{Name: "lsp_references", Description: referencesDoc, Parameters: compactSchema(positionSchema)}
-	hoverSpec      = tool.Spec{Name: "lsp_hover", Description: hoverDoc, Parameters: compactSchema(positionSchema)}
-	symbolsSpec    = tool.Spec{Name: "lsp_symbols", Description: symbolsDoc, Parameters: compactSchema(symbolsSchema)}
+	definitionSpec = tool.Spec{Name: "lsp_definition", Description: strings.TrimSpace(definitionDoc), Parameters: compactSchema(positionSchema)}
+	referencesSpec = tool.Spec{Name: "lsp_references", Description: strings.TrimSpace(referencesDoc), Parameters: compactSchema(positionSchema)}
+	hoverSpec      = tool.Spec{Name: "lsp_hover", Description: strings.TrimSpace(hoverDoc), Parameters: compactSchema(positionSchema)}
+	symbolsSpec    = tool.Spec{Name: "lsp_symbols", Description: strings.TrimSpace(symbolsDoc), Parameters: compactSchema(symbolsSchema)}
 )
 
 // Tools returns the model-facing tools of m, in a fixed order:
