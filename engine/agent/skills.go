@@ -34,7 +34,7 @@ const skillRefresh = 2 * time.Second
 var skillDoc string
 
 var skillSpec = tool.Spec{
-	Name: SkillToolName,
+	Name:        SkillToolName,
 	Description: strings.TrimSpace(skillDoc),
 	Parameters: json.RawMessage(`{"type":"object","properties":{` +
 		`"name":{"type":"string","description":"The skill's name."},` +

@@ -128,7 +128,7 @@ type TaskParams struct {
 var taskDoc string
 
 var taskSpec = tool.Spec{
-	Name: TaskToolName,
+	Name:        TaskToolName,
 	Description: strings.TrimSpace(taskDoc),
 	Parameters: json.RawMessage(`{"type":"object","properties":{` +
 		`"description":{"type":"string","description":"A short title for the job (3-8 words), shown to the user."},` +
