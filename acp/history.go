@@ -11,6 +11,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
 )
@@ -98,20 +99,20 @@ func (st *session) argsDiff(c transcript.ToolCall) []acp.ToolCallContent {
 
 // action performs a built-in command typed as the prompt (/compact,
 // /new-cycle, /help, /model, /rewind) and answers in the conversation.
-func (st *session) action(ctx context.Context, inv agent.Invocation, perr error) (acp.PromptResponse, error) {
+func (st *session) action(ctx context.Context, inv command.Invocation, perr error) (acp.PromptResponse, error) {
 	if perr != nil {
 		return acp.PromptResponse{}, &acp.RequestError{Code: codeInvalidParams, Message: perr.Error()}
 	}
 	say := func(s string) { st.send(acp.UpdateAgentMessageText(s)) }
 	c := inv.Command
 	switch c.Action {
-	case agent.ActionCompact, agent.ActionNewCycle:
+	case command.ActionCompact, command.ActionNewCycle:
 		if st.noModel != nil {
 			return acp.PromptResponse{}, failure(st.noModel)
 		}
 	}
 	switch c.Action {
-	case agent.ActionCompact:
+	case command.ActionCompact:
 		res, err := st.sess.Compaction().Apply(ctx)
 		switch {
 		case errors.Is(err, agent.ErrNothingToCompact):
@@ -123,7 +124,7 @@ func (st *session) action(ctx context.Context, inv agent.Invocation, perr error)
 		default:
 			say(fmt.Sprintf("Compacted the conversation from %d to %d tokens.", res.TokensBefore, res.TokensAfter))
 		}
-	case agent.ActionNewCycle:
+	case command.ActionNewCycle:
 		if err := st.sess.NewCycle(ctx); err != nil {
 			if ctx.Err() != nil {
 				return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
@@ -131,7 +132,7 @@ func (st *session) action(ctx context.Context, inv agent.Invocation, perr error)
 			return acp.PromptResponse{}, failure(err)
 		}
 		say("Started a new cycle from the hand-off brief and the checklist; the previous one is archived.")
-	case agent.ActionHelp:
+	case command.ActionHelp:
 		var b strings.Builder
 		b.WriteString("Commands:\n")
 		for _, cmd := range st.sess.Commands().List(ctx) {
@@ -145,7 +146,7 @@ func (st *session) action(ctx context.Context, inv agent.Invocation, perr error)
 			b.WriteString("- `" + strings.ReplaceAll(line, "`", "'") + "`\n")
 		}
 		say(b.String())
-	case agent.ActionModel:
+	case command.ActionModel:
 		if inv.Profile == "" && inv.Model == "" {
 			say(fmt.Sprintf("This session talks to %s. Switch it with /model [@PROFILE] [NAME] (the profiles are in the app's Settings or `tally profile list`).", modelOn(st.sess.ModelName(), st.sess.Profile())))
 			break

@@ -11,6 +11,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/workbench"
 )
@@ -138,7 +139,7 @@ func (st *session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.P
 		st.stop = nil
 		st.mu.Unlock()
 	}()
-	if inv, ok, perr := agent.ParseAction(text); ok {
+	if inv, ok, perr := command.ParseAction(text); ok {
 		return st.action(ctx, inv, perr)
 	}
 	if st.noModel != nil {

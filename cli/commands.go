@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/workbench"
 )
 
@@ -20,16 +21,16 @@ import (
 // /new-cycle act on the session given with --session, /help lists the
 // commands, /model says which model a run uses, and /rewind, which picks
 // a turn in a dialog, points to tally rewind.
-func runBuiltin(o *options, inv agent.Invocation, stdout, stderr io.Writer) error {
+func runBuiltin(o *options, inv command.Invocation, stdout, stderr io.Writer) error {
 	c := inv.Command
-	if c.Action == agent.ActionRewind {
+	if c.Action == command.ActionRewind {
 		to := "TURN"
 		if inv.Turn > 0 {
 			to = strconv.Itoa(inv.Turn)
 		}
 		return usagef("tally run: /rewind opens the Rewind dialog of the app; on the command line run tally rewind %s --to %s", cmp.Or(o.session, "SESSION"), to)
 	}
-	if (c.Action == agent.ActionCompact || c.Action == agent.ActionNewCycle) && o.session == "" {
+	if (c.Action == command.ActionCompact || c.Action == command.ActionNewCycle) && o.session == "" {
 		return usagef("tally run: /%s acts on a stored session; name it with --session ID (tally sessions lists them)", c.Name)
 	}
 	w, settingsErr, err := o.open()
@@ -51,12 +52,12 @@ func runBuiltin(o *options, inv agent.Invocation, stdout, stderr io.Writer) erro
 	}
 	cfg, cfgErr := w.Config(o.sessionOptions(o.session))
 	switch c.Action {
-	case agent.ActionHelp:
+	case command.ActionHelp:
 		if cfgErr != nil && !errors.Is(cfgErr, workbench.ErrNoModel) {
 			return cfgErr
 		}
 		return printHelp(o, cfg.UserConfigDir, cmp.Or(info.Workspace, o.workspace), stdout, stderr)
-	case agent.ActionModel:
+	case command.ActionModel:
 		switching := inv.Profile != "" || inv.Model != ""
 		if cfgErr != nil && !(switching && errors.Is(cfgErr, workbench.ErrNoModel)) {
 			return cfgErr // a switch needs only the endpoint it switches to
@@ -80,7 +81,7 @@ func runBuiltin(o *options, inv agent.Invocation, stdout, stderr io.Writer) erro
 	defer sess.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if c.Action == agent.ActionCompact {
+	if c.Action == command.ActionCompact {
 		res, err := sess.Compaction().Apply(ctx)
 		if err != nil {
 			return err
@@ -110,7 +111,7 @@ func printHelp(o *options, userConfigDir, workspace string, stdout, stderr io.Wr
 		}
 		workspace = wd
 	}
-	cmds, notes := agent.ListCommands(userConfigDir, workspace)
+	cmds, notes := command.List(userConfigDir, workspace)
 	if o.json {
 		for _, c := range cmds {
 			row := map[string]string{"name": c.Name, "usage": c.Usage(), "description": c.Description, "source": string(c.Source)}
@@ -133,14 +134,14 @@ func printHelp(o *options, userConfigDir, workspace string, stdout, stderr io.Wr
 		}
 		return nil
 	}
-	io.WriteString(stdout, safeText(agent.HelpText(cmds, notes)))
+	io.WriteString(stdout, safeText(command.HelpText(cmds, notes)))
 	fmt.Fprintln(stdout, "The MCP servers' prompts are commands too: tally mcp list --probe lists them.")
 	return nil
 }
 
 // switchModel switches stored session id to the model inv names, as
 // /model does in the app.
-func switchModel(w *workbench.Workbench, cfg agent.Config, id string, inv agent.Invocation, stdout io.Writer) error {
+func switchModel(w *workbench.Workbench, cfg agent.Config, id string, inv command.Invocation, stdout io.Writer) error {
 	profile := inv.Profile
 	if profile == "" {
 		profile = cmp.Or(cfg.Profile, workbench.MainProfile) // the session's own endpoint

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/internal/text"
 )
@@ -15,7 +16,7 @@ import (
 // its resources, as the "@server:uri" tokens that attach them.
 func printPromptsAndResources(w io.Writer, prompts []mcp.Prompt, resources []mcp.Resource) {
 	for _, p := range prompts {
-		c := agent.PromptCommand(p)
+		c := command.PromptCommand(p)
 		line := "  " + safeText(c.Usage())
 		if c.Description != "" {
 			line += ": " + safeText(text.FirstLine(c.Description, quoteRunes))

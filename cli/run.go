@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
@@ -41,7 +42,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if inv, ok, err := agent.ParseAction(text); ok && len(imgs) == 0 {
+	if inv, ok, err := command.ParseAction(text); ok && len(imgs) == 0 {
 		if err != nil {
 			return usagef("tally run: %s", err.Error())
 		}

@@ -11,11 +11,12 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // The built-in slash commands typed in the prompt box (/compact,
-// /new-cycle, /rewind, /model, /help; see agent.ParseAction): each runs
+// /new-cycle, /rewind, /model, /help; see command.ParseAction): each runs
 // what its button or menu runs, and nothing is sent to the model. The
 // other commands (command files, MCP prompts) expand into the message in
 // the engine.
@@ -24,7 +25,7 @@ import (
 // live. A command with wrong arguments stays in the prompt, with the
 // banner saying why; otherwise the prompt is cleared and the action
 // starts.
-func (u *UI) runCommand(live *liveSession, inv agent.Invocation, err error) {
+func (u *UI) runCommand(live *liveSession, inv command.Invocation, err error) {
 	if err != nil {
 		u.banner.ShowError("Not run: " + err.Error() + ".")
 		return
@@ -33,15 +34,15 @@ func (u *UI) runCommand(live *liveSession, inv agent.Invocation, err error) {
 	u.keepDraft(live)
 	u.banner.Hide()
 	switch inv.Command.Action {
-	case agent.ActionCompact:
+	case command.ActionCompact:
 		u.startCompaction()
-	case agent.ActionNewCycle:
+	case command.ActionNewCycle:
 		u.startNewCycle()
-	case agent.ActionRewind:
+	case command.ActionRewind:
 		u.rewindToTurn(live, inv.Turn)
-	case agent.ActionModel:
+	case command.ActionModel:
 		u.showModel(live, inv)
-	case agent.ActionHelp:
+	case command.ActionHelp:
 		u.showHelp(live)
 	}
 }
@@ -93,7 +94,7 @@ func rewindTarget(turns []agent.Turn, n *int) error {
 
 // showModel runs /model: alone it opens the Switch the model dialog,
 // with a name (and @profile) it switches at once.
-func (u *UI) showModel(live *liveSession, inv agent.Invocation) {
+func (u *UI) showModel(live *liveSession, inv command.Invocation) {
 	if live == nil || live.sess == nil {
 		return // still opening: nothing to show or switch yet
 	}
@@ -193,7 +194,7 @@ func (u *UI) showHelp(live *liveSession) {
 	sess := live.sess
 	u.bridge.Work(func() func() {
 		cmds := sess.Commands()
-		help := agent.HelpText(cmds.List(context.Background()), cmds.Notes())
+		help := command.HelpText(cmds.List(context.Background()), cmds.Notes())
 		return func() {
 			if u.live == live {
 				u.chat.notice(help+"Type / in the prompt box to pick one.", false)

@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/internal/text"
 )
@@ -66,7 +67,7 @@ type completer struct {
 
 	// What was fetched for sess, and when; loading while a fetch runs.
 	sess    *agent.Session
-	cmds    []agent.Command
+	cmds    []command.Command
 	res     []mcp.Resource
 	at      time.Time
 	loading bool
@@ -169,7 +170,7 @@ func (c *completer) fetch() {
 				return
 			}
 			c.sess, c.cmds, c.res, c.at = sess, cmds, res, time.Now()
-			if !slices.ContainsFunc(cmds, func(c agent.Command) bool { return c.Source == agent.CommandMCP }) && len(res) == 0 {
+			if !slices.ContainsFunc(cmds, func(c command.Command) bool { return c.Source == command.SourceMCP }) && len(res) == 0 {
 				c.at = time.Time{} // servers may still be starting: ask again on the next key
 			}
 			c.update(false)
@@ -223,13 +224,13 @@ func (c *completer) matching(mode rune, filter string) []choice {
 // commandDetail is what a command's row says of it: its description (or
 // why it cannot be used) and, for a built-in command or a command file,
 // where it comes from.
-func commandDetail(cmd agent.Command) string {
+func commandDetail(cmd command.Command) string {
 	about := cmd.Description
 	if cmd.Problem != "" {
 		about = "cannot be used: " + cmd.Problem
 	}
 	switch {
-	case cmd.Source == agent.CommandBuiltin:
+	case cmd.Source == command.SourceBuiltin:
 		return strings.TrimPrefix(about+" · built-in", " · ")
 	case cmd.File != "":
 		return strings.TrimPrefix(about+" · "+cmd.File, " · ")

@@ -15,7 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/workbench"
@@ -210,7 +210,7 @@ func TestCompletionListFitsASmallWindow(t *testing.T) {
 	// A server with many prompts, long names and descriptions.
 	cc := h.ui.input.complete
 	for i := range 20 {
-		cc.cmds = append(cc.cmds, agent.Command{Name: fmt.Sprintf("docs:generate_release_notes_for_component_%02d", i),
+		cc.cmds = append(cc.cmds, command.Command{Name: fmt.Sprintf("docs:generate_release_notes_for_component_%02d", i),
 			Hint: "<component> [since] [until] [audience]", Description: strings.Repeat("Write the release notes of a component from its merged pull requests. ", 4)})
 	}
 	cc.changed()
@@ -277,7 +277,7 @@ func TestNoCommandsNoListAndNoRepeatedAsking(t *testing.T) {
 		h.q.drain()
 		time.Sleep(2 * time.Millisecond)
 	}
-	if c := h.ui.input.complete; c.loading || !h.q.empty() || len(c.choices) != len(agent.BuiltinCommands()) {
+	if c := h.ui.input.complete; c.loading || !h.q.empty() || len(c.choices) != len(command.Builtins()) {
 		t.Errorf("loading %v, queue empty %v, %d choices", c.loading, h.q.empty(), len(c.choices))
 	}
 }

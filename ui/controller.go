@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/workbench"
@@ -193,7 +194,7 @@ func (u *UI) send() {
 	if live == nil || live.sess == nil || live.job.running || (text == "" && len(imgs) == 0) {
 		return
 	}
-	if inv, ok, err := agent.ParseAction(text); ok && len(imgs) == 0 {
+	if inv, ok, err := command.ParseAction(text); ok && len(imgs) == 0 {
 		u.runCommand(live, inv, err) // a built-in command: an action, not a message
 		return
 	}
@@ -225,7 +226,7 @@ func (u *UI) send() {
 			if u.live == live {
 				u.footer.State.Alerts = alerts
 			}
-			var cmdErr *agent.CommandError
+			var cmdErr *command.Error
 			var imgErr *agent.ImageError
 			if (errors.As(err, &cmdErr) || errors.As(err, &imgErr)) && u.live == live && u.input.prompt.Text == "" {
 				u.input.prompt.setDraft(text) // nothing was sent: correct it and send again
@@ -310,7 +311,7 @@ func (u *UI) showTurnError(err error) {
 
 // friendlyError phrases an engine error for the banner.
 func friendlyError(err error) string {
-	var cmdErr *agent.CommandError
+	var cmdErr *command.Error
 	if errors.As(err, &cmdErr) {
 		return "Not sent: " + err.Error() + "."
 	}

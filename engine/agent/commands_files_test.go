@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 )
 
@@ -86,24 +87,24 @@ func TestCommandFilesListPrecedenceAndNamespaces(t *testing.T) {
 	h, _ := commandsHarness(t)
 	s := h.session("cmd-list")
 	defer s.Close()
-	byName := map[string]Command{}
+	byName := map[string]command.Command{}
 	for _, c := range s.Commands().List(context.Background()) {
 		if _, dup := byName[c.Name]; dup {
 			t.Errorf("/%s is listed twice", c.Name)
 		}
 		byName[c.Name] = c
 	}
-	for name, want := range map[string]Command{
-		"review":             {Source: CommandUser, Description: "Review a pull request: its tests first.", Hint: "[pr] [focus]"},
-		"deploy":             {Source: CommandWorkspace, File: ".tally/commands/deploy.md", Description: "Deploy from .tally."},
-		"explain":            {Source: CommandWorkspace, File: ".claude/commands/explain.md", Description: "Explain code", Hint: "[file]"},
-		"fix":                {Source: CommandWorkspace, File: ".tally/commands/fix.md", Description: "Fix"},
-		"frontend:component": {Source: CommandWorkspace, File: ".claude/commands/frontend/component.md", Description: "Make a component."},
-		"compact":            {Source: CommandBuiltin, Action: ActionCompact},
-		"help":               {Source: CommandBuiltin, Action: ActionHelp},
-		"new-cycle":          {Source: CommandBuiltin, Action: ActionNewCycle},
-		"rewind":             {Source: CommandBuiltin, Action: ActionRewind, Hint: "[turn]"},
-		"model":              {Source: CommandBuiltin, Action: ActionModel, Hint: "[@profile] [name]"},
+	for name, want := range map[string]command.Command{
+		"review":             {Source: command.SourceUser, Description: "Review a pull request: its tests first.", Hint: "[pr] [focus]"},
+		"deploy":             {Source: command.SourceWorkspace, File: ".tally/commands/deploy.md", Description: "Deploy from .tally."},
+		"explain":            {Source: command.SourceWorkspace, File: ".claude/commands/explain.md", Description: "Explain code", Hint: "[file]"},
+		"fix":                {Source: command.SourceWorkspace, File: ".tally/commands/fix.md", Description: "Fix"},
+		"frontend:component": {Source: command.SourceWorkspace, File: ".claude/commands/frontend/component.md", Description: "Make a component."},
+		"compact":            {Source: command.SourceBuiltin, Action: command.ActionCompact},
+		"help":               {Source: command.SourceBuiltin, Action: command.ActionHelp},
+		"new-cycle":          {Source: command.SourceBuiltin, Action: command.ActionNewCycle},
+		"rewind":             {Source: command.SourceBuiltin, Action: command.ActionRewind, Hint: "[turn]"},
+		"model":              {Source: command.SourceBuiltin, Action: command.ActionModel, Hint: "[@profile] [name]"},
 	} {
 		c, ok := byName[name]
 		if !ok {
@@ -127,7 +128,7 @@ func TestCommandFilesListPrecedenceAndNamespaces(t *testing.T) {
 	// A mistyped name in a namespace that has command files is reported;
 	// another first word with a colon is text.
 	_, err := s.Run(context.Background(), "/frontend:compnent Button")
-	var ce *CommandError
+	var ce *command.Error
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "there is no command /frontend:compnent; the nearest are /frontend:component") {
 		t.Errorf("a mistyped command: %v", err)
 	}
@@ -145,7 +146,7 @@ func TestBrokenCommandFileIsNotedAndTheRestWork(t *testing.T) {
 	h, user := commandsHarness(t)
 	writeCommand(t, h.ws, ".tally/commands/broken.md", "---\ndescription: never closed\n\nThe body.\n")
 	writeCommand(t, h.ws, ".tally/commands/wrong.md", "---\ndescription:\n  nested: map\n---\nBody.\n")
-	writeCommand(t, h.ws, ".tally/commands/big.md", strings.Repeat("x", maxCommandBytes+1))
+	writeCommand(t, h.ws, ".tally/commands/big.md", strings.Repeat("x", command.MaxFileBytes+1))
 	writeCommand(t, h.ws, ".tally/commands/compact.md", "Not the built-in.\n")
 	writeCommand(t, h.ws, ".tally/commands/my file.md", "A space in the name.\n")
 	outside := filepath.Join(t.TempDir(), "secret.md")
@@ -179,7 +180,7 @@ func TestBrokenCommandFileIsNotedAndTheRestWork(t *testing.T) {
 			t.Errorf("%d notes hold %q: %q", found, want, notes)
 		}
 	}
-	var broken Command
+	var broken command.Command
 	for _, c := range s.Commands().List(context.Background()) {
 		if c.Name == "broken" {
 			broken = c
@@ -197,9 +198,9 @@ func TestBrokenCommandFileIsNotedAndTheRestWork(t *testing.T) {
 		"/compact":     "/compact is a command of the app, not a message for the model; in the app type it in the prompt box; on the command line run tally compact SESSION",
 	} {
 		_, err := s.Run(ctx, msg)
-		var ce *CommandError
+		var ce *command.Error
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %v; want a CommandError with %q", msg, err, want)
+			t.Errorf("%s: %v; want a command.Error with %q", msg, err, want)
 		}
 	}
 	if n := len(h.srv.Requests()); n != 0 {
@@ -265,23 +266,23 @@ func mustJSON(t *testing.T, v any) string {
 }
 
 func TestParseActionAndHelp(t *testing.T) {
-	for msg, want := range map[string]Invocation{
-		"/compact":        {Command: Command{Name: "compact"}},
-		"  /rewind 3  ":   {Command: Command{Name: "rewind"}, Args: "3", Turn: 3},
-		"/rewind":         {Command: Command{Name: "rewind"}},
-		"/model gpt-5.1 ": {Command: Command{Name: "model"}, Args: "gpt-5.1", Model: "gpt-5.1"},
-		"/model @local q": {Command: Command{Name: "model"}, Args: "@local q", Profile: "local", Model: "q"},
-		"/model @main":    {Command: Command{Name: "model"}, Args: "@main", Profile: "main"},
-		"/new-cycle":      {Command: Command{Name: "new-cycle"}},
-		"/help":           {Command: Command{Name: "help"}},
+	for msg, want := range map[string]command.Invocation{
+		"/compact":        {Command: command.Command{Name: "compact"}},
+		"  /rewind 3  ":   {Command: command.Command{Name: "rewind"}, Args: "3", Turn: 3},
+		"/rewind":         {Command: command.Command{Name: "rewind"}},
+		"/model gpt-5.1 ": {Command: command.Command{Name: "model"}, Args: "gpt-5.1", Model: "gpt-5.1"},
+		"/model @local q": {Command: command.Command{Name: "model"}, Args: "@local q", Profile: "local", Model: "q"},
+		"/model @main":    {Command: command.Command{Name: "model"}, Args: "@main", Profile: "main"},
+		"/new-cycle":      {Command: command.Command{Name: "new-cycle"}},
+		"/help":           {Command: command.Command{Name: "help"}},
 	} {
-		inv, ok, err := ParseAction(msg)
+		inv, ok, err := command.ParseAction(msg)
 		if !ok || err != nil || inv.Command.Name != want.Command.Name || inv.Args != want.Args || inv.Turn != want.Turn || inv.Profile != want.Profile || inv.Model != want.Model || inv.Command.Action == "" {
 			t.Errorf("%q: %+v %v %v", msg, inv, ok, err)
 		}
 	}
 	for _, msg := range []string{"/compacted", "compact", "/etc/hosts", "/", "", "/review 42"} {
-		if _, ok, err := ParseAction(msg); ok || err != nil {
+		if _, ok, err := command.ParseAction(msg); ok || err != nil {
 			t.Errorf("%q is taken for a built-in command (%v)", msg, err)
 		}
 	}
@@ -293,18 +294,18 @@ func TestParseActionAndHelp(t *testing.T) {
 		"/model @ a":    "/model @ needs a profile's name",
 		"/new-cycle go": "/new-cycle takes no arguments",
 	} {
-		_, ok, err := ParseAction(msg)
-		var ce *CommandError
+		_, ok, err := command.ParseAction(msg)
+		var ce *command.Error
 		if !ok || !errors.As(err, &ce) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v %v; want %q", msg, ok, err, want)
 		}
 	}
 	h, user := commandsHarness(t)
-	cmds, notes := ListCommands(user, h.ws)
+	cmds, notes := command.List(user, h.ws)
 	if len(cmds) != 10 || len(notes) != 0 {
-		t.Fatalf("ListCommands: %d commands, notes %q", len(cmds), notes)
+		t.Fatalf("command.List: %d commands, notes %q", len(cmds), notes)
 	}
-	help := HelpText(cmds, []string{".tally/commands/help.md is hidden by the built-in command /help; rename it to use it"})
+	help := command.HelpText(cmds, []string{".tally/commands/help.md is hidden by the built-in command /help; rename it to use it"})
 	for _, want := range []string{
 		"Built-in commands:\n  /compact — Compact the conversation now",
 		"  /rewind [turn] — Go back",
@@ -317,46 +318,7 @@ func TestParseActionAndHelp(t *testing.T) {
 			t.Errorf("help lacks %q:\n%s", want, help)
 		}
 	}
-	if strings.Contains(HelpText(BuiltinCommands(), nil), "Your commands") {
+	if strings.Contains(command.HelpText(command.Builtins(), nil), "Your commands") {
 		t.Error("help without command files lists some")
-	}
-}
-
-func TestExpandTemplate(t *testing.T) {
-	for _, tc := range []struct{ body, rest, want string }{
-		{"Do $1 then $2.", ` a "b c" d`, "Do a then b c."},
-		{"All: $ARGUMENTS.", `  x  "y z" `, `All: x  "y z".`},
-		{"Costs $10 or $1.", "five", "Costs $10 or five."},
-		{"Only $3.", "a b", "Only ."},
-		{"No placeholder.\n\n", "", "No placeholder.\n\n"},
-		{"No placeholder.\n", "the args", "No placeholder.\n\nthe args"},
-		{"$1 and @docs:x", "@docs:mem://a b", "b and @docs:x"},
-	} {
-		skip := func(w string) bool { return strings.HasPrefix(w, "@docs:") }
-		got, err := expandTemplate(Command{Name: "t", body: tc.body}, tc.rest, skip)
-		if err != nil || got != tc.want {
-			t.Errorf("%q with %q: %q, %v; want %q", tc.body, tc.rest, got, err, tc.want)
-		}
-	}
-	if _, err := expandTemplate(Command{Name: "t", body: "$1"}, `"open`, nil); err == nil || !strings.Contains(err.Error(), "the arguments of /t leave a \" quote open") {
-		t.Errorf("an open quote: %v", err)
-	}
-	if got, err := expandTemplate(Command{Name: "t", body: "$ARGUMENTS"}, `"open`, nil); err != nil || got != `"open` {
-		t.Errorf("$ARGUMENTS takes the text as typed: %q, %v", got, err)
-	}
-}
-
-func TestCommandHeaderAsClaudeCodeWritesIt(t *testing.T) {
-	for in, want := range map[string][2]string{
-		"---\nargument-hint: [message]\n---\nb":                                    {"", "[message]"},
-		"---\nargument-hint: [pr-number] [priority]\n---\nb":                       {"", "[pr-number] [priority]"},
-		"---\ndescription: Fix: the bug\nargument-hint: <file>\n---\nb":            {"Fix: the bug", "<file>"},
-		"---\r\ndescription: \"Quoted: yes\"\r\nallowed-tools: [a, b]\r\n---\r\nb": {"Quoted: yes", ""},
-		"\ufeff---\ndescription: 42\n---\nb":                                       {"42", ""},
-	} {
-		h, body, err := parseCommandHeader([]byte(in))
-		if err != nil || string(h.Description) != want[0] || string(h.ArgumentHint) != want[1] || body != "b" {
-			t.Errorf("%q: %+v %q %v", in, h, body, err)
-		}
 	}
 }

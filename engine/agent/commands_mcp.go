@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -18,74 +19,19 @@ import (
 // message, and what a message goes through before it enters the
 // conversation (see prepareMessage).
 
-// mcpPrompts is the commands of a session's MCP servers' prompts. When
-// await is set, lookup first waits for the servers still starting (as a
-// message naming one of their prompts must); list never waits.
-type mcpPrompts struct {
-	mgr   *mcp.Manager
-	await func()
-}
-
-// PromptCommand returns the slash command of an MCP prompt:
-// "/server:prompt", its description and its arguments.
-func PromptCommand(p mcp.Prompt) Command {
-	c := Command{Name: p.Server + ":" + p.Name, Description: p.Description, Source: CommandMCP}
-	if c.Description == "" {
-		c.Description = p.Title
-	}
-	for _, a := range p.Arguments {
-		c.Args = append(c.Args, CommandArg{Name: a.Name, Description: a.Description, Required: a.Required})
-	}
-	c.Hint = hintOf(c.Args)
-	return c
-}
-
-func (p mcpPrompts) list(ctx context.Context) []Command {
-	var out []Command
-	for _, pr := range p.mgr.Prompts(ctx) {
-		out = append(out, PromptCommand(pr))
-	}
-	return out
-}
-
-func (p mcpPrompts) lookup(ctx context.Context, name string) (Command, bool) {
-	server, prompt, ok := strings.Cut(name, ":")
-	if !ok {
-		return Command{}, false
-	}
-	if p.await != nil {
-		p.await()
-	}
-	pr, ok := p.mgr.LookupPrompt(ctx, server, prompt)
-	if !ok {
-		return Command{}, false
-	}
-	return PromptCommand(pr), true
-}
-
-func (p mcpPrompts) expand(ctx context.Context, c Command, rest string, skip func(string) bool) (string, error) {
-	args, err := bindArgs(c, rest, skip)
-	if err != nil {
-		return "", err
-	}
-	server, prompt, _ := strings.Cut(c.Name, ":")
-	return p.mgr.GetPrompt(ctx, server, prompt, args)
-}
-
-// commands is the session's command registry: the built-in commands, the
-// command files (the user's before the workspace's) and the MCP servers'
-// prompts, a name in an earlier one hiding it in a later one. With await
-// set, looking up an MCP prompt waits for the servers still starting.
-func (s *Session) commands(await bool) commandRegistry {
-	r := commandRegistry{sources: []commandSource{builtinCommands{}, s.commandFiles()}}
+// commands is the session's command registry (see command.ForSession).
+// With await set, looking up an MCP prompt waits for the servers still
+// starting.
+func (s *Session) commands(await bool) command.Registry {
+	var mgr *mcp.Manager
+	var wait func()
 	if s.mcpRun != nil {
-		src := mcpPrompts{mgr: s.mcpRun.mgr}
+		mgr = s.mcpRun.mgr
 		if await {
-			src.await = s.awaitMCP
+			wait = s.awaitMCP
 		}
-		r.sources, r.strict = append(r.sources, src), true
 	}
-	return r
+	return command.ForSession(s.cfg.UserConfigDir, s.meta.Workspace, mgr, wait)
 }
 
 // Commands is the session's slash commands and attachable resources, for
@@ -104,17 +50,17 @@ const listWait = 5 * time.Second
 // the MCP servers that are connected. It never waits for a running turn,
 // never starts a server, and waits at most a few seconds for a slow one
 // (which is then left out).
-func (h Commands) List(ctx context.Context) []Command {
+func (h Commands) List(ctx context.Context) []command.Command {
 	ctx, cancel := context.WithTimeout(ctx, listWait)
 	defer cancel()
-	return h.s.commands(false).list(ctx)
+	return h.s.commands(false).List(ctx)
 }
 
 // Notes returns one sentence for each command file that cannot be used
 // and each commands folder that cannot be read, in the order of the
 // folders; nil when all is well.
 func (h Commands) Notes() []string {
-	_, notes := h.s.commandFiles().scan()
+	_, notes := command.Folders(h.s.cfg.UserConfigDir, h.s.meta.Workspace).Scan()
 	return notes
 }
 
@@ -226,7 +172,7 @@ func (s *Session) prepareMessage(ctx context.Context, msg string) (prepared, err
 		return ok && uri != "" && strings.HasPrefix(word, "@") && slices.Contains(servers, server)
 	}
 	if slash {
-		out, expanded, err := reg.expand(ctx, msg, isAttachment)
+		out, expanded, err := reg.Expand(ctx, msg, isAttachment)
 		if err != nil {
 			return p, err
 		}
@@ -249,12 +195,12 @@ func (s *Session) prepareMessage(ctx context.Context, msg string) (prepared, err
 	}
 	atts := attachments(msg, servers, listed)
 	if len(atts) > maxAttachments {
-		return p, commandErrorf("the message attaches %d resources; attach at most %d at a time", len(atts), maxAttachments)
+		return p, command.Errorf("the message attaches %d resources; attach at most %d at a time", len(atts), maxAttachments)
 	}
 	for _, a := range atts {
 		rt, err := r.mgr.ReadResource(ctx, a.server, a.uri)
 		if err != nil {
-			return p, commandErrorf("@%s:%s could not be attached: %s", a.server, a.uri, strings.TrimSuffix(err.Error(), "."))
+			return p, command.Errorf("@%s:%s could not be attached: %s", a.server, a.uri, strings.TrimSuffix(err.Error(), "."))
 		}
 		block, n := attachmentBlock(rt)
 		p.blocks = append(p.blocks, block)

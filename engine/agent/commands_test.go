@@ -8,6 +8,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/secrets/secretstest"
@@ -143,9 +144,9 @@ func TestSlashCommandErrorsSendNothing(t *testing.T) {
 	}
 	for msg, wants := range cases {
 		_, err := s.Run(context.Background(), msg)
-		var ce *CommandError
+		var ce *command.Error
 		if !errors.As(err, &ce) {
-			t.Errorf("%q: error %v; want a CommandError", msg, err)
+			t.Errorf("%q: error %v; want a command.Error", msg, err)
 			continue
 		}
 		for _, w := range wants {
@@ -187,16 +188,16 @@ func TestCommandsAndResourcesForCompletion(t *testing.T) {
 	if _, err := s.Run(context.Background(), "hi"); err != nil { // waits for the server
 		t.Fatal(err)
 	}
-	var cmds []Command
+	var cmds []command.Command
 	for _, c := range s.Commands().List(context.Background()) {
-		if c.Source == CommandMCP {
+		if c.Source == command.SourceMCP {
 			cmds = append(cmds, c)
 		}
 	}
 	if len(cmds) != 2 || cmds[0].Name != "docs:hello" || cmds[1].Name != "docs:review" {
 		t.Fatalf("commands %+v", cmds)
 	}
-	if c := cmds[1]; c.Description != "Review a pull request." || c.Hint != "<pr> [focus]" || c.Source != CommandMCP || !c.Args[0].Required {
+	if c := cmds[1]; c.Description != "Review a pull request." || c.Hint != "<pr> [focus]" || c.Source != command.SourceMCP || !c.Args[0].Required {
 		t.Errorf("review %+v", c)
 	}
 	rs := s.Commands().Resources(context.Background())
@@ -205,38 +206,6 @@ func TestCommandsAndResourcesForCompletion(t *testing.T) {
 	}
 	if tok := ResourceToken(mcp.Resource{Server: "d", URI: "file:///My Docs/a.md"}); tok != `@d:"file:///My Docs/a.md"` {
 		t.Errorf("a quoted token %s", tok)
-	}
-}
-
-func TestBindArgs(t *testing.T) {
-	c := Command{Name: "s:p", Args: []CommandArg{{Name: "a", Required: true}, {Name: "b"}, {Name: "c"}}}
-	c.Hint = hintOf(c.Args)
-	for in, want := range map[string]string{
-		`x y z`:             "a=x b=y c=z",
-		`b=2 x`:             "a=x b=2",
-		`"one two" c='3 4'`: "a=one two c=3 4",
-		`x y z and more`:    "a=x b=y c=z and more",
-		`a="say \"hi\""`:    `a=say "hi"`,
-		`x d=4`:             "a=x b=d=4",
-		`  x  `:             "a=x",
-	} {
-		got, err := bindArgs(c, in, nil)
-		if err != nil {
-			t.Errorf("%s: %v", in, err)
-			continue
-		}
-		var parts []string
-		for _, k := range []string{"a", "b", "c"} {
-			if v, ok := got[k]; ok {
-				parts = append(parts, k+"="+v)
-			}
-		}
-		if s := strings.Join(parts, " "); s != want {
-			t.Errorf("%s: %s; want %s", in, s, want)
-		}
-	}
-	if _, err := bindArgs(c, "b=1", nil); err == nil || err.Error() != "the command /s:p needs the argument a; usage: /s:p <a> [b] [c]" {
-		t.Errorf("missing: %v", err)
 	}
 }
 
@@ -252,7 +221,7 @@ func TestWithoutCommandsSlashTextIsSentAsTyped(t *testing.T) {
 	if got := lastHuman(t, h); !strings.Contains(got, "\n/10:30 standup notes @docs:mem://x\n") || strings.Contains(got, "<attachment") {
 		t.Errorf("sent as %q", got)
 	}
-	if cmds := s.Commands().List(context.Background()); len(cmds) != len(BuiltinCommands()) || cmds[0].Source != CommandBuiltin {
+	if cmds := s.Commands().List(context.Background()); len(cmds) != len(command.Builtins()) || cmds[0].Source != command.SourceBuiltin {
 		t.Errorf("commands %v", cmds)
 	}
 }

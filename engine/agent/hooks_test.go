@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/hooks"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/tool"
@@ -273,7 +274,7 @@ func TestUserPromptSubmitHookRefusesTheMessage(t *testing.T) {
 	h.useHooks(hookJSON("UserPromptSubmit", "", h.hookScript("block.sh", `grep -q secret && { echo "do not paste secrets" >&2; exit 2; }; exit 0`), 0))
 	s := h.session("refuse")
 	_, err := s.Run(context.Background(), "here is my secret")
-	var ce *CommandError
+	var ce *command.Error
 	if err == nil || !strings.Contains(err.Error(), "do not paste secrets") || !errors.As(err, &ce) {
 		t.Fatalf("Run = %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/hooks"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
@@ -31,7 +32,7 @@ func (s *Session) promptHooks(ctx context.Context, in prepared) (prepared, error
 	}
 	if out.Block || out.Stop {
 		why, _ := hookText(first(out.Reason, out.StopReason, "no reason given"))
-		return in, commandErrorf("a UserPromptSubmit hook refused the message (%s); change the message and send it again, or the hook", strings.TrimSuffix(text.OneLine(why, 500), "."))
+		return in, command.Errorf("a UserPromptSubmit hook refused the message (%s); change the message and send it again, or the hook", strings.TrimSuffix(text.OneLine(why, 500), "."))
 	}
 	var parts []string
 	if p := hs.takePending(); p != "" {

@@ -1,4 +1,4 @@
-package agent
+package command
 
 import (
 	"context"
@@ -15,22 +15,22 @@ import (
 // model. They come first in the registry, so a command file of the same
 // name is hidden (and noted).
 
-// CommandAction names what a built-in command does.
-type CommandAction string
+// Action names what a built-in command does.
+type Action string
 
 // The actions of the built-in commands.
 const (
 	// ActionCompact compacts the conversation now (Compaction).
-	ActionCompact CommandAction = "compact"
+	ActionCompact Action = "compact"
 	// ActionNewCycle closes the cycle and starts the next (NewCycle).
-	ActionNewCycle CommandAction = "new-cycle"
+	ActionNewCycle Action = "new-cycle"
 	// ActionRewind goes back to the start of a turn (RewindPlan, Rewind).
-	ActionRewind CommandAction = "rewind"
+	ActionRewind Action = "rewind"
 	// ActionModel shows the session's model, or switches it (see
 	// Invocation.Profile and Model).
-	ActionModel CommandAction = "model"
+	ActionModel Action = "model"
 	// ActionHelp lists the commands.
-	ActionHelp CommandAction = "help"
+	ActionHelp Action = "help"
 )
 
 // builtin is a built-in command and what to do where the host cannot
@@ -55,13 +55,13 @@ var builtins = []builtin{
 
 func init() {
 	for i := range builtins {
-		builtins[i].Source = CommandBuiltin
+		builtins[i].Source = SourceBuiltin
 	}
 }
 
-// BuiltinCommands returns the built-in commands, sorted by name. Each has
-// its Action set and Source CommandBuiltin.
-func BuiltinCommands() []Command {
+// Builtins returns the built-in commands, sorted by name. Each has
+// its Action set and Source SourceBuiltin.
+func Builtins() []Command {
 	out := make([]Command, len(builtins))
 	for i, b := range builtins {
 		out[i] = b.Command
@@ -72,9 +72,9 @@ func BuiltinCommands() []Command {
 // builtinCommands is the registry's source of the built-in commands.
 type builtinCommands struct{}
 
-func (builtinCommands) list(context.Context) []Command { return BuiltinCommands() }
+func (builtinCommands) List(context.Context) []Command { return Builtins() }
 
-func (builtinCommands) lookup(_ context.Context, name string) (Command, bool) {
+func (builtinCommands) Lookup(_ context.Context, name string) (Command, bool) {
 	for _, b := range builtins {
 		if b.Name == name {
 			return b.Command, true
@@ -83,7 +83,7 @@ func (builtinCommands) lookup(_ context.Context, name string) (Command, bool) {
 	return Command{}, false
 }
 
-func (builtinCommands) expand(_ context.Context, c Command, _ string, _ func(string) bool) (string, error) {
+func (builtinCommands) Expand(_ context.Context, c Command, _ string, _ func(string) bool) (string, error) {
 	return "", actionError(c)
 }
 
@@ -92,10 +92,10 @@ func (builtinCommands) expand(_ context.Context, c Command, _ string, _ func(str
 func actionError(c Command) error {
 	for _, b := range builtins {
 		if b.Name == c.Name {
-			return commandErrorf("/%s is a command of the app, not a message for the model; %s", c.Name, b.elsewhere)
+			return Errorf("/%s is a command of the app, not a message for the model; %s", c.Name, b.elsewhere)
 		}
 	}
-	return commandErrorf("/%s is a command of the app, not a message for the model", c.Name)
+	return Errorf("/%s is a command of the app, not a message for the model", c.Name)
 }
 
 // Invocation is a message that invokes a built-in command: the command
@@ -113,7 +113,7 @@ type Invocation struct {
 
 // ParseAction reports whether msg invokes a built-in command (its first
 // word is "/compact", "/help" …) and, when it does, which, with its
-// arguments. The error, a *CommandError, says what is wrong with the
+// arguments. The error, a *Error, says what is wrong with the
 // arguments (/compact takes none, /rewind a turn number); then ok is
 // true too. It reads nothing and never blocks, so a host can call it
 // before sending any message.
@@ -126,7 +126,7 @@ func ParseAction(msg string) (inv Invocation, ok bool, err error) {
 	if i := strings.IndexFunc(trimmed, unicode.IsSpace); i >= 0 {
 		word, rest = trimmed[:i], strings.TrimSpace(trimmed[i:])
 	}
-	c, found := builtinCommands{}.lookup(context.Background(), word[1:])
+	c, found := builtinCommands{}.Lookup(context.Background(), word[1:])
 	if !found {
 		return Invocation{}, false, nil
 	}
@@ -138,7 +138,7 @@ func ParseAction(msg string) (inv Invocation, ok bool, err error) {
 		}
 		n, err := strconv.Atoi(strings.TrimPrefix(rest, "#"))
 		if err != nil || n < 1 {
-			return inv, true, commandErrorf("/rewind takes the number of a turn, such as /rewind 3, not %q; send /rewind alone for the last turn", rest)
+			return inv, true, Errorf("/rewind takes the number of a turn, such as /rewind 3, not %q; send /rewind alone for the last turn", rest)
 		}
 		inv.Turn = n
 	case ActionModel:
@@ -146,18 +146,18 @@ func ParseAction(msg string) (inv Invocation, ok bool, err error) {
 		if len(f) > 0 && strings.HasPrefix(f[0], "@") {
 			inv.Profile, f = strings.TrimPrefix(f[0], "@"), f[1:]
 			if inv.Profile == "" {
-				return inv, true, commandErrorf("/model @ needs a profile's name, such as /model @local; send /model alone to see the current one")
+				return inv, true, Errorf("/model @ needs a profile's name, such as /model @local; send /model alone to see the current one")
 			}
 		}
 		if len(f) > 1 {
-			return inv, true, commandErrorf("/model takes one model name, optionally after @PROFILE, not %q; send /model alone to see the current one", rest)
+			return inv, true, Errorf("/model takes one model name, optionally after @PROFILE, not %q; send /model alone to see the current one", rest)
 		}
 		if len(f) == 1 {
 			inv.Model = f[0]
 		}
 	default:
 		if rest != "" {
-			return inv, true, commandErrorf("/%s takes no arguments but got %q; send /%s alone", c.Name, rest, c.Name)
+			return inv, true, Errorf("/%s takes no arguments but got %q; send /%s alone", c.Name, rest, c.Name)
 		}
 	}
 	return inv, true, nil
@@ -171,13 +171,13 @@ func HelpText(cmds []Command, notes []string) string {
 	var b strings.Builder
 	b.WriteString("Built-in commands:\n")
 	for _, c := range cmds {
-		if c.Source == CommandBuiltin {
+		if c.Source == SourceBuiltin {
 			fmt.Fprintf(&b, "  %s — %s\n", c.Usage(), c.Description)
 		}
 	}
 	var others []string
 	for _, c := range cmds {
-		if c.Source == CommandBuiltin {
+		if c.Source == SourceBuiltin {
 			continue
 		}
 		about := c.Description

@@ -1,4 +1,13 @@
-package agent
+// Package command is the slash commands of the prompt: a message whose
+// first word names a command ("/docs:review 42") is replaced by the text
+// the command stands for before it enters the conversation. Commands come
+// from Providers, asked in turn by a Registry: the built-in commands
+// (builtin.go), which are actions the host performs rather than text; the
+// user's and the workspace's command files (files.go); and the MCP
+// servers' prompts (mcp.go). A first word that starts with "/" but names
+// no command and does not look like one ("/etc/hosts is …") leaves the
+// message as it is. Errors a user can correct are *Error.
+package command
 
 import (
 	"context"
@@ -11,32 +20,22 @@ import (
 	"unicode/utf8"
 )
 
-// This file is the slash commands of the prompt: a message whose first
-// word names a command ("/docs:review 42") is replaced by the text the
-// command stands for before it enters the conversation. Commands come
-// from sources, asked in turn by a registry: the built-in commands (see
-// commands_builtin.go), which are actions the host performs rather than
-// text; the user's and the workspace's command files (see
-// commands_files.go); and the MCP servers' prompts (see commands_mcp.go).
-// A first word that starts with "/" but names no command and does not
-// look like one ("/etc/hosts is …") leaves the message as it is.
+// Source names where a command comes from.
+type Source string
 
-// CommandSource names where a command comes from.
-type CommandSource string
-
-// The sources of commands.
+// The Sources of commands.
 const (
-	// CommandMCP is a prompt of an MCP server, named "server:prompt".
-	CommandMCP CommandSource = "mcp"
-	// CommandBuiltin is one of Tally's own commands (/compact, /help …):
+	// SourceMCP is a prompt of an MCP server, named "server:prompt".
+	SourceMCP Source = "mcp"
+	// SourceBuiltin is one of Tally's own commands (/compact, /help …):
 	// an action the host performs, never text sent to the model.
-	CommandBuiltin CommandSource = "builtin"
-	// CommandUser is a template file in the user's commands folder
+	SourceBuiltin Source = "builtin"
+	// SourceUser is a template file in the user's commands folder
 	// (~/.config/tally/commands).
-	CommandUser CommandSource = "user"
-	// CommandWorkspace is a template file in the workspace's
+	SourceUser Source = "user"
+	// SourceWorkspace is a template file in the workspace's
 	// .tally/commands or .claude/commands folder.
-	CommandWorkspace CommandSource = "workspace"
+	SourceWorkspace Source = "workspace"
 )
 
 // Command is one slash command, for the prompt box's list and for
@@ -52,11 +51,11 @@ type Command struct {
 	Hint string
 	// Args are the declared arguments, in their order (an MCP prompt's;
 	// a command file takes its words as they are typed and declares none).
-	Args   []CommandArg
-	Source CommandSource
+	Args   []Arg
+	Source Source
 	// Action is what a built-in command does instead of sending text; it
 	// is "" for every command that expands into a message.
-	Action CommandAction
+	Action Action
 	// File is the template of a command file, as shown to the user
 	// (".tally/commands/review.md"); "" for other commands.
 	File string
@@ -67,8 +66,8 @@ type Command struct {
 	body string // a command file's template, once looked up
 }
 
-// CommandArg is one declared argument of a [Command].
-type CommandArg struct {
+// Arg is one declared argument of a [Command].
+type Arg struct {
 	Name, Description string
 	Required          bool
 }
@@ -82,7 +81,7 @@ func (c Command) Usage() string {
 }
 
 // hintOf is the Hint of arguments.
-func hintOf(args []CommandArg) string {
+func hintOf(args []Arg) string {
 	parts := make([]string, len(args))
 	for i, a := range args {
 		if a.Required {
@@ -94,48 +93,48 @@ func hintOf(args []CommandArg) string {
 	return strings.Join(parts, " ")
 }
 
-// CommandError is the error of a message whose slash command could not be
+// Error is the error of a message whose slash command could not be
 // expanded (an unknown command, a missing argument, a server that failed):
 // nothing entered the conversation and the message can be corrected and
 // sent again.
-type CommandError struct{ msg string }
+type Error struct{ msg string }
 
 // Error implements error.
-func (e *CommandError) Error() string { return e.msg }
+func (e *Error) Error() string { return e.msg }
 
-func commandErrorf(format string, args ...any) error {
-	return &CommandError{msg: fmt.Sprintf(format, args...)}
+func Errorf(format string, args ...any) error {
+	return &Error{msg: fmt.Sprintf(format, args...)}
 }
 
-// commandSource is one place commands come from.
-type commandSource interface {
-	// list returns the source's commands, sorted by name.
-	list(ctx context.Context) []Command
-	// lookup returns the named command; it may look harder than list (a
+// Provider is one place commands come from.
+type Provider interface {
+	// List returns the source's commands, sorted by name.
+	List(ctx context.Context) []Command
+	// Lookup returns the named command; it may look harder than List (a
 	// source whose list is cached asks again).
-	lookup(ctx context.Context, name string) (Command, bool)
-	// expand returns the text command c stands for with the arguments
+	Lookup(ctx context.Context, name string) (Command, bool)
+	// Expand returns the text command c stands for with the arguments
 	// typed after its name (rest); words for which skip (when not nil)
-	// reports true are attachments, not arguments. A *CommandError is
+	// reports true are attachments, not arguments. A *Error is
 	// the user's to correct; any other error is the source's failure.
-	expand(ctx context.Context, c Command, rest string, skip func(string) bool) (string, error)
+	Expand(ctx context.Context, c Command, rest string, skip func(string) bool) (string, error)
 }
 
-// commandRegistry is the commands of a session, from all its sources. A
+// Registry is the commands of a session, from all its Sources. A
 // name found in an earlier source hides the same name in a later one.
 // With strict set (the session has MCP servers) a first word of the
 // "server:prompt" shape that names no command is an error, not text.
-type commandRegistry struct {
-	sources []commandSource
+type Registry struct {
+	Sources []Provider
 	strict  bool
 }
 
-// list returns every command, sorted by name.
-func (r commandRegistry) list(ctx context.Context) []Command {
+// List returns every command, sorted by name.
+func (r Registry) List(ctx context.Context) []Command {
 	var out []Command
 	seen := map[string]bool{}
-	for _, src := range r.sources {
-		for _, c := range src.list(ctx) {
+	for _, src := range r.Sources {
+		for _, c := range src.List(ctx) {
 			if !seen[c.Name] {
 				seen[c.Name] = true
 				out = append(out, c)
@@ -146,9 +145,9 @@ func (r commandRegistry) list(ctx context.Context) []Command {
 	return out
 }
 
-func (r commandRegistry) lookup(ctx context.Context, name string) (Command, commandSource, bool) {
-	for _, src := range r.sources {
-		if c, ok := src.lookup(ctx, name); ok {
+func (r Registry) Lookup(ctx context.Context, name string) (Command, Provider, bool) {
+	for _, src := range r.Sources {
+		if c, ok := src.Lookup(ctx, name); ok {
 			return c, src, true
 		}
 	}
@@ -161,12 +160,12 @@ func (r commandRegistry) lookup(ctx context.Context, name string) (Command, comm
 // rather than sent.
 var namespaced = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9_][^/\s]*$`)
 
-// expand returns the text of msg with its slash command expanded: msg
+// Expand returns the text of msg with its slash command expanded: msg
 // itself when its first word names no command. Words for which skip
 // reports true (the attachments) are not arguments. An unknown command of
 // the "server:prompt" shape, a missing required argument or a failing
-// source is a *CommandError.
-func (r commandRegistry) expand(ctx context.Context, msg string, skip func(word string) bool) (string, bool, error) {
+// source is a *Error.
+func (r Registry) Expand(ctx context.Context, msg string, skip func(word string) bool) (string, bool, error) {
 	trimmed := strings.TrimLeftFunc(msg, unicode.IsSpace)
 	if !strings.HasPrefix(trimmed, "/") {
 		return msg, false, nil
@@ -179,7 +178,7 @@ func (r commandRegistry) expand(ctx context.Context, msg string, skip func(word 
 	if name == "" {
 		return msg, false, nil
 	}
-	c, src, ok := r.lookup(ctx, name)
+	c, src, ok := r.Lookup(ctx, name)
 	if !ok {
 		if !namespaced.MatchString(name) || !r.knownNamespace(ctx, name) {
 			return msg, false, nil
@@ -191,21 +190,21 @@ func (r commandRegistry) expand(ctx context.Context, msg string, skip func(word 
 		if c.File != "" {
 			where = " (" + c.File + ")"
 		}
-		return "", false, commandErrorf("the command /%s%s cannot be used: %s", c.Name, where, strings.TrimSuffix(c.Problem, "."))
+		return "", false, Errorf("the command /%s%s cannot be used: %s", c.Name, where, strings.TrimSuffix(c.Problem, "."))
 	}
 	if c.Action != "" {
 		return "", false, actionError(c)
 	}
-	out, err := src.expand(ctx, c, rest, skip)
-	var ce *CommandError
+	out, err := src.Expand(ctx, c, rest, skip)
+	var ce *Error
 	if errors.As(err, &ce) {
 		return "", false, err
 	}
 	if err != nil {
-		return "", false, commandErrorf("the command /%s failed: %s", c.Name, strings.TrimSuffix(err.Error(), "."))
+		return "", false, Errorf("the command /%s failed: %s", c.Name, strings.TrimSuffix(err.Error(), "."))
 	}
 	if strings.TrimSpace(out) == "" {
-		return "", false, commandErrorf("the command /%s gave no text; check its arguments (usage: %s)", c.Name, c.Usage())
+		return "", false, Errorf("the command /%s gave no text; check its arguments (usage: %s)", c.Name, c.Usage())
 	}
 	return out, true, nil
 }
@@ -213,22 +212,22 @@ func (r commandRegistry) expand(ctx context.Context, msg string, skip func(word 
 // knownNamespace reports whether a name of the "server:prompt" shape is
 // meant as a command: the session has MCP servers, or a folder of command
 // files bears the name's namespace. Otherwise "/10:30 standup" is text.
-func (r commandRegistry) knownNamespace(ctx context.Context, name string) bool {
+func (r Registry) knownNamespace(ctx context.Context, name string) bool {
 	if r.strict {
 		return true
 	}
 	ns, _, _ := strings.Cut(name, ":")
-	return slices.ContainsFunc(r.list(ctx), func(c Command) bool { return strings.HasPrefix(c.Name, ns+":") })
+	return slices.ContainsFunc(r.List(ctx), func(c Command) bool { return strings.HasPrefix(c.Name, ns+":") })
 }
 
 // unknown is the error for a command name that is not there, naming the
 // nearest ones.
-func (r commandRegistry) unknown(ctx context.Context, name string) error {
-	all := slices.DeleteFunc(r.list(ctx), func(c Command) bool { return c.Source == CommandBuiltin })
+func (r Registry) unknown(ctx context.Context, name string) error {
+	all := slices.DeleteFunc(r.List(ctx), func(c Command) bool { return c.Source == SourceBuiltin })
 	if len(all) == 0 {
-		return commandErrorf("there is no command /%s, and no MCP server offers any command now; to send the text as it is, put another word before it", name)
+		return Errorf("there is no command /%s, and no MCP server offers any command now; to send the text as it is, put another word before it", name)
 	}
-	return commandErrorf("there is no command /%s; the nearest are %s (to send the text as it is, put another word before it)", name, strings.Join(nearest(name, all, 5), ", "))
+	return Errorf("there is no command /%s; the nearest are %s (to send the text as it is, put another word before it)", name, strings.Join(nearest(name, all, 5), ", "))
 }
 
 // nearest returns the usages of up to n commands whose names are closest
@@ -277,16 +276,16 @@ func distance(a, b string) int {
 	return prev[len(rb)]
 }
 
-// bindArgs matches the words of rest to c's arguments: "key=value" for a
+// BindArgs matches the words of rest to c's arguments: "key=value" for a
 // declared key, other words in the order of the arguments not given by
 // key; words past the last argument join the last one given by position,
 // so "/docs:search error handling" passes "error handling". Quotes ("…"
 // or '…') keep spaces in a value. Words for which skip (when not nil)
 // reports true are left out.
-func bindArgs(c Command, rest string, skip func(string) bool) (map[string]string, error) {
+func BindArgs(c Command, rest string, skip func(string) bool) (map[string]string, error) {
 	words, err := splitWords(rest)
 	if err != nil {
-		return nil, commandErrorf("the arguments of /%s %s; usage: %s", c.Name, err.Error(), c.Usage())
+		return nil, Errorf("the arguments of /%s %s; usage: %s", c.Name, err.Error(), c.Usage())
 	}
 	args := map[string]string{}
 	var positional []string
@@ -294,14 +293,14 @@ func bindArgs(c Command, rest string, skip func(string) bool) (map[string]string
 		if skip != nil && skip(w) {
 			continue
 		}
-		if k, v, ok := strings.Cut(w, "="); ok && slices.ContainsFunc(c.Args, func(a CommandArg) bool { return a.Name == k }) {
+		if k, v, ok := strings.Cut(w, "="); ok && slices.ContainsFunc(c.Args, func(a Arg) bool { return a.Name == k }) {
 			args[k] = v
 			continue
 		}
 		positional = append(positional, w)
 	}
 	if len(positional) > 0 && len(c.Args) == 0 {
-		return nil, commandErrorf("the command /%s takes no arguments but got %q; send it as /%s alone", c.Name, strings.Join(positional, " "), c.Name)
+		return nil, Errorf("the command /%s takes no arguments but got %q; send it as /%s alone", c.Name, strings.Join(positional, " "), c.Name)
 	}
 	last := ""
 	for _, a := range c.Args {
@@ -315,7 +314,7 @@ func bindArgs(c Command, rest string, skip func(string) bool) (map[string]string
 	}
 	if len(positional) > 0 {
 		if last == "" {
-			return nil, commandErrorf("the command /%s got more values than it has arguments (%q left over); usage: %s", c.Name, strings.Join(positional, " "), c.Usage())
+			return nil, Errorf("the command /%s got more values than it has arguments (%q left over); usage: %s", c.Name, strings.Join(positional, " "), c.Usage())
 		}
 		args[last] = strings.Join(append([]string{args[last]}, positional...), " ")
 	}
@@ -329,9 +328,9 @@ func bindArgs(c Command, rest string, skip func(string) bool) (map[string]string
 	case 0:
 		return args, nil
 	case 1:
-		return nil, commandErrorf("the command /%s needs the argument %s%s; usage: %s", c.Name, missing[0], argAbout(c, missing[0]), c.Usage())
+		return nil, Errorf("the command /%s needs the argument %s%s; usage: %s", c.Name, missing[0], argAbout(c, missing[0]), c.Usage())
 	}
-	return nil, commandErrorf("the command /%s needs the arguments %s; usage: %s", c.Name, joinAnd(missing), c.Usage())
+	return nil, Errorf("the command /%s needs the arguments %s; usage: %s", c.Name, joinAnd(missing), c.Usage())
 }
 
 // argAbout is " (its description)" of the named argument, or "".

@@ -1,4 +1,4 @@
-package agent
+package command
 
 import (
 	"context"
@@ -41,18 +41,18 @@ import (
 // redaction and intake as anything typed. The folders are read afresh
 // each time (they are small), through os.Root so that no link leads a
 // read out of its folder; only regular .md files of at most
-// maxCommandBytes are read.
+// MaxFileBytes are read.
 
 // The limits of reading command files.
 const (
-	maxCommandBytes = 64 << 10 // one file
+	MaxFileBytes    = 64 << 10 // one file
 	maxCommandFiles = 500      // the .md files of one folder
 	maxCommandDepth = 3        // subfolders below a commands folder
 )
 
 // commandDir is one folder of command files.
 type commandDir struct {
-	source CommandSource
+	source Source
 	// base is the folder opened first and rel the commands folder inside
 	// it: the user's commands folder itself (rel ""), or the workspace and
 	// ".tally/commands", so that a link there cannot leave the workspace.
@@ -80,50 +80,45 @@ func (d commandDir) open() (*os.Root, error) {
 	return sub, err
 }
 
-// fileCommands is the registry's source of command files, from its
+// Files is the registry's source of command files, from its
 // folders in order.
-type fileCommands struct{ dirs []commandDir }
+type Files struct{ dirs []commandDir }
 
-// commandFolders returns the command folders of userConfigDir (the user's
+// Folders returns the command folders of userConfigDir (the user's
 // Tally folder, ~/.config/tally) and workspace, in their order; either may
 // be "".
-func commandFolders(userConfigDir, workspace string) fileCommands {
-	var f fileCommands
+func Folders(userConfigDir, workspace string) Files {
+	var f Files
 	if userConfigDir != "" {
 		dir := filepath.Join(userConfigDir, "commands")
-		f.dirs = append(f.dirs, commandDir{source: CommandUser, base: dir, shown: homeShort(dir)})
+		f.dirs = append(f.dirs, commandDir{source: SourceUser, base: dir, shown: homeShort(dir)})
 	}
 	if workspace != "" {
 		for _, rel := range []string{".tally/commands", ".claude/commands"} {
-			f.dirs = append(f.dirs, commandDir{source: CommandWorkspace, base: workspace, rel: filepath.FromSlash(rel), shown: rel})
+			f.dirs = append(f.dirs, commandDir{source: SourceWorkspace, base: workspace, rel: filepath.FromSlash(rel), shown: rel})
 		}
 	}
 	return f
 }
 
-// commandFiles is the session's source of command files.
-func (s *Session) commandFiles() fileCommands {
-	return commandFolders(s.cfg.UserConfigDir, s.meta.Workspace)
-}
-
-// ListCommands returns the commands a session in workspace would offer,
+// List returns the commands a session in workspace would offer,
 // with userConfigDir as its Config.UserConfigDir, leaving out the MCP
 // servers' prompts (which need the session's servers): the built-in
 // commands and the command files, sorted by name, and the notes of
 // Commands.Notes. It reads only the folders.
-func ListCommands(userConfigDir, workspace string) ([]Command, []string) {
-	f := commandFolders(userConfigDir, workspace)
-	cmds, notes := f.scan()
-	reg := commandRegistry{sources: []commandSource{builtinCommands{}, staticCommands(cmds)}}
-	return reg.list(context.Background()), notes
+func List(userConfigDir, workspace string) ([]Command, []string) {
+	f := Folders(userConfigDir, workspace)
+	cmds, notes := f.Scan()
+	reg := Registry{Sources: []Provider{builtinCommands{}, staticCommands(cmds)}}
+	return reg.List(context.Background()), notes
 }
 
 // staticCommands is a source of commands already read, for listing.
 type staticCommands []Command
 
-func (s staticCommands) list(context.Context) []Command { return s }
+func (s staticCommands) List(context.Context) []Command { return s }
 
-func (s staticCommands) lookup(_ context.Context, name string) (Command, bool) {
+func (s staticCommands) Lookup(_ context.Context, name string) (Command, bool) {
 	i := slices.IndexFunc(s, func(c Command) bool { return c.Name == name })
 	if i < 0 {
 		return Command{}, false
@@ -131,26 +126,26 @@ func (s staticCommands) lookup(_ context.Context, name string) (Command, bool) {
 	return s[i], true
 }
 
-func (staticCommands) expand(context.Context, Command, string, func(string) bool) (string, error) {
+func (staticCommands) Expand(context.Context, Command, string, func(string) bool) (string, error) {
 	return "", errors.New("this list is for showing only")
 }
 
-func (f fileCommands) list(context.Context) []Command {
-	cmds, _ := f.scan()
+func (f Files) List(context.Context) []Command {
+	cmds, _ := f.Scan()
 	return cmds
 }
 
 // scan reads every folder and returns its commands, sorted by name, each
 // name once (the first folder's), and the notes of what could not be
 // used.
-func (f fileCommands) scan() ([]Command, []string) {
+func (f Files) Scan() ([]Command, []string) {
 	var cmds []Command
 	var notes []string
 	seen := map[string]bool{}
 	for _, d := range f.dirs {
-		got, dnotes := d.scan()
+		got, dnotes := d.Scan()
 		for _, c := range got {
-			if _, isBuiltin := (builtinCommands{}).lookup(context.Background(), c.Name); isBuiltin {
+			if _, isBuiltin := (builtinCommands{}).Lookup(context.Background(), c.Name); isBuiltin {
 				notes = append(notes, fmt.Sprintf("%s is hidden by the built-in command /%s; rename it to use it", c.File, c.Name))
 				continue
 			}
@@ -170,7 +165,7 @@ func (f fileCommands) scan() ([]Command, []string) {
 
 // scan reads the command files of d, with the notes of the files and
 // subfolders it left out.
-func (d commandDir) scan() ([]Command, []string) {
+func (d commandDir) Scan() ([]Command, []string) {
 	root, err := d.open()
 	if err != nil {
 		return nil, []string{fmt.Sprintf("the commands folder %s cannot be read (%s); its commands are left out", d.shown, cmdOneLine(err.Error()))}
@@ -227,7 +222,7 @@ func (d commandDir) scan() ([]Command, []string) {
 	return cmds, notes
 }
 
-func (f fileCommands) lookup(_ context.Context, name string) (Command, bool) {
+func (f Files) Lookup(_ context.Context, name string) (Command, bool) {
 	rel, ok := commandPath(name)
 	if !ok {
 		return Command{}, false
@@ -250,7 +245,7 @@ func (f fileCommands) lookup(_ context.Context, name string) (Command, bool) {
 	return Command{}, false
 }
 
-func (f fileCommands) expand(_ context.Context, c Command, rest string, skip func(string) bool) (string, error) {
+func (f Files) Expand(_ context.Context, c Command, rest string, skip func(string) bool) (string, error) {
 	return expandTemplate(c, rest, skip)
 }
 
@@ -277,7 +272,7 @@ func (d commandDir) read(root *os.Root, rel, name string) (Command, string) {
 	return c, body
 }
 
-// readCommandFile reads a command file of at most maxCommandBytes: a
+// readCommandFile reads a command file of at most MaxFileBytes: a
 // regular file, or a link to one inside the root.
 func readCommandFile(root *os.Root, rel string) ([]byte, error) {
 	fi, err := root.Lstat(rel)
@@ -292,20 +287,20 @@ func readCommandFile(root *os.Root, rel string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, errors.New("it is not a regular file; make it one or remove it")
 	}
-	if fi.Size() > maxCommandBytes {
-		return nil, fmt.Errorf("it is over %d KB; shorten it", maxCommandBytes>>10)
+	if fi.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("it is over %d KB; shorten it", MaxFileBytes>>10)
 	}
 	f, err := root.Open(rel)
 	if err != nil {
 		return nil, fmt.Errorf("it cannot be read (%s); check its permissions", cmdOneLine(err.Error()))
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxCommandBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("it cannot be read (%s); check the file", cmdOneLine(err.Error()))
 	}
-	if len(data) > maxCommandBytes {
-		return nil, fmt.Errorf("it is over %d KB; shorten it", maxCommandBytes>>10)
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("it is over %d KB; shorten it", MaxFileBytes>>10)
 	}
 	return data, nil
 }
@@ -446,7 +441,7 @@ func expandTemplate(c Command, rest string, skip func(string) bool) (string, err
 	if hasPos {
 		ws, err := splitWords(args)
 		if err != nil {
-			return "", commandErrorf("the arguments of /%s %s; quote a value with spaces as \"two words\"", c.Name, err.Error())
+			return "", Errorf("the arguments of /%s %s; quote a value with spaces as \"two words\"", c.Name, err.Error())
 		}
 		for _, w := range ws {
 			if skip == nil || !skip(w) {
