@@ -31,14 +31,16 @@ func ReadSuperseded(tx *storage.Tx, id string, want map[int]bool) (map[int][]Pas
 	}
 	out := map[int][]PastMessage{}
 	for _, r := range rebuilds {
-		k, ok, err := transcript.ReadKept(r.Data, tx.Blob)
+		k, ok, err := transcript.ReadKept(r.Data, tx.Blob, func(rec transcript.RebuildRecord) bool {
+			return want == nil || want[rec.Cycle]
+		})
 		if err != nil {
 			return nil, err
 		}
-		rec := k.Record
-		if !ok || (want != nil && !want[rec.Cycle]) {
+		if !ok {
 			continue
 		}
+		rec := k.Record
 		gone, err := k.All()
 		if err != nil {
 			return nil, err

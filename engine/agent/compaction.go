@@ -341,11 +341,11 @@ func (h Compaction) History() ([]PastRebuild, error) {
 			return err
 		}
 		for _, r := range recs {
-			k, ok, err := transcript.ReadKept(r.Data, tx.Blob)
+			k, ok, err := transcript.ReadKept(r.Data, tx.Blob, func(rec transcript.RebuildRecord) bool { return rec.Cycle == cycleNow })
 			if err != nil {
 				return err
 			}
-			if !ok || k.Record.Cycle != cycleNow {
+			if !ok {
 				continue
 			}
 			gone, err := k.All()

@@ -18,10 +18,11 @@ type Kept struct {
 // ReadKept decodes a rebuild record's data and, through blob (which
 // returns a stored blob by its SHA-256), the array of messages it kept
 // aside. ok is false, with no error, for a record that keeps nothing or
-// cannot be decoded (an older or foreign record: nothing to show). The
-// error says that the kept messages are missing or damaged.
-func ReadKept(data []byte, blob func(sha string) ([]byte, error)) (k Kept, ok bool, err error) {
-	if json.Unmarshal(data, &k.Record) != nil || k.Record.Superseded == "" {
+// cannot be decoded (an older or foreign record: nothing to show), and for
+// one that want (when not nil) turns down, whose blob is then not read.
+// The error says that the kept messages are missing or damaged.
+func ReadKept(data []byte, blob func(sha string) ([]byte, error), want func(RebuildRecord) bool) (k Kept, ok bool, err error) {
+	if json.Unmarshal(data, &k.Record) != nil || k.Record.Superseded == "" || (want != nil && !want(k.Record)) {
 		return k, false, nil
 	}
 	when := k.Record.Time.Format("2006-01-02 15:04")

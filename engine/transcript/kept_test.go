@@ -23,7 +23,7 @@ func TestReadKeptIsTheOneReader(t *testing.T) {
 		}
 		return nil, errors.New("no such blob")
 	}
-	k, ok, err := ReadKept(data, blob)
+	k, ok, err := ReadKept(data, blob, nil)
 	if err != nil || !ok || k.Len() != 2 || k.Record.Reason != "compaction" {
 		t.Fatalf("ReadKept = %+v, %v, %v", k, ok, err)
 	}
@@ -39,16 +39,20 @@ func TestReadKeptIsTheOneReader(t *testing.T) {
 	}
 	none, _ := json.Marshal(RebuildRecord{Reason: "purge"})
 	for _, d := range [][]byte{none, []byte("not json")} {
-		if _, ok, err := ReadKept(d, blob); ok || err != nil {
+		if _, ok, err := ReadKept(d, blob, nil); ok || err != nil {
 			t.Errorf("%s: ok %v, err %v; want neither", d, ok, err)
 		}
 	}
 	blobs["abc"] = []byte(`[{"index":`)
-	if _, _, err := ReadKept(data, blob); err == nil || !strings.Contains(err.Error(), "compaction of 2026-12-02 09:30") {
+	if _, _, err := ReadKept(data, blob, nil); err == nil || !strings.Contains(err.Error(), "compaction of 2026-12-02 09:30") {
 		t.Errorf("damaged blob: %v", err)
 	}
 	delete(blobs, "abc")
-	if _, _, err := ReadKept(data, blob); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, _, err := ReadKept(data, blob, nil); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("missing blob: %v", err)
+	}
+	other := func(r RebuildRecord) bool { return r.Cycle == 2 }
+	if _, ok, err := ReadKept(data, blob, other); ok || err != nil {
+		t.Errorf("a record want turns down: ok %v, err %v; its blob must not be read", ok, err)
 	}
 }

@@ -32,7 +32,7 @@ func supersededTexts(kind storage.Kind, data []byte, blob func(string) ([]byte, 
 	if kind != storage.KindRebuild {
 		return nil
 	}
-	k, ok, err := transcript.ReadKept(data, blob)
+	k, ok, err := transcript.ReadKept(data, blob, nil)
 	if !ok || err != nil {
 		return nil
 	}
@@ -86,7 +86,7 @@ func indexedHits(tx *storage.Tx, s storage.Session, words []string, q storage.Te
 			}
 			k, ok := kept[m.Seq]
 			if !ok {
-				k, _, _ = transcript.ReadKept(rebuilds[m.Seq], tx.Blob) // none kept: no hit below
+				k, _, _ = transcript.ReadKept(rebuilds[m.Seq], tx.Blob, nil) // none kept: no hit below
 				kept[m.Seq] = k
 			}
 			g, ok := k.At(m.Position)
