@@ -142,7 +142,7 @@ func (m Message) MarshalJSON() ([]byte, error) {
 // MarshalJSON writes t in the chat-completions format. It fails only when
 // Parameters is not valid JSON.
 func (t Tool) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(wireTool{Type: "function", Function: wireDefinition{Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
+	b, err := json.Marshal(wireTool{Type: "function", Function: wireDefinition(t)})
 	if err != nil {
 		return nil, fmt.Errorf("the parameters of tool %q are not valid JSON; fix the tool's schema: %w", t.Name, err)
 	}

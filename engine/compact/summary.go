@@ -38,8 +38,6 @@ const (
 	instructionReserve = 512
 	// cacheAlignedShare is the share of the window a replay may fill.
 	cacheAlignedShare = 0.85
-	// summaryMaxWords is the length asked of the summary.
-	summaryMaxWords = 900
 	// SummaryTemperature is the sampling temperature of the summary call.
 	SummaryTemperature float32 = 0.3
 	// summaryRetries is how many times a summary request that does not fit
