@@ -204,18 +204,3 @@ func Encode(m Message) []byte {
 
 // EncodeTools returns the encoding of tools as a request's "tools" array.
 func EncodeTools(tools []Tool) ([]byte, error) { return json.Marshal(tools) }
-
-// TextOf returns the text of m's content: Content, or the text parts of
-// Parts joined with nothing between them.
-func TextOf(m Message) string {
-	if len(m.Parts) == 0 {
-		return m.Content
-	}
-	s := ""
-	for _, p := range m.Parts {
-		if p.Type == PartText {
-			s += p.Text
-		}
-	}
-	return s
-}
