@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
@@ -395,6 +394,6 @@ func mcpRunNote(args []string, stderr io.Writer) {
 		}
 	}
 	if wf, err := w.MCPWorkspaceFile(ws); err == nil && wf.NeedsTrust {
-		fmt.Fprintln(stderr, "note: "+agent.UntrustedMCPNote(ws))
+		fmt.Fprintln(stderr, "note: "+mcp.UntrustedNote(ws))
 	}
 }

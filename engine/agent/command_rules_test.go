@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tally-dev/tally/engine/cmdrule"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -71,7 +72,7 @@ func TestCommandRulesInATurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []CommandRule{{Pattern: "rm *", Deny: true}, {Pattern: "echo *"}}
+	want := []cmdrule.InForce{{Pattern: "rm *", Deny: true}, {Pattern: "echo *"}}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("another session of the workspace lists %+v; want %+v", got, want)
 	}
@@ -83,7 +84,7 @@ func TestCommandRulesManagement(t *testing.T) {
 	h.cfg.DenyCommands = []string{"git push --force *"}
 	s := h.session("s")
 	p := s.Permissions()
-	list := func() []CommandRule {
+	list := func() []cmdrule.InForce {
 		t.Helper()
 		l, err := p.CommandRules()
 		if err != nil {

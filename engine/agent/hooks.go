@@ -11,6 +11,7 @@ import (
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
+	"github.com/tally-dev/tally/internal/trust"
 )
 
 // This file runs a session's command hooks (package hooks): loaded when
@@ -49,7 +50,7 @@ const maxHookRuns = 100
 // HooksOptions tune a session's hooks. The zero value runs the user's
 // hooks (when Config.UserConfigDir is set, from hooks.UserPath) and those
 // of the workspace's .tally/hooks.json when the user trusted its exact
-// content (see TrustHooks).
+// content (see trust.Put).
 type HooksOptions struct {
 	// Off runs no hook.
 	Off bool
@@ -80,7 +81,7 @@ type hookState struct {
 
 // loadHooks reads the user's hooks and the workspace's trusted ones.
 func loadHooks(cfg Config, ws string) *hookState {
-	hs := &hookState{ws: ws, trust: trustCheck(cfg.Store, hooksTrustKey, "hooks files", ws), started: make(chan struct{}), last: map[string]hooks.Run{}}
+	hs := &hookState{ws: ws, trust: trust.Check(cfg.Store, trust.Hooks, ws), started: make(chan struct{}), last: map[string]hooks.Run{}}
 	switch {
 	case cfg.Hooks.User != nil:
 		hs.hooks = slices.Clone(cfg.Hooks.User)
@@ -97,7 +98,7 @@ func loadHooks(cfg Config, ws string) *hookState {
 		hs.notes = append(hs.notes, err.Error())
 	}
 	if wf.NeedsTrust {
-		hs.notes = append(hs.notes, UntrustedHooksNote(ws))
+		hs.notes = append(hs.notes, hooks.UntrustedNote(ws))
 	} else if len(wsHooks) > 0 {
 		hs.trusted = wf.Hash
 		hs.hooks = append(hs.hooks, wsHooks...)

@@ -16,6 +16,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/trust"
 )
 
 // hookScript writes an executable script into the workspace's .hooks
@@ -397,7 +398,7 @@ func TestUntrustedWorkspaceHooksDoNotRun(t *testing.T) {
 	if len(evs) == 0 || !strings.Contains(evs[0].Err, "not trusted") {
 		t.Errorf("hook events = %+v", evs)
 	}
-	if err := TrustHooks(h.st, h.ws, st.Workspace.Hash); err != nil {
+	if err := trust.Put(h.st, trust.Hooks, h.ws, st.Workspace.Hash); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

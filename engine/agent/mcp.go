@@ -13,6 +13,7 @@ import (
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/trust"
 )
 
 // This file runs a session's MCP servers (package mcp): started in the
@@ -36,7 +37,7 @@ const DefaultMCPWait = 10 * time.Second
 // MCPOptions tune a session's MCP servers. The zero value runs the user's
 // servers (when Config.UserConfigDir is set, from the file at
 // mcp.UserPath) and the servers of the workspace's .tally/mcp.json when the
-// user trusted its exact content (see TrustMCP).
+// user trusted its exact content (see trust.Put).
 type MCPOptions struct {
 	// Off runs no MCP server.
 	Off bool
@@ -128,12 +129,12 @@ func loadMCPConfig(cfg Config, workspace string) (mcp.Config, mcp.WorkspaceFile,
 			notes = append(notes, err.Error())
 		}
 	}
-	wsCfg, wf, err := mcp.LoadWorkspace(workspace, trustCheck(cfg.Store, mcpTrustKey, "MCP files", workspace))
+	wsCfg, wf, err := mcp.LoadWorkspace(workspace, trust.Check(cfg.Store, trust.MCP, workspace))
 	if err != nil {
 		notes = append(notes, err.Error())
 	}
 	if wf.NeedsTrust {
-		notes = append(notes, UntrustedMCPNote(workspace))
+		notes = append(notes, mcp.UntrustedNote(workspace))
 	}
 	merged, clashes := mcp.Merge(user, wsCfg)
 	return merged, wf, append(notes, clashes...)
@@ -145,7 +146,7 @@ func loadMCPConfig(cfg Config, workspace string) (mcp.Config, mcp.WorkspaceFile,
 // the user must still trust it. Otherwise the server is refused and the
 // file needs trust again.
 func verifyMCP(cfg Config, ws string, r *mcpRun, name string) error {
-	_, cur, err := mcp.LoadWorkspace(ws, trustCheck(cfg.Store, mcpTrustKey, "MCP files", ws))
+	_, cur, err := mcp.LoadWorkspace(ws, trust.Check(cfg.Store, trust.MCP, ws))
 	if err == nil && cur.Path != "" && !cur.NeedsTrust && cur.Hash == r.trusted {
 		return nil
 	}
@@ -157,13 +158,6 @@ func verifyMCP(cfg Config, ws string, r *mcpRun, name string) error {
 	r.mu.Unlock()
 	return fmt.Errorf("the workspace MCP server %q was not started because %s or a workspace file it runs changed since it was trusted; review the changes, trust the file again in Settings or with `tally mcp trust --workspace %s`, and reopen the session",
 		name, mcp.WorkspacePath(ws), ws)
-}
-
-// UntrustedMCPNote is the one-line note for a workspace MCP file that is
-// not trusted: what was skipped and how to trust it.
-func UntrustedMCPNote(workspace string) string {
-	return fmt.Sprintf("the MCP servers of %s were not started because the file is not trusted yet; review it, then trust it in Settings or with `tally mcp trust --workspace %s`",
-		mcp.WorkspacePath(workspace), workspace)
 }
 
 // startMCP creates the session's MCP manager and starts connecting its

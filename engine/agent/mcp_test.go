@@ -19,6 +19,7 @@ import (
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/secrets/secretstest"
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/trust"
 )
 
 // mcpServerEnv switches the test binary into a stdio MCP server; the
@@ -408,7 +409,7 @@ func TestMCPWorkspaceFileNeedsTrust(t *testing.T) {
 	if e := h.rec.kinds(EventMCP); len(e) == 0 || !strings.Contains(e[0].Err, "not trusted") {
 		t.Errorf("no EventMCP note for the untrusted file: %+v", e)
 	}
-	if err := TrustMCP(h.st, h.ws, st.Workspace.Hash); err != nil {
+	if err := trust.Put(h.st, trust.MCP, h.ws, st.Workspace.Hash); err != nil {
 		t.Fatal(err)
 	}
 	if _, tools = offered("trusted"); !slices.Contains(tools, "mcp__repo__echo") {

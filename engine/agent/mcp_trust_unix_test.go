@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/internal/sandbox"
+	"github.com/tally-dev/tally/internal/trust"
 )
 
 // The agent rewrote tools/mcp.sh, which a trusted workspace MCP file runs,
@@ -58,7 +59,7 @@ func TestChangedWorkspaceMCPScriptAsksTrustAgain(t *testing.T) {
 	if err != nil || !wf.NeedsTrust {
 		t.Fatalf("LoadWorkspace = %+v, %v", wf, err)
 	}
-	if err := TrustMCP(h.st, h.ws, wf.Hash); err != nil {
+	if err := trust.Put(h.st, trust.MCP, h.ws, wf.Hash); err != nil {
 		t.Fatal(err)
 	}
 
@@ -138,7 +139,7 @@ func TestWorkspaceMCPSiblingFileEscapesOnRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := TrustMCP(h.st, h.ws, wf.Hash); err != nil {
+	if err := trust.Put(h.st, trust.MCP, h.ws, wf.Hash); err != nil {
 		t.Fatal(err)
 	}
 	s := h.mcpSession("sibling", nil)

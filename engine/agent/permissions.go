@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tally-dev/tally/engine/cmdrule"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/internal/sandbox"
 	"github.com/tally-dev/tally/storage"
@@ -46,10 +47,10 @@ func (s *Session) setupPermissions() error {
 		return fmt.Errorf("%w", err)
 	}
 	s.st.Mode = mode
-	if s.cmds, err = newCommandRules(cfg.Store, s.meta.Workspace, cfg.AllowCommands, cfg.DenyCommands); err != nil {
+	if s.cmds, err = cmdrule.Open(cfg.Store, s.meta.Workspace, cfg.AllowCommands, cfg.DenyCommands); err != nil {
 		return err
 	}
-	s.gate.SetCommandRules(s.cmds.set)
+	s.gate.SetCommandRules(s.cmds.Set)
 	caches := cfg.Shell.CacheDirs
 	s.env = tool.Env{
 		Workspace: s.meta.Workspace, ShellTimeout: cfg.ShellTimeout,
@@ -140,3 +141,20 @@ func (h Permissions) SandboxNote() string {
 func (s *Session) saveMeta() error {
 	return s.cfg.Store.Update(func(tx *storage.Tx) error { return putMeta(tx, s.meta, s.st) })
 }
+
+// CommandRules lists the run_shell command rules in force for this
+// session (cmdrule.Book.List).
+func (h Permissions) CommandRules() ([]cmdrule.InForce, error) { return h.s.cmds.List() }
+
+// AllowCommand stores an allow rule for every session of the workspace
+// (cmdrule.Book.Allow). It writes the store; call it off the UI goroutine.
+func (h Permissions) AllowCommand(pattern string) error { return h.s.cmds.Allow(pattern) }
+
+// DenyCommand stores a deny rule for every session of the workspace
+// (cmdrule.Book.Deny). It writes the store; call it off the UI goroutine.
+func (h Permissions) DenyCommand(pattern string) error { return h.s.cmds.Deny(pattern) }
+
+// RevokeCommand withdraws a command rule of the workspace or of this
+// session (cmdrule.Book.Revoke). It writes the store; call it off the UI
+// goroutine.
+func (h Permissions) RevokeCommand(pattern string) error { return h.s.cmds.Revoke(pattern) }

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tally-dev/tally/assets"
+	"github.com/tally-dev/tally/engine/cmdrule"
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/engine/guard"
@@ -61,7 +62,7 @@ type Session struct {
 	skills          *skills // nil when the session started with no skill
 	gate            *tool.Gate
 	env             tool.Env
-	cmds            *commandRules // run_shell's allow and deny rules (see command_rules.go)
+	cmds            *cmdrule.Book // run_shell's allow and deny rules
 
 	// The request pipeline's state (see request.go and steps.go): the
 	// prefix zone, its token count and the skeleton of the next request.

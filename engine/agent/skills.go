@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/skill"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/internal/text"
+	"github.com/tally-dev/tally/internal/trust"
 )
 
 // Agent Skills in a session (package skill): the names and descriptions
@@ -56,7 +57,7 @@ type skills struct {
 
 // discoverSkills finds the skills a session in workspace abs sees now.
 func discoverSkills(cfg Config, abs string) skill.Catalog {
-	trustedHash, _ := SkillsTrusted(cfg.Store, abs) // unreadable trust: the workspace's skills stay out
+	trustedHash, _ := trust.Get(cfg.Store, trust.Skills, abs) // unreadable trust: the workspace's skills stay out
 	return skill.Discover(cfg.UserConfigDir, abs, trustedHash)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/skill"
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/trust"
 )
 
 func writeSkill(t *testing.T, dir, name, desc, body string) {
@@ -64,7 +65,7 @@ func TestSkillsLoadOnDemandAndNeverMoveThePrefix(t *testing.T) {
 	// The workspace's skill, trusted now, is named as new; the prompt
 	// stays as it was.
 	cat := skill.Discover(user, h.ws, "")
-	if err := TrustSkills(h.st, h.ws, cat.WorkspaceHash); err != nil {
+	if err := trust.Put(h.st, trust.Skills, h.ws, cat.WorkspaceHash); err != nil {
 		t.Fatal(err)
 	}
 	s.skills.mu.Lock()

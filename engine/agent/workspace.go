@@ -1,87 +1,15 @@
 package agent
 
 import (
-	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/tally-dev/tally/internal/workspace"
 )
 
-// CheckWorkspace resolves dir to the absolute, symlink-free folder a
-// session may work in, and refuses a folder no session may have: the home
-// directory or one of its parents (such as / or /home), where the agent
-// could read the user's keys and change the shell's startup files, and a
-// folder that is Tally's data directory dataDir or contains it ("" skips
-// that rule), where every session and the API key are kept. It is the one
-// rule the command line, the app's New-session dialog and the engine use;
-// a stored session whose workspace breaks it runs no turn.
-func CheckWorkspace(dir, dataDir string) (string, error) {
-	abs, err := checkWorkspace(dir)
-	if err != nil {
-		return "", err
-	}
-	return abs, protectedWorkspace(abs, dataDir)
-}
-
-// protectedWorkspace reports why the resolved workspace abs may not be
-// used, or nil.
-func protectedWorkspace(abs, dataDir string) error {
-	if abs == string(filepath.Separator) {
-		return fmt.Errorf("the workspace %q is the root of the file system, which holds your home folder and Tally's data; pass a project folder instead (e.g. --workspace ~/src/myproject)", abs)
-	}
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
-		if within(resolved(home), abs) {
-			return fmt.Errorf("the workspace %q is your home folder or contains it, where the agent could read your keys and change your shell's startup files; pass a project folder instead (e.g. --workspace ~/src/myproject)", abs)
-		}
-	}
-	if dataDir != "" && within(resolved(dataDir), abs) {
-		return fmt.Errorf("the workspace %q is or contains Tally's data directory %s, which holds every session and the API key; pass a project folder instead", abs, dataDir)
-	}
-	return nil
-}
-
-// within reports whether path is dir or inside it.
-func within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-// resolved is dir made absolute with its symlinks resolved as far as it
-// exists.
-func resolved(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return dir
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real
-	}
-	return abs
-}
-
-// checkWorkspace resolves dir to an existing folder's absolute,
-// symlink-free path.
-func checkWorkspace(dir string) (string, error) {
-	if dir == "" {
-		return "", errors.New("no workspace folder given; choose the project folder the agent may work in")
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("workspace %q cannot be resolved: %w", dir, err)
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return "", fmt.Errorf("workspace %q does not exist; create it or pick an existing folder", dir)
-	}
-	if !st.IsDir() {
-		return "", fmt.Errorf("workspace %q is a file, not a folder; pick the project folder", dir)
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	return abs, nil
-}
+// CheckWorkspace is workspace.Check: the one rule the command line, the
+// app's New-session dialog and the engine use for a session's folder; a
+// stored session whose workspace breaks it runs no turn.
+func CheckWorkspace(dir, dataDir string) (string, error) { return workspace.Check(dir, dataDir) }
 
 // dataDir is the folder of the session store's file, "" without one.
 func (c *Config) dataDir() string {
@@ -94,5 +22,5 @@ func (c *Config) dataDir() string {
 // workspaceAllowed reports why the session's stored workspace may not run
 // a turn (a session created before the rule, or by an older Tally), or nil.
 func (s *Session) workspaceAllowed() error {
-	return protectedWorkspace(s.meta.Workspace, s.cfg.dataDir())
+	return workspace.Protected(s.meta.Workspace, s.cfg.dataDir())
 }

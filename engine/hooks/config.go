@@ -301,3 +301,10 @@ func LoadWorkspace(ws string, trusted func(hash string) bool) ([]Hook, Workspace
 func configData(path string, data []byte, cut bool, err error) ([]byte, error) {
 	return safefile.Config(path, data, cut, err, maxConfigSize)
 }
+
+// UntrustedNote is the one-line note for a workspace hooks file that is
+// not trusted: what was skipped and how to trust it.
+func UntrustedNote(workspace string) string {
+	return fmt.Sprintf("the hooks of %s do not run because the file is not trusted yet; review it, then trust it in Settings or with `tally hooks trust --workspace %s`",
+		WorkspacePath(workspace), workspace)
+}

@@ -441,3 +441,10 @@ func Save(path string, cfg Config) error {
 	}
 	return nil
 }
+
+// UntrustedNote is the one-line note for a workspace MCP file that is
+// not trusted: what was skipped and how to trust it.
+func UntrustedNote(workspace string) string {
+	return fmt.Sprintf("the MCP servers of %s were not started because the file is not trusted yet; review it, then trust it in Settings or with `tally mcp trust --workspace %s`",
+		WorkspacePath(workspace), workspace)
+}

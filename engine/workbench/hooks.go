@@ -5,6 +5,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/hooks"
+	"github.com/tally-dev/tally/internal/trust"
 )
 
 // The front door of the hooks settings: the user's hooks (hooks.UserPath)
@@ -92,7 +93,7 @@ func (w *Workbench) HooksWorkspaceFile(ws string) (hooks.WorkspaceFile, error) {
 
 func (w *Workbench) hooksTrusted(ws string) func(string) bool {
 	return func(hash string) bool {
-		h, err := agent.HooksTrusted(w.store, ws)
+		h, err := trust.Get(w.store, trust.Hooks, ws)
 		return err == nil && h != "" && h == hash
 	}
 }
@@ -112,8 +113,8 @@ func (w *Workbench) TrustHooks(ws, hash string) error {
 	case hash == "" || wf.Hash != hash:
 		return fmt.Errorf("%s or a script it names changed since it was reviewed; review it again before trusting it", wf.Path)
 	}
-	return agent.TrustHooks(w.store, ws, hash)
+	return trust.Put(w.store, trust.Hooks, ws, hash)
 }
 
 // UntrustHooks withdraws the trust in workspace ws's hooks file.
-func (w *Workbench) UntrustHooks(ws string) error { return agent.TrustHooks(w.store, ws, "") }
+func (w *Workbench) UntrustHooks(ws string) error { return trust.Put(w.store, trust.Hooks, ws, "") }

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tally-dev/tally/engine/tool"
-	"github.com/tally-dev/tally/storage"
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/trust"
+	"github.com/tally-dev/tally/storage"
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/mcp"
@@ -113,7 +115,7 @@ func (w *Workbench) MCPWorkspaceFile(ws string) (mcp.WorkspaceFile, error) {
 
 func (w *Workbench) mcpTrusted(ws string) func(string) bool {
 	return func(hash string) bool {
-		h, err := agent.MCPTrusted(w.store, ws)
+		h, err := trust.Get(w.store, trust.MCP, ws)
 		return err == nil && h != "" && h == hash
 	}
 }
@@ -132,11 +134,11 @@ func (w *Workbench) TrustMCP(ws, hash string) error {
 	case hash == "" || wf.Hash != hash:
 		return fmt.Errorf("%s changed since it was reviewed; review it again before trusting it", wf.Path)
 	}
-	return agent.TrustMCP(w.store, ws, hash)
+	return trust.Put(w.store, trust.MCP, ws, hash)
 }
 
 // UntrustMCP withdraws the trust in workspace ws's MCP file.
-func (w *Workbench) UntrustMCP(ws string) error { return agent.TrustMCP(w.store, ws, "") }
+func (w *Workbench) UntrustMCP(ws string) error { return trust.Put(w.store, trust.MCP, ws, "") }
 
 // MCPUserPath is the user's MCP file, where SaveMCPServer writes.
 func MCPUserPath() (string, error) { return mcp.UserPath() }

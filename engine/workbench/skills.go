@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/skill"
+	"github.com/tally-dev/tally/internal/trust"
 )
 
 // Skills returns the skills sessions created now in workspace ws would
@@ -17,7 +17,7 @@ func (w *Workbench) Skills(ws string) (skill.Catalog, error) {
 	if err != nil {
 		return skill.Catalog{}, fmt.Errorf("workspace %q cannot be resolved (%w); pick the project folder", ws, err)
 	}
-	trusted, err := agent.SkillsTrusted(w.store, abs)
+	trusted, err := trust.Get(w.store, trust.Skills, abs)
 	if err != nil {
 		return skill.Catalog{}, err
 	}
@@ -41,5 +41,5 @@ func (w *Workbench) TrustSkills(ws, hash string) error {
 			return fmt.Errorf("the skills of %s changed since they were reviewed; review them again before trusting them", ws)
 		}
 	}
-	return agent.TrustSkills(w.store, ws, hash)
+	return trust.Put(w.store, trust.Skills, ws, hash)
 }

@@ -1,4 +1,4 @@
-package agent
+package cmdrule
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tally-dev/tally/engine/cmdrule"
+	"github.com/tally-dev/tally/internal/workspace"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -27,53 +27,53 @@ type workspaceCommands struct {
 	Deny  []string `json:"deny,omitempty"`
 }
 
-// CommandRule is one run_shell command rule in force in a session (see
-// package cmdrule for what a pattern matches).
-type CommandRule struct {
+// InForce is one command rule in force in a session.
+type InForce struct {
 	// Pattern is the rule's canonical pattern, such as `npm run lint *`.
 	Pattern string
 	// Deny says matching commands are refused without asking; otherwise
 	// they run without asking where the mode would ask.
 	Deny bool
 	// ThisRun says the rule was given for this session only
-	// (Config.AllowCommands, `tally run --allow-command`) and is not
+	// (`tally run --allow-command`) and is not
 	// stored; the others belong to the workspace, for all its sessions.
 	ThisRun bool
 }
 
-// commandRules are a session's command rules: the workspace's, read from
-// the store at every check so that a rule added in one session applies
-// in every session of the workspace from its next call, and the
-// session's own.
-type commandRules struct {
+// Book is a session's command rules: the workspace's, kept in the store
+// and read again at every check so that a rule added in one session
+// applies in every session of the workspace from its next call, and the
+// session's own. Its methods are safe for concurrent use.
+type Book struct {
 	store     *storage.Store // nil: no workspace rules
 	workspace string         // the workspace's key in the store
 
 	mu  sync.Mutex
-	own cmdrule.Set
+	own Set
 	// raw is the stored setting last parsed, and parsed its rules for
 	// this workspace.
 	raw    []byte
-	parsed cmdrule.Set
+	parsed Set
 }
 
-// newCommandRules returns the rules of a session of workspace, with its
-// own allow and deny patterns, or the first invalid one's error.
-func newCommandRules(st *storage.Store, workspace string, allow, deny []string) (*commandRules, error) {
-	key, err := checkWorkspace(workspace)
+// Open returns the rules of a session of workspace ws kept in st (nil:
+// the session's own alone), with the session's own allow and deny
+// patterns, or the first invalid one's error.
+func Open(st *storage.Store, ws string, allow, deny []string) (*Book, error) {
+	key, err := workspace.Resolve(ws)
 	if err != nil {
-		key = filepath.Clean(workspace)
+		key = filepath.Clean(ws)
 	}
-	c := &commandRules{store: st, workspace: key}
+	c := &Book{store: st, workspace: key}
 	for _, p := range allow {
-		r, err := cmdrule.Parse(cmdrule.Allow, p)
+		r, err := Parse(Allow, p)
 		if err != nil {
 			return nil, err
 		}
 		c.own.Allow = append(c.own.Allow, r)
 	}
 	for _, p := range deny {
-		r, err := cmdrule.Parse(cmdrule.Deny, p)
+		r, err := Parse(Deny, p)
 		if err != nil {
 			return nil, err
 		}
@@ -82,25 +82,25 @@ func newCommandRules(st *storage.Store, workspace string, allow, deny []string) 
 	return c, nil
 }
 
-// set returns every rule in force: the workspace's and the session's.
-func (c *commandRules) set() (cmdrule.Set, error) {
+// Set returns every rule in force: the workspace's and the session's.
+func (c *Book) Set() (Set, error) {
 	ws, err := c.workspaceSet()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := cmdrule.Set{
+	out := Set{
 		Allow: slices.Concat(ws.Allow, c.own.Allow),
 		Deny:  slices.Concat(ws.Deny, c.own.Deny),
 	}
 	return out, err
 }
 
-func (c *commandRules) workspaceSet() (cmdrule.Set, error) {
+func (c *Book) workspaceSet() (Set, error) {
 	if c.store == nil {
-		return cmdrule.Set{}, nil
+		return Set{}, nil
 	}
 	raw, err := c.store.Setting(commandRulesKey)
 	if err != nil {
-		return cmdrule.Set{}, err
+		return Set{}, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -109,17 +109,17 @@ func (c *commandRules) workspaceSet() (cmdrule.Set, error) {
 	}
 	stored, err := decodeCommandRules(raw)
 	if err != nil {
-		return cmdrule.Set{}, err
+		return Set{}, err
 	}
-	var set cmdrule.Set
+	var set Set
 	w := stored.Workspaces[c.workspace]
 	for _, p := range w.Allow {
-		if r, err := cmdrule.Parse(cmdrule.Allow, p); err == nil {
+		if r, err := Parse(Allow, p); err == nil {
 			set.Allow = append(set.Allow, r)
 		}
 	}
 	for _, p := range w.Deny {
-		if r, err := cmdrule.Parse(cmdrule.Deny, p); err == nil {
+		if r, err := Parse(Deny, p); err == nil {
 			set.Deny = append(set.Deny, r)
 		}
 	}
@@ -138,7 +138,7 @@ func decodeCommandRules(raw []byte) (storedCommandRules, error) {
 }
 
 // update changes the workspace's stored rules with fn.
-func (c *commandRules) update(fn func(w *workspaceCommands) error) error {
+func (c *Book) update(fn func(w *workspaceCommands) error) error {
 	if c.store == nil {
 		return errors.New("this session has no store to keep command rules in; open it from the app or the command line")
 	}
@@ -173,11 +173,11 @@ func (c *commandRules) update(fn func(w *workspaceCommands) error) error {
 
 // add stores the rule r for the workspace, withdrawing the same pattern
 // of the other kind.
-func (c *commandRules) add(r cmdrule.Rule) error {
+func (c *Book) add(r Rule) error {
 	p := r.Pattern()
 	err := c.update(func(w *workspaceCommands) error {
 		same, other := &w.Allow, &w.Deny
-		if r.Kind() == cmdrule.Deny {
+		if r.Kind() == Deny {
 			same, other = other, same
 		}
 		*other = slices.DeleteFunc(*other, func(s string) bool { return s == p })
@@ -192,10 +192,10 @@ func (c *commandRules) add(r cmdrule.Rule) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	other := &c.own.Allow
-	if r.Kind() == cmdrule.Allow {
+	if r.Kind() == Allow {
 		other = &c.own.Deny
 	}
-	*other = slices.DeleteFunc(*other, func(o cmdrule.Rule) bool { return o.Pattern() == p })
+	*other = slices.DeleteFunc(*other, func(o Rule) bool { return o.Pattern() == p })
 	return nil
 }
 
@@ -203,74 +203,71 @@ func (c *commandRules) add(r cmdrule.Rule) error {
 // pattern as typed when it does not parse (so that any stored entry can
 // be revoked).
 func canonical(pattern string) string {
-	if r, err := cmdrule.Parse(cmdrule.Deny, pattern); err == nil {
+	if r, err := Parse(Deny, pattern); err == nil {
 		return r.Pattern()
 	}
-	if r, err := cmdrule.Parse(cmdrule.Allow, pattern); err == nil {
+	if r, err := Parse(Allow, pattern); err == nil {
 		return r.Pattern()
 	}
 	return strings.TrimSpace(pattern)
 }
 
-// CommandRules lists the run_shell command rules in force for this
-// session: the workspace's, then the session's own, deny rules first
+// List lists the command rules in force for the session: the workspace's, then the session's own, deny rules first
 // within each, in the order they were added. An error says the stored
 // rules could not be read; the session's own are still listed.
-func (h Permissions) CommandRules() ([]CommandRule, error) {
-	c := h.s.cmds
+func (c *Book) List() ([]InForce, error) {
 	ws, err := c.workspaceSet()
 	c.mu.Lock()
-	own := cmdrule.Set{Allow: slices.Clone(c.own.Allow), Deny: slices.Clone(c.own.Deny)}
+	own := Set{Allow: slices.Clone(c.own.Allow), Deny: slices.Clone(c.own.Deny)}
 	c.mu.Unlock()
-	var out []CommandRule
-	for i, set := range []cmdrule.Set{ws, own} {
+	var out []InForce
+	for i, set := range []Set{ws, own} {
 		for _, r := range set.Deny {
-			out = append(out, CommandRule{Pattern: r.Pattern(), Deny: true, ThisRun: i == 1})
+			out = append(out, InForce{Pattern: r.Pattern(), Deny: true, ThisRun: i == 1})
 		}
 		for _, r := range set.Allow {
-			out = append(out, CommandRule{Pattern: r.Pattern(), ThisRun: i == 1})
+			out = append(out, InForce{Pattern: r.Pattern(), ThisRun: i == 1})
 		}
 	}
 	return out, err
 }
 
-// AllowCommand stores an allow rule for the session's workspace: from
+// Allow stores an allow rule for the session's workspace: from
 // their next call, every session of the workspace runs the run_shell
 // commands it matches without asking, where the mode would ask (deny
 // rules and read-only mode still refuse). The same pattern as a deny
-// rule is withdrawn. An invalid pattern (see cmdrule.Parse) is refused
+// rule is withdrawn. An invalid pattern (see Parse) is refused
 // with one sentence. It writes the store; call it off the UI goroutine.
-func (h Permissions) AllowCommand(pattern string) error {
-	r, err := cmdrule.Parse(cmdrule.Allow, pattern)
+func (c *Book) Allow(pattern string) error {
+	r, err := Parse(Allow, pattern)
 	if err != nil {
 		return err
 	}
-	return h.s.cmds.add(r)
+	return c.add(r)
 }
 
-// DenyCommand stores a deny rule for the session's workspace: from their
+// Deny stores a deny rule for the session's workspace: from their
 // next call, every session of the workspace refuses, without asking and
 // in every mode, a run_shell command any simple command of which it
 // matches. The same pattern as an allow rule is withdrawn. An invalid
 // pattern is refused with one sentence. It writes the store; call it off
 // the UI goroutine.
-func (h Permissions) DenyCommand(pattern string) error {
-	r, err := cmdrule.Parse(cmdrule.Deny, pattern)
+func (c *Book) Deny(pattern string) error {
+	r, err := Parse(Deny, pattern)
 	if err != nil {
 		return err
 	}
-	return h.s.cmds.add(r)
+	return c.add(r)
 }
 
-// RevokeCommand withdraws the command rule with pattern, allow or deny,
+// Revoke withdraws the command rule with pattern, allow or deny,
 // of the workspace or of this session alone; it is an error when there
 // is none. It writes the store; call it off the UI goroutine.
-func (h Permissions) RevokeCommand(pattern string) error {
-	c := h.s.cmds
+func (c *Book) Revoke(pattern string) error {
 	p := canonical(pattern)
 	found := false
 	c.mu.Lock()
-	drop := func(r cmdrule.Rule) bool {
+	drop := func(r Rule) bool {
 		if r.Pattern() == p {
 			found = true
 			return true
