@@ -11,6 +11,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/mcp"
+	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/transcript"
 )
 
@@ -178,7 +179,7 @@ func (s *Session) prepareMessage(ctx context.Context, msg string) (prepared, err
 		}
 		if expanded {
 			var n int
-			p.text, n = redactText(out)
+			p.text, n = secrets.Count(out)
 			p.noted += n
 		}
 	}
@@ -235,7 +236,7 @@ const attachTag = "attachment"
 // copy of those tags in the text defused. It also returns how many
 // secrets were redacted.
 func attachmentBlock(rt mcp.ResourceText) (transcript.Block, int) {
-	body, n := redactText(rt.Text)
+	body, n := secrets.Count(rt.Text)
 	body = defuseTag(transcript.Neutralize(body), attachTag)
 	head := fmt.Sprintf("<%s server=%s uri=%s", attachTag, strconv.Quote(rt.Server), strconv.Quote(transcript.NeutralizeLine(rt.URI)))
 	if rt.MIMEType != "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
@@ -139,7 +140,7 @@ func (s *Session) handOffBrief(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	content, _ := redactText(resp.Content) // model-written, stored and sent like a reply
+	content, _ := secrets.Count(resp.Content) // model-written, stored and sent like a reply
 	brief := cycle.EnforceBrief(content)
 	if brief == "" {
 		return "", errors.New("the model returned an empty brief")

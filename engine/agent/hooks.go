@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tally-dev/tally/engine/hooks"
+	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
@@ -338,6 +339,6 @@ func (hs *hookState) newTurn() {
 // It returns the count of secrets redacted.
 func hookText(s string) (string, int) {
 	s = text.ClipBytes(strings.ToValidUTF8(strings.TrimSpace(s), "\uFFFD"), maxHookContext)
-	out, n := redactText(s)
+	out, n := secrets.Count(s)
 	return transcript.Neutralize(out), n
 }

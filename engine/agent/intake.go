@@ -6,6 +6,7 @@ import (
 	"regexp"
 
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
@@ -25,7 +26,7 @@ var toolNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // unique in the cycle (a missing or repeated id is replaced), a name the
 // API accepts (an unusable one is replaced by UnusableCallName with the
 // reason in the arguments), and normalised arguments (see normalizeArgs)
-// with their secrets redacted (see redactArgs). It also returns, by call
+// with their secrets redacted (see secrets.JSONStrings). It also returns, by call
 // id, the arguments each tool runs with (the model's own text, which
 // redaction and neutralising never change) and how many secrets it
 // redacted.
@@ -49,7 +50,7 @@ func intakeCalls(in []llm.ToolCall, used map[string]bool, prefix string) ([]tran
 			id = freshID(used, fmt.Sprintf("%s_%d", prefix, i))
 		}
 		used[id] = true
-		stored, n := redactArgs(c.Arguments)
+		stored, n := secrets.JSONStrings(c.Arguments)
 		redacted += n
 		call := transcript.ToolCall{ID: id, Name: c.Name, Arguments: normalizeArgs(stored)}
 		run[id] = c.Arguments

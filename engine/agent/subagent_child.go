@@ -11,6 +11,7 @@ import (
 	"github.com/tally-dev/tally/engine/guard"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/tool"
@@ -333,7 +334,7 @@ func (c *child) skip(calls []transcript.ToolCall, text string) error {
 // parent's conversation, the blob store and the child's index entry,
 // whatever the child's own intake did.
 func (c *child) finish(reason, report string, err error) tool.Result {
-	report, redacted := redactText(strings.TrimSpace(report))
+	report, redacted := secrets.Count(strings.TrimSpace(report))
 	capped, n := capTokens(report, c.s.cfg.Subagents.reportCap())
 	sha := ""
 	if report != "" {

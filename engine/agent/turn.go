@@ -13,6 +13,7 @@ import (
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
@@ -267,7 +268,7 @@ func (t *turnLoop) send(ctx context.Context, step int) (*llm.Response, error) {
 	}
 	t.sent = sending{drift: s.checkDrift(), logLen: s.log.Len(), messages: len(req.Messages),
 		estimate: s.prefixTok + s.log.Tokens()} // our own count, kept beside the billed one
-	var text, thought streamRedactor
+	var text, thought secrets.Stream
 	show := func(d llm.Delta) {
 		if d.Content != "" || d.Reasoning != "" {
 			s.emit(Event{Kind: EventDelta, Step: step, Delta: &d})
@@ -275,13 +276,13 @@ func (t *turnLoop) send(ctx context.Context, step int) (*llm.Response, error) {
 	}
 	cb := llm.Callbacks{
 		OnDelta: func(d llm.Delta) {
-			show(llm.Delta{Content: text.push(d.Content), Reasoning: thought.push(d.Reasoning)})
+			show(llm.Delta{Content: text.Push(d.Content), Reasoning: thought.Push(d.Reasoning)})
 		},
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Step: step, Retry: &r}) },
 	}
 	m := s.model()
 	resp, err := m.Model.Stream(ctx, s.keyed(*m, req), cb)
-	show(llm.Delta{Content: text.flush(), Reasoning: thought.flush()})
+	show(llm.Delta{Content: text.Flush(), Reasoning: thought.Flush()})
 	if err != nil && llm.IsContextLengthExceeded(err) && ctx.Err() == nil {
 		if rerr := s.emergency(ctx, err); rerr != nil {
 			return nil, rerr
@@ -291,7 +292,7 @@ func (t *turnLoop) send(ctx context.Context, step int) (*llm.Response, error) {
 	if err != nil {
 		if ctx.Err() != nil && resp != nil && resp.Content != "" {
 			// Keep what the user already saw streamed, without its calls.
-			content, n := redactText(resp.Content)
+			content, n := secrets.Count(resp.Content)
 			partial := transcript.AssistantReply(content+"\n\n(stopped by the user)", "", nil, s.cfg.now())
 			partial.Redacted = n
 			_ = s.commit([]transcript.Message{partial}, nil)
