@@ -9,7 +9,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cmdrule"
 	"github.com/tally-dev/tally/engine/tool"
 )
@@ -103,7 +102,7 @@ func (u *UI) approveByRule(live *liveSession, it *chatItem, p *pendingApproval, 
 
 // commandRules is the Rules dialog's part about run_shell's command rules:
 // each with Revoke, and a field to add one. done closes the dialog.
-func (p *permissionBar) commandRules(live *liveSession, rules []agent.CommandRule, loadErr error, done func()) fyne.CanvasObject {
+func (p *permissionBar) commandRules(live *liveSession, rules []cmdrule.InForce, loadErr error, done func()) fyne.CanvasObject {
 	box := container.NewVBox(&widget.Label{Text: "Command rules (run_shell, this workspace)", TextStyle: fyne.TextStyle{Bold: true}})
 	if loadErr != nil {
 		box.Add(&widget.Label{Text: "The stored rules could not be read: " + loadErr.Error(), Importance: widget.DangerImportance, Wrapping: fyne.TextWrapWord})

@@ -9,7 +9,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/cmdrule"
 	"github.com/tally-dev/tally/engine/tool"
 )
 
@@ -149,7 +149,7 @@ func (p *permissionBar) showRules() {
 	})
 }
 
-func (p *permissionBar) openRules(live *liveSession, cmds []agent.CommandRule, cmdErr error) {
+func (p *permissionBar) openRules(live *liveSession, cmds []cmdrule.InForce, cmdErr error) {
 	rules := live.sess.Permissions().Rules()
 	m := live.sess.Permissions().Mode()
 	list := container.NewVBox(

@@ -209,7 +209,7 @@ func (s *Session) checkpoints() (*filehistory.Workspace, error) {
 func (s *Session) Close() error {
 	s.closeMCP()
 	s.closeLSP()
-	s.closeHooks()
+	s.hooks.Close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.env.TempDir != "" {

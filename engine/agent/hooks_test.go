@@ -313,8 +313,8 @@ func TestStopHookIsBounded(t *testing.T) {
 	if err != nil || res.Reason != ReasonDone {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
-	if n := len(h.srv.Requests()); n != StopHookLimit+1 {
-		t.Errorf("%d requests; want %d", n, StopHookLimit+1)
+	if n := len(h.srv.Requests()); n != hooks.StopLimit+1 {
+		t.Errorf("%d requests; want %d", n, hooks.StopLimit+1)
 	}
 	evs := h.rec.kinds(EventHook)
 	if len(evs) == 0 || !strings.Contains(evs[len(evs)-1].Err, "more than 3 times") {

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -48,16 +47,16 @@ func (c *child) execute(ctx context.Context, calls []transcript.ToolCall, i int,
 // conversation.
 func (s *Session) toolHooks(ctx context.Context, env tool.Env, c transcript.ToolCall, args string, run func(context.Context, string) tool.Result) tool.Result {
 	hs := s.hooks
-	if why, stopped := hs.stopRequested(); stopped {
+	if why, stopped := hs.StopRequested(); stopped {
 		return tool.Result{IsError: true, Content: "not run: a hook ended the turn (" + text.OneLine(why, 200) + ")"}
 	}
-	if !hs.has(hooks.PreToolUse, c.Name) && !hs.has(hooks.PostToolUse, c.Name) {
+	if !hs.Has(hooks.PreToolUse, c.Name) && !hs.Has(hooks.PostToolUse, c.Name) {
 		return run(ctx, args)
 	}
 	var notes []string
 	redacted := 0
 	add := func(prefix, s string) {
-		if t, n := hookText(s); t != "" {
+		if t, n := hooks.Text(s); t != "" {
 			notes, redacted = append(notes, prefix+t), redacted+n
 		}
 	}
@@ -66,16 +65,16 @@ func (s *Session) toolHooks(ctx context.Context, env tool.Env, c transcript.Tool
 		return tool.Result{IsError: true, Content: "cancelled: the turn was stopped while the call's hooks ran"}
 	}
 	if pre.Stop {
-		hs.requestStop(pre.StopReason)
+		hs.RequestStop(pre.StopReason)
 	}
 	if pre.Permission == hooks.Deny || pre.Block || pre.Stop {
-		why, n := hookText(first(pre.PermissionReason, pre.Reason, pre.StopReason, "no reason given"))
+		why, n := hooks.Text(hooks.First(pre.PermissionReason, pre.Reason, pre.StopReason, "no reason given"))
 		return tool.Result{IsError: true, Redacted: n, Content: fmt.Sprintf(
 			"refused by a PreToolUse hook: %s\nThe call did not run; do not retry it as is, take another approach or ask the user.", why)}
 	}
 	ha := hookApproval{}
-	if upd := pre.UpdatedInput; len(upd) > 0 && !sameJSON(args, string(upd)) {
-		ha.change = "changed by a hook: " + argsChange(args, string(upd))
+	if upd := pre.UpdatedInput; len(upd) > 0 && !hooks.SameJSON(args, string(upd)) {
+		ha.change = "changed by a hook: " + hooks.ArgsChange(args, string(upd))
 		args = string(upd)
 		add("note: a PreToolUse hook changed the arguments of this call; it ran with ", args)
 	}
@@ -97,11 +96,11 @@ func (s *Session) toolHooks(ctx context.Context, env tool.Env, c transcript.Tool
 		post := s.runHooks(ctx, env, hooks.PostToolUse, c.Name, hooks.Input{ToolName: c.Name, ToolInput: hooks.ToolInput(args),
 			ToolResponse: hooks.ToolResponse(c.Name, res.Content, res.IsError)}, &c)
 		if post.Block {
-			add("PostToolUse hook: ", first(post.Reason, "the hook objected without saying why"))
+			add("PostToolUse hook: ", hooks.First(post.Reason, "the hook objected without saying why"))
 		}
 		add("PostToolUse hook: ", post.Context)
 		if post.Stop {
-			hs.requestStop(post.StopReason)
+			hs.RequestStop(post.StopReason)
 		}
 	}
 	if len(notes) > 0 {
@@ -118,7 +117,7 @@ func (s *Session) toolHooks(ctx context.Context, env tool.Env, c transcript.Tool
 // anyway (read-only mode, a secret file) is left to it, with the hook's
 // reason on its question.
 func (s *Session) hookAsk(ctx context.Context, env tool.Env, c transcript.ToolCall, args, reason string, ha *hookApproval) (context.Context, *tool.Result) {
-	why, _ := hookText(first(reason, "no reason given"))
+	why, _ := hooks.Text(hooks.First(reason, "no reason given"))
 	ask := "a PreToolUse hook asks you to confirm this call: " + text.OneLine(why, 300)
 	t, ok := s.tools.Lookup(c.Name)
 	_, secret := tool.SecretTarget(&env, c.Name, json.RawMessage(args))
@@ -180,70 +179,4 @@ func hookApproved(ctx context.Context, req tool.ApprovalRequest) (tool.ApprovalR
 // joinNotes joins the non-empty notes with "; ".
 func joinNotes(notes ...string) string {
 	return strings.Join(slices.DeleteFunc(slices.Clone(notes), func(s string) bool { return s == "" }), "; ")
-}
-
-// sameJSON reports whether two argument texts hold the same JSON.
-func sameJSON(a, b string) bool {
-	var x, y bytes.Buffer
-	if json.Compact(&x, []byte(a)) != nil || json.Compact(&y, []byte(b)) != nil {
-		return a == b
-	}
-	var va, vb any
-	if json.Unmarshal(x.Bytes(), &va) != nil || json.Unmarshal(y.Bytes(), &vb) != nil {
-		return x.String() == y.String()
-	}
-	ja, _ := json.Marshal(va)
-	jb, _ := json.Marshal(vb)
-	return bytes.Equal(ja, jb)
-}
-
-// argsChange describes, on one line, how the arguments after differ from
-// before, field by field: `command: "rm -rf build" → "rm -rf ./build"`.
-func argsChange(before, after string) string {
-	var a, b map[string]json.RawMessage
-	if json.Unmarshal([]byte(before), &a) != nil || json.Unmarshal([]byte(after), &b) != nil {
-		return fmt.Sprintf("%s → %s", shownValue(before), shownValue(after))
-	}
-	keys := make([]string, 0, len(a)+len(b))
-	for k := range a {
-		keys = append(keys, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	var parts []string
-	for _, k := range keys {
-		va, inA := a[k]
-		vb, inB := b[k]
-		switch {
-		case !inB:
-			parts = append(parts, fmt.Sprintf("%s: %s → (removed)", text.OneLine(k, 40), shownValue(string(va))))
-		case !inA:
-			parts = append(parts, fmt.Sprintf("%s: (none) → %s", text.OneLine(k, 40), shownValue(string(vb))))
-		case !sameJSON(string(va), string(vb)):
-			parts = append(parts, fmt.Sprintf("%s: %s → %s", text.OneLine(k, 40), shownValue(string(va)), shownValue(string(vb))))
-		}
-	}
-	if len(parts) == 0 {
-		return "the same values, written differently"
-	}
-	return strings.Join(parts, "; ")
-}
-
-// shownValue is a JSON value compacted to one printable line for the
-// approval card.
-func shownValue(v string) string {
-	var x any
-	if json.Unmarshal([]byte(v), &x) == nil {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if enc.Encode(x) == nil {
-			v = strings.TrimSpace(b.String())
-		}
-	}
-	return text.OneLine(transcript.NeutralizeLine(v), 160)
 }

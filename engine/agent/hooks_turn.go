@@ -21,21 +21,19 @@ func (s *Session) promptHooks(ctx context.Context, in prepared) (prepared, error
 	if hs == nil {
 		return in, nil
 	}
-	select {
-	case <-hs.started:
-	case <-ctx.Done():
-		return in, ctx.Err()
+	if err := hs.WaitStarted(ctx); err != nil {
+		return in, err
 	}
 	out := s.runHooks(ctx, s.env, hooks.UserPromptSubmit, "", hooks.Input{Prompt: in.typed}, nil)
 	if ctx.Err() != nil {
 		return in, ctx.Err()
 	}
 	if out.Block || out.Stop {
-		why, _ := hookText(first(out.Reason, out.StopReason, "no reason given"))
+		why, _ := hooks.Text(hooks.First(out.Reason, out.StopReason, "no reason given"))
 		return in, command.Errorf("a UserPromptSubmit hook refused the message (%s); change the message and send it again, or the hook", strings.TrimSuffix(text.OneLine(why, 500), "."))
 	}
 	var parts []string
-	if p := hs.takePending(); p != "" {
+	if p := hs.TakePending(); p != "" {
 		parts = append(parts, p)
 	}
 	if out.Context != "" {
@@ -44,7 +42,7 @@ func (s *Session) promptHooks(ctx context.Context, in prepared) (prepared, error
 	if len(parts) == 0 {
 		return in, nil
 	}
-	added, n := hookText(strings.Join(parts, "\n\n"))
+	added, n := hooks.Text(strings.Join(parts, "\n\n"))
 	in.blocks = append(in.blocks, transcript.Block{Type: transcript.BlockText, Text: "(context added by the user's hooks)\n" + added})
 	in.noted += n
 	return in, nil
@@ -59,7 +57,7 @@ type hookedTurn struct {
 }
 
 func (h hookedTurn) begin(step int) (string, error) {
-	if _, stopped := h.s.hooks.stopRequested(); stopped {
+	if _, stopped := h.s.hooks.StopRequested(); stopped {
 		return ReasonHookStop, nil
 	}
 	return h.turnLoop.begin(h.base + step)
@@ -68,9 +66,9 @@ func (h hookedTurn) begin(step int) (string, error) {
 // runTurn runs the step loop of a user's turn. When the model answered
 // without calling a tool, the Stop hooks run: one that blocks makes the
 // agent go on with its reason as a reminder appended to the conversation,
-// at most StopHookLimit times a turn.
+// at most hooks.StopLimit times a turn.
 func (s *Session) runTurn(ctx context.Context) loopEnd {
-	s.hooks.newTurn()
+	s.hooks.NewTurn()
 	t := &turnLoop{s: s}
 	if s.hooks == nil {
 		return runLoop(ctx, t, s.cfg.now)
@@ -80,7 +78,7 @@ func (s *Session) runTurn(ctx context.Context) loopEnd {
 		end := runLoop(ctx, hookedTurn{turnLoop: t, base: steps}, s.cfg.now)
 		end.Steps += steps
 		steps = end.Steps
-		if end.Reason != ReasonDone || !s.hooks.has(hooks.Stop, "") {
+		if end.Reason != ReasonDone || !s.hooks.Has(hooks.Stop, "") {
 			return end
 		}
 		active := n > 0
@@ -88,12 +86,12 @@ func (s *Session) runTurn(ctx context.Context) loopEnd {
 		if !out.Block || out.Stop || ctx.Err() != nil {
 			return end
 		}
-		if n >= StopHookLimit {
-			msg := fmt.Sprintf("the Stop hooks asked the agent to go on more than %d times in this turn; the turn ends here", StopHookLimit)
+		if n >= hooks.StopLimit {
+			msg := fmt.Sprintf("the Stop hooks asked the agent to go on more than %d times in this turn; the turn ends here", hooks.StopLimit)
 			s.emit(Event{Kind: EventHook, Reason: msg, Err: msg})
 			return end
 		}
-		why, red := hookText(first(out.Reason, "a Stop hook asked you to go on without saying why"))
+		why, red := hooks.Text(hooks.First(out.Reason, "a Stop hook asked you to go on without saying why"))
 		m := transcript.Injected(transcript.KindReminder, "<system-reminder>\nThe user's Stop hook did not let the turn end yet. It says:\n"+why+"\n</system-reminder>", s.cfg.now())
 		m.Redacted = red
 		if err := s.commit([]transcript.Message{m}, nil); err != nil {
@@ -110,7 +108,7 @@ func (s *Session) preCompactHooks(ctx context.Context, manual bool) {
 	if manual {
 		trigger = "manual"
 	}
-	if !s.hooks.has(hooks.PreCompact, trigger) {
+	if !s.hooks.Has(hooks.PreCompact, trigger) {
 		return
 	}
 	none := ""
@@ -120,9 +118,9 @@ func (s *Session) preCompactHooks(ctx context.Context, manual bool) {
 // compactedHooks runs the SessionStart hooks of source "compact" after a
 // compaction; what they add goes with the next user message.
 func (s *Session) compactedHooks(ctx context.Context) {
-	if !s.hooks.has(hooks.SessionStart, "compact") {
+	if !s.hooks.Has(hooks.SessionStart, "compact") {
 		return
 	}
 	out := s.runHooks(ctx, s.env, hooks.SessionStart, "compact", hooks.Input{Source: "compact"}, nil)
-	s.hooks.addPending(out.Context)
+	s.hooks.AddPending(out.Context)
 }

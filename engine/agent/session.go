@@ -19,6 +19,7 @@ import (
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/engine/guard"
+	"github.com/tally-dev/tally/engine/hooks"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/todo"
@@ -108,7 +109,7 @@ type Session struct {
 	mcpRun *mcpRun
 	// lsp is the session's share of its workspace's language servers, nil when none is available (see lsp.go).
 	lsp   *lspState
-	hooks *hookState // the command hooks (see hooks.go); nil when opened with Inspect or with hooks off
+	hooks *hooks.Session // the command hooks (see hooks.go); nil when opened with Inspect or with hooks off
 }
 
 // turnState is the per-turn canonical state behind the status bar.
