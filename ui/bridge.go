@@ -9,6 +9,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -191,7 +192,7 @@ func copyEvent(e agent.Event) agent.Event {
 		c.Notice = &n
 	}
 	if e.Form != nil {
-		c.Form = &agent.FormRequest{ID: e.Form.ID, Form: e.Form.Form.Clone()}
+		c.Form = &mcp.FormRequest{ID: e.Form.ID, Form: e.Form.Form.Clone()}
 	}
 	c.Checklist = append([]todo.Item(nil), e.Checklist...)
 	return c

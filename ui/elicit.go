@@ -24,7 +24,7 @@ import (
 
 // pendingForm is a form waiting for the user.
 type pendingForm struct {
-	req agent.FormRequest
+	req mcp.FormRequest
 	dlg *formDialog // its dialog once shown, nil before
 }
 

@@ -16,7 +16,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
@@ -33,7 +32,7 @@ import (
 const probeTimeout = 30 * time.Second
 
 // mcpLine is the gauge's MCP line for st; "" when no server is configured.
-func mcpLine(st agent.MCPStatus) string {
+func mcpLine(st mcp.SessionStatus) string {
 	if len(st.Servers) == 0 {
 		return ""
 	}
@@ -54,7 +53,7 @@ func mcpLine(st agent.MCPStatus) string {
 
 // showMCP refreshes the gauge's MCP line and, once per problem, the banner
 // of a failed server or an untrusted workspace file.
-func (u *UI) showMCP(live *liveSession, st agent.MCPStatus, event string) {
+func (u *UI) showMCP(live *liveSession, st mcp.SessionStatus, event string) {
 	if u.live != live {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
@@ -37,7 +38,7 @@ type sessionState struct {
 	rows      []ledger.Row
 	rule      ledger.CacheRule
 	items     []todo.Item
-	mcp       agent.MCPStatus
+	mcp       mcp.SessionStatus
 	draft     string
 	draftOK   bool   // draft was read (a failed read keeps the prompt box as it is)
 	cutShort  string // the note of a turn the closing app interrupted

@@ -207,7 +207,7 @@ func (s *Session) checkpoints() (*filehistory.Workspace, error) {
 // The session stays readable; a later Open records again. Its MCP servers
 // are stopped, and its share of the workspace's language servers given back.
 func (s *Session) Close() error {
-	s.closeMCP()
+	s.mcpRun.Close()
 	s.closeLSP()
 	s.hooks.Close()
 	s.mu.Lock()

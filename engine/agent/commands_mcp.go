@@ -27,9 +27,9 @@ func (s *Session) commands(await bool) command.Registry {
 	var mgr *mcp.Manager
 	var wait func()
 	if s.mcpRun != nil {
-		mgr = s.mcpRun.mgr
+		mgr = s.mcpRun.Manager()
 		if await {
-			wait = s.awaitMCP
+			wait = s.mcpRun.AwaitStart
 		}
 	}
 	return command.ForSession(s.cfg.UserConfigDir, s.meta.Workspace, mgr, wait)
@@ -75,7 +75,7 @@ func (h Commands) Resources(ctx context.Context) []mcp.Resource {
 	}
 	ctx, cancel := context.WithTimeout(ctx, listWait)
 	defer cancel()
-	return r.mgr.Resources(ctx)
+	return r.Manager().Resources(ctx)
 }
 
 // ResourceToken returns the "@server:uri" token that attaches r to a
@@ -163,8 +163,8 @@ func (s *Session) prepareMessage(ctx context.Context, msg string) (prepared, err
 	}
 	var servers []string
 	if at {
-		s.awaitMCP()
-		for _, st := range r.mgr.Statuses() {
+		s.mcpRun.AwaitStart()
+		for _, st := range r.Manager().Statuses() {
 			servers = append(servers, st.Name)
 		}
 	}
@@ -190,7 +190,7 @@ func (s *Session) prepareMessage(ctx context.Context, msg string) (prepared, err
 	fetched := false
 	listed := func(server, uri string) bool {
 		if !fetched {
-			resources, fetched = r.mgr.Resources(ctx), true
+			resources, fetched = r.Manager().Resources(ctx), true
 		}
 		return slices.ContainsFunc(resources, func(x mcp.Resource) bool { return x.Server == server && x.URI == uri })
 	}
@@ -199,7 +199,7 @@ func (s *Session) prepareMessage(ctx context.Context, msg string) (prepared, err
 		return p, command.Errorf("the message attaches %d resources; attach at most %d at a time", len(atts), maxAttachments)
 	}
 	for _, a := range atts {
-		rt, err := r.mgr.ReadResource(ctx, a.server, a.uri)
+		rt, err := r.Manager().ReadResource(ctx, a.server, a.uri)
 		if err != nil {
 			return p, command.Errorf("@%s:%s could not be attached: %s", a.server, a.uri, strings.TrimSuffix(err.Error(), "."))
 		}
@@ -208,23 +208,6 @@ func (s *Session) prepareMessage(ctx context.Context, msg string) (prepared, err
 		p.noted += n
 	}
 	return p, nil
-}
-
-// awaitMCP waits, once per session, for the MCP servers still starting,
-// at most MCPOptions.Wait, as the first request would. It runs with the
-// session lock held.
-func (s *Session) awaitMCP() {
-	r := s.mcpRun
-	if r == nil || r.waited {
-		return
-	}
-	r.waited = true
-	t := time.NewTimer(r.wait)
-	defer t.Stop()
-	select {
-	case <-r.started:
-	case <-t.C:
-	}
 }
 
 // attachTag is the tag of an attachment block. It is not an engine tag:

@@ -48,7 +48,7 @@ func TestFormReachesTheHostAndItsAnswerTheServer(t *testing.T) {
 	var result string
 	h := newHarness(t, signupScript(&result), tool.ApproveAll{})
 	h.cfg.Forms = true
-	forms := make(chan FormRequest, 1)
+	forms := make(chan mcp.FormRequest, 1)
 	h.cfg.OnEvent = func(e Event) {
 		h.rec.on(e)
 		if e.Kind == EventForm {

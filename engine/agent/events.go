@@ -6,6 +6,7 @@ import (
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -71,7 +72,7 @@ type Event struct {
 	// Notice is what EventCompactionSoon announces.
 	Notice *CompactionNotice `json:"notice,omitempty"`
 	// Form is the form of EventForm and EventFormDone (a copy).
-	Form *FormRequest `json:"form,omitempty"`
+	Form *mcp.FormRequest `json:"form,omitempty"`
 }
 
 // CompactionNotice is the announcement of an automatic compaction before

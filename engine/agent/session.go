@@ -20,6 +20,7 @@ import (
 	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/engine/guard"
 	"github.com/tally-dev/tally/engine/hooks"
+	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/todo"
@@ -80,7 +81,7 @@ type Session struct {
 	listDirty   bool // checklist changed since the last event
 	guard       *guard.Guard
 	subs        subagentHub // the task tool's children (see subagent.go)
-	forms       formHub     // the MCP servers' forms waiting for the host (see elicit.go)
+	forms       mcp.Forms   // the MCP servers' forms waiting for the host (see elicit.go)
 
 	sentFP     prompt.Fingerprint // prefix of the last request sent
 	sentSystem string
@@ -106,7 +107,7 @@ type Session struct {
 
 	// mcpRun runs the session's MCP servers (see mcp.go); nil when there
 	// are none. Set before Create or Open returns, never changed after.
-	mcpRun *mcpRun
+	mcpRun *mcp.Session
 	// lsp is the session's share of its workspace's language servers, nil when none is available (see lsp.go).
 	lsp   *lspState
 	hooks *hooks.Session // the command hooks (see hooks.go); nil when opened with Inspect or with hooks off
