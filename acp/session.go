@@ -12,6 +12,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/command"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/workbench"
 )
@@ -151,9 +152,9 @@ func (st *session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.P
 		st.send(acp.SessionUpdate{SessionInfoUpdate: &acp.SessionSessionInfoUpdate{Title: acp.Ptr(t)}})
 	}
 	switch {
-	case ctx.Err() != nil || res.Reason == agent.ReasonCancelled:
+	case ctx.Err() != nil || res.Reason == step.ReasonCancelled:
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
-	case res.Reason == agent.ReasonStepLimit:
+	case res.Reason == step.ReasonStepLimit:
 		return acp.PromptResponse{StopReason: acp.StopReasonMaxTurnRequests}, nil
 	case errors.Is(err, agent.ErrBusy):
 		return acp.PromptResponse{}, failuref("a turn is already running in session %s (in another Tally); wait for it and send the prompt again", st.id)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/command"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
@@ -148,7 +149,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return failed(err)
 	}
-	if res.Reason == agent.ReasonCancelled {
+	if res.Reason == step.ReasonCancelled {
 		return fmt.Errorf("tally run: the turn was interrupted; the conversation is saved and can be continued with --session %s", sess.ID())
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/workbench"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
@@ -253,7 +254,7 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 	live.job.cancel = nil
 	live.waits.approvals, live.waits.ask = nil, nil
 	if u.live != live {
-		if res.Reason != agent.ReasonCancelled {
+		if res.Reason != step.ReasonCancelled {
 			u.backgroundDone(live, err)
 		} else {
 			delete(u.bg, live.id)
@@ -261,17 +262,17 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 		}
 		return
 	}
-	if res.Reason != agent.ReasonCancelled {
+	if res.Reason != step.ReasonCancelled {
 		what := "The turn finished."
 		if err != nil {
 			what = "The turn failed."
 		}
 		u.notify(what, u.sessions.title(live.id), live)
 	}
-	u.chat.endStreaming(res.Reason == agent.ReasonCancelled) // a stopped answer stays
+	u.chat.endStreaming(res.Reason == step.ReasonCancelled) // a stopped answer stays
 	u.footer.ClearRetry()
 	switch {
-	case res.Reason == agent.ReasonCancelled:
+	case res.Reason == step.ReasonCancelled:
 		u.footer.State.Run = tw.RunState{Phase: tw.RunStopped}
 		u.chat.notice("Stopped. The conversation is saved; send a message to continue.", false)
 	case err != nil:

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
 	tw "github.com/tally-dev/tally/ui/widget"
@@ -28,11 +29,11 @@ func childText(c *agent.ChildInfo) string {
 	switch state {
 	case agent.SubagentRunning:
 		state = "running"
-	case agent.ReasonDone:
+	case step.ReasonDone:
 		state = "done"
-	case agent.ReasonStepLimit:
+	case step.ReasonStepLimit:
 		state = "stopped at its step limit"
-	case agent.ReasonCancelled:
+	case step.ReasonCancelled:
 		state = "stopped"
 	}
 	s := fmt.Sprintf("Sub-agent %s · %s · %s · step %d of %d · %s tokens · %s read",

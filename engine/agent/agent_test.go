@@ -12,6 +12,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
@@ -92,7 +93,7 @@ func TestTurnStreamsAndCommits(t *testing.T) {
 	h := newHarness(t, llmtest.Sequence(llmtest.Reply{Content: "Hello there, **friend**.", Reasoning: "greet"}), nil)
 	s := h.session("s1")
 	res, err := s.Run(context.Background(), "hi")
-	if err != nil || res.Reason != ReasonDone || res.Answer != "Hello there, **friend**." {
+	if err != nil || res.Reason != step.ReasonDone || res.Answer != "Hello there, **friend**." {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	var streamed strings.Builder
@@ -192,7 +193,7 @@ func TestStopWhileWaitingForApproval(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-ap.asked; cancel() }()
 	res, err := s.Run(ctx, "run it")
-	if err != nil || res.Reason != ReasonCancelled {
+	if err != nil || res.Reason != step.ReasonCancelled {
 		t.Fatalf("Run = %+v, %v; want cancelled", res, err)
 	}
 	msgs := s.Messages()
@@ -215,7 +216,7 @@ func TestStopMidStream(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	res, err := s.Run(ctx, "take your time")
-	if err != nil || res.Reason != ReasonCancelled {
+	if err != nil || res.Reason != step.ReasonCancelled {
 		t.Fatalf("Run = %+v, %v; want cancelled", res, err)
 	}
 	if d := time.Since(start); d > 4*time.Second {
@@ -235,7 +236,7 @@ func TestStepLimit(t *testing.T) {
 	h.cfg.MaxSteps = 3
 	s := h.session("s")
 	res, err := s.Run(context.Background(), "loop")
-	if err == nil || res.Reason != ReasonStepLimit || !strings.Contains(err.Error(), "step limit") {
+	if err == nil || res.Reason != step.ReasonStepLimit || !strings.Contains(err.Error(), "step limit") {
 		t.Fatalf("Run = %+v, %v; want step limit", res, err)
 	}
 	if n := len(h.srv.Requests()); n != 3 {
@@ -296,7 +297,7 @@ func TestContextLengthErrorsEndInAClearFailure(t *testing.T) {
 		h := newHarness(t, llmtest.Sequence(llmtest.Reply{Fault: llmtest.FaultContextLength}), nil)
 		s := h.session("s")
 		res, err := s.Run(context.Background(), "hi")
-		if err == nil || res.Reason != ReasonFailed || len(h.srv.Requests()) != 1 || !strings.Contains(err.Error(), "400") {
+		if err == nil || res.Reason != step.ReasonFailed || len(h.srv.Requests()) != 1 || !strings.Contains(err.Error(), "400") {
 			t.Fatalf("Run = %+v, %v after %d requests", res, err, len(h.srv.Requests()))
 		}
 	})
@@ -319,7 +320,7 @@ func TestContextLengthErrorsEndInAClearFailure(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := s.Run(context.Background(), "this one is too long")
-		if err == nil || res.Reason != ReasonFailed || !strings.Contains(err.Error(), "emergency") {
+		if err == nil || res.Reason != step.ReasonFailed || !strings.Contains(err.Error(), "emergency") {
 			t.Fatalf("Run = %+v, %v", res, err)
 		}
 		if got := len(h.rec.kinds(EventRebuild)); got == 0 {

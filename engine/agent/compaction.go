@@ -219,7 +219,7 @@ func (s *Session) compactNow(ctx context.Context, in compact.Input, plan compact
 	summary := plan.Summary
 	if plan.NeedsSummary && summary == "" {
 		var err error
-		summary, err = compact.Summarize(ctx, s.metered(ledger.KindSummary), in, plan, s.model().ModelName, s.st.System, s.req.catalog)
+		summary, err = compact.Summarize(ctx, s.metered(ledger.KindSummary), in, plan, s.model().ModelName, s.st.System, s.req.Catalog())
 		if err != nil {
 			if ctx.Err() == nil {
 				s.st.Breakers.Failed(s.cfg.now())

@@ -135,7 +135,7 @@ func (s *Session) lastUserText() (transcript.Message, bool) {
 
 // handOffBrief asks the model for the brief to its next self.
 func (s *Session) handOffBrief(ctx context.Context) (string, error) {
-	req := cycle.BriefRequest(s.model().ModelName, s.st.System, s.req.catalog, s.replayWire())
+	req := cycle.BriefRequest(s.model().ModelName, s.st.System, s.req.Catalog(), s.replayWire())
 	resp, err := s.metered(ledger.KindBrief).Stream(ctx, req, llm.Callbacks{})
 	if err != nil {
 		return "", err

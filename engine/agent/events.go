@@ -129,15 +129,6 @@ type Usage struct {
 	Note string `json:"note,omitempty"`
 }
 
-// Turn end reasons.
-const (
-	ReasonDone      = "done"       // the model answered without tool calls
-	ReasonStepLimit = "step_limit" // the per-turn step limit was reached
-	ReasonCancelled = "cancelled"  // the user stopped the turn
-	ReasonFailed    = "failed"     // an error ended the turn
-	ReasonHalted    = "halted"     // the loop guard stopped the turn
-)
-
 // RebuildKind is what rewrote the log.
 type RebuildKind string
 

@@ -476,7 +476,7 @@ func TestCompactionKeepsThePlantedFacts(t *testing.T) {
 	os.WriteFile(filepath.Join(sw.ws, "Makefile"), []byte("check:\n\ttest -f calc/table_test.go\n"), 0o644)
 	s := sw.session("fidelity")
 	compactAt, _ := s.Thresholds()
-	catalog, _ := json.Marshal(s.req.catalog)
+	catalog, _ := json.Marshal(s.req.Catalog())
 	f.budget = func(prefix int) int {
 		p := prefix + tokens.Count(string(catalog))
 		return compact.UserWordsBudget(compact.Input{Threshold: compactAt, Target: compact.Target(compactAt, p), PrefixTokens: p, Window: s.Window()})

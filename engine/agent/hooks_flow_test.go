@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/tool"
 )
 
@@ -38,7 +39,7 @@ func TestPostToolUseHookTellsTheModelAndMayEndTheTurn(t *testing.T) {
 		t.Errorf("hook events = %+v", evs)
 	}
 	// The next turn runs normally again.
-	if res, err := s.Run(context.Background(), "go on"); err != nil || res.Reason != ReasonDone {
+	if res, err := s.Run(context.Background(), "go on"); err != nil || res.Reason != step.ReasonDone {
 		t.Errorf("the next turn = %+v, %v", res, err)
 	}
 	h.noInvalid()

@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/hooks"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/trust"
@@ -290,7 +291,7 @@ func TestStopHookMakesTheAgentGoOnOnce(t *testing.T) {
 	h.useHooks(hookJSON("Stop", "", h.hookScript("stop.sh", `grep -q '"stop_hook_active":true' && exit 0; echo "run the tests before you stop" >&2; exit 2`), 0))
 	s := h.session("stop")
 	res, err := s.Run(context.Background(), "fix it")
-	if err != nil || res.Reason != ReasonDone || res.Answer != "tests ran too" || res.Steps != 2 {
+	if err != nil || res.Reason != step.ReasonDone || res.Answer != "tests ran too" || res.Steps != 2 {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	h.noInvalid()
@@ -310,7 +311,7 @@ func TestStopHookIsBounded(t *testing.T) {
 	h.useHooks(hookJSON("Stop", "", `echo '{"decision": "block", "reason": "keep going"}'`, 0))
 	s := h.session("loop")
 	res, err := s.Run(context.Background(), "go")
-	if err != nil || res.Reason != ReasonDone {
+	if err != nil || res.Reason != step.ReasonDone {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	if n := len(h.srv.Requests()); n != hooks.StopLimit+1 {

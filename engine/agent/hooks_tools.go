@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tally-dev/tally/engine/hooks"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
@@ -17,7 +18,7 @@ import (
 // own arguments (c holds the stored copy), through its PreToolUse and
 // PostToolUse hooks and the gate.
 func (s *Session) execute(ctx context.Context, c transcript.ToolCall, args string) tool.Result {
-	if res, ok := unusableResult(c); ok {
+	if res, ok := step.Unusable(c); ok {
 		return res
 	}
 	return s.toolHooks(ctx, s.env, c, args, func(ctx context.Context, args string) tool.Result {
@@ -25,11 +26,11 @@ func (s *Session) execute(ctx context.Context, c transcript.ToolCall, args strin
 	})
 }
 
-// execute runs one of the child's calls with args through the session's
+// Execute runs one of the child's calls with args through the session's
 // PreToolUse and PostToolUse hooks, then the parent's gate (see
 // executeGated).
-func (c *child) execute(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
-	if res, ok := unusableResult(calls[i]); ok {
+func (c *child) Execute(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
+	if res, ok := step.Unusable(calls[i]); ok {
 		return res
 	}
 	return c.s.toolHooks(ctx, c.env, calls[i], args, func(ctx context.Context, args string) tool.Result {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/hooks"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
 )
@@ -56,29 +57,29 @@ type hookedTurn struct {
 	base int
 }
 
-func (h hookedTurn) begin(step int) (string, error) {
+func (h hookedTurn) Begin(step int) (string, error) {
 	if _, stopped := h.s.hooks.StopRequested(); stopped {
 		return ReasonHookStop, nil
 	}
-	return h.turnLoop.begin(h.base + step)
+	return h.turnLoop.Begin(h.base + step)
 }
 
 // runTurn runs the step loop of a user's turn. When the model answered
 // without calling a tool, the Stop hooks run: one that blocks makes the
 // agent go on with its reason as a reminder appended to the conversation,
 // at most hooks.StopLimit times a turn.
-func (s *Session) runTurn(ctx context.Context) loopEnd {
+func (s *Session) runTurn(ctx context.Context) step.End {
 	s.hooks.NewTurn()
 	t := &turnLoop{s: s}
 	if s.hooks == nil {
-		return runLoop(ctx, t, s.cfg.now)
+		return step.Run(ctx, t, s.cfg.now)
 	}
 	steps := 0
 	for n := 0; ; n++ {
-		end := runLoop(ctx, hookedTurn{turnLoop: t, base: steps}, s.cfg.now)
+		end := step.Run(ctx, hookedTurn{turnLoop: t, base: steps}, s.cfg.now)
 		end.Steps += steps
 		steps = end.Steps
-		if end.Reason != ReasonDone || !s.hooks.Has(hooks.Stop, "") {
+		if end.Reason != step.ReasonDone || !s.hooks.Has(hooks.Stop, "") {
 			return end
 		}
 		active := n > 0
@@ -95,7 +96,7 @@ func (s *Session) runTurn(ctx context.Context) loopEnd {
 		m := transcript.Injected(transcript.KindReminder, "<system-reminder>\nThe user's Stop hook did not let the turn end yet. It says:\n"+why+"\n</system-reminder>", s.cfg.now())
 		m.Redacted = red
 		if err := s.commit([]transcript.Message{m}, nil); err != nil {
-			return loopEnd{Reason: ReasonFailed, Steps: steps, Err: err}
+			return step.End{Reason: step.ReasonFailed, Steps: steps, Err: err}
 		}
 	}
 }

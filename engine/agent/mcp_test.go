@@ -18,6 +18,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/secrets/secretstest"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/internal/trust"
 )
@@ -208,7 +209,7 @@ func TestMCPCrashGivesErrorResultAndEvent(t *testing.T) {
 		"local": {Command: exe, Env: map[string]string{mcpServerEnv: "1"}},
 	})
 	res, err := s.Run(context.Background(), "crash it")
-	if err != nil || res.Reason != ReasonDone {
+	if err != nil || res.Reason != step.ReasonDone {
 		t.Fatalf("Run = %+v, %v; the session must go on", res, err)
 	}
 	if len(results) != 1 || !strings.HasPrefix(results[0], "mcp__local__crash") || !strings.Contains(results[0], "local") {

@@ -23,6 +23,7 @@ import (
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/status"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/tool"
@@ -68,7 +69,7 @@ type Session struct {
 
 	// The request pipeline's state (see request.go and steps.go): the
 	// prefix zone, its token count and the skeleton of the next request.
-	req       requester
+	req       step.Requester
 	prefixTok int
 	anchor    tokens.Anchor
 	fp        prompt.Fingerprint

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/status"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tool"
 )
@@ -38,7 +39,7 @@ func TestLoopGuardChecklistAndStatusEndToEnd(t *testing.T) {
 	h := newHarness(t, llmtest.Sequence(replies...), nil)
 	s := h.session("guard")
 	res, err := s.Run(context.Background(), "find and fix the bug")
-	if res.Reason != ReasonHalted || err == nil || !strings.Contains(err.Error(), "read_file") {
+	if res.Reason != step.ReasonHalted || err == nil || !strings.Contains(err.Error(), "read_file") {
 		t.Fatalf("Run = %+v, %v; want halted naming read_file", res, err)
 	}
 	h.noInvalid()

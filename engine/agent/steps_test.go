@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/step"
 )
 
 // TestTurnAndSubagentShareTheRequestSteps names the steps of request
@@ -19,8 +20,8 @@ import (
 func TestTurnAndSubagentShareTheRequestSteps(t *testing.T) {
 	want := []string{"prefix", "log", "status", "encodings"}
 	var names []string
-	for _, st := range requestSteps {
-		names = append(names, st.name)
+	for _, st := range step.Steps {
+		names = append(names, st.Name)
 	}
 	if !slices.Equal(names, want) {
 		t.Fatalf("request steps %v, want %v", names, want)
@@ -28,12 +29,12 @@ func TestTurnAndSubagentShareTheRequestSteps(t *testing.T) {
 
 	var mu sync.Mutex
 	var ran []string
-	testHookStep = func(step string) {
+	step.TraceStep = func(step string) {
 		mu.Lock()
 		ran = append(ran, step)
 		mu.Unlock()
 	}
-	t.Cleanup(func() { testHookStep = nil })
+	t.Cleanup(func() { step.TraceStep = nil })
 
 	script := llmtest.ScriptFunc(func(r *llmtest.Req) llmtest.Reply {
 		if isChildReq(r.Messages) {
@@ -52,7 +53,7 @@ func TestTurnAndSubagentShareTheRequestSteps(t *testing.T) {
 	if _, err := s.Run(context.Background(), "Delegate the reading."); err != nil {
 		t.Fatal(err)
 	}
-	testHookStep = nil
+	step.TraceStep = nil
 
 	reqs := sw.srv.Requests()
 	turn, child := 0, 0

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/step"
 )
 
 // Stop threw the streamed part of an answer away: the model client gave
@@ -27,7 +28,7 @@ func TestStopKeepsTheStreamedPartOfTheAnswer(t *testing.T) {
 	// its first piece and goes quiet).
 	time.AfterFunc(300*time.Millisecond, cancel)
 	res, err := s.Run(ctx, "explain")
-	if err != nil || res.Reason != ReasonCancelled {
+	if err != nil || res.Reason != step.ReasonCancelled {
 		t.Fatalf("Run = %+v, %v; want a cancelled turn", res, err)
 	}
 	msgs := s.Messages()

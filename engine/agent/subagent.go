@@ -75,7 +75,7 @@ func positiveOr(v, def int) int {
 }
 
 // The statuses of a sub-agent: SubagentRunning while it works, then how it
-// ended (ReasonDone, ReasonStepLimit, ReasonCancelled, ReasonFailed), or
+// ended (step.ReasonDone, step.ReasonStepLimit, step.ReasonCancelled, step.ReasonFailed), or
 // SubagentInterrupted when Tally stopped while it ran.
 const (
 	SubagentRunning     = "running"

@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/secrets"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/tool"
@@ -33,7 +34,7 @@ type child struct {
 	reg     *tool.Registry
 	list    *todo.List
 	env     tool.Env
-	req     requester // the child's prefix, skeleton and request steps
+	req     step.Requester // the child's prefix, skeleton and request steps
 	read    map[string]bool
 	listVer int
 	model   string // a custom kind's model; "" is the session's
@@ -113,8 +114,8 @@ func (h *subagentHub) newChild(ctx context.Context, c transcript.ToolCall) (*chi
 		}
 	}
 	ch.env = s.env // the parent's confinement, sandbox and recorder
-	ch.req.log = ch.log
-	ch.req.setPrefix(prompt, chatTools(ch.reg.Catalog()))
+	ch.req.Log = ch.log
+	ch.req.SetPrefix(prompt, step.Tools(ch.reg.Catalog()))
 	ch.info = ChildInfo{ID: id, CallID: c.ID, Title: p.Description, Kind: p.Kind, Status: SubagentRunning,
 		Cycle: s.meta.Cycle, MaxSteps: steps, Started: s.cfg.now()}
 	return ch, tool.Result{}
@@ -160,7 +161,7 @@ func (c *child) runSafely() (res tool.Result) {
 	c.s.subs.mu.Unlock()
 	defer func() {
 		if p := recover(); p != nil {
-			res = c.finish(ReasonFailed, "", fmt.Errorf("the sub-agent crashed (%v)", p))
+			res = c.finish(step.ReasonFailed, "", fmt.Errorf("the sub-agent crashed (%v)", p))
 		}
 		c.cancel()
 		c.s.subs.mu.Lock()
@@ -170,7 +171,7 @@ func (c *child) runSafely() (res tool.Result) {
 	info := c.update(func(*ChildInfo) {})
 	job := transcript.UserText("", "# Task: "+c.params.Description+"\n\n"+c.params.Prompt, info.Started)
 	if err := c.start(job); err != nil {
-		return c.finish(ReasonFailed, "", err)
+		return c.finish(step.ReasonFailed, "", err)
 	}
 	c.emit(EventSubagentStart, info, nil)
 	c.emit(EventSubagentMessage, c.update(func(*ChildInfo) {}), func(e *Event) { m := job.Clone(); e.Message = &m })
@@ -182,13 +183,13 @@ func (c *child) runSafely() (res tool.Result) {
 // call, its budget is spent, the loop guard stops it, ctx ends or a
 // request fails. It returns how it ended and the report.
 func (c *child) loop() (reason, report string, err error) {
-	end := runLoop(c.ctx, c, c.s.cfg.now)
+	end := step.Run(c.ctx, c, c.s.cfg.now)
 	return end.Reason, end.Answer, end.Err
 }
 
-// begin tells the child, on its last step, to report instead of calling
+// Begin tells the child, on its last step, to report instead of calling
 // more tools.
-func (c *child) begin(step int) (string, error) {
+func (c *child) Begin(step int) (string, error) {
 	if budget := c.info.MaxSteps; step == budget {
 		note := fmt.Sprintf("<system-reminder>This is your last step (%d of %d): do not call any tool; write your final report now.</system-reminder>", step, budget)
 		if err := c.commit(transcript.Injected(transcript.KindReminder, note, c.s.cfg.now()), nil); err != nil {
@@ -198,16 +199,16 @@ func (c *child) begin(step int) (string, error) {
 	return "", nil
 }
 
-// send streams the child's next request to the sub-agents' model (see
+// Send streams the child's next request to the sub-agents' model (see
 // roleModel).
-func (c *child) send(ctx context.Context, _ int) (*llm.Response, error) {
+func (c *child) Send(ctx context.Context, _ int) (*llm.Response, error) {
 	m := c.s.roleModel(ledger.KindSubagent)
 	return m.Model.Stream(ctx, c.s.keyed(m, c.request()), llm.Callbacks{})
 }
 
-// commitReply stores the reply with the one ledger row of its response
+// CommitReply stores the reply with the one ledger row of its response
 // and reports the child's step.
-func (c *child) commitReply(step int, resp *llm.Response, reply transcript.Message) error {
+func (c *child) CommitReply(step int, resp *llm.Response, reply transcript.Message) error {
 	row := c.s.newRow(ledger.KindSubagent, resp, c.log.Len()+1, c.s.cfg.now())
 	row.Subagent = c.info.ID
 	if c.model != "" {
@@ -226,30 +227,30 @@ func (c *child) commitReply(step int, resp *llm.Response, reply transcript.Messa
 	return nil
 }
 
-// beforeCalls ends the child when a reply on its last step still calls
+// BeforeCalls ends the child when a reply on its last step still calls
 // tools: they are answered, not run.
-func (c *child) beforeCalls(step int, calls []transcript.ToolCall) (string, error) {
-	if step >= c.info.MaxSteps {
-		return ReasonStepLimit, c.skip(calls, "not run: the sub-agent's step budget is spent")
+func (c *child) BeforeCalls(n int, calls []transcript.ToolCall) (string, error) {
+	if n >= c.info.MaxSteps {
+		return step.ReasonStepLimit, c.Skip(calls, "not run: the sub-agent's step budget is spent")
 	}
 	return "", nil
 }
 
-func (c *child) loopGuard() *guard.Guard                  { return c.guard }
-func (c *child) startCall(int, transcript.ToolCall)       {}
-func (c *child) endRound(context.Context, []string) error { return c.attachHeld() }
+func (c *child) LoopGuard() *guard.Guard                  { return c.guard }
+func (c *child) StartCall(int, transcript.ToolCall)       {}
+func (c *child) EndRound(context.Context, []string) error { return c.attachHeld() }
 
-func (c *child) words() skipWords {
-	return skipWords{
-		cancelledBefore: "cancelled: the sub-agent was stopped before this call ran",
-		cancelledDuring: "cancelled: the sub-agent was stopped before this call finished",
-		halted:          "not run: the sub-agent was stopped by the loop guard",
+func (c *child) Words() step.SkipWords {
+	return step.SkipWords{
+		CancelledBefore: "cancelled: the sub-agent was stopped before this call ran",
+		CancelledDuring: "cancelled: the sub-agent was stopped before this call finished",
+		Halted:          "not run: the sub-agent was stopped by the loop guard",
 	}
 }
 
-// commitResult stores the result of one of the child's calls and notes
+// CommitResult stores the result of one of the child's calls and notes
 // what it read.
-func (c *child) commitResult(call transcript.ToolCall, res tool.Result) error {
+func (c *child) CommitResult(call transcript.ToolCall, res tool.Result) error {
 	m := transcript.ToolResult(call, res.Content, res.IsError, c.s.cfg.now())
 	m.Paths, m.Args, m.Redacted = res.Paths, call.Arguments, res.Redacted
 	if err := c.commit(m, nil); err != nil {
@@ -267,14 +268,14 @@ func (c *child) request() llm.Request {
 	if c.model != "" {
 		model = c.model
 	}
-	return c.req.assemble(model, "")
+	return c.req.Assemble(model, "")
 }
 
-// intake gives the calls of one reply ids unique in the child's log and
+// Intake gives the calls of one reply ids unique in the child's log and
 // replayable, redacted names and arguments, by the rules of the parent's
 // intakeCalls, and returns the arguments each runs with.
-func (c *child) intake(in []llm.ToolCall) ([]transcript.ToolCall, map[string]string, int) {
-	return intakeCalls(in, idsOf(c.log), strings.ReplaceAll(c.info.ID, "-", "_")+"_call")
+func (c *child) Intake(in []llm.ToolCall) ([]transcript.ToolCall, map[string]string, int) {
+	return step.IntakeCalls(in, step.IDsOf(c.log), strings.ReplaceAll(c.info.ID, "-", "_")+"_call")
 }
 
 // executeGated runs one of the child's calls with args, the model's own
@@ -283,7 +284,7 @@ func (c *child) intake(in []llm.ToolCall) ([]transcript.ToolCall, map[string]str
 // needs approval.
 func (c *child) executeGated(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
 	call := calls[i]
-	if res, ok := unusableResult(call); ok {
+	if res, ok := step.Unusable(call); ok {
 		return res
 	}
 	t, ok := c.reg.Lookup(call.Name)
@@ -317,10 +318,10 @@ func (c *child) noteResult(call transcript.ToolCall, res tool.Result) {
 	}
 }
 
-// skip answers calls that will not run, so the stored transcript stays
+// Skip answers calls that will not run, so the stored transcript stays
 // one a strict server accepts.
-func (c *child) skip(calls []transcript.ToolCall, text string) error {
-	for _, m := range notRun(calls, text, c.s.cfg.now()) {
+func (c *child) Skip(calls []transcript.ToolCall, text string) error {
+	for _, m := range step.NotRun(calls, text, c.s.cfg.now()) {
 		if err := c.commit(m, nil); err != nil {
 			return err
 		}
@@ -353,18 +354,18 @@ func (c *child) finish(reason, report string, err error) tool.Result {
 	head := fmt.Sprintf("[sub-agent %s · %s · %s · %d of %d steps · %s tokens · %d files read]",
 		info.ID, info.Kind, reason, info.Steps, info.MaxSteps, text.Thousands(info.Tokens()), info.FilesRead)
 	switch reason {
-	case ReasonCancelled:
+	case step.ReasonCancelled:
 		return tool.Result{IsError: true, Content: head + "\ncancelled: the sub-agent was stopped before it reported; its transcript is kept for the user. Do not start it again unless the user asks."}
-	case ReasonFailed:
+	case step.ReasonFailed:
 		return tool.Result{IsError: true, Content: head + "\nfailed: " + info.Error + "; retry the task once, or do the job yourself."}
 	}
 	if capped == "" {
 		capped = "(the sub-agent wrote no report)"
 	}
 	switch reason {
-	case ReasonStepLimit:
+	case step.ReasonStepLimit:
 		head += "\nThe sub-agent spent its step budget; this is what it had when it stopped."
-	case ReasonHalted:
+	case step.ReasonHalted:
 		head += "\nThe loop guard stopped the sub-agent because a tool kept failing; this is what it had when it stopped."
 	}
 	if n > 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/tally-dev/tally/engine/demo"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -74,7 +75,7 @@ func measure(t *testing.T, delegate bool) measurement {
 	}
 	s := h.session("m")
 	for _, text := range append([]string{"Explore the project: find the bug in Add and how it is tested."}, measureFollowUps...) {
-		if res, err := s.Run(context.Background(), text); err != nil || res.Reason != ReasonDone {
+		if res, err := s.Run(context.Background(), text); err != nil || res.Reason != step.ReasonDone {
 			t.Fatalf("%q: %+v, %v", text, res, err)
 		}
 	}

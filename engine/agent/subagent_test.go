@@ -13,6 +13,7 @@ import (
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
@@ -100,7 +101,7 @@ func TestTaskDelegatesTwoJobsInParallel(t *testing.T) {
 	s := h.session("p1")
 	before := s.Messages()
 	res, err := s.Run(context.Background(), "investigate the workspace")
-	if err != nil || res.Reason != ReasonDone {
+	if err != nil || res.Reason != step.ReasonDone {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
 	h.noInvalid() // every request of the parent and the children was accepted
@@ -149,7 +150,7 @@ func TestTaskDelegatesTwoJobsInParallel(t *testing.T) {
 	}
 	var systems []string
 	for _, k := range kids {
-		if k.Status != ReasonDone || k.Steps != 2 || k.PromptTokens == 0 || k.CallID == "" || k.ReportSHA == "" {
+		if k.Status != step.ReasonDone || k.Steps != 2 || k.PromptTokens == 0 || k.CallID == "" || k.ReportSHA == "" {
 			t.Errorf("child %+v", k)
 		}
 		info, log, err := s.Subagents().Read(k.ID)
@@ -198,7 +199,7 @@ func TestTaskDelegatesTwoJobsInParallel(t *testing.T) {
 		t.Errorf("%d start events", n)
 	}
 	for _, e := range h.rec.kinds(EventSubagentEnd) {
-		if e.Reason != ReasonDone || e.Subagent == nil || e.Subagent.Steps != 2 || e.Subagent.Tokens() == 0 {
+		if e.Reason != step.ReasonDone || e.Subagent == nil || e.Subagent.Steps != 2 || e.Subagent.Tokens() == 0 {
 			t.Errorf("end event %+v", e)
 		}
 	}
@@ -231,7 +232,7 @@ func TestStopCancelsChildren(t *testing.T) {
 	<-arrived
 	cancel()
 	res := <-done
-	if res.Reason != ReasonCancelled {
+	if res.Reason != step.ReasonCancelled {
 		t.Fatalf("Run ended %q; want cancelled", res.Reason)
 	}
 	msgs := s.Messages()
@@ -249,13 +250,13 @@ func TestStopCancelsChildren(t *testing.T) {
 	}
 	for _, k := range kids {
 		_, log, _ := s.Subagents().Read(k.ID)
-		if k.Status != ReasonCancelled || transcript.CheckPairing(log) != nil {
+		if k.Status != step.ReasonCancelled || transcript.CheckPairing(log) != nil {
 			t.Errorf("child %s ended %q with transcript %+v", k.ID, k.Status, log)
 		}
 	}
 	// The parent goes on from the cancelled results: the strict server
 	// accepts its next request.
-	if res, err := s.Run(context.Background(), "go on"); err != nil || res.Reason != ReasonDone {
+	if res, err := s.Run(context.Background(), "go on"); err != nil || res.Reason != step.ReasonDone {
 		t.Fatalf("next turn = %+v, %v", res, err)
 	}
 	h.noInvalid()

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/secrets"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
@@ -66,21 +66,21 @@ func (s *Session) RunWithImages(ctx context.Context, text string, imgs []ImageIn
 	}
 	infos, err := checkImages(s.model().Vision, s.model().ModelName, imgs)
 	if err != nil {
-		return Result{Reason: ReasonFailed}, err
+		return Result{Reason: step.ReasonFailed}, err
 	}
 	if err := s.workspaceAllowed(); err != nil {
-		return Result{Reason: ReasonFailed}, err
+		return Result{Reason: step.ReasonFailed}, err
 	}
 	in, err := s.prepareMessage(ctx, text) // its slash command and attachments
 	if err != nil {
-		return Result{Reason: ReasonFailed}, err
+		return Result{Reason: step.ReasonFailed}, err
 	}
 	if in, err = s.promptHooks(ctx, in); err != nil {
-		return Result{Reason: ReasonFailed}, err
+		return Result{Reason: step.ReasonFailed}, err
 	}
 	pics, err := storeImages(s.cfg.Store, imgs, infos)
 	if err != nil {
-		return Result{Reason: ReasonFailed}, err
+		return Result{Reason: step.ReasonFailed}, err
 	}
 	in.blocks = append(in.blocks, pics...)
 	res, err := s.run(ctx, in)
@@ -98,7 +98,7 @@ func (s *Session) run(ctx context.Context, in prepared) (Result, error) {
 	s.guard.Reset()
 	s.st.Breakers.NewTurn()
 	if err := s.idleMicroCompact(); err != nil {
-		return Result{Reason: ReasonFailed}, err
+		return Result{Reason: step.ReasonFailed}, err
 	}
 	now := s.cfg.now()
 	n, snap := s.nextTurn(), s.snapshot()
@@ -111,23 +111,23 @@ func (s *Session) run(ctx context.Context, in prepared) (Result, error) {
 	s.turns = turns // published with the message
 	if err := s.commit([]transcript.Message{user}, s.titleFirstTurn(n, in.typed, record)); err != nil {
 		s.turns = prevTurns
-		return Result{Reason: ReasonFailed}, err
+		return Result{Reason: step.ReasonFailed}, err
 	}
 	end := s.runTurn(ctx) // the step loop, again while a Stop hook asks
 	res := Result{Reason: end.Reason, Steps: end.Steps}
 	switch end.Reason {
-	case ReasonDone:
+	case step.ReasonDone:
 		res.Answer = end.Answer
-	case ReasonCancelled:
+	case step.ReasonCancelled:
 		return res, nil
-	case ReasonHalted:
+	case step.ReasonHalted:
 		s.turn.halt = end.Halt
 		s.emit(Event{Kind: EventError, Err: end.Halt})
 		return res, fmt.Errorf("%s", end.Halt)
 	}
 	if end.Err != nil {
-		if ctx.Err() != nil && end.Reason == ReasonFailed {
-			res.Reason = ReasonCancelled
+		if ctx.Err() != nil && end.Reason == step.ReasonFailed {
+			res.Reason = step.ReasonCancelled
 			return res, nil
 		}
 		s.emit(Event{Kind: EventError, Err: end.Err.Error()})
@@ -175,39 +175,39 @@ type turnLoop struct {
 	held       heldImages // the step's pictures, attached after its results (see images.go)
 }
 
-func (t *turnLoop) begin(step int) (string, error) {
+func (t *turnLoop) Begin(n int) (string, error) {
 	s := t.s
-	if step > s.cfg.MaxSteps {
-		return ReasonStepLimit, fmt.Errorf("stopped after %d model requests, the per-turn step limit; send another message to continue or raise the limit", s.cfg.MaxSteps)
+	if n > s.cfg.MaxSteps {
+		return step.ReasonStepLimit, fmt.Errorf("stopped after %d model requests, the per-turn step limit; send another message to continue or raise the limit", s.cfg.MaxSteps)
 	}
-	s.turn.steps = step
+	s.turn.steps = n
 	return "", nil
 }
 
-func (t *turnLoop) intake(in []llm.ToolCall) ([]transcript.ToolCall, map[string]string, int) {
+func (t *turnLoop) Intake(in []llm.ToolCall) ([]transcript.ToolCall, map[string]string, int) {
 	return t.s.intakeCalls(in)
 }
 
-func (t *turnLoop) beforeCalls(int, []transcript.ToolCall) (string, error) {
+func (t *turnLoop) BeforeCalls(int, []transcript.ToolCall) (string, error) {
 	t.s.st.Breakers.ToolRound()
 	t.s.subs.dropResults()
 	return "", nil
 }
 
-func (t *turnLoop) loopGuard() *guard.Guard { return t.s.guard }
+func (t *turnLoop) LoopGuard() *guard.Guard { return t.s.guard }
 
-func (t *turnLoop) startCall(step int, call transcript.ToolCall) {
+func (t *turnLoop) StartCall(step int, call transcript.ToolCall) {
 	t.s.emit(Event{Kind: EventToolStart, Step: step, Call: &call})
 	t.s.turn.toolCalls++
 	t.listBefore = t.s.checklist.Version()
 }
 
-func (t *turnLoop) execute(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
+func (t *turnLoop) Execute(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
 	t.s.lsp.beforeEdit(ctx, calls[i], args)
 	return t.s.subs.runCall(ctx, calls, i, args) // task calls run as a batch of sub-agents
 }
 
-func (t *turnLoop) commitResult(c transcript.ToolCall, res tool.Result) error {
+func (t *turnLoop) CommitResult(c transcript.ToolCall, res tool.Result) error {
 	s := t.s
 	if v := s.checklist.Version(); v != t.listBefore && !res.IsError {
 		// The checklist tools answer with the list's snapshot, so the
@@ -226,14 +226,14 @@ func (t *turnLoop) commitResult(c transcript.ToolCall, res tool.Result) error {
 	return t.held.hold(s.cfg.Store, c, res)
 }
 
-func (t *turnLoop) skip(calls []transcript.ToolCall, text string) error {
+func (t *turnLoop) Skip(calls []transcript.ToolCall, text string) error {
 	if err := t.s.skipRest(calls, text); err != nil {
 		return err
 	}
 	return t.s.attachHeld(&t.held)
 }
 
-func (t *turnLoop) endRound(ctx context.Context, written []string) error {
+func (t *turnLoop) EndRound(ctx context.Context, written []string) error {
 	t.s.subs.dropResults()
 	if err := t.s.attachHeld(&t.held); err != nil {
 		return err
@@ -241,20 +241,20 @@ func (t *turnLoop) endRound(ctx context.Context, written []string) error {
 	return t.s.diagnose(ctx, written)
 }
 
-func (*turnLoop) words() skipWords {
-	return skipWords{
-		cancelledBefore: "cancelled: the user stopped the turn before this call ran",
-		cancelledDuring: "cancelled: the user stopped the turn before this call finished",
-		halted:          "not run: the turn was stopped by the loop guard",
+func (*turnLoop) Words() step.SkipWords {
+	return step.SkipWords{
+		CancelledBefore: "cancelled: the user stopped the turn before this call ran",
+		CancelledDuring: "cancelled: the user stopped the turn before this call finished",
+		Halted:          "not run: the turn was stopped by the loop guard",
 	}
 }
 
-// send makes the step's model request: it relieves context pressure,
+// Send makes the step's model request: it relieves context pressure,
 // carries finished sub-agents' results, builds the one request (see
 // request.go) and streams it, the screen seeing the stream redacted as the
 // store sees the reply. A "context length exceeded" is recovered from and
 // sent again; a stopped stream keeps what the user already saw.
-func (t *turnLoop) send(ctx context.Context, step int) (*llm.Response, error) {
+func (t *turnLoop) Send(ctx context.Context, step int) (*llm.Response, error) {
 	s := t.s
 	if err := s.checkPressure(ctx); err != nil {
 		return nil, err
@@ -287,7 +287,7 @@ func (t *turnLoop) send(ctx context.Context, step int) (*llm.Response, error) {
 		if rerr := s.emergency(ctx, err); rerr != nil {
 			return nil, rerr
 		}
-		return t.send(ctx, step)
+		return t.Send(ctx, step)
 	}
 	if err != nil {
 		if ctx.Err() != nil && resp != nil && resp.Content != "" {
@@ -311,9 +311,9 @@ type sending struct {
 	estimate int // our own count of the request's tokens
 }
 
-// commitReply stores the reply with the one ledger row of its response
+// CommitReply stores the reply with the one ledger row of its response
 // and reports the usage.
-func (t *turnLoop) commitReply(step int, resp *llm.Response, reply transcript.Message) error {
+func (t *turnLoop) CommitReply(step int, resp *llm.Response, reply transcript.Message) error {
 	s, sent := t.s, t.sent
 	now := s.cfg.now()
 	s.st.Requests++
@@ -340,28 +340,10 @@ func (t *turnLoop) commitReply(step int, resp *llm.Response, reply transcript.Me
 	return nil
 }
 
-// normalizeArgs makes the stored arguments text safe to send back: empty
-// becomes {}, text that is not a JSON object is kept verbatim but wrapped
-// so strict servers accept the replayed call, and engine tags are
-// neutralised (the replacement keeps valid JSON valid), so replaying the
-// call can never open or close an engine block.
-func normalizeArgs(a string) string {
-	t := strings.TrimSpace(a)
-	if t == "" {
-		return "{}"
-	}
-	var v map[string]any
-	if json.Unmarshal([]byte(t), &v) == nil {
-		return transcript.Neutralize(a)
-	}
-	b, _ := json.Marshal(map[string]string{"_malformed_arguments": transcript.Neutralize(a)})
-	return string(b)
-}
-
 // executeGated runs call c with args, the model's own arguments (c holds
 // the stored copy), through the gate.
 func (s *Session) executeGated(ctx context.Context, c transcript.ToolCall, args string) tool.Result {
-	if res, ok := unusableResult(c); ok {
+	if res, ok := step.Unusable(c); ok {
 		return res
 	}
 	if t, ok := s.tools.Lookup(c.Name); ok {
@@ -382,5 +364,5 @@ func (s *Session) skipRest(calls []transcript.ToolCall, text string) error {
 	if len(calls) == 0 {
 		return nil
 	}
-	return s.commit(notRun(calls, text, s.cfg.now()), nil)
+	return s.commit(step.NotRun(calls, text, s.cfg.now()), nil)
 }

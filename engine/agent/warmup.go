@@ -24,8 +24,8 @@ func (s *Session) WarmUp(ctx context.Context) (ledger.Row, error) {
 	zero := float32(0)
 	m := s.model()
 	req := llm.Request{
-		Model: m.ModelName, Tools: s.req.catalog, MaxTokens: 8, Temperature: &zero,
-		Messages: []chat.Message{s.req.system, {Role: chat.RoleUser, Content: warmUpText}},
+		Model: m.ModelName, Tools: s.req.Catalog(), MaxTokens: 8, Temperature: &zero,
+		Messages: []chat.Message{s.req.System(), {Role: chat.RoleUser, Content: warmUpText}},
 	}
 	resp, err := m.Model.Stream(ctx, s.keyed(*m, req), llm.Callbacks{
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) },

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/storage"
@@ -96,7 +97,7 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 		t.Fatalf("delegation turn: %+v, %v", res, err)
 	}
 	kids, err := s.Subagents().List()
-	if err != nil || len(kids) != 2 || kids[0].Status != agent.ReasonDone || kids[1].Status != agent.ReasonDone {
+	if err != nil || len(kids) != 2 || kids[0].Status != step.ReasonDone || kids[1].Status != step.ReasonDone {
 		t.Fatalf("children %+v, %v", kids, err)
 	}
 	rows, err := s.Ledger()

@@ -1,22 +1,24 @@
-package agent
+package step
 
 import (
 	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 )
 
-// requester assembles the requests of one conversation: the session's turn
+// Requester assembles the requests of one conversation: the session's turn
 // or a sub-agent. Both own one and build every request through the same
-// ordered steps (requestSteps), so the rules that decide the bytes of a
+// ordered Steps, so the rules that decide the bytes of a
 // request exist once.
 //
 // It holds the prefix (system message and tool catalog, with the
 // catalog's encoding), the conversation's log, and the skeleton, which
 // keeps the log's wire messages, joined, with their encodings, so a request
 // copies nothing and encodes only what is new since the last one.
-type requester struct {
-	log      *transcript.AppendLog
+type Requester struct {
+	// Log is the conversation's log; set it before the first request.
+	Log      *transcript.AppendLog
 	system   chat.Message
 	catalog  []chat.Tool
 	toolsEnc []byte // chat.EncodeTools of catalog, or nil to encode it per request
@@ -24,11 +26,11 @@ type requester struct {
 	stale    bool // the prefix changed: the skeleton starts over at the next request
 }
 
-// setPrefix sets the prefix zone (the system prompt and the tool catalog)
+// SetPrefix sets the prefix zone (the system prompt and the tool catalog)
 // and returns the catalog's encoding (nil when a tool's schema is not
 // valid JSON, so that each request encodes it and fails saying which).
 // The skeleton starts over at the next request.
-func (r *requester) setPrefix(system string, tools []chat.Tool) []byte {
+func (r *Requester) SetPrefix(system string, tools []chat.Tool) []byte {
 	r.system = chat.Message{Role: chat.RoleSystem, Content: system}
 	r.catalog = tools
 	r.toolsEnc, _ = chat.EncodeTools(tools)
@@ -45,37 +47,37 @@ type draft struct {
 	req    llm.Request
 }
 
-// requestStep is one named step of request assembly.
-type requestStep struct {
-	name string
-	run  func(*requester, *draft)
+// Step is one named step of request assembly.
+type Step struct {
+	Name string
+	run  func(*Requester, *draft)
 }
 
-// requestSteps are the steps of every request, the turn's and every
+// Steps are the steps of every request, the turn's and every
 // sub-agent's, in the order they run. The history rules of the log's
 // WireRules (<turn_meta> folding, tool-result references, images) were
 // applied when each entry was appended, so the log step copies its bytes.
 // Consecutive user messages are joined by llm.AppendJoined wherever a
 // message is pushed (the log and status steps).
-var requestSteps = []requestStep{
-	{"prefix", (*requester).stepPrefix},
-	{"log", (*requester).stepLog},
-	{"status", (*requester).stepStatus},
-	{"encodings", (*requester).stepEncodings},
+var Steps = []Step{
+	{"prefix", (*Requester).stepPrefix},
+	{"log", (*Requester).stepLog},
+	{"status", (*Requester).stepStatus},
+	{"encodings", (*Requester).stepEncodings},
 }
 
-// testHookStep, when set (only by tests, before any session runs), is
-// called with each step's name as it runs.
-var testHookStep func(step string)
+// TraceStep, when set (by tests, before any conversation runs), is called
+// with each step's name as it runs.
+var TraceStep func(step string)
 
-// assemble returns the next request for model, with status at the tail
+// Assemble returns the next request for model, with status at the tail
 // unless it is "". The result shares memory with the requester and is
 // valid until the conversation's next commit.
-func (r *requester) assemble(model, status string) llm.Request {
+func (r *Requester) Assemble(model, status string) llm.Request {
 	d := draft{model: model, status: status}
-	for _, st := range requestSteps {
-		if testHookStep != nil {
-			testHookStep(st.name)
+	for _, st := range Steps {
+		if TraceStep != nil {
+			TraceStep(st.Name)
 		}
 		st.run(r, &d)
 	}
@@ -84,9 +86,9 @@ func (r *requester) assemble(model, status string) llm.Request {
 
 // stepPrefix: the system message at index 0 and the tool catalog. When
 // they changed, the skeleton starts over from the new system message.
-func (r *requester) stepPrefix(*draft) {
+func (r *Requester) stepPrefix(*draft) {
 	if r.stale {
-		r.skel.reset(r.system, r.log.Len())
+		r.skel.reset(r.system, r.Log.Len())
 		r.stale = false
 	}
 }
@@ -94,9 +96,9 @@ func (r *requester) stepPrefix(*draft) {
 // stepLog: the log entries appended since the last request, each with
 // the wire bytes the log rendered when it was appended, pushed (and
 // joined) onto the skeleton.
-func (r *requester) stepLog(*draft) {
-	for ; r.skel.logged < r.log.Len(); r.skel.logged++ {
-		e := r.log.At(r.skel.logged)
+func (r *Requester) stepLog(*draft) {
+	for ; r.skel.logged < r.Log.Len(); r.skel.logged++ {
+		e := r.Log.At(r.skel.logged)
 		r.skel.push(e.Wire, e.Bytes)
 	}
 }
@@ -104,7 +106,7 @@ func (r *requester) stepLog(*draft) {
 // stepStatus: the status block at the very end, pushed like a message (so
 // it joins a trailing user message) into the spare capacity past the
 // skeleton, which is never written.
-func (r *requester) stepStatus(d *draft) {
+func (r *Requester) stepStatus(d *draft) {
 	var tail *chat.Message
 	if d.status != "" {
 		tail = &chat.Message{Role: chat.RoleUser, Content: d.status}
@@ -114,7 +116,24 @@ func (r *requester) stepStatus(d *draft) {
 
 // stepEncodings: the request, carrying the messages' and the catalog's
 // cached encodings for the body.
-func (r *requester) stepEncodings(d *draft) {
+func (r *Requester) stepEncodings(d *draft) {
 	d.req = llm.Request{Model: d.model, Messages: d.msgs, Tools: r.catalog,
 		Encoded: llm.CachedEncodings(d.msgs, d.enc, r.catalog, r.toolsEnc)}
+}
+
+// System is the prefix's system message.
+func (r *Requester) System() chat.Message { return r.system }
+
+// Catalog is the prefix's tool catalog.
+func (r *Requester) Catalog() []chat.Tool { return r.catalog }
+
+// Tools returns the catalog's specs as the request's tools.
+func Tools(specs []tool.Spec) []chat.Tool {
+	out := make([]chat.Tool, 0, len(specs))
+	for _, sp := range specs {
+		out = append(out, chat.Tool{
+			Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters,
+		})
+	}
+	return out
 }
