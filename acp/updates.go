@@ -13,6 +13,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/diff"
+	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -211,7 +212,7 @@ func kindOf(name string) acp.ToolKind {
 		return acp.ToolKindExecute
 	case "web_fetch":
 		return acp.ToolKindFetch
-	case agent.TaskToolName:
+	case subagent.TaskToolName:
 		return acp.ToolKindThink
 	}
 	if strings.HasPrefix(name, "lsp_") {

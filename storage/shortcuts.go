@@ -85,6 +85,14 @@ func (s *Store) BlobByPrefix(prefix string) (data []byte, sha string, err error)
 	return data, sha, err
 }
 
+// LoadBlob returns the blob whose SHA-256 is key, or the one blob whose
+// SHA-256 begins with key (see BlobByPrefix): the loader of stored texts
+// for retrieve_tool_result.
+func (s *Store) LoadBlob(key string) ([]byte, error) {
+	data, _, err := s.BlobByPrefix(key)
+	return data, err
+}
+
 // AddRecord runs Tx.AddRecord in its own Update.
 func (s *Store) AddRecord(kind Kind, session string, data []byte) (seq uint64, err error) {
 	err = s.Update(func(tx *Tx) error { seq, err = tx.AddRecord(kind, session, data); return err })

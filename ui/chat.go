@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/lsp"
+	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
@@ -55,8 +56,8 @@ type chatItem struct {
 	// superseded marks a row a rewind took out of the conversation: it is
 	// drawn greyed.
 	superseded bool
-	cycleNo    int              // the closed cycle an itemCycle row stands for
-	child      *agent.ChildInfo // the sub-agent running a task call, once it started
+	cycleNo    int            // the closed cycle an itemCycle row stands for
+	child      *subagent.Info // the sub-agent running a task call, once it started
 	// logIndex is a user message's index in the current cycle's log, -1
 	// for messages outside it (earlier cycles, superseded ones). A
 	// rewrite of the log moves it, so a rewind finds its turn by sent

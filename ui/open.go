@@ -8,6 +8,7 @@ import (
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/mcp"
+	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
@@ -25,7 +26,7 @@ type sessionState struct {
 	msgs     []transcript.Message
 	past     []agent.PastRebuild
 	cycles   []cycle.Archive
-	children []agent.ChildInfo
+	children []subagent.Info
 	alerts   []string
 	// perm is the permission state; nil when the session was read while
 	// a turn runs, whose shown state stands.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/step"
+	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
 	tw "github.com/tally-dev/tally/ui/widget"
@@ -24,10 +25,10 @@ import (
 // the turn goes on).
 
 // childText is the nested card's status line.
-func childText(c *agent.ChildInfo) string {
+func childText(c *subagent.Info) string {
 	state := c.Status
 	switch state {
-	case agent.SubagentRunning:
+	case subagent.Running:
 		state = "running"
 	case step.ReasonDone:
 		state = "done"
@@ -82,7 +83,7 @@ func (c *childCard) set(it *chatItem) {
 		return
 	}
 	c.text.SetText(childText(it.child))
-	tw.ShowIf(c.stop, it.child.Status == agent.SubagentRunning)
+	tw.ShowIf(c.stop, it.child.Status == subagent.Running)
 	c.box.Show()
 }
 
@@ -102,7 +103,7 @@ func (u *UI) onChild(e agent.Event) {
 
 // attachChildren puts the stored children on their task cards after a
 // session is shown again.
-func (c *chatView) attachChildren(children []agent.ChildInfo) {
+func (c *chatView) attachChildren(children []subagent.Info) {
 	for i := range children {
 		if it := c.byCall[children[i].CallID]; it != nil {
 			it.child = &children[i]
@@ -119,7 +120,7 @@ func (u *UI) showChildTranscript(it *chatItem) {
 	}
 	id, sess := it.child.ID, live.sess
 	type read struct {
-		info agent.ChildInfo
+		info subagent.Info
 		msgs []transcript.Message
 	}
 	readThen(u, live, "read the sub-agent's transcript", func() (read, error) {

@@ -2,10 +2,8 @@ package agent
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/tally-dev/tally/engine/tool"
-	"github.com/tally-dev/tally/internal/text"
 )
 
 // namingAsker wraps the host's approver so that every request says which
@@ -54,19 +52,5 @@ func (n hunkNamer) ApproveHunks(ctx context.Context, req tool.ApprovalRequest) (
 }
 
 // askerOf names the running sub-agent whose call ctx belongs to, "" for
-// the session's own agent. A child's calls run under its own context (or
-// one derived from it by value), whose Done channel is the child's.
-func (s *Session) askerOf(ctx context.Context) string {
-	done := ctx.Done()
-	if done == nil {
-		return ""
-	}
-	s.subs.mu.Lock()
-	defer s.subs.mu.Unlock()
-	for _, ch := range s.subs.running {
-		if ch.ctx != nil && ch.ctx.Done() == done {
-			return fmt.Sprintf("%s (%s: %q)", ch.info.ID, ch.info.Kind, text.Clip(ch.info.Title, 60))
-		}
-	}
-	return ""
-}
+// the session's own agent.
+func (s *Session) askerOf(ctx context.Context) string { return s.subs.AskerOf(ctx) }

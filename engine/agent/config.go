@@ -6,6 +6,7 @@ import (
 	"github.com/tally-dev/tally/engine/diag"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/status"
+	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
@@ -60,7 +61,7 @@ type Config struct {
 	// ToolCallLimit caps tool calls per turn (DefaultToolCallLimit when 0).
 	ToolCallLimit int
 	// Subagents sets the task tool's limits, or turns it off.
-	Subagents SubagentConfig
+	Subagents subagent.Config
 	// Renderer renders the status block; nil uses status.Render.
 	Renderer status.Renderer
 	// NoCompactionFacts makes compactions keep only what they kept before

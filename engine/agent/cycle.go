@@ -40,7 +40,7 @@ func (s *Session) rollCycle(ctx context.Context, mode string) error {
 	seed := cycle.Messages(cycle.State{
 		Mode: mode, Workspace: s.meta.Workspace, Cycle: next,
 		Checklist: s.checklist.Items(), WorkingSet: s.st.WorkingSet.Paths, Brief: brief,
-		Subagents: s.subs.cycleChildren(),
+		Subagents: s.subs.CycleLines(),
 		UserWords: carried.Words, UserStubs: carried.Stubs, Record: carried.Record.Render(compact.RecordTokens),
 	}, now)
 	msgs := seed

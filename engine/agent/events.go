@@ -8,6 +8,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -38,11 +39,11 @@ const (
 
 	// Sub-agent events carry Subagent, the child's info as of the event
 	// (its ID, the parent's task call ID, title, status, steps, tokens).
-	EventSubagentStart     EventKind = "subagent_start"     // a task call's child started
-	EventSubagentMessage   EventKind = "subagent_message"   // the child committed a message; Message and Index hold it
-	EventSubagentStep      EventKind = "subagent_step"      // the child got a reply; Step is its step count
-	EventSubagentChecklist EventKind = "subagent_checklist" // the child's checklist changed; Checklist holds it
-	EventSubagentEnd       EventKind = "subagent_end"       // the child ended; Reason says how, Err why it failed
+	EventSubagentStart     EventKind = subagent.UpdateStart     // a task call's child started
+	EventSubagentMessage   EventKind = subagent.UpdateMessage   // the child committed a message; Message and Index hold it
+	EventSubagentStep      EventKind = subagent.UpdateStep      // the child got a reply; Step is its step count
+	EventSubagentChecklist EventKind = subagent.UpdateChecklist // the child's checklist changed; Checklist holds it
+	EventSubagentEnd       EventKind = subagent.UpdateEnd       // the child ended; Reason says how, Err why it failed
 )
 
 // Event is one thing the engine reports to the UI or the CLI. Events are
@@ -68,7 +69,7 @@ type Event struct {
 	// Rebuild describes a rewrite of the log (compaction, cycle, purge).
 	Rebuild *RebuildInfo `json:"rebuild,omitempty"`
 	// Subagent is the child of a sub-agent event (a copy).
-	Subagent *ChildInfo `json:"subagent,omitempty"`
+	Subagent *subagent.Info `json:"subagent,omitempty"`
 	// Notice is what EventCompactionSoon announces.
 	Notice *CompactionNotice `json:"notice,omitempty"`
 	// Form is the form of EventForm and EventFormDone (a copy).

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -379,7 +380,7 @@ func fidelityTurns() map[int][]fidelityStep {
 		3: {shellStep("make check", check), readStep("g3.txt"), readStep("g4.txt")},
 		4: {{call: llmtest.ToolCall{Name: "edit_file", Arguments: string(edit)}, facts: []*fidelityFact{fileFact("calc/convert.go", "created")}},
 			{call: llmtest.ToolCall{Name: "checklist_update", Arguments: `{"id":"1","status":"completed"}`}}, readStep("g5.txt"), readStep("g6.txt")},
-		5: {{call: taskCall("Find the unit tables", "Read f0.txt and report where the unit tables are.", SubagentExplore), facts: []*fidelityFact{sub}}, readStep("g7.txt")},
+		5: {{call: taskCall("Find the unit tables", "Read f0.txt and report where the unit tables are.", subagent.Explore), facts: []*fidelityFact{sub}}, readStep("g7.txt")},
 		6: {writeStep("calc/table_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestTable(t *testing.T) {}\n", "created"), shellStep("make check", passed), readStep("g8.txt")},
 		7: {readStep("g9.txt"), readStep("g10.txt"), readStep("g11.txt")},
 		8: {readStep("g12.txt"), readStep("g13.txt")},

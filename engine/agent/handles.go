@@ -20,13 +20,6 @@ type Files struct{ s *Session }
 // Files returns the session's file-changes handle.
 func (s *Session) Files() Files { return Files{s} }
 
-// Subagents is the session's sub-agents: listing them, reading one's
-// transcript and stopping one that runs.
-type Subagents struct{ s *Session }
-
-// Subagents returns the session's sub-agent handle.
-func (s *Session) Subagents() Subagents { return Subagents{s} }
-
 // MCP is the session's MCP servers: their state and connecting one.
 type MCP struct{ s *Session }
 

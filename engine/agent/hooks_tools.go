@@ -26,18 +26,6 @@ func (s *Session) execute(ctx context.Context, c transcript.ToolCall, args strin
 	})
 }
 
-// Execute runs one of the child's calls with args through the session's
-// PreToolUse and PostToolUse hooks, then the parent's gate (see
-// executeGated).
-func (c *child) Execute(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
-	if res, ok := step.Unusable(calls[i]); ok {
-		return res
-	}
-	return c.s.toolHooks(ctx, c.env, calls[i], args, func(ctx context.Context, args string) tool.Result {
-		return c.executeGated(ctx, calls, i, args)
-	})
-}
-
 // toolHooks runs c's PreToolUse hooks, then run with the arguments they
 // leave (a hook may deny the call, which then does not run, ask the user
 // first, allow it without asking or change the arguments), then its

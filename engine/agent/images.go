@@ -3,9 +3,9 @@ package agent
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/tally-dev/tally/engine/images"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
@@ -133,6 +133,11 @@ func storeImage(st *storage.Store, name string, data []byte, info images.Info) (
 		Size: info.Size, Name: transcript.NeutralizeLine(name)}, nil
 }
 
+// imageStore stores a picture a tool returned (see step.HeldImages).
+func (s *Session) imageStore(name string, data []byte, info images.Info) (transcript.ImageRef, error) {
+	return storeImage(s.cfg.Store, name, data, info)
+}
+
 // imageLoader reads an image's bytes for the wire from the blob store.
 func imageLoader(st *storage.Store) transcript.ImageLoader {
 	return func(sha string) ([]byte, error) { return st.Blob(sha) }
@@ -148,61 +153,12 @@ func wireRules(st *storage.Store, vision bool) transcript.WireRules {
 	return r
 }
 
-// heldImages are the pictures a step's tool results returned, held until
-// the step's last result is in (see the package notes above).
-type heldImages struct {
-	refs  []transcript.ImageRef
-	lines []string
-}
-
-// hold stores the picture of res, the result of call, and holds it for
-// the step's attachment; a result without one holds nothing.
-func (h *heldImages) hold(st *storage.Store, call transcript.ToolCall, res tool.Result) error {
-	if res.Image == nil {
-		return nil
-	}
-	name := call.Name
-	if len(res.Paths) > 0 {
-		name = res.Paths[0]
-	}
-	ref, err := storeImage(st, name, res.Image.Data, res.Image.Info)
-	if err != nil {
-		return err
-	}
-	h.refs = append(h.refs, ref)
-	h.lines = append(h.lines, fmt.Sprintf("- %s (%s, call %s): %s", ref.Name, call.Name, transcript.NeutralizeLine(call.ID), res.Image.Info))
-	return nil
-}
-
-// take returns the attachment messages of the held pictures, at most
-// images.MaxPerMessage to a message, and holds nothing after.
-func (h *heldImages) take(at time.Time) []transcript.Message {
-	var out []transcript.Message
-	for i := 0; i < len(h.refs); i += images.MaxPerMessage {
-		j := min(i+images.MaxPerMessage, len(h.refs))
-		text := "<tool_images>\nThe images returned by the tool results above, in order:\n" + strings.Join(h.lines[i:j], "\n") + "\n</tool_images>"
-		out = append(out, transcript.Attachment(text, h.refs[i:j], at))
-	}
-	h.refs, h.lines = nil, nil
-	return out
-}
-
 // attachHeld commits the turn's held pictures, if any, after the step's
 // results.
-func (s *Session) attachHeld(h *heldImages) error {
-	if len(h.refs) == 0 {
+func (s *Session) attachHeld(h *step.HeldImages) error {
+	msgs := h.Take(s.cfg.now())
+	if len(msgs) == 0 {
 		return nil
 	}
-	return s.commit(h.take(s.cfg.now()), nil)
-}
-
-// attachHeld commits the child's held pictures, if any, after the step's
-// results.
-func (c *child) attachHeld() error {
-	for _, m := range c.held.take(c.s.cfg.now()) {
-		if err := c.commit(m, nil); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.commit(msgs, nil)
 }

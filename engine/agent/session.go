@@ -24,6 +24,7 @@ import (
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/step"
+	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/tool"
@@ -81,8 +82,8 @@ type Session struct {
 	pendingList int
 	listDirty   bool // checklist changed since the last event
 	guard       *guard.Guard
-	subs        subagentHub // the task tool's children (see subagent.go)
-	forms       mcp.Forms   // the MCP servers' forms waiting for the host (see elicit.go)
+	subs        *subagent.Hub // the task tool's children (see subagent.go)
+	forms       mcp.Forms     // the MCP servers' forms waiting for the host (see elicit.go)
 
 	sentFP     prompt.Fingerprint // prefix of the last request sent
 	sentSystem string
@@ -155,8 +156,8 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 	skillCat := discoverSkills(cfg, abs)
 	pack.Skills = skillCat.Section()
 	if !cfg.Subagents.Off {
-		kinds, _ := discoverAgents(cfg.UserConfigDir, abs)
-		pack.Agents = agentsSection(kinds)
+		kinds, _ := subagent.Discover(cfg.UserConfigDir, abs)
+		pack.Agents = subagent.Section(kinds)
 	}
 	text, spans := prompt.Assemble(SystemSections(abs, pack))
 	if title == "" {
@@ -259,7 +260,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	s.chosen.Store(&cfg.ModelChoice)
 	s.cfg.ModelChoice = ModelChoice{}     // one place for the model: s.model()
 	s.notePin(cfg.ModelName, cfg.Profile) // opened on another model than it was left on
-	s.subs.s = s
+	s.subs = subagent.NewHub(parent{s}, cfg.Subagents, cfg.UserConfigDir)
 	s.view.Store(&published{meta: s.meta}) // Snapshot never reads the live fields
 	s.tools = tool.NewRegistry()
 	for _, t := range tool.Builtins() {
@@ -273,7 +274,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	s.guard = guard.New()
 	s.tools.AddBuiltin(cycle.RecallTool(func() ([]cycle.Archive, error) { return ReadArchives(cfg.Store, meta.ID) }))
 	if !cfg.Subagents.Off {
-		s.tools.AddBuiltin(taskTool{})
+		s.tools.AddBuiltin(subagent.Tool())
 	}
 	if len(st.Skills) > 0 {
 		s.skills = &skills{s: s, initial: st.Skills}
@@ -286,7 +287,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	// messages and reuses: reopening a session counts nothing again.
 	s.log = transcript.NewAppendLog(nil, wireRules(cfg.Store, cfg.Vision))
 	s.env.Vision = cfg.Vision // read_file shows pictures to a model that sees them
-	s.tools.AddBuiltin(tool.RetrieveToolResult(blobLoader(cfg.Store)))
+	s.tools.AddBuiltin(tool.RetrieveToolResult(cfg.Store.LoadBlob))
 	s.startLSP()
 	for _, r := range recs {
 		m, err := transcript.Decode(r.Data)

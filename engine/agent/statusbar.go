@@ -35,7 +35,7 @@ func (s *Session) canonical(version int64) status.State {
 		Steps:     status.Budget{Used: s.turn.steps, Limit: s.cfg.MaxSteps},
 		Cwd:       s.meta.Workspace,
 		Branch:    status.GitBranch(s.meta.Workspace),
-		Alerts:    append(s.alerts(), s.subs.runningAlerts()...),
+		Alerts:    append(s.alerts(), s.subs.RunningAlerts()...),
 	}
 	st.Goals, st.Done = s.goals()
 	st.Phase = status.PhaseOf(st)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/step"
+	"github.com/tally-dev/tally/engine/subagent"
 )
 
 // TestTurnAndSubagentShareTheRequestSteps names the steps of request
@@ -44,7 +45,7 @@ func TestTurnAndSubagentShareTheRequestSteps(t *testing.T) {
 			return llmtest.Text("Report: three files read.")
 		}
 		if toolResults(r.Messages) == 0 {
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{taskCall("Read three files", "Read f0.txt to f2.txt and report.", SubagentExplore)}}
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{taskCall("Read three files", "Read f0.txt to f2.txt and report.", subagent.Explore)}}
 		}
 		return llmtest.Text("done")
 	})

@@ -2,359 +2,77 @@ package agent
 
 import (
 	"context"
-	_ "embed"
-	"encoding/json"
-	"fmt"
-	"slices"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
 
-	"github.com/tally-dev/tally/engine/todo"
+	"github.com/tally-dev/tally/engine/images"
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
-	"github.com/tally-dev/tally/internal/text"
+	"github.com/tally-dev/tally/storage"
 )
 
-// This file is the task tool: the model delegates a self-contained job to
-// a child agent (a sub-agent) with its own system prompt, context, tool
-// set and step budget. Only the child's capped report, inside an envelope
-// saying how much work it did, enters the parent's log; the child's whole
-// transcript is stored under the parent session (see subagent_store.go)
-// and its requests are ledger rows of kind subagent. The child's loop is
-// in subagent_child.go.
+// Subagents returns the session's sub-agents: listing them, reading one's
+// transcript and stopping one that runs. Its readers never wait for a
+// running turn.
+func (s *Session) Subagents() *subagent.Hub { return s.subs }
 
-// TaskToolName is the name of the tool that starts a sub-agent.
-const TaskToolName = "task"
-
-// The kinds of sub-agent. Each kind has its own fixed system prompt and
-// tool catalog, so the children of one kind share a cached prefix.
-const (
-	// SubagentExplore reads and searches only (the default).
-	SubagentExplore = "explore"
-	// SubagentGeneral may also edit files and run commands, through the
-	// parent's permission mode and approvals.
-	SubagentGeneral = "general"
-)
-
-// Defaults of SubagentConfig.
-const (
-	DefaultSubagentParallel = 3
-	DefaultSubagentSteps    = 25
-	DefaultReportTokens     = 4_000
-)
-
-// SubagentConfig sets the limits of the task tool. The zero value gives
-// the defaults.
-type SubagentConfig struct {
-	// Off leaves the task tool out of the catalog.
-	Off bool
-	// Parallel bounds the children running at once (DefaultSubagentParallel
-	// when 0); the task calls of one reply beyond it wait for a free slot.
-	Parallel int
-	// MaxSteps is each child's budget of model requests
-	// (DefaultSubagentSteps when 0).
-	MaxSteps int
-	// ReportTokens caps the report handed to the parent
-	// (DefaultReportTokens when 0); the stored transcript keeps it whole.
-	ReportTokens int
+// carrySubagents runs after a rebuild of the log (see pendingRebuild):
+// the reminder listing the sub-agents whose reports left the log, if any
+// did (subagent.Hub.CarryOver).
+func (s *Session) carrySubagents() error {
+	if s.pendingRebuild == "" {
+		return nil
+	}
+	text, err := s.subs.CarryOver(s.log, s.pendingRebuild)
+	if err != nil || text == "" {
+		return err
+	}
+	return s.commit([]transcript.Message{transcript.Injected(transcript.KindReminder, text, s.cfg.now())}, nil)
 }
 
-func (c SubagentConfig) parallel() int { return positiveOr(c.Parallel, DefaultSubagentParallel) }
-func (c SubagentConfig) maxSteps() int { return positiveOr(c.MaxSteps, DefaultSubagentSteps) }
-func (c SubagentConfig) reportCap() int {
-	return positiveOr(c.ReportTokens, DefaultReportTokens)
+// parent is what a session lends its sub-agents (subagent.Parent). A child
+// runs while its parent's turn holds the session lock, so it reads only
+// what does not change during a turn and what has locks of its own.
+type parent struct{ s *Session }
+
+func (p parent) ID() string                      { return p.s.meta.ID }
+func (p parent) Workspace() string               { return p.s.meta.Workspace }
+func (p parent) Cycle() int                      { return p.s.meta.Cycle }
+func (p parent) Now() time.Time                  { return p.s.cfg.now() }
+func (p parent) Store() *storage.Store           { return p.s.cfg.Store }
+func (p parent) Gate() *tool.Gate                { return p.s.gate }
+func (p parent) Env() tool.Env                   { return p.s.env }
+func (p parent) WireRules() transcript.WireRules { return wireRules(p.s.cfg.Store, p.s.model().Vision) }
+func (p parent) Model() string                   { return p.s.roleModel(ledger.KindSubagent).ModelName }
+
+func (p parent) Send(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	m := p.s.roleModel(ledger.KindSubagent)
+	return m.Model.Stream(ctx, p.s.keyed(m, req), llm.Callbacks{})
 }
 
-func positiveOr(v, def int) int {
-	if v > 0 {
-		return v
-	}
-	return def
+func (p parent) Row(resp *llm.Response, messages int) ledger.Row {
+	return p.s.newRow(ledger.KindSubagent, resp, messages, p.s.cfg.now())
 }
 
-// The statuses of a sub-agent: SubagentRunning while it works, then how it
-// ended (step.ReasonDone, step.ReasonStepLimit, step.ReasonCancelled, step.ReasonFailed), or
-// SubagentInterrupted when Tally stopped while it ran.
-const (
-	SubagentRunning     = "running"
-	SubagentInterrupted = "interrupted"
-)
+func (p parent) AddRow(tx *storage.Tx, row ledger.Row) error { return addRow(tx, p.s.meta.ID, row) }
 
-// ChildInfo describes one sub-agent: what it was asked, how far it got and
-// what it cost. Values are copies the caller may keep.
-type ChildInfo struct {
-	ID     string `json:"id"`      // "sub-1", "sub-2", … in the order they started
-	CallID string `json:"call_id"` // the parent's task call it answers
-	Title  string `json:"title"`   // the task's description
-	Kind   string `json:"kind"`    // SubagentExplore or SubagentGeneral
-	Status string `json:"status"`  // SubagentRunning, a Reason constant or SubagentInterrupted
-	// Cycle is the parent's cycle when the child started.
-	Cycle    int `json:"cycle"`
-	Steps    int `json:"steps"`     // model requests made
-	MaxSteps int `json:"max_steps"` // its step budget
-	// PromptTokens and CompletionTokens add up its requests' usage;
-	// ContextTokens is the prompt size of its last request.
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	ContextTokens    int `json:"context_tokens"`
-	FilesRead        int `json:"files_read"` // distinct files read
-	Messages         int `json:"messages"`   // stored transcript length
-	// Checklist is the child's own checklist.
-	Checklist []todo.Item `json:"checklist,omitempty"`
-	// ReportTokens is the size of the report the parent got; ReportSHA
-	// names the whole report in the blob store (retrieve_tool_result).
-	ReportTokens int    `json:"report_tokens,omitempty"`
-	ReportSHA    string `json:"report_sha,omitempty"`
-	// ReportHead is the report's first line, for lists and reminders.
-	ReportHead string    `json:"report_head,omitempty"`
-	Error      string    `json:"error,omitempty"`
-	Started    time.Time `json:"started"`
-	Ended      time.Time `json:"ended,omitzero"`
+func (p parent) Execute(ctx context.Context, env tool.Env, c transcript.ToolCall, args string, run func(context.Context, string) tool.Result) tool.Result {
+	return p.s.toolHooks(ctx, env, c, args, run)
 }
 
-// Tokens is everything the child's requests billed.
-func (c ChildInfo) Tokens() int { return c.PromptTokens + c.CompletionTokens }
-
-// TaskParams are the arguments of the task tool.
-type TaskParams struct {
-	Description string `json:"description"`
-	Prompt      string `json:"prompt"`
-	Kind        string `json:"kind,omitempty"`
+func (p parent) StoreImage(name string, data []byte, info images.Info) (transcript.ImageRef, error) {
+	return storeImage(p.s.cfg.Store, name, data, info)
 }
 
-//go:embed task.md
-var taskDoc string
-
-var taskSpec = tool.Spec{
-	Name:        TaskToolName,
-	Description: strings.TrimSpace(taskDoc),
-	Parameters: json.RawMessage(`{"type":"object","properties":{` +
-		`"description":{"type":"string","description":"A short title for the job (3-8 words), shown to the user."},` +
-		`"prompt":{"type":"string","description":"The whole job: what to find or do, where to look, and what the report must contain."},` +
-		`"kind":{"type":"string","description":"explore (default): read-only. general: may also edit and run commands, with approval. Or the name of a custom sub-agent the system prompt lists."}},` +
-		`"required":["description","prompt"],"additionalProperties":false}`),
-}
-
-// taskTool puts the task tool in the catalog. Its calls never reach Run:
-// runCall starts the children (see runBatch).
-type taskTool struct{}
-
-func (taskTool) Spec() tool.Spec     { return taskSpec }
-func (taskTool) NeedsApproval() bool { return false }
-func (taskTool) Run(context.Context, *tool.Env, json.RawMessage) tool.Result {
-	return tool.Result{IsError: true, Content: "task: a sub-agent can only be started by the model inside a turn; send the job as a message instead"}
-}
-
-// subagents is a session's live sub-agent state. It has its own lock:
-// the app reads it while the parent's turn holds the session lock.
-type subagentHub struct {
-	s       *Session // the parent
-	mu      sync.Mutex
-	next    int                    // the number of the last child started; 0 until loaded
-	running map[string]*child      // by child ID
-	results map[string]tool.Result // finished batch results by parent call ID
-}
-
-// runCall runs calls[i]. A task call runs, together with the task calls
-// right after it, as one batch of children (see runBatch) whose results
-// the following calls then take in order; every other call goes through
-// execute with args, the model's own arguments. A child reads its task
-// from the stored (redacted) call, as the parent's model does.
-func (h *subagentHub) runCall(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
-	s := h.s
-	c := calls[i]
-	if c.Name != TaskToolName || s.cfg.Subagents.Off {
-		return s.execute(ctx, c, args)
+// Emit reports a child's progress as the session's event (see deliver).
+func (p parent) Emit(u subagent.Update) {
+	s := p.s
+	if s.cfg.OnEvent == nil {
+		return
 	}
-	if res, ok := h.takeResult(c.ID); ok {
-		return res
-	}
-	j := i
-	for j < len(calls) && calls[j].Name == TaskToolName {
-		j++
-	}
-	h.runBatch(ctx, calls[i:j])
-	res, _ := h.takeResult(c.ID)
-	return res
-}
-
-// takeResult removes and returns the batch result of a call.
-func (h *subagentHub) takeResult(callID string) (tool.Result, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	res, ok := h.results[callID]
-	delete(h.results, callID)
-	return res, ok
-}
-
-// dropResults forgets batch results no call took (the calls after a
-// stop); runTools calls it when it returns.
-func (h *subagentHub) dropResults() {
-	h.mu.Lock()
-	h.results = nil
-	h.mu.Unlock()
-}
-
-// runBatch runs one child per call, at most SubagentConfig.Parallel at
-// once, and returns when all have ended, with their results stored by
-// call ID. The children share nothing with the parent's log; ctx ending
-// (Stop) cancels all of them.
-func (h *subagentHub) runBatch(ctx context.Context, calls []transcript.ToolCall) {
-	s := h.s
-	slots := make(chan struct{}, s.cfg.Subagents.parallel())
-	var wg sync.WaitGroup
-	for _, c := range calls {
-		ch, bad := h.newChild(ctx, c)
-		if ch == nil {
-			h.putResult(c.ID, bad)
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case slots <- struct{}{}:
-				defer func() { <-slots }()
-			case <-ctx.Done():
-			}
-			h.putResult(c.ID, ch.runSafely())
-		}()
-	}
-	wg.Wait()
-}
-
-func (h *subagentHub) putResult(callID string, res tool.Result) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.results == nil {
-		h.results = map[string]tool.Result{}
-	}
-	h.results[callID] = res
-}
-
-// parseTask reads a task call's arguments and decides whether the child
-// may start; the error is the result for the model when it may not.
-func (h *subagentHub) parseTask(c transcript.ToolCall) (TaskParams, *agentKind, *tool.Result) {
-	s := h.s
-	var p TaskParams
-	var custom *agentKind
-	fail := func(format string, args ...any) (TaskParams, *agentKind, *tool.Result) {
-		return p, nil, &tool.Result{IsError: true, Content: "task: " + fmt.Sprintf(format, args...)}
-	}
-	var bad struct {
-		Raw *string `json:"_malformed_arguments"`
-	}
-	if json.Unmarshal([]byte(c.Arguments), &bad) == nil && bad.Raw != nil {
-		return fail("the arguments were not a valid JSON object; call task again with {\"description\": …, \"prompt\": …}")
-	}
-	if err := tool.DecodeArgs(json.RawMessage(c.Arguments), &p); err != nil {
-		return fail("%v", err)
-	}
-	p.Description, p.Prompt = strings.TrimSpace(p.Description), strings.TrimSpace(p.Prompt)
-	if p.Prompt == "" {
-		return fail("the prompt is empty; give the sub-agent the whole job in prompt")
-	}
-	if p.Description == "" {
-		p.Description = text.Clip(strings.Join(strings.Fields(p.Prompt), " "), 60)
-	}
-	switch p.Kind {
-	case "":
-		p.Kind = SubagentExplore
-	case SubagentExplore:
-	case SubagentGeneral:
-		if s.gate.Mode() == tool.ModeReadOnly {
-			return fail("the session is in read-only mode, so a general sub-agent could change nothing; use kind explore, or ask the user to switch the mode")
-		}
-	default:
-		k, ok := h.findAgent(p.Kind)
-		if !ok {
-			return fail("kind %q is not explore, general or a custom sub-agent; use one of those", text.Clip(p.Kind, 40))
-		}
-		if k.writes() && s.gate.Mode() == tool.ModeReadOnly {
-			return fail("the session is in read-only mode and the sub-agent %s may change files or run commands; use kind explore, or ask the user to switch the mode", k.Name)
-		}
-		custom = &k
-	}
-	return p, custom, nil
-}
-
-// List returns the session's sub-agents, oldest first: the stored ones
-// with the live state of those running now. It never waits for a running
-// turn.
-func (h Subagents) List() ([]ChildInfo, error) {
-	s := h.s
-	stored, err := readChildIndex(s.cfg.Store, s.meta.ID)
-	if err != nil {
-		return nil, err
-	}
-	// Children of one batch enter the index as they start; order them
-	// by number.
-	slices.SortStableFunc(stored, func(a, b ChildInfo) int { return childNumber(a.ID) - childNumber(b.ID) })
-	s.subs.mu.Lock()
-	defer s.subs.mu.Unlock()
-	for i, c := range stored {
-		if ch, ok := s.subs.running[c.ID]; ok {
-			stored[i] = ch.snapshot()
-		} else if c.Status == SubagentRunning {
-			stored[i].Status = SubagentInterrupted
-		}
-	}
-	return stored, nil
-}
-
-// childNumber is the N of a child ID "sub-N" (0 for another ID).
-func childNumber(id string) int {
-	n, _ := strconv.Atoi(strings.TrimPrefix(id, "sub-"))
-	return n
-}
-
-// Read returns a sub-agent's info and its whole stored transcript
-// (the job, every request's reply and every tool result), as of its last
-// committed step. It never waits for a running turn.
-func (h Subagents) Read(id string) (ChildInfo, []transcript.Message, error) {
-	s := h.s
-	all, err := s.Subagents().List()
-	if err != nil {
-		return ChildInfo{}, nil, err
-	}
-	for _, c := range all {
-		if c.ID == id {
-			msgs, err := readChildLog(s.cfg.Store, s.meta.ID, id)
-			return c, msgs, err
-		}
-	}
-	return ChildInfo{}, nil, fmt.Errorf("session %q has no sub-agent %q; list them with Children", s.meta.ID, id)
-}
-
-// Stop cancels one running sub-agent; the parent's turn goes on and
-// gets a result saying the user stopped it. Stopping the turn stops every
-// child.
-func (h Subagents) Stop(id string) error {
-	s := h.s
-	s.subs.mu.Lock()
-	ch, ok := s.subs.running[id]
-	s.subs.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("sub-agent %q is not running; it may have finished already", id)
-	}
-	ch.stop()
-	return nil
-}
-
-// runningAlerts are the status block's lines for the children running
-// now, sorted by ID. Children run inside the parent's tool round, so the
-// parent's own requests do not see any today; the lines keep the block
-// truthful for any request built while one runs.
-func (h *subagentHub) runningAlerts() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var out []string
-	for _, ch := range h.running {
-		c := ch.snapshot()
-		out = append(out, fmt.Sprintf("subagent %s running: %q (%s, step %d/%d)", c.ID, c.Title, c.Kind, c.Steps, c.MaxSteps))
-	}
-	slices.Sort(out)
-	return out
+	info := u.Info
+	s.deliver(Event{Kind: EventKind(u.Kind), Session: s.meta.ID, Time: s.cfg.now(), Step: info.Steps, Subagent: &info,
+		Message: u.Message, Index: u.Index, Checklist: u.Checklist, Reason: u.Reason, Err: u.Err})
 }

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/subagent"
 )
 
 // TestSubagentContextIsAppendOnly (issue 19, item 6): a sub-agent never
 // compacts. Its context is its job and what its steps append, bounded by
-// its step budget (SubagentConfig.MaxSteps) and its report cap, so every
+// its step budget (subagent.Config.MaxSteps) and its report cap, so every
 // request of a child repeats the one before it whole and adds to it; the
 // parent's compaction rules apply to the report once it enters the
 // parent's log (a task result is recorded by engine/record).
@@ -23,7 +24,7 @@ func TestSubagentContextIsAppendOnly(t *testing.T) {
 			return llmtest.Text("Report: six fixtures read.")
 		}
 		if toolResults(r.Messages) == 0 {
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{taskCall("Read six fixtures", "Read g0.txt to g5.txt and report.", SubagentExplore)}}
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{taskCall("Read six fixtures", "Read g0.txt to g5.txt and report.", subagent.Explore)}}
 		}
 		return llmtest.Text("done")
 	})

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/tool"
 )
 
@@ -82,7 +83,7 @@ func TestCustomSubagentRunsWithItsOwnPromptToolsAndModel(t *testing.T) {
 	if res := h.toolResult(last); !strings.Contains(res, "no bugs in a.txt") {
 		t.Fatalf("the parent got %q", res)
 	}
-	if _, notes := discoverAgents(user, ""); len(notes) != 1 || !strings.Contains(notes[0], "Teleport") {
+	if _, notes := subagent.Discover(user, ""); len(notes) != 1 || !strings.Contains(notes[0], "Teleport") {
 		t.Fatalf("notes %q", notes)
 	}
 }
@@ -121,7 +122,7 @@ func TestAWorkspaceAgentLinkedOutsideIsNotRead(t *testing.T) {
 		t.Skip(err)
 	}
 	os.Symlink(filepath.Join("..", "..", "docs", "y.md"), filepath.Join(ws, ".claude", "agents", "y.md"))
-	kinds, _ := discoverAgents("", ws)
+	kinds, _ := subagent.Discover("", ws)
 	var names []string
 	for _, k := range kinds {
 		names = append(names, k.Name)

@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/step"
+	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
@@ -37,7 +38,7 @@ func toolResults(msgs []llmtest.Message) int {
 
 func taskCall(desc, prompt, kind string) llmtest.ToolCall {
 	args, _ := json.Marshal(map[string]string{"description": desc, "prompt": prompt, "kind": kind})
-	return llmtest.ToolCall{Name: TaskToolName, Arguments: string(args)}
+	return llmtest.ToolCall{Name: subagent.TaskToolName, Arguments: string(args)}
 }
 
 // twoJobs is a model that delegates two jobs in one reply: job A reads
@@ -163,7 +164,7 @@ func TestTaskDelegatesTwoJobsInParallel(t *testing.T) {
 		if log[1].Role != transcript.Assistant || len(log[1].ToolCalls) != 1 || log[2].Role != transcript.Tool {
 			t.Errorf("child %s transcript = %+v", k.ID, log)
 		}
-		systems = append(systems, subagentPrompt(k.Kind, h.ws))
+		systems = append(systems, subagent.Prompt(k.Kind, h.ws))
 	}
 	if kids[0].FilesRead != 1 || kids[1].FilesRead != 0 {
 		t.Errorf("files read = %d, %d; want 1, 0", kids[0].FilesRead, kids[1].FilesRead)
@@ -289,7 +290,7 @@ func TestExploreChildCannotWrite(t *testing.T) {
 	if err != nil || len(log) < 3 || !log[2].IsError || !strings.Contains(log[2].Text(), `has no tool "write_file"`) {
 		t.Fatalf("child transcript = %+v, %v", log, err)
 	}
-	for _, name := range s.subs.subagentTools(SubagentExplore, nil).Names() {
+	for _, name := range s.Subagents().ToolNames(subagent.Explore) {
 		if name == "write_file" || name == "edit_file" || name == "run_shell" {
 			t.Errorf("the explore catalog offers %s", name)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/step"
+	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
@@ -170,9 +171,9 @@ func (s *Session) titleFirstTurn(n int, prompt string, then func(*storage.Tx) er
 // session's log, registry, system prompt and per-turn step limit.
 type turnLoop struct {
 	s          *Session
-	sent       sending    // what the request in flight measured
-	listBefore int        // the checklist's version before the running call
-	held       heldImages // the step's pictures, attached after its results (see images.go)
+	sent       sending         // what the request in flight measured
+	listBefore int             // the checklist's version before the running call
+	held       step.HeldImages // the step's pictures, attached after its results (see images.go)
 }
 
 func (t *turnLoop) Begin(n int) (string, error) {
@@ -190,7 +191,7 @@ func (t *turnLoop) Intake(in []llm.ToolCall) ([]transcript.ToolCall, map[string]
 
 func (t *turnLoop) BeforeCalls(int, []transcript.ToolCall) (string, error) {
 	t.s.st.Breakers.ToolRound()
-	t.s.subs.dropResults()
+	t.s.subs.DropResults()
 	return "", nil
 }
 
@@ -204,7 +205,10 @@ func (t *turnLoop) StartCall(step int, call transcript.ToolCall) {
 
 func (t *turnLoop) Execute(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
 	t.s.lsp.beforeEdit(ctx, calls[i], args)
-	return t.s.subs.runCall(ctx, calls, i, args) // task calls run as a batch of sub-agents
+	if calls[i].Name == subagent.TaskToolName && !t.s.cfg.Subagents.Off {
+		return t.s.subs.RunCall(ctx, calls, i) // task calls run as a batch of sub-agents
+	}
+	return t.s.execute(ctx, calls[i], args)
 }
 
 func (t *turnLoop) CommitResult(c transcript.ToolCall, res tool.Result) error {
@@ -223,7 +227,7 @@ func (t *turnLoop) CommitResult(c transcript.ToolCall, res tool.Result) error {
 	if err := s.commit([]transcript.Message{m}, s.saveChecklist()); err != nil {
 		return err
 	}
-	return t.held.hold(s.cfg.Store, c, res)
+	return t.held.Hold(s.imageStore, c, res)
 }
 
 func (t *turnLoop) Skip(calls []transcript.ToolCall, text string) error {
@@ -234,7 +238,7 @@ func (t *turnLoop) Skip(calls []transcript.ToolCall, text string) error {
 }
 
 func (t *turnLoop) EndRound(ctx context.Context, written []string) error {
-	t.s.subs.dropResults()
+	t.s.subs.DropResults()
 	if err := t.s.attachHeld(&t.held); err != nil {
 		return err
 	}
@@ -259,7 +263,7 @@ func (t *turnLoop) Send(ctx context.Context, step int) (*llm.Response, error) {
 	if err := s.checkPressure(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.subs.carrySubagents(); err != nil {
+	if err := s.carrySubagents(); err != nil {
 		return nil, err
 	}
 	req, err := s.nextRequest() // the one request pipeline, see request.go

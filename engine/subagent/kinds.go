@@ -1,4 +1,4 @@
-package agent
+package subagent
 
 import (
 	"errors"
@@ -37,8 +37,8 @@ const (
 	maxAgentSteps = 200
 )
 
-// agentKind is one custom sub-agent.
-type agentKind struct {
+// Kind is one custom sub-agent.
+type Kind struct {
 	Name, Description string
 	Tools             []string // Tally's tool names; nil is general's tools
 	Model             string   // "" is the session's model
@@ -47,7 +47,7 @@ type agentKind struct {
 	Path              string
 }
 
-type agentHeader struct {
+type header struct {
 	Name        string           `yaml:"name"`
 	Description string           `yaml:"description"`
 	Tools       frontmatter.List `yaml:"tools"`
@@ -66,7 +66,7 @@ var agentTools = map[string]string{
 }
 
 // writes tells whether the kind may change files or run commands.
-func (k agentKind) writes() bool {
+func (k Kind) writes() bool {
 	if k.Tools == nil {
 		return true
 	}
@@ -78,9 +78,9 @@ func (k agentKind) writes() bool {
 	return false
 }
 
-// discoverAgents finds the custom sub-agents of the user (in userDir) and
+// Discover finds the custom sub-agents of the user (in userDir) and
 // of workspace, sorted by name; notes say what was skipped and why.
-func discoverAgents(userDir, workspace string) (kinds []agentKind, notes []string) {
+func Discover(userDir, workspace string) (kinds []Kind, notes []string) {
 	// Each folder with the folder its files must stay inside: a
 	// workspace's definition linked to a file elsewhere is not read.
 	type folder struct{ dir, within string }
@@ -93,7 +93,7 @@ func discoverAgents(userDir, workspace string) (kinds []agentKind, notes []strin
 			dirs = append(dirs, folder{filepath.Join(workspace, filepath.FromSlash(d)), workspace})
 		}
 	}
-	seen := map[string]bool{SubagentExplore: true, SubagentGeneral: true}
+	seen := map[string]bool{Explore: true, General: true}
 	for _, f := range dirs {
 		dir := f.dir
 		entries, err := os.ReadDir(dir)
@@ -125,23 +125,23 @@ func discoverAgents(userDir, workspace string) (kinds []agentKind, notes []strin
 
 // readAgent parses one agent file, kept inside the folder within unless
 // that is "".
-func readAgent(path, within string) (agentKind, error) {
-	var h agentHeader
+func readAgent(path, within string) (Kind, error) {
+	var h header
 	body, err := frontmatter.ReadFile(path, within, maxAgentFile, "the sub-agent", &h)
 	if err != nil {
-		return agentKind{}, err
+		return Kind{}, err
 	}
-	k := agentKind{Name: strings.TrimSpace(h.Name), Description: strings.Join(strings.Fields(h.Description), " "), Prompt: strings.TrimSpace(body), Path: path}
+	k := Kind{Name: strings.TrimSpace(h.Name), Description: strings.Join(strings.Fields(h.Description), " "), Prompt: strings.TrimSpace(body), Path: path}
 	if k.Name == "" {
 		k.Name = strings.TrimSuffix(filepath.Base(path), ".md")
 	}
 	switch {
 	case !frontmatter.IsName(k.Name):
-		return agentKind{}, fmt.Errorf("the sub-agent %s is skipped: its name %q is not lowercase letters, digits and hyphens; rename it", path, text.Clip(k.Name, 80))
+		return Kind{}, fmt.Errorf("the sub-agent %s is skipped: its name %q is not lowercase letters, digits and hyphens; rename it", path, text.Clip(k.Name, 80))
 	case k.Description == "":
-		return agentKind{}, fmt.Errorf("the sub-agent %s is skipped: it has no description, which says when to use it; add one to its header", path)
+		return Kind{}, fmt.Errorf("the sub-agent %s is skipped: it has no description, which says when to use it; add one to its header", path)
 	case k.Prompt == "":
-		return agentKind{}, fmt.Errorf("the sub-agent %s is skipped: its body, the agent's instructions, is empty", path)
+		return Kind{}, fmt.Errorf("the sub-agent %s is skipped: its body, the agent's instructions, is empty", path)
 	}
 	if len(h.Tools) > 0 {
 		k.Tools = []string{}
@@ -151,7 +151,7 @@ func readAgent(path, within string) (agentKind, error) {
 				if strings.HasPrefix(t, "mcp__") {
 					continue // MCP tools are the parent's alone
 				}
-				return agentKind{}, fmt.Errorf("the sub-agent %s is skipped: it names the tool %q, which sub-agents do not have; use read_file, list_dir, grep, write_file, edit_file or run_shell", path, text.Clip(t, 60))
+				return Kind{}, fmt.Errorf("the sub-agent %s is skipped: it names the tool %q, which sub-agents do not have; use read_file, list_dir, grep, write_file, edit_file or run_shell", path, text.Clip(t, 60))
 			}
 			if !slices.Contains(k.Tools, name) {
 				k.Tools = append(k.Tools, name)
@@ -170,14 +170,14 @@ func readAgent(path, within string) (agentKind, error) {
 		k.MaxSteps = h.Steps
 	}
 	if k.MaxSteps < 0 || k.MaxSteps > maxAgentSteps {
-		return agentKind{}, fmt.Errorf("the sub-agent %s is skipped: max-steps %d is not between 1 and %d", path, k.MaxSteps, maxAgentSteps)
+		return Kind{}, fmt.Errorf("the sub-agent %s is skipped: max-steps %d is not between 1 and %d", path, k.MaxSteps, maxAgentSteps)
 	}
 	return k, nil
 }
 
-// agentsSection is the system prompt's list of custom sub-agents; "" for
+// Section is the system prompt's list of custom sub-agents; "" for
 // none.
-func agentsSection(kinds []agentKind) string {
+func Section(kinds []Kind) string {
 	if len(kinds) == 0 {
 		return ""
 	}
@@ -190,29 +190,29 @@ func agentsSection(kinds []agentKind) string {
 }
 
 // findAgent returns the custom sub-agent name as the session sees it now.
-func (h *subagentHub) findAgent(name string) (agentKind, bool) {
-	kinds, _ := discoverAgents(h.s.cfg.UserConfigDir, h.s.meta.Workspace)
+func (h *Hub) findAgent(name string) (Kind, bool) {
+	kinds, _ := Discover(h.userDir, h.p.Workspace())
 	for _, k := range kinds {
 		if k.Name == name {
 			return k, true
 		}
 	}
-	return agentKind{}, false
+	return Kind{}, false
 }
 
 // customPrompt is the system prompt of a custom kind: its body and the
 // environment section, the same bytes for every child of that kind.
-func customPrompt(k agentKind, workspace string) string {
+func customPrompt(k Kind, workspace string) string {
 	return k.Prompt + "\n\n" + childEnvironment(workspace)
 }
 
 // customTools is the registry of a custom kind: the read tools and the
 // checklist, and of the others those its file allows.
-func (h *subagentHub) customTools(k agentKind, list *todo.List) *tool.Registry {
+func (h *Hub) customTools(k Kind, list *todo.List) *tool.Registry {
 	if k.Tools == nil {
-		return h.subagentTools(SubagentGeneral, list)
+		return h.subagentTools(General, list)
 	}
-	reg := h.subagentTools(SubagentExplore, list)
+	reg := h.subagentTools(Explore, list)
 	for _, name := range k.Tools {
 		switch name {
 		case "write_file":

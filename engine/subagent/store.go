@@ -1,4 +1,4 @@
-package agent
+package subagent
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 
 // Sub-agents are stored under their parent session, so they are deleted
 // with it and never appear as sessions of their own: the state key
-// childIndexKey holds the list of ChildInfo, and each child's transcript
+// childIndexKey holds the list of Info, and each child's transcript
 // is one state value per message, "subagent/<id>/<n>", written as the
 // message is committed (append-only, like a session's log).
 const childIndexKey = "subagents"
@@ -20,8 +20,8 @@ const childIndexKey = "subagents"
 func childMsgKey(id string, n int) string { return fmt.Sprintf("subagent/%s/%06d", id, n) }
 
 // readChildIndex returns the stored sub-agents of a session, oldest first.
-func readChildIndex(st *storage.Store, session string) ([]ChildInfo, error) {
-	var out []ChildInfo
+func readChildIndex(st *storage.Store, session string) ([]Info, error) {
+	var out []Info
 	err := st.View(func(tx *storage.Tx) error {
 		var err error
 		out, err = childIndex(tx, session)
@@ -30,12 +30,12 @@ func readChildIndex(st *storage.Store, session string) ([]ChildInfo, error) {
 	return out, err
 }
 
-func childIndex(tx *storage.Tx, session string) ([]ChildInfo, error) {
+func childIndex(tx *storage.Tx, session string) ([]Info, error) {
 	data, err := tx.State(session, childIndexKey)
 	if err != nil || len(data) == 0 {
 		return nil, err
 	}
-	var out []ChildInfo
+	var out []Info
 	if err := json.Unmarshal(data, &out); err != nil {
 		return nil, fmt.Errorf("the sub-agent list of session %q is unreadable (%w); the store may be damaged", session, err)
 	}
@@ -43,7 +43,7 @@ func childIndex(tx *storage.Tx, session string) ([]ChildInfo, error) {
 }
 
 // putChild replaces or appends info in the session's index.
-func putChild(tx *storage.Tx, session string, info ChildInfo) error {
+func putChild(tx *storage.Tx, session string, info Info) error {
 	all, err := childIndex(tx, session)
 	if err != nil {
 		return err
@@ -87,12 +87,11 @@ func readChildLog(st *storage.Store, session, id string) ([]transcript.Message, 
 }
 
 // nextChildID numbers the session's next child.
-func (h *subagentHub) nextChildID() (string, error) {
-	s := h.s
+func (h *Hub) nextChildID() (string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.next == 0 {
-		all, err := readChildIndex(s.cfg.Store, s.meta.ID)
+		all, err := readChildIndex(h.p.Store(), h.p.ID())
 		if err != nil {
 			return "", err
 		}
@@ -103,16 +102,15 @@ func (h *subagentHub) nextChildID() (string, error) {
 }
 
 // saveChild stores a child's info in the index.
-func (h *subagentHub) saveChild(info ChildInfo) error {
-	s := h.s
-	return s.cfg.Store.Update(func(tx *storage.Tx) error { return putChild(tx, s.meta.ID, info) })
+func (h *Hub) saveChild(info Info) error {
+	return h.p.Store().Update(func(tx *storage.Tx) error { return putChild(tx, h.p.ID(), info) })
 }
 
 // start stores the child in the index with its first message.
 func (c *child) start(job transcript.Message) error {
 	c.log.Append(job)
-	info := c.update(func(i *ChildInfo) { i.Messages = c.log.Len() })
-	return c.s.cfg.Store.Update(func(tx *storage.Tx) error {
+	info := c.update(func(i *Info) { i.Messages = c.log.Len() })
+	return c.p.Store().Update(func(tx *storage.Tx) error {
 		if err := putChild(tx, c.parent, info); err != nil {
 			return err
 		}
@@ -126,20 +124,20 @@ func (c *child) start(job transcript.Message) error {
 func (c *child) commit(m transcript.Message, row *ledger.Row) error {
 	c.log.Append(m)
 	n := c.log.Len() - 1
-	info := c.update(func(i *ChildInfo) { i.Messages = n + 1 })
-	err := c.s.cfg.Store.Update(func(tx *storage.Tx) error {
+	info := c.update(func(i *Info) { i.Messages = n + 1 })
+	err := c.p.Store().Update(func(tx *storage.Tx) error {
 		if err := c.putMessage(tx, n); err != nil {
 			return err
 		}
 		if row == nil {
 			return nil
 		}
-		return addRow(tx, c.parent, *row)
+		return c.p.AddRow(tx, *row)
 	})
 	if err != nil {
 		return fmt.Errorf("could not save sub-agent %s's transcript: %w", c.info.ID, err)
 	}
-	c.emit(EventSubagentMessage, info, func(e *Event) { msg := c.log.At(n).Msg.Clone(); e.Message, e.Index = &msg, n })
+	c.emit(UpdateMessage, info, func(u *Update) { msg := c.log.At(n).Msg.Clone(); u.Message, u.Index = &msg, n })
 	return nil
 }
 
@@ -152,7 +150,7 @@ func (c *child) putMessage(tx *storage.Tx, n int) error {
 		return err
 	}
 	if m.Role == transcript.Tool {
-		if text := m.Text(); len(text) >= DedupeMin {
+		if text := m.Text(); c.dedupeMin > 0 && len(text) >= c.dedupeMin {
 			if _, err := tx.PutBlob([]byte(text)); err != nil {
 				return err
 			}
@@ -164,7 +162,7 @@ func (c *child) putMessage(tx *storage.Tx, n int) error {
 // childLine describes a child in one line for the carry-over: its ID,
 // title, kind, outcome, the start of its report and where the whole report
 // can be paged back.
-func childLine(c ChildInfo) string {
+func childLine(c Info) string {
 	line := fmt.Sprintf("- %s %q (%s): %s, %d steps, %d files read", c.ID, transcript.NeutralizeLine(c.Title), c.Kind, c.Status, c.Steps, c.FilesRead)
 	if c.ReportHead != "" {
 		line += fmt.Sprintf("; report begins %q", transcript.NeutralizeLine(c.ReportHead))
@@ -175,20 +173,19 @@ func childLine(c ChildInfo) string {
 	return line
 }
 
-// cycleChildren lists, for a new cycle's seed, the children of the cycle
+// CycleLines lists, for a new cycle's seed, the children of the cycle
 // that ends (at most MaxCarriedChildren, the latest).
-func (h *subagentHub) cycleChildren() []string {
-	s := h.s
-	if s.cfg.Subagents.Off {
+func (h *Hub) CycleLines() []string {
+	if h.cfg.Off {
 		return nil
 	}
-	all, err := s.Subagents().List()
+	all, err := h.List()
 	if err != nil {
 		return nil
 	}
 	var lines []string
 	for _, c := range all {
-		if c.Cycle == s.meta.Cycle {
+		if c.Cycle == h.p.Cycle() {
 			lines = append(lines, childLine(c))
 		}
 	}
@@ -201,26 +198,24 @@ func (h *subagentHub) cycleChildren() []string {
 // MaxCarriedChildren is how many sub-agents one carry-over reminder lists.
 const MaxCarriedChildren = 8
 
-// carrySubagents runs after a rebuild of the log (a compaction, an
-// emergency truncation or a new cycle, see pendingRebuild): when the
-// reports of sub-agents of this or the previous cycle are no longer in the
-// log, it appends one <system-reminder> listing them, with where the whole
-// report can be paged back, so the model does not delegate the same job
-// again. The reference design's "running subagents" reminder does the same
-// after a compaction.
-func (h *subagentHub) carrySubagents() error {
-	s := h.s
-	if s.pendingRebuild == "" || s.cfg.Subagents.Off {
-		return nil
+// CarryOver is the reminder a rebuild of the parent's log (a compaction,
+// an emergency truncation or a new cycle, named by why) needs when the
+// reports of sub-agents of this or the previous cycle are no longer in
+// log: one <system-reminder> listing them, with where the whole report
+// can be paged back, so the model does not delegate the same job again.
+// It is "" when none is missing.
+func (h *Hub) CarryOver(log *transcript.AppendLog, why string) (string, error) {
+	if h.cfg.Off {
+		return "", nil
 	}
-	all, err := s.Subagents().List()
+	all, err := h.List()
 	if err != nil || len(all) == 0 {
-		return err
+		return "", err
 	}
 	inLog := map[string]bool{}
 	var carried strings.Builder // reminders and the cycle seed, which list children already
-	for i := range s.log.Len() {
-		m := &s.log.At(i).Msg
+	for i := range log.Len() {
+		m := &log.At(i).Msg
 		if m.Role == transcript.Tool && m.ToolName == TaskToolName {
 			inLog[m.ToolCallID] = strings.Contains(m.Text(), "[sub-agent ")
 		}
@@ -230,18 +225,17 @@ func (h *subagentHub) carrySubagents() error {
 	}
 	var lines []string
 	for _, c := range all {
-		if c.Cycle < s.meta.Cycle-1 || inLog[c.CallID] || strings.Contains(carried.String(), "- "+c.ID+" ") {
+		if c.Cycle < h.p.Cycle()-1 || inLog[c.CallID] || strings.Contains(carried.String(), "- "+c.ID+" ") {
 			continue
 		}
 		lines = append(lines, childLine(c))
 	}
 	if len(lines) == 0 {
-		return nil
+		return "", nil
 	}
 	if len(lines) > MaxCarriedChildren {
 		lines = lines[len(lines)-MaxCarriedChildren:]
 	}
-	text := "<system-reminder>\nSub-agents whose reports are no longer in the conversation (" + s.pendingRebuild +
-		"); do not delegate these jobs again unless something changed:\n" + strings.Join(lines, "\n") + "\n</system-reminder>"
-	return s.commit([]transcript.Message{transcript.Injected(transcript.KindReminder, text, s.cfg.now())}, nil)
+	return "<system-reminder>\nSub-agents whose reports are no longer in the conversation (" + why +
+		"); do not delegate these jobs again unless something changed:\n" + strings.Join(lines, "\n") + "\n</system-reminder>", nil
 }

@@ -1,4 +1,4 @@
-package agent
+package subagent
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/tally-dev/tally/assets"
 	"github.com/tally-dev/tally/engine/guard"
-	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/step"
@@ -24,7 +23,8 @@ import (
 // touches nothing of the parent but the shared gate, store, model and
 // event sink, so several run at once while the parent waits.
 type child struct {
-	s      *Session
+	h      *Hub
+	p      Parent
 	ctx    context.Context
 	cancel context.CancelFunc
 	params TaskParams
@@ -42,17 +42,20 @@ type child struct {
 	// third identical call is blocked and a tool that keeps failing ends
 	// the child.
 	guard *guard.Guard
-	held  heldImages // the step's pictures, attached after its results (see images.go)
+	held  step.HeldImages // the step's pictures, attached after its results
+	// dedupeMin is the size from which a tool result is also kept in the
+	// blob store, so the log's reference to it can be paged back.
+	dedupeMin int
 
-	info ChildInfo // guarded by s.subs.mu
+	info Info // guarded by h.mu
 }
 
-// subagentPrompt is the system prompt of a kind: the kind's fixed text and
+// Prompt is the system prompt of a built-in kind: the kind's fixed text and
 // the environment section, the same bytes for every child of that kind in
 // the workspace.
-func subagentPrompt(kind, workspace string) string {
+func Prompt(kind, workspace string) string {
 	text := assets.SubagentExplore
-	if kind == SubagentGeneral {
+	if kind == General {
 		text = assets.SubagentGeneral
 	}
 	return strings.TrimSpace(text) + "\n\n" + childEnvironment(workspace)
@@ -68,19 +71,18 @@ func childEnvironment(workspace string) string {
 // subagentTools returns the registry of a kind: read_file, list_dir, grep,
 // retrieve_tool_result and the checklist for every child, and the tools
 // that write for a general one.
-func (h *subagentHub) subagentTools(kind string, list *todo.List) *tool.Registry {
-	s := h.s
+func (h *Hub) subagentTools(kind string, list *todo.List) *tool.Registry {
 	reg := tool.NewRegistry()
 	reg.AddBuiltin(tool.ReadFile())
 	reg.AddBuiltin(tool.ListDir())
 	reg.AddBuiltin(tool.Grep())
-	reg.AddBuiltin(tool.RetrieveToolResult(blobLoader(s.cfg.Store)))
+	reg.AddBuiltin(tool.RetrieveToolResult(h.p.Store().LoadBlob))
 	for _, t := range todo.Tools(list) {
 		if strings.HasPrefix(t.Spec().Name, "checklist_") {
 			reg.AddBuiltin(t)
 		}
 	}
-	if kind == SubagentGeneral {
+	if kind == General {
 		reg.AddBuiltin(tool.WriteFile())
 		reg.AddBuiltin(tool.EditFile())
 		reg.AddBuiltin(tool.RunShell())
@@ -88,12 +90,15 @@ func (h *subagentHub) subagentTools(kind string, list *todo.List) *tool.Registry
 	return reg
 }
 
+// ToolNames are the names of the tools a child of the built-in kind has.
+func (h *Hub) ToolNames(kind string) []string { return h.subagentTools(kind, todo.New()).Names() }
+
 // newChild prepares the child of a task call and stores its first message
 // (the job). It returns nil and the result for the model when the call
 // cannot start one.
-func (h *subagentHub) newChild(ctx context.Context, c transcript.ToolCall) (*child, tool.Result) {
-	s := h.s
-	p, custom, bad := h.parseTask(c)
+func (h *Hub) newChild(ctx context.Context, c transcript.ToolCall) (*child, tool.Result) {
+	p := h.p
+	tp, custom, bad := h.parseTask(c)
 	if bad != nil {
 		return nil, *bad
 	}
@@ -101,80 +106,78 @@ func (h *subagentHub) newChild(ctx context.Context, c transcript.ToolCall) (*chi
 	if err != nil {
 		return nil, tool.Result{IsError: true, Content: "task: " + err.Error()}
 	}
-	ch := &child{s: s, params: p, parent: s.meta.ID, read: map[string]bool{}, list: todo.New(), guard: guard.New()}
+	ch := &child{h: h, p: p, params: tp, parent: p.ID(), read: map[string]bool{}, list: todo.New(), guard: guard.New()}
 	ch.ctx, ch.cancel = context.WithCancel(ctx)
-	ch.log = transcript.NewAppendLog(nil, wireRules(s.cfg.Store, s.model().Vision))
-	prompt, steps := subagentPrompt(p.Kind, s.meta.Workspace), s.cfg.Subagents.maxSteps()
+	rules := p.WireRules()
+	ch.log, ch.dedupeMin = transcript.NewAppendLog(nil, rules), rules.DedupeMin
+	prompt, steps := Prompt(tp.Kind, p.Workspace()), h.cfg.maxSteps()
 	if custom == nil {
-		ch.reg = h.subagentTools(p.Kind, ch.list)
+		ch.reg = h.subagentTools(tp.Kind, ch.list)
 	} else {
-		ch.reg, prompt, ch.model = h.customTools(*custom, ch.list), customPrompt(*custom, s.meta.Workspace), custom.Model
+		ch.reg, prompt, ch.model = h.customTools(*custom, ch.list), customPrompt(*custom, p.Workspace()), custom.Model
 		if custom.MaxSteps > 0 {
 			steps = custom.MaxSteps
 		}
 	}
-	ch.env = s.env // the parent's confinement, sandbox and recorder
+	ch.env = p.Env() // the parent's confinement, sandbox and recorder
 	ch.req.Log = ch.log
 	ch.req.SetPrefix(prompt, step.Tools(ch.reg.Catalog()))
-	ch.info = ChildInfo{ID: id, CallID: c.ID, Title: p.Description, Kind: p.Kind, Status: SubagentRunning,
-		Cycle: s.meta.Cycle, MaxSteps: steps, Started: s.cfg.now()}
+	ch.info = Info{ID: id, CallID: c.ID, Title: tp.Description, Kind: tp.Kind, Status: Running,
+		Cycle: p.Cycle(), MaxSteps: steps, Started: p.Now()}
 	return ch, tool.Result{}
 }
 
-// snapshot returns a copy of the child's info; the caller holds s.subs.mu.
-func (c *child) snapshot() ChildInfo {
+// snapshot returns a copy of the child's info; the caller holds h.mu.
+func (c *child) snapshot() Info {
 	info := c.info
 	info.Checklist = append([]todo.Item(nil), info.Checklist...)
 	return info
 }
 
 // update changes the child's info under the lock and returns a copy.
-func (c *child) update(f func(*ChildInfo)) ChildInfo {
-	c.s.subs.mu.Lock()
-	defer c.s.subs.mu.Unlock()
+func (c *child) update(f func(*Info)) Info {
+	c.h.mu.Lock()
+	defer c.h.mu.Unlock()
 	f(&c.info)
 	return c.snapshot()
 }
 
 func (c *child) stop() { c.cancel() }
 
-// emit reports a child event (see Session.deliver).
-func (c *child) emit(kind EventKind, info ChildInfo, f func(*Event)) {
-	if c.s.cfg.OnEvent == nil {
-		return
-	}
-	e := Event{Kind: kind, Session: c.parent, Time: c.s.cfg.now(), Step: info.Steps, Subagent: &info}
+// emit reports a child's progress to the parent.
+func (c *child) emit(kind string, info Info, f func(*Update)) {
+	u := Update{Kind: kind, Info: info}
 	if f != nil {
-		f(&e)
+		f(&u)
 	}
-	c.s.deliver(e)
+	c.p.Emit(u)
 }
 
 // runSafely runs the child and turns its end into the parent's result. A
 // panic in the loop ends the child as failed, never the parent.
 func (c *child) runSafely() (res tool.Result) {
-	c.s.subs.mu.Lock()
-	if c.s.subs.running == nil {
-		c.s.subs.running = map[string]*child{}
+	c.h.mu.Lock()
+	if c.h.running == nil {
+		c.h.running = map[string]*child{}
 	}
-	c.s.subs.running[c.info.ID] = c
-	c.s.subs.mu.Unlock()
+	c.h.running[c.info.ID] = c
+	c.h.mu.Unlock()
 	defer func() {
 		if p := recover(); p != nil {
 			res = c.finish(step.ReasonFailed, "", fmt.Errorf("the sub-agent crashed (%v)", p))
 		}
 		c.cancel()
-		c.s.subs.mu.Lock()
-		delete(c.s.subs.running, c.info.ID)
-		c.s.subs.mu.Unlock()
+		c.h.mu.Lock()
+		delete(c.h.running, c.info.ID)
+		c.h.mu.Unlock()
 	}()
-	info := c.update(func(*ChildInfo) {})
+	info := c.update(func(*Info) {})
 	job := transcript.UserText("", "# Task: "+c.params.Description+"\n\n"+c.params.Prompt, info.Started)
 	if err := c.start(job); err != nil {
 		return c.finish(step.ReasonFailed, "", err)
 	}
-	c.emit(EventSubagentStart, info, nil)
-	c.emit(EventSubagentMessage, c.update(func(*ChildInfo) {}), func(e *Event) { m := job.Clone(); e.Message = &m })
+	c.emit(UpdateStart, info, nil)
+	c.emit(UpdateMessage, c.update(func(*Info) {}), func(u *Update) { m := job.Clone(); u.Message = &m })
 	reason, report, err := c.loop()
 	return c.finish(reason, report, err)
 }
@@ -183,7 +186,7 @@ func (c *child) runSafely() (res tool.Result) {
 // call, its budget is spent, the loop guard stops it, ctx ends or a
 // request fails. It returns how it ended and the report.
 func (c *child) loop() (reason, report string, err error) {
-	end := step.Run(c.ctx, c, c.s.cfg.now)
+	end := step.Run(c.ctx, c, c.p.Now)
 	return end.Reason, end.Answer, end.Err
 }
 
@@ -192,7 +195,7 @@ func (c *child) loop() (reason, report string, err error) {
 func (c *child) Begin(step int) (string, error) {
 	if budget := c.info.MaxSteps; step == budget {
 		note := fmt.Sprintf("<system-reminder>This is your last step (%d of %d): do not call any tool; write your final report now.</system-reminder>", step, budget)
-		if err := c.commit(transcript.Injected(transcript.KindReminder, note, c.s.cfg.now()), nil); err != nil {
+		if err := c.commit(transcript.Injected(transcript.KindReminder, note, c.p.Now()), nil); err != nil {
 			return "", err
 		}
 	}
@@ -202,20 +205,19 @@ func (c *child) Begin(step int) (string, error) {
 // Send streams the child's next request to the sub-agents' model (see
 // roleModel).
 func (c *child) Send(ctx context.Context, _ int) (*llm.Response, error) {
-	m := c.s.roleModel(ledger.KindSubagent)
-	return m.Model.Stream(ctx, c.s.keyed(m, c.request()), llm.Callbacks{})
+	return c.p.Send(ctx, c.request())
 }
 
 // CommitReply stores the reply with the one ledger row of its response
 // and reports the child's step.
 func (c *child) CommitReply(step int, resp *llm.Response, reply transcript.Message) error {
-	row := c.s.newRow(ledger.KindSubagent, resp, c.log.Len()+1, c.s.cfg.now())
+	row := c.p.Row(resp, c.log.Len()+1)
 	row.Subagent = c.info.ID
 	if c.model != "" {
 		row.Model = c.model // the custom agent's own model
 	}
 	u := resp.Usage
-	c.update(func(i *ChildInfo) {
+	c.update(func(i *Info) {
 		i.Steps, i.ContextTokens = step, u.PromptTokens
 		i.PromptTokens += u.PromptTokens
 		i.CompletionTokens += u.CompletionTokens
@@ -223,7 +225,7 @@ func (c *child) CommitReply(step int, resp *llm.Response, reply transcript.Messa
 	if err := c.commit(reply, &row); err != nil {
 		return err
 	}
-	c.emit(EventSubagentStep, c.update(func(*ChildInfo) {}), nil)
+	c.emit(UpdateStep, c.update(func(*Info) {}), nil)
 	return nil
 }
 
@@ -251,20 +253,20 @@ func (c *child) Words() step.SkipWords {
 // CommitResult stores the result of one of the child's calls and notes
 // what it read.
 func (c *child) CommitResult(call transcript.ToolCall, res tool.Result) error {
-	m := transcript.ToolResult(call, res.Content, res.IsError, c.s.cfg.now())
+	m := transcript.ToolResult(call, res.Content, res.IsError, c.p.Now())
 	m.Paths, m.Args, m.Redacted = res.Paths, call.Arguments, res.Redacted
 	if err := c.commit(m, nil); err != nil {
 		return err
 	}
 	c.noteResult(call, res)
-	return c.held.hold(c.s.cfg.Store, call, res)
+	return c.held.Hold(c.p.StoreImage, call, res)
 }
 
 // request is the child's next request, built by the same steps as the
 // turn's (see steps.go): its system prompt and catalog, its log's wire
 // messages, and no status block.
 func (c *child) request() llm.Request {
-	model := c.s.roleModel(ledger.KindSubagent).ModelName
+	model := c.p.Model()
 	if c.model != "" {
 		model = c.model
 	}
@@ -291,7 +293,7 @@ func (c *child) executeGated(ctx context.Context, calls []transcript.ToolCall, i
 	if !ok {
 		return tool.Result{IsError: true, Content: fmt.Sprintf("error: a %s sub-agent has no tool %q; use one of: %s", c.info.Kind, text.Clip(call.Name, 80), strings.Join(c.reg.Names(), ", "))}
 	}
-	v, err := c.s.gate.Decide(ctx, &c.env, t, call.ID, args)
+	v, err := c.p.Gate().Decide(ctx, &c.env, t, call.ID, args)
 	if err != nil {
 		return tool.Result{IsError: true, Content: "error: approval failed: " + err.Error()}
 	}
@@ -303,7 +305,7 @@ func (c *child) executeGated(ctx context.Context, calls []transcript.ToolCall, i
 
 // noteResult counts the files a result read and reports a checklist change.
 func (c *child) noteResult(call transcript.ToolCall, res tool.Result) {
-	info := c.update(func(i *ChildInfo) {
+	info := c.update(func(i *Info) {
 		if call.Name == "read_file" && !res.IsError {
 			for _, p := range res.Paths {
 				c.read[p] = true
@@ -314,14 +316,14 @@ func (c *child) noteResult(call transcript.ToolCall, res tool.Result) {
 	})
 	if v := c.list.Version(); v != c.listVer {
 		c.listVer = v
-		c.emit(EventSubagentChecklist, info, func(e *Event) { e.Checklist = info.Checklist })
+		c.emit(UpdateChecklist, info, func(u *Update) { u.Checklist = info.Checklist })
 	}
 }
 
 // Skip answers calls that will not run, so the stored transcript stays
 // one a strict server accepts.
 func (c *child) Skip(calls []transcript.ToolCall, text string) error {
-	for _, m := range step.NotRun(calls, text, c.s.cfg.now()) {
+	for _, m := range step.NotRun(calls, text, c.p.Now()) {
 		if err := c.commit(m, nil); err != nil {
 			return err
 		}
@@ -336,20 +338,20 @@ func (c *child) Skip(calls []transcript.ToolCall, text string) error {
 // whatever the child's own intake did.
 func (c *child) finish(reason, report string, err error) tool.Result {
 	report, redacted := secrets.Count(strings.TrimSpace(report))
-	capped, n := capTokens(report, c.s.cfg.Subagents.reportCap())
+	capped, n := capTokens(report, c.h.cfg.reportCap())
 	sha := ""
 	if report != "" {
-		sha, _ = c.s.cfg.Store.PutBlob([]byte(report))
+		sha, _ = c.p.Store().PutBlob([]byte(report))
 	}
-	info := c.update(func(i *ChildInfo) {
-		i.Status, i.Ended, i.Checklist = reason, c.s.cfg.now(), c.list.Items()
+	info := c.update(func(i *Info) {
+		i.Status, i.Ended, i.Checklist = reason, c.p.Now(), c.list.Items()
 		i.ReportTokens, i.ReportSHA, i.ReportHead = tokens.Count(capped), sha, text.FirstLine(report, 200)
 		if err != nil {
 			i.Error = err.Error()
 		}
 	})
-	_ = c.s.subs.saveChild(info) // the transcript is stored; a lost index entry shows as running
-	c.emit(EventSubagentEnd, info, func(e *Event) { e.Reason, e.Err = reason, info.Error })
+	_ = c.h.saveChild(info) // the transcript is stored; a lost index entry shows as running
+	c.emit(UpdateEnd, info, func(u *Update) { u.Reason, u.Err = reason, info.Error })
 
 	head := fmt.Sprintf("[sub-agent %s · %s · %s · %d of %d steps · %s tokens · %d files read]",
 		info.ID, info.Kind, reason, info.Steps, info.MaxSteps, text.Thousands(info.Tokens()), info.FilesRead)
@@ -369,7 +371,7 @@ func (c *child) finish(reason, report string, err error) tool.Result {
 		head += "\nThe loop guard stopped the sub-agent because a tool kept failing; this is what it had when it stopped."
 	}
 	if n > 0 {
-		capped += fmt.Sprintf("\n\n(report cut at %s of %s tokens; retrieve_tool_result with sha %s pages the whole report)", text.Thousands(c.s.cfg.Subagents.reportCap()), text.Thousands(n), sha)
+		capped += fmt.Sprintf("\n\n(report cut at %s of %s tokens; retrieve_tool_result with sha %s pages the whole report)", text.Thousands(c.h.cfg.reportCap()), text.Thousands(n), sha)
 	}
 	return tool.Result{Content: head + "\n\n" + capped, Redacted: redacted}
 }
@@ -390,4 +392,27 @@ func capTokens(s string, limit int) (string, int) {
 		cut = cut[:end]
 	}
 	return cut, n
+}
+
+// attachHeld commits the child's held pictures, if any, after the step's
+// results.
+func (c *child) attachHeld() error {
+	for _, m := range c.held.Take(c.p.Now()) {
+		if err := c.commit(m, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Execute runs one of the child's calls with args through the parent's
+// PreToolUse and PostToolUse hooks, then the parent's gate (see
+// executeGated).
+func (c *child) Execute(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
+	if res, ok := step.Unusable(calls[i]); ok {
+		return res
+	}
+	return c.p.Execute(ctx, c.env, calls[i], args, func(ctx context.Context, args string) tool.Result {
+		return c.executeGated(ctx, calls, i, args)
+	})
 }
