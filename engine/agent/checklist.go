@@ -94,7 +94,7 @@ func (s *Session) diagnose(ctx context.Context, paths []string) error {
 	}
 	// The language servers check what they cover; the file-type checks
 	// (gofmt, go vet) the rest.
-	text, rest := s.lsp.diagnose(ctx, paths)
+	text, rest := s.lsp.Diagnose(ctx, paths)
 	if len(rest) > 0 {
 		if rep := diag.Run(ctx, s.meta.Workspace, rest, s.cfg.DiagRules, DiagnosticsTimeout); rep.Text != "" {
 			text = strings.TrimSpace(text + "\n" + rep.Text)

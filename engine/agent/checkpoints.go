@@ -208,7 +208,7 @@ func (s *Session) checkpoints() (*filehistory.Workspace, error) {
 // are stopped, and its share of the workspace's language servers given back.
 func (s *Session) Close() error {
 	s.mcpRun.Close()
-	s.closeLSP()
+	s.lsp.Close()
 	s.hooks.Close()
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -40,10 +40,3 @@ type Purge struct{ s *Session }
 
 // Purge returns the session's purge handle.
 func (s *Session) Purge() Purge { return Purge{s} }
-
-// LanguageServers is the session's share of its workspace's language
-// servers: their state and the current diagnostics of files.
-type LanguageServers struct{ s *Session }
-
-// LanguageServers returns the session's language-server handle.
-func (s *Session) LanguageServers() LanguageServers { return LanguageServers{s} }

@@ -108,7 +108,7 @@ func TestEditsGetTheLanguageServersDiagnostics(t *testing.T) {
 			}
 			diags := lastDiagnostics(h, "break it")
 			if !strings.Contains(diags, "new in the edited files") || !strings.Contains(diags, c.want) || !strings.Contains(diags, "error") {
-				t.Fatalf("after the breaking edit the request carries %q; want an error at %s (servers: %+v)", diags, c.want, s.lsp.mgr.Status())
+				t.Fatalf("after the breaking edit the request carries %q; want an error at %s (servers: %+v)", diags, c.want, s.LanguageServers().Status())
 			}
 			if _, err := s.Run(ctx, "fix it"); err != nil {
 				t.Fatal(err)

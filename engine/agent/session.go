@@ -20,6 +20,7 @@ import (
 	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/engine/guard"
 	"github.com/tally-dev/tally/engine/hooks"
+	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/status"
@@ -111,7 +112,7 @@ type Session struct {
 	// are none. Set before Create or Open returns, never changed after.
 	mcpRun *mcp.Session
 	// lsp is the session's share of its workspace's language servers, nil when none is available (see lsp.go).
-	lsp   *lspState
+	lsp   *lsp.Session
 	hooks *hooks.Session // the command hooks (see hooks.go); nil when opened with Inspect or with hooks off
 }
 

@@ -204,7 +204,7 @@ func (t *turnLoop) StartCall(step int, call transcript.ToolCall) {
 }
 
 func (t *turnLoop) Execute(ctx context.Context, calls []transcript.ToolCall, i int, args string) tool.Result {
-	t.s.lsp.beforeEdit(ctx, calls[i], args)
+	t.s.lsp.BeforeEdit(ctx, calls[i], args)
 	if calls[i].Name == subagent.TaskToolName && !t.s.cfg.Subagents.Off {
 		return t.s.subs.RunCall(ctx, calls, i) // task calls run as a batch of sub-agents
 	}
@@ -219,7 +219,7 @@ func (t *turnLoop) CommitResult(c transcript.ToolCall, res tool.Result) error {
 		s.turn.shownList = v
 	}
 	s.st.WorkingSet.Touch(res.Paths...)
-	s.lsp.touched(c, res)
+	s.lsp.Touched(c, res)
 	m := transcript.ToolResult(c, res.Content, res.IsError, s.cfg.now())
 	m.Paths = res.Paths
 	m.Args = c.Arguments
