@@ -13,6 +13,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/diff"
+	"github.com/tally-dev/tally/engine/skill"
 	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tool"
@@ -202,7 +203,7 @@ func filePath(name string) bool {
 // kindOf is the ACP kind of a Tally tool, which picks the editor's icon.
 func kindOf(name string) acp.ToolKind {
 	switch name {
-	case "read_file", "list_dir", "retrieve_tool_result", agent.SkillToolName:
+	case "read_file", "list_dir", "retrieve_tool_result", skill.ToolName:
 		return acp.ToolKindRead
 	case "edit_file", "write_file":
 		return acp.ToolKindEdit

@@ -73,7 +73,7 @@ func (s *Session) alerts() []string {
 	if !s.env.RequireSandbox {
 		a = append(a, NotSandboxedAlert)
 	}
-	return append(a, s.skills.alerts()...)
+	return append(a, s.skills.Alerts()...)
 }
 
 // NotSandboxedAlert is the alert the status block and the footer carry

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/skill"
 	"github.com/tally-dev/tally/engine/tool"
 )
 
@@ -70,7 +71,7 @@ func customCache(t *testing.T, template string, mode StatusMode, floor float64) 
 			}
 			return llmtest.Text("reviewed")
 		case n == 0:
-			return llmtest.Call(SkillToolName, `{"name":"pdf"}`)
+			return llmtest.Call(skill.ToolName, `{"name":"pdf"}`)
 		case n == 1:
 			return llmtest.Call("read_file", `{"path":"a.txt"}`)
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/skill"
 	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/subagent"
@@ -64,7 +65,7 @@ type Session struct {
 	st              state
 	log             *transcript.AppendLog
 	tools           *tool.Registry
-	skills          *skills // nil when the session started with no skill
+	skills          *skill.Session // nil when the session started with no skill
 	gate            *tool.Gate
 	env             tool.Env
 	cmds            *cmdrule.Book // run_shell's allow and deny rules
@@ -278,8 +279,8 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 		s.tools.AddBuiltin(subagent.Tool())
 	}
 	if len(st.Skills) > 0 {
-		s.skills = &skills{s: s, initial: st.Skills}
-		s.tools.AddBuiltin(skillTool{s.skills})
+		s.skills = skill.NewSession(st.Skills, func() skill.Catalog { return discoverSkills(s.cfg, s.meta.Workspace) })
+		s.tools.AddBuiltin(s.skills.Tool())
 	}
 	if err := s.setupPermissions(); err != nil {
 		return nil, err

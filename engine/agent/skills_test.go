@@ -36,10 +36,10 @@ func TestSkillsLoadOnDemandAndNeverMoveThePrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t, llmtest.Sequence(
-		llmtest.Call(SkillToolName, `{"name":"pdf"}`),
-		llmtest.Call(SkillToolName, `{"name":"pdf","file":"reference.md"}`),
+		llmtest.Call(skill.ToolName, `{"name":"pdf"}`),
+		llmtest.Call(skill.ToolName, `{"name":"pdf","file":"reference.md"}`),
 		llmtest.Text("done"),
-		llmtest.Call(SkillToolName, `{"name":"deploy"}`),
+		llmtest.Call(skill.ToolName, `{"name":"deploy"}`),
 		llmtest.Text("deployed"),
 	), tool.ApproveAll{})
 	h.cfg.UserConfigDir = user
@@ -68,9 +68,6 @@ func TestSkillsLoadOnDemandAndNeverMoveThePrefix(t *testing.T) {
 	if err := trust.Put(h.st, trust.Skills, h.ws, cat.WorkspaceHash); err != nil {
 		t.Fatal(err)
 	}
-	s.skills.mu.Lock()
-	s.skills.liveTime = s.skills.liveTime.Add(-skillRefresh * 2)
-	s.skills.mu.Unlock()
 	if _, err := s.Run(context.Background(), "now deploy"); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +102,7 @@ func TestNoSkillNoTool(t *testing.T) {
 	h := newHarness(t, llmtest.Sequence(llmtest.Text("hi")), nil)
 	h.cfg.UserConfigDir = t.TempDir()
 	s := h.session("plain")
-	if _, ok := s.tools.Lookup(SkillToolName); ok || s.skills != nil {
+	if _, ok := s.tools.Lookup(skill.ToolName); ok || s.skills != nil {
 		t.Fatal("a session without skills offers the skill tool")
 	}
 }

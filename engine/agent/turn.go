@@ -61,7 +61,7 @@ func (s *Session) RunWithImages(ctx context.Context, text string, imgs []ImageIn
 		return Result{}, ErrBusy
 	}
 	defer end()
-	s.skills.refresh() // a skill added since the last turn is named in its status blocks
+	s.skills.Refresh() // a skill added since the last turn is named in its status blocks
 	if strings.TrimSpace(text) == "" && len(imgs) == 0 {
 		return Result{}, errors.New("the message is empty; type what you want the agent to do")
 	}
