@@ -70,7 +70,7 @@ type Session struct {
 	env             tool.Env
 	cmds            *cmdrule.Book // run_shell's allow and deny rules
 
-	// The request pipeline's state (see request.go and steps.go): the
+	// The request pipeline's state (see request.go and package step): the
 	// prefix zone, its token count and the skeleton of the next request.
 	req       step.Requester
 	prefixTok int

@@ -263,7 +263,7 @@ func (c *child) CommitResult(call transcript.ToolCall, res tool.Result) error {
 }
 
 // request is the child's next request, built by the same steps as the
-// turn's (see steps.go): its system prompt and catalog, its log's wire
+// turn's (see step.Steps): its system prompt and catalog, its log's wire
 // messages, and no status block.
 func (c *child) request() llm.Request {
 	model := c.p.Model()
