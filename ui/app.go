@@ -32,6 +32,7 @@ import (
 
 	"github.com/tally-dev/tally/assets"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/ui/chat"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -150,7 +151,7 @@ type UI struct {
 
 	sessions *sessionsView
 	panels   *panels
-	chat     *chatView
+	chat     *chat.View
 	head     header
 	input    input
 	side     sidePanel
@@ -318,11 +319,11 @@ func (u *UI) build() {
 	u.actions.changes = &widget.Button{Text: "Changes", Icon: theme.DocumentIcon(), OnTapped: u.showChanges}
 	u.input.suggest = u.demoSuggestions()
 	u.footer = tw.NewFooter(func(d time.Duration, fn func()) { u.bridge.After(d, fn) })
-	u.chat = newChatView(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })
-	u.chat.filled = u.memoryReleaser(settleRelease, textureLife(), releaseMemory)
-	u.chat.onRewind = u.startRewind
-	u.chat.onChild = [2]func(*chatItem){u.showChildTranscript, u.stopChild}
-	u.chat.onCommand = u.allowCommandFromCard
+	u.chat = chat.New(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })
+	u.chat.Filled = u.memoryReleaser(settleRelease, textureLife(), releaseMemory)
+	u.chat.OnRewind = u.startRewind
+	u.chat.OnChild = [2]func(*chat.Item){u.showChildTranscript, u.stopChild}
+	u.chat.OnCommand = u.allowCommandFromCard
 	u.sessions = newSessionsView(u)
 	u.head.perm = newPermissionBar(u)
 	u.head.title = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}
@@ -332,13 +333,13 @@ func (u *UI) build() {
 	u.input.complete = newCompleter(u)
 	u.input.prompt.OnChanged = func(string) { u.draftChanged(); u.input.complete.changed() }
 	u.input.prompt.onKey = u.input.complete.key
-	u.chat.list.onRune = func(r rune) {
+	u.chat.List.OnRune = func(r rune) {
 		u.win.Canvas().Focus(u.input.prompt)
 		u.input.prompt.TypedRune(r)
 	}
 	u.input.images = newImageTray(u)
 	u.input.prompt.onPaste = u.input.images.pasted
-	u.chat.thumbs.fetch = u.fetchImage
+	u.chat.Thumbs.Fetch = u.fetchImage
 	u.win.SetOnDropped(u.input.images.dropped)
 	u.input.send = &widget.Button{Text: "Send", Icon: theme.MailSendIcon(), Importance: widget.HighImportance, OnTapped: u.send}
 	u.input.stop = &widget.Button{Text: "Stop", Icon: theme.MediaStopIcon(), Importance: widget.DangerImportance, OnTapped: u.stop}
@@ -349,7 +350,7 @@ func (u *UI) build() {
 	// The image button shares the hint's row, so the prompt area is no taller.
 	buttons := container.NewVBox(u.input.send, u.input.stop, container.NewBorder(nil, nil, u.input.images.button, nil, hint))
 	// The suggestions wrap onto more rows rather than widen the window.
-	u.input.suggest.Layout = &flowLayout{}
+	u.input.suggest.Layout = &tw.FlowLayout{}
 	u.input.suggestBox = container.NewPadded(u.input.suggest)
 	u.input.suggestBox.Hide()
 	input := container.NewBorder(container.NewVBox(u.input.suggestBox, u.input.complete.box, u.input.images.box), nil, nil, buttons, u.input.prompt)
@@ -358,7 +359,7 @@ func (u *UI) build() {
 	top := container.NewVBox(
 		container.NewBorder(nil, nil, u.panels.leftB, container.NewHBox(u.head.demoTag, u.panels.rightB, settingsB), u.head.title),
 		u.head.perm.box, u.banner, u.head.notice)
-	u.center.chat = container.NewBorder(nil, input, nil, nil, u.chat.box)
+	u.center.chat = container.NewBorder(nil, input, nil, nil, u.chat.Box)
 	u.center.welcome = u.welcomeView()
 	u.center.stack = container.NewStack(u.center.welcome)
 	main := container.NewBorder(top, nil, nil, nil, u.center.stack)
@@ -440,7 +441,7 @@ func (u *UI) showChat() {
 // the banner and the prompt; the session buttons are disabled until one
 // opens.
 func (u *UI) resetPanels() {
-	u.chat.clear()
+	u.chat.Clear()
 	u.side.checklist.SetItems(nil)
 	u.side.chart.SetRows(nil, 0)
 	u.side.gauge.SetLevel(0, 0, false)

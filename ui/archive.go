@@ -13,6 +13,7 @@ import (
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
+	"github.com/tally-dev/tally/ui/chat"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -21,7 +22,7 @@ import (
 func fullMessageText(m transcript.Message) string {
 	var sb strings.Builder
 	if m.Kind != transcript.KindChat {
-		sb.WriteString("(" + engineLabels[m.Kind] + ")\n\n")
+		sb.WriteString("(" + chat.EngineLabels[m.Kind] + ")\n\n")
 	}
 	sb.WriteString(m.Text())
 	if m.Reasoning != "" {

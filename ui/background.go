@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/ui/chat"
 )
 
 // draftDelay is how long after the last keystroke a draft is stored.
@@ -118,7 +119,7 @@ func (u *UI) draftChanged() {
 
 // resumeWaiting shows what a background turn asked while hidden.
 func (u *UI) resumeWaiting(live *liveSession) {
-	for _, p := range append([]*pendingApproval(nil), live.waits.approvals...) {
+	for _, p := range append([]*chat.Approval(nil), live.waits.approvals...) {
 		u.showApproval(live, p)
 	}
 	if ask := live.waits.ask; ask != nil {

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/ui/chat"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -188,7 +189,7 @@ func TestTwoSessionsRunAtOnce(t *testing.T) {
 	if c == nil {
 		t.Fatal("A's approval card is not shown after reopening A")
 	}
-	test.Tap(c.approve)
+	test.Tap(c.Approve)
 	h.waitIdle()
 	if data, err := os.ReadFile(filepath.Join(wsA, "a.txt")); err != nil || string(data) != "from A" {
 		t.Errorf("A's approved write: %q, %v", data, err)
@@ -213,16 +214,16 @@ func TestReopenedSessionShowsEarlierCyclesCollapsed(t *testing.T) {
 	// Issue 12 #3: New cycle after a finished turn used to copy the
 	// answered request into the new cycle, as if it were still open.
 	after := -1
-	for i, it := range h.ui.chat.items {
-		if it.kind == itemRebuild {
+	for i, it := range h.ui.chat.Items {
+		if it.Kind == chat.ItemRebuild {
 			after = i
 		}
 	}
 	if after < 0 {
 		t.Fatal("no row for the new cycle")
 	}
-	for _, it := range h.ui.chat.items[after:] {
-		if it.kind == itemUser && it.text == "first question" {
+	for _, it := range h.ui.chat.Items[after:] {
+		if it.Kind == chat.ItemUser && it.Text == "first question" {
 			t.Error("the answered request was carried into the new cycle")
 		}
 	}
@@ -230,13 +231,13 @@ func TestReopenedSessionShowsEarlierCyclesCollapsed(t *testing.T) {
 
 	h2 := reopen(t, h)
 	h2.waitFor("the session to reopen", func() bool { return h2.ui.live != nil && h2.ui.live.sess != nil })
-	items := h2.ui.chat.items
-	if len(items) == 0 || items[0].kind != itemCycle || items[0].reasonOn {
+	items := h2.ui.chat.Items
+	if len(items) == 0 || items[0].Kind != chat.ItemCycle || items[0].ReasonOn {
 		t.Fatalf("the chat does not start with the collapsed cycle 1: %+v", items)
 	}
 	has := func(text string) bool {
-		for _, it := range h2.ui.chat.items {
-			if it.text == text {
+		for _, it := range h2.ui.chat.Items {
+			if it.Text == text {
 				return true
 			}
 		}
@@ -248,11 +249,11 @@ func TestReopenedSessionShowsEarlierCyclesCollapsed(t *testing.T) {
 	if !h2.shows("▸ Show its") {
 		t.Error("no expand button on the cycle row")
 	}
-	h2.ui.chat.toggleCycle(items[0])
+	h2.ui.chat.ToggleCycle(items[0])
 	if !has("first question") || !has("answer one") {
 		t.Errorf("expanding cycle 1 does not show its messages")
 	}
-	h2.ui.chat.toggleCycle(h2.ui.chat.items[0])
+	h2.ui.chat.ToggleCycle(h2.ui.chat.Items[0])
 	if has("first question") {
 		t.Error("collapsing cycle 1 left its messages")
 	}

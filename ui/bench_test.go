@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent/longsession"
+	"github.com/tally-dev/tally/ui/chat"
 )
 
 // seedLongSession stores a session of n messages (longsession.Seed) in
@@ -55,8 +56,8 @@ func BenchmarkOpenSession10k(b *testing.B) {
 		q.drain()
 		w.Canvas().Content().Refresh()
 		b.StopTimer()
-		if len(u.chat.items) < 10_000 {
-			b.Fatalf("only %d rows", len(u.chat.items))
+		if len(u.chat.Items) < 10_000 {
+			b.Fatalf("only %d rows", len(u.chat.Items))
 		}
 		u.Close()
 		b.StartTimer()
@@ -83,10 +84,10 @@ func BenchmarkScrollSession10k(b *testing.B) {
 	}
 	q.drain()
 	total := float32(0)
-	for _, h := range u.chat.list.heights {
+	for _, h := range u.chat.List.Heights {
 		total += h
 	}
-	page := u.chat.list.Size().Height
+	page := u.chat.List.Size().Height
 	b.ResetTimer()
 	off := float32(0)
 	for i := 0; i < b.N; i++ {
@@ -94,7 +95,7 @@ func BenchmarkScrollSession10k(b *testing.B) {
 		if off > total {
 			off = 0
 		}
-		u.chat.list.ScrollToOffset(off)
+		u.chat.List.ScrollToOffset(off)
 		q.drain() // exact measurement of the rows that came into view
 	}
 }
@@ -120,8 +121,8 @@ func openLong(b *testing.B) (*UI, *queue, fyne.Window) {
 		time.Sleep(time.Millisecond)
 	}
 	q.drain()
-	if len(u.chat.items) < 10_000 {
-		b.Fatalf("only %d rows", len(u.chat.items))
+	if len(u.chat.Items) < 10_000 {
+		b.Fatalf("only %d rows", len(u.chat.Items))
 	}
 	return u, q, w
 }
@@ -163,11 +164,11 @@ func BenchmarkMemorySession10k(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		u, q, _ := openLong(b)
 		reportMemory(b, "open")
-		page := u.chat.list.Size().Height
-		u.chat.list.ScrollToOffset(0)
+		page := u.chat.List.Size().Height
+		u.chat.List.ScrollToOffset(0)
 		q.drain()
-		for off := float32(0); off < u.chat.total(); off += page {
-			u.chat.list.ScrollToOffset(off)
+		for off := float32(0); off < u.chat.Total(); off += page {
+			u.chat.List.ScrollToOffset(off)
 			q.drain()
 		}
 		reportMemory(b, "scrolled")
@@ -177,7 +178,7 @@ func BenchmarkMemorySession10k(b *testing.B) {
 
 // wheelNotch is the distance the desktop driver reports for one notch of
 // a mouse wheel (negative: down).
-const wheelNotch = -wheelStep
+const wheelNotch = -chat.WheelStep
 
 // BenchmarkWheelSession10k measures one wheel notch over the
 // 10,000-message chat: the scroll event delivered where the mouse is, as
@@ -187,15 +188,15 @@ const wheelNotch = -wheelStep
 //	go test -run '^$' -bench 'WheelSession10k' -benchtime 2000x ./ui/
 func BenchmarkWheelSession10k(b *testing.B) {
 	u, q, w := openLong(b)
-	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(u.chat.list).
-		Add(fyne.NewPos(u.chat.list.Size().Width/2, u.chat.list.Size().Height/2))
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(u.chat.List).
+		Add(fyne.NewPos(u.chat.List.Size().Width/2, u.chat.List.Size().Height/2))
 	const burst = 20
 	bursts := max(b.N/burst, 1)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if i%burst == 0 {
 			b.StopTimer()
-			u.chat.list.ScrollToOffset(u.chat.total() * float32(i/burst) / float32(bursts))
+			u.chat.List.ScrollToOffset(u.chat.Total() * float32(i/burst) / float32(bursts))
 			q.drain()
 			b.StartTimer()
 		}

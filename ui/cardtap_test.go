@@ -27,23 +27,23 @@ func TestClickingACardTitleKeepsTheChatStill(t *testing.T) {
 	h.gapToEnd()
 	c := h.ui.chat
 	it := h.toolItem("read_file")
-	i := c.index(it)
+	i := c.Index(it)
 	// Put the card's title in the middle of the view.
 	top := float32(0)
-	for _, x := range c.list.heights[:i] {
+	for _, x := range c.List.Heights[:i] {
 		top += x + 4
 	}
-	c.list.ScrollToOffset(top - 200)
+	c.List.ScrollToOffset(top - 200)
 	h.gapToEnd()
-	before := c.list.GetScrollOffset()
+	before := c.List.GetScrollOffset()
 	card := h.card(it)
 	if card == nil {
 		t.Fatal("the card is not shown")
 	}
-	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(card.title).Add(fyne.NewPos(10, 5))
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(card.Title).Add(fyne.NewPos(10, 5))
 	test.TapCanvas(h.win.Canvas(), pos)
 	h.gapToEnd()
-	if after := c.list.GetScrollOffset(); after != before {
+	if after := c.List.GetScrollOffset(); after != before {
 		t.Errorf("one click on the card's title moved the chat from %.0f to %.0f", before, after)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/internal/text"
+	"github.com/tally-dev/tally/ui/chat"
 )
 
 // The Changes view's diagnostics: each changed file that a language
@@ -24,10 +25,6 @@ import (
 
 // changeDiagnosticsWait bounds the whole look at the changed files.
 const changeDiagnosticsWait = 20 * time.Second
-
-// maxListedDiagnostics caps the lines listed for one file; the rest are
-// counted.
-const maxListedDiagnostics = 50
 
 // changeDiagnostics holds the Changes view's badges and lists, by path.
 type changeDiagnostics struct {
@@ -131,11 +128,11 @@ func (d *changeDiagnostics) show(status []lsp.ServerStatus, paths []string, set 
 		b.Refresh()
 		body.Objects = nil
 		for i, dg := range ds {
-			if i == maxListedDiagnostics {
+			if i == chat.MaxListedDiagnostics {
 				body.Add(&widget.Label{Text: fmt.Sprintf("(%d more)", len(ds)-i), Importance: widget.LowImportance})
 				break
 			}
-			body.Add(&widget.Label{Text: diagnosticLine(dg), Wrapping: fyne.TextWrapWord, Importance: severityImportance(dg.Severity)})
+			body.Add(&widget.Label{Text: diagnosticLine(dg), Wrapping: fyne.TextWrapWord, Importance: chat.SeverityImportance(dg.Severity)})
 		}
 		body.Refresh()
 		acc.Items[0].Title = fmt.Sprintf("Errors and warnings (%d)", len(ds))
@@ -202,14 +199,6 @@ func diagnosticsImportance(ds []lsp.Diagnostic) widget.Importance {
 		imp = widget.WarningImportance
 	}
 	return imp
-}
-
-// severityImportance is the colour of one listed diagnostic.
-func severityImportance(severity string) widget.Importance {
-	if severity == "error" {
-		return widget.DangerImportance
-	}
-	return widget.WarningImportance
 }
 
 // diagnosticLine is one listed diagnostic: "line:col severity message",

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/ui/chat"
 )
 
 // A click on the chat gives it the keyboard, which then scrolls it: the
@@ -24,16 +25,16 @@ func TestTheChatTakesTheKeyboard(t *testing.T) {
 	c := h.ui.chat
 	canv := h.win.Canvas()
 
-	r := shownRow(h.win, c.items[len(c.items)-1])
+	r := shownRow(h.win, c.Items[len(c.Items)-1])
 	if r == nil {
 		t.Fatal("the answer is not shown")
 	}
 	test.Tap(r)
-	if canv.Focused() != c.list || !c.list.focused || !c.list.frame.Visible() {
-		t.Fatalf("after a click on a row the focus is on %T (frame shown %v)", canv.Focused(), c.list.frame.Visible())
+	if canv.Focused() != c.List || !c.List.Focused || !c.List.Frame.Visible() {
+		t.Fatalf("after a click on a row the focus is on %T (frame shown %v)", canv.Focused(), c.List.Frame.Visible())
 	}
 	gap := h.gapToEnd()
-	end := c.list.GetScrollOffset()
+	end := c.List.GetScrollOffset()
 	if end <= 0 || gap > 2 {
 		t.Fatalf("the chat is not at its bottom after the answer (offset %.0f)", end)
 	}
@@ -41,17 +42,17 @@ func TestTheChatTakesTheKeyboard(t *testing.T) {
 		t.Helper()
 		canv.Focused().TypedKey(&fyne.KeyEvent{Name: k})
 		h.q.drain()
-		return c.list.GetScrollOffset()
+		return c.List.GetScrollOffset()
 	}
-	line := keyLines * c.lineHeight()
+	line := chat.KeyLines * c.LineHeight()
 	if got := press(fyne.KeyUp); got < end-line-1 || got > end-line+1 {
 		t.Errorf("Up moved the chat from %.0f to %.0f; want %.0f", end, got, end-line)
 	}
-	before := c.list.GetScrollOffset()
-	if got := press(fyne.KeyPageUp); before-got < c.list.Size().Height/2 {
-		t.Errorf("Page Up moved the chat from %.0f to %.0f, less than half a view (%.0f)", before, got, c.list.Size().Height)
+	before := c.List.GetScrollOffset()
+	if got := press(fyne.KeyPageUp); before-got < c.List.Size().Height/2 {
+		t.Errorf("Page Up moved the chat from %.0f to %.0f, less than half a view (%.0f)", before, got, c.List.Size().Height)
 	}
-	if !c.jump.Visible() {
+	if !c.Jump.Visible() {
 		t.Error("no Jump to latest after scrolling up with the keys")
 	}
 	if got := press(fyne.KeyHome); got != 0 {
@@ -61,8 +62,8 @@ func TestTheChatTakesTheKeyboard(t *testing.T) {
 		t.Errorf("Page Down from the top left the chat at %.0f", got)
 	}
 	press(fyne.KeyEnd)
-	if g := h.gapToEnd(); g > 2 || c.jump.Visible() {
-		t.Errorf("End left the chat %.0f px above its end (Jump to latest shown %v)", g, c.jump.Visible())
+	if g := h.gapToEnd(); g > 2 || c.Jump.Visible() {
+		t.Errorf("End left the chat %.0f px above its end (Jump to latest shown %v)", g, c.Jump.Visible())
 	}
 
 	// The window's own keys still work while the chat has the keyboard.
@@ -71,25 +72,25 @@ func TestTheChatTakesTheKeyboard(t *testing.T) {
 	if overlays() != 1 {
 		t.Fatal("F1 with the chat focused did not open the shortcuts sheet")
 	}
-	canv.Focus(c.list)
+	canv.Focus(c.List)
 	pressEscape(h)
 	if overlays() != 0 {
 		t.Error("Escape with the chat focused did not close the sheet")
 	}
 
-	canv.Focus(c.list)
+	canv.Focus(c.List)
 	canv.Focused().TypedRune('w')
-	if canv.Focused() != fyne.Focusable(h.ui.input.prompt) || h.ui.input.prompt.Text != "w" || c.list.frame.Visible() {
-		t.Errorf("a character typed in the chat: focus on %T, prompt %q, frame shown %v", canv.Focused(), h.ui.input.prompt.Text, c.list.frame.Visible())
+	if canv.Focused() != fyne.Focusable(h.ui.input.prompt) || h.ui.input.prompt.Text != "w" || c.List.Frame.Visible() {
+		t.Errorf("a character typed in the chat: focus on %T, prompt %q, frame shown %v", canv.Focused(), h.ui.input.prompt.Text, c.List.Frame.Visible())
 	}
 
-	r = shownRow(h.win, c.items[len(c.items)-1])
+	r = shownRow(h.win, c.Items[len(c.Items)-1])
 	r.MouseIn(&desktop.MouseEvent{})
-	if !r.hover.Visible() {
+	if !r.Hover.Visible() {
 		t.Error("the row under the pointer is not highlighted")
 	}
 	r.MouseOut()
-	if r.hover.Visible() {
+	if r.Hover.Visible() {
 		t.Error("the highlight stays after the pointer left")
 	}
 }

@@ -56,9 +56,9 @@ func (u *UI) confirmClose(closeWindow func()) {
 // window cut short.
 func interruptedNote(live *liveSession) string {
 	if a := live.waits.approvals; len(a) > 0 {
-		what := a[0].req.Summary
+		what := a[0].Req.Summary
 		if what == "" {
-			what = a[0].req.Tool
+			what = a[0].Req.Tool
 		}
 		return "The last turn was interrupted when Tally closed while " + text.OneLine(what, 80) +
 			" waited for your approval; that call did not run and is marked cancelled. Send a message to continue."

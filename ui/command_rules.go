@@ -11,16 +11,8 @@ import (
 
 	"github.com/tally-dev/tally/engine/cmdrule"
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/ui/chat"
 )
-
-// commandButtonText is the card's button for the rules a command call
-// proposes.
-func commandButtonText(rules []string) string {
-	if len(rules) > 1 {
-		return "Always allow these commands…"
-	}
-	return "Always allow this command…"
-}
 
 // allowPattern checks an allow pattern as the user types it.
 func allowPattern(s string) error {
@@ -42,14 +34,14 @@ func quoteRules(patterns []string) string {
 // the exact command, which the user may widen with a trailing *. Allow
 // stores the rules for the workspace and approves the call; Cancel
 // leaves the card waiting.
-func (u *UI) allowCommandFromCard(it *chatItem) {
-	live, p := u.live, it.approval
-	if live == nil || live.sess == nil || p == nil || len(p.req.CommandRules) == 0 {
+func (u *UI) allowCommandFromCard(it *chat.Item) {
+	live, p := u.live, it.Approval
+	if live == nil || live.sess == nil || p == nil || len(p.Req.CommandRules) == 0 {
 		return
 	}
-	entries := make([]*widget.Entry, len(p.req.CommandRules))
+	entries := make([]*widget.Entry, len(p.Req.CommandRules))
 	items := make([]*widget.FormItem, len(entries))
-	for i, r := range p.req.CommandRules {
+	for i, r := range p.Req.CommandRules {
 		e := widget.NewEntry()
 		e.SetText(r)
 		e.TextStyle = fyne.TextStyle{Monospace: true}
@@ -89,15 +81,15 @@ func (u *UI) allowCommandFromCard(it *chatItem) {
 
 // approveByRule approves p once its rules are stored, on its card when
 // the session is still shown.
-func (u *UI) approveByRule(live *liveSession, it *chatItem, p *pendingApproval, patterns []string) {
-	if u.live != live || it.approval != p {
+func (u *UI) approveByRule(live *liveSession, it *chat.Item, p *chat.Approval, patterns []string) {
+	if u.live != live || it.Approval != p {
 		u.dropWaiting(live, p)
-		p.answer(tool.Approve)
+		p.Answer(tool.Approve)
 		return
 	}
 	u.decide(it, tool.Approve)
-	it.decided = "Approved — " + quoteRules(patterns) + " now run without asking in this workspace (revoke under Rules)"
-	u.chat.refreshItem(it)
+	it.Decided = "Approved — " + quoteRules(patterns) + " now run without asking in this workspace (revoke under Rules)"
+	u.chat.RefreshItem(it)
 }
 
 // commandRules is the Rules dialog's part about run_shell's command rules:

@@ -52,10 +52,10 @@ func TestCommandRuleFromTheCardListedAndRevoked(t *testing.T) {
 	h.send("run one")
 	it := h.pending()
 	c := h.card(it)
-	if c == nil || !c.cmdRow.Visible() || c.command.Text != "Always allow this command…" {
+	if c == nil || !c.CmdRow.Visible() || c.Command.Text != "Always allow this command…" {
 		t.Fatalf("the card offers no command rule: %+v", c)
 	}
-	test.Tap(c.command)
+	test.Tap(c.Command)
 	form := h.win.Canvas().Overlays().Top()
 	e := entryIn(form)
 	if e == nil || e.Text != "echo one" {
@@ -71,14 +71,14 @@ func TestCommandRuleFromTheCardListedAndRevoked(t *testing.T) {
 	if got := perms(); len(got) != 1 || got[0] != "echo one *" {
 		t.Fatalf("rules = %q; want the widened rule", got)
 	}
-	if !strings.Contains(it.decided, "`echo one *`") || !strings.Contains(it.result, "one") {
-		t.Errorf("the card says %q, result %q", it.decided, it.result)
+	if !strings.Contains(it.Decided, "`echo one *`") || !strings.Contains(it.Result, "one") {
+		t.Errorf("the card says %q, result %q", it.Decided, it.Result)
 	}
 
 	h.send("run one more")
 	h.waitIdle()
-	for _, x := range h.ui.chat.items {
-		if x.approval != nil {
+	for _, x := range h.ui.chat.Items {
+		if x.Approval != nil {
 			t.Fatal("a command the rule covers asked")
 		}
 	}

@@ -197,7 +197,7 @@ func (u *UI) showHelp(live *liveSession) {
 		help := command.HelpText(cmds.List(context.Background()), cmds.Notes())
 		return func() {
 			if u.live == live {
-				u.chat.notice(help+"Type / in the prompt box to pick one.", false)
+				u.chat.Notice(help+"Type / in the prompt box to pick one.", false)
 			}
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/ui/chat"
 )
 
 // typeCommand types text into the prompt box and presses Send.
@@ -82,7 +83,7 @@ func TestCompactCommandRunsTheCompaction(t *testing.T) {
 	plan, msgs := samplePlan()
 	f := &fakeOps{plan: plan, msgs: msgs}
 	h := fakeSession(t, f)
-	chatBefore := len(h.ui.chat.items)
+	chatBefore := len(h.ui.chat.Items)
 	typeCommand(h, "/compact")
 	d := waitShown[*compactionPreview](h, "the preview")
 	if h.ui.input.prompt.Text != "" {
@@ -90,9 +91,9 @@ func TestCompactCommandRunsTheCompaction(t *testing.T) {
 	}
 	test.Tap(d.apply)
 	h.waitFor("the compaction", func() bool { n, _ := f.counts(); return !h.ui.live.job.running && n == 1 })
-	for _, it := range h.ui.chat.items[chatBefore:] {
-		if it.kind == itemUser {
-			t.Errorf("the command was sent as a message: %q", it.text)
+	for _, it := range h.ui.chat.Items[chatBefore:] {
+		if it.Kind == chat.ItemUser {
+			t.Errorf("the command was sent as a message: %q", it.Text)
 		}
 	}
 }
@@ -142,9 +143,9 @@ func TestBuiltinCommandsInThePromptBox(t *testing.T) {
 	if v.plan.Turn.N != 1 || !strings.Contains(v.plan.Turn.Text, "hello") {
 		t.Errorf("the dialog rewinds to %+v", v.plan.Turn)
 	}
-	for _, it := range h.ui.chat.items {
-		if it.kind == itemUser && strings.HasPrefix(it.text, "/") {
-			t.Errorf("a command was sent as a message: %q", it.text)
+	for _, it := range h.ui.chat.Items {
+		if it.Kind == chat.ItemUser && strings.HasPrefix(it.Text, "/") {
+			t.Errorf("a command was sent as a message: %q", it.Text)
 		}
 	}
 }

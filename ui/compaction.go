@@ -19,6 +19,7 @@ import (
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
+	"github.com/tally-dev/tally/ui/chat"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -188,7 +189,7 @@ func messageLine(m transcript.Message) string {
 		}
 		return s
 	case m.Kind != transcript.KindChat:
-		return engineLine(&m, 70)
+		return chat.EngineLine(&m, 70)
 	case m.Role == transcript.User:
 		return "you: " + text.FirstLine(m.Body(), 70)
 	}
@@ -408,7 +409,7 @@ func (u *UI) compactionDone(live *liveSession, res agent.CompactionResult, err e
 	switch {
 	case errors.Is(err, context.Canceled):
 		u.footer.State.Run = tw.RunState{Phase: tw.RunStopped}
-		u.chat.notice("Compaction stopped; the history is unchanged.", false)
+		u.chat.Notice("Compaction stopped; the history is unchanged.", false)
 	case errors.Is(err, agent.ErrNothingToCompact):
 		u.footer.State.Run = tw.RunState{}
 		u.banner.ShowInfo("There was nothing to compact; the history is unchanged.")
@@ -430,42 +431,9 @@ func (u *UI) compactionDone(live *liveSession, res agent.CompactionResult, err e
 // 21.0k tokens" with the summary expandable, or the start of a new cycle
 // with its hand-off brief.
 func (u *UI) showRebuild(info agent.RebuildInfo) {
-	it := rebuildItem(info)
-	u.chat.appendItems(it)
-	u.chat.awaitNext = it
-}
-
-// rebuildItem is the chat row describing a log rewrite.
-func rebuildItem(info agent.RebuildInfo) *chatItem {
-	kind := info.Kind
-	text := fmt.Sprintf("compacted: %s → %s tokens", tw.TokensShort(info.TokensBefore), tw.TokensShort(info.TokensAfter))
-	detail := "Summary"
-	switch kind {
-	case agent.RebuildPurge:
-		text = fmt.Sprintf("purged: %s → %s tokens", tw.TokensShort(info.TokensBefore), tw.TokensShort(info.TokensAfter))
-	case agent.RebuildCycle:
-		text = fmt.Sprintf("new cycle %d: %s → %s tokens; the earlier messages are in the Archive", info.Cycle,
-			tw.TokensShort(info.TokensBefore), tw.TokensShort(info.TokensAfter))
-		detail = "Hand-off brief"
-	}
-	if r := strings.TrimSpace(info.Reason); r != "" && !strings.Contains(r, string(kind)) {
-		text += " (" + r + ")"
-	}
-	text += cacheCostText(info)
-	if info.Fidelity != nil {
-		text += "\n" + info.Fidelity.Text()
-	}
-	body := strings.TrimSpace(info.Summary)
-	if rec := strings.TrimSpace(info.Record); rec != "" {
-		// The record is computed from the tool calls: facts, shown first;
-		// the summary is the model's paraphrase.
-		detail = "Record and summary"
-		body = "Record of earlier work (computed from the tool calls)\n" + rec
-		if s := strings.TrimSpace(info.Summary); s != "" {
-			body += "\n\nSummary (the model's paraphrase)\n" + s
-		}
-	}
-	return &chatItem{kind: itemRebuild, text: text, reasoning: body, detailName: detail}
+	it := chat.RebuildItem(info)
+	u.chat.AppendItems(it)
+	u.chat.AwaitNext = it
 }
 
 // compactionAsker implements agent.Asker for "ask" mode: the engine's
@@ -504,20 +472,3 @@ func (a *compactionAsker) AskCompaction(ctx context.Context, plan compact.Plan) 
 }
 
 var _ agent.Asker = (*compactionAsker)(nil)
-
-// cacheCostText says what a rewrite cost in cache terms and when it pays
-// back, for the chat's row: " · 55.2k tokens billed as misses once, pays
-// back after 3.1 requests".
-func cacheCostText(info agent.RebuildInfo) string {
-	if info.MissTokens <= 0 {
-		return ""
-	}
-	s := fmt.Sprintf(" · %s tokens billed as misses once", tw.TokensShort(info.MissTokens))
-	switch {
-	case info.PaysBackAfter > 0:
-		s += fmt.Sprintf(", pays back after %.1f requests", info.PaysBackAfter)
-	case info.PaysBackAfter < 0:
-		s += ", saves nothing later"
-	}
-	return s
-}

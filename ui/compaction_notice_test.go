@@ -8,6 +8,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/ui/chat"
 )
 
 func (f *fakeOps) PostponeCompaction() {
@@ -69,22 +70,22 @@ func TestCompactionNoticePreviewNotNowAndTheRow(t *testing.T) {
 		Summary: "The user asked about the fixtures.", Fidelity: &fid,
 		Record: "Files:\n- calc/calc.go changed +3 -1 (turn 2)\nCommands:\n- go test ./... exit 1 (turn 3)"}})
 	h.waitFor("the compaction row", func() bool { return !h.ui.head.notice.Visible() })
-	var row *chatItem
-	for _, it := range h.ui.chat.items {
-		if it.kind == itemRebuild {
+	var row *chat.Item
+	for _, it := range h.ui.chat.Items {
+		if it.Kind == chat.ItemRebuild {
 			row = it
 		}
 	}
 	if row == nil {
 		t.Fatal("no compaction row")
 	}
-	if !strings.Contains(row.text, "kept verbatim 12 · summarised 40 · dropped but recallable 40 · gone 0") {
-		t.Errorf("row = %q", row.text)
+	if !strings.Contains(row.Text, "kept verbatim 12 · summarised 40 · dropped but recallable 40 · gone 0") {
+		t.Errorf("row = %q", row.Text)
 	}
-	if row.reasonOn || row.detailName != "Record and summary" ||
-		!strings.Contains(row.reasoning, "calc/calc.go changed +3 -1") || !strings.Contains(row.reasoning, "The user asked about the fixtures.") ||
-		strings.Index(row.reasoning, "Record of earlier work") > strings.Index(row.reasoning, "Summary (the model's paraphrase)") {
-		t.Errorf("row detail (open %v) %q: %q", row.reasonOn, row.detailName, row.reasoning)
+	if row.ReasonOn || row.DetailName != "Record and summary" ||
+		!strings.Contains(row.Reasoning, "calc/calc.go changed +3 -1") || !strings.Contains(row.Reasoning, "The user asked about the fixtures.") ||
+		strings.Index(row.Reasoning, "Record of earlier work") > strings.Index(row.Reasoning, "Summary (the model's paraphrase)") {
+		t.Errorf("row detail (open %v) %q: %q", row.ReasonOn, row.DetailName, row.Reasoning)
 	}
 	if !h.shows("▸ Record and summary") {
 		t.Error("the record is not offered collapsed under the row")

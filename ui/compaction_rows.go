@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -11,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/compact"
-	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/internal/text"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
@@ -79,18 +77,4 @@ func nothingToApply(plan compact.Plan) string {
 		why += "; the level is under the threshold, so no summary is written"
 	}
 	return "nothing would change: " + why + "."
-}
-
-// noteNextRequest completes the row of the last rewrite with the size of
-// the first request after it, which is what the model saw next: the
-// engine's reminders and the status are added back, so it is larger than
-// the rewrite's own "after" (16.3k → 9.6k, next request 12.9k).
-func (c *chatView) noteNextRequest(r ledger.Row) {
-	it := c.awaitNext
-	if it == nil || r.Kind == ledger.KindWarmUp || r.PromptTokens == 0 {
-		return
-	}
-	c.awaitNext = nil
-	it.text += fmt.Sprintf("\nThe next request was %s tokens: the engine's reminders and status are added back on top of the rewritten history.", tw.TokensShort(r.PromptTokens))
-	c.refreshItem(it)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/ui/chat"
 )
 
 // The preview's rows could not be opened, and a plan that changes nothing
@@ -45,28 +46,28 @@ func TestPreviewRowsOpenAndAnEmptyPlanSaysWhy(t *testing.T) {
 // names both.
 func TestCompactionRowNamesTheNextRequest(t *testing.T) {
 	test.NewTempApp(t)
-	c := &chatView{}
-	it := rebuildItem(agent.RebuildInfo{Kind: agent.RebuildCompaction, TokensBefore: 16_300, TokensAfter: 9_600})
-	c.awaitNext = it // as showRebuild leaves it
-	c.noteNextRequest(ledger.Row{Request: 5, PromptTokens: 12_900})
-	if !strings.Contains(it.text, "16.3k → 9.6k") || !strings.Contains(it.text, "next request was 12.9k") {
-		t.Errorf("row: %q", it.text)
+	c := &chat.View{}
+	it := chat.RebuildItem(agent.RebuildInfo{Kind: agent.RebuildCompaction, TokensBefore: 16_300, TokensAfter: 9_600})
+	c.AwaitNext = it // as showRebuild leaves it
+	c.NoteNextRequest(ledger.Row{Request: 5, PromptTokens: 12_900})
+	if !strings.Contains(it.Text, "16.3k → 9.6k") || !strings.Contains(it.Text, "next request was 12.9k") {
+		t.Errorf("row: %q", it.Text)
 	}
-	c.noteNextRequest(ledger.Row{Request: 5, PromptTokens: 13_500})
-	if strings.Contains(it.text, "13.5k") {
+	c.NoteNextRequest(ledger.Row{Request: 5, PromptTokens: 13_500})
+	if strings.Contains(it.Text, "13.5k") {
 		t.Error("a later request changed the row again")
 	}
 }
 
 func TestRebuildRowSaysWhatItCostInCacheTerms(t *testing.T) {
-	it := rebuildItem(agent.RebuildInfo{Kind: agent.RebuildCompaction, Reason: "auto compaction",
+	it := chat.RebuildItem(agent.RebuildInfo{Kind: agent.RebuildCompaction, Reason: "auto compaction",
 		TokensBefore: 63_000, TokensAfter: 30_000, MissTokens: 31_500, PaysBackAfter: 3.25})
 	for _, want := range []string{"compacted: 63k → 30k tokens", "31.5k tokens billed as misses once", "pays back after 3.2 requests"} {
-		if !strings.Contains(it.text, want) {
-			t.Errorf("row %q lacks %q", it.text, want)
+		if !strings.Contains(it.Text, want) {
+			t.Errorf("row %q lacks %q", it.Text, want)
 		}
 	}
-	if it := rebuildItem(agent.RebuildInfo{Kind: agent.RebuildPurge, TokensBefore: 10, TokensAfter: 5}); strings.Contains(it.text, "misses") {
-		t.Errorf("a rewrite that cost nothing in cache terms says it did: %q", it.text)
+	if it := chat.RebuildItem(agent.RebuildInfo{Kind: agent.RebuildPurge, TokensBefore: 10, TokensAfter: 5}); strings.Contains(it.Text, "misses") {
+		t.Errorf("a rewrite that cost nothing in cache terms says it did: %q", it.Text)
 	}
 }

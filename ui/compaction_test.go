@@ -11,6 +11,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/ui/chat"
 )
 
 func TestCompactionDialogApplyAndCancel(t *testing.T) {
@@ -38,8 +39,8 @@ func TestCompactionDialogApplyAndCancel(t *testing.T) {
 	if n, _ := f.counts(); n != 0 {
 		t.Fatalf("Cancel compacted %d times", n)
 	}
-	for _, it := range h.ui.chat.items {
-		if it.kind == itemRebuild {
+	for _, it := range h.ui.chat.Items {
+		if it.Kind == chat.ItemRebuild {
 			t.Fatal("Cancel added a compaction row")
 		}
 	}
@@ -51,19 +52,19 @@ func TestCompactionDialogApplyAndCancel(t *testing.T) {
 	if n, _ := f.counts(); n != 1 {
 		t.Fatalf("Apply compacted %d times; want 1", n)
 	}
-	var row *chatItem
-	for _, it := range h.ui.chat.items {
-		if it.kind == itemRebuild {
+	var row *chat.Item
+	for _, it := range h.ui.chat.Items {
+		if it.Kind == chat.ItemRebuild {
 			row = it
 		}
 	}
-	if row == nil || row.text != "compacted: 84.2k → 21k tokens" || row.reasoning != "We fixed calc.Add; tests pass." {
+	if row == nil || row.Text != "compacted: 84.2k → 21k tokens" || row.Reasoning != "We fixed calc.Add; tests pass." {
 		t.Fatalf("compaction row = %+v", row)
 	}
 	if !h.shows("compacted: 84.2k → 21k tokens") || !h.shows("▸ Summary (") {
 		t.Error("the chat does not show the compaction row with its summary collapsed")
 	}
-	h.ui.chat.toggleReasoning(row)
+	h.ui.chat.ToggleReasoning(row)
 	if !h.shows("We fixed calc.Add") {
 		t.Error("expanding the row does not show the summary")
 	}
@@ -137,17 +138,17 @@ func TestManualCompactionAgainstTheEngine(t *testing.T) {
 	}
 	test.Tap(d.apply)
 	h.waitFor("the compaction to finish", func() bool { return !h.ui.live.job.running && h.ui.footer.State.Run.String() != "compacting…" })
-	var row *chatItem
-	for _, it := range h.ui.chat.items {
-		if it.kind == itemRebuild {
+	var row *chat.Item
+	for _, it := range h.ui.chat.Items {
+		if it.Kind == chat.ItemRebuild {
 			row = it
 		}
 	}
 	if row == nil {
 		t.Fatalf("no compaction row; footer %q, banner %q", h.ui.footer.State.Run, h.ui.banner.Text())
 	}
-	if !strings.HasPrefix(row.text, "compacted: ") {
-		t.Errorf("row = %q", row.text)
+	if !strings.HasPrefix(row.Text, "compacted: ") {
+		t.Errorf("row = %q", row.Text)
 	}
 	if inv := srv.Invalid(); len(inv) > 0 {
 		t.Errorf("the server rejected a request: %s", inv[0].Error)
@@ -160,11 +161,11 @@ func TestManualCompactionAgainstTheEngine(t *testing.T) {
 	h.waitFor("the session to reopen", func() bool { return h.ui.live != nil && h.ui.live.sess != nil })
 	h.q.drain()
 	rows, firstTask := 0, false
-	for _, it := range h.ui.chat.items {
-		if it.kind == itemRebuild {
+	for _, it := range h.ui.chat.Items {
+		if it.Kind == chat.ItemRebuild {
 			rows++
 		}
-		firstTask = firstTask || strings.Contains(it.text, "task 0")
+		firstTask = firstTask || strings.Contains(it.Text, "task 0")
 	}
 	if rows != 1 || !firstTask {
 		t.Errorf("reopened chat: %d compaction rows, first task shown %v", rows, firstTask)

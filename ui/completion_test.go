@@ -260,7 +260,7 @@ func TestCompletionListFitsASmallWindow(t *testing.T) {
 		}
 		return true
 	})
-	if chat := at[h.ui.chat.box]; chat.y1-chat.y0 < 120 {
+	if chat := at[h.ui.chat.Box]; chat.y1-chat.y0 < 120 {
 		t.Errorf("the chat keeps only %v px", chat.y1-chat.y0)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/ui/chat"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -57,10 +58,10 @@ type job struct {
 // waits is what a session waits for the user on; a hidden session's
 // questions are shown when it is shown again.
 type waits struct {
-	approvals []*pendingApproval // approvals not answered yet, oldest first (sub-agents may ask together)
-	forms     []*pendingForm     // MCP servers' forms not answered yet, oldest first (see elicit.go)
-	ask       func()             // a compaction question asked while hidden, shown on return
-	closeAsk  func()             // closes that question's dialog once shown
+	approvals []*chat.Approval // approvals not answered yet, oldest first (sub-agents may ask together)
+	forms     []*pendingForm   // MCP servers' forms not answered yet, oldest first (see elicit.go)
+	ask       func()           // a compaction question asked while hidden, shown on return
+	closeAsk  func()           // closes that question's dialog once shown
 }
 
 // maxSteps is the per-turn step limit of the window's sessions.
@@ -79,9 +80,9 @@ type permState struct {
 // handler. It runs on the UI goroutine. When no model endpoint is set up
 // the session still opens, and live.info.noModel says why turns cannot run.
 func (u *UI) agentConfig(live *liveSession, isDemo bool) (agent.Config, error) {
-	approver := &approver{bridge: u.bridge,
-		show:     func(p *pendingApproval) { u.showApproval(live, p) },
-		withdraw: func(p *pendingApproval) { u.withdrawApproval(live, p) }}
+	approver := &chat.Approver{Do: u.bridge.Do,
+		Show:     func(p *chat.Approval) { u.showApproval(live, p) },
+		Withdraw: func(p *chat.Approval) { u.withdrawApproval(live, p) }}
 	asker := &compactionAsker{bridge: u.bridge, show: func(plan compact.Plan, answer func(bool)) func() {
 		return u.askCompaction(live, plan, answer)
 	}}
@@ -269,12 +270,12 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 		}
 		u.notify(what, u.sessions.title(live.id), live)
 	}
-	u.chat.endStreaming(res.Reason == step.ReasonCancelled) // a stopped answer stays
+	u.chat.EndStreaming(res.Reason == step.ReasonCancelled) // a stopped answer stays
 	u.footer.ClearRetry()
 	switch {
 	case res.Reason == step.ReasonCancelled:
 		u.footer.State.Run = tw.RunState{Phase: tw.RunStopped}
-		u.chat.notice("Stopped. The conversation is saved; send a message to continue.", false)
+		u.chat.Notice("Stopped. The conversation is saved; send a message to continue.", false)
 	case err != nil:
 		u.footer.State.Run = tw.RunState{Phase: tw.RunFailed}
 		u.showTurnError(err)

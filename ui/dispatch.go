@@ -8,6 +8,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/ui/chat"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -30,11 +31,11 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 		u.noteServerFailures(live)
 	case agent.EventDelta:
 		u.footer.ClearRetry()
-		u.chat.delta(e.Delta.Content, e.Delta.Reasoning)
+		u.chat.Delta(e.Delta.Content, e.Delta.Reasoning)
 	case agent.EventMessage:
-		u.chat.commit(e.Message, e.Index)
+		u.chat.Commit(e.Message, e.Index)
 	case agent.EventToolStart:
-		u.chat.toolStarted(e.Call.ID)
+		u.chat.ToolStarted(e.Call.ID)
 		u.runningTool(live, e.Step, *e.Call)
 	case agent.EventChecklist:
 		u.side.checklist.SetItems(e.Checklist)
@@ -54,8 +55,8 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 			if e.Rebuild.Kind == agent.RebuildRewind {
 				// The chat is read again once the rewind returns; until
 				// then the row says what happened, not "compacted".
-				n, _ := rewindTurn(e.Rebuild.Reason)
-				u.chat.appendItems(rewindItem(n, 0, false, nil, 0))
+				n, _ := chat.RewindTurn(e.Rebuild.Reason)
+				u.chat.AppendItems(chat.RewindItem(n, 0, false, nil, 0))
 			} else {
 				u.showRebuild(*e.Rebuild)
 			}
@@ -66,7 +67,7 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 	case agent.EventRetry:
 		u.footer.StartRetry(e.Retry.Wait, e.Retry.Attempt, e.Retry.MaxAttempts)
 	case agent.EventError:
-		u.chat.dropStreaming()
+		u.chat.DropStreaming()
 	case agent.EventSubagentStart, agent.EventSubagentStep, agent.EventSubagentChecklist, agent.EventSubagentEnd:
 		u.onChild(e)
 	case agent.EventMCP:
@@ -98,7 +99,7 @@ func (u *UI) onUsage(live *liveSession, step int, us agent.Usage) {
 	if us.CompactAt > 0 {
 		u.side.gauge.SetThresholds(us.CompactAt, us.CycleAt) // the budget moves the compaction mark
 	}
-	u.chat.noteNextRequest(row)
+	u.chat.NoteNextRequest(row)
 	u.side.chip.Set(row, us.First)
 	u.footer.State.LastDuration = rowDuration(row)
 	u.footer.State.Run = tw.Running(step, maxSteps, "")
@@ -109,32 +110,32 @@ func (u *UI) onUsage(live *liveSession, step int, us agent.Usage) {
 func rowDuration(r ledger.Row) time.Duration { return time.Duration(r.DurationMS) * time.Millisecond }
 
 // showApproval puts the Approve / Deny / Always buttons on the call's card.
-func (u *UI) showApproval(live *liveSession, p *pendingApproval) {
+func (u *UI) showApproval(live *liveSession, p *chat.Approval) {
 	if !slices.Contains(live.waits.approvals, p) {
 		live.waits.approvals = append(live.waits.approvals, p)
 	}
-	u.notify("Approval needed", fmt.Sprintf("%s wants to run %s.", u.sessions.title(live.id), p.req.Tool), live)
+	u.notify("Approval needed", fmt.Sprintf("%s wants to run %s.", u.sessions.title(live.id), p.Req.Tool), live)
 	u.sessions.badges()
 	if u.live != live {
 		return // hidden: the request waits on the session until it is shown
 	}
-	it := u.chat.byCall[p.req.CallID]
+	it := u.chat.ByCall[p.Req.CallID]
 	if it == nil {
-		it = &chatItem{kind: itemTool, call: toolCallOf(p.req), title: p.req.Summary,
-			argsText: argsDisplay(p.req.Tool, p.req.Arguments)}
-		u.chat.byCall[p.req.CallID] = it
-		u.chat.appendItems(it)
+		it = &chat.Item{Kind: chat.ItemTool, Call: chat.ToolCallOf(p.Req), Title: p.Req.Summary,
+			ArgsText: chat.ArgsDisplay(p.Req.Tool, p.Req.Arguments)}
+		u.chat.ByCall[p.Req.CallID] = it
+		u.chat.AppendItems(it)
 	}
-	it.approval = p
-	it.status = toolWaiting
-	u.chat.refreshItem(it)
-	u.chat.toBottom()
+	it.Approval = p
+	it.Status = chat.ToolWaiting
+	u.chat.RefreshItem(it)
+	u.chat.ToBottom()
 	u.footer.State.Run = tw.RunState{Phase: tw.RunWaitingApproval}
 	u.footer.Update()
 }
 
 // dropWaiting takes p off live's waiting approvals and redraws the badges.
-func (u *UI) dropWaiting(live *liveSession, p *pendingApproval) {
+func (u *UI) dropWaiting(live *liveSession, p *chat.Approval) {
 	if live == nil {
 		return
 	}
@@ -144,41 +145,41 @@ func (u *UI) dropWaiting(live *liveSession, p *pendingApproval) {
 	}
 }
 
-func (u *UI) withdrawApproval(live *liveSession, p *pendingApproval) {
+func (u *UI) withdrawApproval(live *liveSession, p *chat.Approval) {
 	u.dropWaiting(live, p)
 	if u.live != live {
 		return
 	}
-	it := u.chat.byCall[p.req.CallID]
-	if it == nil || it.approval != p {
+	it := u.chat.ByCall[p.Req.CallID]
+	if it == nil || it.Approval != p {
 		return
 	}
-	it.approval = nil
-	it.status = toolStopped
-	u.chat.refreshItem(it)
+	it.Approval = nil
+	it.Status = chat.ToolStopped
+	u.chat.RefreshItem(it)
 }
 
 // decide answers a pending approval from its card.
-func (u *UI) decide(it *chatItem, d tool.Decision) {
-	p := it.approval
+func (u *UI) decide(it *chat.Item, d tool.Decision) {
+	p := it.Approval
 	if p == nil {
 		return
 	}
-	it.approval = nil
+	it.Approval = nil
 	u.dropWaiting(u.live, p)
-	switch n, all := tw.Ticked(p.accepted), len(p.accepted); {
+	switch n, all := tw.Ticked(p.Accepted), len(p.Accepted); {
 	case d == tool.Approve && all > 1 && n < all:
-		it.decided, it.status = fmt.Sprintf("Approved %d of %d changes by you; the model is told which were not applied", n, all), toolRunning
+		it.Decided, it.Status = fmt.Sprintf("Approved %d of %d changes by you; the model is told which were not applied", n, all), chat.ToolRunning
 	case d == tool.Approve:
-		it.decided, it.status = "Approved by you", toolRunning
+		it.Decided, it.Status = "Approved by you", chat.ToolRunning
 	case d == tool.ApproveAlways:
-		it.decided, it.status = "Approved — "+it.call.Name+" is allowed for the rest of this session (revoke under Rules)", toolRunning
+		it.Decided, it.Status = "Approved — "+it.Call.Name+" is allowed for the rest of this session (revoke under Rules)", chat.ToolRunning
 	default:
-		it.decided, it.status = "Denied by you; the model was told", toolDenied
+		it.Decided, it.Status = "Denied by you; the model was told", chat.ToolDenied
 	}
-	u.chat.refreshItem(it)
-	p.answer(d)
+	u.chat.RefreshItem(it)
+	p.Answer(d)
 	if u.live != nil && u.live.job.running {
-		u.runningTool(u.live, 0, it.call)
+		u.runningTool(u.live, 0, it.Call)
 	}
 }

@@ -156,7 +156,7 @@ func TestSessionFormReachesTheServer(t *testing.T) {
 	h := newHarness(t, endpoint(srv))
 	h.newSession()
 	h.send("sign me up")
-	test.Tap(h.card(h.pending()).approve)
+	test.Tap(h.card(h.pending()).Approve)
 	h.waitFor("the form", func() bool { return len(h.ui.live.waits.forms) == 1 && h.ui.live.waits.forms[0].dlg != nil })
 	if h.ui.badgeOf(h.ui.live.id) != badgeWaiting || !h.overlayShows("Sign up?") {
 		t.Error("the waiting form is not shown or not badged")
@@ -165,7 +165,7 @@ func TestSessionFormReachesTheServer(t *testing.T) {
 	test.Type(d.inputs[0].entry, "ada@example.com")
 	test.Tap(d.accept)
 	h.waitIdle()
-	if got := h.toolItem("mcp__crm__signup"); got == nil || !strings.Contains(got.result, `got accept {"email":"ada@example.com","plan":"free"}`) {
+	if got := h.toolItem("mcp__crm__signup"); got == nil || !strings.Contains(got.Result, `got accept {"email":"ada@example.com","plan":"free"}`) {
 		t.Fatalf("result: %+v", got)
 	}
 	if len(h.ui.live.waits.forms) != 0 {

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/ui/chat"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
@@ -29,11 +30,11 @@ func (h *harness) gapToEnd() float32 {
 	fynetest.LayoutAll(h.win.Canvas().Content())
 	h.q.drain()
 	total := float32(0)
-	for _, x := range c.list.heights {
+	for _, x := range c.List.Heights {
 		total += x
 	}
-	total += float32(max(len(c.list.heights)-1, 0)) * theme.Padding()
-	return total - (c.list.GetScrollOffset() + c.list.Size().Height)
+	total += float32(max(len(c.List.Heights)-1, 0)) * theme.Padding()
+	return total - (c.List.GetScrollOffset() + c.List.Size().Height)
 }
 
 // The chat follows new output while it is at the bottom: after an
@@ -55,27 +56,27 @@ func TestChatFollowsTheBottom(t *testing.T) {
 	}
 	h.send("run it")
 	it := h.pending()
-	test.Tap(h.card(it).approve)
+	test.Tap(h.card(it).Approve)
 	h.waitIdle()
 	if g := h.gapToEnd(); g > 2 {
 		t.Errorf("after the approval the answer ends %.0f px below the view", g)
 	}
-	if h.ui.chat.jump.Visible() {
+	if h.ui.chat.Jump.Visible() {
 		t.Error("Jump to latest shows at the bottom")
 	}
 
-	h.ui.chat.list.ScrollToOffset(0)
-	h.ui.chat.scrolled()
-	if !h.ui.chat.jump.Visible() {
+	h.ui.chat.List.ScrollToOffset(0)
+	h.ui.chat.Scrolled()
+	if !h.ui.chat.Jump.Visible() {
 		t.Fatal("no Jump to latest after scrolling up")
 	}
-	test.Tap(h.ui.chat.jump)
-	if g := h.gapToEnd(); g > 2 || h.ui.chat.jump.Visible() {
-		t.Errorf("Jump to latest left the chat %.0f px above the end (button shown %v)", g, h.ui.chat.jump.Visible())
+	test.Tap(h.ui.chat.Jump)
+	if g := h.gapToEnd(); g > 2 || h.ui.chat.Jump.Visible() {
+		t.Errorf("Jump to latest left the chat %.0f px above the end (button shown %v)", g, h.ui.chat.Jump.Visible())
 	}
 
-	h.ui.chat.list.ScrollToOffset(0)
-	h.ui.chat.scrolled()
+	h.ui.chat.List.ScrollToOffset(0)
+	h.ui.chat.Scrolled()
 	h.send("third")
 	h.waitIdle()
 	if g := h.gapToEnd(); g > 2 {
@@ -93,10 +94,10 @@ func TestChatWheelStep(t *testing.T) {
 	h.waitIdle()
 	h.gapToEnd()
 	c := h.ui.chat
-	before := c.list.GetScrollOffset()
+	before := c.List.GetScrollOffset()
 	var row fyne.Scrollable
 	fynetest.Walk(h.win.Canvas().Content(), func(o fyne.CanvasObject) bool {
-		if r, ok := o.(*messageRow); ok && row == nil && r.Visible() {
+		if r, ok := o.(*chat.MessageRow); ok && row == nil && r.Visible() {
 			row = r
 		}
 		return row == nil
@@ -105,8 +106,8 @@ func TestChatWheelStep(t *testing.T) {
 		t.Fatal("no chat row takes the wheel")
 	}
 	row.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.NewDelta(0, 25)}) // one step up
-	if moved := before - c.list.GetScrollOffset(); moved < 3*c.lineHeight() {
-		t.Errorf("one wheel step moved the chat %.0f px; want at least three lines (%.0f px)", moved, 3*c.lineHeight())
+	if moved := before - c.List.GetScrollOffset(); moved < 3*c.LineHeight() {
+		t.Errorf("one wheel step moved the chat %.0f px; want at least three lines (%.0f px)", moved, 3*c.LineHeight())
 	}
 }
 

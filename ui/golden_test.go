@@ -18,6 +18,7 @@ import (
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/ui/chat"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
@@ -46,41 +47,41 @@ func settle(t *testing.T, q *queue) {
 
 // goldenChat is a short coding turn: a question, an answer, a finished
 // read_file call and a run_shell call waiting for approval.
-func goldenChat(t *testing.T) (*chatView, *queue) {
+func goldenChat(t *testing.T) (*chat.View, *queue) {
 	t.Helper()
 	q := &queue{}
-	c := newChatView(q.post, nil, nil)
+	c := chat.New(q.post, nil, nil)
 	read := transcript.ToolCall{ID: "call_read", Name: "read_file", Arguments: `{"path":"calc/calc.go"}`}
 	shell := transcript.ToolCall{ID: "call_test", Name: "run_shell", Arguments: `{"command":"go test ./calc/..."}`}
 	result := "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n"
-	c.setMessages([]transcript.Message{
+	c.SetMessages([]transcript.Message{
 		transcript.UserText("", "Add is wrong: 2 + 2 gives 0. Fix it and run the tests.", goldenTime),
 		transcript.AssistantReply("Let me read **calc.go** first.", "", []transcript.ToolCall{read}, goldenTime),
 		transcript.ToolResult(read, result, false, goldenTime),
 		transcript.AssistantReply("`Add` subtracts. I fixed it; now the tests.", "", []transcript.ToolCall{shell}, goldenTime),
 	})
-	done := c.byCall[read.ID]
-	c.toggleResult(done)
+	done := c.ByCall[read.ID]
+	c.ToggleResult(done)
 	// As UI.showApproval does when the engine asks.
 	req := tool.ApprovalRequest{CallID: shell.ID, Tool: shell.Name, Arguments: shell.Arguments,
 		Summary: "run_shell go test ./calc/...", Note: "This command runs without a sandbox."}
 	req.Display, _ = tool.Display(req.Tool, []byte(req.Arguments))
-	pending := c.byCall[shell.ID]
-	pending.approval = &pendingApproval{req: req, ch: make(chan tool.Decision, 1)}
-	pending.status = toolWaiting
-	c.refreshItem(pending)
+	pending := c.ByCall[shell.ID]
+	pending.Approval = &chat.Approval{Req: req, Ch: make(chan tool.Decision, 1)}
+	pending.Status = chat.ToolWaiting
+	c.RefreshItem(pending)
 	return c, q
 }
 
 func TestGoldenChatToolCards(t *testing.T) {
 	fynetest.GoldenApp(t)
 	c, q := goldenChat(t)
-	win := fynetest.Window(t, c.box, 760, 900)
+	win := fynetest.Window(t, c.Box, 760, 900)
 	settle(t, q)
 	// Laying the rows out shows them again, which queues their checks.
 	fynetest.LayoutAll(win.Canvas().Content())
 	settle(t, q)
-	if n := len(c.items); n != 5 {
+	if n := len(c.Items); n != 5 {
 		t.Fatalf("the chat has %d rows; want the question, two replies and two tool cards", n)
 	}
 	fynetest.AssertGolden(t, win, "chat_tool_cards")

@@ -16,6 +16,7 @@ import (
 	"github.com/tally-dev/tally/cli"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/ui/chat"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
@@ -274,13 +275,13 @@ func (h *harness) overlayShows(s string) bool {
 }
 
 // card finds the on-screen tool card showing it.
-func (h *harness) card(it *chatItem) *toolCard {
-	var found *toolCard
+func (h *harness) card(it *chat.Item) *chat.ToolCard {
+	var found *chat.ToolCard
 	fynetest.Walk(h.win.Canvas().Content(), func(o fyne.CanvasObject) bool {
 		if found != nil {
 			return false
 		}
-		if v, ok := o.(*toolCard); ok && v.item == it && v.Visible() {
+		if v, ok := o.(*chat.ToolCard); ok && v.Item == it && v.Visible() {
 			found = v
 			return false
 		}
@@ -290,9 +291,9 @@ func (h *harness) card(it *chatItem) *toolCard {
 }
 
 // toolItem returns the chat item of the first tool call named name.
-func (h *harness) toolItem(name string) *chatItem {
-	for _, it := range h.ui.chat.items {
-		if it.kind == itemTool && it.call.Name == name {
+func (h *harness) toolItem(name string) *chat.Item {
+	for _, it := range h.ui.chat.Items {
+		if it.Kind == chat.ItemTool && it.Call.Name == name {
 			return it
 		}
 	}
@@ -300,12 +301,12 @@ func (h *harness) toolItem(name string) *chatItem {
 }
 
 // pending waits for the card of a call waiting for approval.
-func (h *harness) pending() *chatItem {
+func (h *harness) pending() *chat.Item {
 	h.t.Helper()
-	var it *chatItem
+	var it *chat.Item
 	h.waitFor("an approval request", func() bool {
-		for _, x := range h.ui.chat.items {
-			if x.approval != nil {
+		for _, x := range h.ui.chat.Items {
+			if x.Approval != nil {
 				it = x
 				return true
 			}

@@ -81,10 +81,10 @@ func TestApprovalCardShowsTheHooksChange(t *testing.T) {
 	h.send("list the files")
 	it := h.pending()
 	want := `changed by a hook: command: "ls" → "ls -la"`
-	if !strings.Contains(it.approval.req.Note, want) || !strings.Contains(it.approval.req.Arguments, "ls -la") {
-		t.Fatalf("the approval = %+v; want the note %q", it.approval.req, want)
+	if !strings.Contains(it.Approval.Req.Note, want) || !strings.Contains(it.Approval.Req.Arguments, "ls -la") {
+		t.Fatalf("the approval = %+v; want the note %q", it.Approval.Req, want)
 	}
-	h.waitFor("the card's note", func() bool { c := h.card(it); return c != nil && strings.Contains(c.note.Text, want) })
-	it.approval.answer(tool.Deny)
+	h.waitFor("the card's note", func() bool { c := h.card(it); return c != nil && strings.Contains(c.Note.Text, want) })
+	it.Approval.Answer(tool.Deny)
 	h.waitIdle()
 }

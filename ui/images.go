@@ -22,6 +22,7 @@ import (
 	"github.com/tally-dev/tally/engine/images"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/internal/text"
+	"github.com/tally-dev/tally/ui/chat"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -51,7 +52,7 @@ type imageTray struct {
 }
 
 func newImageTray(u *UI) *imageTray {
-	t := &imageTray{u: u, box: container.New(&flowLayout{})}
+	t := &imageTray{u: u, box: container.New(&tw.FlowLayout{})}
 	// Icon only, beside "Ctrl+Enter sends": the prompt area keeps its height.
 	t.button = &widget.Button{Icon: theme.FileImageIcon(), Importance: widget.LowImportance, OnTapped: t.choose}
 	t.box.Hide()
@@ -298,7 +299,7 @@ func (u *UI) fetchImage(sha string, done func(image.Image, error)) {
 		data, err := sess.ImageData(sha)
 		var img image.Image
 		if err == nil {
-			img, err = thumbnail(data)
+			img, err = chat.Thumbnail(data)
 		}
 		return func() { done(img, err) }
 	})

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/ui/chat"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
@@ -125,22 +126,22 @@ func TestAttachImageByDropPasteAndButton(t *testing.T) {
 		t.Fatalf("the request does not carry the picture's exact bytes")
 	}
 	// The chat shows the thumbnail under the user's text.
-	var user *chatItem
-	for _, it := range h.ui.chat.items {
-		if it.kind == itemUser {
+	var user *chat.Item
+	for _, it := range h.ui.chat.Items {
+		if it.Kind == chat.ItemUser {
 			user = it
 		}
 	}
-	if user == nil || len(user.images) != 1 || user.images[0].Name != "shot.png" {
+	if user == nil || len(user.Images) != 1 || user.Images[0].Name != "shot.png" {
 		t.Fatalf("the user's row carries no picture: %+v", user)
 	}
-	h.waitFor("the thumbnail", func() bool { return h.ui.chat.thumbs.done[user.images[0].SHA256] != nil })
-	row := newMessageRow(h.ui.chat)
-	row.set(user)
+	h.waitFor("the thumbnail", func() bool { return h.ui.chat.Thumbs.Done[user.Images[0].SHA256] != nil })
+	row := chat.NewMessageRow(h.ui.chat)
+	row.Set(user)
 	test.NewWindow(row).Resize(fyne.NewSize(600, 400))
 	var pics int
 	var caption bool
-	fynetest.Walk(row.pics, func(o fyne.CanvasObject) bool {
+	fynetest.Walk(row.Pics, func(o fyne.CanvasObject) bool {
 		switch v := o.(type) {
 		case *canvas.Image:
 			pics++
@@ -196,15 +197,15 @@ func TestAttachImageWithoutVision(t *testing.T) {
 // never a panic.
 func TestThumbnail(t *testing.T) {
 	_, data := writePNG(t, t.TempDir(), "wide.png", 3000, 500)
-	img, err := thumbnail(data)
+	img, err := chat.Thumbnail(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := img.Bounds(); b.Dx() != 2*thumbW || b.Dy() > 2*thumbH {
-		t.Errorf("thumbnail is %v; want it to fit %d×%d", b, 2*thumbW, 2*thumbH)
+	if b := img.Bounds(); b.Dx() != 2*chat.ThumbW || b.Dy() > 2*chat.ThumbH {
+		t.Errorf("thumbnail is %v; want it to fit %d×%d", b, 2*chat.ThumbW, 2*chat.ThumbH)
 	}
 	for _, bad := range [][]byte{nil, []byte("text"), data[:40], append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 64)...)} {
-		if _, err := thumbnail(bad); err == nil {
+		if _, err := chat.Thumbnail(bad); err == nil {
 			t.Errorf("thumbnail of %d bad bytes: no error", len(bad))
 		}
 	}

@@ -100,12 +100,12 @@ func TestMCPToolInASession(t *testing.T) {
 	h.newSession()
 	h.send("greet")
 	it := h.pending()
-	if !strings.HasPrefix(it.call.Name, "mcp__greeter__") {
-		t.Fatalf("pending call %q", it.call.Name)
+	if !strings.HasPrefix(it.Call.Name, "mcp__greeter__") {
+		t.Fatalf("pending call %q", it.Call.Name)
 	}
-	test.Tap(h.card(it).approve)
+	test.Tap(h.card(it).Approve)
 	h.waitIdle()
-	if got := h.toolItem("mcp__greeter__hello"); got == nil || !strings.Contains(got.result, "hello from MCP") {
+	if got := h.toolItem("mcp__greeter__hello"); got == nil || !strings.Contains(got.Result, "hello from MCP") {
 		t.Fatalf("result: %+v", got)
 	}
 	h.ui.showMCP(h.ui.live, h.ui.live.sess.MCP().Status(), "")

@@ -44,7 +44,7 @@ func (u *UI) memoryReleaser(soon, late time.Duration, release func() func()) fun
 		}
 		first = u.bridge.After(soon, func() { u.bridge.Work(release) })
 		second = u.bridge.After(late, func() {
-			u.win.Canvas().Refresh(u.chat.list) // the next frame frees the expired textures
+			u.win.Canvas().Refresh(u.chat.List) // the next frame frees the expired textures
 			u.bridge.After(soon, func() { u.bridge.Work(release) })
 		})
 	}

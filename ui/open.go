@@ -173,8 +173,8 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 	u.showTitle(s.meta.Title, s.meta.Workspace)
 	tw.ShowIf(u.head.demoTag, live.info.demo)
 	tw.ShowIf(u.input.suggestBox, live.info.demo)
-	u.chat.setHistory(s.cycles, s.past, s.msgs)
-	u.chat.attachChildren(s.children)
+	u.chat.SetHistory(s.cycles, s.past, s.msgs)
+	u.chat.AttachChildren(s.children)
 	if len(s.msgs) >= bigSession {
 		u.bridge.Work(releaseMemory)
 	}

@@ -29,11 +29,11 @@ func TestApprovalCardShowsTheWholeCommand(t *testing.T) {
 		t.Fatal("the pending card is not on screen")
 	}
 	for _, want := range []string{"⟨250 spaces⟩; touch SPOOFED", "; echo tail-end"} {
-		if !strings.Contains(c.args.Text, want) {
-			t.Errorf("the card hides %q:\n%s", want, c.args.Text)
+		if !strings.Contains(c.Args.Text, want) {
+			t.Errorf("the card hides %q:\n%s", want, c.Args.Text)
 		}
 	}
-	test.Tap(c.deny)
+	test.Tap(c.Deny)
 	h.waitIdle()
 	if _, err := os.Stat(filepath.Join(ws, "SPOOFED")); !os.IsNotExist(err) {
 		t.Error("a denied command ran")
@@ -67,7 +67,7 @@ func TestModePickerAndRules(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "ro.txt")); !os.IsNotExist(err) {
 		t.Error("read-only mode let a write through")
 	}
-	if it := h.toolItem("write_file"); it == nil || !strings.Contains(it.result, "read-only mode") {
+	if it := h.toolItem("write_file"); it == nil || !strings.Contains(it.Result, "read-only mode") {
 		t.Errorf("the refused card does not say why: %+v", it)
 	}
 
@@ -82,13 +82,13 @@ func TestModePickerAndRules(t *testing.T) {
 	h.send("run one")
 	it := h.pending()
 	c := h.card(it)
-	if h.ui.live.sess.Permissions().Sandboxed() != c.always.Visible() {
-		t.Errorf("Always allow shown %v for a command with sandbox %v; it is offered only inside the sandbox", c.always.Visible(), h.ui.live.sess.Permissions().Sandboxed())
+	if h.ui.live.sess.Permissions().Sandboxed() != c.Always.Visible() {
+		t.Errorf("Always allow shown %v for a command with sandbox %v; it is offered only inside the sandbox", c.Always.Visible(), h.ui.live.sess.Permissions().Sandboxed())
 	}
 	if !h.ui.live.sess.Permissions().Sandboxed() {
 		t.Skip("commands cannot be sandboxed here, so there is no always-allow rule to revoke")
 	}
-	test.Tap(c.always)
+	test.Tap(c.Always)
 	h.waitIdle()
 	if got := h.ui.live.sess.Permissions().Rules(); len(got) != 1 || got[0] != "run_shell" {
 		t.Fatalf("rules = %v, want [run_shell]", got)
@@ -116,20 +116,20 @@ func TestToolCardCountsRedactedSecrets(t *testing.T) {
 	h.send("read config.txt")
 	h.waitIdle()
 	it := h.toolItem("read_file")
-	if it == nil || it.redacted == 0 {
+	if it == nil || it.Redacted == 0 {
 		t.Fatalf("the card counts no redaction: %+v", it)
 	}
-	if h.shows(key) || strings.Contains(it.result, key) {
+	if h.shows(key) || strings.Contains(it.Result, key) {
 		t.Error("the secret reached the screen")
 	}
-	it.expanded = true
-	h.ui.chat.refreshItem(it)
+	it.Expanded = true
+	h.ui.chat.RefreshItem(it)
 	for _, s := range append(others, key) {
-		if h.shows(s) || strings.Contains(it.result, s) {
+		if h.shows(s) || strings.Contains(it.Result, s) {
 			t.Errorf("a secret reached the screen: %s…", s[:8])
 		}
 	}
-	if c := h.card(it); c == nil || !strings.Contains(c.status.Text, "secret") {
+	if c := h.card(it); c == nil || !strings.Contains(c.Status.Text, "secret") {
 		t.Errorf("the card's status does not mention the redaction")
 	}
 }

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
+	"github.com/tally-dev/tally/ui/chat"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -47,7 +46,7 @@ func (v *rewindView) CreateRenderer() fyne.WidgetRenderer { return widget.NewSim
 
 // startRewind reads the dry run of a rewind to the turn of user row it, off
 // the UI goroutine, and opens the dialog.
-func (u *UI) startRewind(it *chatItem) {
+func (u *UI) startRewind(it *chat.Item) {
 	live := u.live
 	if live == nil || live.sess == nil {
 		return
@@ -81,22 +80,15 @@ func (u *UI) startRewind(it *chatItem) {
 // turnOfRow finds the turn of a user row: by the time and body of its
 // message, which no rewrite of the log changes (a compaction or a new
 // cycle moves the message or archives it), else by its log index.
-func turnOfRow(turns []agent.Turn, it *chatItem) (int, bool) {
-	if !it.sent.IsZero() {
+func turnOfRow(turns []agent.Turn, it *chat.Item) (int, bool) {
+	if !it.Sent.IsZero() {
 		for _, t := range turns {
-			if t.Time.Equal(it.sent) && t.SHA != "" && strings.HasPrefix(it.sha, t.SHA) {
+			if t.Time.Equal(it.Sent) && t.SHA != "" && strings.HasPrefix(it.Sha, t.SHA) {
 				return t.N, true
 			}
 		}
 	}
-	return turnOfLogIndex(turns, it.logIndex)
-}
-
-// bodyHash is the hex SHA-256 of a message body; a turn's SHA is a prefix
-// of it.
-func bodyHash(body string) string {
-	h := sha256.Sum256([]byte(body))
-	return hex.EncodeToString(h[:])
+	return turnOfLogIndex(turns, it.LogIndex)
 }
 
 // turnOfLogIndex finds the turn number of the user message at a log index.
@@ -235,13 +227,13 @@ func (u *UI) runRewind(live *liveSession, plan agent.RewindPlan, c rewindChoice,
 					files = len(res.Files.Restored)
 				}
 				if len(plan.Superseded) > 0 {
-					u.chat.noteRewind(plan.Superseded[0], files)
+					u.chat.NoteRewind(plan.Superseded[0], files)
 				}
 				u.reopen(live, res.Text)
 				return
 			}
 			if u.live == live {
-				u.chat.notice(fmt.Sprintf("Files rewound to the start of turn %d · files restored: %d (the conversation stays as it is)",
+				u.chat.Notice(fmt.Sprintf("Files rewound to the start of turn %d · files restored: %d (the conversation stays as it is)",
 					turn, len(res.Files.Restored)), false)
 			}
 		}

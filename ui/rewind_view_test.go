@@ -14,8 +14,8 @@ import (
 // rowTexts returns the text of each chat row, in order.
 func (h *harness) rowTexts() []string {
 	var out []string
-	for _, it := range h.ui.chat.items {
-		out = append(out, it.text)
+	for _, it := range h.ui.chat.Items {
+		out = append(out, it.Text)
 	}
 	return out
 }
@@ -61,7 +61,7 @@ func TestRewindFoldsWhatItTookOut(t *testing.T) {
 	if row < 0 {
 		t.Fatalf("no rewind row in the chat: %q", h.rowTexts())
 	}
-	if got := h.ui.chat.items[row].text; got != "Rewound to turn 2 · files restored: 1" {
+	if got := h.ui.chat.Items[row].Text; got != "Rewound to turn 2 · files restored: 1" {
 		t.Errorf("the rewind row says %q", got)
 	}
 	if i := h.rowWith("compacted"); i >= 0 {
@@ -79,22 +79,22 @@ func TestRewindFoldsWhatItTookOut(t *testing.T) {
 		t.Errorf("the window does not show the rewind row and its fold: %q", h.texts())
 	}
 
-	it := h.ui.chat.items[row]
-	h.ui.chat.toggleFold(it)
-	n := len(it.pastItems)
-	if n == 0 || len(h.ui.chat.items) < row+1+n {
+	it := h.ui.chat.Items[row]
+	h.ui.chat.ToggleFold(it)
+	n := len(it.PastItems)
+	if n == 0 || len(h.ui.chat.Items) < row+1+n {
 		t.Fatalf("expanding showed %d rows", n)
 	}
-	for _, p := range h.ui.chat.items[row+1 : row+1+n] {
-		if !p.superseded {
-			t.Errorf("row %q is shown but not greyed", p.text)
+	for _, p := range h.ui.chat.Items[row+1 : row+1+n] {
+		if !p.Superseded {
+			t.Errorf("row %q is shown but not greyed", p.Text)
 		}
 	}
 	if i := h.rowWith("second turn"); i != row+1 {
 		t.Errorf("the rewound message is at row %d, want %d under the rewind", i, row+1)
 	}
 	h.waitFor("the open fold to say it hides them", func() bool { return h.shows("▾ Hide the 5 messages it took out") })
-	h.ui.chat.toggleFold(it)
+	h.ui.chat.ToggleFold(it)
 	if h.rowWith("second turn") >= 0 {
 		t.Error("collapsing left the rewound messages shown")
 	}
@@ -104,7 +104,7 @@ func TestRewindFoldsWhatItTookOut(t *testing.T) {
 	if err != nil || len(past) == 0 {
 		t.Fatalf("history: %v, %d rebuilds", err, len(past))
 	}
-	if !h.ui.chat.reveal(past[0].Superseded[0], 1, false) || h.rowWith("second turn") != row+1 {
+	if !h.ui.chat.Reveal(past[0].Superseded[0], 1, false) || h.rowWith("second turn") != row+1 {
 		t.Error("revealing a rewound message did not open its fold")
 	}
 }

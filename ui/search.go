@@ -165,48 +165,9 @@ func (u *UI) revealPending() {
 	if h.Cycle == 0 {
 		return // the title: opening the session is the answer
 	}
-	if !u.chat.reveal(h.Message, h.Cycle, h.Current && !h.Superseded) {
+	if !u.chat.Reveal(h.Message, h.Cycle, h.Current && !h.Superseded) {
 		u.banner.ShowInfo("The message was found but is not shown in the chat (it may be an engine message that is shown folded).")
 	}
-}
-
-// reveal scrolls to the row of m, expanding the closed cycle that holds it
-// when it is not in the current one. It reports whether the row was found.
-func (c *chatView) reveal(m transcript.Message, cycleNo int, current bool) bool {
-	if !current {
-		c.unfoldFor(m) // a message a rewind took out
-		for _, it := range c.items {
-			if it.kind == itemCycle && it.cycleNo == cycleNo && !it.reasonOn {
-				c.toggleCycle(it)
-				break
-			}
-		}
-	}
-	for i, it := range c.items {
-		if matchesMessage(it, m) {
-			c.list.ScrollTo(i)
-			c.found = it
-			return true
-		}
-	}
-	return false
-}
-
-// matchesMessage reports whether row it shows message m.
-func matchesMessage(it *chatItem, m transcript.Message) bool {
-	switch {
-	case m.Role == transcript.User && m.Kind == transcript.KindChat:
-		return it.kind == itemUser && it.text == m.Body()
-	case m.Kind != transcript.KindChat:
-		return it.kind == itemNotice && it.text == noticeFor(&m)
-	case m.Role == transcript.Tool:
-		return it.kind == itemTool && it.call.ID == m.ToolCallID
-	case m.Role == transcript.Assistant && strings.TrimSpace(m.Text()) != "":
-		return it.kind == itemAssistant && it.text == m.Text()
-	case m.Role == transcript.Assistant && len(m.ToolCalls) > 0:
-		return it.kind == itemTool && it.call.ID == m.ToolCalls[0].ID
-	}
-	return false
 }
 
 // searchButton is the magnifier over the session list.

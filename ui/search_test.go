@@ -46,10 +46,10 @@ func TestSearchAcrossSessionsJumpsToTheMessage(t *testing.T) {
 	}
 	v.list.Select(0)
 	h.waitFor("session A with the message", func() bool {
-		return h.ui.live != nil && h.ui.live.id == a && h.ui.chat.found != nil
+		return h.ui.live != nil && h.ui.live.id == a && h.ui.chat.Found != nil
 	})
-	if h.ui.chat.found.text != "the needle is in calc.go" {
-		t.Errorf("scrolled to %q", h.ui.chat.found.text)
+	if h.ui.chat.Found.Text != "the needle is in calc.go" {
+		t.Errorf("scrolled to %q", h.ui.chat.Found.Text)
 	}
 }
 

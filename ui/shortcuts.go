@@ -50,8 +50,8 @@ func (u *UI) installShortcuts() {
 	c.SetOnTypedKey(u.windowKey)
 	// The chat, when it has the keyboard, scrolls for the keys it knows
 	// and passes the others on, as the window would get them unfocused.
-	u.chat.list.onKey = func(ev *fyne.KeyEvent) {
-		if !u.chat.key(ev) {
+	u.chat.List.OnKey = func(ev *fyne.KeyEvent) {
+		if !u.chat.Key(ev) {
 			u.windowKey(ev)
 		}
 	}
@@ -102,8 +102,8 @@ func (u *UI) decideWaiting(approve bool) {
 	if u.live == nil || len(u.live.waits.approvals) == 0 {
 		return
 	}
-	it := u.chat.byCall[u.live.waits.approvals[0].req.CallID]
-	if it == nil || it.approval == nil {
+	it := u.chat.ByCall[u.live.waits.approvals[0].Req.CallID]
+	if it == nil || it.Approval == nil {
 		return
 	}
 	d := tool.Deny

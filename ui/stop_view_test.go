@@ -8,6 +8,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/ui/chat"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
@@ -21,23 +22,23 @@ func TestStopKeepsThePartialAnswer(t *testing.T) {
 	h := newHarness(t, endpoint(srv))
 	h.newSession()
 	h.send("explain the parser")
-	var tail *chatItem
+	var tail *chat.Item
 	h.waitFor("the first streamed words", func() bool {
-		n := len(h.ui.chat.items)
-		if n > 0 && h.ui.chat.items[n-1].streaming && h.ui.chat.items[n-1].text != "" {
-			tail = h.ui.chat.items[n-1]
+		n := len(h.ui.chat.Items)
+		if n > 0 && h.ui.chat.Items[n-1].Streaming && h.ui.chat.Items[n-1].Text != "" {
+			tail = h.ui.chat.Items[n-1]
 			return true
 		}
 		return false
 	})
-	streamed := tail.text
+	streamed := tail.Text
 	test.Tap(h.ui.input.stop)
 	h.waitIdle()
 	h.q.drain()
-	var kept *chatItem
+	var kept *chat.Item
 	rows := 0
-	for _, it := range h.ui.chat.items {
-		if it.kind == itemAssistant && strings.Contains(it.text, strings.TrimSpace(streamed)) {
+	for _, it := range h.ui.chat.Items {
+		if it.Kind == chat.ItemAssistant && strings.Contains(it.Text, strings.TrimSpace(streamed)) {
 			kept = it
 			rows++
 		}
@@ -46,11 +47,11 @@ func TestStopKeepsThePartialAnswer(t *testing.T) {
 		t.Fatalf("the streamed %q is gone from the chat: %q", streamed, h.rowTexts())
 	}
 	// The engine keeps what was streamed: one row, saved, not a copy.
-	if rows != 1 || kept.unsaved {
-		t.Errorf("%d rows hold the stopped answer (unsaved %v); want the one the conversation keeps", rows, kept.unsaved)
+	if rows != 1 || kept.Unsaved {
+		t.Errorf("%d rows hold the stopped answer (unsaved %v); want the one the conversation keeps", rows, kept.Unsaved)
 	}
-	if kept.streaming || !kept.stopped {
-		t.Errorf("the kept answer is streaming %v, stopped %v", kept.streaming, kept.stopped)
+	if kept.Streaming || !kept.Stopped {
+		t.Errorf("the kept answer is streaming %v, stopped %v", kept.Streaming, kept.Stopped)
 	}
 	h.waitFor("the stopped label", func() bool { return h.shows("Assistant · stopped by you") })
 }
@@ -59,12 +60,12 @@ func TestStopKeepsThePartialAnswer(t *testing.T) {
 // the engine's note in its text.
 func TestCommittedStoppedReplyIsMarked(t *testing.T) {
 	fynetest.GoldenApp(t)
-	c := newChatView(func(func()) {}, nil, nil)
+	c := chat.New(func(func()) {}, nil, nil)
 	m := assistantText("half an answer\n\n(stopped by the user)")
-	c.commit(&m, -1)
-	it := c.items[len(c.items)-1]
-	if !it.stopped || it.unsaved || it.text != "half an answer" {
-		t.Errorf("stopped %v, unsaved %v, text %q", it.stopped, it.unsaved, it.text)
+	c.Commit(&m, -1)
+	it := c.Items[len(c.Items)-1]
+	if !it.Stopped || it.Unsaved || it.Text != "half an answer" {
+		t.Errorf("stopped %v, unsaved %v, text %q", it.Stopped, it.Unsaved, it.Text)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/ui/chat"
 )
 
 // delegating is a scripted model that hands two jobs to sub-agents and
@@ -46,9 +47,9 @@ func TestSubagentCardShowsTheChildAndItsTranscript(t *testing.T) {
 	h.newSession()
 	h.send("delegate")
 	h.waitIdle()
-	var cards []*chatItem
-	for _, it := range h.ui.chat.items {
-		if it.kind == itemTool && it.call.Name == "task" {
+	var cards []*chat.Item
+	for _, it := range h.ui.chat.Items {
+		if it.Kind == chat.ItemTool && it.Call.Name == "task" {
 			cards = append(cards, it)
 		}
 	}
@@ -56,18 +57,18 @@ func TestSubagentCardShowsTheChildAndItsTranscript(t *testing.T) {
 		t.Fatalf("%d task cards, want 2", len(cards))
 	}
 	for _, it := range cards {
-		if it.child == nil || !strings.Contains(childText(it.child), "· done · step 2 of") {
-			t.Fatalf("card %q has child %+v", it.title, it.child)
+		if it.Child == nil || !strings.Contains(chat.ChildText(it.Child), "· done · step 2 of") {
+			t.Fatalf("card %q has child %+v", it.Title, it.Child)
 		}
-		if !strings.HasPrefix(it.title, "Sub-agent: ") {
-			t.Errorf("title %q", it.title)
+		if !strings.HasPrefix(it.Title, "Sub-agent: ") {
+			t.Errorf("title %q", it.Title)
 		}
 	}
 	c := h.card(cards[0])
-	if c == nil || !c.child.box.Visible() || c.child.stop.Visible() {
+	if c == nil || !c.Child.Box.Visible() || c.Child.Stop.Visible() {
 		t.Fatal("the nested card is not shown, or a finished child still offers Stop")
 	}
-	test.Tap(c.child.transcript)
+	test.Tap(c.Child.Transcript)
 	h.waitFor("the transcript", func() bool { return h.overlayShows("Report: the workspace holds calc.go.") })
 	if !h.overlayShows("list_dir") {
 		t.Error("the transcript does not show the child's tool calls")
@@ -83,8 +84,8 @@ func TestSubagentCardShowsTheChildAndItsTranscript(t *testing.T) {
 	h2 := reopen(t, h)
 	h2.waitFor("the session", func() bool { return h2.ui.live != nil && h2.ui.live.sess != nil })
 	n := 0
-	for _, it := range h2.ui.chat.items {
-		if it.child != nil {
+	for _, it := range h2.ui.chat.Items {
+		if it.Child != nil {
 			n++
 		}
 	}

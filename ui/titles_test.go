@@ -26,14 +26,14 @@ func TestToolCardTitlesAreHumanSummaries(t *testing.T) {
 		if it == nil {
 			t.Fatalf("no %s card", name)
 		}
-		if it.title != want {
-			t.Errorf("%s card title %q, want %q", name, it.title, want)
+		if it.Title != want {
+			t.Errorf("%s card title %q, want %q", name, it.Title, want)
 		}
-		if strings.Contains(it.title, "{") {
-			t.Errorf("%s card title shows raw JSON: %q", name, it.title)
+		if strings.Contains(it.Title, "{") {
+			t.Errorf("%s card title shows raw JSON: %q", name, it.Title)
 		}
-		if !strings.Contains(it.argsText, `"`) {
-			t.Errorf("%s card lost the raw call: %q", name, it.argsText)
+		if !strings.Contains(it.ArgsText, `"`) {
+			t.Errorf("%s card lost the raw call: %q", name, it.ArgsText)
 		}
 	}
 }

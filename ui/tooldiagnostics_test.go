@@ -13,6 +13,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/ui/chat"
 )
 
 // The lines of a <diagnostics> message, from the language servers and
@@ -38,17 +39,17 @@ func TestParseDiagnostics(t *testing.T) {
 		{Path: "bad/bad.go", Line: 5, Column: 2, Severity: "error", Message: "fmt.Printf format %d has arg \"x\" of wrong type string", Source: "go vet"},
 		{Path: "c.go", Line: 9, Severity: "error", Message: "something", Source: "go vet: vet"},
 	}
-	got := parseDiagnostics(body)
+	got := chat.ParseDiagnostics(body)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("parsed\n%+v\nwant\n%+v", got, want)
 	}
-	if d := parseDiagnostics("<diagnostics>\nno new errors or warnings in the edited files\n</diagnostics>"); len(d) != 0 {
+	if d := chat.ParseDiagnostics("<diagnostics>\nno new errors or warnings in the edited files\n</diagnostics>"); len(d) != 0 {
 		t.Errorf("a clean report parsed as %+v", d)
 	}
-	if s := cardDiagnosticLine(want[0]); s != "3:7 error undefined: x (compiler)" {
+	if s := chat.CardDiagnosticLine(want[0]); s != "3:7 error undefined: x (compiler)" {
 		t.Errorf("line %q", s)
 	}
-	if s := cardDiagnosticLine(want[3]); s != "warning file is not gofmt-formatted (gofmt)" {
+	if s := chat.CardDiagnosticLine(want[3]); s != "warning file is not gofmt-formatted (gofmt)" {
 		t.Errorf("line without a position %q", s)
 	}
 }
@@ -57,30 +58,30 @@ func TestParseDiagnostics(t *testing.T) {
 // gets those its command line names, or, alone in its round, those no
 // card took; a card whose file has none gets nothing.
 func TestDiagnosticsSpreadOverTheRoundsCards(t *testing.T) {
-	card := func(name, args string) *chatItem {
-		return &chatItem{kind: itemTool, call: transcript.ToolCall{Name: name, Arguments: args}}
+	card := func(name, args string) *chat.Item {
+		return &chat.Item{Kind: chat.ItemTool, Call: transcript.ToolCall{Name: name, Arguments: args}}
 	}
 	edit := card("edit_file", `{"path":"./pkg/a.go","old_string":"x","new_string":"y"}`)
 	write := card("write_file", `{"path":"/ws/my dir/b c.go","content":""}`)
 	clean := card("write_file", `{"path":"clean.go","content":""}`)
 	shell := card("run_shell", `{"command":"go generate ./..."}`)
 	read := card("read_file", `{"path":"pkg/a.go"}`)
-	ds := parseDiagnostics("pkg/a.go:3:7: error: one\npkg/a.go:4:1: warning: two\n" +
+	ds := chat.ParseDiagnostics("pkg/a.go:3:7: error: one\npkg/a.go:4:1: warning: two\n" +
 		"my dir/b c.go:1:1: warning: three\ngen/z.go:1:1: error: four\n")
-	changed := spreadDiagnostics([]*chatItem{edit, write, clean, shell, read}, ds)
-	if len(edit.diags) != 2 || len(write.diags) != 1 || len(clean.diags) != 0 || len(read.diags) != 0 {
-		t.Fatalf("edit %d, write %d, clean %d, read %d findings", len(edit.diags), len(write.diags), len(clean.diags), len(read.diags))
+	changed := chat.SpreadDiagnostics([]*chat.Item{edit, write, clean, shell, read}, ds)
+	if len(edit.Diags) != 2 || len(write.Diags) != 1 || len(clean.Diags) != 0 || len(read.Diags) != 0 {
+		t.Fatalf("edit %d, write %d, clean %d, read %d findings", len(edit.Diags), len(write.Diags), len(clean.Diags), len(read.Diags))
 	}
-	if len(shell.diags) != 1 || shell.diags[0].Path != "gen/z.go" {
-		t.Errorf("the round's only command got %+v", shell.diags)
+	if len(shell.Diags) != 1 || shell.Diags[0].Path != "gen/z.go" {
+		t.Errorf("the round's only command got %+v", shell.Diags)
 	}
 	if len(changed) != 3 {
 		t.Errorf("%d cards changed, want 3", len(changed))
 	}
-	if s, imp := cardDiagnosticsBadge(edit.diags); s != "1 error · 1 warning" || imp != widget.DangerImportance {
+	if s, imp := chat.CardDiagnosticsBadge(edit.Diags); s != "1 error · 1 warning" || imp != widget.DangerImportance {
 		t.Errorf("badge %q (%v)", s, imp)
 	}
-	if s, imp := cardDiagnosticsBadge(write.diags); s != "1 warning" || imp != widget.WarningImportance {
+	if s, imp := chat.CardDiagnosticsBadge(write.Diags); s != "1 warning" || imp != widget.WarningImportance {
 		t.Errorf("badge %q (%v)", s, imp)
 	}
 }
@@ -108,47 +109,47 @@ func TestToolCardShowsItsFilesDiagnostics(t *testing.T) {
 	h.send("write the files")
 	h.waitIdle()
 
-	var ugly, fine, row *chatItem
-	for _, it := range h.ui.chat.items {
+	var ugly, fine, row *chat.Item
+	for _, it := range h.ui.chat.Items {
 		switch {
-		case it.kind == itemTool && strings.Contains(it.call.Arguments, "ugly.go"):
+		case it.Kind == chat.ItemTool && strings.Contains(it.Call.Arguments, "ugly.go"):
 			ugly = it
-		case it.kind == itemTool && strings.Contains(it.call.Arguments, "fine.go"):
+		case it.Kind == chat.ItemTool && strings.Contains(it.Call.Arguments, "fine.go"):
 			fine = it
-		case it.kind == itemNotice && it.detailName == "Diagnostics":
+		case it.Kind == chat.ItemNotice && it.DetailName == "Diagnostics":
 			row = it
 		}
 	}
 	if ugly == nil || fine == nil || row == nil {
 		t.Fatalf("cards %v %v, diagnostics row %v", ugly != nil, fine != nil, row != nil)
 	}
-	if !strings.Contains(row.reasoning, "gofmt: ugly.go: file is not gofmt-formatted") {
-		t.Fatalf("the diagnostics message is %q", row.reasoning)
+	if !strings.Contains(row.Reasoning, "gofmt: ugly.go: file is not gofmt-formatted") {
+		t.Fatalf("the diagnostics message is %q", row.Reasoning)
 	}
-	h.ui.chat.list.ScrollToTop()
+	h.ui.chat.List.ScrollToTop()
 	c := h.card(ugly)
 	if c == nil {
 		t.Fatal("the ugly.go card is not on screen")
 	}
-	if !c.diagRow.Visible() || c.diagBadge.Text != "1 warning" || c.diagBadge.Importance != widget.WarningImportance {
-		t.Errorf("badge %q (importance %v, visible %v)", c.diagBadge.Text, c.diagBadge.Importance, c.diagBadge.Visible())
+	if !c.DiagRow.Visible() || c.DiagBadge.Text != "1 warning" || c.DiagBadge.Importance != widget.WarningImportance {
+		t.Errorf("badge %q (importance %v, visible %v)", c.DiagBadge.Text, c.DiagBadge.Importance, c.DiagBadge.Visible())
 	}
-	if !c.diagToggle.Visible() || c.diagList.Visible() {
-		t.Fatalf("toggle visible %v, list visible %v before opening", c.diagToggle.Visible(), c.diagList.Visible())
+	if !c.DiagToggle.Visible() || c.DiagList.Visible() {
+		t.Fatalf("toggle visible %v, list visible %v before opening", c.DiagToggle.Visible(), c.DiagList.Visible())
 	}
-	test.Tap(c.diagToggle)
+	test.Tap(c.DiagToggle)
 	c = h.card(ugly)
-	if c == nil || !c.diagList.Visible() {
+	if c == nil || !c.DiagList.Visible() {
 		t.Fatal("the opened list is not shown")
 	}
 	var lines []string
-	for _, o := range c.diagList.Objects {
+	for _, o := range c.DiagList.Objects {
 		lines = append(lines, o.(*widget.Label).Text)
 	}
 	if want := []string{"warning file is not gofmt-formatted (gofmt)"}; !slices.Equal(lines, want) {
 		t.Errorf("list %q, want %q", lines, want)
 	}
-	if f := h.card(fine); f == nil || f.diagRow.Visible() || f.diagList.Visible() {
+	if f := h.card(fine); f == nil || f.DiagRow.Visible() || f.DiagList.Visible() {
 		t.Error("the clean file's card shows diagnostics")
 	}
 	if !h.shows("diagnostics after a file write") {
@@ -170,18 +171,18 @@ func TestToolCardShowsLanguageServerDiagnostics(t *testing.T) {
 	h.send("write the file")
 	h.waitIdle()
 	it := h.toolItem("write_file")
-	h.ui.chat.list.ScrollToTop()
+	h.ui.chat.List.ScrollToTop()
 	c := h.card(it)
 	if c == nil {
 		t.Fatal("the card is not on screen")
 	}
-	if c.diagBadge.Text != "1 error · 1 warning" || c.diagBadge.Importance != widget.DangerImportance {
-		t.Errorf("badge %q (importance %v)", c.diagBadge.Text, c.diagBadge.Importance)
+	if c.DiagBadge.Text != "1 error · 1 warning" || c.DiagBadge.Importance != widget.DangerImportance {
+		t.Errorf("badge %q (importance %v)", c.DiagBadge.Text, c.DiagBadge.Importance)
 	}
-	test.Tap(c.diagToggle)
+	test.Tap(c.DiagToggle)
 	c = h.card(it)
 	var lines []string
-	for _, o := range c.diagList.Objects {
+	for _, o := range c.DiagList.Objects {
 		lines = append(lines, o.(*widget.Label).Text)
 	}
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "2:1 error BAD is not allowed") || !strings.HasPrefix(lines[1], "3:3 warning WARN is not allowed") {

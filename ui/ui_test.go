@@ -13,6 +13,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/ui/chat"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -26,28 +27,28 @@ func TestSendStreamsAnswerIntoChat(t *testing.T) {
 	h.newSession()
 	h.send("say hello")
 	h.waitIdle()
-	if h.ui.chat.deltas == 0 {
+	if h.ui.chat.Deltas == 0 {
 		t.Error("the answer never streamed into the chat before it was committed")
 	}
 	assistants := 0
-	for _, it := range h.ui.chat.items {
-		if it.kind == itemAssistant {
+	for _, it := range h.ui.chat.Items {
+		if it.Kind == chat.ItemAssistant {
 			assistants++
 		}
 	}
 	if assistants != 1 {
 		t.Errorf("%d assistant rows; want the streamed tail replaced by the one committed answer", assistants)
 	}
-	var got *chatItem
-	for _, it := range h.ui.chat.items {
-		if it.kind == itemAssistant {
+	var got *chat.Item
+	for _, it := range h.ui.chat.Items {
+		if it.Kind == chat.ItemAssistant {
 			got = it
 		}
 	}
-	if got == nil || got.streaming || !strings.Contains(got.text, "scripted") {
+	if got == nil || got.Streaming || !strings.Contains(got.Text, "scripted") {
 		t.Fatalf("last assistant item = %+v; want the committed answer", got)
 	}
-	if got.reasonOn {
+	if got.ReasonOn {
 		t.Error("reasoning is expanded by default; want it collapsed")
 	}
 	if !h.shows("scripted") || !h.shows("say hello") {
@@ -72,17 +73,17 @@ func TestApproveAndDenyToolCalls(t *testing.T) {
 	h := newHarness(t, endpoint(srv))
 	ws := h.newSession()
 
-	decide := func(button func(*toolCard) func()) {
+	decide := func(button func(*chat.ToolCard) func()) {
 		it := h.pending()
-		if it.title != "write_file "+strings.Split(strings.Split(it.call.Arguments, `"path":"`)[1], `"`)[0]+" (3 B)" &&
-			!strings.HasPrefix(it.title, "write_file ") {
-			t.Errorf("card title %q does not name the tool and path", it.title)
+		if it.Title != "write_file "+strings.Split(strings.Split(it.Call.Arguments, `"path":"`)[1], `"`)[0]+" (3 B)" &&
+			!strings.HasPrefix(it.Title, "write_file ") {
+			t.Errorf("card title %q does not name the tool and path", it.Title)
 		}
 		c := h.card(it)
 		if c == nil {
 			t.Fatal("the pending call's card is not on screen")
 		}
-		if !c.buttons.Visible() {
+		if !c.Buttons.Visible() {
 			t.Fatal("Approve / Deny buttons are not shown on the pending card")
 		}
 		button(c)()
@@ -90,13 +91,13 @@ func TestApproveAndDenyToolCalls(t *testing.T) {
 	}
 
 	h.send("write approved.txt")
-	decide(func(c *toolCard) func() { return func() { test.Tap(c.approve) } })
+	decide(func(c *chat.ToolCard) func() { return func() { test.Tap(c.Approve) } })
 	if b, err := os.ReadFile(filepath.Join(ws, "approved.txt")); err != nil || string(b) != "yes" {
 		t.Fatalf("approved write did not happen: %q, %v", b, err)
 	}
 
 	h.send("write denied.txt")
-	decide(func(c *toolCard) func() { return func() { test.Tap(c.deny) } })
+	decide(func(c *chat.ToolCard) func() { return func() { test.Tap(c.Deny) } })
 	if _, err := os.Stat(filepath.Join(ws, "denied.txt")); !os.IsNotExist(err) {
 		t.Fatalf("denied write happened anyway (stat: %v)", err)
 	}
@@ -145,12 +146,12 @@ func TestStopMidTurnLeavesValidTranscript(t *testing.T) {
 	h.send("run something")
 	h.waitFor("the approval request", func() bool {
 		it := h.toolItem("run_shell")
-		return it != nil && it.approval != nil
+		return it != nil && it.Approval != nil
 	})
 	test.Tap(h.ui.input.stop)
 	h.waitIdle()
-	if it := h.toolItem("run_shell"); it.approval != nil || it.status != toolStopped {
-		t.Errorf("after Stop the card is %q with approval %v; want cancelled without buttons", it.status, it.approval)
+	if it := h.toolItem("run_shell"); it.Approval != nil || it.Status != chat.ToolStopped {
+		t.Errorf("after Stop the card is %q with approval %v; want cancelled without buttons", it.Status, it.Approval)
 	}
 
 	msgs := h.ui.live.sess.Messages()

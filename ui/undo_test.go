@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/ui/chat"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
@@ -46,12 +47,12 @@ func TestApprovalDiffWithPerHunkTicks(t *testing.T) {
 	h.send("edit f.txt")
 	it := h.pending()
 	c := h.card(it)
-	if c == nil || !c.diffBox.Visible() {
+	if c == nil || !c.DiffBox.Visible() {
 		t.Fatal("the approval card shows no diff")
 	}
 	var checks []*widget.Check
 	var text []string
-	fynetest.Walk(c.diffBox, func(o fyne.CanvasObject) bool {
+	fynetest.Walk(c.DiffBox, func(o fyne.CanvasObject) bool {
 		switch v := o.(type) {
 		case *widget.Check:
 			checks = append(checks, v)
@@ -72,26 +73,26 @@ func TestApprovalDiffWithPerHunkTicks(t *testing.T) {
 		}
 	}
 	test.Tap(checks[1]) // untick the change at line 20
-	if c.approve.Text != "Approve 2 of 3 changes" {
-		t.Errorf("Approve says %q", c.approve.Text)
+	if c.Approve.Text != "Approve 2 of 3 changes" {
+		t.Errorf("Approve says %q", c.Approve.Text)
 	}
-	test.Tap(c.approve)
+	test.Tap(c.Approve)
 	h.waitIdle()
 	got, _ := os.ReadFile(filepath.Join(ws, "f.txt"))
 	if want := numbered(40, map[int]string{3: "three", 37: "thirty-seven"}); string(got) != want {
 		t.Errorf("the file holds:\n%s\nwant exactly the two ticked changes", got)
 	}
-	res := h.toolItem("write_file").result
+	res := h.toolItem("write_file").Result
 	if !strings.Contains(res, "hunk 2 of 3") {
 		t.Errorf("the tool result does not name the rejected change: %q", res)
 	}
 }
 
 // userRows returns the chat's rows of the user's messages in the log.
-func (h *harness) userRows() []*chatItem {
-	var out []*chatItem
-	for _, it := range h.ui.chat.items {
-		if it.kind == itemUser && it.logIndex >= 0 {
+func (h *harness) userRows() []*chat.Item {
+	var out []*chat.Item
+	for _, it := range h.ui.chat.Items {
+		if it.Kind == chat.ItemUser && it.LogIndex >= 0 {
 			out = append(out, it)
 		}
 	}

@@ -46,7 +46,7 @@ func TestSessionInAWorktreeMergesBack(t *testing.T) {
 	}
 	h.send("write hello.txt")
 	if it := h.pending(); it != nil {
-		test.Tap(h.card(it).approve)
+		test.Tap(h.card(it).Approve)
 	}
 	h.waitIdle()
 	if _, err := os.Stat(filepath.Join(repo, "hello.txt")); err == nil {

@@ -1,4 +1,4 @@
-package ui
+package chat
 
 import (
 	"bytes"
@@ -32,48 +32,48 @@ import (
 
 // thumbW and thumbH bound a thumbnail.
 const (
-	thumbW = 200
-	thumbH = 150
+	ThumbW = 200
+	ThumbH = 150
 )
 
 // thumbs is the chat's cache of decoded thumbnails, by SHA-256.
 type thumbs struct {
-	done    map[string]image.Image
+	Done    map[string]image.Image
 	failed  map[string]bool
-	loading map[string][]*chatItem // rows waiting for each picture
-	// fetch reads and decodes a picture off the UI goroutine and hands the
+	loading map[string][]*Item // rows waiting for each picture
+	// Fetch reads and decodes a picture off the UI goroutine and hands the
 	// thumbnail (or an error) to done on it; nil shows none.
-	fetch func(sha string, done func(image.Image, error))
+	Fetch func(sha string, done func(image.Image, error))
 }
 
 // forget drops the thumbnails and failures kept for the conversation
 // shown before: a picture that could not be read then may be readable now,
 // and pictures no row shows need not stay in memory.
-func (t *thumbs) forget() { t.done, t.failed, t.loading = nil, nil, nil }
+func (t *thumbs) forget() { t.Done, t.failed, t.loading = nil, nil, nil }
 
 func (t *thumbs) keep(sha string, img image.Image) {
-	if t.done == nil {
-		t.done = map[string]image.Image{}
+	if t.Done == nil {
+		t.Done = map[string]image.Image{}
 	}
-	t.done[sha] = img
+	t.Done[sha] = img
 }
 
 // thumb returns the thumbnail of ref for row it, asking for it when it is
 // not there yet.
-func (c *chatView) thumb(ref transcript.ImageRef, it *chatItem) fyne.CanvasObject {
-	t := &c.thumbs
+func (c *View) thumb(ref transcript.ImageRef, it *Item) fyne.CanvasObject {
+	t := &c.Thumbs
 	caption := &widget.Label{Text: fmt.Sprintf("%s · %d×%d", ref.Name, ref.Width, ref.Height),
 		Truncation: fyne.TextTruncateEllipsis, SizeName: theme.SizeNameCaptionText, Importance: widget.LowImportance}
 	if ref.Name == "" {
 		caption.Text = fmt.Sprintf("%s %d×%d", images.KindOf(ref.MediaType), ref.Width, ref.Height)
 	}
 	var pic fyne.CanvasObject
-	switch img := t.done[ref.SHA256]; {
+	switch img := t.Done[ref.SHA256]; {
 	case img != nil:
 		ci := canvas.NewImageFromImage(img)
 		ci.FillMode = canvas.ImageFillContain
 		ci.ScaleMode = canvas.ImageScaleSmooth
-		ci.SetMinSize(fyne.NewSize(thumbW, thumbH))
+		ci.SetMinSize(fyne.NewSize(ThumbW, ThumbH))
 		pic = ci
 	case t.failed[ref.SHA256]:
 		pic = container.NewStack(blankThumb(), container.NewCenter(&widget.Label{Text: "image not available", Importance: widget.LowImportance}))
@@ -87,19 +87,19 @@ func (c *chatView) thumb(ref transcript.ImageRef, it *chatItem) fyne.CanvasObjec
 // blankThumb is the box a thumbnail takes before its picture is there.
 func blankThumb() fyne.CanvasObject {
 	r := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	r.SetMinSize(fyne.NewSize(thumbW, thumbH))
+	r.SetMinSize(fyne.NewSize(ThumbW, ThumbH))
 	return r
 }
 
 // loadThumb asks for the picture sha once and redraws every row waiting
 // for it when it arrives.
-func (c *chatView) loadThumb(sha string, it *chatItem) {
-	t := &c.thumbs
-	if t.fetch == nil {
+func (c *View) loadThumb(sha string, it *Item) {
+	t := &c.Thumbs
+	if t.Fetch == nil {
 		return
 	}
 	if t.loading == nil {
-		t.loading = map[string][]*chatItem{}
+		t.loading = map[string][]*Item{}
 	}
 	waiting, asked := t.loading[sha]
 	if it != nil {
@@ -109,7 +109,7 @@ func (c *chatView) loadThumb(sha string, it *chatItem) {
 	if asked {
 		return
 	}
-	t.fetch(sha, func(img image.Image, err error) {
+	t.Fetch(sha, func(img image.Image, err error) {
 		rows := t.loading[sha]
 		delete(t.loading, sha)
 		if err != nil || img == nil {
@@ -121,15 +121,15 @@ func (c *chatView) loadThumb(sha string, it *chatItem) {
 			t.keep(sha, img)
 		}
 		for _, row := range rows {
-			c.refreshItem(row)
+			c.RefreshItem(row)
 		}
 	})
 }
 
-// thumbnail decodes the picture data and scales it to fit thumbW×thumbH.
+// Thumbnail decodes the picture data and scales it to fit thumbW×thumbH.
 // The bytes are untrusted: they are checked (type, size, pixels) first,
 // and a decoder's panic is an error.
-func thumbnail(data []byte) (img image.Image, err error) {
+func Thumbnail(data []byte) (img image.Image, err error) {
 	if _, err := images.Check("the image", data); err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func thumbnail(data []byte) (img image.Image, err error) {
 	if w <= 0 || h <= 0 {
 		return nil, errors.New("the image is empty")
 	}
-	scale := min(float64(thumbW*2)/float64(w), float64(thumbH*2)/float64(h), 1)
+	scale := min(float64(ThumbW*2)/float64(w), float64(ThumbH*2)/float64(h), 1)
 	dw, dh := max(int(float64(w)*scale), 1), max(int(float64(h)*scale), 1)
 	dst := image.NewNRGBA(image.Rect(0, 0, dw, dh))
 	draw.Draw(dst, dst.Bounds(), image.NewUniform(color.Transparent), image.Point{}, draw.Src)

@@ -1,4 +1,4 @@
-package ui
+package chat
 
 import (
 	"strings"
@@ -15,21 +15,21 @@ import (
 // list's width: a row estimated so far is measured, and a measured one is
 // checked where it is drawn (wrapped rich text can measure differently
 // off screen). The list then keeps following the bottom if it was there.
-func (c *chatView) fitShown(id int, r *messageRow) {
-	it := r.item
-	if c.width <= 0 || id >= c.list.rows() || c.items[id] != it {
+func (c *View) fitShown(id int, r *MessageRow) {
+	it := r.Item
+	if c.width <= 0 || id >= c.List.rows() || c.Items[id] != it {
 		return
 	}
 	var h float32
 	if it.measuredAt != c.width {
 		h = c.measureRow(r, it)
 	} else {
-		r.Resize(fyne.NewSize(c.width, c.list.heightOf(id)))
+		r.Resize(fyne.NewSize(c.width, c.List.heightOf(id)))
 		h = r.MinSize().Height
 	}
-	if d := h - c.list.heightOf(id); d > 1 || d < -1 {
+	if d := h - c.List.heightOf(id); d > 1 || d < -1 {
 		follow := c.following()
-		c.list.SetItemHeight(id, h)
+		c.List.SetItemHeight(id, h)
 		if follow {
 			c.bottomLater()
 		}
@@ -38,42 +38,42 @@ func (c *chatView) fitShown(id int, r *messageRow) {
 
 // bottomLater scrolls to the bottom after this frame, once however many
 // rows asked for it.
-func (c *chatView) bottomLater() {
+func (c *View) bottomLater() {
 	if c.toEnd || c.later == nil {
 		return
 	}
 	c.toEnd = true
 	c.later(func() {
 		c.toEnd = false
-		c.toBottom()
+		c.ToBottom()
 	})
 }
 
 // rebuild sets every row's height at once: rows near the end are
 // measured exactly, the others estimated until shown (see fitShown).
-func (c *chatView) rebuild(keepOffset bool) {
-	off := c.list.GetScrollOffset()
-	hs := make([]float32, 0, len(c.items))
-	n := len(c.items)
-	for i, it := range c.items {
+func (c *View) rebuild(keepOffset bool) {
+	off := c.List.GetScrollOffset()
+	hs := make([]float32, 0, len(c.Items))
+	n := len(c.Items)
+	for i, it := range c.Items {
 		var h float32
-		if n-i <= exactTail || it.expanded || it.reasonOn {
+		if n-i <= exactTail || it.Expanded || it.ReasonOn {
 			h = c.measure(it)
 		} else {
 			h = c.estimate(it)
 		}
 		hs = append(hs, h)
 	}
-	c.list.SetHeights(hs)
+	c.List.SetHeights(hs)
 	if keepOffset {
-		c.list.ScrollToOffset(off)
+		c.List.ScrollToOffset(off)
 	} else {
-		c.toBottom()
+		c.ToBottom()
 		// The first layout of a new list may come after this call, with
 		// another viewport height: scroll again once it is laid out.
 		c.stickBottom = true
 		c.later(func() {
-			c.toBottom()
+			c.ToBottom()
 			c.stickBottom = false
 		})
 	}
@@ -85,16 +85,16 @@ const exactTail = 60
 
 // heightChanged keeps the view at the bottom when the chat area grows or
 // shrinks, and after a freshly loaded conversation is first laid out.
-func (c *chatView) heightChanged() {
+func (c *View) heightChanged() {
 	was := c.endShown // as before the resize: the layout runs first
 	c.later(func() {
 		if c.stickBottom || was || c.following() {
-			c.toBottom()
+			c.ToBottom()
 		}
 	})
 }
 
-func (c *chatView) widthChanged(w float32) {
+func (c *View) widthChanged(w float32) {
 	was := c.endShown
 	c.later(func() {
 		if c.width == w {
@@ -103,13 +103,13 @@ func (c *chatView) widthChanged(w float32) {
 		c.width = w
 		c.remeasureAll()
 		if was {
-			c.toBottom()
+			c.ToBottom()
 		}
 	})
 }
 
 // remeasureAll measures every row at the current width.
-func (c *chatView) remeasureAll() {
+func (c *View) remeasureAll() {
 	if c.width <= 0 {
 		return
 	}
@@ -118,38 +118,38 @@ func (c *chatView) remeasureAll() {
 
 // estimate guesses the height of it from its text length, calibrated on
 // one-line rows measured at the current width.
-func (c *chatView) estimate(it *chatItem) float32 {
+func (c *View) estimate(it *Item) float32 {
 	if c.estW != c.width || c.est == nil {
 		c.estW = c.width
 		c.est = map[itemKind]float32{}
-		for _, k := range []itemKind{itemUser, itemAssistant, itemNotice, itemRebuild, itemCycle, itemRewind} {
-			c.est[k] = c.measure(&chatItem{kind: k, text: "x", md: tw.ParseDoc("x")})
+		for _, k := range []itemKind{ItemUser, ItemAssistant, ItemNotice, ItemRebuild, ItemCycle, itemRewind} {
+			c.est[k] = c.measure(&Item{Kind: k, Text: "x", md: tw.ParseDoc("x")})
 		}
-		two := c.measure(&chatItem{kind: itemUser, text: "x\nx"})
-		c.lineH = two - c.est[itemUser]
+		two := c.measure(&Item{Kind: ItemUser, Text: "x\nx"})
+		c.lineH = two - c.est[ItemUser]
 		c.charW = fyne.MeasureText("abcdefghijklmnopqrstuvwxyz ABCDEFGHIJ", theme.TextSize(), fyne.TextStyle{}).Width / 37
 	}
-	switch it.kind {
-	case itemTool:
+	switch it.Kind {
+	case ItemTool:
 		key := itemKind(10)
 		if it.hasResult {
 			key++
 		}
-		if it.decided != "" {
+		if it.Decided != "" {
 			key += 2
 		}
 		h, ok := c.est[key]
 		if !ok {
-			h = c.measure(&chatItem{kind: itemTool, title: "x", status: toolOK, hasResult: it.hasResult, resultLen: 1, decided: it.decided})
+			h = c.measure(&Item{Kind: ItemTool, Title: "x", Status: toolOK, hasResult: it.hasResult, resultLen: 1, Decided: it.Decided})
 			c.est[key] = h
 		}
 		return h
 	}
-	base := c.est[it.kind]
-	if len(it.images) > 0 {
-		base += thumbH + c.lineH + theme.Padding()*2 // a row of thumbnails with captions
+	base := c.est[it.Kind]
+	if len(it.Images) > 0 {
+		base += ThumbH + c.lineH + theme.Padding()*2 // a row of thumbnails with captions
 	}
-	if (it.kind == itemAssistant || it.kind == itemRebuild) && it.reasoning != "" || it.kind == itemRewind && len(it.pastItems) > 0 {
+	if (it.Kind == ItemAssistant || it.Kind == ItemRebuild) && it.Reasoning != "" || it.Kind == itemRewind && len(it.PastItems) > 0 {
 		base += c.lineH + theme.Padding()*2
 	}
 	perLine := int((c.width - 4*theme.Padding()) / c.charW)
@@ -157,25 +157,25 @@ func (c *chatView) estimate(it *chatItem) float32 {
 		perLine = 10
 	}
 	lines := 0
-	for _, para := range strings.Split(it.text, "\n") {
+	for _, para := range strings.Split(it.Text, "\n") {
 		lines += 1 + len([]rune(para))/perLine
 	}
-	if it.kind == itemAssistant && !it.streaming {
-		lines += strings.Count(it.text, "\n\n") // Markdown paragraph spacing
+	if it.Kind == ItemAssistant && !it.Streaming {
+		lines += strings.Count(it.Text, "\n\n") // Markdown paragraph spacing
 	}
 	return base + float32(max(lines-1, 0))*c.lineH
 }
 
 // measure returns the height of it at the current width, measured off
 // screen.
-func (c *chatView) measure(it *chatItem) float32 {
-	c.measurer.set(it)
+func (c *View) measure(it *Item) float32 {
+	c.measurer.Set(it)
 	return c.measureRow(c.measurer, it)
 }
 
 // measureRow returns the height of row r, showing it, at the current
 // width.
-func (c *chatView) measureRow(r *messageRow, it *chatItem) float32 {
+func (c *View) measureRow(r *MessageRow, it *Item) float32 {
 	w := c.width
 	if w <= 0 {
 		w = 600
@@ -189,6 +189,6 @@ func (c *chatView) measureRow(r *messageRow, it *chatItem) float32 {
 	return r.MinSize().Height
 }
 
-func (c *chatView) setHeight(i int) {
-	c.list.SetItemHeight(i, c.measure(c.items[i]))
+func (c *View) setHeight(i int) {
+	c.List.SetItemHeight(i, c.measure(c.Items[i]))
 }

@@ -1,6 +1,8 @@
-package ui
+package chat
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"image/color"
 	"strings"
@@ -22,9 +24,9 @@ import (
 // rewindPrefix starts the reason of every rewind's rebuild record.
 const rewindPrefix = "rewind to turn "
 
-// rewindTurn returns the turn a rebuild reason rewound to, if it is a
+// RewindTurn returns the turn a rebuild reason rewound to, if it is a
 // rewind's.
-func rewindTurn(reason string) (int, bool) {
+func RewindTurn(reason string) (int, bool) {
 	var n int
 	if !strings.HasPrefix(reason, rewindPrefix) {
 		return 0, false
@@ -42,9 +44,9 @@ func rewindKey(m transcript.Message) string {
 	return fmt.Sprintf("%d\x00%s", m.Time.UnixNano(), m.Body())
 }
 
-// noteRewind remembers what a rewind did to the files (-1: they were left
+// NoteRewind remembers what a rewind did to the files (-1: they were left
 // as they were) for the row of its rebuild.
-func (c *chatView) noteRewind(first transcript.Message, files int) {
+func (c *View) NoteRewind(first transcript.Message, files int) {
 	if c.rewound == nil {
 		c.rewound = map[string]int{}
 	}
@@ -66,36 +68,36 @@ func rewindText(n, files int, known bool) string {
 	return s
 }
 
-// rewindItem is the row of a rewind, with the messages it took out folded
+// RewindItem is the row of a rewind, with the messages it took out folded
 // under it.
 // msgs counts the messages it took out (a tool result has no row of its
 // own).
-func rewindItem(n, files int, known bool, gone []*chatItem, msgs int) *chatItem {
+func RewindItem(n, files int, known bool, gone []*Item, msgs int) *Item {
 	for _, it := range gone {
-		it.superseded = true
+		it.Superseded = true
 	}
-	return &chatItem{kind: itemRewind, text: rewindText(n, files, known), pastItems: gone, logIndex: -1, resultLen: msgs}
+	return &Item{Kind: itemRewind, Text: rewindText(n, files, known), PastItems: gone, LogIndex: -1, resultLen: msgs}
 }
 
 // anchored are rows to show after the first pos messages of the log as it
 // stands at some point of the history.
 type anchored struct {
 	pos   int
-	items []*chatItem
+	items []*Item
 }
 
 // historyItems lays out the current cycle: every earlier rewrite of the
 // log with what it superseded, then the messages the log holds now (their
 // rows carry their log index).
-func (c *chatView) historyItems(past []agent.PastRebuild, msgs []transcript.Message) []*chatItem {
-	var out []*chatItem
+func (c *View) historyItems(past []agent.PastRebuild, msgs []transcript.Message) []*Item {
+	var out []*Item
 	var pending []anchored
 	for _, p := range past {
 		rec := p.Record
-		if n, ok := rewindTurn(rec.Reason); ok {
+		if n, ok := RewindTurn(rec.Reason); ok {
 			at := max(rec.BeforeLen-len(p.Superseded), 0)
-			scratch := &chatView{byCall: map[string]*chatItem{}, curIndex: -1}
-			var gone []*chatItem
+			scratch := &View{ByCall: map[string]*Item{}, curIndex: -1}
+			var gone []*Item
 			var keep []anchored
 			for _, a := range pending {
 				if a.pos <= at {
@@ -119,7 +121,7 @@ func (c *chatView) historyItems(past []agent.PastRebuild, msgs []transcript.Mess
 			if len(p.Superseded) > 0 {
 				files, known = c.rewound[rewindKey(p.Superseded[0])]
 			}
-			pending = append(keep, anchored{pos: at, items: []*chatItem{rewindItem(n, files, known, gone, len(p.Superseded))}})
+			pending = append(keep, anchored{pos: at, items: []*Item{RewindItem(n, files, known, gone, len(p.Superseded))}})
 			continue
 		}
 		// A compaction or purge rewrote mostly the oldest messages: show
@@ -144,7 +146,7 @@ func (c *chatView) historyItems(past []agent.PastRebuild, msgs []transcript.Mess
 			}
 		}
 		pending = keep
-		out = append(out, rebuildItem(agent.RebuildInfo{
+		out = append(out, RebuildItem(agent.RebuildInfo{
 			Reason: rec.Reason, TokensBefore: rec.BeforeTokens, TokensAfter: rec.AfterTokens}))
 	}
 	for i := range msgs {
@@ -166,8 +168,8 @@ func (c *chatView) historyItems(past []agent.PastRebuild, msgs []transcript.Mess
 // rowsOf turns msgs into rows without keeping them; the first one's log
 // index is index0 (-1: outside the log). A tool result fills its call's
 // card and adds no row.
-func (c *chatView) rowsOf(msgs []transcript.Message, index0 int) []*chatItem {
-	start := len(c.items)
+func (c *View) rowsOf(msgs []transcript.Message, index0 int) []*Item {
+	start := len(c.Items)
 	for i := range msgs {
 		c.curIndex = -1
 		if index0 >= 0 {
@@ -176,17 +178,17 @@ func (c *chatView) rowsOf(msgs []transcript.Message, index0 int) []*chatItem {
 		c.addMessage(&msgs[i])
 	}
 	c.curIndex = -1
-	out := append([]*chatItem(nil), c.items[start:]...)
-	c.items = c.items[:start]
+	out := append([]*Item(nil), c.Items[start:]...)
+	c.Items = c.Items[:start]
 	return out
 }
 
 // foldToggleText is the label of a folded row's expand button: an
 // earlier cycle's messages or those a rewind took out.
-func foldToggleText(it *chatItem) string {
-	if it.kind == itemRewind {
+func foldToggleText(it *Item) string {
+	if it.Kind == itemRewind {
 		n := text.Plural(it.resultLen, "message")
-		if it.reasonOn {
+		if it.ReasonOn {
 			return "▾ Hide the " + n + " it took out"
 		}
 		return "▸ Show the " + n + " it took out"
@@ -196,12 +198,12 @@ func foldToggleText(it *chatItem) string {
 
 // shownUnder counts the rows an expanded fold shows under its own row,
 // with those of the folds inside it that are open.
-func shownUnder(it *chatItem) int {
-	if !it.reasonOn {
+func shownUnder(it *Item) int {
+	if !it.ReasonOn {
 		return 0
 	}
 	n := 0
-	for _, p := range it.pastItems {
+	for _, p := range it.PastItems {
 		n += 1 + shownUnder(p)
 	}
 	return n
@@ -215,9 +217,16 @@ func veilColor() color.Color {
 }
 
 // supersededTag follows the role of a row a rewind took out.
-func supersededTag(it *chatItem) string {
-	if it.superseded {
+func supersededTag(it *Item) string {
+	if it.Superseded {
 		return " · taken out by a rewind"
 	}
 	return ""
+}
+
+// bodyHash is the hex SHA-256 of a message body; a turn's SHA is a prefix
+// of it.
+func bodyHash(body string) string {
+	h := sha256.Sum256([]byte(body))
+	return hex.EncodeToString(h[:])
 }

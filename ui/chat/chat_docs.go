@@ -1,4 +1,4 @@
-package ui
+package chat
 
 import tw "github.com/tally-dev/tally/ui/widget"
 
@@ -12,17 +12,17 @@ const docsKept = 128
 // docRing holds the replies whose Markdown is parsed, oldest first from
 // next.
 type docRing struct {
-	items [docsKept]*chatItem
+	items [docsKept]*Item
 	next  int
 }
 
 // doc returns the parsed Markdown of reply it (nil for blank text),
 // parsing it if it is not kept.
-func (c *chatView) doc(it *chatItem) *tw.Doc {
+func (c *View) doc(it *Item) *tw.Doc {
 	if it.md != nil {
 		return it.md
 	}
-	it.md = tw.ParseDoc(it.text)
+	it.md = tw.ParseDoc(it.Text)
 	if it.md == nil {
 		return nil
 	}

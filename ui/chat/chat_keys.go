@@ -1,4 +1,4 @@
-package ui
+package chat
 
 import (
 	"fyne.io/fyne/v2"
@@ -14,8 +14,8 @@ import (
 // prompt box, which takes the keyboard back. A row under the pointer is
 // highlighted as Fyne's lists do.
 
-// keyLines is how many text lines an arrow key scrolls.
-const keyLines = wheelLines
+// KeyLines is how many text lines an arrow key scrolls.
+const KeyLines = wheelLines
 
 // focusFrame is the frame drawn over the chat while it has the keyboard.
 func focusFrame() *canvas.Rectangle {
@@ -28,16 +28,16 @@ func focusFrame() *canvas.Rectangle {
 }
 
 // FocusGained implements fyne.Focusable.
-func (l *chatList) FocusGained() { l.setFocused(true) }
+func (l *List) FocusGained() { l.setFocused(true) }
 
 // FocusLost implements fyne.Focusable.
-func (l *chatList) FocusLost() { l.setFocused(false) }
+func (l *List) FocusLost() { l.setFocused(false) }
 
-func (l *chatList) setFocused(on bool) {
-	l.focused = on
-	if l.frame != nil {
-		l.frame.StrokeColor = theme.Color(theme.ColorNameFocus)
-		showMark(l.frame, on)
+func (l *List) setFocused(on bool) {
+	l.Focused = on
+	if l.Frame != nil {
+		l.Frame.StrokeColor = theme.Color(theme.ColorNameFocus)
+		showMark(l.Frame, on)
 	}
 }
 
@@ -57,75 +57,75 @@ func showMark(r *canvas.Rectangle, on bool) {
 
 // TypedRune implements fyne.Focusable; the chat takes no text, so a
 // character typed there is passed on (the app sends it to the prompt box).
-func (l *chatList) TypedRune(r rune) {
-	if l.onRune != nil {
-		l.onRune(r)
+func (l *List) TypedRune(r rune) {
+	if l.OnRune != nil {
+		l.OnRune(r)
 	}
 }
 
 // TypedKey implements fyne.Focusable: it passes the key to the chat.
-func (l *chatList) TypedKey(ev *fyne.KeyEvent) {
-	if l.onKey != nil {
-		l.onKey(ev)
+func (l *List) TypedKey(ev *fyne.KeyEvent) {
+	if l.OnKey != nil {
+		l.OnKey(ev)
 	}
 }
 
 // Tapped implements fyne.Tappable: a click on the chat gives it the
 // keyboard.
-func (l *chatList) Tapped(*fyne.PointEvent) { l.takeFocus() }
+func (l *List) Tapped(*fyne.PointEvent) { l.takeFocus() }
 
 // takeFocus gives the list the keyboard, when it is on a canvas.
-func (l *chatList) takeFocus() {
+func (l *List) takeFocus() {
 	if c := fyne.CurrentApp().Driver().CanvasForObject(l); c != nil && c.Focused() != l {
 		c.Focus(l)
 	}
 }
 
-// key scrolls the chat for a key typed while it has the focus, and
+// Key scrolls the chat for a key typed while it has the focus, and
 // reports whether the key was one that scrolls.
-func (c *chatView) key(ev *fyne.KeyEvent) bool {
-	vh := c.list.Size().Height
-	line := keyLines * c.lineHeight()
-	off := c.list.GetScrollOffset()
+func (c *View) Key(ev *fyne.KeyEvent) bool {
+	vh := c.List.Size().Height
+	line := KeyLines * c.LineHeight()
+	off := c.List.GetScrollOffset()
 	switch ev.Name {
 	case fyne.KeyUp:
 		off -= line
 	case fyne.KeyDown:
 		off += line
 	case fyne.KeyPageUp:
-		off -= max(vh-c.lineHeight(), line)
+		off -= max(vh-c.LineHeight(), line)
 	case fyne.KeyPageDown:
-		off += max(vh-c.lineHeight(), line)
+		off += max(vh-c.LineHeight(), line)
 	case fyne.KeyHome:
 		off = 0
 	case fyne.KeyEnd:
-		c.toBottom()
+		c.ToBottom()
 		return true
 	default:
 		return false
 	}
-	if end := c.total() - vh; end > 0 {
-		c.list.ScrollToOffset(min(max(off, 0), end))
+	if end := c.Total() - vh; end > 0 {
+		c.List.ScrollToOffset(min(max(off, 0), end))
 	}
-	c.scrolled()
+	c.Scrolled()
 	return true
 }
 
-var _ desktop.Hoverable = (*messageRow)(nil)
+var _ desktop.Hoverable = (*MessageRow)(nil)
 
 // MouseIn implements desktop.Hoverable: the row under the pointer is
 // highlighted.
-func (r *messageRow) MouseIn(*desktop.MouseEvent) { r.setHovered(true) }
+func (r *MessageRow) MouseIn(*desktop.MouseEvent) { r.setHovered(true) }
 
 // MouseMoved implements desktop.Hoverable.
-func (r *messageRow) MouseMoved(*desktop.MouseEvent) {}
+func (r *MessageRow) MouseMoved(*desktop.MouseEvent) {}
 
 // MouseOut implements desktop.Hoverable.
-func (r *messageRow) MouseOut() { r.setHovered(false) }
+func (r *MessageRow) MouseOut() { r.setHovered(false) }
 
-func (r *messageRow) setHovered(on bool) {
-	if r.hover != nil {
-		r.hover.FillColor = theme.Color(theme.ColorNameHover)
-		showMark(r.hover, on)
+func (r *MessageRow) setHovered(on bool) {
+	if r.Hover != nil {
+		r.Hover.FillColor = theme.Color(theme.ColorNameHover)
+		showMark(r.Hover, on)
 	}
 }

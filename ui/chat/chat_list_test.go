@@ -1,4 +1,4 @@
-package ui
+package chat
 
 import (
 	"testing"
@@ -15,7 +15,7 @@ func TestChatListShowsTheRowsInView(t *testing.T) {
 	test.NewTempApp(t)
 	const n = 1000
 	updates := map[int]int{}
-	l := newChatList(func() int { return n },
+	l := NewList(func() int { return n },
 		func() fyne.CanvasObject {
 			r := canvas.NewRectangle(nil)
 			r.SetMinSize(fyne.NewSize(10, 10))

@@ -1,4 +1,4 @@
-package ui
+package chat
 
 import (
 	"sort"
@@ -10,7 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// chatList is the chat's virtualized list. It draws like Fyne's List (the
+// List is the chat's virtualized list. It draws like Fyne's List (the
 // same scroller, gaps and separators) but keeps its rows' heights in a
 // slice with their running tops, so finding the rows in view is a binary
 // search, and a changed height or offset only lays out the rows in view:
@@ -21,14 +21,14 @@ import (
 // Rows are recycled: those that leave the view go to a pool and the
 // update function shows another item in them. Heights may be set from the
 // update function; the list then lays the view out again.
-type chatList struct {
+type List struct {
 	widget.BaseWidget
 
 	length func() int
 	create func() fyne.CanvasObject
 	update func(id int, o fyne.CanvasObject)
 
-	heights []float32 // by row; rows past its end are rowMin tall
+	Heights []float32 // by row; rows past its end are rowMin tall
 	tops    []float32 // tops[i] is the y of row i, valid below dirty
 	dirty   int
 	offsetY float32
@@ -48,10 +48,10 @@ type chatList struct {
 
 	// The keyboard (see chat_keys.go): whether the list has it, the frame
 	// that says so, and where the keys and characters typed then go.
-	focused bool
-	frame   *canvas.Rectangle
-	onKey   func(*fyne.KeyEvent)
-	onRune  func(rune)
+	Focused bool
+	Frame   *canvas.Rectangle
+	OnKey   func(*fyne.KeyEvent)
+	OnRune  func(rune)
 }
 
 // listRow is a row in view and the item it shows.
@@ -60,20 +60,20 @@ type listRow struct {
 	o  fyne.CanvasObject
 }
 
-// newChatList makes a list of length() rows made by create and filled by
+// NewList makes a list of length() rows made by create and filled by
 // update.
-func newChatList(length func() int, create func() fyne.CanvasObject, update func(int, fyne.CanvasObject)) *chatList {
-	l := &chatList{length: length, create: create, update: update}
+func NewList(length func() int, create func() fyne.CanvasObject, update func(int, fyne.CanvasObject)) *List {
+	l := &List{length: length, create: create, update: update}
 	l.content = container.New(chatListLayout{l})
 	l.scroll = container.NewVScroll(l.content)
 	l.scroll.OnScrolled = func(p fyne.Position) { l.scrolledTo(p.Y) }
-	l.frame = focusFrame()
+	l.Frame = focusFrame()
 	l.ExtendBaseWidget(l)
 	return l
 }
 
 // chatListLayout places the rows of its list.
-type chatListLayout struct{ l *chatList }
+type chatListLayout struct{ l *List }
 
 // Layout implements fyne.Layout.
 func (c chatListLayout) Layout([]fyne.CanvasObject, fyne.Size) { c.l.layoutRows(false) }
@@ -85,7 +85,7 @@ func (c chatListLayout) MinSize([]fyne.CanvasObject) fyne.Size {
 
 // minRow is the size of an empty row, the height of a row without one of
 // its own.
-func (l *chatList) minRow() fyne.Size {
+func (l *List) minRow() fyne.Size {
 	if l.template == nil && l.create != nil {
 		l.template = l.create()
 		l.rowMin = l.template.MinSize()
@@ -94,20 +94,20 @@ func (l *chatList) minRow() fyne.Size {
 }
 
 // rows is how many rows have a height of their own.
-func (l *chatList) rows() int { return len(l.heights) }
+func (l *List) rows() int { return len(l.Heights) }
 
 // truncate forgets the heights of the rows from n on.
-func (l *chatList) truncate(n int) {
-	if n < len(l.heights) {
-		l.heights = l.heights[:max(n, 0)]
+func (l *List) truncate(n int) {
+	if n < len(l.Heights) {
+		l.Heights = l.Heights[:max(n, 0)]
 		l.dirty = min(l.dirty, max(n, 0))
 	}
 }
 
 // heightOf is row id's height: its own, or an empty row's.
-func (l *chatList) heightOf(id int) float32 {
-	if id < len(l.heights) {
-		return l.heights[id]
+func (l *List) heightOf(id int) float32 {
+	if id < len(l.Heights) {
+		return l.Heights[id]
 	}
 	return l.minRow().Height
 }
@@ -115,7 +115,7 @@ func (l *chatList) heightOf(id int) float32 {
 // ensureTops brings the running tops up to date for n rows: tops[i] is
 // the y of row i, tops[n] the end of the last row and its gap. The tops up
 // to dirty are still right.
-func (l *chatList) ensureTops(n int) {
+func (l *List) ensureTops(n int) {
 	if len(l.tops) == n+1 && l.dirty >= n {
 		return
 	}
@@ -139,7 +139,7 @@ func (l *chatList) ensureTops(n int) {
 }
 
 // total is the height of every row with the gaps between them.
-func (l *chatList) total() float32 {
+func (l *List) total() float32 {
 	n := l.length()
 	if n == 0 {
 		return 0
@@ -149,17 +149,17 @@ func (l *chatList) total() float32 {
 }
 
 // SetItemHeight sets the height of row id.
-func (l *chatList) SetItemHeight(id int, h float32) {
+func (l *List) SetItemHeight(id int, h float32) {
 	if id < 0 {
 		return
 	}
-	if id < len(l.heights) && l.heights[id] == h {
+	if id < len(l.Heights) && l.Heights[id] == h {
 		return
 	}
-	for len(l.heights) <= id {
-		l.heights = append(l.heights, l.minRow().Height)
+	for len(l.Heights) <= id {
+		l.Heights = append(l.Heights, l.minRow().Height)
 	}
-	l.heights[id] = h
+	l.Heights[id] = h
 	l.dirty = min(l.dirty, id)
 	if l.laying {
 		l.changed = true
@@ -169,14 +169,14 @@ func (l *chatList) SetItemHeight(id int, h float32) {
 }
 
 // SetHeights sets the height of every row at once.
-func (l *chatList) SetHeights(hs []float32) {
-	l.heights = append(l.heights[:0], hs...)
+func (l *List) SetHeights(hs []float32) {
+	l.Heights = append(l.Heights[:0], hs...)
 	l.dirty = 0
 	l.layoutRows(true)
 }
 
 // RefreshItem shows row id again if it is in view.
-func (l *chatList) RefreshItem(id int) {
+func (l *List) RefreshItem(id int) {
 	for _, s := range l.shown {
 		if s.id == id {
 			l.update(id, s.o)
@@ -187,10 +187,10 @@ func (l *chatList) RefreshItem(id int) {
 }
 
 // GetScrollOffset returns how far the list is scrolled down.
-func (l *chatList) GetScrollOffset() float32 { return l.offsetY }
+func (l *List) GetScrollOffset() float32 { return l.offsetY }
 
 // ScrollToOffset scrolls the list to offset y, kept within its content.
-func (l *chatList) ScrollToOffset(y float32) {
+func (l *List) ScrollToOffset(y float32) {
 	vh := l.scroll.Size().Height
 	total := l.total()
 	if vh >= total {
@@ -208,19 +208,19 @@ func (l *chatList) ScrollToOffset(y float32) {
 // moveScroller puts the scroller at the list's offset and lays its bars
 // out again for the content's height. Scroll.Refresh would do it too,
 // but it also refreshes everything in the content.
-func (l *chatList) moveScroller() {
+func (l *List) moveScroller() {
 	l.scroll.Offset = fyne.NewPos(0, -1) // not the offset, so the scroller moves
 	l.scroll.ScrollToOffset(fyne.NewPos(0, l.offsetY))
 }
 
 // ScrollToTop scrolls to the first row.
-func (l *chatList) ScrollToTop() { l.ScrollToOffset(0) }
+func (l *List) ScrollToTop() { l.ScrollToOffset(0) }
 
 // ScrollToBottom scrolls to the end of the last row.
-func (l *chatList) ScrollToBottom() { l.ScrollToOffset(l.total()) }
+func (l *List) ScrollToBottom() { l.ScrollToOffset(l.total()) }
 
 // ScrollTo scrolls the least needed to show row id, as Fyne's List does.
-func (l *chatList) ScrollTo(id int) {
+func (l *List) ScrollTo(id int) {
 	n := l.length()
 	if id < 0 || id >= n {
 		return
@@ -236,7 +236,7 @@ func (l *chatList) ScrollTo(id int) {
 }
 
 // scrolledTo lays the rows out for offset y once the scroller moved there.
-func (l *chatList) scrolledTo(y float32) {
+func (l *List) scrolledTo(y float32) {
 	if y == l.offsetY {
 		return
 	}
@@ -247,7 +247,7 @@ func (l *chatList) scrolledTo(y float32) {
 // syncContent sizes the scroller's content to the rows' total height,
 // which it clamps its offset to.
 // It reports whether the size changed.
-func (l *chatList) syncContent() bool {
+func (l *List) syncContent() bool {
 	size := l.content.MinSize().Max(l.scroll.Size())
 	if l.content.Size() == size {
 		return false
@@ -261,7 +261,7 @@ func (l *chatList) syncContent() bool {
 
 // rangeAt returns the first and last rows in view at offset y for a
 // viewport vh tall (last < first: none).
-func (l *chatList) rangeAt(y, vh float32, n int) (int, int) {
+func (l *List) rangeAt(y, vh float32, n int) (int, int) {
 	// The first row whose bottom (with its gap) is below y, the last one
 	// whose top is above the bottom of the view.
 	first := sort.Search(n, func(i int) bool { return l.tops[i+1] > y })
@@ -273,7 +273,7 @@ func (l *chatList) rangeAt(y, vh float32, n int) (int, int) {
 // stay keep their content (all: they are updated too), rows that come
 // into view are taken from the pool and updated, and every shown row is
 // placed. Heights set meanwhile lay the view out again.
-func (l *chatList) layoutRows(all bool) {
+func (l *List) layoutRows(all bool) {
 	if l.laying {
 		return
 	}
@@ -351,7 +351,7 @@ func (l *chatList) layoutRows(all bool) {
 }
 
 // place puts the shown rows and the separators between them where they go.
-func (l *chatList) place(w float32) {
+func (l *List) place(w float32) {
 	pad := theme.Padding()
 	thick := theme.Size(theme.SizeNameSeparatorThickness)
 	off := (pad + thick) / 2
@@ -394,19 +394,19 @@ func hasID(ids []int, id int) bool {
 }
 
 // MinSize implements fyne.Widget.
-func (l *chatList) MinSize() fyne.Size {
+func (l *List) MinSize() fyne.Size {
 	l.ExtendBaseWidget(l)
 	return l.BaseWidget.MinSize()
 }
 
 // CreateRenderer implements fyne.Widget.
-func (l *chatList) CreateRenderer() fyne.WidgetRenderer { return &chatListRenderer{l: l} }
+func (l *List) CreateRenderer() fyne.WidgetRenderer { return &chatListRenderer{l: l} }
 
-type chatListRenderer struct{ l *chatList }
+type chatListRenderer struct{ l *List }
 
 func (r *chatListRenderer) Layout(size fyne.Size) {
 	r.l.scroll.Resize(size)
-	r.l.frame.Resize(size)
+	r.l.Frame.Resize(size)
 	r.l.layoutRows(false)
 }
 
@@ -421,7 +421,7 @@ func (r *chatListRenderer) Refresh() {
 }
 
 func (r *chatListRenderer) Objects() []fyne.CanvasObject {
-	return []fyne.CanvasObject{r.l.scroll, r.l.frame}
+	return []fyne.CanvasObject{r.l.scroll, r.l.Frame}
 }
 
 func (r *chatListRenderer) Destroy() {}

@@ -1,22 +1,22 @@
-package ui
+package widget
 
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
 )
 
-// flowLayout puts its children side by side at their minimum sizes and
+// FlowLayout puts its children side by side at their minimum sizes and
 // starts a new row where the next one would not fit, like words in a
 // paragraph. Its minimum height is that of the rows at the width it was
 // last laid out at (one row before the first layout), so the window's
 // next frame gives it the height its rows need.
-type flowLayout struct {
+type FlowLayout struct {
 	width float32 // the width of the last layout
 }
 
 // rows places objs in rows no wider than width and returns each one's
 // position and the total height.
-func (l *flowLayout) rows(objs []fyne.CanvasObject, width float32) ([]fyne.Position, float32) {
+func (l *FlowLayout) rows(objs []fyne.CanvasObject, width float32) ([]fyne.Position, float32) {
 	pad := theme.Padding()
 	pos := make([]fyne.Position, len(objs))
 	var x, y, rowH float32
@@ -37,7 +37,7 @@ func (l *flowLayout) rows(objs []fyne.CanvasObject, width float32) ([]fyne.Posit
 }
 
 // Layout implements fyne.Layout.
-func (l *flowLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+func (l *FlowLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	l.width = size.Width
 	pos, _ := l.rows(objs, size.Width)
 	for i, o := range objs {
@@ -48,7 +48,7 @@ func (l *flowLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 
 // MinSize implements fyne.Layout: the widest child, and the height of the
 // rows at the last width.
-func (l *flowLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+func (l *FlowLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	var w float32
 	for _, o := range objs {
 		if o.Visible() {

@@ -1,4 +1,4 @@
-package ui
+package chat
 
 import (
 	"encoding/json"
@@ -25,7 +25,7 @@ import (
 // diagSeverities are the severities a language server's line can carry.
 var diagSeverities = []string{"error", "warning", "info", "hint"}
 
-// parseDiagnostics reads the findings of a <diagnostics> message, one per
+// ParseDiagnostics reads the findings of a <diagnostics> message, one per
 // line, in two forms:
 //
 //   - a language server's, "path:line:col: severity: message (source)";
@@ -36,7 +36,7 @@ var diagSeverities = []string{"error", "warning", "info", "hint"}
 //
 // The path runs up to the first ":<digits>:" (it may hold spaces). Tags,
 // headings, notes and any line in neither form are skipped.
-func parseDiagnostics(body string) []lsp.Diagnostic {
+func ParseDiagnostics(body string) []lsp.Diagnostic {
 	var out []lsp.Diagnostic
 	for _, l := range strings.Split(body, "\n") {
 		if d, ok := parseDiagnosticLine(strings.TrimSpace(l)); ok {
@@ -144,20 +144,20 @@ func callCommand(args string) string {
 	return m.Command
 }
 
-// spreadDiagnostics gives each card of round the findings about its file,
+// SpreadDiagnostics gives each card of round the findings about its file,
 // replacing what it had. An edit_file or write_file card takes those of
 // its path; a run_shell card those of the paths its command names and,
 // when it is the round's only command, those no card took (the engine
 // checks what a command wrote without saying which command wrote it). It
 // returns the cards whose findings changed.
-func spreadDiagnostics(round []*chatItem, ds []lsp.Diagnostic) []*chatItem {
+func SpreadDiagnostics(round []*Item, ds []lsp.Diagnostic) []*Item {
 	taken := make([]bool, len(ds))
-	got := map[*chatItem][]lsp.Diagnostic{}
-	var shells []*chatItem
+	got := map[*Item][]lsp.Diagnostic{}
+	var shells []*Item
 	for _, it := range round {
-		switch it.call.Name {
+		switch it.Call.Name {
 		case "edit_file", "write_file":
-			p := callPath(it.call.Arguments)
+			p := callPath(it.Call.Arguments)
 			for i, d := range ds {
 				if samePath(p, d.Path) {
 					got[it] = append(got[it], d)
@@ -166,7 +166,7 @@ func spreadDiagnostics(round []*chatItem, ds []lsp.Diagnostic) []*chatItem {
 			}
 		case "run_shell":
 			shells = append(shells, it)
-			cmd := callCommand(it.call.Arguments)
+			cmd := callCommand(it.Call.Arguments)
 			for i, d := range ds {
 				if strings.Contains(cmd, d.Path) {
 					got[it] = append(got[it], d)
@@ -182,19 +182,19 @@ func spreadDiagnostics(round []*chatItem, ds []lsp.Diagnostic) []*chatItem {
 			}
 		}
 	}
-	var changed []*chatItem
+	var changed []*Item
 	for _, it := range round {
-		if len(got[it]) > 0 || len(it.diags) > 0 {
-			it.diags = got[it]
+		if len(got[it]) > 0 || len(it.Diags) > 0 {
+			it.Diags = got[it]
 			changed = append(changed, it)
 		}
 	}
 	return changed
 }
 
-// cardDiagnosticsBadge counts ds by severity, "2 errors · 1 warning", and
+// CardDiagnosticsBadge counts ds by severity, "2 errors · 1 warning", and
 // gives the colour of the worst one.
-func cardDiagnosticsBadge(ds []lsp.Diagnostic) (string, widget.Importance) {
+func CardDiagnosticsBadge(ds []lsp.Diagnostic) (string, widget.Importance) {
 	var errs, warns, notes int
 	for _, d := range ds {
 		switch d.Severity {
@@ -225,9 +225,9 @@ func cardDiagnosticsBadge(ds []lsp.Diagnostic) (string, widget.Importance) {
 	return strings.Join(parts, " · "), imp
 }
 
-// cardDiagnosticLine is one listed finding: "line:col severity message",
+// CardDiagnosticLine is one listed finding: "line:col severity message",
 // without the position when the check gave none, with its source.
-func cardDiagnosticLine(d lsp.Diagnostic) string {
+func CardDiagnosticLine(d lsp.Diagnostic) string {
 	s := d.Severity + " " + text.OneLine(d.Message, 300)
 	if d.Line > 0 {
 		s = fmt.Sprintf("%d:%d %s", d.Line, d.Column, s)
@@ -243,16 +243,28 @@ func cardDiagnosticLine(d lsp.Diagnostic) string {
 func diagnosticLabels(ds []lsp.Diagnostic) []fyne.CanvasObject {
 	var out []fyne.CanvasObject
 	for i, d := range ds {
-		if i == maxListedDiagnostics {
+		if i == MaxListedDiagnostics {
 			out = append(out, &widget.Label{Text: fmt.Sprintf("(%d more)", len(ds)-i), Importance: widget.LowImportance})
 			break
 		}
 		imp := widget.LowImportance
 		if d.Severity == "error" || d.Severity == "warning" {
-			imp = severityImportance(d.Severity)
+			imp = SeverityImportance(d.Severity)
 		}
-		out = append(out, &widget.Label{Text: cardDiagnosticLine(d), Wrapping: fyne.TextWrapWord,
+		out = append(out, &widget.Label{Text: CardDiagnosticLine(d), Wrapping: fyne.TextWrapWord,
 			TextStyle: fyne.TextStyle{Monospace: true}, Importance: imp})
 	}
 	return out
+}
+
+// MaxListedDiagnostics caps the lines listed for one file; the rest are
+// counted.
+const MaxListedDiagnostics = 50
+
+// SeverityImportance is the colour of one listed diagnostic.
+func SeverityImportance(severity string) widget.Importance {
+	if severity == "error" {
+		return widget.DangerImportance
+	}
+	return widget.WarningImportance
 }
