@@ -19,32 +19,33 @@ import (
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
-// itemKind is what a chat row shows.
-type itemKind int
+// ItemKind is what a chat row shows.
+type ItemKind int
 
+// The kinds of chat row.
 const (
-	ItemUser itemKind = iota
-	ItemAssistant
-	ItemTool
-	ItemNotice
-	ItemRebuild // a compaction or a new cycle, with its summary or brief
-	ItemCycle   // an earlier, closed cycle: collapsed, expands to its messages
-	itemRewind  // a rewind of the conversation: collapsed, expands to the messages it took out
+	ItemUser      ItemKind = iota // a message the user sent
+	ItemAssistant                 // a reply of the model
+	ItemTool                      // a tool call with its result
+	ItemNotice                    // a line of the app's own (an error, a stop)
+	ItemRebuild                   // a compaction or a new cycle, with its summary or brief
+	ItemCycle                     // an earlier, closed cycle: collapsed, expands to its messages
+	itemRewind                    // a rewind of the conversation: collapsed, expands to the messages it took out
 )
 
 // Item is one row of the chat. Items are only touched on the UI
 // goroutine.
 type Item struct {
-	Kind      itemKind
-	Text      string
-	Reasoning string
-	Streaming bool // an assistant reply still arriving: plain text
+	Kind      ItemKind // what the row shows
+	Text      string   // the message's text, or the notice
+	Reasoning string   // a reply's reasoning, or a rebuild row's detail
+	Streaming bool     // an assistant reply still arriving: plain text
 	// Stopped marks a reply the user stopped; unsaved, one the engine
 	// did not keep (it is only shown, the model never sees it).
 	Stopped, Unsaved bool
 	md               *tw.Doc // a finished reply's Markdown, while parsed (see doc)
-	ReasonOn         bool
-	isError          bool // notices: an error
+	ReasonOn         bool    // the reasoning (or detail, or past rows) is shown
+	isError          bool    // notices: an error
 	// DetailName names the expandable text of a rebuild row ("Summary");
 	// the text itself is kept in reasoning.
 	DetailName string
@@ -52,7 +53,7 @@ type Item struct {
 	// their rows once expanded (reasonOn says whether they are shown), or
 	// the rows a rewind took out (itemRewind).
 	past      []transcript.Message
-	PastItems []*Item
+	PastItems []*Item // rows of the past messages, once expanded
 	// Superseded marks a row a rewind took out of the conversation: it is
 	// drawn greyed.
 	Superseded bool
@@ -63,22 +64,22 @@ type Item struct {
 	// rewrite of the log moves it, so a rewind finds its turn by sent
 	// and sha (the time and body hash of the message) instead.
 	LogIndex int
-	Sent     time.Time
-	Sha      string
+	Sent     time.Time             // when the message was sent
+	Sha      string                // the body hash of the message (see bodyHash)
 	Images   []transcript.ImageRef // the pictures the message carries, shown as thumbnails
 
-	Call      transcript.ToolCall
-	Title     string
-	ArgsText  string
-	Status    string
-	Result    string
-	resultLen int // a tool result's length; the messages a rewind took out
+	Call      transcript.ToolCall // a tool row's call
+	Title     string              // a tool row's title line
+	ArgsText  string              // the call's arguments, shown
+	Status    string              // the call's state line
+	Result    string              // the call's result, shown
+	resultLen int                 // a tool result's length; the messages a rewind took out
 	resultErr bool
 	hasResult bool
-	Expanded  bool
-	Approval  *Approval
-	Decided   string
-	Redacted  int // secrets replaced in the result at intake
+	Expanded  bool      // the result is unfolded
+	Approval  *Approval // the question waiting on this call, if any
+	Decided   string    // the answer the user gave to it
+	Redacted  int       // secrets replaced in the result at intake
 	// Diags are the findings about this call's file from its round's
 	// <diagnostics> message; diagsOpen shows their list.
 	Diags     []lsp.Diagnostic
@@ -107,17 +108,17 @@ func (it *Item) copyText() string {
 // View is the conversation: a virtualized list whose rows are measured
 // at the list's real width whenever their content or the width changes.
 type View struct {
-	// filled, when set, is called whenever a row comes into view and is
+	// Filled, when set, is called whenever a row comes into view and is
 	// filled (see UI.memoryReleaser).
 	Filled   func()
-	List     *List
-	Box      *fyne.Container
-	est      map[itemKind]float32 // one-line height of each kind at width
+	List     *List                // the virtualized list of rows
+	Box      *fyne.Container      // the list with its jump button, for the window
+	est      map[ItemKind]float32 // one-line height of each kind at width
 	estW     float32
 	lineH    float32
 	charW    float32
-	Items    []*Item
-	ByCall   map[string]*Item
+	Items    []*Item          // the rows, top to bottom
+	ByCall   map[string]*Item // the tool rows by call ID
 	width    float32
 	measurer *MessageRow
 	later    func(func()) // runs a function on the UI goroutine after this one
@@ -131,11 +132,11 @@ type View struct {
 	toEnd       bool              // a scroll to the bottom is queued
 	endShown    bool              // the end of the chat was in view at the last check
 
-	AwaitNext *Item          // the last rewrite's row, until the next request's size is known
-	Found     *Item          // the row a search result last scrolled to
-	rewound   map[string]int // files each rewind of this window restored, by rewindKey
-	curIndex  int            // the log index addMessage gives user rows, -1 outside the log
-	OnRewind  func(it *Item)
+	AwaitNext *Item             // the last rewrite's row, until the next request's size is known
+	Found     *Item             // the row a search result last scrolled to
+	rewound   map[string]int    // files each rewind of this window restored, by rewindKey
+	curIndex  int               // the log index addMessage gives user rows, -1 outside the log
+	OnRewind  func(it *Item)    // a user row's Rewind
 	OnChild   [2]func(it *Item) // a sub-agent card's Transcript and Stop
 	OnCommand func(it *Item)    // a command card's "Always allow this command"
 

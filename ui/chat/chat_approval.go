@@ -10,8 +10,8 @@ import (
 // Approval is a tool call waiting for the user's decision. The
 // engine goroutine blocks on ch; the card's buttons answer it.
 type Approval struct {
-	Req tool.ApprovalRequest
-	Ch  chan tool.Decision // buffered: answering never blocks the UI
+	Req tool.ApprovalRequest // the question asked
+	Ch  chan tool.Decision   // buffered: answering never blocks the UI
 	// Accepted holds the user's tick for each hunk of req.Diff (all
 	// ticked at first); what is written is exactly the ticked hunks.
 	Accepted []bool

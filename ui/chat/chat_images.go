@@ -38,7 +38,7 @@ const (
 
 // thumbs is the chat's cache of decoded thumbnails, by SHA-256.
 type thumbs struct {
-	Done    map[string]image.Image
+	Done    map[string]image.Image // the decoded thumbnails, by SHA-256
 	failed  map[string]bool
 	loading map[string][]*Item // rows waiting for each picture
 	// Fetch reads and decodes a picture off the UI goroutine and hands the

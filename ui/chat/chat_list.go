@@ -49,9 +49,9 @@ type List struct {
 	// The keyboard (see chat_keys.go): whether the list has it, the frame
 	// that says so, and where the keys and characters typed then go.
 	Focused bool
-	Frame   *canvas.Rectangle
-	OnKey   func(*fyne.KeyEvent)
-	OnRune  func(rune)
+	Frame   *canvas.Rectangle    // the focus frame
+	OnKey   func(*fyne.KeyEvent) // keys the list handles
+	OnRune  func(rune)           // characters typed at the list
 }
 
 // listRow is a row in view and the item it shows.

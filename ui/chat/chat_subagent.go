@@ -40,10 +40,10 @@ func ChildText(c *subagent.Info) string {
 
 // childCard is the nested part of a task call's card.
 type childCard struct {
-	Box        *fyne.Container
+	Box        *fyne.Container // the nested card
 	text       *widget.Label
-	Transcript *widget.Button
-	Stop       *widget.Button
+	Transcript *widget.Button // opens the child's transcript
+	Stop       *widget.Button // stops the child
 	item       *Item
 }
 

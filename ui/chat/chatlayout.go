@@ -121,8 +121,8 @@ func (c *View) remeasureAll() {
 func (c *View) estimate(it *Item) float32 {
 	if c.estW != c.width || c.est == nil {
 		c.estW = c.width
-		c.est = map[itemKind]float32{}
-		for _, k := range []itemKind{ItemUser, ItemAssistant, ItemNotice, ItemRebuild, ItemCycle, itemRewind} {
+		c.est = map[ItemKind]float32{}
+		for _, k := range []ItemKind{ItemUser, ItemAssistant, ItemNotice, ItemRebuild, ItemCycle, itemRewind} {
 			c.est[k] = c.measure(&Item{Kind: k, Text: "x", md: tw.ParseDoc("x")})
 		}
 		two := c.measure(&Item{Kind: ItemUser, Text: "x\nx"})
@@ -131,7 +131,7 @@ func (c *View) estimate(it *Item) float32 {
 	}
 	switch it.Kind {
 	case ItemTool:
-		key := itemKind(10)
+		key := ItemKind(10)
 		if it.hasResult {
 			key++
 		}

@@ -18,23 +18,24 @@ type MessageRow struct {
 	widget.BaseWidget
 
 	chat    *View
-	Item    *Item
+	Item    *Item // the row shown
 	bg      *canvas.Rectangle
 	Hover   *canvas.Rectangle // shown while the pointer is over the row
 	role    *widget.Label
 	copyB   *widget.Button
 	rewindB *widget.Button // "Rewind to here…" on the user's messages
 	header  *fyne.Container
-	Reason  *widget.Button
+	Reason  *widget.Button // unfolds the reasoning
 	Fold    *widget.Button // expands a rewind's folded messages
 	veil    *canvas.Rectangle
 	rtext   *widget.Label
-	Plain   *widget.Label
+	Plain   *widget.Label // the text while it streams
 	rich    *tw.Markdown
 	card    *ToolCard
 	Pics    *fyne.Container // the message's thumbnails
 }
 
+// NewMessageRow returns a row of c, to be filled by its list.
 func NewMessageRow(c *View) *MessageRow {
 	r := &MessageRow{chat: c}
 	r.bg = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))

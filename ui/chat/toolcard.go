@@ -34,7 +34,7 @@ const (
 type ToolCard struct {
 	widget.BaseWidget
 
-	Item     *Item
+	Item     *Item // the call shown
 	onDecide func(it *Item, d tool.Decision)
 	onToggle func(it *Item)
 	onDiags  func(it *Item) // opens or closes the list of findings
@@ -42,16 +42,16 @@ type ToolCard struct {
 	onCommand func(it *Item)
 
 	border   *canvas.Rectangle
-	Title    *widget.Label
-	Status   *widget.Label
-	Args     *widget.Label
+	Title    *widget.Label   // the call's title
+	Status   *widget.Label   // its state line
+	Args     *widget.Label   // its arguments
 	DiffBox  *fyne.Container // the proposed change of an edit, with a tick per hunk
-	Approve  *widget.Button
-	Deny     *widget.Button
-	Always   *widget.Button
-	Command  *widget.Button // always allow this command (a workspace rule)
-	CmdRow   *fyne.Container
-	Buttons  *fyne.Container
+	Approve  *widget.Button  // answers yes once
+	Deny     *widget.Button  // answers no
+	Always   *widget.Button  // answers yes for the session
+	Command  *widget.Button  // always allow this command (a workspace rule)
+	CmdRow   *fyne.Container // the command rule's row
+	Buttons  *fyne.Container // the answers' row
 	decision *widget.Label
 	Note     *widget.Label // why this approval is special (not sandboxed, a secret file)
 	toggle   *widget.Button

@@ -125,7 +125,7 @@ func samePath(card, diag string) bool {
 // callPath is the file an edit_file or write_file call names.
 func callPath(args string) string {
 	var m struct {
-		Path string `json:"path"`
+		Path string `json:"path"` // the file the call wrote
 	}
 	if json.Unmarshal([]byte(args), &m) != nil {
 		return ""
@@ -136,7 +136,7 @@ func callPath(args string) string {
 // callCommand is the command of a run_shell call.
 func callCommand(args string) string {
 	var m struct {
-		Command string `json:"command"`
+		Command string `json:"command"` // the command the call ran
 	}
 	if json.Unmarshal([]byte(args), &m) != nil {
 		return ""
