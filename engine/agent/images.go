@@ -133,11 +133,6 @@ func storeImage(st *storage.Store, name string, data []byte, info images.Info) (
 		Size: info.Size, Name: transcript.NeutralizeLine(name)}, nil
 }
 
-// imageStore stores a picture a tool returned (see step.HeldImages).
-func (s *Session) imageStore(name string, data []byte, info images.Info) (transcript.ImageRef, error) {
-	return storeImage(s.cfg.Store, name, data, info)
-}
-
 // imageLoader reads an image's bytes for the wire from the blob store.
 func imageLoader(st *storage.Store) transcript.ImageLoader {
 	return func(sha string) ([]byte, error) { return st.Blob(sha) }

@@ -227,7 +227,7 @@ func (t *turnLoop) CommitResult(c transcript.ToolCall, res tool.Result) error {
 	if err := s.commit([]transcript.Message{m}, s.saveChecklist()); err != nil {
 		return err
 	}
-	return t.held.Hold(s.imageStore, c, res)
+	return t.held.Hold(parent{s}.StoreImage, c, res) // the one way a step stores a picture, the turn's and a child's
 }
 
 func (t *turnLoop) Skip(calls []transcript.ToolCall, text string) error {
