@@ -10,8 +10,8 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/command"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
 )
@@ -115,7 +115,7 @@ func (st *session) action(ctx context.Context, inv command.Invocation, perr erro
 	case command.ActionCompact:
 		res, err := st.sess.Compaction().Apply(ctx)
 		switch {
-		case errors.Is(err, agent.ErrNothingToCompact):
+		case errors.Is(err, rewrite.ErrNothingToCompact):
 			say(err.Error())
 		case ctx.Err() != nil:
 			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cmdrule"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
@@ -176,7 +177,7 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	default:
 		return nil, usagef("tally %s: --status-mode must be tail, append or on-change, not %q", name, o.statusMode)
 	}
-	if _, err := agent.ParseCompactionMode(o.compaction); err != nil {
+	if _, err := rewrite.ParseMode(o.compaction); err != nil {
 		return nil, usagef("tally %s: --compaction must be auto, ask or off, not %q", name, o.compaction)
 	}
 	if _, err := workbench.ParseKeepUnder(o.keepUnder); err != nil {

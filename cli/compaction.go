@@ -15,6 +15,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
 )
@@ -80,7 +81,7 @@ func cmdCompact(args []string, stdout, stderr io.Writer) error {
 
 // reportCompaction prints what compacting session id did, as a line or,
 // with asJSON, as the result's JSON.
-func reportCompaction(stdout io.Writer, asJSON bool, id string, res agent.CompactionResult) error {
+func reportCompaction(stdout io.Writer, asJSON bool, id string, res rewrite.Result) error {
 	if asJSON {
 		return json.NewEncoder(stdout).Encode(res)
 	}

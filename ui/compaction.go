@@ -17,6 +17,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
 	"github.com/tally-dev/tally/ui/chat"
@@ -370,7 +371,7 @@ func (u *UI) startCompaction() {
 			}
 			u.setBusyButtons(live.job.running)
 			switch {
-			case errors.Is(err, agent.ErrNothingToCompact):
+			case errors.Is(err, rewrite.ErrNothingToCompact):
 				u.banner.ShowInfo("There is nothing to compact yet: the history has no messages that can be cleared or summarised.")
 			case err != nil:
 				u.banner.ShowError("Could not preview the compaction: " + err.Error())
@@ -401,7 +402,7 @@ func (u *UI) applyCompaction(live *liveSession) {
 	})
 }
 
-func (u *UI) compactionDone(live *liveSession, res agent.CompactionResult, err error, level int, exact bool) {
+func (u *UI) compactionDone(live *liveSession, res rewrite.Result, err error, level int, exact bool) {
 	if !u.endBusy(live) {
 		return
 	}
@@ -410,7 +411,7 @@ func (u *UI) compactionDone(live *liveSession, res agent.CompactionResult, err e
 	case errors.Is(err, context.Canceled):
 		u.footer.State.Run = tw.RunState{Phase: tw.RunStopped}
 		u.chat.Notice("Compaction stopped; the history is unchanged.", false)
-	case errors.Is(err, agent.ErrNothingToCompact):
+	case errors.Is(err, rewrite.ErrNothingToCompact):
 		u.footer.State.Run = tw.RunState{}
 		u.banner.ShowInfo("There was nothing to compact; the history is unchanged.")
 	case errors.Is(err, agent.ErrBusy):
@@ -430,13 +431,13 @@ func (u *UI) compactionDone(live *liveSession, res agent.CompactionResult, err e
 // showRebuild adds the chat row of a log rewrite: "compacted: 84.2k →
 // 21.0k tokens" with the summary expandable, or the start of a new cycle
 // with its hand-off brief.
-func (u *UI) showRebuild(info agent.RebuildInfo) {
+func (u *UI) showRebuild(info rewrite.Info) {
 	it := chat.RebuildItem(info)
 	u.chat.AppendItems(it)
 	u.chat.AwaitNext = it
 }
 
-// compactionAsker implements agent.Asker for "ask" mode: the engine's
+// compactionAsker implements rewrite.Asker for "ask" mode: the engine's
 // request opens the same preview dialog, and the engine goroutine waits
 // until the user answers or the turn is stopped.
 type compactionAsker struct {
@@ -446,7 +447,7 @@ type compactionAsker struct {
 	show func(plan compact.Plan, answer func(bool)) func()
 }
 
-// AskCompaction implements agent.Asker.
+// AskCompaction implements rewrite.Asker.
 func (a *compactionAsker) AskCompaction(ctx context.Context, plan compact.Plan) (bool, error) {
 	ch := make(chan bool, 1)
 	var closeFn func()
@@ -471,4 +472,4 @@ func (a *compactionAsker) AskCompaction(ctx context.Context, plan compact.Plan) 
 	}
 }
 
-var _ agent.Asker = (*compactionAsker)(nil)
+var _ rewrite.Asker = (*compactionAsker)(nil)

@@ -9,8 +9,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/rewrite"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -43,14 +43,14 @@ func newCompactionNotice(onPreview, onNotNow func()) *compactionNotice {
 // noticeText is the notice's sentence: "Context at 91 % of the
 // auto-compaction threshold — the next compaction keeps 12 messages
 // verbatim, summarises 40, 40 recallable, 0 gone."
-func noticeText(n agent.CompactionNotice) string {
+func noticeText(n rewrite.Notice) string {
 	f := n.Plan.Fidelity
 	return fmt.Sprintf("Context at %d %% of the auto-compaction threshold (%s of %s tokens) — the next compaction keeps %d messages verbatim, summarises %d, %d recallable, %d gone.",
 		n.Percent(), tw.TokensShort(n.Level), tw.TokensShort(n.Threshold), f.Verbatim, f.Summarised, f.Recallable, f.Gone)
 }
 
 // show puts n's announcement on the card.
-func (c *compactionNotice) show(n agent.CompactionNotice) {
+func (c *compactionNotice) show(n rewrite.Notice) {
 	c.plan = n.Plan
 	c.label.SetText(noticeText(n))
 	c.notNow.Enable()
@@ -84,7 +84,7 @@ func (c *compactionNotice) CreateRenderer() fyne.WidgetRenderer {
 
 // showCompactionNotice shows the engine's announcement of a coming
 // automatic compaction.
-func (u *UI) showCompactionNotice(n agent.CompactionNotice) {
+func (u *UI) showCompactionNotice(n rewrite.Notice) {
 	u.head.notice.show(n)
 }
 

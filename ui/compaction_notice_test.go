@@ -8,6 +8,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/ui/chat"
 )
 
@@ -35,7 +36,7 @@ func TestCompactionNoticePreviewNotNowAndTheRow(t *testing.T) {
 	h := fakeSession(t, f)
 	h.ui.live.job.running = true // the notice comes mid-turn
 
-	f.emit(agent.Event{Kind: agent.EventCompactionSoon, Notice: &agent.CompactionNotice{Level: 57_700, Mark: 56_999, Threshold: 63_333, Plan: plan}})
+	f.emit(agent.Event{Kind: agent.EventCompactionSoon, Notice: &rewrite.Notice{Level: 57_700, Mark: 56_999, Threshold: 63_333, Plan: plan}})
 	h.waitFor("the notice", func() bool { return h.ui.head.notice.Visible() })
 	want := "Context at 91 % of the auto-compaction threshold (57.7k of 63.3k tokens) — the next compaction keeps 12 messages verbatim, summarises 40, 40 recallable, 0 gone."
 	if got := h.ui.head.notice.Text(); got != want {
@@ -65,8 +66,8 @@ func TestCompactionNoticePreviewNotNowAndTheRow(t *testing.T) {
 	}
 
 	fid := compact.Fidelity{Verbatim: 12, Summarised: 40, Recallable: 40}
-	f.emit(agent.Event{Kind: agent.EventRebuild, Reason: "auto compaction", Rebuild: &agent.RebuildInfo{
-		Kind: agent.RebuildCompaction, Reason: "auto compaction", TokensBefore: 70_100, TokensAfter: 9_800,
+	f.emit(agent.Event{Kind: agent.EventRebuild, Reason: "auto compaction", Rebuild: &rewrite.Info{
+		Kind: rewrite.Compaction, Reason: "auto compaction", TokensBefore: 70_100, TokensAfter: 9_800,
 		Summary: "The user asked about the fixtures.", Fidelity: &fid,
 		Record: "Files:\n- calc/calc.go changed +3 -1 (turn 2)\nCommands:\n- go test ./... exit 1 (turn 3)"}})
 	h.waitFor("the compaction row", func() bool { return !h.ui.head.notice.Visible() })
@@ -97,7 +98,7 @@ func TestCompactionNoticePreviewAppliesBetweenTurns(t *testing.T) {
 	plan, msgs := samplePlan()
 	f := &fakeOps{plan: plan, msgs: msgs}
 	h := fakeSession(t, f)
-	f.emit(agent.Event{Kind: agent.EventCompactionSoon, Notice: &agent.CompactionNotice{Level: 58_000, Mark: 56_999, Threshold: 63_333, Plan: plan}})
+	f.emit(agent.Event{Kind: agent.EventCompactionSoon, Notice: &rewrite.Notice{Level: 58_000, Mark: 56_999, Threshold: 63_333, Plan: plan}})
 	h.waitFor("the notice", func() bool { return h.ui.head.notice.Visible() })
 	test.Tap(h.ui.head.notice.preview)
 	test.Tap(waitShown[*compactionPreview](h, "the preview").apply)

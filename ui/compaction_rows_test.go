@@ -8,9 +8,9 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/ui/chat"
 )
@@ -47,7 +47,7 @@ func TestPreviewRowsOpenAndAnEmptyPlanSaysWhy(t *testing.T) {
 func TestCompactionRowNamesTheNextRequest(t *testing.T) {
 	test.NewTempApp(t)
 	c := &chat.View{}
-	it := chat.RebuildItem(agent.RebuildInfo{Kind: agent.RebuildCompaction, TokensBefore: 16_300, TokensAfter: 9_600})
+	it := chat.RebuildItem(rewrite.Info{Kind: rewrite.Compaction, TokensBefore: 16_300, TokensAfter: 9_600})
 	c.AwaitNext = it // as showRebuild leaves it
 	c.NoteNextRequest(ledger.Row{Request: 5, PromptTokens: 12_900})
 	if !strings.Contains(it.Text, "16.3k → 9.6k") || !strings.Contains(it.Text, "next request was 12.9k") {
@@ -60,14 +60,14 @@ func TestCompactionRowNamesTheNextRequest(t *testing.T) {
 }
 
 func TestRebuildRowSaysWhatItCostInCacheTerms(t *testing.T) {
-	it := chat.RebuildItem(agent.RebuildInfo{Kind: agent.RebuildCompaction, Reason: "auto compaction",
+	it := chat.RebuildItem(rewrite.Info{Kind: rewrite.Compaction, Reason: "auto compaction",
 		TokensBefore: 63_000, TokensAfter: 30_000, MissTokens: 31_500, PaysBackAfter: 3.25})
 	for _, want := range []string{"compacted: 63k → 30k tokens", "31.5k tokens billed as misses once", "pays back after 3.2 requests"} {
 		if !strings.Contains(it.Text, want) {
 			t.Errorf("row %q lacks %q", it.Text, want)
 		}
 	}
-	if it := chat.RebuildItem(agent.RebuildInfo{Kind: agent.RebuildPurge, TokensBefore: 10, TokensAfter: 5}); strings.Contains(it.Text, "misses") {
+	if it := chat.RebuildItem(rewrite.Info{Kind: rewrite.Purge, TokensBefore: 10, TokensAfter: 5}); strings.Contains(it.Text, "misses") {
 		t.Errorf("a rewrite that cost nothing in cache terms says it did: %q", it.Text)
 	}
 }

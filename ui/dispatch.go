@@ -7,6 +7,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/ui/chat"
 	tw "github.com/tally-dev/tally/ui/widget"
@@ -52,7 +53,7 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 	case agent.EventRebuild:
 		if e.Rebuild != nil {
 			u.head.notice.Hide() // the compaction it announced, or a rewrite that makes it moot
-			if e.Rebuild.Kind == agent.RebuildRewind {
+			if e.Rebuild.Kind == rewrite.Rewind {
 				// The chat is read again once the rewind returns; until
 				// then the row says what happened, not "compacted".
 				n, _ := chat.RewindTurn(e.Rebuild.Reason)

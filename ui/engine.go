@@ -6,6 +6,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/transcript"
 )
 
@@ -15,11 +16,11 @@ import (
 // lock, held for a whole turn) and is only called off the UI goroutine.
 type sessionOps interface {
 	PreviewCompaction() (compact.Plan, error)
-	Compact(ctx context.Context) (agent.CompactionResult, error)
+	Compact(ctx context.Context) (rewrite.Result, error)
 	Archives() ([]cycle.Archive, error)
 	NewCycle(ctx context.Context) error
-	PreviewPurge(ctx context.Context) (agent.PurgePreview, error)
-	ApplyPurge(p agent.PurgePreview) error
+	PreviewPurge(ctx context.Context) (rewrite.PurgePreview, error)
+	ApplyPurge(p rewrite.PurgePreview) error
 	Alerts() []string
 	Messages() []transcript.Message
 	ContextTokens() (int, bool)
@@ -32,11 +33,11 @@ type engineOps struct{ *agent.Session }
 var _ sessionOps = engineOps{}
 
 func (e engineOps) PreviewCompaction() (compact.Plan, error) { return e.Compaction().Preview() }
-func (e engineOps) Compact(ctx context.Context) (agent.CompactionResult, error) {
+func (e engineOps) Compact(ctx context.Context) (rewrite.Result, error) {
 	return e.Compaction().Apply(ctx)
 }
-func (e engineOps) PreviewPurge(ctx context.Context) (agent.PurgePreview, error) {
+func (e engineOps) PreviewPurge(ctx context.Context) (rewrite.PurgePreview, error) {
 	return e.Purge().Preview(ctx)
 }
-func (e engineOps) ApplyPurge(p agent.PurgePreview) error { return e.Purge().Apply(p) }
-func (e engineOps) PostponeCompaction()                   { e.Compaction().Postpone() }
+func (e engineOps) ApplyPurge(p rewrite.PurgePreview) error { return e.Purge().Apply(p) }
+func (e engineOps) PostponeCompaction()                     { e.Compaction().Postpone() }

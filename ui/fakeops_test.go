@@ -10,6 +10,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/transcript"
 )
 
@@ -20,7 +21,7 @@ type fakeOps struct {
 	plan      compact.Plan
 	msgs      []transcript.Message
 	archives  []cycle.Archive
-	purgePlan agent.PurgePreview
+	purgePlan rewrite.PurgePreview
 	compacted int
 	purged    int
 	cycles    int
@@ -31,13 +32,13 @@ type fakeOps struct {
 
 func (f *fakeOps) PreviewCompaction() (compact.Plan, error) { return f.plan, nil }
 
-func (f *fakeOps) Compact(ctx context.Context) (agent.CompactionResult, error) {
+func (f *fakeOps) Compact(ctx context.Context) (rewrite.Result, error) {
 	f.mu.Lock()
 	f.compacted++
 	f.mu.Unlock()
-	f.emit(agent.Event{Kind: agent.EventRebuild, Reason: "manual compaction", Rebuild: &agent.RebuildInfo{
-		Kind: agent.RebuildCompaction, Reason: "manual compaction", TokensBefore: 84_200, TokensAfter: 21_000, Summary: "We fixed calc.Add; tests pass."}})
-	return agent.CompactionResult{Applied: true, TokensBefore: 84_200, TokensAfter: 21_000}, nil
+	f.emit(agent.Event{Kind: agent.EventRebuild, Reason: "manual compaction", Rebuild: &rewrite.Info{
+		Kind: rewrite.Compaction, Reason: "manual compaction", TokensBefore: 84_200, TokensAfter: 21_000, Summary: "We fixed calc.Add; tests pass."}})
+	return rewrite.Result{Applied: true, TokensBefore: 84_200, TokensAfter: 21_000}, nil
 }
 
 func (f *fakeOps) Archives() ([]cycle.Archive, error) { return f.archives, nil }
@@ -49,16 +50,16 @@ func (f *fakeOps) NewCycle(ctx context.Context) error {
 	return nil
 }
 
-func (f *fakeOps) PreviewPurge(ctx context.Context) (agent.PurgePreview, error) {
+func (f *fakeOps) PreviewPurge(ctx context.Context) (rewrite.PurgePreview, error) {
 	return f.purgePlan, nil
 }
 
-func (f *fakeOps) ApplyPurge(p agent.PurgePreview) error {
+func (f *fakeOps) ApplyPurge(p rewrite.PurgePreview) error {
 	f.mu.Lock()
 	f.purged++
 	f.mu.Unlock()
-	f.emit(agent.Event{Kind: agent.EventRebuild, Reason: "purge", Rebuild: &agent.RebuildInfo{
-		Kind: agent.RebuildPurge, Reason: "purge", TokensBefore: p.Before, TokensAfter: p.After}})
+	f.emit(agent.Event{Kind: agent.EventRebuild, Reason: "purge", Rebuild: &rewrite.Info{
+		Kind: rewrite.Purge, Reason: "purge", TokensBefore: p.Before, TokensAfter: p.After}})
 	return nil
 }
 

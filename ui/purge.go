@@ -14,6 +14,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/purge"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/internal/text"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
@@ -23,7 +24,7 @@ import (
 type purgeView struct {
 	widget.BaseWidget
 
-	plan   agent.PurgePreview
+	plan   rewrite.PurgePreview
 	text   *widget.Label
 	apply  *widget.Button
 	cancel *widget.Button
@@ -74,7 +75,7 @@ func (u *UI) startPurge() {
 }
 
 // showPurgeDialog shows the plan with Apply / Cancel.
-func (u *UI) showPurgeDialog(live *liveSession, plan agent.PurgePreview) *purgeView {
+func (u *UI) showPurgeDialog(live *liveSession, plan rewrite.PurgePreview) *purgeView {
 	v := &purgeView{plan: plan}
 	v.text = &widget.Label{Text: purgeText(plan), TextStyle: fyne.TextStyle{Monospace: true}, Wrapping: fyne.TextWrapWord}
 	head := boldLabel(fmt.Sprintf("History %s → %s tokens · %s", text.Thousands(plan.Before), text.Thousands(plan.After),
@@ -101,7 +102,7 @@ func (u *UI) showPurgeDialog(live *liveSession, plan agent.PurgePreview) *purgeV
 // purgeText lists a purge plan's changes, one a line, with what the
 // engine refused and what it ignored; its numbers are written as the
 // dialog's head writes them (the head gives the history's totals).
-func purgeText(plan agent.PurgePreview) string {
+func purgeText(plan rewrite.PurgePreview) string {
 	var b strings.Builder
 	if len(plan.Changes) == 0 {
 		b.WriteString("The model proposed no changes.\n")
@@ -127,7 +128,7 @@ func purgeText(plan agent.PurgePreview) string {
 
 // applyPurge applies the plan off the UI goroutine; the chat row comes
 // from the engine's rebuild event.
-func (u *UI) applyPurge(live *liveSession, plan agent.PurgePreview) {
+func (u *UI) applyPurge(live *liveSession, plan rewrite.PurgePreview) {
 	if u.live != live || live.job.running {
 		return
 	}

@@ -5,12 +5,12 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/purge"
+	"github.com/tally-dev/tally/engine/rewrite"
 )
 
 func TestPurgePreviewApplyAndCancel(t *testing.T) {
-	f := &fakeOps{purgePlan: agent.PurgePreview{Plan: purge.Plan{Changes: []purge.Change{{Msg: 3, Action: "remove", Before: 2600, Because: "asked"}}, Before: 3000, After: 400}}}
+	f := &fakeOps{purgePlan: rewrite.PurgePreview{Plan: purge.Plan{Changes: []purge.Change{{Msg: 3, Action: "remove", Before: 2600, Because: "asked"}}, Before: 3000, After: 400}}}
 	h := fakeSession(t, f)
 	test.Tap(h.ui.actions.purge)
 	v := waitShown[*purgeView](h, "the purge preview")

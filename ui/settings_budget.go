@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
 )
@@ -36,18 +37,18 @@ func keepTokens(n int) string {
 // (0: unknown, the forecast is then in hit-priced tokens).
 func newKeepFields(s workbench.Settings, sess *agent.Session, hitPrice float64) keepFields {
 	f := keepFields{values: map[string]string{}}
-	var opts []agent.KeepOption
+	var opts []rewrite.KeepOption
 	if sess != nil {
 		opts = sess.Compaction().KeepForecast()
 	} else {
-		opts = []agent.KeepOption{{KeepUnder: agent.KeepAuto}, {KeepUnder: 0}}
-		for _, k := range agent.KeepChoices {
-			opts = append(opts, agent.KeepOption{KeepUnder: k})
+		opts = []rewrite.KeepOption{{KeepUnder: rewrite.KeepAuto}, {KeepUnder: 0}}
+		for _, k := range rewrite.KeepChoices {
+			opts = append(opts, rewrite.KeepOption{KeepUnder: k})
 		}
 	}
 	saved, err := workbench.ParseKeepUnder(s.KeepUnder)
 	if err != nil {
-		saved = agent.KeepAuto
+		saved = rewrite.KeepAuto
 	}
 	var labels []string
 	selected := ""
@@ -75,9 +76,9 @@ func newKeepFields(s workbench.Settings, sess *agent.Session, hitPrice float64) 
 }
 
 // keepChoice is the label and the stored value of one option.
-func keepChoice(o agent.KeepOption, forecast bool, hitPrice float64) (label, value string) {
+func keepChoice(o rewrite.KeepOption, forecast bool, hitPrice float64) (label, value string) {
 	switch o.KeepUnder {
-	case agent.KeepAuto:
+	case rewrite.KeepAuto:
 		label, value = "Auto", ""
 		if forecast {
 			label = fmt.Sprintf("Auto (%s now)", text.Thousands(o.Level))

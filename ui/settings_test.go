@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/workbench"
 )
 
@@ -29,7 +29,7 @@ func TestCompactionCycleAndWarmUpSettings(t *testing.T) {
 		t.Fatalf("stored %+v", got)
 	}
 	cfg, _ := h.ui.agentConfig(&liveSession{}, false)
-	if cfg.Compaction != agent.CompactAsk || cfg.CycleAt != 0.6 || cfg.Asker == nil {
+	if cfg.Compaction != rewrite.Ask || cfg.CycleAt != 0.6 || cfg.Asker == nil {
 		t.Errorf("agent config: compaction %q, cycle at %v, asker %v", cfg.Compaction, cfg.CycleAt, cfg.Asker)
 	}
 	g := h.ui.newSettingsForm()

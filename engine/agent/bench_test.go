@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
@@ -31,7 +32,7 @@ func seeded(b *testing.B, want int) *Session {
 	}
 	b.Cleanup(func() { st.Close() })
 	// Cycles and compaction off: this measures the plain turn, not a rewrite.
-	cfg := Config{Store: st, ModelChoice: ModelChoice{Model: instantModel(), ModelName: "deepseek-chat"}, Now: func() time.Time { return day }, CycleAt: -1, Compaction: CompactOff}
+	cfg := Config{Store: st, ModelChoice: ModelChoice{Model: instantModel(), ModelName: "deepseek-chat"}, Now: func() time.Time { return day }, CycleAt: -1, Compaction: rewrite.Off}
 	s, err := Create(cfg, "bench", b.TempDir(), "")
 	if err != nil {
 		b.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/internal/text"
 )
 
@@ -61,7 +62,7 @@ func runLongBudget(tb testing.TB, rule llmtest.CacheRule, window int, ratio floa
 // keepName names a KeepUnder setting for the log.
 func keepName(keep int) string {
 	switch keep {
-	case KeepAuto:
+	case rewrite.KeepAuto:
 		return "price-aware"
 	case 0:
 		return "old thresholds"
@@ -86,7 +87,7 @@ func TestContextBudgetSideBySide(t *testing.T) {
 	for _, ratio := range []float64{10, 30} {
 		for _, window := range []int{128_000, 1_000_000} {
 			old := runLongBudget(t, rule, window, ratio, 0)
-			auto := runLongBudget(t, rule, window, ratio, KeepAuto)
+			auto := runLongBudget(t, rule, window, ratio, rewrite.KeepAuto)
 			for _, r := range []budgetRun{old, auto} {
 				s := r.run.stats
 				row := fmt.Sprintf("| %s | 1:%.0f | %s | %s | %s | %.2f %% | %d | %s | **%s** |",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -414,9 +415,9 @@ func TestThrashingPausesAutoCompaction(t *testing.T) {
 	compactions, cycles := 0, 0
 	for _, e := range sw.rec.kinds(EventRebuild) {
 		switch e.Rebuild.Kind {
-		case RebuildCompaction:
+		case rewrite.Compaction:
 			compactions++
-		case RebuildCycle:
+		case rewrite.Cycle:
 			cycles++
 		}
 	}
@@ -453,7 +454,7 @@ func TestCyclesAndRecall(t *testing.T) {
 		return llmtest.Text("read")
 	})
 	sw := newSmallWindow(t, 16_000, script)
-	sw.cfg.Compaction = CompactOff
+	sw.cfg.Compaction = rewrite.Off
 	s := sw.session("cycles")
 	ctx := context.Background()
 	if _, err := s.Run(ctx, "Note: the staging port is 4471. Read two files."); err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/diag"
 	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/tool"
@@ -74,14 +75,14 @@ type Config struct {
 	NoDiagnostics bool
 	DiagRules     []diag.Rule
 	// Compaction is what happens at the auto-compaction threshold
-	// (CompactAuto when empty); Asker answers in CompactAsk mode.
-	Compaction CompactionMode
-	Asker      Asker
+	// (rewrite.Auto when empty); rewrite.Asker answers in rewrite.Ask mode.
+	Compaction rewrite.Mode
+	Asker      rewrite.Asker
 	// CycleAt is the share of the window at which a new cycle starts:
 	// 0 means compact.DefaultCycleAt, a negative value turns cycles off.
 	CycleAt float64
 	// KeepUnder is the level the context is kept under: 0 is the
-	// window's default compaction threshold, KeepAuto the price-aware
+	// window's default compaction threshold, rewrite.KeepAuto the price-aware
 	// level (compact.Budget), and a positive value a level in tokens; none
 	// goes above the window's default.
 	KeepUnder int

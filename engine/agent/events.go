@@ -3,11 +3,11 @@ package agent
 import (
 	"time"
 
-	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -31,7 +31,7 @@ const (
 	EventTurnEnd   EventKind = "turn_end"   // the turn ended; Reason says why
 
 	// EventCompactionSoon says an automatic compaction is coming: the
-	// level crossed the notice mark (NoticeFraction of the threshold) and
+	// level crossed the notice mark (rewrite.NoticeFraction of the threshold) and
 	// the gate would let a compaction run. Notice holds the dry run. It is
 	// sent once per crossing and never waits for an answer; answer "Not
 	// now" with Session.Compaction().Postpone.
@@ -67,35 +67,13 @@ type Event struct {
 	// Drift describes a change of the prompt prefix.
 	Drift *prompt.Drift `json:"drift,omitempty"`
 	// Rebuild describes a rewrite of the log (compaction, cycle, purge).
-	Rebuild *RebuildInfo `json:"rebuild,omitempty"`
+	Rebuild *rewrite.Info `json:"rebuild,omitempty"`
 	// Subagent is the child of a sub-agent event (a copy).
 	Subagent *subagent.Info `json:"subagent,omitempty"`
 	// Notice is what EventCompactionSoon announces.
-	Notice *CompactionNotice `json:"notice,omitempty"`
+	Notice *rewrite.Notice `json:"notice,omitempty"`
 	// Form is the form of EventForm and EventFormDone (a copy).
 	Form *mcp.FormRequest `json:"form,omitempty"`
-}
-
-// CompactionNotice is the announcement of an automatic compaction before
-// it runs: where the level is, where compaction starts, and the dry run of
-// what it would keep, summarise and drop if it ran now.
-type CompactionNotice struct {
-	Level     int `json:"level"`     // the context level, status reserve included
-	Mark      int `json:"mark"`      // the level at which the notice is sent
-	Threshold int `json:"threshold"` // the auto-compaction threshold
-	// Plan is the dry run of the automatic compaction as it would run now
-	// (compact.PlanAuto); its Fidelity holds the counts. Its messages are
-	// copies.
-	Plan compact.Plan `json:"plan"`
-}
-
-// Percent is the level as a whole percentage of the threshold (91 for
-// 91 %).
-func (n CompactionNotice) Percent() int {
-	if n.Threshold <= 0 {
-		return 0
-	}
-	return n.Level * 100 / n.Threshold
 }
 
 // Delta is one piece of a streamed reply: text, reasoning or both.
@@ -129,15 +107,3 @@ type Usage struct {
 	// (see llm.Usage.Note); empty when the usage was taken as sent.
 	Note string `json:"note,omitempty"`
 }
-
-// RebuildKind is what rewrote the log.
-type RebuildKind string
-
-// The kinds of rebuild.
-const (
-	RebuildCompaction RebuildKind = "compaction" // the cascade (automatic, manual or idle)
-	RebuildEmergency  RebuildKind = "emergency"  // recovery from "context length exceeded"
-	RebuildPurge      RebuildKind = "purge"      // the model-driven purge
-	RebuildCycle      RebuildKind = "cycle"      // a new cycle
-	RebuildRewind     RebuildKind = "rewind"     // the user rewound the conversation to one of their messages
-)

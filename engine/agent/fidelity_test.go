@@ -13,6 +13,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -181,10 +182,10 @@ func (f *fidelity) dump(index int, text string) {
 func (f *fidelity) sectionRebuilds() (section, compactions, summaries, cycles int) {
 	for _, e := range f.rec.kinds(EventRebuild) {
 		switch e.Rebuild.Kind {
-		case RebuildCycle:
+		case rewrite.Cycle:
 			section++
 			cycles++
-		case RebuildCompaction:
+		case rewrite.Compaction:
 			compactions++
 			if e.Rebuild.Summary != "" {
 				section++

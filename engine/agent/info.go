@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/storage"
 )
@@ -18,12 +19,13 @@ func (s *Session) Placement() (StatusMode, ledger.CacheRule) {
 
 // Thresholds returns the token levels at which auto-compaction triggers and
 // at which a cycle restarts (0 when cycles are off), for the gauge marks.
-// The compaction level follows Config.KeepUnder (see keepLevel), never
-// above the window's own.
-func (s *Session) Thresholds() (compactAt, cycleAt int) {
-	compactAt, cycleAt = s.defaultLevels()
-	return s.keepLevel(s.cfg.KeepUnder, compactAt), cycleAt
-}
+// The compaction level follows Config.KeepUnder, never above the window's
+// own. It never waits for a running turn.
+func (s *Session) Thresholds() (compactAt, cycleAt int) { return s.rw.Thresholds() }
+
+// Archives returns the session's closed cycles, oldest first (see
+// rewrite.ReadArchives). It never waits for a running turn.
+func (s *Session) Archives() ([]cycle.Archive, error) { return s.rw.Archives() }
 
 // Ledger returns the session's stored usage rows, oldest first.
 func (s *Session) Ledger() ([]LedgerRow, error) {

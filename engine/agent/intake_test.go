@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/transcript"
 )
 
@@ -121,7 +122,7 @@ func TestSpecialWorkspaceFilesDoNotHangTheSession(t *testing.T) {
 	if err := os.Symlink("/dev/zero", filepath.Join(h.ws, ".git", "HEAD")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("/dev/zero", filepath.Join(h.ws, MemoryFile)); err != nil {
+	if err := os.Symlink("/dev/zero", filepath.Join(h.ws, rewrite.MemoryFile)); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)

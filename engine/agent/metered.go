@@ -8,9 +8,6 @@ import (
 	"github.com/tally-dev/tally/storage"
 )
 
-// Ledger kinds of the engine's own calls.
-const ledgerPurge = "purge"
-
 // metered returns the model of kind's role (the session's own, or the
 // one Config.Roles gives it, whose name then replaces the request's)
 // wrapped so that every successful call is recorded in the ledger under

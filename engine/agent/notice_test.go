@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/rewrite"
 )
 
 // noticeScript answers every question with a long text, so only a
@@ -52,7 +53,7 @@ func noticeRun(t *testing.T, onNotice func(*Session, Event)) (*smallWindow, *Ses
 func countCompactions(rec *recorder) int {
 	n := 0
 	for _, e := range rec.kinds(EventRebuild) {
-		if e.Rebuild.Kind == RebuildCompaction {
+		if e.Rebuild.Kind == rewrite.Compaction {
 			n++
 		}
 	}
@@ -65,7 +66,7 @@ func ordered(rec *recorder) []Event {
 	defer rec.mu.Unlock()
 	var out []Event
 	for _, e := range rec.events {
-		if e.Kind == EventCompactionSoon || (e.Kind == EventRebuild && e.Rebuild.Kind == RebuildCompaction) {
+		if e.Kind == EventCompactionSoon || (e.Kind == EventRebuild && e.Rebuild.Kind == rewrite.Compaction) {
 			out = append(out, e)
 		}
 	}
@@ -93,7 +94,7 @@ func TestCompactionNoticeOncePerCrossing(t *testing.T) {
 	for _, e := range evs {
 		if n := e.Notice; n != nil {
 			f := n.Plan.Fidelity
-			if n.Level < n.Mark || n.Level >= n.Threshold || n.Mark != int(float64(n.Threshold)*NoticeFraction) {
+			if n.Level < n.Mark || n.Level >= n.Threshold || n.Mark != int(float64(n.Threshold)*rewrite.NoticeFraction) {
 				t.Errorf("notice at %d with mark %d and threshold %d", n.Level, n.Mark, n.Threshold)
 			}
 			if f.Verbatim == 0 || f.Summarised == 0 || f.Recallable == 0 || n.Plan.Auto == nil {
@@ -116,7 +117,7 @@ func TestCompactionNoticeOncePerCrossing(t *testing.T) {
 
 // TestNotNowSkipsOneCompaction: "Not now" on the first notice holds back
 // the compaction that would have run at the threshold until the level is
-// a PostponeStep further; the next crossing's compaction runs as usual;
+// a rewrite.PostponeStep further; the next crossing's compaction runs as usual;
 // and no request differs from those of the same session without the
 // answer until the compaction it held back, so the prefix cache is the
 // same with or without the notice and its answer.
@@ -140,7 +141,7 @@ func TestNotNowSkipsOneCompaction(t *testing.T) {
 	}
 	threshold := l[0].Notice.Threshold
 	skipped, heldBack := p[1].Rebuild, l[1].Rebuild
-	until := max(threshold, l[0].Notice.Level) + int(float64(threshold)*PostponeStep)
+	until := max(threshold, l[0].Notice.Level) + int(float64(threshold)*rewrite.PostponeStep)
 	if heldBack.TokensBefore < until || heldBack.TokensBefore <= skipped.TokensBefore {
 		t.Errorf("the postponed compaction ran at %d; without Not now at %d, and it is due at %d", heldBack.TokensBefore, skipped.TokensBefore, until)
 	}

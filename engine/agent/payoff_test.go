@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/storage"
@@ -90,7 +91,7 @@ type longRun struct {
 	// requests are the server's records, in order.
 	requests []llmtest.Recorded
 	// rebuilds are the rebuild events of an engine run.
-	rebuilds []RebuildInfo
+	rebuilds []rewrite.Info
 	// afterAuto holds the billed prompt tokens of the first request after
 	// each automatic compaction.
 	afterAuto []int
@@ -141,7 +142,7 @@ func runLongWith(tb testing.TB, rule llmtest.CacheRule, reference, noFacts bool)
 		cfg.NoCompactionFacts = noFacts
 		if reference {
 			cfg.Model = &referenceClient{next: cfg.Model, threshold: threshold}
-			cfg.Compaction, cfg.CycleAt = CompactOff, -1
+			cfg.Compaction, cfg.CycleAt = rewrite.Off, -1
 			cfg.ContextWindow = 10 * longWindow
 		}
 	})

@@ -6,37 +6,10 @@ import (
 
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
-
-// rewrite is one rewrite of the conversation, as rebuild applies it.
-type rewrite struct {
-	Kind     RebuildKind
-	Reason   string
-	Messages []transcript.Message // the log that replaces the current one
-	// State changes the session's state with the rewrite (the summary
-	// section, what compaction carries, a new cycle's fields); rebuild
-	// derives the system prompt from it and restores it all when the
-	// store refuses the rewrite.
-	State func(st *state)
-	// Cycle, when not 0, is the cycle the rewrite opens: Messages start
-	// its log, and the current log stays in the store as the closed
-	// cycle's, so nothing is superseded.
-	Cycle int
-	// Detail is the rebuild record's detail line.
-	Detail string
-	// Summary is what the rebuild event shows of the new history (a
-	// compaction summary, a cycle's hand-off brief).
-	Summary string
-	// Call is the cost of the model call that made the rewrite (a
-	// compaction summary), added to the rewrite's own cache cost.
-	Call compact.CacheCost
-	// Extra, when not nil, runs in the rewrite's transaction.
-	Extra func(tx *storage.Tx) error
-	// Describe, when not nil, completes the event's RebuildInfo.
-	Describe func(*RebuildInfo)
-}
 
 // rebuild is the one entrance of every rewrite of the conversation —
 // compaction, emergency recovery, purge, rewind and a new cycle. It is the
@@ -48,7 +21,7 @@ type rewrite struct {
 // anchor, counts a cache-busting rewrite for the thrash breaker and
 // publishes the event with what the rewrite cost in cache terms. When the
 // store refuses, nothing changes, in memory either.
-func (s *Session) rebuild(w rewrite) (RebuildInfo, error) {
+func (s *Session) rebuild(w rewrite.Request) (rewrite.Info, error) {
 	before, _ := s.level()
 	now := s.cfg.now()
 	oldLog := s.log.Messages()
@@ -60,7 +33,7 @@ func (s *Session) rebuild(w rewrite) (RebuildInfo, error) {
 	}
 	prevMeta, prevState := s.meta, s.st
 	if w.State != nil {
-		w.State(&s.st)
+		w.State(&s.st.State)
 	}
 	s.st.System, s.st.Spans = systemOf(s.st)
 	systemChanged := s.st.System != prevState.System
@@ -84,7 +57,7 @@ func (s *Session) rebuild(w rewrite) (RebuildInfo, error) {
 	}
 	if s.anchor.Valid() {
 		billed, _, own := s.anchor.Parts()
-		_, ratio := s.measured()
+		_, ratio := s.rw.Measured()
 		if ratio <= 0 && own > 0 { // the planner's rule when nothing is measured
 			ratio = min(max(float64(billed)/float64(own), 0.25), 4)
 		}
@@ -133,7 +106,7 @@ func (s *Session) rebuild(w rewrite) (RebuildInfo, error) {
 		s.meta, s.st = prevMeta, prevState
 		s.log.Rebuild("rollback after a failed rebuild", oldLog, now)
 		s.resetPrefix()
-		return RebuildInfo{}, fmt.Errorf("could not save the rewritten history (%w); nothing was changed", err)
+		return rewrite.Info{}, fmt.Errorf("could not save the rewritten history (%w); nothing was changed", err)
 	}
 	if systemChanged {
 		s.bookPrefixChange(w.Reason)
@@ -142,7 +115,7 @@ func (s *Session) rebuild(w rewrite) (RebuildInfo, error) {
 	s.publishLevel()
 	s.pendingRebuild = w.Reason
 	after, _ := s.level()
-	info := RebuildInfo{Kind: w.Kind, Reason: w.Reason, TokensBefore: before, TokensAfter: after, Summary: w.Summary, Cycle: s.meta.Cycle}
+	info := rewrite.Info{Kind: w.Kind, Reason: w.Reason, TokensBefore: before, TokensAfter: after, Summary: w.Summary, Cycle: s.meta.Cycle}
 	if w.Cycle == 0 {
 		invalidated := 0
 		switch {
@@ -162,7 +135,7 @@ func (s *Session) rebuild(w rewrite) (RebuildInfo, error) {
 	}
 	if info.CacheBusting {
 		if paused, msg := s.st.Breakers.Busted(s.st.Requests); paused {
-			s.turn.warnedBreaker = true // said once, not again by checkPressure
+			s.rw.Warned() // said once, not again before the next request
 			s.emit(Event{Kind: EventError, Err: msg})
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tally-dev/tally/engine/filehistory"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
@@ -197,7 +198,7 @@ func (s *Session) rewindChat(t Turn, res *RewindResult) error {
 	list, _ := s.checklist.MarshalJSON()
 	prevTurns := s.turns
 	s.turns = turns // published with the rebuild
-	_, err = s.rebuild(rewrite{Kind: RebuildRewind, Reason: fmt.Sprintf("rewind to turn %d", t.N), Messages: kept,
+	_, err = s.rebuild(rewrite.Request{Kind: rewrite.Rewind, Reason: fmt.Sprintf("rewind to turn %d", t.N), Messages: kept,
 		Extra: func(tx *storage.Tx) error {
 			if err := putJSON(tx, s.meta.ID, turnsKey, turns); err != nil {
 				return err

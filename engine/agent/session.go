@@ -23,6 +23,7 @@ import (
 	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/skill"
 	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/step"
@@ -92,13 +93,10 @@ type Session struct {
 	booked     string       // reason for an announced prefix change, or ""
 	published  atomic.Int64 // level<<1 | exact, see ContextTokens
 	view       atomic.Pointer[published]
-	// budget is the price-aware level and what it was computed from (see
-	// publishBudget).
-	budget atomic.Pointer[budgetState]
 
 	pendingRebuild string // the rewrite the next ledger row follows
 
-	notice noticeState // the compaction notice and "Not now" (see pressure.go)
+	rw *rewrite.Session // compaction, cycles and purge (see rewrite.go)
 
 	// The session's file checkpoints (see checkpoints.go): the
 	// workspace's store (nil with ckptErr saying why), the recorder the
@@ -119,12 +117,8 @@ type Session struct {
 
 // turnState is the per-turn canonical state behind the status bar.
 type turnState struct {
-	steps         int
-	toolCalls     int
-	emergencies   int  // emergency recoveries this turn
-	rejectedAt    int  // the level the provider last rejected as too long
-	declined      bool // the user declined compaction this turn (ask mode)
-	warnedBreaker bool // the breaker message was shown this turn
+	steps     int
+	toolCalls int
 	// shownList is the checklist version a tool result of this turn
 	// showed the model; statusTurn says a status block was appended in
 	// this turn (on-change placement).
@@ -166,7 +160,7 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 		title = filepath.Base(abs)
 	}
 	meta := storage.Session{ID: id, Title: title, Workspace: abs, Model: cfg.ModelName, Profile: cfg.Profile, Created: now, Updated: now, Cycle: 1}
-	st := state{System: text, Spans: spans, Base: text, BaseSpans: spans, CycleStarted: now, Skills: skillCat.Names()}
+	st := state{System: text, Spans: spans, Base: text, BaseSpans: spans, State: rewrite.State{CycleStarted: now}, Skills: skillCat.Names()}
 	err = cfg.Store.Update(func(tx *storage.Tx) error {
 		// A generated ID that is taken is drawn again, inside the
 		// transaction, so two sessions created at once cannot collide.
@@ -256,12 +250,14 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 		cfg.Renderer = status.Render
 	}
 	if cfg.Compaction == "" {
-		cfg.Compaction = CompactAuto
+		cfg.Compaction = rewrite.Auto
 	}
 	s := &Session{cfg: cfg, meta: meta, st: st, defaultRenderer: defaultRenderer}
 	s.chosen.Store(&cfg.ModelChoice)
 	s.cfg.ModelChoice = ModelChoice{}     // one place for the model: s.model()
 	s.notePin(cfg.ModelName, cfg.Profile) // opened on another model than it was left on
+	s.rw = rewrite.NewSession(rewriteHost{s}, rewrite.Options{Store: cfg.Store, Mode: cfg.Compaction, Asker: cfg.Asker,
+		KeepUnder: cfg.KeepUnder, CycleAt: cfg.CycleAt, NoFacts: cfg.NoCompactionFacts})
 	s.subs = subagent.NewHub(parent{s}, cfg.Subagents, cfg.UserConfigDir)
 	s.view.Store(&published{meta: s.meta}) // Snapshot never reads the live fields
 	s.tools = tool.NewRegistry()
@@ -274,7 +270,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 		s.tools.AddBuiltin(t)
 	}
 	s.guard = guard.New()
-	s.tools.AddBuiltin(cycle.RecallTool(func() ([]cycle.Archive, error) { return ReadArchives(cfg.Store, meta.ID) }))
+	s.tools.AddBuiltin(cycle.RecallTool(func() ([]cycle.Archive, error) { return rewrite.ReadArchives(cfg.Store, meta.ID) }))
 	if !cfg.Subagents.Off {
 		s.tools.AddBuiltin(subagent.Tool())
 	}
@@ -379,7 +375,7 @@ func (s *Session) publishLevel() {
 		v |= 1
 	}
 	s.published.Store(v)
-	s.publishBudget()
+	s.rw.Publish()
 	// Cheap on this path, which every commit takes: the log's entries are
 	// shared, not copied; Snapshot builds the view from them on demand.
 	s.view.Store(&published{meta: s.meta, entries: s.log.Entries(), alerts: s.alerts(), turns: slices.Clone(s.turns)})

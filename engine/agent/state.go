@@ -1,10 +1,8 @@
 package agent
 
 import (
-	"time"
-
-	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/tool"
 )
@@ -30,24 +28,17 @@ type state struct {
 	// StatusDeltas counts the delta blocks since the last full one.
 	StatusDeltas int `json:"status_deltas,omitempty"`
 	// Base is the system prompt assembled at session start; Summary the
-	// compaction summary section merged after it (System = Base + Summary).
+	// the compaction summary is merged after it (see rewrite.State).
 	Base      string        `json:"-"`
 	BaseSpans []prompt.Span `json:"-"`
-	Summary   string        `json:"-"`
-	// Carry is what the cycle's compactions computed and the next one
-	// builds on; stored with the prompt (see promptState).
-	Carry compactCarry `json:"-"`
-	// Carried is what the earlier cycles handed over (see cycleCarry).
-	Carried cycleCarry `json:"-"`
-	// Breakers is the state of the compaction circuit breakers.
-	Breakers compact.Breakers `json:"breakers"`
+	// State is what the rewrites own: the compaction summary (System =
+	// Base + Summary), what compactions and cycles carry (stored with
+	// the prompt, see promptState), the breakers and the cycle's start.
+	rewrite.State
 	// Mode is the session's permission mode and AllowNetwork its "allow
 	// network" switch for commands.
 	Mode         tool.Mode `json:"mode,omitempty"`
 	AllowNetwork bool      `json:"allow_network,omitempty"`
-	// CycleStarted and CycleRequests describe the current cycle.
-	CycleStarted  time.Time `json:"cycle_started,omitzero"`
-	CycleRequests int       `json:"cycle_requests"`
 	// Skills are the names of the skills in the system prompt, sorted;
 	// the skill tool is offered when there is one.
 	Skills []string `json:"skills,omitempty"`

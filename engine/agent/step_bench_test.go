@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
@@ -55,7 +56,7 @@ func seededMessages(b *testing.B, url string, n int, defaults bool) *Session {
 	b.Cleanup(func() { st.Close() })
 	model := llm.NewOpenAI(llm.Config{BaseURL: url, APIKey: "sk-bench"})
 	// Cycles and compaction off: this measures the plain step, not a rewrite.
-	cfg := Config{Store: st, ModelChoice: ModelChoice{Model: model, ModelName: "deepseek-chat"}, Now: func() time.Time { return day }, CycleAt: -1, Compaction: CompactOff}
+	cfg := Config{Store: st, ModelChoice: ModelChoice{Model: model, ModelName: "deepseek-chat"}, Now: func() time.Time { return day }, CycleAt: -1, Compaction: rewrite.Off}
 	if defaults {
 		// Compaction and cycles as configured by default, in a window so
 		// large that neither is due: the step makes their checks only.

@@ -96,9 +96,10 @@ func (s *Session) RunWithImages(ctx context.Context, text string, imgs []ImageIn
 func (s *Session) run(ctx context.Context, in prepared) (Result, error) {
 	s.emit(Event{Kind: EventTurnStart})
 	s.turn = turnState{}
+	s.rw.NewTurn()
 	s.guard.Reset()
 	s.st.Breakers.NewTurn()
-	if err := s.idleMicroCompact(); err != nil {
+	if err := s.rw.IdleMicro(); err != nil {
 		return Result{Reason: step.ReasonFailed}, err
 	}
 	now := s.cfg.now()
@@ -260,7 +261,7 @@ func (*turnLoop) Words() step.SkipWords {
 // sent again; a stopped stream keeps what the user already saw.
 func (t *turnLoop) Send(ctx context.Context, step int) (*llm.Response, error) {
 	s := t.s
-	if err := s.checkPressure(ctx); err != nil {
+	if err := s.rw.BeforeRequest(ctx); err != nil {
 		return nil, err
 	}
 	if err := s.carrySubagents(); err != nil {
@@ -288,7 +289,7 @@ func (t *turnLoop) Send(ctx context.Context, step int) (*llm.Response, error) {
 	resp, err := m.Model.Stream(ctx, s.keyed(*m, req), cb)
 	show(llm.Delta{Content: text.Flush(), Reasoning: thought.Flush()})
 	if err != nil && llm.IsContextLengthExceeded(err) && ctx.Err() == nil {
-		if rerr := s.emergency(ctx, err); rerr != nil {
+		if rerr := s.rw.Emergency(ctx, err); rerr != nil {
 			return nil, rerr
 		}
 		return t.Send(ctx, step)

@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/lsp"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/internal/ownpaths"
 )
@@ -48,7 +49,7 @@ type SessionOptions struct {
 	MaxSteps   int
 	StatusMode agent.StatusMode
 	Approver   tool.Approver
-	Asker      agent.Asker
+	Asker      rewrite.Asker
 	OnEvent    func(agent.Event)
 	// Forms says the host answers the MCP servers' forms (see
 	// agent.Config.Forms); false declines them.
@@ -110,7 +111,7 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 	if mode == "" {
 		mode = saved.Compaction
 	}
-	cm, err := agent.ParseCompactionMode(mode)
+	cm, err := rewrite.ParseMode(mode)
 	if err != nil {
 		return agent.Config{}, err
 	}

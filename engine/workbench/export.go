@@ -4,8 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/tally-dev/tally/engine/agent"
-
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
@@ -61,7 +60,7 @@ func (w *Workbench) exportLines(id string) ([]ExportLine, error) {
 		if err != nil {
 			return err
 		}
-		gone, err := agent.ReadSuperseded(tx, id, nil)
+		gone, err := rewrite.ReadSuperseded(tx, id, nil)
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/demo"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/internal/ownpaths"
 	"github.com/tally-dev/tally/storage"
 )
@@ -50,7 +51,7 @@ const (
 )
 
 // ParseKeepUnder reads a Settings.KeepUnder choice as agent.Config.KeepUnder:
-// agent.KeepAuto for auto (the default), 0 for the window's default, or a
+// rewrite.KeepAuto for auto (the default), 0 for the window's default, or a
 // level in tokens.
 func ParseKeepUnder(v string) (int, error) { return config.ParseKeepUnder(v) }
 
@@ -198,7 +199,7 @@ func (w *Workbench) Delete(id string) error { return agent.Delete(w.store, id) }
 // every message it ever held: those a compaction or purge superseded
 // before the cycle closed come first (as in Export), then the cycle's log.
 func (w *Workbench) Archives(id string) ([]cycle.Archive, error) {
-	return agent.ReadArchives(w.store, id)
+	return rewrite.ReadArchives(w.store, id)
 }
 
 // Ledger returns a session's usage rows, oldest first.

@@ -4,20 +4,20 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/rewrite"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // RebuildItem is the chat row describing a log rewrite.
-func RebuildItem(info agent.RebuildInfo) *Item {
+func RebuildItem(info rewrite.Info) *Item {
 	kind := info.Kind
 	text := fmt.Sprintf("compacted: %s → %s tokens", tw.TokensShort(info.TokensBefore), tw.TokensShort(info.TokensAfter))
 	detail := "Summary"
 	switch kind {
-	case agent.RebuildPurge:
+	case rewrite.Purge:
 		text = fmt.Sprintf("purged: %s → %s tokens", tw.TokensShort(info.TokensBefore), tw.TokensShort(info.TokensAfter))
-	case agent.RebuildCycle:
+	case rewrite.Cycle:
 		text = fmt.Sprintf("new cycle %d: %s → %s tokens; the earlier messages are in the Archive", info.Cycle,
 			tw.TokensShort(info.TokensBefore), tw.TokensShort(info.TokensAfter))
 		detail = "Hand-off brief"
@@ -45,7 +45,7 @@ func RebuildItem(info agent.RebuildInfo) *Item {
 // cacheCostText says what a rewrite cost in cache terms and when it pays
 // back, for the chat's row: " · 55.2k tokens billed as misses once, pays
 // back after 3.1 requests".
-func cacheCostText(info agent.RebuildInfo) string {
+func cacheCostText(info rewrite.Info) string {
 	if info.MissTokens <= 0 {
 		return ""
 	}

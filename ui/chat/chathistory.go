@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
 )
@@ -146,7 +147,7 @@ func (c *View) historyItems(past []agent.PastRebuild, msgs []transcript.Message)
 			}
 		}
 		pending = keep
-		out = append(out, RebuildItem(agent.RebuildInfo{
+		out = append(out, RebuildItem(rewrite.Info{
 			Reason: rec.Reason, TokensBefore: rec.BeforeTokens, TokensAfter: rec.AfterTokens}))
 	}
 	for i := range msgs {

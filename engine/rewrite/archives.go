@@ -1,17 +1,29 @@
-package agent
+package rewrite
 
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
 
+// archiveRecord is the stored record of a closed cycle; its messages stay
+// in the cycle's own log in the store.
+type archiveRecord struct {
+	Cycle    int       `json:"cycle"`
+	Started  time.Time `json:"started"`
+	Ended    time.Time `json:"ended"`
+	Brief    string    `json:"brief"`
+	Tokens   int       `json:"tokens"`
+	Requests int       `json:"requests"`
+}
+
 // PastMessage is a message a rebuild took out of a cycle's log and kept
-// aside (see RebuildRecord.Superseded): the cycle, the rebuild's reason
-// and the message's index in the log before it.
+// aside (see transcript.RebuildRecord.Superseded): the cycle, the
+// rebuild's reason and the message's index in the log before it.
 type PastMessage struct {
 	Cycle   int
 	Reason  string
@@ -53,9 +65,9 @@ func ReadSuperseded(tx *storage.Tx, id string, want map[int]bool) (map[int][]Pas
 }
 
 // Archives returns the session's closed cycles, oldest first (see
-// ReadArchives).
-func (s *Session) Archives() ([]cycle.Archive, error) {
-	return ReadArchives(s.cfg.Store, s.meta.ID)
+// ReadArchives). It does not wait for a running turn.
+func (r *Session) Archives() ([]cycle.Archive, error) {
+	return ReadArchives(r.opt.Store, r.host.Meta().ID)
 }
 
 // ReadArchives returns a session's closed cycles, oldest first, each with

@@ -1,0 +1,142 @@
+package rewrite
+
+import (
+	"github.com/tally-dev/tally/engine/compact"
+)
+
+// KeepAuto as Options.KeepUnder keeps the context under the price-aware
+// level (see compact.Budget).
+const KeepAuto = -1
+
+// KeepOption is one choice of "keep the context under" with its forecast.
+type KeepOption struct {
+	// KeepUnder is the Options.KeepUnder value: KeepAuto, 0 for the
+	// window's default, or a level in tokens.
+	KeepUnder int
+	// Level is the level in tokens the context is kept under with it for
+	// this session now: the window's default caps every choice.
+	Level int
+	// Cost is the forecast input cost of the session's expected requests
+	// with it (see compact.ForecastCost).
+	Cost compact.BudgetCost
+}
+
+// KeepChoices are the fixed levels offered besides Auto and the window's
+// default.
+var KeepChoices = []int{64_000, 128_000, 256_000, 512_000}
+
+// budgetState is what the last commit published for the price-aware
+// level: its inputs and the level itself, computed once there rather than
+// on every read of the thresholds.
+type budgetState struct {
+	in   compact.BudgetInput
+	auto int // compact.Budget(in)
+}
+
+// defaultLevels returns the window's own thresholds, without the budget.
+func (r *Session) defaultLevels() (compactAt, cycleAt int) {
+	w, known := r.host.Window()
+	at := r.opt.CycleAt
+	if at == 0 {
+		at = compact.DefaultCycleAt
+	}
+	return compact.Levels(w, known, at)
+}
+
+// Thresholds returns the token levels at which auto-compaction triggers
+// and at which a cycle restarts (0 when cycles are off). The compaction
+// level follows Options.KeepUnder, never above the window's own. It never
+// waits for a running turn.
+func (r *Session) Thresholds() (compactAt, cycleAt int) {
+	compactAt, cycleAt = r.defaultLevels()
+	switch keep := r.opt.KeepUnder; {
+	case keep > 0:
+		compactAt = min(keep, compactAt)
+	case keep == KeepAuto:
+		if b := r.budget.Load(); b != nil && b.auto > 0 {
+			compactAt = min(b.auto, compactAt)
+		}
+	}
+	return compactAt, cycleAt
+}
+
+// Publish stores what the price-aware level is computed from, for
+// Thresholds and KeepForecast, which never wait for a running turn. The
+// conversation calls it after every commit. The session is expected to go
+// on for as many requests as it has made, between compact.DefaultHorizon
+// and compact.MaxHorizon; a compaction is expected to leave the prefix and
+// compact.SummaryReserve.
+func (r *Session) Publish() {
+	compactAt, _ := r.defaultLevels()
+	level, _ := r.host.Level()
+	growth, _ := r.Measured()
+	w, _ := r.host.Window()
+	m := r.host.Model()
+	in := compact.BudgetInput{
+		Window: w, Threshold: compactAt,
+		HitPrice: m.HitPrice, MissPrice: m.MissPrice,
+		Level: level, Base: r.host.PrefixTokens() + compact.SummaryReserve, Growth: growth,
+		Requests: float64(min(max(r.host.Requests(), compact.DefaultHorizon), compact.MaxHorizon)),
+	}
+	b := &budgetState{in: in}
+	if r.opt.KeepUnder == KeepAuto {
+		b.auto = compact.Budget(in)
+	}
+	r.budget.Store(b)
+}
+
+// KeepForecast returns the choices of "keep the context under" for this
+// session — Auto, the window's default and the KeepChoices under it — each
+// with the level it keeps and the forecast input cost of the requests
+// expected, from what the last commit published. The growth is zero (and
+// every forecast flat) until it has been measured. It never waits for a
+// running turn.
+func (r *Session) KeepForecast() []KeepOption {
+	compactAt, _ := r.defaultLevels()
+	w, _ := r.host.Window()
+	m := r.host.Model()
+	in := compact.BudgetInput{Window: w, Threshold: compactAt, HitPrice: m.HitPrice, MissPrice: m.MissPrice}
+	if b := r.budget.Load(); b != nil {
+		in = b.in
+	}
+	opt := func(keep int) KeepOption {
+		l := compactAt
+		if keep == KeepAuto {
+			l = max(compact.Budget(in), 0)
+		} else if keep > 0 {
+			l = min(keep, compactAt)
+		}
+		return KeepOption{KeepUnder: keep, Level: l, Cost: compact.ForecastCost(in, l)}
+	}
+	out := []KeepOption{opt(KeepAuto), opt(0)}
+	for _, k := range KeepChoices {
+		if k < compactAt {
+			out = append(out, opt(k))
+		}
+	}
+	return out
+}
+
+// forecast is what the pay-off decision of automatic compaction knows
+// about this session: its ceiling and how fast its context grows.
+func (r *Session) forecast() compact.Forecast {
+	compactAt, cycleAt := r.Thresholds()
+	growth, _ := r.Measured()
+	w, _ := r.host.Window()
+	return compact.Forecast{Ceiling: compact.Ceiling(w, compactAt, cycleAt), Growth: growth}
+}
+
+// Measured returns the billed tokens the context grows by per request and
+// the billed tokens per own token of messages, measured from the usage
+// anchor up to the last request (see compact.Growth); zero when unknown.
+
+func (r *Session) Measured() (growth, ratio float64) {
+	st := r.host.State()
+	g := st.Breakers.Growth
+	a := r.host.Anchor()
+	if !a.Valid() {
+		return g.Last, g.LastRatio
+	}
+	billed, _, own := a.Parts()
+	return g.PerRequest(billed, st.CycleRequests), g.Ratio(billed, own)
+}
