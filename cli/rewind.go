@@ -12,6 +12,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/filehistory"
+	"github.com/tally-dev/tally/engine/rewind"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
@@ -217,7 +218,7 @@ func cmdRewind(args []string, stdout, stderr io.Writer) error {
 // done, or files changed outside Tally without force, whose outside
 // changes it prints to out for review. The rest of the dry run, diffs and
 // all, is the dry run's to show.
-func rewindBlocked(out io.Writer, plan agent.RewindPlan, files, chat, force bool) error {
+func rewindBlocked(out io.Writer, plan rewind.Plan, files, chat, force bool) error {
 	switch {
 	case chat && plan.ChatErr != "":
 		return fmt.Errorf("tally rewind: the conversation cannot be rewound, so nothing was changed: %s (add --files-only to restore only the files)", plan.ChatErr)
@@ -232,7 +233,7 @@ func rewindBlocked(out io.Writer, plan agent.RewindPlan, files, chat, force bool
 }
 
 // printRewindPlan prints the dry run of a rewind.
-func printRewindPlan(out io.Writer, p agent.RewindPlan, files, chat bool) {
+func printRewindPlan(out io.Writer, p rewind.Plan, files, chat bool) {
 	fmt.Fprintf(out, "Rewind to the start of turn %d: %q\n", p.Turn.N, text.FirstLine(p.Turn.Text, quoteRunes))
 	if files {
 		printFilePlan(out, p)
@@ -251,7 +252,7 @@ func printRewindPlan(out io.Writer, p agent.RewindPlan, files, chat bool) {
 	printUnrestorable(out, "\n", p.Unrestorable)
 }
 
-func printFilePlan(out io.Writer, p agent.RewindPlan) {
+func printFilePlan(out io.Writer, p rewind.Plan) {
 	if p.FilesErr != "" {
 		fmt.Fprintf(out, "\nFiles: cannot be restored: %s\n", p.FilesErr)
 		return
@@ -282,7 +283,7 @@ func printFilePlan(out io.Writer, p agent.RewindPlan) {
 
 // printConflicts prints, for each file changed outside Tally since the
 // agent wrote it, its three states and the outside change.
-func printConflicts(out io.Writer, p agent.RewindPlan) {
+func printConflicts(out io.Writer, p rewind.Plan) {
 	for _, f := range p.Files.Files {
 		if f.Conflict && f.Action != filehistory.Unchanged && f.Action != filehistory.NotRestorable {
 			fmt.Fprintf(out, "\nConflict in %s:\n  at the checkpoint: %s\n  as the agent left it: %s\n  now: %s\n  changed outside Tally since the agent wrote it:\n",

@@ -10,8 +10,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/command"
+	"github.com/tally-dev/tally/engine/rewind"
 	"github.com/tally-dev/tally/engine/workbench"
 )
 
@@ -56,7 +56,7 @@ func (u *UI) rewindToTurn(live *liveSession, n int) {
 	sess := live.sess
 	u.bridge.Work(func() func() {
 		turns := sess.Turns()
-		var plan agent.RewindPlan
+		var plan rewind.Plan
 		err := rewindTarget(turns, &n)
 		if err == nil {
 			plan, err = sess.RewindPlan(n)
@@ -76,7 +76,7 @@ func (u *UI) rewindToTurn(live *liveSession, n int) {
 
 // rewindTarget checks that turn *n is among turns, setting it to the last
 // one when it is 0.
-func rewindTarget(turns []agent.Turn, n *int) error {
+func rewindTarget(turns []rewind.Turn, n *int) error {
 	if len(turns) == 0 {
 		return fmt.Errorf("this session has no turn yet; send a message first")
 	}

@@ -11,8 +11,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/filehistory"
+	"github.com/tally-dev/tally/engine/rewind"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
 	"github.com/tally-dev/tally/ui/chat"
@@ -32,7 +32,7 @@ type rewindChoice struct{ files, chat bool }
 type rewindView struct {
 	widget.BaseWidget
 
-	plan    agent.RewindPlan
+	plan    rewind.Plan
 	both    *widget.Button
 	files   *widget.Button
 	chat    *widget.Button
@@ -59,7 +59,7 @@ func (u *UI) startRewind(it *chat.Item) {
 	u.bridge.Work(func() func() {
 		snap := sess.Snapshot()
 		turn, ok := turnOfRow(snap.Turns, it)
-		var plan agent.RewindPlan
+		var plan rewind.Plan
 		err := errors.New("this message has no turn number (it was sent by an older Tally)")
 		if ok {
 			plan, err = sess.RewindPlan(turn)
@@ -80,7 +80,7 @@ func (u *UI) startRewind(it *chat.Item) {
 // turnOfRow finds the turn of a user row: by the time and body of its
 // message, which no rewrite of the log changes (a compaction or a new
 // cycle moves the message or archives it), else by its log index.
-func turnOfRow(turns []agent.Turn, it *chat.Item) (int, bool) {
+func turnOfRow(turns []rewind.Turn, it *chat.Item) (int, bool) {
 	if !it.Sent.IsZero() {
 		for _, t := range turns {
 			if t.Time.Equal(it.Sent) && t.SHA != "" && strings.HasPrefix(it.Sha, t.SHA) {
@@ -92,7 +92,7 @@ func turnOfRow(turns []agent.Turn, it *chat.Item) (int, bool) {
 }
 
 // turnOfLogIndex finds the turn number of the user message at a log index.
-func turnOfLogIndex(turns []agent.Turn, i int) (int, bool) {
+func turnOfLogIndex(turns []rewind.Turn, i int) (int, bool) {
 	for _, t := range turns {
 		if t.LogIndex == i && i >= 0 {
 			return t.N, true
@@ -102,7 +102,7 @@ func turnOfLogIndex(turns []agent.Turn, i int) (int, bool) {
 }
 
 // showRewind opens the Rewind dialog for a dry run.
-func (u *UI) showRewind(live *liveSession, plan agent.RewindPlan) {
+func (u *UI) showRewind(live *liveSession, plan rewind.Plan) {
 	v := &rewindView{plan: plan}
 	head := &widget.Label{Wrapping: fyne.TextWrapWord, TextStyle: fyne.TextStyle{Bold: true},
 		Text: fmt.Sprintf("Go back to the start of turn %d: “%s”", plan.Turn.N, text.FirstLine(plan.Turn.Text, 80))}
@@ -188,7 +188,7 @@ func restoreRow(f filehistory.FileRestore, open bool) fyne.CanvasObject {
 
 // runRewind applies the rewind of plan off the UI goroutine; a conflict
 // asks before overwriting, then tries again with force.
-func (u *UI) runRewind(live *liveSession, plan agent.RewindPlan, c rewindChoice, force bool) {
+func (u *UI) runRewind(live *liveSession, plan rewind.Plan, c rewindChoice, force bool) {
 	turn := plan.Turn.N
 	ctx, ok := u.beginBusy(live, "rewinding…")
 	if !ok {

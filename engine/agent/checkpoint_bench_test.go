@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/tally-dev/tally/engine/filehistory"
+	"github.com/tally-dev/tally/engine/rewind"
 	"github.com/tally-dev/tally/storage"
 )
 
 // BenchmarkShellSnapshotAsSessionsTakeIt is the snapshot before a shell
 // command in a 10,000-file / 200 MB workspace with the limits sessions use
-// (CheckpointLimits: the secret-file deny list and the credential scan of
+// (rewind.Limits: the secret-file deny list and the credential scan of
 // every file whose content is read), first on an empty store, then again
 // when nothing changed. engine/checkpoint's BenchmarkShellSnapshot is the
 // same without the scan.
@@ -36,7 +37,7 @@ func BenchmarkShellSnapshotAsSessionsTakeIt(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ws, err := filehistory.Open(st, dir, CheckpointLimits(0, nil))
+		ws, err := filehistory.Open(st, dir, rewind.Limits(0, nil))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -10,19 +10,18 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/tally-dev/tally/assets"
 	"github.com/tally-dev/tally/engine/cmdrule"
 	"github.com/tally-dev/tally/engine/cycle"
-	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/engine/guard"
 	"github.com/tally-dev/tally/engine/hooks"
 	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/rewind"
 	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/skill"
 	"github.com/tally-dev/tally/engine/status"
@@ -98,14 +97,10 @@ type Session struct {
 
 	rw *rewrite.Session // compaction, cycles and purge (see rewrite.go)
 
-	// The session's file checkpoints (see checkpoints.go): the
-	// workspace's store (nil with ckptErr saying why), the recorder the
-	// tools report to (nil for a session opened with Inspect) and the
-	// user's turns (see turns.go).
-	ckpt     *filehistory.Workspace
-	ckptErr  error
-	recorder *fileRecorder
-	turns    []Turn
+	// turns is the user's numbered turns and the file checkpoints the
+	// tools record in (see rewind.go); it records only once Create or
+	// Open started it (not for a session opened with Inspect).
+	turns *rewind.Session
 
 	// mcpRun runs the session's MCP servers (see mcp.go); nil when there
 	// are none. Set before Create or Open returns, never changed after.
@@ -185,7 +180,7 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	sess.startRecording()
+	sess.env.Recorder = sess.turns.Record()
 	sess.startMCP()
 	sess.startHooks("startup")
 	return sess, nil
@@ -202,7 +197,7 @@ func Open(cfg Config, id string) (*Session, error) {
 	if err := s.repair(); err != nil {
 		return nil, err
 	}
-	s.startRecording()
+	s.env.Recorder = s.turns.Record()
 	s.startMCP()
 	s.startHooks("resume")
 	return s, nil
@@ -298,8 +293,8 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	if a := st.Anchor; a != nil {
 		s.anchor.Set(a.Billed, a.At, a.Est)
 	}
-	s.loadTurns()
-	s.openCheckpoints()
+	s.turns = rewind.Open(rewind.Options{Store: cfg.Store, ID: meta.ID, Workspace: meta.Workspace, Cycle: meta.Cycle,
+		Entries: s.log.Entries(), Limits: rewind.Limits(cfg.CheckpointBytes, cfg.Shell.SecretFiles), Prepare: cfg.PrepareSnapshots})
 	s.publishLevel()
 	return s, nil
 }
@@ -378,7 +373,7 @@ func (s *Session) publishLevel() {
 	s.rw.Publish()
 	// Cheap on this path, which every commit takes: the log's entries are
 	// shared, not copied; Snapshot builds the view from them on demand.
-	s.view.Store(&published{meta: s.meta, entries: s.log.Entries(), alerts: s.alerts(), turns: slices.Clone(s.turns)})
+	s.view.Store(&published{meta: s.meta, entries: s.log.Entries(), alerts: s.alerts(), turns: s.turns.List()})
 }
 
 // published is the session as of its last commit, for Snapshot.
@@ -386,7 +381,7 @@ type published struct {
 	meta    storage.Session
 	entries []transcript.Entry // shared with the log; never changed
 	alerts  []string
-	turns   []Turn
+	turns   []rewind.Turn
 }
 
 // View is what a display needs of a session as of its last commit.
@@ -394,7 +389,7 @@ type View struct {
 	Meta     storage.Session
 	Messages []transcript.Message // the current cycle's log
 	Alerts   []string             // loop guard and compaction breakers
-	Turns    []Turn               // the user's numbered turns (see Session.Turns)
+	Turns    []rewind.Turn        // the user's numbered turns (see Session.Turns)
 }
 
 // Snapshot returns the session as of its last commit without waiting for
@@ -407,7 +402,7 @@ func (s *Session) Snapshot() View {
 	for i := range p.entries {
 		msgs[i] = p.entries[i].Msg
 	}
-	return View{Meta: p.meta, Messages: msgs, Alerts: p.alerts, Turns: numberTurns(p.turns, p.entries)}
+	return View{Meta: p.meta, Messages: msgs, Alerts: p.alerts, Turns: rewind.Number(p.turns, p.entries)}
 }
 
 // Fingerprint returns the current prefix fingerprint.

@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/rewind"
 	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/subagent"
@@ -103,16 +104,15 @@ func (s *Session) run(ctx context.Context, in prepared) (Result, error) {
 		return Result{Reason: step.ReasonFailed}, err
 	}
 	now := s.cfg.now()
-	n, snap := s.nextTurn(), s.snapshot()
-	s.beginTurnCheckpoint(n)
+	list, _ := s.checklist.MarshalJSON()
+	n, snap := s.turns.Next(), rewind.Snapshot{Checklist: list, WorkingSet: append([]string(nil), s.st.WorkingSet.Paths...)}
+	s.turns.BeginTurn(n)
 	s.st.WorkingSet.Touch(PathsIn(in.text)...)
 	meta := TurnMeta(now, s.model().ModelName, &s.st.WorkingSet)
 	user := in.message(meta, now)
-	record, turns := s.beginTurnRecord(n, &user, snap)
-	prevTurns := s.turns
-	s.turns = turns // published with the message
+	record, undo := s.turns.Begin(n, s.meta.Cycle, &user, snap) // published with the message
 	if err := s.commit([]transcript.Message{user}, s.titleFirstTurn(n, in.typed, record)); err != nil {
-		s.turns = prevTurns
+		undo()
 		return Result{Reason: step.ReasonFailed}, err
 	}
 	end := s.runTurn(ctx) // the step loop, again while a Stop hook asks

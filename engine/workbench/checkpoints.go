@@ -3,8 +3,8 @@ package workbench
 import (
 	"fmt"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/filehistory"
+	"github.com/tally-dev/tally/engine/rewind"
 )
 
 // ErrConflict is matched (errors.Is) by the error of a rewind or revert
@@ -19,12 +19,12 @@ func (w *Workbench) checkpoints(id string) (*filehistory.Workspace, error) {
 		return nil, fmt.Errorf("no session with ID %q (%w); run `tally sessions` to list them", id, err)
 	}
 	saved := w.Settings()
-	return filehistory.Open(w.store, meta.Workspace, agent.CheckpointLimits(saved.CheckpointCap, saved.Shell.SecretFiles))
+	return filehistory.Open(w.store, meta.Workspace, rewind.Limits(saved.CheckpointCap, saved.Shell.SecretFiles))
 }
 
 // Changes returns the files session id changed, with their diffs: against
 // the session's first checkpoint when sinceTurn is 0, else since the start
-// of that turn (agent.Turn.N). It reads the store and the workspace only,
+// of that turn (rewind.Turn.N). It reads the store and the workspace only,
 // without opening the session, so it can be called while the app shows
 // it; a session that is open is better asked directly (agent.Session.Changes).
 func (w *Workbench) Changes(id string, sinceTurn int) ([]filehistory.FileChange, error) {

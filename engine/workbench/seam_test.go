@@ -57,7 +57,7 @@ func TestNoAliasOfAnEngineType(t *testing.T) {
 		t.Errorf("%s; import the engine package where the type is needed", b)
 	}
 	dir := t.TempDir()
-	fixture := "package workbench\n\nimport \"github.com/tally-dev/tally/engine/agent\"\n\ntype (\n\tTurn = agent.Turn\n\tOwn  struct{}\n)\n"
+	fixture := "package workbench\n\nimport \"github.com/tally-dev/tally/engine/rewind\"\n\ntype (\n\tTurn = rewind.Turn\n\tOwn  struct{}\n)\n"
 	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte(fixture), 0o644); err != nil {
 		t.Fatal(err)
 	}
