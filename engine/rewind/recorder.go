@@ -140,4 +140,3 @@ func Limits(storeBytes int64, secretFiles []string) filehistory.Limits {
 		return ""
 	}}
 }
-
