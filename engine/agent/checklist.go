@@ -88,7 +88,8 @@ const DiagnosticsTimeout = 20 * time.Second
 // servers where one covers the file, the file-type checks elsewhere — and
 // appends what it found as one <diagnostics> message. A missing or
 // failing checker never blocks the turn.
-func (s *Session) diagnose(ctx context.Context, paths []string) error {
+func (t *turnLoop) diagnose(ctx context.Context, paths []string) error {
+	s := t.s
 	if len(paths) == 0 || s.cfg.NoDiagnostics {
 		return nil
 	}

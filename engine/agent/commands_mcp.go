@@ -2,10 +2,7 @@ package agent
 
 import (
 	"context"
-	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,10 +12,10 @@ import (
 	"github.com/tally-dev/tally/engine/transcript"
 )
 
-// This file is the MCP source of slash commands (a server's prompt is the
-// command "/server:prompt") and the "@server:uri" attachments of a
-// message, and what a message goes through before it enters the
-// conversation (see prepareMessage).
+// This file is the session's slash commands (an MCP server's prompt is the
+// command "/server:prompt"; its "@server:uri" attachments are mcp.Attach)
+// and what a message goes through before it enters the conversation (see
+// prepareMessage).
 
 // commands is the session's command registry (see command.ForSession).
 // With await set, looking up an MCP prompt waits for the servers still
@@ -78,56 +75,6 @@ func (h Commands) Resources(ctx context.Context) []mcp.Resource {
 	return r.Manager().Resources(ctx)
 }
 
-// ResourceToken returns the "@server:uri" token that attaches r to a
-// message; a URI holding white space or a quote is quoted.
-func ResourceToken(r mcp.Resource) string {
-	if strings.ContainsAny(r.URI, " \t\r\n\"'") {
-		return "@" + r.Server + ":" + strconv.Quote(r.URI)
-	}
-	return "@" + r.Server + ":" + r.URI
-}
-
-// attachRE finds "@server:uri" tokens: at the start or after white space,
-// a server name, a colon and a URI up to white space, or quoted.
-var attachRE = regexp.MustCompile(`(?:^|\s)@([A-Za-z0-9_-]{1,32}):("(?:[^"\\]|\\.)*"|\S+)`)
-
-// maxAttachments bounds the resources one message attaches.
-const maxAttachments = 10
-
-// attachment is one "@server:uri" of a message.
-type attachment struct{ server, uri string }
-
-// attachments returns the "@server:uri" tokens of msg whose server is one
-// of servers, each once, in order. A token of another name ("@bob:3pm")
-// is text. Punctuation ending a sentence is not part of the URI unless a
-// listed resource's URI ends so.
-func attachments(msg string, servers []string, listed func(server, uri string) bool) []attachment {
-	var out []attachment
-	for _, m := range attachRE.FindAllStringSubmatch(msg, -1) {
-		server, uri := m[1], m[2]
-		if !slices.Contains(servers, server) {
-			continue
-		}
-		if strings.HasPrefix(uri, `"`) {
-			u, err := strconv.Unquote(uri)
-			if err != nil {
-				continue
-			}
-			uri = u
-		} else if trimmed := strings.TrimRight(uri, ".,;:!?)]}'\""); trimmed != uri && !listed(server, uri) {
-			uri = trimmed
-		}
-		if uri == "" {
-			continue
-		}
-		a := attachment{server, uri}
-		if !slices.Contains(out, a) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
 // prepared is a message made ready to enter the conversation.
 type prepared struct {
 	typed  string             // what the user sent, for the title
@@ -153,7 +100,8 @@ func (p prepared) message(meta string, at time.Time) transcript.Message {
 // starting (as the first request does) only when msg needs them: a
 // built-in command or a command file never waits. Errors are
 // *CommandError: nothing entered the conversation.
-func (s *Session) prepareMessage(ctx context.Context, msg string) (prepared, error) {
+func (t *turnLoop) prepareMessage(ctx context.Context, msg string) (prepared, error) {
+	s := t.s
 	p := prepared{typed: msg, text: msg}
 	reg, r := s.commands(true), s.mcpRun
 	slash := strings.HasPrefix(strings.TrimSpace(msg), "/")
@@ -186,71 +134,10 @@ func (s *Session) prepareMessage(ctx context.Context, msg string) (prepared, err
 	if !at {
 		return p, nil
 	}
-	var resources []mcp.Resource
-	fetched := false
-	listed := func(server, uri string) bool {
-		if !fetched {
-			resources, fetched = r.Manager().Resources(ctx), true
-		}
-		return slices.ContainsFunc(resources, func(x mcp.Resource) bool { return x.Server == server && x.URI == uri })
+	blocks, n, err := r.Manager().Attach(ctx, msg, servers)
+	if err != nil {
+		return p, command.Errorf("%s", err.Error())
 	}
-	atts := attachments(msg, servers, listed)
-	if len(atts) > maxAttachments {
-		return p, command.Errorf("the message attaches %d resources; attach at most %d at a time", len(atts), maxAttachments)
-	}
-	for _, a := range atts {
-		rt, err := r.Manager().ReadResource(ctx, a.server, a.uri)
-		if err != nil {
-			return p, command.Errorf("@%s:%s could not be attached: %s", a.server, a.uri, strings.TrimSuffix(err.Error(), "."))
-		}
-		block, n := attachmentBlock(rt)
-		p.blocks = append(p.blocks, block)
-		p.noted += n
-	}
+	p.blocks, p.noted = append(p.blocks, blocks...), p.noted+n
 	return p, nil
-}
-
-// attachTag is the tag of an attachment block. It is not an engine tag:
-// the block is part of the user's message, which the user chose to send.
-const attachTag = "attachment"
-
-// attachmentBlock is the block of a resource read: its text redacted and
-// neutralised, between tags naming its server, URI and type, with any
-// copy of those tags in the text defused. It also returns how many
-// secrets were redacted.
-func attachmentBlock(rt mcp.ResourceText) (transcript.Block, int) {
-	body, n := secrets.Count(rt.Text)
-	body = defuseTag(transcript.Neutralize(body), attachTag)
-	head := fmt.Sprintf("<%s server=%s uri=%s", attachTag, strconv.Quote(rt.Server), strconv.Quote(transcript.NeutralizeLine(rt.URI)))
-	if rt.MIMEType != "" {
-		head += " type=" + strconv.Quote(transcript.NeutralizeLine(rt.MIMEType))
-	}
-	text := head + ">\n" + strings.TrimRight(body, "\n") + "\n</" + attachTag + ">"
-	return transcript.Block{Type: transcript.BlockText, Text: text}, n
-}
-
-// defuseTag replaces the "<" of every "<tag" and "</tag" in s (any letter
-// case) by "‹", so the text cannot close or open its block.
-func defuseTag(s, tag string) string {
-	var b strings.Builder
-	last := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] != '<' {
-			continue
-		}
-		j := i + 1
-		if j < len(s) && s[j] == '/' {
-			j++
-		}
-		if len(s)-j >= len(tag) && strings.EqualFold(s[j:j+len(tag)], tag) {
-			b.WriteString(s[last:i])
-			b.WriteString("‹")
-			last = i + 1
-		}
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
 }

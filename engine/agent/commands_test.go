@@ -201,10 +201,10 @@ func TestCommandsAndResourcesForCompletion(t *testing.T) {
 		t.Errorf("review %+v", c)
 	}
 	rs := s.Commands().Resources(context.Background())
-	if len(rs) != 2 || ResourceToken(rs[0]) != "@docs:mem://config" {
+	if len(rs) != 2 || mcp.ResourceToken(rs[0]) != "@docs:mem://config" {
 		t.Errorf("resources %+v", rs)
 	}
-	if tok := ResourceToken(mcp.Resource{Server: "d", URI: "file:///My Docs/a.md"}); tok != `@d:"file:///My Docs/a.md"` {
+	if tok := mcp.ResourceToken(mcp.Resource{Server: "d", URI: "file:///My Docs/a.md"}); tok != `@d:"file:///My Docs/a.md"` {
 		t.Errorf("a quoted token %s", tok)
 	}
 }

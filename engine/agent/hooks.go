@@ -41,9 +41,14 @@ type HooksOptions struct {
 	User []hooks.Hook
 }
 
-// startHooks loads the session's hooks and runs its SessionStart hooks
+// hookRunner runs the session's command hooks at the points of a
+// session's life they name, and reports what they did as events.
+type hookRunner struct{ s *Session }
+
+// start loads the session's hooks and runs its SessionStart hooks
 // for source in the background; the first message waits for them.
-func (s *Session) startHooks(source string) {
+func (h hookRunner) start(source string) {
+	s := h.s
 	if s.cfg.Hooks.Off {
 		return
 	}
@@ -55,7 +60,7 @@ func (s *Session) startHooks(source string) {
 	}
 	env := s.env
 	hs.Start(source, func(ctx context.Context) {
-		out := s.runHooks(ctx, env, hooks.SessionStart, source, hooks.Input{Source: source}, nil)
+		out := h.run(ctx, env, hooks.SessionStart, source, hooks.Input{Source: source}, nil)
 		hs.AddPending(out.Context)
 	})
 }
@@ -68,7 +73,8 @@ func (s *Session) Hooks() *hooks.Session { return s.hooks }
 // in (its common fields filled in here) and returns their combined
 // outcome; every run is recorded and the ones worth showing are reported
 // as EventHook. call is the tool call of a tool event.
-func (s *Session) runHooks(ctx context.Context, env tool.Env, ev hooks.Event, subject string, in hooks.Input, call *transcript.ToolCall) hooks.Outcome {
+func (h hookRunner) run(ctx context.Context, env tool.Env, ev hooks.Event, subject string, in hooks.Input, call *transcript.ToolCall) hooks.Outcome {
+	s := h.s
 	if s.hooks == nil {
 		return hooks.Outcome{}
 	}

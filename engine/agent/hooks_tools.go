@@ -17,12 +17,13 @@ import (
 // execute runs call c of the session's own agent with args, the model's
 // own arguments (c holds the stored copy), through its PreToolUse and
 // PostToolUse hooks and the gate.
-func (s *Session) execute(ctx context.Context, c transcript.ToolCall, args string) tool.Result {
+func (t *turnLoop) execute(ctx context.Context, c transcript.ToolCall, args string) tool.Result {
+	s := t.s
 	if res, ok := step.Unusable(c); ok {
 		return res
 	}
-	return s.toolHooks(ctx, s.env, c, args, func(ctx context.Context, args string) tool.Result {
-		return s.executeGated(ctx, c, args)
+	return hookRunner{s}.tool(ctx, s.env, c, args, func(ctx context.Context, args string) tool.Result {
+		return t.executeGated(ctx, c, args)
 	})
 }
 
@@ -34,7 +35,8 @@ func (s *Session) execute(ctx context.Context, c transcript.ToolCall, args strin
 // mode's refusals and the deny lists stay, and a secret file is still
 // asked about. What hooks add goes into the result, at the tail of the
 // conversation.
-func (s *Session) toolHooks(ctx context.Context, env tool.Env, c transcript.ToolCall, args string, run func(context.Context, string) tool.Result) tool.Result {
+func (h hookRunner) tool(ctx context.Context, env tool.Env, c transcript.ToolCall, args string, run func(context.Context, string) tool.Result) tool.Result {
+	s := h.s
 	hs := s.hooks
 	if why, stopped := hs.StopRequested(); stopped {
 		return tool.Result{IsError: true, Content: "not run: a hook ended the turn (" + text.OneLine(why, 200) + ")"}
@@ -49,7 +51,7 @@ func (s *Session) toolHooks(ctx context.Context, env tool.Env, c transcript.Tool
 			notes, redacted = append(notes, prefix+t), redacted+n
 		}
 	}
-	pre := s.runHooks(ctx, env, hooks.PreToolUse, c.Name, hooks.Input{ToolName: c.Name, ToolInput: hooks.ToolInput(args)}, &c)
+	pre := h.run(ctx, env, hooks.PreToolUse, c.Name, hooks.Input{ToolName: c.Name, ToolInput: hooks.ToolInput(args)}, &c)
 	if ctx.Err() != nil {
 		return tool.Result{IsError: true, Content: "cancelled: the turn was stopped while the call's hooks ran"}
 	}
@@ -72,7 +74,7 @@ func (s *Session) toolHooks(ctx context.Context, env tool.Env, c transcript.Tool
 		ha.allow = true
 	case hooks.Ask:
 		var refusal *tool.Result
-		if ctx, refusal = s.hookAsk(ctx, env, c, args, pre.PermissionReason, &ha); refusal != nil {
+		if ctx, refusal = h.ask(ctx, env, c, args, pre.PermissionReason, &ha); refusal != nil {
 			return *refusal
 		}
 	}
@@ -82,7 +84,7 @@ func (s *Session) toolHooks(ctx context.Context, env tool.Env, c transcript.Tool
 	add("PreToolUse hook: ", pre.Context)
 	res := run(ctx, args)
 	if ctx.Err() == nil {
-		post := s.runHooks(ctx, env, hooks.PostToolUse, c.Name, hooks.Input{ToolName: c.Name, ToolInput: hooks.ToolInput(args),
+		post := h.run(ctx, env, hooks.PostToolUse, c.Name, hooks.Input{ToolName: c.Name, ToolInput: hooks.ToolInput(args),
 			ToolResponse: hooks.ToolResponse(c.Name, res.Content, res.IsError)}, &c)
 		if post.Block {
 			add("PostToolUse hook: ", hooks.First(post.Reason, "the hook objected without saying why"))
@@ -105,7 +107,8 @@ func (s *Session) toolHooks(ctx context.Context, env tool.Env, c transcript.Tool
 // it asks one, with the same yes. A call the gate refuses or asks about
 // anyway (read-only mode, a secret file) is left to it, with the hook's
 // reason on its question.
-func (s *Session) hookAsk(ctx context.Context, env tool.Env, c transcript.ToolCall, args, reason string, ha *hookApproval) (context.Context, *tool.Result) {
+func (h hookRunner) ask(ctx context.Context, env tool.Env, c transcript.ToolCall, args, reason string, ha *hookApproval) (context.Context, *tool.Result) {
+	s := h.s
 	why, _ := hooks.Text(hooks.First(reason, "no reason given"))
 	ask := "a PreToolUse hook asks you to confirm this call: " + text.OneLine(why, 300)
 	t, ok := s.tools.Lookup(c.Name)

@@ -17,7 +17,8 @@ import (
 // conversation, the message can be sent again), and the context they add,
 // with what SessionStart hooks left, becomes a block of the message, after
 // its text. It first waits for the SessionStart hooks of the open.
-func (s *Session) promptHooks(ctx context.Context, in prepared) (prepared, error) {
+func (h hookRunner) prompt(ctx context.Context, in prepared) (prepared, error) {
+	s := h.s
 	hs := s.hooks
 	if hs == nil {
 		return in, nil
@@ -25,7 +26,7 @@ func (s *Session) promptHooks(ctx context.Context, in prepared) (prepared, error
 	if err := hs.WaitStarted(ctx); err != nil {
 		return in, err
 	}
-	out := s.runHooks(ctx, s.env, hooks.UserPromptSubmit, "", hooks.Input{Prompt: in.typed}, nil)
+	out := h.run(ctx, s.env, hooks.UserPromptSubmit, "", hooks.Input{Prompt: in.typed}, nil)
 	if ctx.Err() != nil {
 		return in, ctx.Err()
 	}
@@ -68,9 +69,9 @@ func (h hookedTurn) Begin(step int) (string, error) {
 // without calling a tool, the Stop hooks run: one that blocks makes the
 // agent go on with its reason as a reminder appended to the conversation,
 // at most hooks.StopLimit times a turn.
-func (s *Session) runTurn(ctx context.Context) step.End {
+func (t *turnLoop) runTurn(ctx context.Context) step.End {
+	s := t.s
 	s.hooks.NewTurn()
-	t := &turnLoop{s: s}
 	if s.hooks == nil {
 		return step.Run(ctx, t, s.cfg.now)
 	}
@@ -83,7 +84,7 @@ func (s *Session) runTurn(ctx context.Context) step.End {
 			return end
 		}
 		active := n > 0
-		out := s.runHooks(ctx, s.env, hooks.Stop, "", hooks.Input{StopHookActive: &active}, nil)
+		out := hookRunner{s}.run(ctx, s.env, hooks.Stop, "", hooks.Input{StopHookActive: &active}, nil)
 		if !out.Block || out.Stop || ctx.Err() != nil {
 			return end
 		}
@@ -104,7 +105,8 @@ func (s *Session) runTurn(ctx context.Context) step.End {
 // preCompactHooks runs the PreCompact hooks before a compaction (trigger
 // "manual" when the user asked for it, "auto" otherwise); they block
 // nothing.
-func (s *Session) preCompactHooks(ctx context.Context, manual bool) {
+func (h hookRunner) preCompact(ctx context.Context, manual bool) {
+	s := h.s
 	trigger := "auto"
 	if manual {
 		trigger = "manual"
@@ -113,15 +115,16 @@ func (s *Session) preCompactHooks(ctx context.Context, manual bool) {
 		return
 	}
 	none := ""
-	s.runHooks(ctx, s.env, hooks.PreCompact, trigger, hooks.Input{Trigger: trigger, CustomInstructions: &none}, nil)
+	h.run(ctx, s.env, hooks.PreCompact, trigger, hooks.Input{Trigger: trigger, CustomInstructions: &none}, nil)
 }
 
 // compactedHooks runs the SessionStart hooks of source "compact" after a
 // compaction; what they add goes with the next user message.
-func (s *Session) compactedHooks(ctx context.Context) {
+func (h hookRunner) compacted(ctx context.Context) {
+	s := h.s
 	if !s.hooks.Has(hooks.SessionStart, "compact") {
 		return
 	}
-	out := s.runHooks(ctx, s.env, hooks.SessionStart, "compact", hooks.Input{Source: "compact"}, nil)
+	out := h.run(ctx, s.env, hooks.SessionStart, "compact", hooks.Input{Source: "compact"}, nil)
 	s.hooks.AddPending(out.Context)
 }

@@ -150,7 +150,8 @@ func wireRules(st *storage.Store, vision bool) transcript.WireRules {
 
 // attachHeld commits the turn's held pictures, if any, after the step's
 // results.
-func (s *Session) attachHeld(h *step.HeldImages) error {
+func (t *turnLoop) attachHeld(h *step.HeldImages) error {
+	s := t.s
 	msgs := h.Take(s.cfg.now())
 	if len(msgs) == 0 {
 		return nil

@@ -10,12 +10,10 @@ import (
 
 // intakeCalls is step.IntakeCalls for the session's log: ids unique in
 // the cycle, a replaced one named after the coming request.
-func (s *Session) intakeCalls(in []llm.ToolCall) ([]transcript.ToolCall, map[string]string, int) {
+func (t *turnLoop) intakeCalls(in []llm.ToolCall) ([]transcript.ToolCall, map[string]string, int) {
+	s := t.s
 	if len(in) == 0 {
 		return nil, nil, 0
 	}
-	return step.IntakeCalls(in, s.callIDs(), fmt.Sprintf("call_%d", s.st.Requests+1))
+	return step.IntakeCalls(in, step.IDsOf(s.log), fmt.Sprintf("call_%d", s.st.Requests+1))
 }
-
-// callIDs returns the tool call ids already used in this cycle's log.
-func (s *Session) callIDs() map[string]bool { return step.IDsOf(s.log) }

@@ -9,7 +9,8 @@ func (s *Session) bookPrefixChange(reason string) { s.booked = reason }
 // checkDrift compares the prefix about to be sent with the last one sent.
 // A change is published as an EventDrift saying which section or tool
 // drifted, where, and whether it was booked, and returned for the ledger.
-func (s *Session) checkDrift() *prompt.Drift {
+func (t *turnLoop) checkDrift() *prompt.Drift {
+	s := t.s
 	if s.fp.Combined == s.sentFP.Combined {
 		return nil
 	}

@@ -49,7 +49,8 @@ func (s *Session) request() llm.Request { return s.assemble("") }
 
 // nextRequest renders and records the status of the coming request,
 // places it (step 7) and returns the request to send.
-func (s *Session) nextRequest() (llm.Request, error) {
+func (t *turnLoop) nextRequest() (llm.Request, error) {
+	s := t.s
 	s.syncMCP() // MCP tools that arrived since the last request (booked)
 	// The state is computed once per request (it reads .git/HEAD), and
 	// whether the last block is still in the log is looked up once.

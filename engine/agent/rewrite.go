@@ -56,7 +56,9 @@ func (h rewriteHost) Soon(n rewrite.Notice) {
 	h.s.emit(Event{Kind: EventCompactionSoon, Notice: &n})
 }
 
-func (h rewriteHost) PreCompact(ctx context.Context, manual bool) { h.s.preCompactHooks(ctx, manual) }
+func (h rewriteHost) PreCompact(ctx context.Context, manual bool) {
+	hookRunner{h.s}.preCompact(ctx, manual)
+}
 
 // Compacted rebuilds the working set from what the history still shows
 // when a summary replaced messages that named older paths, then runs the
@@ -66,5 +68,5 @@ func (h rewriteHost) Compacted(ctx context.Context, summarised bool) {
 	if summarised {
 		s.st.WorkingSet = workingSetOf(s.log.Messages(), s.st.WorkingSet)
 	}
-	s.compactedHooks(ctx)
+	hookRunner{s}.compacted(ctx)
 }

@@ -182,7 +182,7 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 	}
 	sess.env.Recorder = sess.turns.Record()
 	sess.startMCP()
-	sess.startHooks("startup")
+	hookRunner{sess}.start("startup")
 	return sess, nil
 }
 
@@ -199,7 +199,7 @@ func Open(cfg Config, id string) (*Session, error) {
 	}
 	s.env.Recorder = s.turns.Record()
 	s.startMCP()
-	s.startHooks("resume")
+	hookRunner{s}.start("resume")
 	return s, nil
 }
 

@@ -21,7 +21,8 @@ func (s *Session) Subagents() *subagent.Hub { return s.subs }
 // carrySubagents runs after a rebuild of the log (see pendingRebuild):
 // the reminder listing the sub-agents whose reports left the log, if any
 // did (subagent.Hub.CarryOver).
-func (s *Session) carrySubagents() error {
+func (t *turnLoop) carrySubagents() error {
+	s := t.s
 	if s.pendingRebuild == "" {
 		return nil
 	}
@@ -59,7 +60,7 @@ func (p parent) Row(resp *llm.Response, messages int) ledger.Row {
 func (p parent) AddRow(tx *storage.Tx, row ledger.Row) error { return addRow(tx, p.s.meta.ID, row) }
 
 func (p parent) Execute(ctx context.Context, env tool.Env, c transcript.ToolCall, args string, run func(context.Context, string) tool.Result) tool.Result {
-	return p.s.toolHooks(ctx, env, c, args, run)
+	return hookRunner{p.s}.tool(ctx, env, c, args, run)
 }
 
 func (p parent) StoreImage(name string, data []byte, info images.Info) (transcript.ImageRef, error) {

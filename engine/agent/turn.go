@@ -73,11 +73,12 @@ func (s *Session) RunWithImages(ctx context.Context, text string, imgs []ImageIn
 	if err := s.workspaceAllowed(); err != nil {
 		return Result{Reason: step.ReasonFailed}, err
 	}
-	in, err := s.prepareMessage(ctx, text) // its slash command and attachments
+	t := &turnLoop{s: s}
+	in, err := t.prepareMessage(ctx, text) // its slash command and attachments
 	if err != nil {
 		return Result{Reason: step.ReasonFailed}, err
 	}
-	if in, err = s.promptHooks(ctx, in); err != nil {
+	if in, err = (hookRunner{s}).prompt(ctx, in); err != nil {
 		return Result{Reason: step.ReasonFailed}, err
 	}
 	pics, err := storeImages(s.cfg.Store, imgs, infos)
@@ -85,7 +86,7 @@ func (s *Session) RunWithImages(ctx context.Context, text string, imgs []ImageIn
 		return Result{Reason: step.ReasonFailed}, err
 	}
 	in.blocks = append(in.blocks, pics...)
-	res, err := s.run(ctx, in)
+	res, err := t.run(ctx, in)
 	ev := Event{Kind: EventTurnEnd, Reason: res.Reason, Step: res.Steps}
 	if err != nil {
 		ev.Err = err.Error()
@@ -94,7 +95,8 @@ func (s *Session) RunWithImages(ctx context.Context, text string, imgs []ImageIn
 	return res, err
 }
 
-func (s *Session) run(ctx context.Context, in prepared) (Result, error) {
+func (t *turnLoop) run(ctx context.Context, in prepared) (Result, error) {
+	s := t.s
 	s.emit(Event{Kind: EventTurnStart})
 	s.turn = turnState{}
 	s.rw.NewTurn()
@@ -111,11 +113,11 @@ func (s *Session) run(ctx context.Context, in prepared) (Result, error) {
 	meta := TurnMeta(now, s.model().ModelName, &s.st.WorkingSet)
 	user := in.message(meta, now)
 	record, undo := s.turns.Begin(n, s.meta.Cycle, &user, snap) // published with the message
-	if err := s.commit([]transcript.Message{user}, s.titleFirstTurn(n, in.typed, record)); err != nil {
+	if err := s.commit([]transcript.Message{user}, t.titleFirstTurn(n, in.typed, record)); err != nil {
 		undo()
 		return Result{Reason: step.ReasonFailed}, err
 	}
-	end := s.runTurn(ctx) // the step loop, again while a Stop hook asks
+	end := t.runTurn(ctx) // the step loop, again while a Stop hook asks
 	res := Result{Reason: end.Reason, Steps: end.Steps}
 	switch end.Reason {
 	case step.ReasonDone:
@@ -145,7 +147,8 @@ const titleLimit = 60
 // prompt of a session still carrying its placeholder title (the
 // workspace's folder name or the session's ID) becomes its title, in the
 // same transaction; a title the user chose is kept.
-func (s *Session) titleFirstTurn(n int, prompt string, then func(*storage.Tx) error) func(*storage.Tx) error {
+func (t *turnLoop) titleFirstTurn(n int, prompt string, then func(*storage.Tx) error) func(*storage.Tx) error {
+	s := t.s
 	if n != 1 {
 		return then
 	}
@@ -187,7 +190,7 @@ func (t *turnLoop) Begin(n int) (string, error) {
 }
 
 func (t *turnLoop) Intake(in []llm.ToolCall) ([]transcript.ToolCall, map[string]string, int) {
-	return t.s.intakeCalls(in)
+	return t.intakeCalls(in)
 }
 
 func (t *turnLoop) BeforeCalls(int, []transcript.ToolCall) (string, error) {
@@ -209,7 +212,7 @@ func (t *turnLoop) Execute(ctx context.Context, calls []transcript.ToolCall, i i
 	if calls[i].Name == subagent.TaskToolName && !t.s.cfg.Subagents.Off {
 		return t.s.subs.RunCall(ctx, calls, i) // task calls run as a batch of sub-agents
 	}
-	return t.s.execute(ctx, calls[i], args)
+	return t.execute(ctx, calls[i], args)
 }
 
 func (t *turnLoop) CommitResult(c transcript.ToolCall, res tool.Result) error {
@@ -232,18 +235,18 @@ func (t *turnLoop) CommitResult(c transcript.ToolCall, res tool.Result) error {
 }
 
 func (t *turnLoop) Skip(calls []transcript.ToolCall, text string) error {
-	if err := t.s.skipRest(calls, text); err != nil {
+	if err := t.skipRest(calls, text); err != nil {
 		return err
 	}
-	return t.s.attachHeld(&t.held)
+	return t.attachHeld(&t.held)
 }
 
 func (t *turnLoop) EndRound(ctx context.Context, written []string) error {
 	t.s.subs.DropResults()
-	if err := t.s.attachHeld(&t.held); err != nil {
+	if err := t.attachHeld(&t.held); err != nil {
 		return err
 	}
-	return t.s.diagnose(ctx, written)
+	return t.diagnose(ctx, written)
 }
 
 func (*turnLoop) Words() step.SkipWords {
@@ -264,14 +267,14 @@ func (t *turnLoop) Send(ctx context.Context, step int) (*llm.Response, error) {
 	if err := s.rw.BeforeRequest(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.carrySubagents(); err != nil {
+	if err := t.carrySubagents(); err != nil {
 		return nil, err
 	}
-	req, err := s.nextRequest() // the one request pipeline, see request.go
+	req, err := t.nextRequest() // the one request pipeline, see request.go
 	if err != nil {
 		return nil, err
 	}
-	t.sent = sending{drift: s.checkDrift(), logLen: s.log.Len(), messages: len(req.Messages),
+	t.sent = sending{drift: t.checkDrift(), logLen: s.log.Len(), messages: len(req.Messages),
 		estimate: s.prefixTok + s.log.Tokens()} // our own count, kept beside the billed one
 	var text, thought secrets.Stream
 	show := func(d llm.Delta) {
@@ -347,7 +350,8 @@ func (t *turnLoop) CommitReply(step int, resp *llm.Response, reply transcript.Me
 
 // executeGated runs call c with args, the model's own arguments (c holds
 // the stored copy), through the gate.
-func (s *Session) executeGated(ctx context.Context, c transcript.ToolCall, args string) tool.Result {
+func (t *turnLoop) executeGated(ctx context.Context, c transcript.ToolCall, args string) tool.Result {
+	s := t.s
 	if res, ok := step.Unusable(c); ok {
 		return res
 	}
@@ -365,7 +369,8 @@ func (s *Session) executeGated(ctx context.Context, c transcript.ToolCall, args 
 }
 
 // skipRest answers calls that will not run with text, in one commit.
-func (s *Session) skipRest(calls []transcript.ToolCall, text string) error {
+func (t *turnLoop) skipRest(calls []transcript.ToolCall, text string) error {
+	s := t.s
 	if len(calls) == 0 {
 		return nil
 	}
