@@ -13,9 +13,9 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cmdrule"
 	"github.com/tally-dev/tally/engine/rewrite"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
@@ -236,7 +236,7 @@ func (o *options) sessionOptions(id string) workbench.SessionOptions {
 		KeepUnder:  o.keepUnder,
 		Mode:       tool.Mode(o.mode),
 		MaxSteps:   o.maxSteps,
-		StatusMode: agent.StatusMode(o.statusMode),
+		StatusMode: status.Placement(o.statusMode),
 		Profile:    o.profile,
 	}
 	// The run's own command rules; the workspace's stored ones apply too.

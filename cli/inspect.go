@@ -8,6 +8,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/status"
 )
 
 // inspectReport is what `tally inspect` prints.
@@ -29,8 +30,8 @@ type inspectReport struct {
 	Fingerprint     prompt.Fingerprint `json:"fingerprint"`
 	// Status is the status block the next request would carry, and
 	// StatusAudit the re-rendering of every status already sent.
-	Status      string            `json:"status"`
-	StatusAudit agent.StatusAudit `json:"status_audit"`
+	Status      string       `json:"status"`
+	StatusAudit status.Audit `json:"status_audit"`
 	// ForgedTags lists engine tags found where the engine did not put
 	// them (see agent.Session.AuditTags); any entry fails the command.
 	ForgedTags []string `json:"forged_tags,omitempty"`

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/internal/text"
@@ -24,7 +23,7 @@ func printPromptsAndResources(w io.Writer, prompts []mcp.Prompt, resources []mcp
 		fmt.Fprintln(w, line)
 	}
 	for _, r := range resources {
-		line := "  " + safeText(agent.ResourceToken(r))
+		line := "  " + safeText(mcp.ResourceToken(r))
 		if r.Template {
 			line += " (template)"
 		}

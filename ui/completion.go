@@ -203,7 +203,7 @@ func (c *completer) matching(mode rune, filter string) []choice {
 			if r.Template {
 				detail = strings.TrimSpace("template, fill in its {fields} · " + detail)
 			}
-			all = append(all, choice{insert: agent.ResourceToken(r), label: "@" + r.Server + ":" + r.URI, detail: detail,
+			all = append(all, choice{insert: mcp.ResourceToken(r), label: "@" + r.Server + ":" + r.URI, detail: detail,
 				key: r.Server + ":" + r.URI + " " + r.Name})
 		}
 	}

@@ -3,8 +3,8 @@ package ui
 import (
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/workbench"
 )
 
@@ -19,7 +19,7 @@ type cacheFields struct {
 const automatic = "Automatic"
 
 var (
-	placementChoices = []string{automatic, string(agent.StatusOnChange), string(agent.StatusTail), string(agent.StatusAppend)}
+	placementChoices = []string{automatic, string(status.OnChange), string(status.Tail), string(status.Append)}
 	ruleChoices      = []string{automatic, string(ledger.RuleUnits), string(ledger.RuleBlocks)}
 )
 
@@ -44,7 +44,7 @@ func (f cacheFields) items(baseURL string) []*widget.FormItem {
 		{Text: "Cache rule", Widget: f.rule,
 			HintText: "Automatic for this endpoint: " + string(rule) + " — " + rule.Describe()},
 		{Text: "Status placement", Widget: f.placement,
-			HintText: "Automatic for this endpoint: " + string(agent.DefaultPlacement(rule == ledger.RuleUnits)) +
+			HintText: "Automatic for this endpoint: " + string(status.DefaultPlacement(rule == ledger.RuleUnits)) +
 				" (measured cheapest under its cache rule; see the cache table in docs/compaction.md)"},
 	}
 }

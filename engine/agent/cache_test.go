@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/storage"
 )
@@ -104,7 +105,7 @@ func runSession(tb testing.TB, turns, perTurn int, naive bool) cacheRun {
 // sessionRun selects the client and the cache simulation of a run.
 type sessionRun struct {
 	naive     bool
-	placement StatusMode        // "" is the engine's default (tail)
+	placement status.Placement  // "" is the engine's default (tail)
 	rule      llmtest.CacheRule // the simulated provider cache
 }
 

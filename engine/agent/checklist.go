@@ -52,11 +52,11 @@ func (s *Session) saveChecklist() func(tx *storage.Tx) error {
 // Checklist returns a copy of the session's checklist items.
 func (s *Session) Checklist() []todo.Item { return s.checklist.Items() }
 
-// goals returns the open checklist items and the number done.
-func (s *Session) goals() ([]status.Goal, int) {
+// goalsOf returns the open checklist items and the number done.
+func goalsOf(items []todo.Item) ([]status.Goal, int) {
 	var open []status.Goal
 	done := 0
-	for _, it := range s.checklist.Items() {
+	for _, it := range items {
 		switch it.Status {
 		case todo.Completed:
 			done++

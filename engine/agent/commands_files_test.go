@@ -11,6 +11,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/status"
 )
 
 // writeCommand writes a command file under dir, making its folders.
@@ -218,7 +219,7 @@ func TestBrokenCommandFileIsNotedAndTheRestWork(t *testing.T) {
 // the second request repeats the first one's bytes.
 func TestCommandLeavesTheRequestPrefixAlone(t *testing.T) {
 	h, _ := commandsHarness(t)
-	h.cfg.StatusMode = StatusOnChange // the app's placement: each request extends the last
+	h.cfg.StatusMode = status.OnChange // the app's placement: each request extends the last
 	s := h.session("cmd-prefix")
 	defer s.Close()
 	ctx := context.Background()

@@ -54,11 +54,11 @@ type Config struct {
 	// back into the session (its methods may wait for the turn); the GUI
 	// copies the event and hands it over.
 	OnEvent func(Event)
-	// StatusMode places the <agent_status> block: StatusTail (the
+	// StatusMode places the <agent_status> block: status.Tail (the
 	// engine's default) sends only the newest one at the tail of each
-	// request, outside the log; StatusAppend appends each one to the log;
-	// StatusOnChange appends one only when it changed.
-	StatusMode StatusMode
+	// request, outside the log; status.Append appends each one to the log;
+	// status.OnChange appends one only when it changed.
+	StatusMode status.Placement
 	// ToolCallLimit caps tool calls per turn (DefaultToolCallLimit when 0).
 	ToolCallLimit int
 	// Subagents sets the task tool's limits, or turns it off.
@@ -114,31 +114,6 @@ type Config struct {
 	// user's and the workspace's trusted ones (see HooksOptions).
 	Hooks HooksOptions
 }
-
-// StatusMode is where the status block goes.
-type StatusMode string
-
-// Status placement strategies.
-const (
-	StatusTail   StatusMode = "tail"
-	StatusAppend StatusMode = "append"
-	// StatusOnChange appends a status block to the log only when the
-	// state it shows changed materially since the last block still in the
-	// log (see statusChanged): an unchanged status costs nothing, every
-	// request extends the previous one byte for byte, and the newest block
-	// in the log is always the current state.
-	StatusOnChange StatusMode = "on-change"
-)
-
-// DefaultPlacement is the status placement measured cheapest for a
-// provider's cache rule (see the cache table in docs/compaction.md). On-change wins
-// under both rules: where the provider caches whole persisted prefix units
-// (DeepSeek V4) a tail status would cut the previous request's
-// input-plus-output unit at every step, and where it matches any common
-// prefix in blocks (OpenAI, vLLM, llama.cpp) the few small blocks it keeps
-// cost less than re-sending the tail status every request. The rule is a
-// parameter so a provider where that stops holding can get its own.
-func DefaultPlacement(unitRule bool) StatusMode { return StatusOnChange }
 
 // DedupeMin is the size from which a tool result identical to an earlier
 // one is sent as a <TOOL_RESULT_REF> reference.

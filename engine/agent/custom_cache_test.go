@@ -10,6 +10,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/skill"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/tool"
 )
 
@@ -27,20 +28,20 @@ import (
 func TestSkillCommandAgentAndHooksKeepThePrefix(t *testing.T) {
 	for _, c := range []struct {
 		template string
-		mode     StatusMode
+		mode     status.Placement
 		floor    float64
 	}{
-		{llmtest.TemplateDeepSeekV4, StatusOnChange, 0.999},
-		{llmtest.TemplateDeepSeekV4, StatusAppend, 0.999},
-		{llmtest.TemplateDeepSeekV4, StatusTail, 0.98},
-		{llmtest.TemplateQwen35, StatusOnChange, 0.99},
-		{llmtest.TemplateQwen35, StatusTail, 0.98},
+		{llmtest.TemplateDeepSeekV4, status.OnChange, 0.999},
+		{llmtest.TemplateDeepSeekV4, status.Append, 0.999},
+		{llmtest.TemplateDeepSeekV4, status.Tail, 0.98},
+		{llmtest.TemplateQwen35, status.OnChange, 0.99},
+		{llmtest.TemplateQwen35, status.Tail, 0.98},
 	} {
 		t.Run(c.template+"/"+string(c.mode), func(t *testing.T) { customCache(t, c.template, c.mode, c.floor) })
 	}
 }
 
-func customCache(t *testing.T, template string, mode StatusMode, floor float64) {
+func customCache(t *testing.T, template string, mode status.Placement, floor float64) {
 	user := t.TempDir()
 	writeSkill(t, filepath.Join(user, "skills"), "pdf", "Fill in PDF forms.", "Use pdftk.")
 	for path, text := range map[string]string{
@@ -107,7 +108,7 @@ func customCache(t *testing.T, template string, mode StatusMode, floor float64) 
 		t.Error("the hook's context never reached a request")
 	}
 	first := parent[0].Body
-	if mode == StatusTail {
+	if mode == status.Tail {
 		first = withoutLastMessage(t, first)
 	}
 	for i := 1; i < len(parent); i++ {

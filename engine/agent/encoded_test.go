@@ -9,6 +9,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/status"
 )
 
 // checkEncodings wraps h's model so that every request the session sends
@@ -60,7 +61,7 @@ func checkEncodings(t *testing.T, h *harness) {
 // request's messages, sent from cached encodings, are exactly what
 // go-openai would have written.
 func TestRequestsSendTheCachedEncodings(t *testing.T) {
-	for _, mode := range []StatusMode{StatusTail, StatusAppend, StatusOnChange} {
+	for _, mode := range []status.Placement{status.Tail, status.Append, status.OnChange} {
 		t.Run(string(mode), func(t *testing.T) {
 			h := newHarness(t, llmtest.Sequence(
 				llmtest.Call("read_file", `{"path":"a.txt"}`),

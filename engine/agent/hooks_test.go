@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/hooks"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -216,7 +217,7 @@ func TestPromptAndSessionStartHooksAddContextAtTheTail(t *testing.T) {
 	  "PostToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": "` + h.hookScript("post.sh", `echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "lint: clean"}}'`) + `"}]}]
 	}}`
 	h.useHooks(file)
-	h.cfg.StatusMode = StatusOnChange // the app's placement: every request extends the last
+	h.cfg.StatusMode = status.OnChange // the app's placement: every request extends the last
 	s := h.session("ctx")
 	ctx := context.Background()
 	for _, p := range []string{"hello", "read a.txt", "again"} {
@@ -287,7 +288,7 @@ func TestUserPromptSubmitHookRefusesTheMessage(t *testing.T) {
 
 func TestStopHookMakesTheAgentGoOnOnce(t *testing.T) {
 	h := newHarness(t, llmtest.Sequence(llmtest.Text("done"), llmtest.Text("tests ran too")), nil)
-	h.cfg.StatusMode = StatusOnChange
+	h.cfg.StatusMode = status.OnChange
 	h.useHooks(hookJSON("Stop", "", h.hookScript("stop.sh", `grep -q '"stop_hook_active":true' && exit 0; echo "run the tests before you stop" >&2; exit 2`), 0))
 	s := h.session("stop")
 	res, err := s.Run(context.Background(), "fix it")

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
@@ -62,7 +63,7 @@ func rawMessages(t *testing.T, body []byte) []string {
 
 func TestUserImageIsSentAndStaysByteIdentical(t *testing.T) {
 	h := visionHarness(t, llmtest.Sequence(llmtest.Text("A grey square."), llmtest.Text("You are welcome."), llmtest.Text("The same square.")))
-	h.cfg.StatusMode = StatusOnChange // every request extends the last one byte for byte
+	h.cfg.StatusMode = status.OnChange // every request extends the last one byte for byte
 	pic := squarePNG(t, 1024, 1024)
 	s := h.session("img")
 	ctx := context.Background()

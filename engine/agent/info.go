@@ -8,12 +8,13 @@ import (
 
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/storage"
 )
 
 // Placement returns where the session's status block goes and the
 // provider cache rule its cost estimates assume.
-func (s *Session) Placement() (StatusMode, ledger.CacheRule) {
+func (s *Session) Placement() (status.Placement, ledger.CacheRule) {
 	return s.cfg.StatusMode, s.model().CacheRule
 }
 

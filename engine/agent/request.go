@@ -8,6 +8,7 @@ import (
 	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -55,17 +56,18 @@ func (t *turnLoop) nextRequest() (llm.Request, error) {
 	// The state is computed once per request (it reads .git/HEAD), and
 	// whether the last block is still in the log is looked up once.
 	cur := s.canonical(0)
-	inLog := s.cfg.StatusMode != StatusTail && s.st.LastStatus != nil && s.lastStatusInLog()
-	if s.cfg.StatusMode == StatusOnChange && !s.statusChanged(cur, inLog) {
+	inLog := s.cfg.StatusMode != status.Tail && s.st.InLog(s.log)
+	seenList := s.turn.statusTurn && s.turn.shownList == s.checklist.Version()
+	if s.cfg.StatusMode == status.OnChange && !s.st.Changed(cur, inLog, seenList) {
 		return s.request(), nil // the newest block in the log is current
 	}
-	rec := s.statusFor(cur, inLog)
+	rec := s.st.Next(cur, s.st.Requests+1, s.cfg.StatusMode, s.cfg.Renderer, s.defaultRenderer, inLog)
 	data, _ := json.Marshal(rec)
 	audit := func(tx *storage.Tx) error {
 		_, err := tx.AddRecord(storage.KindStatus, s.meta.ID, data)
 		return err
 	}
-	if s.cfg.StatusMode == StatusAppend || s.cfg.StatusMode == StatusOnChange {
+	if s.cfg.StatusMode == status.Append || s.cfg.StatusMode == status.OnChange {
 		s.st.LastStatus = &rec.State
 		s.turn.statusTurn = true
 		m := transcript.Injected(transcript.KindStatus, rec.Text, s.cfg.now())
@@ -92,7 +94,7 @@ func (s *Session) NextRequest() llm.Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var req llm.Request
-	if s.cfg.StatusMode == StatusTail {
+	if s.cfg.StatusMode == status.Tail {
 		req = s.assemble(s.idleStatus())
 	} else {
 		req = s.request() // the status is in the log

@@ -235,7 +235,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 		cfg.ModelName, cfg.Profile = meta.Model, meta.Profile
 	}
 	if cfg.StatusMode == "" {
-		cfg.StatusMode = StatusTail
+		cfg.StatusMode = status.Tail
 	}
 	if cfg.ToolCallLimit <= 0 {
 		cfg.ToolCallLimit = DefaultToolCallLimit

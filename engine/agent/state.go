@@ -20,13 +20,10 @@ type state struct {
 	// Calibration holds the provider's units across a rebuild (see
 	// calibration); nil while the anchor is valid or nothing was billed.
 	Calibration *calibration `json:"calibration,omitempty"`
-	// StatusVersion is the state_version of the last status rendered.
-	StatusVersion int64 `json:"status_version"`
-	// LastStatus is the state of the last status block appended to the
-	// log (append and on-change placements).
-	LastStatus *status.State `json:"last_status,omitempty"`
-	// StatusDeltas counts the delta blocks since the last full one.
-	StatusDeltas int `json:"status_deltas,omitempty"`
+	// Kept is what the status blocks so far leave for the next one: the
+	// last state_version, the last block in the log, the deltas since
+	// the last full block.
+	status.Kept
 	// Base is the system prompt assembled at session start; Summary the
 	// the compaction summary is merged after it (see rewrite.State).
 	Base      string        `json:"-"`

@@ -29,7 +29,7 @@ func TestStatusOnChangeAppendsOnlyWhatChanged(t *testing.T) {
 	call("read_file", `{"path":"a.txt"}`)
 	replies = append(replies, llmtest.Text("done"))
 	h := newHarness(t, llmtest.Sequence(replies...), nil)
-	h.cfg.StatusMode = StatusOnChange
+	h.cfg.StatusMode = status.OnChange
 	s := h.session("onchange")
 	if _, err := s.Run(context.Background(), "find the bug"); err != nil {
 		t.Fatal(err)

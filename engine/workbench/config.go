@@ -15,6 +15,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/engine/rewrite"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/internal/ownpaths"
 )
@@ -47,7 +48,7 @@ type SessionOptions struct {
 	Demo bool
 	// MaxSteps, StatusMode and the callbacks are passed through.
 	MaxSteps   int
-	StatusMode agent.StatusMode
+	StatusMode status.Placement
 	Approver   tool.Approver
 	Asker      rewrite.Asker
 	OnEvent    func(agent.Event)
@@ -205,18 +206,18 @@ func languageServers() agent.LSPConfig {
 // endpoint's) and the status placement: the override given, else the saved
 // one, else the placement measured cheapest under that rule; baseURL is
 // the endpoint ("" for the demo).
-func placement(mode agent.StatusMode, saved Settings, baseURL string) (ledger.CacheRule, agent.StatusMode, error) {
+func placement(mode status.Placement, saved Settings, baseURL string) (ledger.CacheRule, status.Placement, error) {
 	rule, err := ledger.ParseCacheRule(saved.CacheRule, baseURL)
 	if err != nil {
 		return "", "", err
 	}
 	if mode == "" {
-		mode = agent.StatusMode(saved.StatusPlacement)
+		mode = status.Placement(saved.StatusPlacement)
 	}
 	switch mode {
 	case "":
-		mode = agent.DefaultPlacement(rule == ledger.RuleUnits)
-	case agent.StatusTail, agent.StatusAppend, agent.StatusOnChange:
+		mode = status.DefaultPlacement(rule == ledger.RuleUnits)
+	case status.Tail, status.Append, status.OnChange:
 	default:
 		return "", "", fmt.Errorf("status placement %q is not tail, append or on-change", mode)
 	}
