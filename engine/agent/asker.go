@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 
+	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/tool"
 )
 
@@ -10,11 +11,11 @@ import (
 // agent asks (tool.ApprovalRequest.Asker): the sub-agents of one batch
 // share the session's gate and run at the same time, and a person asked
 // about three calls at once must know whose call each one is.
-func (s *Session) namingAsker(a tool.Approver) tool.Approver {
+func namingAsker(subs *subagent.Hub, a tool.Approver) tool.Approver {
 	if a == nil {
 		return nil
 	}
-	n := namer{s: s, a: a}
+	n := namer{subs: subs, a: a}
 	if h, ok := a.(tool.HunkApprover); ok {
 		return hunkNamer{namer: n, h: h}
 	}
@@ -22,13 +23,13 @@ func (s *Session) namingAsker(a tool.Approver) tool.Approver {
 }
 
 type namer struct {
-	s *Session
-	a tool.Approver
+	subs *subagent.Hub // names the running sub-agent whose call it is
+	a    tool.Approver
 }
 
 // Approve implements tool.Approver.
 func (n namer) Approve(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, error) {
-	req.Asker = n.s.askerOf(ctx)
+	req.Asker = n.subs.AskerOf(ctx)
 	req, auto := hookApproved(ctx, req) // a hook allowed the call
 	if auto {
 		return tool.Approve, nil
@@ -43,14 +44,10 @@ type hunkNamer struct {
 
 // ApproveHunks implements tool.HunkApprover.
 func (n hunkNamer) ApproveHunks(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, []bool, error) {
-	req.Asker = n.s.askerOf(ctx)
+	req.Asker = n.subs.AskerOf(ctx)
 	req, auto := hookApproved(ctx, req) // a hook allowed the call
 	if auto {
 		return tool.Approve, nil, nil
 	}
 	return n.h.ApproveHunks(ctx, req)
 }
-
-// askerOf names the running sub-agent whose call ctx belongs to, "" for
-// the session's own agent.
-func (s *Session) askerOf(ctx context.Context) string { return s.subs.AskerOf(ctx) }

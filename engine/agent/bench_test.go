@@ -90,7 +90,7 @@ func BenchmarkAssemble(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				req := s.request()
+				req := s.req.Assemble(s.model().ModelName, "")
 				lvl, _ := s.level()
 				if len(req.Messages) == 0 || lvl == 0 {
 					b.Fatal("empty request")

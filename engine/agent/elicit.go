@@ -29,16 +29,17 @@ const (
 
 // formAsker is the session's mcp.Options.Elicit; id is the session's ID
 // (the events it sends read nothing else of the session).
-func (s *Session) formAsker(id string) func(context.Context, mcp.Form) (mcp.Reply, error) {
-	return func(ctx context.Context, f mcp.Form) (mcp.Reply, error) { return s.askForm(ctx, id, f) }
+func (h mcpHost) formAsker(id string) func(context.Context, mcp.Form) (mcp.Reply, error) {
+	return func(ctx context.Context, f mcp.Form) (mcp.Reply, error) { return h.askForm(ctx, id, f) }
 }
 
 // askForm shows f to the host and waits for its answer, or declines it at
 // once when the host answers no forms. When ctx ends first (the call was
 // stopped or ended) the form is withdrawn.
-func (s *Session) askForm(ctx context.Context, id string, f mcp.Form) (mcp.Reply, error) {
+func (h mcpHost) askForm(ctx context.Context, id string, f mcp.Form) (mcp.Reply, error) {
+	s := h.s
 	if !s.cfg.Forms {
-		s.emitMCP(id, Event{Kind: EventMCP, Reason: fmt.Sprintf("the MCP server %q asked for a form (%q), but no one is there to fill it in, so it was declined",
+		h.emit(id, Event{Kind: EventMCP, Reason: fmt.Sprintf("the MCP server %q asked for a form (%q), but no one is there to fill it in, so it was declined",
 			f.Server, text.OneLine(f.Message, 80))})
 		return mcp.Declined, nil
 	}

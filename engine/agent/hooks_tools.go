@@ -124,7 +124,7 @@ func (h hookRunner) ask(ctx context.Context, env tool.Env, c transcript.ToolCall
 	}
 	req := tool.ApprovalRequest{CallID: c.ID, Tool: c.Name, Arguments: args, Summary: tool.Summarize(c.Name, json.RawMessage(args)),
 		Display: display, Note: joinNotes(ha.change, ask), NoAlways: true}
-	approver := s.namingAsker(s.cfg.Approver)
+	approver := namingAsker(s.subs, s.cfg.Approver)
 	if approver == nil {
 		r := tool.DeniedResult(c.Name)
 		return ctx, &r

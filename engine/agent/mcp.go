@@ -47,9 +47,15 @@ type MCPOptions struct {
 	LogDir string
 }
 
-// startMCP starts the session's MCP servers connecting in the
+// mcpHost is where a session meets its MCP servers (package mcp): it
+// starts them, hands their tools to the catalog before a request and
+// their forms to the host, and reports their state as events.
+type mcpHost struct{ s *Session }
+
+// start starts the session's MCP servers connecting in the
 // background.
-func (s *Session) startMCP() {
+func (h mcpHost) start() {
+	s := h.s
 	o := s.cfg.MCP
 	if o.Off {
 		return
@@ -59,9 +65,9 @@ func (s *Session) startMCP() {
 	if logDir == "" && s.cfg.Store != nil && s.cfg.Store.Path() != "" {
 		logDir = filepath.Join(filepath.Dir(s.cfg.Store.Path()), "mcp")
 	}
-	s.forms.Show = func(req mcp.FormRequest) { s.emitMCP(id, Event{Kind: EventForm, Form: &req}) }
+	s.forms.Show = func(req mcp.FormRequest) { h.emit(id, Event{Kind: EventForm, Form: &req}) }
 	s.forms.Done = func(req mcp.FormRequest, reason string) {
-		s.emitMCP(id, Event{Kind: EventFormDone, Form: &req, Reason: reason})
+		h.emit(id, Event{Kind: EventFormDone, Form: &req, Reason: reason})
 	}
 	// Workspace servers run in the sandbox of the session's commands, as
 	// its settings stand now (a network switch turned later applies from
@@ -75,18 +81,19 @@ func (s *Session) startMCP() {
 		Count:   tokens.Count,
 		OnStatus: func(st mcp.ServerStatus) {
 			reason, problem := mcp.DescribeStatus(st)
-			s.emitMCP(id, Event{Kind: EventMCP, Reason: reason, Err: problem})
+			h.emit(id, Event{Kind: EventMCP, Reason: reason, Err: problem})
 		},
-		Elicit: s.formAsker(id),
+		Elicit: h.formAsker(id),
 	})
 	for _, n := range s.mcpRun.Notes() {
-		s.emitMCP(id, Event{Kind: EventMCP, Reason: n, Err: n})
+		h.emit(id, Event{Kind: EventMCP, Reason: n, Err: n})
 	}
 }
 
 // emitMCP is emit for events that may come from any goroutine: it reads
 // nothing of the session but its ID, given.
-func (s *Session) emitMCP(id string, e Event) {
+func (h mcpHost) emit(id string, e Event) {
+	s := h.s
 	if s.cfg.OnEvent == nil {
 		return
 	}
@@ -100,7 +107,8 @@ func (s *Session) emitMCP(id string, e Event) {
 // of a prefix already sent is booked; a session that never sent a request
 // has no prefix to drift from. It runs with the session lock held; the
 // first call waits, up to MCPOptions.Wait, for the servers to start.
-func (s *Session) syncMCP() {
+func (h mcpHost) sync() {
+	s := h.s
 	r := s.mcpRun
 	if r == nil {
 		return
@@ -133,7 +141,7 @@ func (s *Session) syncMCP() {
 	if s.booked != "" {
 		reason = s.booked + "; " + reason
 	}
-	s.bookPrefixChange(reason)
+	s.booked = reason // an intended change: the drift report marks it as booked
 }
 
 // summarizeNames lists up to n names and counts the rest.

@@ -52,12 +52,12 @@ func (s *Session) roleModel(kind ledger.Kind) ModelChoice {
 func (s *Session) model() *ModelChoice { return s.chosen.Load() }
 
 // keyed returns req with the session's ID as its prompt cache key when
-// model m's endpoint takes one (ModelChoice.PromptCacheKey): the one
+// the model's endpoint takes one (ModelChoice.PromptCacheKey): the one
 // place a request gets it, so every request of the session (turns,
 // warm-up, sub-agents, the engine's own calls) carries the same key.
-func (s *Session) keyed(m ModelChoice, req llm.Request) llm.Request {
+func (m ModelChoice) keyed(session string, req llm.Request) llm.Request {
 	if m.PromptCacheKey {
-		req.CacheKey = s.meta.ID
+		req.CacheKey = session
 	}
 	return req
 }

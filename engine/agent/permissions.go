@@ -27,13 +27,14 @@ type ShellConfig struct {
 	FetchLocal bool
 }
 
-// setupPermissions builds the session's gate and tool environment from the
+// setup builds the session's gate and tool environment from the
 // host's config and the session's stored mode and network switch. A mode
 // given in the config replaces the stored one. The gate checks commands
 // against the workspace's stored command rules and the config's own.
-func (s *Session) setupPermissions() error {
+func (h Permissions) setup() error {
+	s := h.s
 	cfg := s.cfg
-	s.gate = tool.NewGate(s.namingAsker(cfg.Approver))
+	s.gate = tool.NewGate(namingAsker(s.subs, cfg.Approver))
 	ok, _ := sandbox.Available()
 	s.gate.SetSandboxed(ok)
 	if cfg.Mode != "" {

@@ -2,10 +2,6 @@ package agent
 
 import "github.com/tally-dev/tally/engine/prompt"
 
-// bookPrefixChange announces that the next prefix change is intended
-// (compaction, cycle), so the drift report marks it as booked.
-func (s *Session) bookPrefixChange(reason string) { s.booked = reason }
-
 // checkDrift compares the prefix about to be sent with the last one sent.
 // A change is published as an EventDrift saying which section or tool
 // drifted, where, and whether it was booked, and returned for the ledger.

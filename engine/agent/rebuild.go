@@ -109,7 +109,7 @@ func (s *Session) rebuild(w rewrite.Request) (rewrite.Info, error) {
 		return rewrite.Info{}, fmt.Errorf("could not save the rewritten history (%w); nothing was changed", err)
 	}
 	if systemChanged {
-		s.bookPrefixChange(w.Reason)
+		s.booked = w.Reason // an intended change: the drift report marks it as booked
 	}
 	s.resetPrefix()
 	s.publishLevel()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/status"
@@ -29,37 +28,18 @@ func (s *Session) resetPrefix() {
 	}
 }
 
-// replayWire returns the log's wire messages of step 3, one per entry and
-// not yet joined, for the side requests that replay the conversation so
-// the provider's prefix cache serves them: the compaction summary and the
-// hand-off brief. They send them after this session's system prompt and
-// tool catalog and join them, with their instruction, by the same rule
-// (llm.JoinUserRuns), so their bytes equal a turn request's up to the
-// instruction.
-func (s *Session) replayWire() []chat.Message { return s.log.AppendWire(nil) }
-
-// assemble returns the request: the prefix zone, the skeleton and, unless
-// status is "", the status block at the tail (step 7, tail mode). It
-// shares memory with the session and is valid only until the next commit.
-func (s *Session) assemble(status string) llm.Request {
-	return s.req.Assemble(s.model().ModelName, status)
-}
-
-// request returns the request without a status block (see assemble).
-func (s *Session) request() llm.Request { return s.assemble("") }
-
 // nextRequest renders and records the status of the coming request,
 // places it (step 7) and returns the request to send.
 func (t *turnLoop) nextRequest() (llm.Request, error) {
 	s := t.s
-	s.syncMCP() // MCP tools that arrived since the last request (booked)
+	mcpHost{s}.sync() // MCP tools that arrived since the last request (booked)
 	// The state is computed once per request (it reads .git/HEAD), and
 	// whether the last block is still in the log is looked up once.
 	cur := s.canonical(0)
 	inLog := s.cfg.StatusMode != status.Tail && s.st.InLog(s.log)
 	seenList := s.turn.statusTurn && s.turn.shownList == s.checklist.Version()
 	if s.cfg.StatusMode == status.OnChange && !s.st.Changed(cur, inLog, seenList) {
-		return s.request(), nil // the newest block in the log is current
+		return s.req.Assemble(s.model().ModelName, ""), nil // the newest block in the log is current
 	}
 	rec := s.st.Next(cur, s.st.Requests+1, s.cfg.StatusMode, s.cfg.Renderer, s.defaultRenderer, inLog)
 	data, _ := json.Marshal(rec)
@@ -74,7 +54,7 @@ func (t *turnLoop) nextRequest() (llm.Request, error) {
 		if err := s.commit([]transcript.Message{m}, audit); err != nil {
 			return llm.Request{}, err
 		}
-		return s.request(), nil
+		return s.req.Assemble(s.model().ModelName, ""), nil
 	}
 	if err := s.cfg.Store.Update(func(tx *storage.Tx) error {
 		if err := audit(tx); err != nil {
@@ -84,7 +64,7 @@ func (t *turnLoop) nextRequest() (llm.Request, error) {
 	}); err != nil {
 		return llm.Request{}, fmt.Errorf("could not record the status block: %w", err)
 	}
-	return s.assemble(rec.Text), nil
+	return s.req.Assemble(s.model().ModelName, rec.Text), nil
 }
 
 // NextRequest returns the request the model would receive next, as a copy,
@@ -95,9 +75,9 @@ func (s *Session) NextRequest() llm.Request {
 	defer s.mu.Unlock()
 	var req llm.Request
 	if s.cfg.StatusMode == status.Tail {
-		req = s.assemble(s.idleStatus())
+		req = s.req.Assemble(s.model().ModelName, s.idleStatus())
 	} else {
-		req = s.request() // the status is in the log
+		req = s.req.Assemble(s.model().ModelName, "") // the status is in the log
 	}
 	req.Messages = slices.Clone(req.Messages)
 	req.Encoded = llm.Encodings{} // made for the session's slice, not the copy

@@ -181,7 +181,7 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 		return nil, err
 	}
 	sess.env.Recorder = sess.turns.Record()
-	sess.startMCP()
+	mcpHost{sess}.start()
 	hookRunner{sess}.start("startup")
 	return sess, nil
 }
@@ -198,7 +198,7 @@ func Open(cfg Config, id string) (*Session, error) {
 		return nil, err
 	}
 	s.env.Recorder = s.turns.Record()
-	s.startMCP()
+	mcpHost{s}.start()
 	hookRunner{s}.start("resume")
 	return s, nil
 }
@@ -273,7 +273,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 		s.skills = skill.NewSession(st.Skills, func() skill.Catalog { return discoverSkills(s.cfg, s.meta.Workspace) })
 		s.tools.AddBuiltin(s.skills.Tool())
 	}
-	if err := s.setupPermissions(); err != nil {
+	if err := (Permissions{s}).setup(); err != nil {
 		return nil, err
 	}
 	// A nil counter is tokens.Count, whose counts the log stores with the

@@ -50,7 +50,7 @@ func (p parent) Model() string                   { return p.s.roleModel(ledger.K
 
 func (p parent) Send(ctx context.Context, req llm.Request) (*llm.Response, error) {
 	m := p.s.roleModel(ledger.KindSubagent)
-	return m.Model.Stream(ctx, p.s.keyed(m, req), llm.Callbacks{})
+	return m.Model.Stream(ctx, m.keyed(p.s.meta.ID, req), llm.Callbacks{})
 }
 
 func (p parent) Row(resp *llm.Response, messages int) ledger.Row {

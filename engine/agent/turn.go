@@ -19,6 +19,7 @@ import (
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
+	"github.com/tally-dev/tally/internal/workspace"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -70,7 +71,9 @@ func (s *Session) RunWithImages(ctx context.Context, text string, imgs []ImageIn
 	if err != nil {
 		return Result{Reason: step.ReasonFailed}, err
 	}
-	if err := s.workspaceAllowed(); err != nil {
+	// A session created before the workspace rule, or by an older Tally,
+	// may name a folder the rule refuses: it runs no turn.
+	if err := workspace.Protected(s.meta.Workspace, s.cfg.dataDir()); err != nil {
 		return Result{Reason: step.ReasonFailed}, err
 	}
 	t := &turnLoop{s: s}
@@ -289,7 +292,7 @@ func (t *turnLoop) Send(ctx context.Context, step int) (*llm.Response, error) {
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Step: step, Retry: &r}) },
 	}
 	m := s.model()
-	resp, err := m.Model.Stream(ctx, s.keyed(*m, req), cb)
+	resp, err := m.Model.Stream(ctx, m.keyed(s.meta.ID, req), cb)
 	show(llm.Delta{Content: text.Flush(), Reasoning: thought.Flush()})
 	if err != nil && llm.IsContextLengthExceeded(err) && ctx.Err() == nil {
 		if rerr := s.rw.Emergency(ctx, err); rerr != nil {

@@ -20,14 +20,14 @@ const warmUpText = "Cache warm-up request from the Tally runtime: reply with OK.
 func (s *Session) WarmUp(ctx context.Context) (ledger.Row, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.syncMCP() // the warmed prefix holds the MCP tools the first turn sends
+	mcpHost{s}.sync() // the warmed prefix holds the MCP tools the first turn sends
 	zero := float32(0)
 	m := s.model()
 	req := llm.Request{
 		Model: m.ModelName, Tools: s.req.Catalog(), MaxTokens: 8, Temperature: &zero,
 		Messages: []chat.Message{s.req.System(), {Role: chat.RoleUser, Content: warmUpText}},
 	}
-	resp, err := m.Model.Stream(ctx, s.keyed(*m, req), llm.Callbacks{
+	resp, err := m.Model.Stream(ctx, m.keyed(s.meta.ID, req), llm.Callbacks{
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) },
 	})
 	if err != nil {

@@ -18,9 +18,3 @@ func (c *Config) dataDir() string {
 	}
 	return filepath.Dir(c.Store.Path())
 }
-
-// workspaceAllowed reports why the session's stored workspace may not run
-// a turn (a session created before the rule, or by an older Tally), or nil.
-func (s *Session) workspaceAllowed() error {
-	return workspace.Protected(s.meta.Workspace, s.cfg.dataDir())
-}
