@@ -22,7 +22,7 @@ import (
 // result and, for an edit, the change it asked for; then the checklist as
 // the plan. It never waits for a running turn.
 func (st *session) replay(ctx context.Context) {
-	msgs := st.sess.Snapshot().Messages
+	msgs := st.sess.Snapshot().Messages()
 	results := make(map[string]transcript.Message)
 	for _, m := range msgs {
 		if m.Role == transcript.Tool {
@@ -53,7 +53,7 @@ func (st *session) replay(ctx context.Context) {
 			}
 		}
 	}
-	if list := st.sess.Checklist(); len(list) > 0 {
+	if list := st.sess.Snapshot().Checklist; len(list) > 0 {
 		st.send(planUpdate(list))
 	}
 }
@@ -148,7 +148,7 @@ func (st *session) action(ctx context.Context, inv command.Invocation, perr erro
 		say(b.String())
 	case command.ActionModel:
 		if inv.Profile == "" && inv.Model == "" {
-			say(fmt.Sprintf("This session talks to %s. Switch it with /model [@PROFILE] [NAME] (the profiles are in the app's Settings or `tally profile list`).", modelOn(st.sess.ModelName(), st.sess.Profile())))
+			say(fmt.Sprintf("This session talks to %s. Switch it with /model [@PROFILE] [NAME] (the profiles are in the app's Settings or `tally profile list`).", modelOn(st.sess.Snapshot().Meta.Model, st.sess.Snapshot().Meta.Profile)))
 			break
 		}
 		wb, err := st.srv.workbench()
@@ -157,14 +157,14 @@ func (st *session) action(ctx context.Context, inv command.Invocation, perr erro
 		}
 		profile := inv.Profile
 		if profile == "" {
-			profile = cmp.Or(st.sess.Profile(), workbench.MainProfile)
+			profile = cmp.Or(st.sess.Snapshot().Meta.Profile, workbench.MainProfile)
 		}
 		m, err := wb.ModelChoice(profile, inv.Model)
 		if err == nil {
 			err = st.sess.SwitchModel(m)
 		}
 		if err != nil {
-			say("The model stays " + st.sess.ModelName() + ": " + err.Error())
+			say("The model stays " + st.sess.Snapshot().Meta.Model + ": " + err.Error())
 			break
 		}
 		st.noModel = nil // the session now has an endpoint of its own

@@ -257,7 +257,7 @@ func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (_ acp.N
 		return acp.NewSessionResponse{}, err
 	}
 	st.commandsLater()
-	return acp.NewSessionResponse{SessionId: acp.SessionId(sess.ID()), Modes: st.modes()}, nil
+	return acp.NewSessionResponse{SessionId: acp.SessionId(sess.Snapshot().Meta.ID), Modes: st.modes()}, nil
 }
 
 // LoadSession implements acp.AgentLoader: it opens a stored session and
@@ -343,11 +343,11 @@ func (s *Server) register(st *session, sess *agent.Session) error {
 		sess.Close()
 		return failuref("the server is shutting down; start it again")
 	}
-	if _, ok := s.sessions[sess.ID()]; ok {
+	if _, ok := s.sessions[sess.Snapshot().Meta.ID]; ok {
 		sess.Close()
-		return failuref("session %s is being opened by another request; load it again", sess.ID())
+		return failuref("session %s is being opened by another request; load it again", sess.Snapshot().Meta.ID)
 	}
-	s.sessions[sess.ID()] = st
+	s.sessions[sess.Snapshot().Meta.ID] = st
 	return nil
 }
 

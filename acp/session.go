@@ -59,8 +59,8 @@ func (st *session) attach(sess *agent.Session) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.sess = sess
-	st.id = sess.ID()
-	st.ws = sess.Meta().Workspace
+	st.id = sess.Snapshot().Meta.ID
+	st.ws = sess.Snapshot().Meta.Workspace
 }
 
 // ready reports whether the session is attached; events before that (its
@@ -146,9 +146,9 @@ func (st *session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.P
 	if st.noModel != nil {
 		return acp.PromptResponse{}, failure(st.noModel)
 	}
-	title := st.sess.Meta().Title
+	title := st.sess.Snapshot().Meta.Title
 	res, err := st.sess.RunWithImages(ctx, text, imgs)
-	if t := st.sess.Meta().Title; t != title && t != "" {
+	if t := st.sess.Snapshot().Meta.Title; t != title && t != "" {
 		st.send(acp.SessionUpdate{SessionInfoUpdate: &acp.SessionSessionInfoUpdate{Title: acp.Ptr(t)}})
 	}
 	switch {

@@ -86,16 +86,16 @@ func runBuiltin(o *options, inv command.Invocation, stdout, stderr io.Writer) er
 		if err != nil {
 			return err
 		}
-		return reportCompaction(stdout, o.json, sess.ID(), res)
+		return reportCompaction(stdout, o.json, sess.Snapshot().Meta.ID, res)
 	}
 	if err := sess.NewCycle(ctx); err != nil {
 		return fmt.Errorf("tally run: /new-cycle failed: %w", err)
 	}
-	cycle := sess.Meta().Cycle
+	cycle := sess.Snapshot().Meta.Cycle
 	if o.json {
-		return json.NewEncoder(stdout).Encode(map[string]any{"session": sess.ID(), "cycle": cycle})
+		return json.NewEncoder(stdout).Encode(map[string]any{"session": sess.Snapshot().Meta.ID, "cycle": cycle})
 	}
-	fmt.Fprintf(stdout, "session %s: cycle %d started from the hand-off brief; tally archive %s lists the earlier ones\n", sess.ID(), cycle, sess.ID())
+	fmt.Fprintf(stdout, "session %s: cycle %d started from the hand-off brief; tally archive %s lists the earlier ones\n", sess.Snapshot().Meta.ID, cycle, sess.Snapshot().Meta.ID)
 	return nil
 }
 

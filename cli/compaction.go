@@ -76,7 +76,7 @@ func cmdCompact(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return reportCompaction(stdout, o.json, sess.ID(), res)
+	return reportCompaction(stdout, o.json, sess.Snapshot().Meta.ID, res)
 }
 
 // reportCompaction prints what compacting session id did, as a line or,

@@ -77,14 +77,15 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	level, exact := sess.ContextTokens()
+	view := sess.Snapshot()
+	level, exact := view.Level, view.Exact
 	rep := inspectReport{
-		Session: id, Model: sess.ModelName(), Window: sess.Window(),
-		ContextTokens: level, Exact: exact, Fingerprint: sess.Fingerprint(), Request: nextRequest(sess),
+		Session: id, Model: sess.Snapshot().Meta.Model, Window: sess.Snapshot().Window,
+		ContextTokens: level, Exact: exact, Fingerprint: sess.Snapshot().Fingerprint, Request: nextRequest(sess),
 	}
 	rep.Status = sess.NextStatus()
 	rep.Mode, rep.Sandbox = string(sess.Permissions().Mode()), sess.Permissions().SandboxNote()
-	placement, rule := sess.Placement()
+	placement, rule := view.Placement, view.CacheRule
 	rep.StatusPlacement, rep.CacheRule = string(placement), string(rule)
 	rows, err := sess.Ledger()
 	if err != nil {
@@ -99,7 +100,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep.ForgedTags = sess.AuditTags()
-	if servers, err := w.MCPServers(sess.Meta().Workspace, nil); err == nil {
+	if servers, err := w.MCPServers(sess.Snapshot().Meta.Workspace, nil); err == nil {
 		var on []string
 		for _, s := range servers {
 			if s.Enabled {

@@ -104,7 +104,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if created {
-		fmt.Fprintf(stderr, "session %s\n", sess.ID())
+		fmt.Fprintf(stderr, "session %s\n", sess.Snapshot().Meta.ID)
 	}
 	if term != nil {
 		term.allowCommand = sess.Permissions().AllowCommand
@@ -130,14 +130,14 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		closed = true
 		sess.Close()
-		if derr := w.Delete(sess.ID()); derr != nil {
-			return noted{err, fmt.Sprintf("The new session %s got no answer and could not be removed (%s); delete it in the app.", sess.ID(), message(derr))}
+		if derr := w.Delete(sess.Snapshot().Meta.ID); derr != nil {
+			return noted{err, fmt.Sprintf("The new session %s got no answer and could not be removed (%s); delete it in the app.", sess.Snapshot().Meta.ID, message(derr))}
 		}
-		return noted{err, fmt.Sprintf("The new session %s got no answer, so it was removed again.", sess.ID())}
+		return noted{err, fmt.Sprintf("The new session %s got no answer, so it was removed again.", sess.Snapshot().Meta.ID)}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if o.warmUp && len(sess.Messages()) == 0 {
+	if o.warmUp && len(sess.Snapshot().Messages()) == 0 {
 		row, err := sess.WarmUp(ctx)
 		if err != nil {
 			return failed(err)
@@ -150,7 +150,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return failed(err)
 	}
 	if res.Reason == step.ReasonCancelled {
-		return fmt.Errorf("tally run: the turn was interrupted; the conversation is saved and can be continued with --session %s", sess.ID())
+		return fmt.Errorf("tally run: the turn was interrupted; the conversation is saved and can be continued with --session %s", sess.Snapshot().Meta.ID)
 	}
 	return nil
 }
@@ -158,10 +158,10 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 // answered reports whether the model answered any request of sess: the
 // ledger has a row, or the conversation an assistant message.
 func answered(w *workbench.Workbench, sess *agent.Session) bool {
-	if rows, err := w.Ledger(sess.ID()); err != nil || len(rows) > 0 {
+	if rows, err := w.Ledger(sess.Snapshot().Meta.ID); err != nil || len(rows) > 0 {
 		return true // unknown counts as answered: never remove on a guess
 	}
-	for _, m := range sess.Messages() {
+	for _, m := range sess.Snapshot().Messages() {
 		if m.Role == transcript.Assistant {
 			return true
 		}

@@ -162,7 +162,7 @@ func TestTwoSessionsRunAtOnce(t *testing.T) {
 	defer srv.Close()
 	h := newHarness(t, endpoint(srv))
 	a := h.openNew("A")
-	wsA := h.ui.live.sess.Meta().Workspace
+	wsA := h.ui.live.sess.Snapshot().Meta.Workspace
 	h.send("write a.txt")
 	h.pending()
 	b := h.openNew("B")
@@ -210,7 +210,7 @@ func TestReopenedSessionShowsEarlierCyclesCollapsed(t *testing.T) {
 	h.send("first question")
 	h.waitIdle()
 	h.ui.runNewCycle(h.ui.live)
-	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Meta().Cycle == 2 })
+	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Snapshot().Meta.Cycle == 2 })
 	// Issue 12 #3: New cycle after a finished turn used to copy the
 	// answered request into the new cycle, as if it were still open.
 	after := -1

@@ -55,7 +55,7 @@ func (u *UI) rewindToTurn(live *liveSession, n int) {
 	}
 	sess := live.sess
 	u.bridge.Work(func() func() {
-		turns := sess.Turns()
+		turns := sess.Snapshot().Turns()
 		var plan rewind.Plan
 		err := rewindTarget(turns, &n)
 		if err == nil {
@@ -114,7 +114,7 @@ func (u *UI) showModel(live *liveSession, inv command.Invocation) {
 func (u *UI) showModelDialog(live *liveSession) {
 	names := append([]string{mainChoice}, u.settings.ProfileNames()...)
 	endpoint := widget.NewSelect(names, nil)
-	endpoint.SetSelected(orChoice(live.sess.Profile(), mainChoice))
+	endpoint.SetSelected(orChoice(live.sess.Snapshot().Meta.Profile, mainChoice))
 	model := newEscEntry()
 	model.SetText(live.info.model)
 	endpoint.OnChanged = func(sel string) {
@@ -153,7 +153,7 @@ func (u *UI) switchModel(live *liveSession, profile, model string) {
 		return
 	}
 	if profile == "" {
-		profile = orChoice(sess.Profile(), workbench.MainProfile)
+		profile = orChoice(sess.Snapshot().Meta.Profile, workbench.MainProfile)
 	}
 	u.bridge.Work(func() func() {
 		m, err := wb.ModelChoice(profile, model)
@@ -161,7 +161,7 @@ func (u *UI) switchModel(live *liveSession, profile, model string) {
 			err = sess.SwitchModel(m)
 		}
 		// The new model's window moves the gauge and its marks.
-		window := sess.Window()
+		window := sess.Snapshot().Window
 		level, exact := sess.ContextTokens()
 		compactAt, cycleAt := sess.Thresholds()
 		return func() {

@@ -133,8 +133,8 @@ func TestManualCompactionAgainstTheEngine(t *testing.T) {
 	if d == nil {
 		t.Fatalf("no preview: %s", h.ui.banner.Text())
 	}
-	if len(d.before) != len(h.ui.live.sess.Messages()) {
-		t.Errorf("before list has %d rows; the log has %d messages", len(d.before), len(h.ui.live.sess.Messages()))
+	if len(d.before) != len(h.ui.live.sess.Snapshot().Messages()) {
+		t.Errorf("before list has %d rows; the log has %d messages", len(d.before), len(h.ui.live.sess.Snapshot().Messages()))
 	}
 	test.Tap(d.apply)
 	h.waitFor("the compaction to finish", func() bool { return !h.ui.live.job.running && h.ui.footer.State.Run.String() != "compacting…" })

@@ -223,7 +223,7 @@ func (u *UI) send() {
 	u.bridge.Work(func() func() {
 		res, err := sess.RunWithImages(ctx, text, inputs)
 		level, exact := sess.ContextTokens()
-		alerts := sess.Alerts()
+		alerts := sess.Snapshot().Alerts
 		return func() {
 			if u.live == live {
 				u.footer.State.Alerts = alerts

@@ -137,8 +137,8 @@ func (t *imageTray) canAttach() bool {
 	case live == nil || live.sess == nil:
 		t.u.banner.ShowError("Open a session first, then attach the image.")
 		return false
-	case !live.sess.Vision():
-		msg := fmt.Sprintf("The model %s does not accept images, so the image was not attached; turn on %s if it does.", live.sess.ModelName(), tool.VisionSetting)
+	case !live.sess.Snapshot().Vision:
+		msg := fmt.Sprintf("The model %s does not accept images, so the image was not attached; turn on %s if it does.", live.sess.Snapshot().Meta.Model, tool.VisionSetting)
 		t.u.banner.ShowAction(msg, "Settings", t.u.showSettings)
 		return false
 	}
@@ -309,7 +309,7 @@ func (u *UI) fetchImage(sha string, done func(image.Image, error)) {
 // a Settings button when the model's setting is the reason.
 func (u *UI) showImageError(err error) {
 	msg := tw.UpperFirst(err.Error()) + "."
-	if u.live != nil && u.live.sess != nil && !u.live.sess.Vision() {
+	if u.live != nil && u.live.sess != nil && !u.live.sess.Snapshot().Vision {
 		u.banner.ShowAction(msg, "Settings", u.showSettings)
 		return
 	}

@@ -187,7 +187,7 @@ func TestAttachImageWithoutVision(t *testing.T) {
 		t.Fatal("Settings did not save")
 	}
 	h.waitFor("the saved choice and the reopened session", func() bool {
-		return h.ui.wb.Settings().VisionFor("deepseek-chat") && h.ui.live != nil && h.ui.live.sess != nil && h.ui.live.sess.Vision()
+		return h.ui.wb.Settings().VisionFor("deepseek-chat") && h.ui.live != nil && h.ui.live.sess != nil && h.ui.live.sess.Snapshot().Vision
 	})
 	h.ui.input.images.attachPaths([]string{shot})
 	h.waitFor("the chip", func() bool { return len(h.ui.input.images.items) == 1 })

@@ -54,17 +54,17 @@ func readSession(wb *workbench.Workbench, sess *agent.Session, id string, runnin
 		snap := sess.Snapshot()
 		s.msgs, s.meta, s.alerts = snap.Messages, snap.Meta, snap.Alerts
 	} else {
-		s.msgs, s.meta, s.alerts = sess.Messages(), sess.Meta(), sess.Alerts()
+		s.msgs, s.meta, s.alerts = sess.Snapshot().Messages(), sess.Snapshot().Meta, sess.Snapshot().Alerts
 		s.perm = &permState{network: sess.Permissions().AllowNetwork(), sandboxed: sess.Permissions().Sandboxed(), sandbox: sess.Permissions().SandboxNote()}
 	}
 	s.past, _ = sess.Compaction().History()
 	s.cycles, _ = wb.Archives(id)
 	s.level, s.exact = sess.ContextTokens()
 	s.compactAt, s.cycleAt = sess.Thresholds()
-	s.window = sess.Window()
+	s.window = sess.Snapshot().Window
 	s.rows, _ = sess.Ledger()
 	_, s.rule = sess.Placement()
-	s.items = sess.Checklist()
+	s.items = sess.Snapshot().Checklist
 	s.children, _ = sess.Subagents().List()
 	s.mcp = sess.MCP().Status()
 	draft, err := wb.Draft(id)

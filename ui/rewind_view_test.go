@@ -126,7 +126,7 @@ func TestRewindOfAnEarlierCycleOffersTheFiles(t *testing.T) {
 	h.waitIdle()
 	row := h.userRows()[0]
 	h.ui.runNewCycle(h.ui.live)
-	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Meta().Cycle == 2 })
+	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Snapshot().Meta.Cycle == 2 })
 
 	h.ui.startRewind(row)
 	h.waitFor("the Rewind dialog or an error", func() bool {

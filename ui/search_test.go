@@ -27,7 +27,7 @@ func TestSearchAcrossSessionsJumpsToTheMessage(t *testing.T) {
 	h.send("where is the needle?")
 	h.waitIdle()
 	h.ui.runNewCycle(h.ui.live)
-	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Meta().Cycle == 2 })
+	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Snapshot().Meta.Cycle == 2 })
 	h.openNew("B")
 	h.send("something else")
 	h.waitIdle()

@@ -227,9 +227,9 @@ func (u *UI) createSessionIn(workspace, title string, inWorktree bool, profile s
 				u.banner.ShowError("Could not create the session: " + err.Error())
 				return
 			}
-			u.next.warmUp = sess.ID()
+			u.next.warmUp = sess.Snapshot().Meta.ID
 			u.refreshSessions(false)
-			u.openSession(sess.ID())
+			u.openSession(sess.Snapshot().Meta.ID)
 		}
 	})
 }

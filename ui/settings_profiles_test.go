@@ -115,7 +115,7 @@ func TestNewSessionDialogChoosesTheEndpoint(t *testing.T) {
 	if len(local.Requests()) != 1 || len(main.Requests()) != 0 {
 		t.Errorf("requests: local %d, main %d; want the session on local", len(local.Requests()), len(main.Requests()))
 	}
-	if p := h.ui.live.sess.Profile(); p != "local" {
+	if p := h.ui.live.sess.Snapshot().Meta.Profile; p != "local" {
 		t.Errorf("the session is on %q", p)
 	}
 }

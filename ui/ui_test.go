@@ -154,7 +154,7 @@ func TestStopMidTurnLeavesValidTranscript(t *testing.T) {
 		t.Errorf("after Stop the card is %q with approval %v; want cancelled without buttons", it.Status, it.Approval)
 	}
 
-	msgs := h.ui.live.sess.Messages()
+	msgs := h.ui.live.sess.Snapshot().Messages()
 	if open := transcript.Unanswered(msgs); len(open) != 0 {
 		t.Fatalf("unanswered tool calls after Stop: %+v", open)
 	}

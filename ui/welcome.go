@@ -66,7 +66,7 @@ func (u *UI) startDemo() {
 				sess, err = wb.CreateSession(cfg, dir, "Demo: fix calc.Add")
 			}
 			if sess != nil {
-				id = sess.ID()
+				id = sess.Snapshot().Meta.ID
 			}
 		}
 		return func() {

@@ -112,15 +112,15 @@ func TestTurnStreamsAndCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := len(again.Messages()), len(s.Messages()); a != b || a != 2 {
+	if a, b := len(again.Snapshot().Messages()), len(s.Snapshot().Messages()); a != b || a != 2 {
 		t.Errorf("reopened %d messages; want %d", a, b)
 	}
 	r1, r2 := s.NextRequest(), again.NextRequest()
 	if fmt.Sprint(r1.Messages) != fmt.Sprint(r2.Messages) {
 		t.Error("reopened session assembles a different request")
 	}
-	if lvl, exact := again.ContextTokens(); lvl != u[0].Usage.ContextTokens || exact {
-		t.Errorf("reopened level %d (exact %v); want %d estimated", lvl, exact, u[0].Usage.ContextTokens)
+	if v := again.Snapshot(); v.Level != u[0].Usage.ContextTokens || v.Exact {
+		t.Errorf("reopened level %d (exact %v); want %d estimated", v.Level, v.Exact, u[0].Usage.ContextTokens)
 	}
 }
 
@@ -136,7 +136,7 @@ func TestDenyAndApproveAlways(t *testing.T) {
 	if _, err := s.Run(context.Background(), "write b.txt"); err != nil {
 		t.Fatal(err)
 	}
-	msgs := s.Messages()
+	msgs := s.Snapshot().Messages()
 	if res := msgs[2]; !res.IsError || !strings.Contains(res.Text(), "denied") {
 		t.Errorf("deny result = %q", res.Text())
 	}
@@ -196,7 +196,7 @@ func TestStopWhileWaitingForApproval(t *testing.T) {
 	if err != nil || res.Reason != step.ReasonCancelled {
 		t.Fatalf("Run = %+v, %v; want cancelled", res, err)
 	}
-	msgs := s.Messages()
+	msgs := s.Snapshot().Messages()
 	if err := transcript.CheckPairing(msgs); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestStepLimit(t *testing.T) {
 	if n := len(h.srv.Requests()); n != 3 {
 		t.Errorf("%d requests; want 3", n)
 	}
-	if err := transcript.CheckPairing(s.Messages()); err != nil {
+	if err := transcript.CheckPairing(s.Snapshot().Messages()); err != nil {
 		t.Error(err)
 	}
 }
@@ -262,7 +262,7 @@ func TestBadToolCallsBecomeErrorResults(t *testing.T) {
 	if err != nil || res.Answer != "recovered" {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
-	msgs := s.Messages()
+	msgs := s.Snapshot().Messages()
 	wants := []string{"not a valid JSON object", "teleport", "path"}
 	for i, w := range wants {
 		m := msgs[2+i]

@@ -46,12 +46,12 @@ func runLongBudget(tb testing.TB, rule llmtest.CacheRule, window int, ratio floa
 	out := budgetRun{window: window, keep: keep, ratio: ratio}
 	for turn := 1; turn <= longTurns; turn++ {
 		runCodingTurns(tb, s, srv, 1)
-		if c, _ := s.Thresholds(); len(out.levels) == 0 || out.levels[len(out.levels)-1] != c {
+		if c := s.Snapshot().CompactAt; len(out.levels) == 0 || out.levels[len(out.levels)-1] != c {
 			out.levels = append(out.levels, c)
 		}
 	}
 	out.run = longRun{stats: srv.Stats(), requests: srv.Requests()}
-	out.run.threshold, _ = s.Thresholds()
+	out.run.threshold = s.Snapshot().CompactAt
 	for _, e := range rec.kinds(EventRebuild) {
 		out.run.rebuilds = append(out.run.rebuilds, *e.Rebuild)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 )
 
-// A turn started while the app briefly read the session (the alerts, the
+// A turn started while the app briefly read the session (the next status, the
 // level) used to fail with ErrBusy, because "busy" was decided by TryLock
 // on the lock those readers hold for an instant.
 func TestBriefReadersNeverMakeATurnBusy(t *testing.T) {
@@ -28,8 +28,8 @@ func TestBriefReadersNeverMakeATurnBusy(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for !stop.Load() {
-				s.Alerts()
-				s.ContextTokens()
+				_ = s.NextStatus() // takes the session lock for an instant
+				_ = s.Snapshot().Level
 			}
 		}()
 	}

@@ -49,9 +49,6 @@ func (s *Session) saveChecklist() func(tx *storage.Tx) error {
 	}
 }
 
-// Checklist returns a copy of the session's checklist items.
-func (s *Session) Checklist() []todo.Item { return s.checklist.Items() }
-
 // goalsOf returns the open checklist items and the number done.
 func goalsOf(items []todo.Item) ([]status.Goal, int) {
 	var open []status.Goal

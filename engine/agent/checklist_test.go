@@ -41,7 +41,7 @@ func TestFailedCommitDoesNotMarkTheChecklistSaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	items := again.Checklist()
+	items := again.Snapshot().Checklist
 	if len(items) != 1 || items[0].Content != "keep me" {
 		t.Errorf("reopened checklist = %+v; the failed commit left it marked saved and it was never written", items)
 	}

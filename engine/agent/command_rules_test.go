@@ -52,7 +52,7 @@ func TestCommandRulesInATurn(t *testing.T) {
 	if ap.asked != 0 {
 		t.Errorf("the approver was asked %d times; the rules decide both calls", ap.asked)
 	}
-	res := shellResults(s.Messages())
+	res := shellResults(s.Snapshot().Messages())
 	if len(res) != 2 {
 		t.Fatalf("%d tool results; want 2", len(res))
 	}

@@ -76,7 +76,7 @@ func TestCommandFilesExpandIntoTheRequest(t *testing.T) {
 		}
 	}
 	h.noInvalid()
-	if title := s.Meta().Title; !strings.HasPrefix(title, "/review 42") {
+	if title := s.Snapshot().Meta.Title; !strings.HasPrefix(title, "/review 42") {
 		t.Errorf("title %q; want the command as typed", title)
 	}
 	if n := len(h.srv.Requests()); n != 6 {

@@ -79,7 +79,7 @@ func TestSlashPromptIsExpandedIntoTheRequest(t *testing.T) {
 	if !strings.Contains(got, "Review pull request 42. Focus on error paths.") || strings.Contains(got, "/docs:review") {
 		t.Errorf("the request's user message:\n%s", got)
 	}
-	if title := s.Meta().Title; title != `/docs:review 42 focus="error paths"` {
+	if title := s.Snapshot().Meta.Title; title != `/docs:review 42 focus="error paths"` {
 		t.Errorf("title %q; want the command as typed", title)
 	}
 	// Positional values in the declared order; words past the last
@@ -125,7 +125,7 @@ func TestResourceAttachmentIsRedactedOnItsWayToTheModel(t *testing.T) {
 	if leaks := h.storeLeaks(resourceSecret); len(leaks) > 0 {
 		t.Error("the resource's credential reached the store")
 	}
-	msgs := s.Messages()
+	msgs := s.Snapshot().Messages()
 	if user := msgs[0]; user.Redacted != 1 || !strings.Contains(user.Body(), "[redacted:") {
 		t.Errorf("the stored message: redacted %d, body %q", user.Redacted, user.Body())
 	}
@@ -158,7 +158,7 @@ func TestSlashCommandErrorsSendNothing(t *testing.T) {
 	if n := len(h.srv.Requests()); n != 0 {
 		t.Errorf("%d requests reached the model", n)
 	}
-	if n := len(s.Messages()); n != 0 {
+	if n := len(s.Snapshot().Messages()); n != 0 {
 		t.Errorf("%d messages entered the conversation", n)
 	}
 }

@@ -32,7 +32,7 @@ func TestRewindAcrossTheCompactedPart(t *testing.T) {
 		}
 	}
 	sw.checkRequests(t)
-	turns := s.Turns()
+	turns := s.Snapshot().Turns()
 	if len(turns) != fidelityCycleTurn-1 || turns[0].Text != fidelityTask {
 		t.Fatalf("turns = %+v", turns)
 	}
@@ -72,7 +72,7 @@ func TestRewindAcrossTheCompactedPart(t *testing.T) {
 		}
 	}
 	// A turn still in the log is rewound in the conversation as before.
-	last := s.Turns()[len(turns)-1]
+	last := s.Snapshot().Turns()[len(turns)-1]
 	if last.LogIndex < 0 {
 		t.Fatalf("the last turn is not in the log: %+v", last)
 	}

@@ -34,8 +34,7 @@ func (h Compaction) Apply(ctx context.Context) (rewrite.Result, error) {
 // Postpone answers the compaction notice with "Not now" (see
 // rewrite.Session.Postpone). It never waits for a running turn.
 func (h Compaction) Postpone() {
-	level, _ := h.s.ContextTokens()
-	h.s.rw.Postpone(level)
+	h.s.rw.Postpone(h.s.Snapshot().Level)
 }
 
 // KeepForecast returns the choices of "keep the context under" with their
@@ -46,6 +45,18 @@ func (h Compaction) KeepForecast() []rewrite.KeepOption { return h.s.rw.KeepFore
 // NewCycle closes the current cycle now and opens the next one, as the
 // user asked. It fails at once with ErrBusy while a turn runs.
 func (s *Session) NewCycle(ctx context.Context) error {
+	end, ok := s.beginWork()
+	if !ok {
+		return ErrBusy
+	}
+	defer end()
+	return s.rw.NewCycle(ctx)
+}
+
+// NewCycle closes the current cycle now and opens the next one, as the
+// user asked. It fails at once with ErrBusy while a turn runs.
+func (h Compaction) NewCycle(ctx context.Context) error {
+	s := h.s
 	end, ok := s.beginWork()
 	if !ok {
 		return ErrBusy
@@ -101,16 +112,6 @@ func workingSetOf(msgs []transcript.Message, prev WorkingSet) WorkingSet {
 		}
 	}
 	return ws
-}
-
-// Alerts returns the active alert lines: loop guard and compaction
-// breakers. They are also in the status bar.
-//
-// It waits for a running turn to finish, since the breakers belong to it.
-func (s *Session) Alerts() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.alerts()
 }
 
 // PastRebuild is a rewrite of the current cycle's log, with the messages it

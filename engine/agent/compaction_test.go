@@ -158,7 +158,7 @@ func TestMicroCompactAfterIdle(t *testing.T) {
 		t.Fatal("no compaction happened")
 	}
 	cleared := 0
-	for _, m := range s.Messages() {
+	for _, m := range s.Snapshot().Messages() {
 		if strings.HasPrefix(m.Text(), "[tool result cleared") {
 			cleared++
 		}
@@ -217,7 +217,7 @@ func TestSummaryKeepsPinsAndChecklist(t *testing.T) {
 	if len(drifts) == 0 || !drifts[0].Drift.Booked {
 		t.Errorf("the summary merge was not a booked drift: %+v", drifts)
 	}
-	msgs := s.Messages()
+	msgs := s.Snapshot().Messages()
 	var user, errPin, reminder bool
 	for _, m := range msgs {
 		user = user || (m.IsPlainUserText() && strings.Contains(m.Text(), "Read every file and report."))
@@ -460,12 +460,12 @@ func TestCyclesAndRecall(t *testing.T) {
 	if _, err := s.Run(ctx, "Note: the staging port is 4471. Read two files."); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 12 && s.Meta().Cycle < 3; i++ {
+	for i := 0; i < 12 && s.Snapshot().Meta.Cycle < 3; i++ {
 		if _, err := s.Run(ctx, "Read two files."); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if c := s.Meta().Cycle; c < 3 {
+	if c := s.Snapshot().Meta.Cycle; c < 3 {
 		t.Fatalf("still in cycle %d", c)
 	}
 	if _, err := s.Run(ctx, "What was the port for staging?"); err != nil {
@@ -480,7 +480,7 @@ func TestCyclesAndRecall(t *testing.T) {
 		t.Fatalf("archives = %d, %v", len(arch), err)
 	}
 	// The new cycle starts from the seed and the acknowledgement.
-	msgs := s.Messages()
+	msgs := s.Snapshot().Messages()
 	if msgs[0].Kind != transcript.KindSeed || msgs[1].Kind != transcript.KindAck || !msgs[2].IsPlainUserText() {
 		t.Errorf("cycle starts with %s/%s/%s; want the seed, the acknowledgement and the user's request", msgs[0].Kind, msgs[1].Kind, msgs[2].Kind)
 	}

@@ -20,9 +20,9 @@ func TestNewCycleBetweenTurnsDoesNotRepeatTheAnsweredRequest(t *testing.T) {
 	if err := s.NewCycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range s.Messages() {
+	for _, m := range s.Snapshot().Messages() {
 		if m.IsPlainUserText() && strings.Contains(m.Text(), "fix the answered bug") {
-			t.Fatalf("the answered request was carried into the new cycle: %+v", s.Messages())
+			t.Fatalf("the answered request was carried into the new cycle: %+v", s.Snapshot().Messages())
 		}
 	}
 	if _, err := s.Run(context.Background(), "what next?"); err != nil {

@@ -35,7 +35,7 @@ func TestEventMessagesAreCopies(t *testing.T) {
 			m.Paths[i] = "overwritten"
 		}
 	}
-	for _, m := range s.Messages() {
+	for _, m := range s.Snapshot().Messages() {
 		if strings.Contains(m.Text(), "overwritten") || len(m.ToolCalls) > 0 && m.ToolCalls[0].Name == "overwritten" ||
 			len(m.Paths) > 0 && m.Paths[0] == "overwritten" {
 			t.Fatalf("a receiver's write reached the log: %+v", m)

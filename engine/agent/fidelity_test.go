@@ -477,11 +477,11 @@ func TestCompactionKeepsThePlantedFacts(t *testing.T) {
 	os.MkdirAll(filepath.Join(sw.ws, "calc"), 0o755)
 	os.WriteFile(filepath.Join(sw.ws, "Makefile"), []byte("check:\n\ttest -f calc/table_test.go\n"), 0o644)
 	s := sw.session("fidelity")
-	compactAt, _ := s.Thresholds()
+	compactAt := s.Snapshot().CompactAt
 	catalog, _ := json.Marshal(s.req.Catalog())
 	f.budget = func(prefix int) int {
 		p := prefix + tokens.Count(string(catalog))
-		return compact.UserWordsBudget(compact.Input{Threshold: compactAt, Target: compact.Target(compactAt, p), PrefixTokens: p, Window: s.Window()})
+		return compact.UserWordsBudget(compact.Input{Threshold: compactAt, Target: compact.Target(compactAt, p), PrefixTokens: p, Window: s.Snapshot().Window})
 	}
 	ctx := context.Background()
 	for n := 1; n <= fidelityTurnCount; n++ {
@@ -526,7 +526,7 @@ func (f *fidelity) report(t *testing.T, s *Session) {
 		t.Logf("known defect: %q is lost (%s)", name, why)
 	}
 	stubs := false
-	for _, m := range s.Messages() {
+	for _, m := range s.Snapshot().Messages() {
 		stubs = stubs || (m.Kind == transcript.KindSeed && userStub.MatchString(m.Text()))
 	}
 	stubs = stubs || userStub.MatchString(s.st.System)

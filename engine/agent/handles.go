@@ -40,3 +40,25 @@ type Purge struct{ s *Session }
 
 // Purge returns the session's purge handle.
 func (s *Session) Purge() Purge { return Purge{s} }
+
+// Audit is what the model was sent and will be sent: the next request
+// and its status block, the ledger of every request, and the checks of
+// the status blocks and engine tags already sent.
+type Audit struct{ s *Session }
+
+// Audit returns the session's audit handle.
+func (s *Session) Audit() Audit { return Audit{s} }
+
+// Images is the pictures of the session's messages: checking pictures
+// before they are sent, and reading stored ones back.
+type Images struct{ s *Session }
+
+// Images returns the session's images handle.
+func (s *Session) Images() Images { return Images{s} }
+
+// Rewind is going back to the start of one of the user's turns: its dry
+// run and applying it to the files, the conversation or both.
+type Rewind struct{ s *Session }
+
+// Rewind returns the session's rewind handle.
+func (s *Session) RewindH() Rewind { return Rewind{s} }

@@ -126,7 +126,7 @@ func TestPreToolUseHookChangesTheArguments(t *testing.T) {
 		t.Errorf("the model read %q", got)
 	}
 	// The stored call keeps the model's own arguments.
-	for _, m := range s.Messages() {
+	for _, m := range s.Snapshot().Messages() {
 		for _, c := range m.ToolCalls {
 			if !strings.Contains(c.Arguments, "original") {
 				t.Errorf("stored call = %s", c.Arguments)
@@ -260,7 +260,7 @@ func TestHookOutputCannotForgeEngineTags(t *testing.T) {
 	if _, err := s.Run(context.Background(), "hi"); err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range s.Messages() {
+	for _, m := range s.Snapshot().Messages() {
 		if f := transcript.Forged(m); len(f) > 0 {
 			t.Errorf("forged tags: %v in %q", f, m.Text())
 		}
@@ -281,7 +281,7 @@ func TestUserPromptSubmitHookRefusesTheMessage(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "do not paste secrets") || !errors.As(err, &ce) {
 		t.Fatalf("Run = %v", err)
 	}
-	if len(s.Messages()) != 0 || len(h.srv.Requests()) != 0 {
+	if len(s.Snapshot().Messages()) != 0 || len(h.srv.Requests()) != 0 {
 		t.Error("the refused message entered the conversation")
 	}
 }

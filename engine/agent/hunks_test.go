@@ -58,7 +58,7 @@ func TestSessionWritesOnlyTheAcceptedHunks(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(h.ws, "f.txt")); string(b) != want {
 		t.Errorf("the file holds\n%s", b)
 	}
-	msgs := s.Messages()
+	msgs := s.Snapshot().Messages()
 	result := msgs[2].Text()
 	if !strings.Contains(result, "hunk 2 of 3 (@@ -17,7 +17,7 @@) was not applied") {
 		t.Errorf("the tool result does not name the rejected hunk: %q", result)

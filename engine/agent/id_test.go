@@ -21,8 +21,8 @@ func TestCreateDrawsAgainWhenTheGeneratedIDIsTaken(t *testing.T) {
 	t.Cleanup(func() { newID = saved })
 	first := h.session("")
 	second := h.session("")
-	if first.ID() != "20261201-aaaaaaaa" || second.ID() != "20261201-bbbbbbbb" {
-		t.Fatalf("IDs %q and %q", first.ID(), second.ID())
+	if first.Snapshot().Meta.ID != "20261201-aaaaaaaa" || second.Snapshot().Meta.ID != "20261201-bbbbbbbb" {
+		t.Fatalf("IDs %q and %q", first.Snapshot().Meta.ID, second.Snapshot().Meta.ID)
 	}
 	if _, err := Create(h.cfg, "20261201-aaaaaaaa", h.ws, ""); err == nil {
 		t.Fatal("an ID given on purpose that is taken was replaced silently")

@@ -67,13 +67,27 @@ func (s *Session) CheckImages(imgs []ImageInput) error {
 	return err
 }
 
-// Vision reports whether the session's model accepts images (see
-// Config.Vision).
-func (s *Session) Vision() bool { return s.model().Vision }
+// Check checks imgs as RunWithImages will, without storing or
+// sending anything: that the session's model accepts images, that there
+// are at most images.MaxPerMessage, and that each is a PNG, JPEG, GIF or
+// WebP within images.MaxBytes and images.MaxSide. The error is an
+// *ImageError.
+func (h Images) Check(imgs []ImageInput) error {
+	s := h.s
+	_, err := checkImages(s.model().Vision, s.model().ModelName, imgs)
+	return err
+}
 
 // ImageData returns the stored bytes of the picture whose SHA-256 is sha
 // (an ImageRef of one of the session's messages), for showing it.
 func (s *Session) ImageData(sha string) ([]byte, error) {
+	return s.cfg.Store.Blob(sha)
+}
+
+// Data returns the stored bytes of the picture whose SHA-256 is sha
+// (an ImageRef of one of the session's messages), for showing it.
+func (h Images) Data(sha string) ([]byte, error) {
+	s := h.s
 	return s.cfg.Store.Blob(sha)
 }
 

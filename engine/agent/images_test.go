@@ -100,7 +100,7 @@ func TestUserImageIsSentAndStaysByteIdentical(t *testing.T) {
 	}
 
 	// The message stores the reference, the store the bytes, once.
-	msgs := s.Messages()
+	msgs := s.Snapshot().Messages()
 	refs := msgs[0].Images()
 	if len(refs) != 1 || refs[0].Width != 1024 || refs[0].Height != 1024 || refs[0].Name != "shot.png" || refs[0].Size != len(pic) {
 		t.Fatalf("stored image = %+v", refs)
@@ -166,8 +166,8 @@ func TestImagesRefusedWithoutVision(t *testing.T) {
 	if s.CheckImages([]ImageInput{{Data: squarePNG(t, 8, 8)}}) == nil {
 		t.Error("CheckImages accepts an image for a model without vision")
 	}
-	if n := len(h.srv.Requests()); n != 0 || len(s.Messages()) != 0 {
-		t.Errorf("%d requests, %d messages; want nothing sent or stored", n, len(s.Messages()))
+	if n := len(h.srv.Requests()); n != 0 || len(s.Snapshot().Messages()) != 0 {
+		t.Errorf("%d requests, %d messages; want nothing sent or stored", n, len(s.Snapshot().Messages()))
 	}
 }
 
@@ -192,7 +192,7 @@ func TestBadImagesRefused(t *testing.T) {
 			t.Errorf("%s: err = %v; want %q", name, err, c.want)
 		}
 	}
-	if len(h.srv.Requests()) != 0 || len(s.Messages()) != 0 {
+	if len(h.srv.Requests()) != 0 || len(s.Snapshot().Messages()) != 0 {
 		t.Error("a refused image sent or stored something")
 	}
 }
@@ -238,7 +238,7 @@ func TestReadFileAttachesTheImage(t *testing.T) {
 		if !strings.HasPrefix(after[0].Content, "<tool_images>") || !strings.Contains(after[0].Content, "shots/ui.png (read_file, call ") {
 			t.Errorf("attachment text = %q", after[0].Content)
 		}
-		stored := s.Messages()
+		stored := s.Snapshot().Messages()
 		att := stored[len(stored)-2]
 		if att.Kind != transcript.KindAttachment || len(att.Images()) != 1 || len(transcript.Forged(att)) != 0 {
 			t.Errorf("stored attachment = %+v", att)

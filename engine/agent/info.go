@@ -7,22 +7,8 @@ import (
 	"strings"
 
 	"github.com/tally-dev/tally/engine/cycle"
-	"github.com/tally-dev/tally/engine/ledger"
-	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/storage"
 )
-
-// Placement returns where the session's status block goes and the
-// provider cache rule its cost estimates assume.
-func (s *Session) Placement() (status.Placement, ledger.CacheRule) {
-	return s.cfg.StatusMode, s.model().CacheRule
-}
-
-// Thresholds returns the token levels at which auto-compaction triggers and
-// at which a cycle restarts (0 when cycles are off), for the gauge marks.
-// The compaction level follows Config.KeepUnder, never above the window's
-// own. It never waits for a running turn.
-func (s *Session) Thresholds() (compactAt, cycleAt int) { return s.rw.Thresholds() }
 
 // Archives returns the session's closed cycles, oldest first (see
 // rewrite.ReadArchives). It never waits for a running turn.
@@ -30,6 +16,16 @@ func (s *Session) Archives() ([]cycle.Archive, error) { return s.rw.Archives() }
 
 // Ledger returns the session's stored usage rows, oldest first.
 func (s *Session) Ledger() ([]LedgerRow, error) {
+	return ReadLedger(s.cfg.Store, s.meta.ID)
+}
+
+// Archives returns the session's closed cycles, oldest first (see
+// rewrite.ReadArchives). It never waits for a running turn.
+func (h Compaction) Archives() ([]cycle.Archive, error) { return h.s.rw.Archives() }
+
+// Ledger returns the session's stored usage rows, oldest first.
+func (h Audit) Ledger() ([]LedgerRow, error) {
+	s := h.s
 	return ReadLedger(s.cfg.Store, s.meta.ID)
 }
 

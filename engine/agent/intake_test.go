@@ -40,7 +40,7 @@ func TestUnusableToolCallsKeepTheTranscriptValid(t *testing.T) {
 	}
 	var ids []string
 	var results []string
-	for _, m := range s.Messages() {
+	for _, m := range s.Snapshot().Messages() {
 		for _, c := range m.ToolCalls {
 			ids = append(ids, c.ID)
 		}

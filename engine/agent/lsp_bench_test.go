@@ -50,7 +50,7 @@ func BenchmarkDiagnosticsPerEdit(b *testing.B) {
 	if _, err := s.Run(ctx, "fix it"); err != nil { // the server's cold start, outside the timing
 		b.Fatal(err)
 	}
-	start := len(s.Messages())
+	start := len(s.Snapshot().Messages())
 	b.ResetTimer()
 	for range b.N {
 		if _, err := s.Run(ctx, "break it"); err != nil {
@@ -62,7 +62,7 @@ func BenchmarkDiagnosticsPerEdit(b *testing.B) {
 	}
 	b.StopTimer()
 	toks := 0
-	for _, m := range s.Messages()[start:] {
+	for _, m := range s.Snapshot().Messages()[start:] {
 		if m.Kind == transcript.KindDiagnostics {
 			toks += tokens.Count(m.Text())
 		}

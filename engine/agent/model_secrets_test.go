@@ -113,7 +113,7 @@ func TestModelWrittenSecretIsRedactedInStoreButWrittenToFile(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(h.ws, "shell.txt")); string(b) != modelPAT {
 		t.Errorf("shell.txt = %q, want the command run as written", b)
 	}
-	for _, m := range s.Messages() {
+	for _, m := range s.Snapshot().Messages() {
 		if m.Role == transcript.Tool && m.IsError {
 			t.Errorf("tool %s failed: %s", m.ToolName, m.Text())
 		}
@@ -140,7 +140,7 @@ func TestModelWrittenSecretIsRedactedInStoreButWrittenToFile(t *testing.T) {
 	if !strings.Contains(streamed.String(), "Authorization: Bearer [redacted: bearer-token]\nnow.") {
 		t.Errorf("streamed text = %q, want the reply shown redacted and whole", streamed.String())
 	}
-	reply := s.Messages()[1]
+	reply := s.Snapshot().Messages()[1]
 	if reply.Redacted < 5 {
 		t.Errorf("the reply counts %d redactions, want at least 5", reply.Redacted)
 	}
@@ -161,7 +161,7 @@ func TestModelWrittenSecretIsRedactedInStoreButWrittenToFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := again.Messages()[1], s.Messages()[1]; a.ToolCalls[0].Arguments != b.ToolCalls[0].Arguments || a.Text() != b.Text() {
+	if a, b := again.Snapshot().Messages()[1], s.Snapshot().Messages()[1]; a.ToolCalls[0].Arguments != b.ToolCalls[0].Arguments || a.Text() != b.Text() {
 		t.Errorf("the reopened reply differs from the live one")
 	}
 }
@@ -229,7 +229,7 @@ func TestWriteFileContentWithStatusTagIsWrittenVerbatim(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(h.ws, "status.md")); string(b) != want {
 		t.Errorf("status.md = %q, want the model's bytes %q", b, want)
 	}
-	for _, m := range s.Messages() {
+	for _, m := range s.Snapshot().Messages() {
 		if m.Role == transcript.Tool && m.IsError {
 			t.Errorf("tool %s failed: %s", m.ToolName, m.Text())
 		}
@@ -267,7 +267,7 @@ func TestSubAgentReportSecretsAreRedacted(t *testing.T) {
 	}
 	h.noInvalid()
 	all := []string{modelPAT, modelAWS}
-	res := s.Messages()[2]
+	res := s.Snapshot().Messages()[2]
 	if res.Role != transcript.Tool || !strings.Contains(res.Text(), "Report: the deploy script uses [redacted: github-pat]") {
 		t.Errorf("task result = %q", res.Text())
 	}
@@ -309,7 +309,7 @@ func TestProxyUserNameTokenNeverReachesTheModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.noInvalid()
-	out := s.Messages()[2].Text()
+	out := s.Snapshot().Messages()[2].Text()
 	if strings.Contains(out, "HTTPS_PROXY") || !strings.Contains(out, "proxy=http://[redacted: url-credentials]@proxy.invalid") {
 		t.Errorf("run_shell result = %q", out)
 	}

@@ -129,7 +129,7 @@ func (s *Session) SwitchModel(m ModelChoice) error {
 	s.anchor.Invalidate()
 	s.st.Anchor, s.st.Calibration = nil, nil
 	err := s.saveMeta()
-	s.publishLevel() // the session talks to m now, stored or not
+	s.publish() // the session talks to m now, stored or not
 	if err != nil {
 		return fmt.Errorf("the session talks to %s now, but the switch could not be stored, so reopening it may go back (%w)", m.ModelName, err)
 	}

@@ -34,8 +34,8 @@ func TestSwitchingTheModelMidSessionKeepsTheHistoryAndRecordsTheRepin(t *testing
 	if err := s.SwitchModel(ModelChoice{Model: client, ModelName: "small-model", Profile: "local", ContextWindow: 32000}); err != nil {
 		t.Fatal(err)
 	}
-	if s.ModelName() != "small-model" || s.Profile() != "local" || s.Window() != 32000 {
-		t.Errorf("after the switch: model %q, profile %q, window %d", s.ModelName(), s.Profile(), s.Window())
+	if s.Snapshot().Meta.Model != "small-model" || s.Snapshot().Meta.Profile != "local" || s.Snapshot().Window != 32000 {
+		t.Errorf("after the switch: model %q, profile %q, window %d", s.Snapshot().Meta.Model, s.Snapshot().Meta.Profile, s.Snapshot().Window)
 	}
 	if _, err := s.Run(ctx, "second question"); err != nil {
 		t.Fatal(err)
@@ -72,8 +72,8 @@ func TestSwitchingTheModelMidSessionKeepsTheHistoryAndRecordsTheRepin(t *testing
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if r.ModelName() != "small-model" || r.Profile() != "local" || !r.Meta().OwnModel {
-		t.Errorf("reopened on %q / %q (own %v)", r.ModelName(), r.Profile(), r.Meta().OwnModel)
+	if r.Snapshot().Meta.Model != "small-model" || r.Snapshot().Meta.Profile != "local" || !r.Snapshot().Meta.OwnModel {
+		t.Errorf("reopened on %q / %q (own %v)", r.Snapshot().Meta.Model, r.Snapshot().Meta.Profile, r.Snapshot().Meta.OwnModel)
 	}
 }
 
@@ -215,10 +215,9 @@ func TestReadingTheModelDuringASwitchIsSafe(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := 0; i < 200; i++ {
-			_ = s.Vision()
-			_ = s.Window()
-			_, _ = s.Thresholds()
-			_, _ = s.Placement()
+			_ = s.Snapshot().Vision
+			_ = s.Snapshot().Window
+			_ = s.Snapshot().CompactAt
 			_ = s.CheckImages(nil)
 		}
 	}()
@@ -229,8 +228,8 @@ func TestReadingTheModelDuringASwitchIsSafe(t *testing.T) {
 		}
 	}
 	<-done
-	if s.ModelName() != "deepseek-chat" || s.Vision() {
-		t.Errorf("after the switches: %q, vision %v", s.ModelName(), s.Vision())
+	if s.Snapshot().Meta.Model != "deepseek-chat" || s.Snapshot().Vision {
+		t.Errorf("after the switches: %q, vision %v", s.Snapshot().Meta.Model, s.Snapshot().Vision)
 	}
 }
 
@@ -239,14 +238,14 @@ func TestReadingTheModelDuringASwitchIsSafe(t *testing.T) {
 func TestSwitchingToTheSameModelTakesItsVision(t *testing.T) {
 	h := newHarness(t, llmtest.Sequence(), nil)
 	s := h.session("same")
-	if s.Vision() {
+	if s.Snapshot().Vision {
 		t.Fatal("the harness model sees images")
 	}
 	if err := s.SwitchModel(ModelChoice{Model: h.cfg.Model, ModelName: "deepseek-chat", Vision: true}); err != nil {
 		t.Fatal(err)
 	}
-	if !s.Vision() || !s.env.Vision {
-		t.Errorf("vision %v, read_file %v; want both on", s.Vision(), s.env.Vision)
+	if !s.Snapshot().Vision || !s.env.Vision {
+		t.Errorf("vision %v, read_file %v; want both on", s.Snapshot().Vision, s.env.Vision)
 	}
 	if rows, _ := s.Ledger(); len(rows) != 0 || s.st.Repin != "" {
 		t.Errorf("a vision change of the same model recorded a re-pin %q", s.st.Repin)

@@ -383,7 +383,7 @@ func TestAutoCompactionLeavesRoom(t *testing.T) {
 	}
 	sw.checkRequests(t)
 	after := billedAfter(t, s, "auto compaction")
-	compactAt, _ := s.Thresholds()
+	compactAt := s.Snapshot().CompactAt
 	if len(after) == 0 {
 		t.Fatal("no automatic compaction happened")
 	}

@@ -43,7 +43,7 @@ func TestExtraAndDeferredToolsKeepBuiltinOffsets(t *testing.T) {
 	if _, err := s.Run(ctx, "one"); err != nil {
 		t.Fatal(err)
 	}
-	before := s.Fingerprint()
+	before := s.Snapshot().Fingerprint
 	addTool(s, extraTool{"mcp_search"}, false)
 	if _, err := s.Run(ctx, "two"); err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestExtraAndDeferredToolsKeepBuiltinOffsets(t *testing.T) {
 	if _, err := s.Run(ctx, "three"); err != nil {
 		t.Fatal(err)
 	}
-	after := s.Fingerprint()
+	after := s.Snapshot().Fingerprint
 	for i, b := range before.ToolList {
 		a := after.ToolList[i]
 		if a.Name != b.Name || a.Offset != b.Offset || a.SHA != b.SHA {

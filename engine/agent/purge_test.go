@@ -31,12 +31,12 @@ func TestPurgePreviewAndApply(t *testing.T) {
 	if _, err := s.Run(context.Background(), "read a.txt twice"); err != nil {
 		t.Fatal(err)
 	}
-	before := len(s.Messages())
+	before := len(s.Snapshot().Messages())
 	p, err := s.Purge().Preview(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Messages()) != before {
+	if len(s.Snapshot().Messages()) != before {
 		t.Fatal("the preview changed the history")
 	}
 	if !strings.Contains(p.Text(), "remove  message 2") || !strings.Contains(p.Text(), "remove  message 3") {
@@ -45,7 +45,7 @@ func TestPurgePreviewAndApply(t *testing.T) {
 	if err := s.Purge().Apply(p); err != nil {
 		t.Fatal(err)
 	}
-	msgs := s.Messages()
+	msgs := s.Snapshot().Messages()
 	if len(msgs) != before-2 {
 		t.Errorf("%d messages after purge; want %d", len(msgs), before-2)
 	}

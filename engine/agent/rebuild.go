@@ -112,7 +112,7 @@ func (s *Session) rebuild(w rewrite.Request) (rewrite.Info, error) {
 		s.booked = w.Reason // an intended change: the drift report marks it as booked
 	}
 	s.resetPrefix()
-	s.publishLevel()
+	s.publish()
 	s.pendingRebuild = w.Reason
 	after, _ := s.level()
 	info := rewrite.Info{Kind: w.Kind, Reason: w.Reason, TokensBefore: before, TokensAfter: after, Summary: w.Summary, Cycle: s.meta.Cycle}

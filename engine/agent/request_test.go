@@ -262,7 +262,8 @@ func TestGaugeCompactionAndPurgeCountAlike(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	level, exact := s.ContextTokens()
+	v := s.Snapshot()
+	level, exact := v.Level, v.Exact
 	if exact || level != s.prefixTok+s.log.Tokens() {
 		t.Fatalf("gauge = %d (exact %v); want the unanchored %d", level, exact, s.prefixTok+s.log.Tokens())
 	}
@@ -294,7 +295,7 @@ func TestGaugeCompactionAndPurgeCountAlike(t *testing.T) {
 			}
 		}
 	}
-	msgs := s.Messages()
+	msgs := s.Snapshot().Messages()
 	for i := range s.log.Len() {
 		if e := s.log.At(i); planned[i] != e.Tokens || msgs[i].Tokens != e.Tokens || transcript.TokensOf(msgs[i]) != e.Tokens {
 			t.Errorf("message %d: the log counts %d, the compaction preview %d, the message carries %d", i, e.Tokens, planned[i], msgs[i].Tokens)
@@ -309,7 +310,7 @@ func TestGaugeCompactionAndPurgeCountAlike(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l, _ := again.ContextTokens(); l != level {
+	if l := again.Snapshot().Level; l != level {
 		t.Errorf("reopened, the gauge shows %d; it showed %d", l, level)
 	}
 }

@@ -129,12 +129,12 @@ func TestRewindRestoresFilesAndConversation(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(h.ws, "renamed.txt")); err != nil {
 				t.Fatalf("the script did not run: %v", err)
 			}
-			turns := s.Turns()
+			turns := s.Snapshot().Turns()
 			if len(turns) != 2 || turns[0].N != 1 || turns[1].N != 2 || turns[0].LogIndex != 0 || turns[1].LogIndex <= 0 {
 				t.Fatalf("turns %+v", turns)
 			}
-			if v := s.Snapshot(); len(v.Turns) != 2 || v.Turns[1].LogIndex != turns[1].LogIndex {
-				t.Errorf("the snapshot's turns %+v", v.Turns)
+			if vt := s.Snapshot().Turns(); len(vt) != 2 || vt[1].LogIndex != turns[1].LogIndex {
+				t.Errorf("the snapshot's turns %+v", vt)
 			}
 			changes, err := s.Files().Changes()
 			if err != nil {
@@ -152,8 +152,8 @@ func TestRewindRestoresFilesAndConversation(t *testing.T) {
 			if err != nil || plan.FilesErr != "" || plan.ChatErr != "" {
 				t.Fatalf("plan %+v, %v", plan, err)
 			}
-			if len(plan.Superseded) != len(s.Messages()) {
-				t.Errorf("plan supersedes %d messages; want all %d", len(plan.Superseded), len(s.Messages()))
+			if len(plan.Superseded) != len(s.Snapshot().Messages()) {
+				t.Errorf("plan supersedes %d messages; want all %d", len(plan.Superseded), len(s.Snapshot().Messages()))
 			}
 			res, err := s.Rewind(ctx, 1, true, true, false)
 			if err != nil {
@@ -176,7 +176,7 @@ func TestRewindRestoresFilesAndConversation(t *testing.T) {
 					t.Errorf("git state changed:\n%s\nwas\n%s", got, gitBefore)
 				}
 			}
-			if n := len(s.Messages()); n != 0 {
+			if n := len(s.Snapshot().Messages()); n != 0 {
 				t.Errorf("%d messages left after rewinding to the first turn", n)
 			}
 			// The next request is valid for the strict server, and the
@@ -196,7 +196,7 @@ func TestRewindRestoresFilesAndConversation(t *testing.T) {
 			if !found {
 				t.Error("the superseded messages are not kept")
 			}
-			if turns := s.Turns(); len(turns) != 3 || turns[2].N != 3 || !turns[0].Superseded || turns[2].LogIndex != 0 {
+			if turns := s.Snapshot().Turns(); len(turns) != 3 || turns[2].N != 3 || !turns[0].Superseded || turns[2].LogIndex != 0 {
 				t.Errorf("turns after the rewind %+v", turns)
 			}
 		})
@@ -217,7 +217,7 @@ func TestRewindRefusesAFileEditedByTheUser(t *testing.T) {
 	if err != nil || strings.Join(plan.Conflicts(), ",") != "src/b.txt" {
 		t.Fatalf("conflicts %v, %v", plan.Conflicts(), err)
 	}
-	n := len(s.Messages())
+	n := len(s.Snapshot().Messages())
 	_, err = s.Rewind(ctx, 1, true, true, false)
 	if !errors.Is(err, filehistory.ErrConflict) {
 		t.Fatalf("rewind without force: %v", err)
@@ -225,8 +225,8 @@ func TestRewindRefusesAFileEditedByTheUser(t *testing.T) {
 	if b, _ := os.ReadFile(mine); string(b) != "my own edit\n" {
 		t.Errorf("the user's edit was overwritten: %q", b)
 	}
-	if b, _ := os.ReadFile(filepath.Join(h.ws, "a.txt")); string(b) != "ALPHA\n" || len(s.Messages()) != n {
-		t.Errorf("a refused rewind changed something: a.txt %q, %d messages", b, len(s.Messages()))
+	if b, _ := os.ReadFile(filepath.Join(h.ws, "a.txt")); string(b) != "ALPHA\n" || len(s.Snapshot().Messages()) != n {
+		t.Errorf("a refused rewind changed something: a.txt %q, %d messages", b, len(s.Snapshot().Messages()))
 	}
 	if _, err := s.Rewind(ctx, 1, true, false, true); err != nil {
 		t.Fatal(err)
@@ -234,7 +234,7 @@ func TestRewindRefusesAFileEditedByTheUser(t *testing.T) {
 	if b, _ := os.ReadFile(mine); string(b) != "bee\n" {
 		t.Errorf("forced rewind left %q", b)
 	}
-	if len(s.Messages()) != n {
+	if len(s.Snapshot().Messages()) != n {
 		t.Error("a files-only rewind changed the conversation")
 	}
 }
@@ -257,19 +257,19 @@ func TestChatOnlyRewindKeepsFilesAndChecklist(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(s.Checklist()) == 0 {
+	if len(s.Snapshot().Checklist) == 0 {
 		t.Fatal("the script did not write the checklist")
 	}
 	if _, err := s.Rewind(ctx, 2, false, true, false); err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Checklist()) != 0 {
-		t.Errorf("checklist after rewinding to before it was written: %+v", s.Checklist())
+	if len(s.Snapshot().Checklist) != 0 {
+		t.Errorf("checklist after rewinding to before it was written: %+v", s.Snapshot().Checklist)
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "x.txt")); err != nil {
 		t.Error("a chat-only rewind removed a file")
 	}
-	msgs := s.Messages()
+	msgs := s.Snapshot().Messages()
 	if last := msgs[len(msgs)-1]; last.Role != transcript.Assistant {
 		t.Errorf("the log ends with %s", last.Role)
 	}
@@ -282,7 +282,7 @@ func TestChatOnlyRewindKeepsFilesAndChecklist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if turns := again.Turns(); len(turns) != 3 || turns[1].LogIndex != -1 || turns[2].N != 3 {
+	if turns := again.Snapshot().Turns(); len(turns) != 3 || turns[1].LogIndex != -1 || turns[2].N != 3 {
 		t.Errorf("reopened turns %+v", turns)
 	}
 }

@@ -42,7 +42,7 @@ func (h rewriteHost) Rebuild(w rewrite.Request) (rewrite.Info, error) { return h
 func (h rewriteHost) Window() (int, bool) {
 	m := h.s.model()
 	_, known := tokens.Window(m.ModelName)
-	return h.s.Window(), known || m.ContextWindow > 0
+	return m.window(), known || m.ContextWindow > 0
 }
 
 func (h rewriteHost) Model() rewrite.Model {

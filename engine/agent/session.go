@@ -89,9 +89,8 @@ type Session struct {
 
 	sentFP     prompt.Fingerprint // prefix of the last request sent
 	sentSystem string
-	booked     string       // reason for an announced prefix change, or ""
-	published  atomic.Int64 // level<<1 | exact, see ContextTokens
-	view       atomic.Pointer[published]
+	booked     string               // reason for an announced prefix change, or ""
+	view       atomic.Pointer[View] // as of the last commit, see Snapshot
 
 	pendingRebuild string // the rewrite the next ledger row follows
 
@@ -254,7 +253,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	s.rw = rewrite.NewSession(rewriteHost{s}, rewrite.Options{Store: cfg.Store, Mode: cfg.Compaction, Asker: cfg.Asker,
 		KeepUnder: cfg.KeepUnder, CycleAt: cfg.CycleAt, NoFacts: cfg.NoCompactionFacts})
 	s.subs = subagent.NewHub(parent{s}, cfg.Subagents, cfg.UserConfigDir)
-	s.view.Store(&published{meta: s.meta}) // Snapshot never reads the live fields
+	s.view.Store(&View{Meta: s.meta}) // Snapshot never reads the live fields
 	s.tools = tool.NewRegistry()
 	for _, t := range tool.Builtins() {
 		s.tools.AddBuiltin(t)
@@ -295,7 +294,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	}
 	s.turns = rewind.Open(rewind.Options{Store: cfg.Store, ID: meta.ID, Workspace: meta.Workspace, Cycle: meta.Cycle,
 		Entries: s.log.Entries(), Limits: rewind.Limits(cfg.CheckpointBytes, cfg.Shell.SecretFiles), Prepare: cfg.PrepareSnapshots})
-	s.publishLevel()
+	s.publish()
 	return s, nil
 }
 
@@ -324,92 +323,6 @@ func SystemSections(workspace string, pack prompt.ContextPack) []prompt.Section 
 		"# Environment\nworkspace: %s\nplatform: %s/%s\nshell: %s\nAll file paths in tool calls are relative to the workspace.",
 		workspace, runtime.GOOS, runtime.GOARCH, shell)})
 	return secs
-}
-
-// ID returns the session's ID.
-func (s *Session) ID() string { return s.meta.ID }
-
-// Meta returns a copy of the session's stored metadata.
-func (s *Session) Meta() storage.Session {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.meta
-}
-
-// Messages returns a copy of the current cycle's messages.
-func (s *Session) Messages() []transcript.Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.log.Messages()
-}
-
-// Window returns the context window in force for this session.
-func (s *Session) Window() int {
-	if s.model().ContextWindow > 0 {
-		return s.model().ContextWindow
-	}
-	w, _ := tokens.Window(s.model().ModelName)
-	return w
-}
-
-// ContextTokens returns the current water level: the provider-billed size
-// of the last request plus estimates of what was appended since, and
-// whether it is exact (anchored, nothing estimated). It never waits for a
-// running turn: it reads the level published after the last commit.
-func (s *Session) ContextTokens() (int, bool) {
-	v := s.published.Load()
-	return int(v >> 1), v&1 == 1
-}
-
-// publishLevel stores the current level, and the view, for lock-free
-// readers. It runs with the session lock held, after every commit.
-func (s *Session) publishLevel() {
-	lvl, exact := s.level()
-	v := int64(lvl) << 1
-	if exact {
-		v |= 1
-	}
-	s.published.Store(v)
-	s.rw.Publish()
-	// Cheap on this path, which every commit takes: the log's entries are
-	// shared, not copied; Snapshot builds the view from them on demand.
-	s.view.Store(&published{meta: s.meta, entries: s.log.Entries(), alerts: s.alerts(), turns: s.turns.List()})
-}
-
-// published is the session as of its last commit, for Snapshot.
-type published struct {
-	meta    storage.Session
-	entries []transcript.Entry // shared with the log; never changed
-	alerts  []string
-	turns   []rewind.Turn
-}
-
-// View is what a display needs of a session as of its last commit.
-type View struct {
-	Meta     storage.Session
-	Messages []transcript.Message // the current cycle's log
-	Alerts   []string             // loop guard and compaction breakers
-	Turns    []rewind.Turn        // the user's numbered turns (see Session.Turns)
-}
-
-// Snapshot returns the session as of its last commit without waiting for
-// a running turn (Messages, Meta and Alerts wait for it): an app showing a
-// session whose turn runs in the background reads this. The values are
-// the caller's to keep; they are never changed afterwards.
-func (s *Session) Snapshot() View {
-	p := s.view.Load()
-	msgs := make([]transcript.Message, len(p.entries))
-	for i := range p.entries {
-		msgs[i] = p.entries[i].Msg
-	}
-	return View{Meta: p.meta, Messages: msgs, Alerts: p.alerts, Turns: rewind.Number(p.turns, p.entries)}
-}
-
-// Fingerprint returns the current prefix fingerprint.
-func (s *Session) Fingerprint() prompt.Fingerprint {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.fp
 }
 
 func (s *Session) emit(e Event) {
@@ -485,7 +398,7 @@ func (s *Session) commit(msgs []transcript.Message, extra func(tx *storage.Tx) e
 		s.resetPrefix()
 		return fmt.Errorf("could not save the conversation: %w", err)
 	}
-	s.publishLevel()
+	s.publish()
 	for i := start; i < s.log.Len(); i++ {
 		m := s.log.At(i).Msg.Clone() // events share no memory with the log
 		s.emit(Event{Kind: EventMessage, Index: i, Message: &m})
@@ -553,11 +466,3 @@ func Inspect(cfg Config, id string) (*Session, error) {
 	st.System, st.Spans, st.Base, st.BaseSpans, st.Summary, st.Carry, st.Carried = ps.System, ps.Spans, ps.Base, ps.BaseSpans, ps.Summary, ps.Carry, ps.Carried
 	return load(cfg, meta, st, recs)
 }
-
-// ModelName returns the model this session talks to.
-// It is safe to call at any time, also while SwitchModel runs.
-func (s *Session) ModelName() string { return s.view.Load().meta.Model }
-
-// Profile returns the endpoint profile the session talks to ("" for the
-// main connection).
-func (s *Session) Profile() string { return s.view.Load().meta.Profile }

@@ -31,9 +31,29 @@ func (s *Session) AuditStatus() (status.Audit, error) {
 	return status.AuditRecords(s.cfg.Renderer, recs), nil
 }
 
+// Status re-renders every recorded status from its recorded canonical
+// state and reports any that differ from the text that was sent.
+func (h Audit) Status() (status.Audit, error) {
+	s := h.s
+	recs, err := s.cfg.Store.Records(storage.KindStatus, s.meta.ID)
+	if err != nil {
+		return status.Audit{}, err
+	}
+	return status.AuditRecords(s.cfg.Renderer, recs), nil
+}
+
 // NextStatus renders the status the next request would carry, without
 // advancing state_version.
 func (s *Session) NextStatus() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.idleStatus()
+}
+
+// NextStatus renders the status the next request would carry, without
+// advancing state_version.
+func (h Audit) NextStatus() string {
+	s := h.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.idleStatus()

@@ -65,7 +65,7 @@ func TestStatusOnChangeAppendsOnlyWhatChanged(t *testing.T) {
 		}
 		prev = cur
 	}
-	for _, m := range s.Messages() {
+	for _, m := range s.Snapshot().Messages() {
 		if strings.Contains(m.Text(), "<agent_status") {
 			blocks++
 		}
@@ -77,7 +77,7 @@ func TestStatusOnChangeAppendsOnlyWhatChanged(t *testing.T) {
 	if err != nil || len(audit.Mismatches) > 0 || audit.Checked != blocks {
 		t.Errorf("audit: %+v, %v; want every one of the %d blocks checked and matching", audit, err, blocks)
 	}
-	last := s.Messages()
+	last := s.Snapshot().Messages()
 	// The newest block that mentions the goals shows the current ones
 	// (a delta leaves out what did not change since the block it names).
 	var newestText string

@@ -90,7 +90,7 @@ func TestLoopGuardChecklistAndStatusEndToEnd(t *testing.T) {
 	if got := toolResult(reqs[9], 9); !strings.Contains(got, "warning:") {
 		t.Errorf("third failure result = %q", got)
 	}
-	msgs := s.Messages()
+	msgs := s.Snapshot().Messages()
 	last := msgs[len(msgs)-1]
 	if !strings.Contains(last.Text(), "failed 8 times") {
 		t.Errorf("last result = %q; want the halt message", last.Text())
@@ -100,7 +100,7 @@ func TestLoopGuardChecklistAndStatusEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	items := again.Checklist()
+	items := again.Snapshot().Checklist
 	if len(items) != 3 || items[0].Status != todo.Completed || items[1].Status != todo.InProgress {
 		t.Errorf("reopened checklist = %+v", items)
 	}

@@ -31,7 +31,7 @@ func TestStopKeepsTheStreamedPartOfTheAnswer(t *testing.T) {
 	if err != nil || res.Reason != step.ReasonCancelled {
 		t.Fatalf("Run = %+v, %v; want a cancelled turn", res, err)
 	}
-	msgs := s.Messages()
+	msgs := s.Snapshot().Messages()
 	last := msgs[len(msgs)-1]
 	if last.Role != "assistant" || !strings.HasPrefix(last.Text(), "The answer b") || !strings.HasSuffix(last.Text(), "(stopped by the user)") {
 		t.Fatalf("last message %s %q; want the streamed part, marked as stopped", last.Role, last.Text())

@@ -87,7 +87,7 @@ func measure(t *testing.T, delegate bool) measurement {
 		json.Unmarshal(r.Data, &row)
 		rows = append(rows, row)
 	}
-	level, _ := s.ContextTokens()
+	level := s.Snapshot().Level
 	price := ledger.Price{CacheHit: 0.028, CacheMiss: 0.28, Completion: 0.42} // deepseek-chat, config.DefaultPrices
 	return measurement{level, ledger.Sum(rows, ledger.OnePrice(price, true))}
 }

@@ -100,7 +100,7 @@ func TestTaskDelegatesTwoJobsInParallel(t *testing.T) {
 	h.cfg.Model = barrier(t, h.cfg.Model, 2)
 	os.WriteFile(filepath.Join(h.ws, "notes.txt"), []byte("kumquat marmalade\n"), 0o644)
 	s := h.session("p1")
-	before := s.Messages()
+	before := s.Snapshot().Messages()
 	res, err := s.Run(context.Background(), "investigate the workspace")
 	if err != nil || res.Reason != step.ReasonDone {
 		t.Fatalf("Run = %+v, %v", res, err)
@@ -109,7 +109,7 @@ func TestTaskDelegatesTwoJobsInParallel(t *testing.T) {
 
 	// The parent's log grew by the user's message, the call, the two
 	// reports and the answer: nothing of the children's work.
-	msgs := s.Messages()
+	msgs := s.Snapshot().Messages()
 	if len(before) != 0 || len(msgs) != 5 {
 		t.Fatalf("parent log has %d messages (had %d); want 5", len(msgs), len(before))
 	}
@@ -236,7 +236,7 @@ func TestStopCancelsChildren(t *testing.T) {
 	if res.Reason != step.ReasonCancelled {
 		t.Fatalf("Run ended %q; want cancelled", res.Reason)
 	}
-	msgs := s.Messages()
+	msgs := s.Snapshot().Messages()
 	if err := transcript.CheckPairing(msgs); err != nil {
 		t.Fatalf("parent transcript: %v", err)
 	}
@@ -310,7 +310,7 @@ func TestGeneralChildRefusedInReadOnlyMode(t *testing.T) {
 	if _, err := s.Run(context.Background(), "fix it"); err != nil {
 		t.Fatal(err)
 	}
-	m := s.Messages()[2]
+	m := s.Snapshot().Messages()[2]
 	if !m.IsError || !strings.Contains(m.Text(), "read-only mode") {
 		t.Errorf("result = %q", m.Text())
 	}
@@ -336,7 +336,7 @@ func TestReportIsCapped(t *testing.T) {
 	if _, err := s.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
 	}
-	text := s.Messages()[2].Text()
+	text := s.Snapshot().Messages()[2].Text()
 	kids, _ := s.Subagents().List()
 	if len(text) > len(long)/2 || !strings.Contains(text, "report cut at 100 of") || !strings.Contains(text, kids[0].ReportSHA) {
 		t.Errorf("capped report (%d bytes) = %q", len(text), text[len(text)-200:])
@@ -357,7 +357,7 @@ func TestNewCycleCarriesSubagents(t *testing.T) {
 	}
 	kids, _ := s.Subagents().List()
 	reminder := func() string { // the new cycle's seed lists them
-		for _, m := range s.Messages() {
+		for _, m := range s.Snapshot().Messages() {
 			if m.Kind == transcript.KindSeed && strings.Contains(m.Text(), "Sub-agents of the previous cycle") {
 				return m.Text()
 			}
@@ -378,7 +378,7 @@ func TestNewCycleCarriesSubagents(t *testing.T) {
 	if _, err := s.Run(context.Background(), "thanks"); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Count(fmtMessages(s.Messages()), "Sub-agents whose reports"); got != 0 {
+	if got := strings.Count(fmtMessages(s.Snapshot().Messages()), "Sub-agents whose reports"); got != 0 {
 		t.Errorf("a reminder repeated what the seed carries (%d times)", got)
 	}
 }

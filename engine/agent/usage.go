@@ -35,11 +35,11 @@ func addRow(tx *storage.Tx, id string, row ledger.Row) error {
 // and the level it left: the receiver displays row and derives nothing.
 func (s *Session) usageOf(row ledger.Row, resp *llm.Response, first bool) *Usage {
 	level, exact := s.level()
-	compactAt, cycleAt := s.Thresholds()
+	compactAt, cycleAt := s.rw.Thresholds()
 	u := resp.Usage
 	return &Usage{Row: row, Exact: exact, Model: s.model().ModelName, CompactAt: compactAt, CycleAt: cycleAt,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
-		ContextTokens: level, Window: s.Window(), Duration: resp.Duration, Attempts: resp.Attempts, First: first,
+		ContextTokens: level, Window: s.model().window(), Duration: resp.Duration, Attempts: resp.Attempts, First: first,
 		WarmUp: row.Kind == ledger.KindWarmUp, Note: u.Note}
 }

@@ -29,8 +29,8 @@ func TestWarmUpDiscountsTheFirstRequest(t *testing.T) {
 	if first.Hit == 0 || first.Hit < w.Prompt-128 {
 		t.Errorf("first real request hit %d of a %d-token warm prefix", first.Hit, w.Prompt)
 	}
-	if len(s.Messages()) != 2 {
-		t.Errorf("warm-up changed the conversation: %d messages", len(s.Messages()))
+	if len(s.Snapshot().Messages()) != 2 {
+		t.Errorf("warm-up changed the conversation: %d messages", len(s.Snapshot().Messages()))
 	}
 	rows, _ := s.Ledger()
 	if len(rows) != 2 || rows[0].Kind != "warmup" {

@@ -71,7 +71,7 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 	if !passed && !strings.Contains(res.Answer, "`go test ./...` failed") {
 		t.Errorf("the fix answer does not report the test run:\n%s", res.Answer)
 	}
-	items := s.Checklist()
+	items := s.Snapshot().Checklist
 	if len(items) != 3 || items[0].Status != todo.Completed || items[1].Status != todo.Completed ||
 		(items[2].Status == todo.Completed) != passed {
 		t.Errorf("checklist after the fix (tests passed: %v): %+v", passed, items)
@@ -154,7 +154,7 @@ func TestDemoTestsPassOnAFreshHome(t *testing.T) {
 	}
 	if !strings.Contains(res.Answer, testWords.done) {
 		var shell string
-		for _, m := range s.Messages() {
+		for _, m := range s.Snapshot().Messages() {
 			if m.Role == "tool" && (strings.Contains(m.Text(), "go test") || strings.Contains(m.Text(), "FAIL")) {
 				shell += m.Text() + "\n"
 			}

@@ -229,8 +229,8 @@ func TestInspectConfigShowsTheSessionsOwnModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sess.ModelName() != "qwen3-8b" || sess.Window() != 20000 {
-		t.Errorf("inspected model %q, window %d; want the session's qwen3-8b and the saved 20000", sess.ModelName(), sess.Window())
+	if sess.Snapshot().Meta.Model != "qwen3-8b" || sess.Snapshot().Window != 20000 {
+		t.Errorf("inspected model %q, window %d; want the session's qwen3-8b and the saved 20000", sess.Snapshot().Meta.Model, sess.Snapshot().Window)
 	}
 	cfg, err = w.InspectConfig(SessionOptions{ID: "s", Flags: Flags{Model: "gpt-4o"}})
 	if err != nil || cfg.ModelName != "gpt-4o" {
@@ -270,9 +270,9 @@ func TestTheDemoSessionHasOneWindowForAppAndCommandLine(t *testing.T) {
 	if !app.MCP.Off || !cli.MCP.Off {
 		t.Error("a demo session would start the user's MCP servers")
 	}
-	if app.ContextWindow != cli.ContextWindow || sess.Window() != app.ContextWindow || cli.ModelName != app.ModelName {
+	if app.ContextWindow != cli.ContextWindow || sess.Snapshot().Window != app.ContextWindow || cli.ModelName != app.ModelName {
 		t.Errorf("app %s/%d, command line %s/%d, inspect %d: one stored session, one window",
-			app.ModelName, app.ContextWindow, cli.ModelName, cli.ContextWindow, sess.Window())
+			app.ModelName, app.ContextWindow, cli.ModelName, cli.ContextWindow, sess.Snapshot().Window)
 	}
 }
 

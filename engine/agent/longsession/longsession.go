@@ -47,11 +47,11 @@ func Seed(dir, ws string, n int) (string, error) {
 	}
 	err = st.Update(func(tx *storage.Tx) error {
 		for _, b := range data[:n] {
-			if _, err := tx.Append(sess.ID(), 1, b); err != nil {
+			if _, err := tx.Append(sess.Snapshot().Meta.ID, 1, b); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	return sess.ID(), err
+	return sess.Snapshot().Meta.ID, err
 }
