@@ -125,7 +125,7 @@ func (st *session) action(ctx context.Context, inv command.Invocation, perr erro
 			say(fmt.Sprintf("Compacted the conversation from %d to %d tokens.", res.TokensBefore, res.TokensAfter))
 		}
 	case command.ActionNewCycle:
-		if err := st.sess.NewCycle(ctx); err != nil {
+		if err := st.sess.Compaction().NewCycle(ctx); err != nil {
 			if ctx.Err() != nil {
 				return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 			}

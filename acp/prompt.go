@@ -10,6 +10,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/images"
 	"github.com/tally-dev/tally/engine/mcp"
 )
 
@@ -18,8 +19,8 @@ import (
 // an embedded file as a fenced block under its path; images go beside it,
 // to be checked and sent as the app's pasted pictures are. Audio and
 // binary attachments are refused (initialize does not offer them).
-func promptText(blocks []acp.ContentBlock, ws string) (string, []agent.ImageInput, error) {
-	var imgs []agent.ImageInput
+func promptText(blocks []acp.ContentBlock, ws string) (string, []images.Input, error) {
+	var imgs []images.Input
 	var b strings.Builder
 	add := func(s string) {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") && !strings.HasPrefix(s, "\n") {
@@ -43,7 +44,7 @@ func promptText(blocks []acp.ContentBlock, ws string) (string, []agent.ImageInpu
 			if err != nil {
 				return "", nil, &acp.RequestError{Code: codeInvalidParams, Message: "an image's data is not base64; attach the picture again"}
 			}
-			imgs = append(imgs, agent.ImageInput{Name: fmt.Sprintf("image %d from the editor", len(imgs)+1), Data: data})
+			imgs = append(imgs, images.Input{Name: fmt.Sprintf("image %d from the editor", len(imgs)+1), Data: data})
 		case bl.Audio != nil:
 			return "", nil, &acp.RequestError{Code: codeInvalidParams, Message: "Tally takes text and images, not audio; describe what it says in words"}
 		}

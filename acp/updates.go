@@ -148,7 +148,7 @@ func (st *session) toolStart(c transcript.ToolCall) {
 		return // the checklist tools show as the plan
 	}
 	ci := st.describe(c)
-	if ch, ok := st.sess.PreviewCall(context.Background(), c); ok {
+	if ch, ok := st.sess.Files().Preview(context.Background(), c); ok {
 		ci.diff = changeContent(ch)
 	}
 	st.mu.Lock()

@@ -88,7 +88,7 @@ func runBuiltin(o *options, inv command.Invocation, stdout, stderr io.Writer) er
 		}
 		return reportCompaction(stdout, o.json, sess.Snapshot().Meta.ID, res)
 	}
-	if err := sess.NewCycle(ctx); err != nil {
+	if err := sess.Compaction().NewCycle(ctx); err != nil {
 		return fmt.Errorf("tally run: /new-cycle failed: %w", err)
 	}
 	cycle := sess.Snapshot().Meta.Cycle

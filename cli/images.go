@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/images"
 	"github.com/tally-dev/tally/internal/text"
 )
@@ -14,11 +13,11 @@ import (
 // readImages reads the files of tally run --image, checks that each is an
 // image Tally sends (images.Check) and tells stderr what each is and its
 // estimated cost in tokens. Nothing is opened or stored yet.
-func readImages(paths []string, stderr io.Writer) ([]agent.ImageInput, error) {
+func readImages(paths []string, stderr io.Writer) ([]images.Input, error) {
 	if len(paths) > images.MaxPerMessage {
 		return nil, usagef("tally run: %d --image files, more than the %d one message may carry; send them in several runs with --session", len(paths), images.MaxPerMessage)
 	}
-	var out []agent.ImageInput
+	var out []images.Input
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -39,7 +38,7 @@ func readImages(paths []string, stderr io.Writer) ([]agent.ImageInput, error) {
 			return nil, fmt.Errorf("tally run: --image %w", err)
 		}
 		fmt.Fprintf(stderr, "image %s: %s, about %s tokens\n", safeText(p), info, text.Thousands(info.Tokens()))
-		out = append(out, agent.ImageInput{Name: filepath.Base(p), Data: data})
+		out = append(out, images.Input{Name: filepath.Base(p), Data: data})
 	}
 	return out, nil
 }

@@ -83,11 +83,11 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		Session: id, Model: sess.Snapshot().Meta.Model, Window: sess.Snapshot().Window,
 		ContextTokens: level, Exact: exact, Fingerprint: sess.Snapshot().Fingerprint, Request: nextRequest(sess),
 	}
-	rep.Status = sess.NextStatus()
+	rep.Status = sess.Audit().NextStatus()
 	rep.Mode, rep.Sandbox = string(sess.Permissions().Mode()), sess.Permissions().SandboxNote()
 	placement, rule := view.Placement, view.CacheRule
 	rep.StatusPlacement, rep.CacheRule = string(placement), string(rule)
-	rows, err := sess.Ledger()
+	rows, err := sess.Audit().Ledger()
 	if err != nil {
 		return err
 	}
@@ -96,10 +96,10 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 			rep.Drifts = append(rep.Drifts, driftRow{Request: r.Request, Drift: *r.Drift, Summary: r.Drift.String()})
 		}
 	}
-	if rep.StatusAudit, err = sess.AuditStatus(); err != nil {
+	if rep.StatusAudit, err = sess.Audit().Status(); err != nil {
 		return err
 	}
-	rep.ForgedTags = sess.AuditTags()
+	rep.ForgedTags = sess.Audit().Tags()
 	if servers, err := w.MCPServers(sess.Snapshot().Meta.Workspace, nil); err == nil {
 		var on []string
 		for _, s := range servers {
@@ -131,6 +131,6 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 
 // nextRequest is what inspect shows of the session's next request.
 func nextRequest(sess *agent.Session) inspectRequest {
-	r := sess.NextRequest()
+	r := sess.Audit().NextRequest()
 	return inspectRequest{Model: r.Model, Messages: r.Messages, Tools: r.Tools}
 }

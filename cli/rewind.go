@@ -172,7 +172,7 @@ func cmdRewind(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer sess.Close()
-	plan, err := sess.RewindPlan(f.turn)
+	plan, err := sess.Rewind().Plan(f.turn)
 	if err != nil {
 		return fmt.Errorf("tally rewind: %w", err)
 	}
@@ -186,7 +186,7 @@ func cmdRewind(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := sess.Rewind(ctx, f.turn, files, chat, f.force)
+	res, err := sess.Rewind().Apply(ctx, f.turn, files, chat, f.force)
 	if errors.Is(err, filehistory.ErrConflict) {
 		return fmt.Errorf("tally rewind: files changed outside Tally while the rewind was being planned, so nothing was rewound; run the dry run again to review them, and add --force to overwrite them")
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/command"
+	"github.com/tally-dev/tally/engine/images"
 	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -72,7 +73,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(imgs) > 0 && !cfg.Vision {
-		return fmt.Errorf("tally run: %w (or pass --vision)", agent.NoVisionError(cfg.ModelName))
+		return fmt.Errorf("tally run: %w (or pass --vision)", images.NoVision(cfg.ModelName))
 	}
 	ws := o.workspace
 	if ws == "" {

@@ -59,7 +59,7 @@ func (u *UI) rewindToTurn(live *liveSession, n int) {
 		var plan rewind.Plan
 		err := rewindTarget(turns, &n)
 		if err == nil {
-			plan, err = sess.RewindPlan(n)
+			plan, err = sess.Rewind().Plan(n)
 		}
 		return func() {
 			if u.live != live {

@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/images"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/workbench"
@@ -204,7 +205,7 @@ func (u *UI) send() {
 		u.banner.ShowAction(live.info.noModel.Error(), "Settings", u.settingsFor(live.info.noModel))
 		return
 	}
-	if err := live.sess.CheckImages(u.input.images.inputs()); err != nil {
+	if err := live.sess.Images().Check(u.input.images.inputs()); err != nil {
 		u.showImageError(err) // nothing sent: the text and the pictures stay
 		return
 	}
@@ -229,7 +230,7 @@ func (u *UI) send() {
 				u.footer.State.Alerts = alerts
 			}
 			var cmdErr *command.Error
-			var imgErr *agent.ImageError
+			var imgErr *images.Error
 			if (errors.As(err, &cmdErr) || errors.As(err, &imgErr)) && u.live == live && u.input.prompt.Text == "" {
 				u.input.prompt.setDraft(text) // nothing was sent: correct it and send again
 				if len(u.input.images.items) == 0 {

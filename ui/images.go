@@ -18,9 +18,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/images"
-	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/internal/text"
 	"github.com/tally-dev/tally/ui/chat"
 	tw "github.com/tally-dev/tally/ui/widget"
@@ -60,10 +58,10 @@ func newImageTray(u *UI) *imageTray {
 }
 
 // inputs are the attached pictures as the engine takes them.
-func (t *imageTray) inputs() []agent.ImageInput {
-	out := make([]agent.ImageInput, len(t.items))
+func (t *imageTray) inputs() []images.Input {
+	out := make([]images.Input, len(t.items))
 	for i, p := range t.items {
-		out[i] = agent.ImageInput{Name: p.name, Data: p.data}
+		out[i] = images.Input{Name: p.name, Data: p.data}
 	}
 	return out
 }
@@ -138,7 +136,7 @@ func (t *imageTray) canAttach() bool {
 		t.u.banner.ShowError("Open a session first, then attach the image.")
 		return false
 	case !live.sess.Snapshot().Vision:
-		msg := fmt.Sprintf("The model %s does not accept images, so the image was not attached; turn on %s if it does.", live.sess.Snapshot().Meta.Model, tool.VisionSetting)
+		msg := fmt.Sprintf("The model %s does not accept images, so the image was not attached; turn on %s if it does.", live.sess.Snapshot().Meta.Model, images.VisionSetting)
 		t.u.banner.ShowAction(msg, "Settings", t.u.showSettings)
 		return false
 	}
@@ -296,7 +294,7 @@ func (u *UI) fetchImage(sha string, done func(image.Image, error)) {
 	}
 	sess := live.sess
 	u.bridge.Work(func() func() {
-		data, err := sess.ImageData(sha)
+		data, err := sess.Images().Data(sha)
 		var img image.Image
 		if err == nil {
 			img, err = chat.Thumbnail(data)

@@ -62,7 +62,7 @@ func readSession(wb *workbench.Workbench, sess *agent.Session, id string, runnin
 	s.level, s.exact = sess.ContextTokens()
 	s.compactAt, s.cycleAt = sess.Thresholds()
 	s.window = sess.Snapshot().Window
-	s.rows, _ = sess.Ledger()
+	s.rows, _ = sess.Audit().Ledger()
 	_, s.rule = sess.Placement()
 	s.items = sess.Snapshot().Checklist
 	s.children, _ = sess.Subagents().List()

@@ -62,7 +62,7 @@ func (u *UI) startRewind(it *chat.Item) {
 		var plan rewind.Plan
 		err := errors.New("this message has no turn number (it was sent by an older Tally)")
 		if ok {
-			plan, err = sess.RewindPlan(turn)
+			plan, err = sess.Rewind().Plan(turn)
 		}
 		return func() {
 			if u.live != live {
@@ -196,7 +196,7 @@ func (u *UI) runRewind(live *liveSession, plan rewind.Plan, c rewindChoice, forc
 	}
 	sess := live.sess
 	u.bridge.Work(func() func() {
-		res, err := sess.Rewind(ctx, turn, c.files, c.chat, force)
+		res, err := sess.Rewind().Apply(ctx, turn, c.files, c.chat, force)
 		return func() {
 			if !u.endBusy(live) {
 				return

@@ -115,7 +115,7 @@ func TestTurnStreamsAndCommits(t *testing.T) {
 	if a, b := len(again.Snapshot().Messages()), len(s.Snapshot().Messages()); a != b || a != 2 {
 		t.Errorf("reopened %d messages; want %d", a, b)
 	}
-	r1, r2 := s.NextRequest(), again.NextRequest()
+	r1, r2 := s.Audit().NextRequest(), again.Audit().NextRequest()
 	if fmt.Sprint(r1.Messages) != fmt.Sprint(r2.Messages) {
 		t.Error("reopened session assembles a different request")
 	}

@@ -17,10 +17,11 @@ import (
 // and what a message goes through before it enters the conversation (see
 // prepareMessage).
 
-// commands is the session's command registry (see command.ForSession).
+// registry is the session's command registry (see command.ForSession).
 // With await set, looking up an MCP prompt waits for the servers still
 // starting.
-func (s *Session) commands(await bool) command.Registry {
+func (h Commands) registry(await bool) command.Registry {
+	s := h.s
 	var mgr *mcp.Manager
 	var wait func()
 	if s.mcpRun != nil {
@@ -51,7 +52,7 @@ const listWait = 5 * time.Second
 func (h Commands) List(ctx context.Context) []command.Command {
 	ctx, cancel := context.WithTimeout(ctx, listWait)
 	defer cancel()
-	return h.s.commands(false).List(ctx)
+	return h.registry(false).List(ctx)
 }
 
 // Notes returns one sentence for each command file that cannot be used
@@ -103,7 +104,7 @@ func (p prepared) message(meta string, at time.Time) transcript.Message {
 func (t *turnLoop) prepareMessage(ctx context.Context, msg string) (prepared, error) {
 	s := t.s
 	p := prepared{typed: msg, text: msg}
-	reg, r := s.commands(true), s.mcpRun
+	reg, r := Commands{s}.registry(true), s.mcpRun
 	slash := strings.HasPrefix(strings.TrimSpace(msg), "/")
 	at := r != nil && strings.Contains(msg, "@")
 	if !slash && !at {

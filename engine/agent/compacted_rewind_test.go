@@ -53,17 +53,17 @@ func TestRewindAcrossTheCompactedPart(t *testing.T) {
 	if !found {
 		t.Error("History does not hold the compacted first message")
 	}
-	plan, err := s.RewindPlan(1)
+	plan, err := s.Rewind().Plan(1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(plan.ChatErr, "compaction") || plan.FilesErr != "" || len(plan.Files.Files) == 0 {
 		t.Fatalf("plan: chat %q, files %q, %d files", plan.ChatErr, plan.FilesErr, len(plan.Files.Files))
 	}
-	if _, err := s.Rewind(ctx, 1, false, true, false); err == nil || !strings.Contains(err.Error(), "compaction") {
+	if _, err := s.Rewind().Apply(ctx, 1, false, true, false); err == nil || !strings.Contains(err.Error(), "compaction") {
 		t.Errorf("a chat rewind to a compacted turn: %v", err)
 	}
-	if _, err := s.Rewind(ctx, 1, true, false, false); err != nil {
+	if _, err := s.Rewind().Apply(ctx, 1, true, false, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"calc/convert.go", "calc/table_test.go"} {
@@ -76,7 +76,7 @@ func TestRewindAcrossTheCompactedPart(t *testing.T) {
 	if last.LogIndex < 0 {
 		t.Fatalf("the last turn is not in the log: %+v", last)
 	}
-	res, err := s.Rewind(ctx, last.N, false, true, false)
+	res, err := s.Rewind().Apply(ctx, last.N, false, true, false)
 	if err != nil || res.Text != userText(last.N) {
 		t.Fatalf("rewind to turn %d: %q, %v", last.N, res.Text, err)
 	}

@@ -44,17 +44,6 @@ func (h Compaction) KeepForecast() []rewrite.KeepOption { return h.s.rw.KeepFore
 
 // NewCycle closes the current cycle now and opens the next one, as the
 // user asked. It fails at once with ErrBusy while a turn runs.
-func (s *Session) NewCycle(ctx context.Context) error {
-	end, ok := s.beginWork()
-	if !ok {
-		return ErrBusy
-	}
-	defer end()
-	return s.rw.NewCycle(ctx)
-}
-
-// NewCycle closes the current cycle now and opens the next one, as the
-// user asked. It fails at once with ErrBusy while a turn runs.
 func (h Compaction) NewCycle(ctx context.Context) error {
 	s := h.s
 	end, ok := s.beginWork()

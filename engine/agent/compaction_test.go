@@ -210,7 +210,7 @@ func TestSummaryKeepsPinsAndChecklist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sys := reopened.NextRequest().Messages[0].Content; !strings.Contains(sys, "Files f0-f5 were read") || !strings.HasPrefix(sys, reopened.st.Base) {
+	if sys := reopened.Audit().NextRequest().Messages[0].Content; !strings.Contains(sys, "Files f0-f5 were read") || !strings.HasPrefix(sys, reopened.st.Base) {
 		t.Error("a reopened session lost the summary merged into its system prompt")
 	}
 	drifts := sw.rec.kinds(EventDrift)
@@ -234,7 +234,7 @@ func TestSummaryKeepsPinsAndChecklist(t *testing.T) {
 	if len(recs) == 0 {
 		t.Error("no rebuild record was stored")
 	}
-	rows, _ := s.Ledger()
+	rows, _ := s.Audit().Ledger()
 	summaryRows := 0
 	for _, r := range rows {
 		if r.Kind == "summary" && r.PromptTokens > 0 {
@@ -337,7 +337,7 @@ func TestFailureBreakerTripsAndRecovers(t *testing.T) {
 	if !s.st.Breakers.Open() {
 		t.Fatalf("breaker not open after failing summaries: %+v", s.st.Breakers)
 	}
-	st := s.NextStatus()
+	st := s.Audit().NextStatus()
 	if !strings.Contains(st, "compaction") {
 		t.Errorf("open breaker is not in the status alerts:\n%s", st)
 	}
@@ -475,7 +475,7 @@ func TestCyclesAndRecall(t *testing.T) {
 	if !strings.Contains(recalled, "4471") || !strings.Contains(recalled, "c1:") {
 		t.Errorf("recall_archive did not find the cycle-1 fact:\n%.500s", recalled)
 	}
-	arch, err := s.Archives()
+	arch, err := s.Compaction().Archives()
 	if err != nil || len(arch) < 2 || arch[0].Cycle != 1 || !strings.Contains(arch[0].Brief, "keep reading fixtures") {
 		t.Fatalf("archives = %d, %v", len(arch), err)
 	}

@@ -17,7 +17,7 @@ func TestNewCycleBetweenTurnsDoesNotRepeatTheAnsweredRequest(t *testing.T) {
 	if _, err := s.Run(context.Background(), "fix the answered bug"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.NewCycle(context.Background()); err != nil {
+	if err := s.Compaction().NewCycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range s.Snapshot().Messages() {

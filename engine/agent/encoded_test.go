@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tally-dev/tally/engine/images"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/status"
@@ -101,7 +102,7 @@ func TestImageRequestsSendTheCachedEncodings(t *testing.T) {
 	checkEncodings(t, h)
 	s := h.session("enc-img")
 	ctx := context.Background()
-	if _, err := s.RunWithImages(ctx, "What is in <this> picture?", []ImageInput{{Name: "shot.png", Data: squarePNG(t, 64, 64)}}); err != nil {
+	if _, err := s.RunWithImages(ctx, "What is in <this> picture?", []images.Input{{Name: "shot.png", Data: squarePNG(t, 64, 64)}}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 2 {

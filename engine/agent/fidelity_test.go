@@ -486,7 +486,7 @@ func TestCompactionKeepsThePlantedFacts(t *testing.T) {
 	ctx := context.Background()
 	for n := 1; n <= fidelityTurnCount; n++ {
 		if n == fidelityCycleTurn {
-			if err := s.NewCycle(ctx); err != nil {
+			if err := s.Compaction().NewCycle(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}

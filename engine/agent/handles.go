@@ -61,4 +61,4 @@ func (s *Session) Images() Images { return Images{s} }
 type Rewind struct{ s *Session }
 
 // Rewind returns the session's rewind handle.
-func (s *Session) RewindH() Rewind { return Rewind{s} }
+func (s *Session) Rewind() Rewind { return Rewind{s} }

@@ -65,7 +65,7 @@ func TestSessionWritesOnlyTheAcceptedHunks(t *testing.T) {
 	}
 	// The partial write is recorded like any other: undoing the turn
 	// brings the original back.
-	if _, err := s.Rewind(context.Background(), 1, true, false, false); err != nil {
+	if _, err := s.Rewind().Apply(context.Background(), 1, true, false, false); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(h.ws, "f.txt")); string(b) != before.String() {

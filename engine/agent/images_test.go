@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tally-dev/tally/engine/images"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/status"
-	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
@@ -67,7 +67,7 @@ func TestUserImageIsSentAndStaysByteIdentical(t *testing.T) {
 	pic := squarePNG(t, 1024, 1024)
 	s := h.session("img")
 	ctx := context.Background()
-	if _, err := s.RunWithImages(ctx, "What is in this picture?", []ImageInput{{Name: "shot.png", Data: pic}}); err != nil {
+	if _, err := s.RunWithImages(ctx, "What is in this picture?", []images.Input{{Name: "shot.png", Data: pic}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Run(ctx, "Thanks."); err != nil {
@@ -105,7 +105,7 @@ func TestUserImageIsSentAndStaysByteIdentical(t *testing.T) {
 	if len(refs) != 1 || refs[0].Width != 1024 || refs[0].Height != 1024 || refs[0].Name != "shot.png" || refs[0].Size != len(pic) {
 		t.Fatalf("stored image = %+v", refs)
 	}
-	if got, err := s.ImageData(refs[0].SHA256); err != nil || !bytes.Equal(got, pic) {
+	if got, err := s.Images().Data(refs[0].SHA256); err != nil || !bytes.Equal(got, pic) {
 		t.Fatalf("ImageData = %d bytes, %v", len(got), err)
 	}
 	// The estimate: 765 tokens for a 1024×1024 picture, in the count.
@@ -117,7 +117,7 @@ func TestUserImageIsSentAndStaysByteIdentical(t *testing.T) {
 	}
 
 	// The same picture again: one blob, two messages naming it.
-	if _, err := s.RunWithImages(ctx, "And now?", []ImageInput{{Name: "again.png", Data: pic}}); err != nil {
+	if _, err := s.RunWithImages(ctx, "And now?", []images.Input{{Name: "again.png", Data: pic}}); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := h.st.Log("img", 1)
@@ -147,7 +147,7 @@ func TestUserImageIsSentAndStaysByteIdentical(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer again.Close()
-	a, b := again.NextRequest(), s.NextRequest()
+	a, b := again.Audit().NextRequest(), s.Audit().NextRequest()
 	ja, _ := json.Marshal(a.Messages)
 	jb, _ := json.Marshal(b.Messages)
 	if !bytes.Equal(ja, jb) {
@@ -158,12 +158,12 @@ func TestUserImageIsSentAndStaysByteIdentical(t *testing.T) {
 func TestImagesRefusedWithoutVision(t *testing.T) {
 	h := newHarness(t, llmtest.Sequence(llmtest.Text("unused")), nil) // deepseek-chat
 	s := h.session("blind")
-	_, err := s.RunWithImages(context.Background(), "look", []ImageInput{{Name: "shot.png", Data: squarePNG(t, 8, 8)}})
-	var ie *ImageError
-	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "deepseek-chat does not accept images") || !strings.Contains(err.Error(), tool.VisionSetting) {
-		t.Fatalf("err = %v; want an ImageError saying the model does not accept images and naming the setting", err)
+	_, err := s.RunWithImages(context.Background(), "look", []images.Input{{Name: "shot.png", Data: squarePNG(t, 8, 8)}})
+	var ie *images.Error
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "deepseek-chat does not accept images") || !strings.Contains(err.Error(), images.VisionSetting) {
+		t.Fatalf("err = %v; want an images.Error saying the model does not accept images and naming the setting", err)
 	}
-	if s.CheckImages([]ImageInput{{Data: squarePNG(t, 8, 8)}}) == nil {
+	if s.Images().Check([]images.Input{{Data: squarePNG(t, 8, 8)}}) == nil {
 		t.Error("CheckImages accepts an image for a model without vision")
 	}
 	if n := len(h.srv.Requests()); n != 0 || len(s.Snapshot().Messages()) != 0 {
@@ -174,20 +174,20 @@ func TestImagesRefusedWithoutVision(t *testing.T) {
 func TestBadImagesRefused(t *testing.T) {
 	h := visionHarness(t, llmtest.Sequence(llmtest.Text("unused")))
 	s := h.session("bad")
-	many := make([]ImageInput, 21)
+	many := make([]images.Input, 21)
 	for i := range many {
-		many[i] = ImageInput{Name: "p.png", Data: squarePNG(t, 2, 2)}
+		many[i] = images.Input{Name: "p.png", Data: squarePNG(t, 2, 2)}
 	}
 	for name, c := range map[string]struct {
-		imgs []ImageInput
+		imgs []images.Input
 		want string
 	}{
-		"not an image": {[]ImageInput{{Name: "notes.txt", Data: []byte("hello")}}, "notes.txt is not a PNG, JPEG, GIF or WebP image"},
+		"not an image": {[]images.Input{{Name: "notes.txt", Data: []byte("hello")}}, "notes.txt is not a PNG, JPEG, GIF or WebP image"},
 		"too many":     {many, "21 images, more than the 20"},
-		"too large":    {[]ImageInput{{Name: "big.png", Data: append(squarePNG(t, 2, 2), make([]byte, 5<<20)...)}}, "over the 5 MB limit"},
+		"too large":    {[]images.Input{{Name: "big.png", Data: append(squarePNG(t, 2, 2), make([]byte, 5<<20)...)}}, "over the 5 MB limit"},
 	} {
 		_, err := s.RunWithImages(context.Background(), "look", c.imgs)
-		var ie *ImageError
+		var ie *images.Error
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v; want %q", name, err, c.want)
 		}

@@ -12,15 +12,6 @@ import (
 
 // Archives returns the session's closed cycles, oldest first (see
 // rewrite.ReadArchives). It never waits for a running turn.
-func (s *Session) Archives() ([]cycle.Archive, error) { return s.rw.Archives() }
-
-// Ledger returns the session's stored usage rows, oldest first.
-func (s *Session) Ledger() ([]LedgerRow, error) {
-	return ReadLedger(s.cfg.Store, s.meta.ID)
-}
-
-// Archives returns the session's closed cycles, oldest first (see
-// rewrite.ReadArchives). It never waits for a running turn.
 func (h Compaction) Archives() ([]cycle.Archive, error) { return h.s.rw.Archives() }
 
 // Ledger returns the session's stored usage rows, oldest first.

@@ -317,7 +317,7 @@ func TestMCPLateServerAppendsBooked(t *testing.T) {
 	if len(d) != 1 || !d[0].Drift.Booked || !strings.Contains(d[0].Drift.Reason, "mcp__late__echo") {
 		t.Fatalf("drift events = %+v; want one booked MCP change", d)
 	}
-	rows, _ := s.Ledger()
+	rows, _ := s.Audit().Ledger()
 	if last := rows[len(rows)-1]; last.Drift == nil || !last.Drift.Booked {
 		t.Errorf("the ledger does not record the booked drift: %+v", last.Drift)
 	}

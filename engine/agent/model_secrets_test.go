@@ -239,7 +239,7 @@ func TestWriteFileContentWithStatusTagIsWrittenVerbatim(t *testing.T) {
 			}
 		}
 	}
-	if bad := s.AuditTags(); len(bad) > 0 {
+	if bad := s.Audit().Tags(); len(bad) > 0 {
 		t.Errorf("audit: %v", bad)
 	}
 	if bytes.Contains(h.srv.Requests()[1].Body, []byte(`</agent_status>`)) {

@@ -55,7 +55,7 @@ func TestSwitchingTheModelMidSessionKeepsTheHistoryAndRecordsTheRepin(t *testing
 	if !strings.Contains(all, "first question") || !strings.Contains(all, "answer one") || !strings.Contains(all, "second question") {
 		t.Errorf("the new model did not get the whole conversation:\n%s", all)
 	}
-	rows, err := s.Ledger()
+	rows, err := s.Audit().Ledger()
 	if err != nil || len(rows) != 2 {
 		t.Fatalf("ledger: %d rows, %v", len(rows), err)
 	}
@@ -94,7 +94,7 @@ func TestOpeningOnAnotherModelRecordsTheRepin(t *testing.T) {
 	if _, err := r.Run(context.Background(), "again"); err != nil {
 		t.Fatal(err)
 	}
-	rows, _ := r.Ledger()
+	rows, _ := r.Audit().Ledger()
 	if len(rows) != 2 || rows[1].Repin != "deepseek-chat → deepseek-reasoner" {
 		t.Errorf("rows = %+v", rows)
 	}
@@ -112,7 +112,7 @@ func TestARoleTakesItsOwnModel(t *testing.T) {
 	if _, err := s.Run(ctx, "fix the bug"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.NewCycle(ctx); err != nil {
+	if err := s.Compaction().NewCycle(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Run(ctx, "what next?"); err != nil {
@@ -126,7 +126,7 @@ func TestARoleTakesItsOwnModel(t *testing.T) {
 			t.Error("the brief went to the session's own model")
 		}
 	}
-	rows, _ := s.Ledger()
+	rows, _ := s.Audit().Ledger()
 	kinds := map[ledger.Kind]string{}
 	for _, r := range rows {
 		kinds[r.Kind] = r.Model
@@ -152,7 +152,7 @@ func TestPromptCacheKeyIsTheSessionsIDOnEveryRequest(t *testing.T) {
 	if _, err := s.Run(ctx, "hello"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.NewCycle(ctx); err != nil {
+	if err := s.Compaction().NewCycle(ctx); err != nil {
 		t.Fatal(err)
 	}
 	reqs := h.srv.Requests()
@@ -196,7 +196,7 @@ func TestSubAgentsTakeTheirRolesModel(t *testing.T) {
 	if len(reqs) == 0 || reqs[0].Model != "cheap-model" || !isChildReq(reqs[0].Messages) {
 		t.Fatalf("the role's endpoint got %d requests", len(reqs))
 	}
-	rows, _ := s.Ledger()
+	rows, _ := s.Audit().Ledger()
 	for _, r := range rows {
 		if r.Kind == ledger.KindSubagent && r.Model != "cheap-model" {
 			t.Errorf("a sub-agent row names %q", r.Model)
@@ -218,7 +218,7 @@ func TestReadingTheModelDuringASwitchIsSafe(t *testing.T) {
 			_ = s.Snapshot().Vision
 			_ = s.Snapshot().Window
 			_ = s.Snapshot().CompactAt
-			_ = s.CheckImages(nil)
+			_ = s.Images().Check(nil)
 		}
 	}()
 	for i := 0; i < 20; i++ {
@@ -247,7 +247,7 @@ func TestSwitchingToTheSameModelTakesItsVision(t *testing.T) {
 	if !s.Snapshot().Vision || !s.env.Vision {
 		t.Errorf("vision %v, read_file %v; want both on", s.Snapshot().Vision, s.env.Vision)
 	}
-	if rows, _ := s.Ledger(); len(rows) != 0 || s.st.Repin != "" {
+	if rows, _ := s.Audit().Ledger(); len(rows) != 0 || s.st.Repin != "" {
 		t.Errorf("a vision change of the same model recorded a re-pin %q", s.st.Repin)
 	}
 }

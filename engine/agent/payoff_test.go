@@ -188,7 +188,7 @@ func newLongSession(tb testing.TB, rule llmtest.CacheRule, edit func(*Config)) (
 // provider's count.
 func billedAfter(tb testing.TB, s *Session, reason string) []int {
 	tb.Helper()
-	rows, err := s.Ledger()
+	rows, err := s.Audit().Ledger()
 	if err != nil {
 		tb.Fatal(err)
 	}

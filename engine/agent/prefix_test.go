@@ -108,7 +108,7 @@ func TestAgentsFileIsReadOnlyAtSessionStart(t *testing.T) {
 		t.Errorf("unexpected drift: %+v", d[0].Drift)
 	}
 	fresh := h.session("agents-new")
-	if !strings.Contains(fresh.NextRequest().Messages[0].Content, "Use spaces.") {
+	if !strings.Contains(fresh.Audit().NextRequest().Messages[0].Content, "Use spaces.") {
 		t.Error("a new session did not pick up the changed AGENTS.md")
 	}
 }
@@ -138,7 +138,7 @@ func TestDriftAutopsyNamesTheSection(t *testing.T) {
 	if got.Part != "system" || got.Name != "environment" || got.Booked || got.Offset != want {
 		t.Errorf("drift = %+v; want unbooked system drift in environment at %d", got, want)
 	}
-	rows, _ := s.Ledger()
+	rows, _ := s.Audit().Ledger()
 	if rows[len(rows)-1].Drift == nil || rows[0].Drift != nil {
 		t.Errorf("ledger drift markers wrong: first %v, last %v", rows[0].Drift, rows[len(rows)-1].Drift)
 	}
@@ -188,7 +188,7 @@ func TestWireDedupeSendsReferences(t *testing.T) {
 	// The decision is a pure function of the log: a reopened session sends
 	// byte-identical messages.
 	again, _ := Open(h.cfg, "dedupe")
-	a, b := s.NextRequest(), again.NextRequest()
+	a, b := s.Audit().NextRequest(), again.Audit().NextRequest()
 	for i := range a.Messages {
 		x, _ := json.Marshal(a.Messages[i])
 		y, _ := json.Marshal(b.Messages[i])

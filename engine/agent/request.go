@@ -70,23 +70,6 @@ func (t *turnLoop) nextRequest() (llm.Request, error) {
 // NextRequest returns the request the model would receive next, as a copy,
 // with the status block the first request of the next turn would carry at
 // the tail.
-func (s *Session) NextRequest() llm.Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var req llm.Request
-	if s.cfg.StatusMode == status.Tail {
-		req = s.req.Assemble(s.model().ModelName, s.idleStatus())
-	} else {
-		req = s.req.Assemble(s.model().ModelName, "") // the status is in the log
-	}
-	req.Messages = slices.Clone(req.Messages)
-	req.Encoded = llm.Encodings{} // made for the session's slice, not the copy
-	return req
-}
-
-// NextRequest returns the request the model would receive next, as a copy,
-// with the status block the first request of the next turn would carry at
-// the tail.
 func (h Audit) NextRequest() llm.Request {
 	s := h.s
 	s.mu.Lock()

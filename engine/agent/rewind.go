@@ -12,14 +12,6 @@ import (
 	"github.com/tally-dev/tally/storage"
 )
 
-// RewindPlan returns the dry run of a rewind to the start of turn (see
-// rewind.Turn.N). It waits for a running turn.
-func (s *Session) RewindPlan(turn int) (rewind.Plan, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.turns.Plan(turn, s.meta.Cycle, s.log.Entries())
-}
-
 // Plan returns the dry run of a rewind to the start of turn (see
 // rewind.Turn.N). It waits for a running turn.
 func (h Rewind) Plan(turn int) (rewind.Plan, error) {
@@ -27,54 +19,6 @@ func (h Rewind) Plan(turn int) (rewind.Plan, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.turns.Plan(turn, s.meta.Cycle, s.log.Entries())
-}
-
-// Rewind puts the session back to the start of turn: with files, every
-// file the session changed from then on gets its content of that moment
-// back (see rewind.Session.RestoreFiles); with chat, the turn's message
-// and everything after it are superseded in one recorded rebuild — kept in
-// the store and the export — and the checklist and working set return to
-// what they were before the message. A file changed outside Tally since
-// the agent last wrote it makes the rewind fail, with nothing changed and
-// an error wrapping filehistory.ErrConflict, unless force is set. It fails
-// with ErrBusy while a turn runs.
-//
-// The conversation can be rewound only to a turn of the current cycle
-// still in the log (see rewind.Plan.ChatErr); the files to any turn.
-func (s *Session) Rewind(ctx context.Context, turn int, files, chat, force bool) (rewind.Result, error) {
-	end, ok := s.beginWork()
-	if !ok {
-		return rewind.Result{}, ErrBusy
-	}
-	defer end()
-	if !files && !chat {
-		return rewind.Result{}, errors.New("a rewind must restore the files, the conversation or both; choose at least one")
-	}
-	if err := ctx.Err(); err != nil {
-		return rewind.Result{}, err
-	}
-	t, err := s.turns.Find(turn, s.log.Entries())
-	if err != nil {
-		return rewind.Result{}, err
-	}
-	if chat && t.LogIndex < 0 {
-		return rewind.Result{}, fmt.Errorf("cannot rewind the conversation: %s", rewind.WhyNotInLog(t, s.meta.Cycle))
-	}
-	var res rewind.Result
-	if files {
-		if res.Files, err = s.turns.RestoreFiles(turn, force); err != nil {
-			return res, err
-		}
-	}
-	if chat {
-		if err := s.rewindChat(t, &res); err != nil {
-			if files && len(res.Files.Restored) > 0 {
-				err = fmt.Errorf("%w (the files were restored already)", err)
-			}
-			return res, err
-		}
-	}
-	return res, nil
 }
 
 // Apply puts the session back to the start of turn: with files, every
@@ -116,7 +60,7 @@ func (h Rewind) Apply(ctx context.Context, turn int, files, chat, force bool) (r
 		}
 	}
 	if chat {
-		if err := s.rewindChat(t, &res); err != nil {
+		if err := h.chat(t, &res); err != nil {
 			if files && len(res.Files.Restored) > 0 {
 				err = fmt.Errorf("%w (the files were restored already)", err)
 			}
@@ -126,10 +70,11 @@ func (h Rewind) Apply(ctx context.Context, turn int, files, chat, force bool) (r
 	return res, nil
 }
 
-// rewindChat supersedes t's message and everything after it, restores
+// chat supersedes t's message and everything after it, restores
 // the checklist and working set of that moment and marks the turns from
 // t on as superseded, all in one rebuild.
-func (s *Session) rewindChat(t rewind.Turn, res *rewind.Result) error {
+func (h Rewind) chat(t rewind.Turn, res *rewind.Result) error {
+	s := h.s
 	msgs := s.log.Messages()
 	kept := append([]transcript.Message(nil), msgs[:t.LogIndex]...)
 	// The message before a user message ends a turn, so every call has

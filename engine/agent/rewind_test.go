@@ -148,14 +148,14 @@ func TestRewindRestoresFilesAndConversation(t *testing.T) {
 				t.Errorf("changes %q; want %q", got, want)
 			}
 
-			plan, err := s.RewindPlan(1)
+			plan, err := s.Rewind().Plan(1)
 			if err != nil || plan.FilesErr != "" || plan.ChatErr != "" {
 				t.Fatalf("plan %+v, %v", plan, err)
 			}
 			if len(plan.Superseded) != len(s.Snapshot().Messages()) {
 				t.Errorf("plan supersedes %d messages; want all %d", len(plan.Superseded), len(s.Snapshot().Messages()))
 			}
-			res, err := s.Rewind(ctx, 1, true, true, false)
+			res, err := s.Rewind().Apply(ctx, 1, true, true, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,12 +213,12 @@ func TestRewindRefusesAFileEditedByTheUser(t *testing.T) {
 	}
 	mine := filepath.Join(h.ws, "src", "b.txt")
 	os.WriteFile(mine, []byte("my own edit\n"), 0o644)
-	plan, err := s.RewindPlan(1)
+	plan, err := s.Rewind().Plan(1)
 	if err != nil || strings.Join(plan.Conflicts(), ",") != "src/b.txt" {
 		t.Fatalf("conflicts %v, %v", plan.Conflicts(), err)
 	}
 	n := len(s.Snapshot().Messages())
-	_, err = s.Rewind(ctx, 1, true, true, false)
+	_, err = s.Rewind().Apply(ctx, 1, true, true, false)
 	if !errors.Is(err, filehistory.ErrConflict) {
 		t.Fatalf("rewind without force: %v", err)
 	}
@@ -228,7 +228,7 @@ func TestRewindRefusesAFileEditedByTheUser(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(h.ws, "a.txt")); string(b) != "ALPHA\n" || len(s.Snapshot().Messages()) != n {
 		t.Errorf("a refused rewind changed something: a.txt %q, %d messages", b, len(s.Snapshot().Messages()))
 	}
-	if _, err := s.Rewind(ctx, 1, true, false, true); err != nil {
+	if _, err := s.Rewind().Apply(ctx, 1, true, false, true); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(mine); string(b) != "bee\n" {
@@ -260,7 +260,7 @@ func TestChatOnlyRewindKeepsFilesAndChecklist(t *testing.T) {
 	if len(s.Snapshot().Checklist) == 0 {
 		t.Fatal("the script did not write the checklist")
 	}
-	if _, err := s.Rewind(ctx, 2, false, true, false); err != nil {
+	if _, err := s.Rewind().Apply(ctx, 2, false, true, false); err != nil {
 		t.Fatal(err)
 	}
 	if len(s.Snapshot().Checklist) != 0 {

@@ -21,16 +21,6 @@ func (s *Session) canonical(version int64) status.State {
 	return st
 }
 
-// AuditStatus re-renders every recorded status from its recorded canonical
-// state and reports any that differ from the text that was sent.
-func (s *Session) AuditStatus() (status.Audit, error) {
-	recs, err := s.cfg.Store.Records(storage.KindStatus, s.meta.ID)
-	if err != nil {
-		return status.Audit{}, err
-	}
-	return status.AuditRecords(s.cfg.Renderer, recs), nil
-}
-
 // Status re-renders every recorded status from its recorded canonical
 // state and reports any that differ from the text that was sent.
 func (h Audit) Status() (status.Audit, error) {
@@ -40,14 +30,6 @@ func (h Audit) Status() (status.Audit, error) {
 		return status.Audit{}, err
 	}
 	return status.AuditRecords(s.cfg.Renderer, recs), nil
-}
-
-// NextStatus renders the status the next request would carry, without
-// advancing state_version.
-func (s *Session) NextStatus() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.idleStatus()
 }
 
 // NextStatus renders the status the next request would carry, without

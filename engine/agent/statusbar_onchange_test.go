@@ -73,7 +73,7 @@ func TestStatusOnChangeAppendsOnlyWhatChanged(t *testing.T) {
 	if blocks < 2 || blocks >= len(reqs)/2 {
 		t.Errorf("%d status blocks for %d requests: want a new block on a checklist change, none while nothing changed", blocks, len(reqs))
 	}
-	audit, err := s.AuditStatus()
+	audit, err := s.Audit().Status()
 	if err != nil || len(audit.Mismatches) > 0 || audit.Checked != blocks {
 		t.Errorf("audit: %+v, %v; want every one of the %d blocks checked and matching", audit, err, blocks)
 	}

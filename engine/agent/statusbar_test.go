@@ -107,7 +107,7 @@ func TestLoopGuardChecklistAndStatusEndToEnd(t *testing.T) {
 	if ev := h.rec.kinds(EventChecklist); len(ev) != 3 {
 		t.Errorf("%d checklist events; want 3", len(ev))
 	}
-	audit, err := again.AuditStatus()
+	audit, err := again.Audit().Status()
 	if err != nil || audit.Checked != 14 || len(audit.Mismatches) != 0 {
 		t.Errorf("status audit = %+v, %v", audit, err)
 	}
@@ -148,7 +148,7 @@ func TestStatusAuditDetectsTampering(t *testing.T) {
 		st.Steps.Used += 5
 		return status.Render(st)
 	}
-	a, err := s.AuditStatus()
+	a, err := s.Audit().Status()
 	if err != nil || a.Checked != 1 || len(a.Mismatches) != 1 {
 		t.Fatalf("audit = %+v, %v; want one mismatch", a, err)
 	}

@@ -352,7 +352,7 @@ func TestNewCycleCarriesSubagents(t *testing.T) {
 	if _, err := s.Run(context.Background(), "investigate"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.NewCycle(context.Background()); err != nil {
+	if err := s.Compaction().NewCycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	kids, _ := s.Subagents().List()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/guard"
+	"github.com/tally-dev/tally/engine/images"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
@@ -56,8 +57,8 @@ func (s *Session) Run(ctx context.Context, text string) (Result, error) {
 // RunWithImages is Run with pictures attached to the message, after its
 // text (see images.go): the text may then be empty. Images the session's
 // model does not accept, or that are not images within the limits, fail
-// with an *ImageError before anything is stored or sent.
-func (s *Session) RunWithImages(ctx context.Context, text string, imgs []ImageInput) (Result, error) {
+// with an *images.Error before anything is stored or sent.
+func (s *Session) RunWithImages(ctx context.Context, text string, imgs []images.Input) (Result, error) {
 	end, ok := s.beginWork()
 	if !ok {
 		return Result{}, ErrBusy
@@ -67,7 +68,7 @@ func (s *Session) RunWithImages(ctx context.Context, text string, imgs []ImageIn
 	if strings.TrimSpace(text) == "" && len(imgs) == 0 {
 		return Result{}, errors.New("the message is empty; type what you want the agent to do")
 	}
-	infos, err := checkImages(s.model().Vision, s.model().ModelName, imgs)
+	infos, err := images.CheckAll(s.model().Vision, s.model().ModelName, imgs)
 	if err != nil {
 		return Result{Reason: step.ReasonFailed}, err
 	}

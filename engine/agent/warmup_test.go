@@ -32,7 +32,7 @@ func TestWarmUpDiscountsTheFirstRequest(t *testing.T) {
 	if len(s.Snapshot().Messages()) != 2 {
 		t.Errorf("warm-up changed the conversation: %d messages", len(s.Snapshot().Messages()))
 	}
-	rows, _ := s.Ledger()
+	rows, _ := s.Audit().Ledger()
 	if len(rows) != 2 || rows[0].Kind != "warmup" {
 		t.Errorf("ledger = %+v", rows)
 	}

@@ -82,7 +82,7 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 	if len(rebuilds) == 0 {
 		t.Fatal("exploring the project did not fill the window into a compaction or a new cycle")
 	}
-	if err := s.NewCycle(ctx); err != nil {
+	if err := s.Compaction().NewCycle(ctx); err != nil {
 		t.Fatal(err)
 	}
 	res, err = s.Run(ctx, RecallPrompt)
@@ -100,7 +100,7 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 	if err != nil || len(kids) != 2 || kids[0].Status != step.ReasonDone || kids[1].Status != step.ReasonDone {
 		t.Fatalf("children %+v, %v", kids, err)
 	}
-	rows, err := s.Ledger()
+	rows, err := s.Audit().Ledger()
 	if err != nil {
 		t.Fatal(err)
 	}

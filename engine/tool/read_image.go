@@ -8,10 +8,6 @@ import (
 	"github.com/tally-dev/tally/internal/text"
 )
 
-// VisionSetting is the name of the setting that says a model accepts
-// images, as the messages that refuse one name it.
-const VisionSetting = `"The model accepts images" in Settings`
-
 // readImage answers read_file for a file whose first bytes say it is an
 // image of media type mt and size bytes long: with Env.Vision the picture
 // itself (Result.Image) under a line saying it is attached; otherwise, or
@@ -20,7 +16,7 @@ const VisionSetting = `"The model accepts images" in Settings`
 func readImage(env *Env, rel, mt string, size int64, r io.Reader, res Result) Result {
 	kind := images.KindOf(mt)
 	if !env.Vision {
-		res.Content = fmt.Sprintf("%s: %s image, %s; not shown: this session's model cannot see images (if it can, the user can turn on %s)", rel, kind, images.SizeText(int(min(size, 1<<40))), VisionSetting)
+		res.Content = fmt.Sprintf("%s: %s image, %s; not shown: this session's model cannot see images (if it can, the user can turn on %s)", rel, kind, images.SizeText(int(min(size, 1<<40))), images.VisionSetting)
 		return res
 	}
 	if size > images.MaxBytes {

@@ -33,7 +33,7 @@ func TestReadFileImage(t *testing.T) {
 	if res.IsError || res.Image != nil {
 		t.Fatalf("without vision: %+v", res)
 	}
-	mustContain(t, res.Content, "shot.png: PNG image", "cannot see images", VisionSetting)
+	mustContain(t, res.Content, "shot.png: PNG image", "cannot see images", images.VisionSetting)
 
 	// With vision: the picture itself, whatever the file's name.
 	env.Vision = true

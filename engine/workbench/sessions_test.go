@@ -313,7 +313,7 @@ func TestArchivesHoldEveryMessageOfAClosedCycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	app, err := sess.Archives()
+	app, err := sess.Compaction().Archives()
 	if err != nil || len(app) != 1 || len(app[0].Messages) != len(arch[0].Messages) {
 		t.Fatalf("the app's archive: %+v, %v; want the %d messages tally archive shows", app, err, len(arch[0].Messages))
 	}
