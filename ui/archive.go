@@ -17,23 +17,6 @@ import (
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
-// fullMessageText is a message as a person reads it whole: its text, its
-// reasoning, then one line per tool call with the call's arguments.
-func fullMessageText(m transcript.Message) string {
-	var sb strings.Builder
-	if m.Kind != transcript.KindChat {
-		sb.WriteString("(" + chat.EngineLabels[m.Kind] + ")\n\n")
-	}
-	sb.WriteString(m.Text())
-	if m.Reasoning != "" {
-		sb.WriteString("\n\nReasoning:\n" + m.Reasoning)
-	}
-	for _, c := range m.ToolCalls {
-		sb.WriteString("\n\n" + c.Name + " " + c.Arguments)
-	}
-	return strings.TrimSpace(sb.String())
-}
-
 // CycleLine describes an archived cycle in the list: its number, dates,
 // size and the start of its hand-off brief.
 func CycleLine(a cycle.Archive) string {
@@ -113,7 +96,7 @@ func newArchiveBrowser(archives []cycle.Archive, win fyne.Window) *archiveBrowse
 			}
 			i := b.view[id]
 			m := b.archives[b.sel].Messages[i]
-			text := fmt.Sprintf("%s  %s", cycle.Handle(b.archives[b.sel].Cycle, i), messageLine(m))
+			text := fmt.Sprintf("%s  %s", cycle.Handle(b.archives[b.sel].Cycle, i), chat.MessageLine(m))
 			color := theme.ColorNameForeground
 			if b.hits[i] {
 				text, color = "● "+text, theme.ColorNamePrimary
@@ -229,10 +212,10 @@ func (b *archiveBrowser) openMessage(i int) {
 	}
 	a := b.archives[b.sel]
 	m := a.Messages[i]
-	b.opened = fullMessageText(m)
+	b.opened = chat.FullText(m)
 	body := &widget.Entry{MultiLine: true, Wrapping: fyne.TextWrapWord, Text: b.opened}
 	body.TextStyle.Monospace = m.Role == transcript.Tool
-	title := fmt.Sprintf("%s · %s", cycle.Handle(a.Cycle, i), messageLine(m))
+	title := fmt.Sprintf("%s · %s", cycle.Handle(a.Cycle, i), chat.MessageLine(m))
 	if b.win == nil {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/workbench"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // The built-in slash commands typed in the prompt box (/compact,
@@ -115,7 +116,7 @@ func (u *UI) showModelDialog(live *liveSession) {
 	names := append([]string{mainChoice}, u.settings.ProfileNames()...)
 	endpoint := widget.NewSelect(names, nil)
 	endpoint.SetSelected(orChoice(live.sess.Profile(), mainChoice))
-	model := newEscEntry()
+	model := tw.NewEscEntry()
 	model.SetText(live.info.model)
 	endpoint.OnChanged = func(sel string) {
 		model.SetText("")

@@ -140,10 +140,10 @@ func compactionRows(plan compact.Plan, before []transcript.Message) (bef, aft []
 		if c, ok := change[i]; ok && c.TokensBefore > 0 {
 			toks = c.TokensBefore
 		}
-		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, messageLine(m), tw.TokensShort(toks)), Change: change[i].Action, Full: fullMessageText(m)}
+		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, chat.MessageLine(m), tw.TokensShort(toks)), Change: change[i].Action, Full: chat.FullText(m)}
 		if r, ok := pins[i]; ok {
 			row.Pinned = true
-			row.Text = fmt.Sprintf("#%d  pinned: %s · %s  (%s)", i, strings.Join(r, ", "), messageLine(m), tw.TokensShort(toks))
+			row.Text = fmt.Sprintf("#%d  pinned: %s · %s  (%s)", i, strings.Join(r, ", "), chat.MessageLine(m), tw.TokensShort(toks))
 		}
 		bef = append(bef, row)
 	}
@@ -163,44 +163,14 @@ func compactionRows(plan compact.Plan, before []transcript.Message) (bef, aft []
 		if i < len(plan.Tokens) {
 			toks = plan.Tokens[i]
 		}
-		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, messageLine(m), tw.TokensShort(toks)), Change: change[i].Action, Full: fullMessageText(m)}
+		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, chat.MessageLine(m), tw.TokensShort(toks)), Change: change[i].Action, Full: chat.FullText(m)}
 		if _, ok := pins[i]; ok {
 			row.Pinned = true
-			row.Text = fmt.Sprintf("#%d  pinned · %s  (%s)", i, messageLine(m), tw.TokensShort(toks))
+			row.Text = fmt.Sprintf("#%d  pinned · %s  (%s)", i, chat.MessageLine(m), tw.TokensShort(toks))
 		}
 		aft = append(aft, row)
 	}
 	return bef, aft
-}
-
-// messageLine names a message in a line: its role and first words.
-func messageLine(m transcript.Message) string {
-	switch {
-	case m.Role == transcript.Tool:
-		return "result of " + orName(m.ToolName) + ": " + text.FirstLine(m.Text(), 70)
-	case m.Role == transcript.Assistant && len(m.ToolCalls) > 0:
-		names := make([]string, len(m.ToolCalls))
-		for i, c := range m.ToolCalls {
-			names[i] = c.Name
-		}
-		s := "assistant calls " + strings.Join(names, ", ")
-		if t := text.FirstLine(m.Text(), 50); t != "" {
-			s += ": " + t
-		}
-		return s
-	case m.Kind != transcript.KindChat:
-		return chat.EngineLine(&m, 70)
-	case m.Role == transcript.User:
-		return "you: " + text.FirstLine(m.Body(), 70)
-	}
-	return string(m.Role) + ": " + text.FirstLine(m.Text(), 70)
-}
-
-func orName(s string) string {
-	if s == "" {
-		return "a tool"
-	}
-	return s
 }
 
 // compactionPreview is the content of the preview dialog.
@@ -261,7 +231,7 @@ func newCompactionPreview(plan compact.Plan, before []transcript.Message, price 
 	for _, i := range idx {
 		line := fmt.Sprintf("#%d", i)
 		if i < len(plan.Messages) {
-			line += "  " + messageLine(plan.Messages[i])
+			line += "  " + chat.MessageLine(plan.Messages[i])
 		}
 		pins = append(pins, line+"\n      kept because: "+strings.Join(byIndex[i], ", "))
 	}

@@ -5,6 +5,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
+
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // editDialog is the small edit dialog of Settings' lists (language
@@ -23,7 +25,7 @@ func (u *UI) newEditDialog(title, saveText string, items []*widget.FormItem, hei
 	d := &editDialog{problem: &widget.Label{Importance: widget.DangerImportance, Wrapping: fyne.TextWrapWord}}
 	d.problem.Hide()
 	for _, it := range items {
-		if e, ok := it.Widget.(*escEntry); ok {
+		if e, ok := it.Widget.(*tw.EscEntry); ok {
 			e.OnChanged = func(string) { d.problem.Hide() }
 		}
 		wrapHint(it)
@@ -38,8 +40,8 @@ func (u *UI) newEditDialog(title, saveText string, items []*widget.FormItem, hei
 }
 
 // formEntry is an entry of such a dialog: Enter submits.
-func formEntry(placeholder string, submit func()) *escEntry {
-	e := newEscEntry()
+func formEntry(placeholder string, submit func()) *tw.EscEntry {
+	e := tw.NewEscEntry()
 	e.SetPlaceHolder(placeholder)
 	e.OnSubmitted = func(string) { submit() }
 	return e

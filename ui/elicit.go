@@ -93,7 +93,7 @@ func (u *UI) answerForm(live *liveSession, p *pendingForm, r mcp.Reply) {
 		}
 		return func() {
 			if u.live == live {
-				u.banner.ShowError("The form's answer could not be sent: " + sentence(err.Error()))
+				u.banner.ShowError("The form's answer could not be sent: " + tw.Sentence(err.Error()))
 			}
 		}
 	})
@@ -122,7 +122,7 @@ type formDialog struct {
 // with its answer.
 type formInput struct {
 	field mcp.Field
-	entry *escEntry          // text, number, whole number
+	entry *tw.EscEntry       // text, number, whole number
 	check *widget.Check      // yes or no
 	pick  *widget.Select     // one choice
 	group *widget.CheckGroup // several choices
@@ -215,7 +215,7 @@ func newFormInput(fd mcp.Field, submit func()) *formInput {
 			}
 		}
 	default:
-		in.entry = newEscEntry()
+		in.entry = tw.NewEscEntry()
 		in.entry.SetText(fd.Text(fd.Default))
 		in.entry.SetPlaceHolder(placeholder(fd))
 		in.entry.OnSubmitted = func(string) { submit() }
@@ -291,7 +291,7 @@ func (d *formDialog) submit() {
 			err = fmt.Errorf("%q is required; give it a value", in.field.Label())
 		}
 		if err != nil {
-			in.wrong.SetText(sentence(err.Error()))
+			in.wrong.SetText(tw.Sentence(err.Error()))
 			in.wrong.Show()
 			bad++
 			continue
@@ -312,7 +312,7 @@ func (d *formDialog) submit() {
 	}
 	r, err := d.form.Accept(content)
 	if err != nil {
-		d.problem.SetText(sentence(err.Error()))
+		d.problem.SetText(tw.Sentence(err.Error()))
 		d.problem.Show()
 		return
 	}

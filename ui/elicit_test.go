@@ -19,6 +19,7 @@ import (
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // profileForm is a form with a field of every kind.
@@ -91,7 +92,7 @@ func TestFormDialogDeclinesAndCancels(t *testing.T) {
 		t.Fatalf("Decline gave %+v", *got)
 	}
 	_, win, got = openForm(t, profileForm(t, 0), 960, 600)
-	if !dismissTop(win.Canvas()) || *got == nil || (*got).Action != mcp.ActionCancel {
+	if !tw.DismissTop(win.Canvas()) || *got == nil || (*got).Action != mcp.ActionCancel {
 		t.Fatalf("Escape gave %+v", *got)
 	}
 }

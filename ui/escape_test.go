@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // pressEscape delivers Escape as the desktop driver does: to the focused
@@ -34,7 +36,7 @@ func TestEscapeClosesDialogs(t *testing.T) {
 	}
 
 	h.ui.showSearch()
-	if _, ok := h.win.Canvas().Focused().(*escEntry); !ok {
+	if _, ok := h.win.Canvas().Focused().(*tw.EscEntry); !ok {
 		t.Fatalf("the search field does not have the focus (%T)", h.win.Canvas().Focused())
 	}
 	pressEscape(h)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/workbench"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // The New session dialog: a workspace folder (typed, or chosen in a folder
@@ -23,7 +24,7 @@ import (
 
 // newSessionForm is the New session dialog's state.
 type newSessionForm struct {
-	ws, title *escEntry
+	ws, title *tw.EscEntry
 	worktree  *widget.Check  // in a git worktree of its own
 	endpoint  *widget.Select // the endpoint profile, when there are profiles
 	problem   *widget.Label  // why the folder cannot be used
@@ -33,7 +34,7 @@ type newSessionForm struct {
 // showNew opens the New session dialog.
 func (v *sessionsView) showNew() {
 	u := v.u
-	f := &newSessionForm{ws: newEscEntry(), title: newEscEntry()}
+	f := &newSessionForm{ws: tw.NewEscEntry(), title: tw.NewEscEntry()}
 	f.ws.SetPlaceHolder("/path/to/project")
 	f.ws.SetText(u.lastWorkspace())
 	f.title.SetPlaceHolder("optional; named after your first prompt")

@@ -27,17 +27,17 @@ type settingsForm struct {
 
 	u         *UI
 	saved     workbench.Settings
-	baseURL   *escEntry
-	model     *escEntry
+	baseURL   *tw.EscEntry
+	model     *tw.EscEntry
 	apiKey    *widget.Entry
 	forgetKey *widget.Check
-	window    *escEntry
-	hit       *escEntry
-	miss      *escEntry
-	compl     *escEntry
+	window    *tw.EscEntry
+	hit       *tw.EscEntry
+	miss      *tw.EscEntry
+	compl     *tw.EscEntry
 	theme     *widget.Select
 	compactM  *widget.Select
-	cycleAt   *escEntry
+	cycleAt   *tw.EscEntry
 	cyclesOff *widget.Check
 	warmUp    *widget.Check
 	notify    *widget.Check
@@ -117,10 +117,10 @@ func priceText(v float64) string {
 func (u *UI) newSettingsForm() *settingsForm {
 	r := u.resolved()
 	f := &settingsForm{u: u, saved: u.settings}
-	f.baseURL = newEscEntry()
+	f.baseURL = tw.NewEscEntry()
 	f.baseURL.SetPlaceHolder("https://api.deepseek.com/v1")
 	f.baseURL.SetText(r.BaseURL)
-	f.model = newEscEntry()
+	f.model = tw.NewEscEntry()
 	f.model.SetText(r.Model)
 	f.apiKey = widget.NewPasswordEntry()
 	switch r.KeySource {
@@ -139,13 +139,13 @@ func (u *UI) newSettingsForm() *settingsForm {
 	if u.settings.APIKey == "" {
 		f.forgetKey.Hide()
 	}
-	f.window = newEscEntry()
+	f.window = tw.NewEscEntry()
 	f.window.SetPlaceHolder("from the model table")
 	if u.settings.ContextWindow > 0 {
 		f.window.SetText(strconv.Itoa(u.settings.ContextWindow))
 	}
-	f.hit, f.miss, f.compl = newEscEntry(), newEscEntry(), newEscEntry()
-	for _, e := range []*escEntry{f.hit, f.miss, f.compl} {
+	f.hit, f.miss, f.compl = tw.NewEscEntry(), tw.NewEscEntry(), tw.NewEscEntry()
+	for _, e := range []*tw.EscEntry{f.hit, f.miss, f.compl} {
 		e.SetPlaceHolder("unknown")
 	}
 	f.fillPrices()
@@ -155,7 +155,7 @@ func (u *UI) newSettingsForm() *settingsForm {
 	f.theme.SetSelected(themeLabel(u.settings.Theme))
 	f.compactM = widget.NewSelect(compactionChoices, nil)
 	f.compactM.SetSelected(compactionLabel(u.settings.Compaction))
-	f.cycleAt = newEscEntry()
+	f.cycleAt = tw.NewEscEntry()
 	f.cycleAt.SetPlaceHolder("75 (default)")
 	if u.settings.CycleAt > 0 {
 		f.cycleAt.SetText(strconv.FormatFloat(u.settings.CycleAt*100, 'f', -1, 64))
@@ -279,7 +279,7 @@ func (f *settingsForm) values() (workbench.Settings, error) {
 		var p workbench.Price
 		var set int
 		for _, fld := range []struct {
-			e    *escEntry
+			e    *tw.EscEntry
 			v    *float64
 			name string
 		}{{f.hit, &p.CacheHit, "cache hit"}, {f.miss, &p.CacheMiss, "cache miss"}, {f.compl, &p.Completion, "completion"}} {

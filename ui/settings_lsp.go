@@ -111,7 +111,7 @@ func readLSPListing(status func() []lsp.ServerStatus) lspListing {
 	var l lspListing
 	path, err := lsp.UserPath()
 	if err != nil {
-		l.problem = sentence(err.Error())
+		l.problem = tw.Sentence(err.Error())
 	} else {
 		l.path = path
 	}
@@ -126,7 +126,7 @@ func readLSPListing(status func() []lsp.ServerStatus) lspListing {
 	if path != "" {
 		c, err := lsp.ListServers(path)
 		if err != nil {
-			l.problem = sentence(err.Error()) + " Sessions use the built-in servers until it is fixed."
+			l.problem = tw.Sentence(err.Error()) + " Sessions use the built-in servers until it is fixed."
 		} else {
 			l.configs, l.readable = c, true
 		}
@@ -145,16 +145,6 @@ func readLSPListing(status func() []lsp.ServerStatus) lspListing {
 		l.servers = append(l.servers, st)
 	}
 	return l
-}
-
-// sentence makes an engine message one to show: first letter up, ending
-// in a full stop.
-func sentence(s string) string {
-	s = tw.UpperFirst(strings.TrimSpace(s))
-	if s != "" && !strings.HasSuffix(s, ".") {
-		s += "."
-	}
-	return s
 }
 
 // commandFound reports whether a server's command would be found: an

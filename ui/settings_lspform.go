@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/lsp"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // Settings → Language servers changes the user's lsp.json: Add server…
@@ -23,7 +24,7 @@ import (
 type lspServerForm struct {
 	s                                     *lspSection
 	editing                               bool
-	name, command, args, exts, langs, opt *escEntry
+	name, command, args, exts, langs, opt *tw.EscEntry
 	env                                   []string // kept from the edited server
 	saving                                bool
 	*editDialog
@@ -78,7 +79,7 @@ func (s *lspSection) change(edit func(path string) error, done string) {
 			s.busy = false
 			s.show(l, s.demo)
 			if err != nil {
-				s.said(sentence(err.Error()), true)
+				s.said(tw.Sentence(err.Error()), true)
 			} else {
 				s.said(done, false)
 			}
@@ -90,7 +91,7 @@ func (s *lspSection) change(edit func(path string) error, done string) {
 // c, and returns it.
 func (s *lspSection) showServerForm(c *lsp.ConfiguredServer) *lspServerForm {
 	f := &lspServerForm{s: s, editing: c != nil}
-	entry := func(ph string) *escEntry {
+	entry := func(ph string) *tw.EscEntry {
 		return formEntry(ph, func() { f.submit() })
 	}
 	f.name = entry("zls")
@@ -165,7 +166,7 @@ func (f *lspServerForm) submit() {
 		return
 	}
 	if err != nil {
-		f.fail(sentence(err.Error()))
+		f.fail(tw.Sentence(err.Error()))
 		return
 	}
 	s := f.s
@@ -186,7 +187,7 @@ func (f *lspServerForm) submit() {
 			f.saving = false
 			f.save.Enable()
 			if err != nil {
-				f.fail(sentence(err.Error()))
+				f.fail(tw.Sentence(err.Error()))
 				return
 			}
 			f.dlg.Hide()

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/workbench"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // Settings → Endpoint profiles: named endpoints besides the main
@@ -46,7 +47,7 @@ type profileSection struct {
 // roleField chooses one role's model: an endpoint and a model name.
 type roleField struct {
 	profile *widget.Select
-	model   *escEntry
+	model   *tw.EscEntry
 }
 
 func newProfileSection(f *settingsForm) *profileSection {
@@ -55,7 +56,7 @@ func newProfileSection(f *settingsForm) *profileSection {
 	add := &widget.Button{Text: "Add profile…", Icon: theme.ContentAddIcon(), OnTapped: func() { p.showForm(nil) }}
 	roles := container.New(layout.NewFormLayout())
 	for _, role := range workbench.RoleNamesInOrder() {
-		r := &roleField{profile: widget.NewSelect(nil, nil), model: newEscEntry()}
+		r := &roleField{profile: widget.NewSelect(nil, nil), model: tw.NewEscEntry()}
 		rm := f.saved.Roles[role]
 		r.model.SetText(rm.Model)
 		r.model.SetPlaceHolder("the endpoint's model")
@@ -130,7 +131,7 @@ func (p *profileSection) refresh() {
 func (p *profileSection) remove(name string) {
 	s, err := p.f.saved.RemoveProfile(name)
 	if err != nil {
-		p.f.result.SetText(sentence(err.Error()))
+		p.f.result.SetText(tw.Sentence(err.Error()))
 		return
 	}
 	p.f.saved = s
@@ -161,7 +162,7 @@ func (p *profileSection) apply(s *workbench.Settings) error {
 // endpointForm is the Add or Edit profile dialog.
 type endpointForm struct {
 	p                                 *profileSection
-	name, baseURL, model, keyEnv, win *escEntry
+	name, baseURL, model, keyEnv, win *tw.EscEntry
 	key                               *widget.Entry
 	*editDialog
 }
@@ -169,7 +170,7 @@ type endpointForm struct {
 // showForm opens the form for a new profile (pr nil) or for editing pr.
 func (p *profileSection) showForm(pr *workbench.Profile) *endpointForm {
 	f := &endpointForm{p: p}
-	entry := func(ph string) *escEntry {
+	entry := func(ph string) *tw.EscEntry {
 		return formEntry(ph, f.submit)
 	}
 	f.name, f.baseURL, f.model = entry("local"), entry("http://127.0.0.1:8080/v1"), entry("qwen3-8b (optional)")
@@ -232,7 +233,7 @@ func (f *endpointForm) submit() {
 	}
 	s, err := f.p.f.saved.PutProfile(pr)
 	if err != nil {
-		f.fail(sentence(err.Error()))
+		f.fail(tw.Sentence(err.Error()))
 		return
 	}
 	f.p.f.saved = s

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/workbench"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // safetyFields are the settings of what the agent may do: the default
@@ -20,15 +21,15 @@ import (
 // caches commands get, and the secret-file deny list.
 type safetyFields struct {
 	mode     *widget.Select
-	shellEnv *escEntry
-	caches   *escEntry
-	secrets  *escEntry
+	shellEnv *tw.EscEntry
+	caches   *tw.EscEntry
+	secrets  *tw.EscEntry
 	// fetchLocal lets web_fetch reach this machine's and the local
 	// network's link-local addresses.
 	fetchLocal *widget.Check
 	// connect, firstByte and idle are the model client's timeouts in
 	// seconds; empty means the default.
-	connect, firstByte, idle *escEntry
+	connect, firstByte, idle *tw.EscEntry
 }
 
 func newSafetyFields(s workbench.Settings) safetyFields {
@@ -43,15 +44,15 @@ func newSafetyFields(s workbench.Settings) safetyFields {
 		m = tool.ModeAsk
 	}
 	f.mode.SetSelected(m.Label())
-	f.shellEnv = newEscEntry()
+	f.shellEnv = tw.NewEscEntry()
 	f.shellEnv.SetPlaceHolder("e.g. DATABASE_URL GOPRIVATE")
 	f.shellEnv.SetText(strings.Join(s.Shell.Env, " "))
-	f.caches = newEscMultiLineEntry()
+	f.caches = tw.NewEscMultiLineEntry()
 	f.caches.SetPlaceHolder("none: sandboxed commands get build caches of their own per workspace")
 	f.caches.SetText(strings.Join(s.Shell.CacheDirs, "\n"))
 	f.caches.SetMinRowsVisible(2)
 	f.caches.Wrapping = fyne.TextWrapBreak
-	f.secrets = newEscMultiLineEntry()
+	f.secrets = tw.NewEscMultiLineEntry()
 	f.secrets.SetPlaceHolder(strings.Join(tool.DefaultSecretFiles(), " "))
 	f.secrets.SetText(strings.Join(s.Shell.SecretFiles, "\n"))
 	f.secrets.SetMinRowsVisible(2)
@@ -63,8 +64,8 @@ func newSafetyFields(s workbench.Settings) safetyFields {
 	return f
 }
 
-func secondsEntry(v float64, def time.Duration) *escEntry {
-	e := newEscEntry()
+func secondsEntry(v float64, def time.Duration) *tw.EscEntry {
+	e := tw.NewEscEntry()
 	e.SetPlaceHolder(strconv.FormatFloat(def.Seconds(), 'f', -1, 64))
 	if v != 0 {
 		e.SetText(strconv.FormatFloat(v, 'f', -1, 64))
@@ -107,7 +108,7 @@ func (f safetyFields) apply(s *workbench.Settings) error {
 		s.Shell.Env = append(s.Shell.Env, n)
 	}
 	for _, t := range []struct {
-		e    *escEntry
+		e    *tw.EscEntry
 		v    *float64
 		name string
 	}{{f.connect, &s.ConnectTimeout, "connect"}, {f.firstByte, &s.FirstByteTimeout, "first byte"}, {f.idle, &s.IdleTimeout, "stream idle"}} {

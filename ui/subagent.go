@@ -87,7 +87,7 @@ func childTranscriptText(msgs []transcript.Message) string {
 			b.WriteString("\n\n")
 		}
 		b.WriteString("── " + childRole(m) + " ──\n")
-		b.WriteString(fullMessageText(m))
+		b.WriteString(chat.FullText(m))
 	}
 	return b.String()
 }

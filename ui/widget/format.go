@@ -104,6 +104,16 @@ func UpperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
+// Sentence makes an engine message one to show: first letter up, ending
+// in a full stop.
+func Sentence(s string) string {
+	s = UpperFirst(strings.TrimSpace(s))
+	if s != "" && !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
 // MaxShown is how many characters of a tool result or argument text
 // ClipForDisplay keeps at most.
 const MaxShown = 4000
