@@ -13,6 +13,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/ui/settings"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -113,9 +114,9 @@ func (u *UI) showModel(live *liveSession, inv command.Invocation) {
 // showModelDialog offers the endpoints (the main connection and the
 // profiles) and a model name, and switches live to them.
 func (u *UI) showModelDialog(live *liveSession) {
-	names := append([]string{mainChoice}, u.settings.ProfileNames()...)
+	names := append([]string{settings.MainChoice}, u.settings.ProfileNames()...)
 	endpoint := widget.NewSelect(names, nil)
-	endpoint.SetSelected(orChoice(live.sess.Profile(), mainChoice))
+	endpoint.SetSelected(orChoice(live.sess.Profile(), settings.MainChoice))
 	model := tw.NewEscEntry()
 	model.SetText(live.info.model)
 	endpoint.OnChanged = func(sel string) {
@@ -136,7 +137,7 @@ func (u *UI) showModelDialog(live *liveSession) {
 			return
 		}
 		profile := endpoint.Selected
-		if profile == mainChoice {
+		if profile == settings.MainChoice {
 			profile = workbench.MainProfile
 		}
 		u.switchModel(live, profile, strings.TrimSpace(model.Text))
@@ -202,4 +203,12 @@ func (u *UI) showHelp(live *liveSession) {
 			}
 		}
 	})
+}
+
+// orChoice is v, or def when v is "".
+func orChoice(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }

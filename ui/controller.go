@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
@@ -16,6 +15,7 @@ import (
 	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/chat"
+	"github.com/tally-dev/tally/ui/settings"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -292,20 +292,20 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 // button, on the field to fix, when the settings can fix it.
 func (u *UI) showTurnError(err error) {
 	msg := friendlyError(err)
-	focus := func(pick func(*settingsForm) fyne.Focusable) func() {
+	focus := func(fld settings.Field) func() {
 		return func() {
 			if f := u.openSettings(); f != nil {
-				u.win.Canvas().Focus(pick(f))
+				f.Focus(fld)
 			}
 		}
 	}
 	switch workbench.Classify(err) {
 	case workbench.ProblemUnauthorized:
-		u.banner.ShowAction(msg, "Settings", focus(func(f *settingsForm) fyne.Focusable { return f.apiKey }))
+		u.banner.ShowAction(msg, "Settings", focus(settings.APIKey))
 	case workbench.ProblemUnknownModel:
-		u.banner.ShowAction(msg, "Settings", focus(func(f *settingsForm) fyne.Focusable { return f.model }))
+		u.banner.ShowAction(msg, "Settings", focus(settings.Model))
 	case workbench.ProblemUnreachable:
-		u.banner.ShowAction(msg, "Settings", focus(func(f *settingsForm) fyne.Focusable { return f.baseURL }))
+		u.banner.ShowAction(msg, "Settings", focus(settings.BaseURL))
 	default:
 		u.banner.ShowError(msg)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"github.com/tally-dev/tally/ui/settings"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -44,8 +45,7 @@ func TestEscapeClosesDialogs(t *testing.T) {
 		t.Error("Escape in the search field did not close search")
 	}
 
-	f := h.ui.openSettings()
-	h.win.Canvas().Focus(f.model)
+	h.ui.openSettings().Focus(settings.Model)
 	pressEscape(h)
 	if overlays() != 0 {
 		t.Error("Escape in a settings field did not close the settings")

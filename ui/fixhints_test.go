@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
+	"github.com/tally-dev/tally/ui/settings"
 )
 
 // The 401 banner said "open Settings" with no Settings button.
@@ -30,11 +31,10 @@ func TestRejectedKeyBannerHasASettingsButton(t *testing.T) {
 		t.Fatal("the banner has no Settings button")
 	}
 	test.Tap(b)
-	f, ok := shown[*settingsForm](h)
-	if !ok {
+	if _, ok := shown[*settings.Form](h); !ok {
 		t.Fatal("the button did not open the settings")
 	}
-	if h.win.Canvas().Focused() != f.apiKey {
+	if !focusedOnKey(h) {
 		t.Error("the settings did not open on the API key")
 	}
 }

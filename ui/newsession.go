@@ -14,6 +14,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/ui/settings"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -51,8 +52,8 @@ func (v *sessionsView) showNew() {
 		f.dlg.Hide()
 		profile := ""
 		if f.endpoint != nil {
-			profile = orChoice(f.endpoint.Selected, mainChoice)
-			if profile == mainChoice {
+			profile = orChoice(f.endpoint.Selected, settings.MainChoice)
+			if profile == settings.MainChoice {
 				profile = workbench.MainProfile
 			}
 		}
@@ -82,8 +83,8 @@ func (v *sessionsView) showNew() {
 	if names := u.settings.ProfileNames(); len(names) > 0 {
 		// With endpoint profiles saved, the session's endpoint is chosen here
 		// (Settings' default first); it can be switched later with /model.
-		f.endpoint = widget.NewSelect(append([]string{mainChoice}, names...), nil)
-		f.endpoint.SetSelected(orChoice(u.settings.Profile, mainChoice))
+		f.endpoint = widget.NewSelect(append([]string{settings.MainChoice}, names...), nil)
+		f.endpoint.SetSelected(orChoice(u.settings.Profile, settings.MainChoice))
 		form.AppendItem(&widget.FormItem{Text: "Endpoint", Widget: f.endpoint})
 	}
 	create := &widget.Button{Text: "Create", Importance: widget.HighImportance, OnTapped: submit}

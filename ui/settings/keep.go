@@ -1,4 +1,4 @@
-package ui
+package settings
 
 import (
 	"fmt"
@@ -31,14 +31,14 @@ func keepTokens(n int) string {
 	return text.Thousands(n)
 }
 
-// newKeepFields builds the choices, forecast from sess (nil: no session
-// open, no forecast) with prices hitPrice per million cached tokens
-// (0: unknown, the forecast is then in hit-priced tokens).
-func newKeepFields(s workbench.Settings, sess *agent.Session, hitPrice float64) keepFields {
+// newKeepFields builds the choices, forecast by forecast (nil: no
+// session open, no forecast) with prices hitPrice per million cached
+// tokens (0: unknown, the forecast is then in hit-priced tokens).
+func newKeepFields(s workbench.Settings, forecast func() []agent.KeepOption, hitPrice float64) keepFields {
 	f := keepFields{values: map[string]string{}}
 	var opts []agent.KeepOption
-	if sess != nil {
-		opts = sess.Compaction().KeepForecast()
+	if forecast != nil {
+		opts = forecast()
 	} else {
 		opts = []agent.KeepOption{{KeepUnder: agent.KeepAuto}, {KeepUnder: 0}}
 		for _, k := range agent.KeepChoices {
@@ -52,7 +52,7 @@ func newKeepFields(s workbench.Settings, sess *agent.Session, hitPrice float64) 
 	var labels []string
 	selected := ""
 	for _, o := range opts {
-		label, value := keepChoice(o, sess != nil, hitPrice)
+		label, value := keepChoice(o, forecast != nil, hitPrice)
 		labels = append(labels, label)
 		f.values[label] = value
 		if o.KeepUnder == saved {
@@ -68,7 +68,7 @@ func newKeepFields(s workbench.Settings, sess *agent.Session, hitPrice float64) 
 	}
 	f.sel = widget.NewSelect(labels, nil)
 	f.sel.SetSelected(selected)
-	if sess == nil {
+	if forecast == nil {
 		f.requests = 0
 	}
 	return f
@@ -131,13 +131,13 @@ func (f keepFields) apply(s *workbench.Settings) {
 	s.KeepUnder = f.values[f.sel.Selected]
 }
 
-// newKeepFields builds the setting for the open session (if any) at the
-// prices of model.
-func (u *UI) newKeepFields(model string) keepFields {
-	var sess *agent.Session
-	if u.live != nil && !u.live.info.demo && u.live.sess != nil {
-		sess, model = u.live.sess, u.live.info.model
+// newKeepFieldsFor builds the setting for h's session (if any) at the
+// prices of its model, else of model.
+func newKeepFieldsFor(h Host, model string) keepFields {
+	var forecast func() []agent.KeepOption
+	if h.Session != nil && h.Session.Forecast != nil {
+		forecast, model = h.Session.Forecast, h.Session.Model
 	}
-	p, _ := u.settings.PriceFor(model)
-	return newKeepFields(u.settings, sess, p.CacheHit)
+	p, _ := h.Saved.PriceFor(model)
+	return newKeepFields(h.Saved, forecast, p.CacheHit)
 }

@@ -1,4 +1,4 @@
-package ui
+package settings
 
 import (
 	"fyne.io/fyne/v2"
@@ -19,9 +19,9 @@ type editDialog struct {
 	problem *widget.Label
 }
 
-// newEditDialog shows an editDialog titled title in u's window, height
-// tall at the most. Typing in one of its entries hides the problem said.
-func (u *UI) newEditDialog(title, saveText string, items []*widget.FormItem, height float32, submit func()) *editDialog {
+// newEditDialog shows an editDialog titled title in win, height tall at
+// the most. Typing in one of its entries hides the problem said.
+func newEditDialog(win fyne.Window, title, saveText string, items []*widget.FormItem, height float32, submit func()) *editDialog {
 	d := &editDialog{problem: &widget.Label{Importance: widget.DangerImportance, Wrapping: fyne.TextWrapWord}}
 	d.problem.Hide()
 	for _, it := range items {
@@ -32,9 +32,9 @@ func (u *UI) newEditDialog(title, saveText string, items []*widget.FormItem, hei
 	}
 	d.save = &widget.Button{Text: saveText, Importance: widget.HighImportance, OnTapped: submit}
 	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { d.dlg.Hide() }}
-	d.dlg = dialog.NewCustomWithoutButtons(title, container.NewVBox(widget.NewForm(items...), d.problem), u.win)
+	d.dlg = dialog.NewCustomWithoutButtons(title, container.NewVBox(widget.NewForm(items...), d.problem), win)
 	d.dlg.SetButtons([]fyne.CanvasObject{cancel, d.save})
-	d.dlg.Resize(fyne.NewSize(min(560, u.win.Canvas().Size().Width-40), height))
+	d.dlg.Resize(fyne.NewSize(min(560, win.Canvas().Size().Width-40), height))
 	d.dlg.Show()
 	return d
 }

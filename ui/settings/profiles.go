@@ -1,4 +1,4 @@
-package ui
+package settings
 
 import (
 	"slices"
@@ -22,9 +22,10 @@ import (
 // profile and stays open until it is right; the changes, like every
 // other field, are stored by the settings' Save.
 
-// mainChoice and ownEndpoint are the choices for "no profile".
+// MainChoice and ownEndpoint are the choices for "no profile": MainChoice
+// is how every endpoint picker of the window names the main connection.
 const (
-	mainChoice  = "Main connection"
+	MainChoice  = "Main connection"
 	ownEndpoint = "Session's endpoint"
 )
 
@@ -37,7 +38,7 @@ var roleLabels = map[string]string{
 
 // profileSection is the profiles part of the settings form.
 type profileSection struct {
-	f     *settingsForm
+	f     *Form
 	rows  *fyne.Container
 	def   *widget.Select
 	roles map[string]*roleField
@@ -50,7 +51,7 @@ type roleField struct {
 	model   *tw.EscEntry
 }
 
-func newProfileSection(f *settingsForm) *profileSection {
+func newProfileSection(f *Form) *profileSection {
 	p := &profileSection{f: f, rows: container.NewVBox(), roles: map[string]*roleField{}}
 	p.def = widget.NewSelect(nil, nil)
 	add := &widget.Button{Text: "Add profile…", Icon: theme.ContentAddIcon(), OnTapped: func() { p.showForm(nil) }}
@@ -65,7 +66,7 @@ func newProfileSection(f *settingsForm) *profileSection {
 		roles.Add(container.NewGridWithColumns(2, r.profile, r.model))
 	}
 	p.refresh()
-	p.def.SetSelected(orChoice(f.saved.Profile, mainChoice))
+	p.def.SetSelected(orChoice(f.saved.Profile, MainChoice))
 	for role, r := range p.roles {
 		r.profile.SetSelected(orChoice(f.saved.Roles[role].Profile, ownEndpoint))
 	}
@@ -121,7 +122,7 @@ func (p *profileSection) refresh() {
 		s.SetSelected(sel)
 		s.Refresh()
 	}
-	keep(p.def, mainChoice)
+	keep(p.def, MainChoice)
 	for _, r := range p.roles {
 		keep(r.profile, ownEndpoint)
 	}
@@ -143,7 +144,7 @@ func (p *profileSection) remove(name string) {
 func (p *profileSection) apply(s *workbench.Settings) error {
 	s.Profiles = p.f.saved.Profiles
 	s.Profile = ""
-	if p.def.Selected != mainChoice {
+	if p.def.Selected != MainChoice {
 		s.Profile = p.def.Selected
 	}
 	for role, r := range p.roles {
@@ -197,8 +198,8 @@ func (p *profileSection) showForm(pr *workbench.Profile) *endpointForm {
 	if pr != nil {
 		save = "Keep"
 	}
-	u := p.f.u
-	f.editDialog = u.newEditDialog(title, save, []*widget.FormItem{
+	win := p.f.h.Window
+	f.editDialog = newEditDialog(win, title, save, []*widget.FormItem{
 		{Text: "Name", Widget: f.name, HintText: "lower-case letters, digits and '-'; /model @NAME switches to it"},
 		{Text: "Base URL", Widget: f.baseURL},
 		{Text: "Model", Widget: f.model},
@@ -207,9 +208,9 @@ func (p *profileSection) showForm(pr *workbench.Profile) *endpointForm {
 		{Text: "Context window", Widget: f.win, HintText: "tokens; empty uses the known size of the model"},
 	}, 440, f.submit)
 	if pr != nil {
-		u.win.Canvas().Focus(f.baseURL)
+		win.Canvas().Focus(f.baseURL)
 	} else {
-		u.win.Canvas().Focus(f.name)
+		win.Canvas().Focus(f.name)
 	}
 	return f
 }

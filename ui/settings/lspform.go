@@ -1,4 +1,4 @@
-package ui
+package settings
 
 import (
 	"encoding/json"
@@ -72,7 +72,7 @@ func (s *lspSection) change(edit func(path string) error, done string) {
 	}
 	s.busy = true
 	path, status := s.path, s.status
-	s.u.bridge.Work(func() func() {
+	s.h.Work(func() func() {
 		err := edit(path)
 		l := readLSPListing(status)
 		return func() {
@@ -115,7 +115,7 @@ func (s *lspSection) showServerForm(c *lsp.ConfiguredServer) *lspServerForm {
 			title = "Override the built-in " + c.Name
 		}
 	}
-	f.editDialog = s.u.newEditDialog(title, "Save", []*widget.FormItem{
+	f.editDialog = newEditDialog(s.h.Window, title, "Save", []*widget.FormItem{
 		{Text: "Name", Widget: f.name, HintText: "letters, digits, '.', '_' and '-'; a built-in server's name replaces it"},
 		{Text: "Command", Widget: f.command},
 		{Text: "Arguments", Widget: f.args},
@@ -124,9 +124,9 @@ func (s *lspSection) showServerForm(c *lsp.ConfiguredServer) *lspServerForm {
 		{Text: "Init options", Widget: f.opt, HintText: "JSON sent as the initialize request's initializationOptions"},
 	}, 420, f.submit)
 	if c != nil {
-		s.u.win.Canvas().Focus(f.command)
+		s.h.Window.Canvas().Focus(f.command)
 	} else {
-		s.u.win.Canvas().Focus(f.name)
+		s.h.Window.Canvas().Focus(f.name)
 	}
 	return f
 }
@@ -177,7 +177,7 @@ func (f *lspServerForm) submit() {
 	f.saving = true
 	f.save.Disable()
 	path, status := s.path, s.status
-	s.u.bridge.Work(func() func() {
+	s.h.Work(func() func() {
 		err := lsp.SaveServer(path, name, sc)
 		var l lspListing
 		if err == nil {

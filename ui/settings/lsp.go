@@ -1,4 +1,4 @@
-package ui
+package settings
 
 import (
 	"os"
@@ -27,7 +27,7 @@ const lspShape = `{"servers": {"name": {"command": "…", "args": ["--stdio"], "
 
 // lspSection is the settings' list of language servers.
 type lspSection struct {
-	u       *UI
+	h       Host
 	rows    *fyne.Container // one row per server; "Reading…" until loaded
 	where   *widget.Label   // where the servers are kept, and the file's shape
 	note    *widget.Label   // whose states these are, or what is wrong with the file
@@ -55,8 +55,8 @@ type lspListing struct {
 
 // newLSPSection builds the section and reads the servers' states off the
 // UI goroutine.
-func (u *UI) newLSPSection() *lspSection {
-	s := &lspSection{u: u, logs: map[string]*widget.Button{}}
+func newLSPSection(h Host) *lspSection {
+	s := &lspSection{h: h, logs: map[string]*widget.Button{}}
 	s.rows = container.NewVBox(&widget.Label{Text: "Reading the language servers…", Importance: widget.LowImportance})
 	s.note = &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance, SizeName: theme.SizeNameCaptionText}
 	s.note.Hide()
@@ -68,8 +68,8 @@ func (u *UI) newLSPSection() *lspSection {
 	applies := &widget.Label{Text: "Changes are saved at once and apply to new sessions; open sessions keep their servers.",
 		Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance, SizeName: theme.SizeNameCaptionText}
 	s.box = container.NewVBox(s.rows, container.NewBorder(nil, nil, s.add, nil, applies), s.changed, s.note, s.where)
-	if live := u.live; live != nil && live.sess != nil {
-		s.status, s.demo = live.sess.LanguageServers().Status, live.info.demo
+	if h.Session != nil {
+		s.status, s.demo = h.Session.LanguageServers, h.Session.Demo
 	}
 	s.reload("", false)
 	return s
@@ -79,7 +79,7 @@ func (u *UI) newLSPSection() *lspSection {
 // with msg under them when it is not "" (a danger when failed).
 func (s *lspSection) reload(msg string, failed bool) {
 	status := s.status
-	s.u.bridge.Work(func() func() {
+	s.h.Work(func() func() {
 		l := readLSPListing(status)
 		return func() {
 			s.show(l, s.demo)
@@ -199,7 +199,7 @@ func (s *lspSection) show(l lspListing, demo bool) {
 		note = append(note, "States of the servers of the shown session's folder.")
 	case demo:
 		note = append(note, "The demo runs no language server; these are the configured ones.")
-	case s.u.live != nil:
+	case s.h.Shown():
 		note = append(note, "No server runs for the shown session: none handles its files, or none is installed.")
 	}
 	s.note.Importance = widget.LowImportance
@@ -231,7 +231,7 @@ func (s *lspSection) row(st lsp.ServerStatus, off bool) fyne.CanvasObject {
 	right := container.NewHBox(&widget.Label{Text: state, Importance: imp})
 	if st.LogPath != "" {
 		path := st.LogPath
-		b := &widget.Button{Text: "Open log", Icon: theme.DocumentIcon(), Importance: widget.LowImportance, OnTapped: func() { s.u.openFile(path) }}
+		b := &widget.Button{Text: "Open log", Icon: theme.DocumentIcon(), Importance: widget.LowImportance, OnTapped: func() { s.h.OpenFile(path) }}
 		s.logs[st.Name] = b
 		right.Add(b)
 	}
@@ -270,7 +270,7 @@ func lspHandles(st lsp.ServerStatus) string {
 // running ("" when there is nothing to add) and the importance the state
 // is shown with.
 func lspStateText(st lsp.ServerStatus) (state, reason string, imp widget.Importance) {
-	reason = serverReason(st)
+	reason = ServerReason(st)
 	switch st.State {
 	case lsp.StateRunning:
 		return "running", "", widget.SuccessImportance
@@ -288,10 +288,10 @@ func lspStateText(st lsp.ServerStatus) (state, reason string, imp widget.Importa
 	return "not started yet", reason, widget.LowImportance
 }
 
-// serverReason is st's reason as said after its name: without the
+// ServerReason is st's reason as said after its name: without the
 // final full stop, and "it" for the engine's opening "the language
 // server "name"".
-func serverReason(st lsp.ServerStatus) string {
+func ServerReason(st lsp.ServerStatus) string {
 	r := strings.TrimSuffix(strings.TrimSpace(st.Reason), ".")
 	if rest, ok := strings.CutPrefix(r, `the language server "`+st.Name+`" `); ok {
 		r = "it " + rest

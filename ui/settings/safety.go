@@ -1,4 +1,4 @@
-package ui
+package settings
 
 import (
 	"fmt"
@@ -136,4 +136,14 @@ func lines(s string) []string {
 		}
 	}
 	return out
+}
+
+// modeOfLabel is the permission mode a label names; Ask when none.
+func modeOfLabel(label string) tool.Mode {
+	for _, m := range tool.Modes {
+		if m.Label() == label {
+			return m
+		}
+	}
+	return tool.ModeAsk
 }

@@ -1,4 +1,4 @@
-package ui
+package settings
 
 import (
 	"strings"
@@ -7,20 +7,16 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/tally-dev/tally/engine/llm/llmtest"
 )
 
 // Everything below the build caches (the deny list, the timeouts, Test
 // connection) was out of reach: the form did not scroll, and at 960×600
 // the dialog was larger than the window.
 func TestSettingsCannotScrollToTestConnection(t *testing.T) {
-	srv := llmtest.New(nil)
-	defer srv.Close()
-	h := newHarness(t, endpoint(srv))
+	h := newHarness(t, endpointEnv)
 	for _, size := range []fyne.Size{{Width: 960, Height: 600}, {Width: 1920, Height: 1080}} {
 		h.win.Resize(size)
-		f := h.ui.openSettings()
+		f := h.open()
 		h.waitFor("the settings dialog", func() bool { return h.win.Canvas().Overlays().Top() != nil })
 		if f.scroll == nil || !holds(f.scroll.Content, f.testB) {
 			t.Fatalf("%v: Test connection is not inside a scrolling area", size)
@@ -45,11 +41,9 @@ func TestSettingsCannotScrollToTestConnection(t *testing.T) {
 // Save with a bad base URL seemed to do nothing: the error was written
 // below the fold.
 func TestSettingsBadBaseURLFailsSilently(t *testing.T) {
-	srv := llmtest.New(nil)
-	defer srv.Close()
-	h := newHarness(t, endpoint(srv))
+	h := newHarness(t, endpointEnv)
 	h.win.Resize(fyne.NewSize(960, 600))
-	f := h.ui.openSettings()
+	f := h.open()
 	f.baseURL.SetText("not a url")
 	if f.save() {
 		t.Fatal("a bad base URL was saved")
@@ -61,6 +55,9 @@ func TestSettingsBadBaseURLFailsSilently(t *testing.T) {
 		t.Error("the error scrolls away with the fields")
 	}
 }
+
+// endpointEnv is an environment with a model endpoint configured.
+var endpointEnv = map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_API_KEY": "dummy", "TALLY_MODEL": "test-model"}
 
 // holds reports whether o is obj or contains it.
 func holds(o, obj fyne.CanvasObject) bool {
