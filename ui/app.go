@@ -33,6 +33,7 @@ import (
 	"github.com/tally-dev/tally/assets"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/chat"
+	"github.com/tally-dev/tally/ui/compaction"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -152,6 +153,7 @@ type UI struct {
 	sessions *sessionsView
 	panels   *panels
 	chat     *chat.View
+	maint    *compaction.Views // the compaction, purge, cycle and archive views
 	head     header
 	input    input
 	side     sidePanel
@@ -181,7 +183,7 @@ type header struct {
 	title   *widget.Label
 	perm    *permissionBar // mode, network switch, sandbox state and rules of the open session
 	demoTag *widget.Label
-	notice  *compactionNotice
+	notice  *compaction.Notice
 }
 
 // input is what sits under the chat: the prompt box, Send and Stop, and
@@ -307,15 +309,16 @@ func (u *UI) applyTheme() {
 // build lays the main window out.
 func (u *UI) build() {
 	u.banner = tw.NewBanner()
-	u.head.notice = newCompactionNotice(u.previewNotice, u.postponeCompaction)
+	u.maint = compaction.New(u.maintenanceHost())
+	u.head.notice = u.maint.Notice
 	u.side.gauge = tw.NewGauge()
 	u.side.chip = tw.NewCacheChip()
 	u.side.checklist = tw.NewChecklist()
 	u.side.chart = tw.NewChart()
-	u.actions.compact = &widget.Button{Text: "Compact…", Icon: theme.ViewRestoreIcon(), OnTapped: u.startCompaction}
-	u.actions.purge = &widget.Button{Text: "Purge…", Icon: theme.ContentCutIcon(), OnTapped: u.startPurge}
-	u.actions.archive = &widget.Button{Text: "Archive", Icon: theme.HistoryIcon(), OnTapped: u.showArchive}
-	u.actions.cycle = &widget.Button{Text: "New cycle", Icon: theme.ContentAddIcon(), OnTapped: u.startNewCycle}
+	u.actions.compact = &widget.Button{Text: "Compact…", Icon: theme.ViewRestoreIcon(), OnTapped: u.maint.Compact}
+	u.actions.purge = &widget.Button{Text: "Purge…", Icon: theme.ContentCutIcon(), OnTapped: u.maint.Purge}
+	u.actions.archive = &widget.Button{Text: "Archive", Icon: theme.HistoryIcon(), OnTapped: u.maint.Archive}
+	u.actions.cycle = &widget.Button{Text: "New cycle", Icon: theme.ContentAddIcon(), OnTapped: u.maint.NewCycle}
 	u.actions.changes = &widget.Button{Text: "Changes", Icon: theme.DocumentIcon(), OnTapped: u.showChanges}
 	u.input.suggest = u.demoSuggestions()
 	u.footer = tw.NewFooter(func(d time.Duration, fn func()) { u.bridge.After(d, fn) })

@@ -37,9 +37,9 @@ func (u *UI) runCommand(live *liveSession, inv command.Invocation, err error) {
 	u.banner.Hide()
 	switch inv.Command.Action {
 	case command.ActionCompact:
-		u.startCompaction()
+		u.maint.Compact()
 	case command.ActionNewCycle:
-		u.startNewCycle()
+		u.maint.NewCycle()
 	case command.ActionRewind:
 		u.rewindToTurn(live, inv.Turn)
 	case command.ActionModel:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/ui/chat"
+	"github.com/tally-dev/tally/ui/compaction"
 )
 
 // typeCommand types text into the prompt box and presses Send.
@@ -85,11 +86,11 @@ func TestCompactCommandRunsTheCompaction(t *testing.T) {
 	h := fakeSession(t, f)
 	chatBefore := len(h.ui.chat.Items)
 	typeCommand(h, "/compact")
-	d := waitShown[*compactionPreview](h, "the preview")
+	waitShown[*compaction.Preview](h, "the preview")
 	if h.ui.input.prompt.Text != "" {
 		t.Errorf("the prompt keeps %q", h.ui.input.prompt.Text)
 	}
-	test.Tap(d.apply)
+	h.tapInDialog("Apply")
 	h.waitFor("the compaction", func() bool { n, _ := f.counts(); return !h.ui.live.job.running && n == 1 })
 	for _, it := range h.ui.chat.Items[chatBefore:] {
 		if it.Kind == chat.ItemUser {

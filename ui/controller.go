@@ -15,6 +15,7 @@ import (
 	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/chat"
+	"github.com/tally-dev/tally/ui/compaction"
 	"github.com/tally-dev/tally/ui/settings"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
@@ -26,12 +27,12 @@ import (
 type liveSession struct {
 	id    string
 	sess  *agent.Session
-	ops   sessionOps   // the session's compaction, purge and archive calls
-	info  sessionFacts // what opening it established
-	job   job          // the turn or maintenance job running, if any
-	waits waits        // what it waits for the user on
-	draft string       // the unsent prompt, as last stored
-	empty bool         // the session has no message yet: nothing to compact, purge or archive
+	ops   compaction.Ops // the session's compaction, purge and archive calls
+	info  sessionFacts   // what opening it established
+	job   job            // the turn or maintenance job running, if any
+	waits waits          // what it waits for the user on
+	draft string         // the unsent prompt, as last stored
+	empty bool           // the session has no message yet: nothing to compact, purge or archive
 	rows  []ledger.Row
 	// lspTold are the language servers whose failure the banner told.
 	lspTold map[string]bool
@@ -83,7 +84,7 @@ func (u *UI) agentConfig(live *liveSession, isDemo bool) (agent.Config, error) {
 	approver := &chat.Approver{Do: u.bridge.Do,
 		Show:     func(p *chat.Approval) { u.showApproval(live, p) },
 		Withdraw: func(p *chat.Approval) { u.withdrawApproval(live, p) }}
-	asker := &compactionAsker{bridge: u.bridge, show: func(plan compact.Plan, answer func(bool)) func() {
+	asker := &compaction.Asker{Do: u.bridge.Do, Show: func(plan compact.Plan, answer func(bool)) func() {
 		return u.askCompaction(live, plan, answer)
 	}}
 	cfg, err := u.wb.Config(workbench.SessionOptions{
@@ -128,7 +129,7 @@ func (u *UI) askCompaction(live *liveSession, plan compact.Plan, answer func(boo
 	}
 	u.footer.State.Run = tw.RunState{Phase: tw.RunWaitingAnswer}
 	u.footer.Update()
-	_, closeFn := u.showCompactionDialog(plan, nil, func(ok bool) {
+	_, closeFn := u.maint.ShowPreview(plan, nil, func(ok bool) {
 		if u.live == live && live.job.running {
 			u.footer.State.Run = tw.Running(0, 0, "")
 			if ok {

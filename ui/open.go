@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/ui/compaction"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -164,7 +165,7 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 		}
 		return
 	}
-	live.sess, live.ops, live.info.window, live.info.workspace = sess, engineOps{sess}, s.window, s.meta.Workspace
+	live.sess, live.ops, live.info.window, live.info.workspace = sess, compaction.EngineOps{Session: sess}, s.window, s.meta.Workspace
 	live.empty = len(s.msgs) == 0 && len(s.cycles) == 0 && !live.job.running
 	if s.perm != nil {
 		live.info.perm = *s.perm

@@ -125,7 +125,7 @@ func TestRewindOfAnEarlierCycleOffersTheFiles(t *testing.T) {
 	h.send("first turn")
 	h.waitIdle()
 	row := h.userRows()[0]
-	h.ui.runNewCycle(h.ui.live)
+	h.newCycle()
 	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Meta().Cycle == 2 })
 
 	h.ui.startRewind(row)

@@ -27,7 +27,7 @@ func TestSearchAcrossSessionsJumpsToTheMessage(t *testing.T) {
 	a := h.openNew("A")
 	h.send("where is the needle?")
 	h.waitIdle()
-	h.ui.runNewCycle(h.ui.live)
+	h.newCycle()
 	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Meta().Cycle == 2 })
 	h.openNew("B")
 	h.send("something else")

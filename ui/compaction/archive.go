@@ -1,4 +1,4 @@
-package ui
+package compaction
 
 import (
 	"fmt"
@@ -275,23 +275,36 @@ func (b *archiveBrowser) updateStatus() {
 	}
 }
 
-// showArchive loads the session's archives off the UI goroutine and opens
-// the browser.
-func (u *UI) showArchive() {
-	live := u.live
-	if live == nil || live.ops == nil {
+// Archive loads the shown session's archives off the UI goroutine and
+// opens the browser.
+func (vs *Views) Archive() {
+	s := vs.h.Current()
+	if s == nil || s.Ops() == nil {
 		return
 	}
-	readThen(u, live, "read the archive", live.ops.Archives, func(archives []cycle.Archive) { u.openArchive(archives) })
+	read := s.Ops().Archives
+	vs.h.Work(func() func() {
+		archives, err := read()
+		return func() {
+			if !s.Shown() {
+				return
+			}
+			if err != nil {
+				vs.h.Error("Could not read the archive: " + err.Error())
+				return
+			}
+			openArchive(archives, vs.h.Window)
+		}
+	})
 }
 
-// openArchive shows the archive browser over archives, sized to the
-// window; it returns the browser and its dialog.
-func (u *UI) openArchive(archives []cycle.Archive) (*archiveBrowser, dialog.Dialog) {
-	b := newArchiveBrowser(archives, u.win)
-	d := dialog.NewCustom("Archive", "Close", b.content, u.win)
-	win := u.win.Canvas().Size()
-	d.Resize(fyne.NewSize(min(940, win.Width-40), min(620, win.Height-40)))
+// openArchive shows the archive browser over archives, sized to win; it
+// returns the browser and its dialog.
+func openArchive(archives []cycle.Archive, win fyne.Window) (*archiveBrowser, dialog.Dialog) {
+	b := newArchiveBrowser(archives, win)
+	d := dialog.NewCustom("Archive", "Close", b.content, win)
+	size := win.Canvas().Size()
+	d.Resize(fyne.NewSize(min(940, size.Width-40), min(620, size.Height-40)))
 	d.Show()
 	return b, d
 }

@@ -1,4 +1,4 @@
-package ui
+package compaction
 
 import (
 	"strings"
@@ -16,7 +16,7 @@ import (
 
 // previewList shows preview rows: pinned ones bold, changed ones muted
 // with the change named. Clicking a row opens its whole message.
-func (v *compactionPreview) previewList(rows *[]previewRow) *widget.List {
+func (v *Preview) previewList(rows *[]previewRow) *widget.List {
 	l := widget.NewList(
 		func() int { return len(*rows) },
 		func() fyne.CanvasObject { return tw.StyledText("", theme.ColorNameForeground, false) },
@@ -46,7 +46,7 @@ func (v *compactionPreview) previewList(rows *[]previewRow) *widget.List {
 }
 
 // openRow shows a preview row's whole message in a dialog of its own.
-func (v *compactionPreview) openRow(r previewRow) {
+func (v *Preview) openRow(r previewRow) {
 	v.opened = r.Full
 	if v.win == nil {
 		return

@@ -1,4 +1,4 @@
-package ui
+package compaction
 
 import (
 	"context"
@@ -18,9 +18,9 @@ import (
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
-// purgeView is the purge preview: the model's proposed changes and what
+// PurgeView is the purge preview: the model's proposed changes and what
 // was refused, with Apply and Cancel.
-type purgeView struct {
+type PurgeView struct {
 	widget.BaseWidget
 
 	plan   agent.PurgePreview
@@ -32,50 +32,47 @@ type purgeView struct {
 }
 
 // CreateRenderer implements fyne.Widget.
-func (v *purgeView) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(v.body) }
+func (v *PurgeView) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(v.body) }
 
-// startPurge asks the model (off the UI goroutine) which messages can go,
-// then shows the plan. Stop cancels the question.
-func (u *UI) startPurge() {
-	live := u.live
-	if live == nil || live.ops == nil {
+// Purge asks the model (off the UI goroutine) which messages of the shown
+// session can go, then shows the plan. Stop cancels the question.
+func (vs *Views) Purge() {
+	s := vs.h.Current()
+	if s == nil || s.Ops() == nil {
 		return
 	}
-	ctx, ok := u.beginBusy(live, "asking the model what to purge…")
+	ctx, ok := s.Begin("asking the model what to purge…")
 	if !ok {
 		return
 	}
-	ops := live.ops
-	u.bridge.Work(func() func() {
+	ops := s.Ops()
+	vs.h.Work(func() func() {
 		plan, err := ops.PreviewPurge(ctx)
 		return func() {
-			if !u.endBusy(live) {
+			if !s.End() {
 				return
 			}
-			u.setBusyButtons(false)
-			u.setIdleButtons()
-			u.footer.State.Run = tw.RunState{}
-			u.footer.Update()
+			s.Idle()
+			s.Run(tw.RunState{})
 			switch {
 			case errors.Is(err, context.Canceled):
-				u.footer.State.Run = tw.RunState{Phase: tw.RunStopped}
-				u.footer.Update()
+				s.Run(tw.RunState{Phase: tw.RunStopped})
 			case errors.Is(err, agent.ErrBusy):
-				u.banner.ShowInfo("The session is busy with a turn; purge when it has finished.")
+				vs.h.Info("The session is busy with a turn; purge when it has finished.")
 			case errors.Is(err, purge.ErrNothing):
-				u.banner.ShowInfo("The model proposed nothing to purge; the history is unchanged.")
+				vs.h.Info("The model proposed nothing to purge; the history is unchanged.")
 			case err != nil:
-				u.banner.ShowError("Could not prepare the purge: " + err.Error())
+				vs.h.Error("Could not prepare the purge: " + err.Error())
 			default:
-				u.showPurgeDialog(live, plan)
+				vs.showPurge(s, plan)
 			}
 		}
 	})
 }
 
-// showPurgeDialog shows the plan with Apply / Cancel.
-func (u *UI) showPurgeDialog(live *liveSession, plan agent.PurgePreview) *purgeView {
-	v := &purgeView{plan: plan}
+// showPurge shows the plan with Apply / Cancel.
+func (vs *Views) showPurge(s Session, plan agent.PurgePreview) *PurgeView {
+	v := &PurgeView{plan: plan}
 	v.text = &widget.Label{Text: purgeText(plan), TextStyle: fyne.TextStyle{Monospace: true}, Wrapping: fyne.TextWrapWord}
 	head := boldLabel(fmt.Sprintf("History %s → %s tokens · %s", text.Thousands(plan.Before), text.Thousands(plan.After),
 		text.Plural(len(plan.Changes), "change")))
@@ -83,7 +80,7 @@ func (u *UI) showPurgeDialog(live *liveSession, plan agent.PurgePreview) *purgeV
 		Text: "Purging rewrites the history once: the next request misses the cache from the first changed message on."}
 	v.apply = &widget.Button{Text: "Apply", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, OnTapped: func() {
 		v.dlg.Hide()
-		u.applyPurge(live, plan)
+		vs.applyPurge(s, plan)
 	}}
 	if len(plan.Changes) == 0 {
 		v.apply.Disable()
@@ -91,7 +88,7 @@ func (u *UI) showPurgeDialog(live *liveSession, plan agent.PurgePreview) *purgeV
 	v.cancel = &widget.Button{Text: "Cancel", Icon: theme.CancelIcon(), OnTapped: func() { v.dlg.Hide() }}
 	v.body = container.NewBorder(head, note, nil, nil, container.NewVScroll(v.text))
 	v.ExtendBaseWidget(v)
-	v.dlg = dialog.NewCustomWithoutButtons("Purge preview", v, u.win)
+	v.dlg = dialog.NewCustomWithoutButtons("Purge preview", v, vs.h.Window)
 	v.dlg.SetButtons([]fyne.CanvasObject{v.cancel, v.apply})
 	v.dlg.Resize(fyne.NewSize(760, 520))
 	v.dlg.Show()
@@ -127,29 +124,26 @@ func purgeText(plan agent.PurgePreview) string {
 
 // applyPurge applies the plan off the UI goroutine; the chat row comes
 // from the engine's rebuild event.
-func (u *UI) applyPurge(live *liveSession, plan agent.PurgePreview) {
-	if u.live != live || live.job.running {
+func (vs *Views) applyPurge(s Session, plan agent.PurgePreview) {
+	if !s.Shown() || s.Running() {
 		return
 	}
-	live.job.running = true
-	u.input.send.Disable()
-	u.setBusyButtons(true)
-	ops := live.ops
-	u.bridge.Work(func() func() {
+	s.Hold(true)
+	ops := s.Ops()
+	vs.h.Work(func() func() {
 		err := ops.ApplyPurge(plan)
 		level, exact := ops.ContextTokens()
 		return func() {
-			live.job.running = false
-			if u.live != live {
+			s.Hold(false)
+			if !s.Shown() {
 				return
 			}
-			u.setBusyButtons(false)
-			u.setIdleButtons()
+			s.Idle()
 			if err != nil {
-				u.banner.ShowError("The purge failed; the history is unchanged: " + err.Error())
+				vs.h.Error("The purge failed; the history is unchanged: " + err.Error())
 				return
 			}
-			u.side.gauge.SetLevel(level, live.info.window, exact)
+			s.Level(level, exact)
 		}
 	})
 }

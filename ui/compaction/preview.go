@@ -1,8 +1,6 @@
-package ui
+package compaction
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -14,7 +12,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -173,8 +170,10 @@ func compactionRows(plan compact.Plan, before []transcript.Message) (bef, aft []
 	return bef, aft
 }
 
-// compactionPreview is the content of the preview dialog.
-type compactionPreview struct {
+// Preview is the content of the compaction preview dialog: the plan's
+// layers, the messages before and after, the pinned ones and what
+// applying costs in cache terms, with Apply and Cancel.
+type Preview struct {
 	widget.BaseWidget
 
 	plan     compact.Plan
@@ -194,8 +193,8 @@ type compactionPreview struct {
 	answered bool
 }
 
-func newCompactionPreview(plan compact.Plan, before []transcript.Message, price ledger.Price, priced bool, win fyne.Window) *compactionPreview {
-	v := &compactionPreview{plan: plan, win: win}
+func newPreview(plan compact.Plan, before []transcript.Message, price ledger.Price, priced bool, win fyne.Window) *Preview {
+	v := &Preview{plan: plan, win: win}
 	v.ExtendBaseWidget(v)
 	head := fmt.Sprintf("%s → %s tokens", text.Thousands(plan.TokensBefore), text.Thousands(plan.TokensAfter))
 	if !planChanges(plan) {
@@ -259,17 +258,20 @@ func boldLabel(s string) *widget.Label {
 }
 
 // CreateRenderer lays the preview out.
-func (v *compactionPreview) CreateRenderer() fyne.WidgetRenderer {
+func (v *Preview) CreateRenderer() fyne.WidgetRenderer {
 	costBox := container.NewVBox(widget.NewSeparator(), boldLabel("Cache cost of applying"), v.cost)
 	return widget.NewSimpleRenderer(container.NewBorder(v.head, costBox, nil, nil, v.tabs))
 }
 
-// showCompactionDialog opens the preview; answer gets true for Apply and
-// false for Cancel (or the dialog being closed). It returns a function
-// that closes the dialog without answering (the engine gave up asking).
-func (u *UI) showCompactionDialog(plan compact.Plan, before []transcript.Message, answer func(bool)) (*compactionPreview, func()) {
-	price, priced := u.price()
-	v := newCompactionPreview(plan, before, price, priced, u.win)
+// ShowPreview opens the preview of plan over the log before (nil: the
+// plan's own messages stand in for it, as when the engine asks mid-turn);
+// answer gets true for Apply and false for Cancel (or the dialog being
+// closed). It returns the preview and a function that closes the dialog
+// without answering (the engine gave up asking).
+func (vs *Views) ShowPreview(plan compact.Plan, before []transcript.Message, answer func(bool)) (*Preview, func()) {
+	price, priced := vs.h.Price()
+	win := vs.h.Window
+	v := newPreview(plan, before, price, priced, win)
 	var dlg *dialog.CustomDialog
 	done := func(ok bool) {
 		if v.answered {
@@ -285,7 +287,7 @@ func (u *UI) showCompactionDialog(plan compact.Plan, before []transcript.Message
 		v.apply.Disable()
 		v.apply.SetText("Nothing to apply")
 	}
-	dlg = dialog.NewCustomWithoutButtons("Compaction preview", v, u.win)
+	dlg = dialog.NewCustomWithoutButtons("Compaction preview", v, win)
 	dlg.SetButtons([]fyne.CanvasObject{v.cancel, v.apply})
 	dlg.SetOnClosed(func() { done(false) })
 	dlg.Resize(fyne.NewSize(860, 620))
@@ -309,136 +311,3 @@ func planChanges(plan compact.Plan) bool {
 	}
 	return false
 }
-
-// price returns the open session's model price.
-func (u *UI) price() (ledger.Price, bool) {
-	model := ""
-	if u.live != nil {
-		model = u.live.info.model
-	}
-	return u.settings.PriceFor(model)
-}
-
-// startCompaction previews a manual compaction off the UI goroutine and
-// opens the dialog; Apply runs it.
-func (u *UI) startCompaction() {
-	live := u.live
-	if live == nil || live.ops == nil || live.job.running {
-		return
-	}
-	ops := live.ops
-	u.setBusyButtons(true)
-	u.bridge.Work(func() func() {
-		plan, err := ops.PreviewCompaction()
-		var msgs []transcript.Message
-		if err == nil {
-			msgs = ops.Messages()
-		}
-		return func() {
-			if u.live != live {
-				return
-			}
-			u.setBusyButtons(live.job.running)
-			switch {
-			case errors.Is(err, agent.ErrNothingToCompact):
-				u.banner.ShowInfo("There is nothing to compact yet: the history has no messages that can be cleared or summarised.")
-			case err != nil:
-				u.banner.ShowError("Could not preview the compaction: " + err.Error())
-			default:
-				u.showCompactionDialog(plan, msgs, func(ok bool) {
-					if ok {
-						u.applyCompaction(live)
-					}
-				})
-			}
-		}
-	})
-}
-
-// applyCompaction runs the compaction off the UI goroutine. Stop cancels
-// it (a summary request may take a while); the chat row comes from the
-// engine's rebuild event.
-func (u *UI) applyCompaction(live *liveSession) {
-	ctx, ok := u.beginBusy(live, "compacting…")
-	if !ok {
-		return
-	}
-	ops := live.ops
-	u.bridge.Work(func() func() {
-		res, err := ops.Compact(ctx)
-		level, exact := ops.ContextTokens()
-		return func() { u.compactionDone(live, res, err, level, exact) }
-	})
-}
-
-func (u *UI) compactionDone(live *liveSession, res agent.CompactionResult, err error, level int, exact bool) {
-	if !u.endBusy(live) {
-		return
-	}
-	u.setBusyButtons(false)
-	switch {
-	case errors.Is(err, context.Canceled):
-		u.footer.State.Run = tw.RunState{Phase: tw.RunStopped}
-		u.chat.Notice("Compaction stopped; the history is unchanged.", false)
-	case errors.Is(err, agent.ErrNothingToCompact):
-		u.footer.State.Run = tw.RunState{}
-		u.banner.ShowInfo("There was nothing to compact; the history is unchanged.")
-	case errors.Is(err, agent.ErrBusy):
-		u.footer.State.Run = tw.RunState{}
-		u.banner.ShowInfo("The session is busy with a turn; compact when it has finished.")
-	case err != nil:
-		u.footer.State.Run = tw.RunState{Phase: tw.RunFailed}
-		u.banner.ShowError("The compaction failed: " + err.Error())
-	default:
-		u.footer.State.Run = tw.RunState{}
-	}
-	u.side.gauge.SetLevel(level, live.info.window, exact)
-	u.setIdleButtons()
-	u.footer.Update()
-}
-
-// showRebuild adds the chat row of a log rewrite: "compacted: 84.2k →
-// 21.0k tokens" with the summary expandable, or the start of a new cycle
-// with its hand-off brief.
-func (u *UI) showRebuild(info agent.RebuildInfo) {
-	it := chat.RebuildItem(info)
-	u.chat.AppendItems(it)
-	u.chat.AwaitNext = it
-}
-
-// compactionAsker implements agent.Asker for "ask" mode: the engine's
-// request opens the same preview dialog, and the engine goroutine waits
-// until the user answers or the turn is stopped.
-type compactionAsker struct {
-	bridge *Bridge
-	// show opens the dialog on the UI goroutine and returns a function
-	// that closes it unanswered.
-	show func(plan compact.Plan, answer func(bool)) func()
-}
-
-// AskCompaction implements agent.Asker.
-func (a *compactionAsker) AskCompaction(ctx context.Context, plan compact.Plan) (bool, error) {
-	ch := make(chan bool, 1)
-	var closeFn func()
-	a.bridge.Do(func() {
-		closeFn = a.show(plan, func(ok bool) {
-			select {
-			case ch <- ok:
-			default:
-			}
-		})
-	})
-	select {
-	case ok := <-ch:
-		return ok, nil
-	case <-ctx.Done():
-		a.bridge.Do(func() {
-			if closeFn != nil {
-				closeFn()
-			}
-		})
-		return false, ctx.Err()
-	}
-}
-
-var _ agent.Asker = (*compactionAsker)(nil)

@@ -1,4 +1,4 @@
-package ui
+package compaction
 
 import (
 	"fmt"
@@ -14,11 +14,11 @@ import (
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
-// compactionNotice is the card above the chat that announces an automatic
+// Notice is the card above the chat that announces an automatic
 // compaction before it runs: the level, what it would keep verbatim,
 // summarise, drop but keep recallable, and lose, with Preview and Not now.
 // It never blocks the turn; the engine goes on while it is shown.
-type compactionNotice struct {
+type Notice struct {
 	widget.BaseWidget
 
 	label   *widget.Label
@@ -28,10 +28,10 @@ type compactionNotice struct {
 	plan    compact.Plan
 }
 
-// newCompactionNotice returns a hidden notice whose buttons call
-// onPreview and onNotNow.
-func newCompactionNotice(onPreview, onNotNow func()) *compactionNotice {
-	n := &compactionNotice{label: &widget.Label{Wrapping: fyne.TextWrapWord}}
+// newNotice returns a hidden notice whose buttons call onPreview and
+// onNotNow.
+func newNotice(onPreview, onNotNow func()) *Notice {
+	n := &Notice{label: &widget.Label{Wrapping: fyne.TextWrapWord}}
 	n.preview = &widget.Button{Text: "Preview", Icon: theme.VisibilityIcon(), OnTapped: onPreview}
 	n.notNow = &widget.Button{Text: "Not now", Importance: widget.LowImportance, OnTapped: onNotNow}
 	n.closeB = &widget.Button{Icon: theme.CancelIcon(), Importance: widget.LowImportance, OnTapped: func() { n.Hide() }}
@@ -49,8 +49,8 @@ func noticeText(n agent.CompactionNotice) string {
 		n.Percent(), tw.TokensShort(n.Level), tw.TokensShort(n.Threshold), f.Verbatim, f.Summarised, f.Recallable, f.Gone)
 }
 
-// show puts n's announcement on the card.
-func (c *compactionNotice) show(n agent.CompactionNotice) {
+// Announce puts n's announcement on the card and shows it.
+func (c *Notice) Announce(n agent.CompactionNotice) {
 	c.plan = n.Plan
 	c.label.SetText(noticeText(n))
 	c.notNow.Enable()
@@ -60,14 +60,14 @@ func (c *compactionNotice) show(n agent.CompactionNotice) {
 }
 
 // postponed says the answer was taken.
-func (c *compactionNotice) postponed() {
+func (c *Notice) postponed() {
 	c.label.SetText("Not now: the automatic compaction waits until the context has grown a further 10 % past the threshold (it still runs at the ceiling).")
 	c.notNow.Disable()
 	c.notNow.SetText("Postponed")
 }
 
 // Text returns the sentence shown, or "" when hidden.
-func (c *compactionNotice) Text() string {
+func (c *Notice) Text() string {
 	if !c.Visible() {
 		return ""
 	}
@@ -75,55 +75,48 @@ func (c *compactionNotice) Text() string {
 }
 
 // CreateRenderer implements fyne.Widget.
-func (c *compactionNotice) CreateRenderer() fyne.WidgetRenderer {
+func (c *Notice) CreateRenderer() fyne.WidgetRenderer {
 	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	bg.CornerRadius = theme.Size(theme.SizeNameInputRadius)
 	row := container.NewBorder(nil, nil, nil, container.NewHBox(c.preview, c.notNow, c.closeB), c.label)
 	return widget.NewSimpleRenderer(container.NewStack(bg, container.NewPadded(row)))
 }
 
-// showCompactionNotice shows the engine's announcement of a coming
-// automatic compaction.
-func (u *UI) showCompactionNotice(n agent.CompactionNotice) {
-	u.head.notice.show(n)
-}
-
 // previewNotice opens the compaction preview with the notice's plan.
 // While the turn runs the compaction cannot be applied by hand (it runs on
 // its own at the threshold), so Apply is disabled; between turns Apply
 // compacts now.
-func (u *UI) previewNotice() {
-	live := u.live
-	if live == nil {
+func (vs *Views) previewNotice() {
+	s := vs.h.Current()
+	if s == nil {
 		return
 	}
-	v, _ := u.showCompactionDialog(u.head.notice.plan, nil, func(ok bool) {
-		if ok && u.live == live && !live.job.running {
-			u.head.notice.Hide()
-			u.applyCompaction(live)
+	v, _ := vs.ShowPreview(vs.Notice.plan, nil, func(ok bool) {
+		if ok && s.Shown() && !s.Running() {
+			vs.Notice.Hide()
+			vs.apply(s)
 		}
 	})
-	if live.job.running {
+	if s.Running() {
 		v.apply.Disable()
 		v.apply.SetText("Runs by itself at the threshold")
 	}
 }
 
-// postponeCompaction answers the notice with "Not now", off the UI
-// goroutine: the engine's call does not wait for the turn, but it is the
-// engine's.
-func (u *UI) postponeCompaction() {
-	live := u.live
-	if live == nil || live.ops == nil {
+// postpone answers the notice with "Not now", off the UI goroutine: the
+// engine's call does not wait for the turn, but it is the engine's.
+func (vs *Views) postpone() {
+	s := vs.h.Current()
+	if s == nil || s.Ops() == nil {
 		return
 	}
-	ops := live.ops
-	u.head.notice.notNow.Disable()
-	u.bridge.Work(func() func() {
+	ops := s.Ops()
+	vs.Notice.notNow.Disable()
+	vs.h.Work(func() func() {
 		ops.PostponeCompaction()
 		return func() {
-			if u.live == live {
-				u.head.notice.postponed()
+			if s.Shown() {
+				vs.Notice.postponed()
 			}
 		}
 	})
