@@ -171,7 +171,6 @@ type UI struct {
 	focused bool                    // the window has the keyboard focus
 	saving  sync.WaitGroup          // writes closing waits for: settings saves, forgetting an interrupted turn
 
-	mcpSignIn dialog.Dialog // the dialog of a sign-in to an MCP server under way
 	exporting *exportDialog // the export dialog shown last
 	merging   dialog.Dialog // the merge review of a worktree shown last
 }

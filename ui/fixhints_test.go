@@ -9,8 +9,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
-	"github.com/tally-dev/tally/engine/mcp"
-	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 	"github.com/tally-dev/tally/ui/settings"
 )
@@ -39,35 +37,6 @@ func TestRejectedKeyBannerHasASettingsButton(t *testing.T) {
 	}
 }
 
-// A failed MCP test showed "client is closing: write |1: broken pipe" in
-// faint text while the server's row still said "idle".
-func TestFailedMCPTestSaysSoInASentence(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	if err := workbench.SaveMCPServer("crashy", mcp.ServerConfig{Command: "sh", Args: []string{"-c", "exit 3"}}); err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, map[string]string{})
-	h.ui.showMCPSettings()
-	v, _ := shown[*mcpSettings](h)
-	h.waitFor("the list", func() bool { return len(v.servers) == 1 })
-	test.Tap(buttonIn(v.list, "Test"))
-	h.waitFor("the test to fail", func() bool { return strings.Contains(v.status.Text, "failed") })
-	if !strings.HasPrefix(v.status.Text, "The test of crashy failed: ") || v.status.Importance != widget.DangerImportance {
-		t.Errorf("status %q (importance %v); want a sentence in the error colour", v.status.Text, v.status.Importance)
-	}
-	h.waitFor("the row to say so", func() bool { return rowSays(v.list, "test failed") })
-	if rowSays(v.list, "\nidle") {
-		t.Error("the row still says idle")
-	}
-}
-
-// rowSays reports whether a label in o contains s.
-func rowSays(o fyne.CanvasObject, s string) bool {
-	found := false
-	walkLabels(o, func(l *widget.Label) { found = found || strings.Contains(l.Text, s) })
-	return found
-}
-
 // The rename field was a few characters wide.
 func TestRenameFieldIsWide(t *testing.T) {
 	h := silentSession(t)
@@ -83,16 +52,6 @@ func TestRenameFieldIsWide(t *testing.T) {
 	if w := e.Size().Width; w < 300 {
 		t.Errorf("the rename field is %.0f px wide", w)
 	}
-}
-
-// walkLabels calls each for every label drawn in o.
-func walkLabels(o fyne.CanvasObject, each func(*widget.Label)) {
-	fynetest.Walk(o, func(c fyne.CanvasObject) bool {
-		if l, ok := c.(*widget.Label); ok {
-			each(l)
-		}
-		return true
-	})
 }
 
 // fynetestLayoutAll lays o out as the next frame would.

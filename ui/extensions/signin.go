@@ -1,4 +1,4 @@
-package ui
+package extensions
 
 import (
 	"context"
@@ -14,35 +14,29 @@ import (
 	"github.com/tally-dev/tally/engine/workbench"
 )
 
-// Signing in to a remote MCP server from the app: the banner of a server
-// that asks for it, and its row in Settings → MCP servers, have a Sign in
-// button. The authorization page opens in the user's browser; a dialog
+// Signing in to a remote MCP server: the banner of a server that asks
+// for it, and its row in Settings → MCP servers, have a Sign in button. The authorization page opens in the user's browser; a dialog
 // shows its address (to copy, when no browser opened) until the sign-in
 // ends; the shown session then connects the server again.
 
-// signInMCP signs in to server name, configured as sc, then reconnects it
-// in the shown session and calls done (on the UI goroutine) with the
-// outcome.
-func (u *UI) signInMCP(name string, sc mcp.ServerConfig, done func(error)) {
+// SignIn signs in to server name, configured as sc, then connects it
+// again in sess (nil: no session is shown) and calls done (on the UI
+// goroutine) with the outcome.
+func SignIn(h Host, sess *agent.Session, name string, sc mcp.ServerConfig, done func(error)) {
 	ctx, cancel := context.WithTimeout(context.Background(), mcp.SignInWait)
 	addr := &widget.Entry{Wrapping: fyne.TextWrapBreak, MultiLine: true}
 	addr.SetPlaceHolder("Asking the server where to sign in…")
 	note := &widget.Label{Wrapping: fyne.TextWrapWord, Text: "Tally opens the sign-in page of " + name + " in your browser. " +
 		"Finish there; this closes by itself. If no browser opened, copy the address below into one."}
-	copyAddr := &widget.Button{Text: "Copy address", OnTapped: func() { u.app.Clipboard().SetContent(addr.Text) }}
-	d := dialog.NewCustomWithoutButtons("Sign in to "+name, container.NewVBox(note, addr), u.win)
+	copyAddr := &widget.Button{Text: "Copy address", OnTapped: func() { h.Copy(addr.Text) }}
+	d := dialog.NewCustomWithoutButtons("Sign in to "+name, container.NewVBox(note, addr), h.Window)
 	d.SetButtons([]fyne.CanvasObject{&widget.Button{Text: "Cancel", OnTapped: cancel}, copyAddr})
-	d.Resize(fyne.NewSize(min(620, u.win.Canvas().Size().Width-40), 0))
+	d.Resize(fyne.NewSize(min(620, h.Window.Canvas().Size().Width-40), 0))
 	d.Show()
-	u.mcpSignIn = d
-	var sess *agent.Session
-	if u.live != nil {
-		sess = u.live.sess
-	}
-	u.bridge.Work(func() func() {
+	h.Work(func() func() {
 		defer cancel()
 		_, err := workbench.SignInMCP(ctx, name, sc, func(url string) {
-			u.bridge.Do(func() { addr.SetText(url) })
+			h.Do(func() { addr.SetText(url) })
 		})
 		if err != nil && errors.Is(ctx.Err(), context.Canceled) {
 			err = errors.New("the sign-in was cancelled")
@@ -52,50 +46,19 @@ func (u *UI) signInMCP(name string, sc mcp.ServerConfig, done func(error)) {
 		}
 		return func() {
 			d.Hide()
-			u.mcpSignIn = nil
 			done(err)
 		}
 	})
 }
 
-// signInFromBanner is the banner's Sign in for the first server of the
-// shown session that waits for it.
-func (u *UI) signInFromBanner(live *liveSession, name string) {
-	wb, ws, sess := u.wb, live.info.workspace, live.sess
-	u.bridge.Work(func() func() {
-		servers, err := wb.MCPServers(ws, sess)
-		return func() {
-			if err != nil {
-				u.banner.ShowError("Could not read the MCP configuration: " + err.Error())
-				return
-			}
-			for _, s := range servers {
-				if s.Name == name && !s.Shadowed {
-					u.signInMCP(name, s.Config, func(err error) { u.signedIn(name, err) })
-					return
-				}
-			}
-			u.banner.ShowError("The MCP server " + name + " is no longer configured; see Settings → MCP servers.")
-		}
-	})
-}
-
-// signedIn tells how a sign-in ended.
-func (u *UI) signedIn(name string, err error) {
-	if err != nil {
-		u.banner.ShowError("Could not sign in to " + name + ": " + err.Error())
-		return
-	}
-	u.banner.ShowInfo("Signed in to " + name + "; its tools are offered from the next request on.")
-}
-
 // signInButtons are the Sign in (and, once signed in, Sign out) buttons
 // of an HTTP server's row in the settings.
-func (v *mcpSettings) signInButtons(s workbench.MCPServer) []fyne.CanvasObject {
+func (v *MCPServers) signInButtons(s workbench.MCPServer) []fyne.CanvasObject {
 	name, sc := s.Name, s.Config
 	in := &widget.Button{Text: "Sign in", OnTapped: func() {
 		v.setStatus("Signing in to "+name+"…", false)
-		v.u.signInMCP(name, sc, func(err error) {
+		sess, _ := v.m.Shown()
+		SignIn(v.h, sess, name, sc, func(err error) {
 			if err != nil {
 				v.setStatus("Could not sign in to "+name+": "+err.Error(), true)
 			} else {
@@ -110,7 +73,7 @@ func (v *mcpSettings) signInButtons(s workbench.MCPServer) []fyne.CanvasObject {
 	out := []fyne.CanvasObject{in}
 	if s.SignedIn {
 		out = append(out, &widget.Button{Text: "Sign out", Importance: widget.LowImportance, OnTapped: func() {
-			v.u.bridge.Work(func() func() {
+			v.h.Work(func() func() {
 				_, err := workbench.SignOutMCP(name, sc)
 				return func() {
 					if err != nil {

@@ -1,4 +1,4 @@
-package ui
+package extensions
 
 import (
 	"strings"
@@ -14,50 +14,45 @@ import (
 	"github.com/tally-dev/tally/internal/text"
 )
 
-// hooksSettings is the Hooks dialog: every hook sessions of the shown
-// workspace run (the user's, then the workspace's), with its last run in
-// the shown session.
-type hooksSettings struct {
+// Hooks is the Hooks dialog: every hook sessions of the shown workspace
+// run (the user's, then the workspace's), with its last run in the shown
+// session.
+type Hooks struct {
 	widget.BaseWidget
 
-	u       *UI
-	list    *fyne.Container
-	head    *widget.Label
-	status  *widget.Label
-	listing workbench.HooksListing // the last listing, for tests
-	body    fyne.CanvasObject
+	h      Host
+	list   *fyne.Container
+	head   *widget.Label
+	status *widget.Label
+	body   fyne.CanvasObject
 }
 
 // CreateRenderer implements fyne.Widget.
-func (v *hooksSettings) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(v.body) }
+func (v *Hooks) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(v.body) }
 
-// showHooksSettings opens the Hooks dialog.
-func (u *UI) showHooksSettings() {
-	v := &hooksSettings{u: u, list: container.NewVBox()}
+// ShowHooks opens the Hooks dialog over what list reads off the UI
+// goroutine (the hooks with the shown session's last runs); its button
+// for an untrusted workspace file calls review, when not nil.
+func ShowHooks(h Host, list func() (workbench.HooksListing, error), review func(hooks.WorkspaceFile)) *Hooks {
+	v := &Hooks{h: h, list: container.NewVBox()}
 	v.head = &widget.Label{Wrapping: fyne.TextWrapWord}
 	v.status = &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance}
 	v.body = container.NewBorder(v.head, v.status, nil, nil, container.NewVScroll(v.list))
 	v.ExtendBaseWidget(v)
-	d := dialog.NewCustom("Hooks", "Close", v, u.win)
-	d.Resize(fyne.NewSize(min(900, u.win.Canvas().Size().Width-40), min(600, u.win.Canvas().Size().Height-40)))
-	v.reload()
-	d.Show()
-}
-
-// reload lists the hooks again, with the shown session's last runs.
-func (v *hooksSettings) reload() {
-	u := v.u
-	sess, ws := u.shownSession()
-	live, wb := u.live, u.wb // the session the listing is made for
-	u.bridge.Work(func() func() {
-		listing, err := wb.Hooks(ws, sess)
-		return func() { v.show(live, listing, err) }
+	size := h.Window.Canvas().Size()
+	d := dialog.NewCustom("Hooks", "Close", v, h.Window)
+	d.Resize(fyne.NewSize(min(900, size.Width-40), min(600, size.Height-40)))
+	h.Work(func() func() {
+		listing, err := list()
+		return func() { v.show(listing, err, review) }
 	})
+	d.Show()
+	return v
 }
 
-// show draws a listing made for the session live (nil for none).
-func (v *hooksSettings) show(live *liveSession, l workbench.HooksListing, err error) {
-	v.listing = l
+// show draws a listing; review is what its button for an untrusted
+// workspace file does (nil: nothing, no session is shown).
+func (v *Hooks) show(l workbench.HooksListing, err error, review func(hooks.WorkspaceFile)) {
 	v.head.SetText("Command hooks from " + l.UserPath + " (yours) and the workspace's .tally/hooks.json (only once trusted), " +
 		"in the shape Claude Code's settings use. They run sandboxed like the agent's commands, with the event as JSON on their input. " +
 		"Changes apply to sessions opened from now on.")
@@ -71,8 +66,8 @@ func (v *hooksSettings) show(live *liveSession, l workbench.HooksListing, err er
 	if l.Workspace.NeedsTrust {
 		wf := l.Workspace
 		v.list.Add(&widget.Button{Text: "Review the workspace's hooks…", OnTapped: func() {
-			if live != nil {
-				v.u.reviewHooksTrust(live, wf)
+			if review != nil {
+				review(wf)
 			}
 		}})
 	}
@@ -91,7 +86,7 @@ func (v *hooksSettings) show(live *liveSession, l workbench.HooksListing, err er
 
 // row is one hook in the dialog: where it comes from, its event and
 // matcher, its command and its last run.
-func (v *hooksSettings) row(h workbench.HookEntry) fyne.CanvasObject {
+func (v *Hooks) row(h workbench.HookEntry) fyne.CanvasObject {
 	source := "yours"
 	if h.Source == hooks.SourceWorkspace {
 		source = "workspace, not trusted"
