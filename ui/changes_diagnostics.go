@@ -14,7 +14,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/internal/text"
-	"github.com/tally-dev/tally/ui/chat"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // The Changes view's diagnostics: each changed file that a language
@@ -128,11 +128,11 @@ func (d *changeDiagnostics) show(status []lsp.ServerStatus, paths []string, set 
 		b.Refresh()
 		body.Objects = nil
 		for i, dg := range ds {
-			if i == chat.MaxListedDiagnostics {
+			if i == tw.MaxListedDiagnostics {
 				body.Add(&widget.Label{Text: fmt.Sprintf("(%d more)", len(ds)-i), Importance: widget.LowImportance})
 				break
 			}
-			body.Add(&widget.Label{Text: diagnosticLine(dg), Wrapping: fyne.TextWrapWord, Importance: chat.SeverityImportance(dg.Severity)})
+			body.Add(&widget.Label{Text: diagnosticLine(dg), Wrapping: fyne.TextWrapWord, Importance: tw.SeverityImportance(dg.Severity)})
 		}
 		body.Refresh()
 		acc.Items[0].Title = fmt.Sprintf("Errors and warnings (%d)", len(ds))

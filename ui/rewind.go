@@ -128,7 +128,7 @@ func (u *UI) showRewind(live *liveSession, plan agent.RewindPlan) {
 			"%s leave the conversation (they stay in the store and in `tally export`). Your message comes back into the prompt box to edit and send again.",
 			text.Plural(len(plan.Superseded), "message"))})
 		for _, m := range plan.Superseded {
-			msgs.Add(&widget.Label{Text: chat.MessageLine(m), Truncation: fyne.TextTruncateEllipsis})
+			msgs.Add(&widget.Label{Text: tw.MessageLine(m), Truncation: fyne.TextTruncateEllipsis})
 		}
 	}
 	tabs := container.NewAppTabs(

@@ -13,7 +13,6 @@ import (
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
-	"github.com/tally-dev/tally/ui/chat"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -96,7 +95,7 @@ func newArchiveBrowser(archives []cycle.Archive, win fyne.Window) *archiveBrowse
 			}
 			i := b.view[id]
 			m := b.archives[b.sel].Messages[i]
-			text := fmt.Sprintf("%s  %s", cycle.Handle(b.archives[b.sel].Cycle, i), chat.MessageLine(m))
+			text := fmt.Sprintf("%s  %s", cycle.Handle(b.archives[b.sel].Cycle, i), tw.MessageLine(m))
 			color := theme.ColorNameForeground
 			if b.hits[i] {
 				text, color = "● "+text, theme.ColorNamePrimary
@@ -212,10 +211,10 @@ func (b *archiveBrowser) openMessage(i int) {
 	}
 	a := b.archives[b.sel]
 	m := a.Messages[i]
-	b.opened = chat.FullText(m)
+	b.opened = tw.FullText(m)
 	body := &widget.Entry{MultiLine: true, Wrapping: fyne.TextWrapWord, Text: b.opened}
 	body.TextStyle.Monospace = m.Role == transcript.Tool
-	title := fmt.Sprintf("%s · %s", cycle.Handle(a.Cycle, i), chat.MessageLine(m))
+	title := fmt.Sprintf("%s · %s", cycle.Handle(a.Cycle, i), tw.MessageLine(m))
 	if b.win == nil {
 		return
 	}

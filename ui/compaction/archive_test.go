@@ -11,8 +11,8 @@ import (
 
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/transcript"
-	"github.com/tally-dev/tally/ui/chat"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 func TestArchiveBrowserSearch(t *testing.T) {
@@ -91,11 +91,11 @@ func TestArchiveExplainsEngineMessages(t *testing.T) {
 	test.NewTempApp(t)
 	t0 := time.Date(2025, 3, 1, 9, 0, 0, 0, time.Local)
 	rem := transcript.Injected(transcript.KindReminder, "<system-reminder>\nThe checklist has 2 open items.\n</system-reminder>", t0)
-	if got := chat.MessageLine(rem); got != "reminder the engine added for the model: The checklist has 2 open items." {
+	if got := tw.MessageLine(rem); got != "reminder the engine added for the model: The checklist has 2 open items." {
 		t.Errorf("reminder line = %q", got)
 	}
 	st := transcript.Injected(transcript.KindStatus, "<agent_status visibility=\"internal\" state_version=\"1\">\nstep 3 of 50\n</agent_status>", t0)
-	if got := chat.MessageLine(st); got != "status the engine sent to the model: step 3 of 50" {
+	if got := tw.MessageLine(st); got != "status the engine sent to the model: step 3 of 50" {
 		t.Errorf("status line = %q", got)
 	}
 	b := newArchiveBrowser([]cycle.Archive{{Cycle: 1, Started: t0, Messages: []transcript.Message{rem}}}, nil)

@@ -16,7 +16,6 @@ import (
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
-	"github.com/tally-dev/tally/ui/chat"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -137,10 +136,10 @@ func compactionRows(plan compact.Plan, before []transcript.Message) (bef, aft []
 		if c, ok := change[i]; ok && c.TokensBefore > 0 {
 			toks = c.TokensBefore
 		}
-		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, chat.MessageLine(m), tw.TokensShort(toks)), Change: change[i].Action, Full: chat.FullText(m)}
+		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, tw.MessageLine(m), tw.TokensShort(toks)), Change: change[i].Action, Full: tw.FullText(m)}
 		if r, ok := pins[i]; ok {
 			row.Pinned = true
-			row.Text = fmt.Sprintf("#%d  pinned: %s · %s  (%s)", i, strings.Join(r, ", "), chat.MessageLine(m), tw.TokensShort(toks))
+			row.Text = fmt.Sprintf("#%d  pinned: %s · %s  (%s)", i, strings.Join(r, ", "), tw.MessageLine(m), tw.TokensShort(toks))
 		}
 		bef = append(bef, row)
 	}
@@ -160,10 +159,10 @@ func compactionRows(plan compact.Plan, before []transcript.Message) (bef, aft []
 		if i < len(plan.Tokens) {
 			toks = plan.Tokens[i]
 		}
-		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, chat.MessageLine(m), tw.TokensShort(toks)), Change: change[i].Action, Full: chat.FullText(m)}
+		row := previewRow{Text: fmt.Sprintf("#%d  %s  (%s)", i, tw.MessageLine(m), tw.TokensShort(toks)), Change: change[i].Action, Full: tw.FullText(m)}
 		if _, ok := pins[i]; ok {
 			row.Pinned = true
-			row.Text = fmt.Sprintf("#%d  pinned · %s  (%s)", i, chat.MessageLine(m), tw.TokensShort(toks))
+			row.Text = fmt.Sprintf("#%d  pinned · %s  (%s)", i, tw.MessageLine(m), tw.TokensShort(toks))
 		}
 		aft = append(aft, row)
 	}
@@ -230,7 +229,7 @@ func newPreview(plan compact.Plan, before []transcript.Message, price ledger.Pri
 	for _, i := range idx {
 		line := fmt.Sprintf("#%d", i)
 		if i < len(plan.Messages) {
-			line += "  " + chat.MessageLine(plan.Messages[i])
+			line += "  " + tw.MessageLine(plan.Messages[i])
 		}
 		pins = append(pins, line+"\n      kept because: "+strings.Join(byIndex[i], ", "))
 	}
