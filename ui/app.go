@@ -34,6 +34,7 @@ import (
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/chat"
 	"github.com/tally-dev/tally/ui/compaction"
+	"github.com/tally-dev/tally/ui/rewind"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -154,6 +155,7 @@ type UI struct {
 	panels   *panels
 	chat     *chat.View
 	maint    *compaction.Views // the compaction, purge, cycle and archive views
+	rewinds  *rewind.Views     // the Rewind dialog and the Changes view
 	head     header
 	input    input
 	side     sidePanel
@@ -309,6 +311,7 @@ func (u *UI) applyTheme() {
 func (u *UI) build() {
 	u.banner = tw.NewBanner()
 	u.maint = compaction.New(u.maintenanceHost())
+	u.rewinds = rewind.New(u.rewindHost())
 	u.head.notice = u.maint.Notice
 	u.side.gauge = tw.NewGauge()
 	u.side.chip = tw.NewCacheChip()
@@ -318,7 +321,7 @@ func (u *UI) build() {
 	u.actions.purge = &widget.Button{Text: "Purge…", Icon: theme.ContentCutIcon(), OnTapped: u.maint.Purge}
 	u.actions.archive = &widget.Button{Text: "Archive", Icon: theme.HistoryIcon(), OnTapped: u.maint.Archive}
 	u.actions.cycle = &widget.Button{Text: "New cycle", Icon: theme.ContentAddIcon(), OnTapped: u.maint.NewCycle}
-	u.actions.changes = &widget.Button{Text: "Changes", Icon: theme.DocumentIcon(), OnTapped: u.showChanges}
+	u.actions.changes = &widget.Button{Text: "Changes", Icon: theme.DocumentIcon(), OnTapped: u.rewinds.Changes}
 	u.input.suggest = u.demoSuggestions()
 	u.footer = tw.NewFooter(func(d time.Duration, fn func()) { u.bridge.After(d, fn) })
 	u.chat = chat.New(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })

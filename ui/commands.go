@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -10,7 +9,6 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/settings"
@@ -41,57 +39,12 @@ func (u *UI) runCommand(live *liveSession, inv command.Invocation, err error) {
 	case command.ActionNewCycle:
 		u.maint.NewCycle()
 	case command.ActionRewind:
-		u.rewindToTurn(live, inv.Turn)
+		u.rewinds.RewindTo(inv.Turn)
 	case command.ActionModel:
 		u.showModel(live, inv)
 	case command.ActionHelp:
 		u.showHelp(live)
 	}
-}
-
-// rewindToTurn opens the Rewind dialog for turn n of live (0: its last
-// turn), as "Rewind to here…" on that message does.
-func (u *UI) rewindToTurn(live *liveSession, n int) {
-	if live == nil || live.sess == nil {
-		return
-	}
-	sess := live.sess
-	u.bridge.Work(func() func() {
-		turns := sess.Turns()
-		var plan agent.RewindPlan
-		err := rewindTarget(turns, &n)
-		if err == nil {
-			plan, err = sess.RewindPlan(n)
-		}
-		return func() {
-			if u.live != live {
-				return
-			}
-			if err != nil {
-				u.banner.ShowError("Cannot rewind: " + err.Error())
-				return
-			}
-			u.showRewind(live, plan)
-		}
-	})
-}
-
-// rewindTarget checks that turn *n is among turns, setting it to the last
-// one when it is 0.
-func rewindTarget(turns []agent.Turn, n *int) error {
-	if len(turns) == 0 {
-		return fmt.Errorf("this session has no turn yet; send a message first")
-	}
-	if *n == 0 {
-		*n = turns[len(turns)-1].N
-		return nil
-	}
-	for _, t := range turns {
-		if t.N == *n {
-			return nil
-		}
-	}
-	return fmt.Errorf("this session has no turn %d; its turns are numbered %d to %d", *n, turns[0].N, turns[len(turns)-1].N)
 }
 
 // showModel runs /model: alone it opens the Switch the model dialog,

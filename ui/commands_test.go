@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/ui/chat"
 	"github.com/tally-dev/tally/ui/compaction"
+	"github.com/tally-dev/tally/ui/rewind"
 )
 
 // typeCommand types text into the prompt box and presses Send.
@@ -140,9 +141,9 @@ func TestBuiltinCommandsInThePromptBox(t *testing.T) {
 	})
 
 	typeCommand(h, "/rewind")
-	v := waitShown[*rewindView](h, "the Rewind dialog")
-	if v.plan.Turn.N != 1 || !strings.Contains(v.plan.Turn.Text, "hello") {
-		t.Errorf("the dialog rewinds to %+v", v.plan.Turn)
+	waitShown[*rewind.Dialog](h, "the Rewind dialog")
+	if !h.overlayShows("Go back to the start of turn 1: “hello") {
+		t.Error("the dialog does not rewind to the last turn")
 	}
 	for _, it := range h.ui.chat.Items {
 		if it.Kind == chat.ItemUser && strings.HasPrefix(it.Text, "/") {

@@ -16,6 +16,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
+	"github.com/tally-dev/tally/ui/rewind"
 	"github.com/tally-dev/tally/ui/settings"
 )
 
@@ -117,32 +118,33 @@ func TestChangesViewShowsDiagnostics(t *testing.T) {
 	h.send("write the files")
 	h.waitIdle()
 	test.Tap(h.ui.actions.changes)
-	v := waitShown[*changesView](h, "the Changes view")
+	v := waitShown[*rewind.Changes](h, "the Changes view")
+	badge := func(path string) *widget.Label { b, _ := changedFile(t, v, path); return b }
 	h.waitFor("the diagnostics", func() bool {
-		return v.diags.badges["a.fake"].Text != "checking…" && v.diags.badges["a.fake"].Text != ""
+		return badge("a.fake").Text != "checking…" && badge("a.fake").Text != ""
 	})
-	if b := v.diags.badges["a.fake"]; b.Text != "1 error · 1 warning" || b.Importance != widget.DangerImportance || !b.Visible() {
+	if b := badge("a.fake"); b.Text != "1 error · 1 warning" || b.Importance != widget.DangerImportance || !b.Visible() {
 		t.Errorf("a.fake badge %q (importance %v, visible %v)", b.Text, b.Importance, b.Visible())
 	}
-	h.waitFor("clean.fake", func() bool { return v.diags.badges["clean.fake"].Text != "checking…" })
-	if b := v.diags.badges["clean.fake"]; b.Text != "no errors or warnings" || b.Importance != widget.SuccessImportance {
+	h.waitFor("clean.fake", func() bool { return badge("clean.fake").Text != "checking…" })
+	if b := badge("clean.fake"); b.Text != "no errors or warnings" || b.Importance != widget.SuccessImportance {
 		t.Errorf("clean.fake badge %q (importance %v)", b.Text, b.Importance)
 	}
-	if b := v.diags.badges["notes.txt"]; b.Visible() {
+	if b := badge("notes.txt"); b.Visible() {
 		t.Errorf("a file no server handles has the badge %q", b.Text)
 	}
-	acc := v.diags.lists["a.fake"]
+	_, acc := changedFile(t, v, "a.fake")
 	if !acc.Visible() || acc.Items[0].Title != "Errors and warnings (2)" {
 		t.Fatalf("a.fake list: visible %v, title %q", acc.Visible(), acc.Items[0].Title)
 	}
 	var lines []string
-	for _, o := range v.diags.bodies["a.fake"].Objects {
+	for _, o := range acc.Items[0].Detail.(*fyne.Container).Objects {
 		lines = append(lines, o.(*widget.Label).Text)
 	}
 	if want := []string{"2:1 error BAD is not allowed", "3:3 warning WARN is not allowed"}; !slices.Equal(lines, want) {
 		t.Errorf("a.fake lines %q, want %q", lines, want)
 	}
-	if v.diags.lists["clean.fake"].Visible() {
+	if _, clean := changedFile(t, v, "clean.fake"); clean.Visible() {
 		t.Error("a clean file shows an empty list")
 	}
 	acc.Open(0)
@@ -222,4 +224,30 @@ func rowTexts(rows *fyne.Container) []string {
 		}
 	}
 	return out
+}
+
+// changedFile finds the badge of path in the Changes view v and, under
+// its diff, the list of its errors and warnings: each file is its head
+// (the path, then the badge and Revert), its diff and that list.
+func changedFile(t *testing.T, v fyne.CanvasObject, path string) (badge *widget.Label, list *widget.Accordion) {
+	t.Helper()
+	fynetest.Walk(v, func(o fyne.CanvasObject) bool {
+		box, ok := o.(*fyne.Container)
+		if badge != nil || !ok || len(box.Objects) != 3 {
+			return badge == nil
+		}
+		head, ok := box.Objects[0].(*fyne.Container)
+		acc, isList := box.Objects[2].(*widget.Accordion)
+		if !ok || !isList || len(head.Objects) != 2 {
+			return true
+		}
+		if l, ok := head.Objects[0].(*widget.Label); ok && l.Text == path {
+			badge, list = head.Objects[1].(*fyne.Container).Objects[0].(*widget.Label), acc
+		}
+		return badge == nil
+	})
+	if badge == nil {
+		t.Fatalf("the Changes view has no file %s", path)
+	}
+	return badge, list
 }

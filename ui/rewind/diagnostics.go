@@ -1,4 +1,4 @@
-package ui
+package rewind
 
 import (
 	"context"
@@ -56,14 +56,14 @@ func (d *changeDiagnostics) list(path string) fyne.CanvasObject {
 	return acc
 }
 
-// fetchChangeDiagnostics asks the shown session's language servers for
-// the current diagnostics of the files of v that one of them handles
-// (deleted files left out), off the UI goroutine, and shows them.
-func (u *UI) fetchChangeDiagnostics(live *liveSession, v *changesView) {
-	if live == nil || live.sess == nil || v.diags == nil {
+// fetchDiagnostics asks the session's language servers for the current
+// diagnostics of the files of v that one of them handles (deleted files
+// left out), off the UI goroutine, and shows them.
+func (vs *Views) fetchDiagnostics(s Session, v *Changes) {
+	if s == nil || s.Engine() == nil || v.diags == nil {
 		return
 	}
-	ls := live.sess.LanguageServers()
+	ls := s.Engine().LanguageServers()
 	status := ls.Status() // never waits
 	var paths []string
 	for _, c := range v.changes {
@@ -77,7 +77,7 @@ func (u *UI) fetchChangeDiagnostics(live *liveSession, v *changesView) {
 	for _, p := range paths {
 		v.diags.checking(p)
 	}
-	u.bridge.Work(func() func() {
+	vs.h.Work(func() func() {
 		ctx, cancel := context.WithTimeout(context.Background(), changeDiagnosticsWait)
 		defer cancel()
 		set, rep := ls.Diagnostics(ctx, paths...)
