@@ -8,7 +8,10 @@
 // reports and derives none. Engine work (turns, opening sessions,
 // connection tests) runs off the UI goroutine through the Bridge, the one
 // file that starts goroutines and calls fyne.Do; results reach the widgets
-// (package ui/widget) on the UI goroutine.
+// (package ui/widget) on the UI goroutine. Whole views are packages of
+// their own that never see the UI type — ui/chat, ui/settings,
+// ui/compaction, ui/extensions and ui/rewind — and get what they need
+// from the window as callbacks (a Host, a Session).
 package ui
 
 import (

@@ -35,7 +35,11 @@ func (vs *Views) runNewCycle(s Session) {
 	ops := s.Ops()
 	vs.h.Work(func() func() {
 		err := ops.NewCycle(ctx)
-		level, exact := ops.ContextTokens() // the level after the rewrite
+		var level int
+		var exact bool
+		if err == nil {
+			level, exact = ops.ContextTokens() // the level after the rewrite
+		}
 		return func() {
 			if !s.End() {
 				return
