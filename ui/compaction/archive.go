@@ -16,9 +16,9 @@ import (
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
-// CycleLine describes an archived cycle in the list: its number, dates,
+// cycleLine describes an archived cycle in the list: its number, dates,
 // size and the start of its hand-off brief.
-func CycleLine(a cycle.Archive) string {
+func cycleLine(a cycle.Archive) string {
 	when := a.Started.Local().Format("2 Jan 15:04")
 	if !a.Ended.IsZero() {
 		end := a.Ended.Local().Format("15:04")
@@ -79,7 +79,7 @@ func newArchiveBrowser(archives []cycle.Archive, win fyne.Window) *archiveBrowse
 				return
 			}
 			a := b.archives[id]
-			s := CycleLine(a)
+			s := cycleLine(a)
 			if n := b.perCycle[a.Cycle]; b.query != "" {
 				s = text.Plural(n, "hit") + " · " + s
 			}

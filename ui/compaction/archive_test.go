@@ -31,7 +31,7 @@ func TestArchiveBrowserSearch(t *testing.T) {
 				transcript.AssistantReply("Added a check", "", nil, t0),
 			}},
 	}
-	if got := CycleLine(archives[0]); !strings.HasPrefix(got, "Cycle 1 · 1 Mar 09:00 – 10:00 · 96k tokens · 3 messages\nFixed calc.Add") {
+	if got := cycleLine(archives[0]); !strings.HasPrefix(got, "Cycle 1 · 1 Mar 09:00 – 10:00 · 96k tokens · 3 messages\nFixed calc.Add") {
 		t.Errorf("cycle line = %q", got)
 	}
 	w := test.NewTempWindow(t, widget.NewLabel(""))

@@ -16,7 +16,7 @@ func TestBreakEvenIsAWholeNumberOfRequests(t *testing.T) {
 		at   float64
 		want string
 	}{{204.4, "Breaks even after 205 later requests."}, {0.3, "Breaks even after 1 later request."}, {1320, "Breaks even after 1,320 later requests."}} {
-		got := CacheCostText(compact.CacheCost{BreakEven: c.at, SavedPerRequest: 10}, ledger.Price{CacheHit: 0.1, CacheMiss: 1}, true)
+		got := cacheCostText(compact.CacheCost{BreakEven: c.at, SavedPerRequest: 10}, ledger.Price{CacheHit: 0.1, CacheMiss: 1}, true)
 		if !strings.Contains(got, c.want) {
 			t.Errorf("break-even %v: %q, want %q", c.at, got, c.want)
 		}

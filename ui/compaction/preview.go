@@ -19,10 +19,10 @@ import (
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
-// LayerLine describes one layer of a compaction plan in a line: its name,
+// layerLine describes one layer of a compaction plan in a line: its name,
 // whether it ran, was skipped (and why) or is a forecast, the messages it
 // touches and the tokens before and after.
-func LayerLine(l compact.LayerReport) string {
+func layerLine(l compact.LayerReport) string {
 	state := "ran"
 	switch {
 	case l.Skipped != "":
@@ -38,11 +38,11 @@ func LayerLine(l compact.LayerReport) string {
 		text.Thousands(l.TokensBefore), text.Thousands(l.TokensAfter))
 }
 
-// CacheCostText explains what applying a plan costs in cache terms: the
+// cacheCostText explains what applying a plan costs in cache terms: the
 // prefix tokens the next request re-sends at the miss price, what each
 // later request saves and after how many requests it pays off. Without a
 // price it says so and counts in tokens.
-func CacheCostText(c compact.CacheCost, p ledger.Price, priced bool) string {
+func cacheCostText(c compact.CacheCost, p ledger.Price, priced bool) string {
 	var b strings.Builder
 	switch {
 	case c.InvalidatedTokens == 0:
@@ -213,7 +213,7 @@ func newPreview(plan compact.Plan, before []transcript.Message, price ledger.Pri
 			color = theme.ColorNamePlaceHolder
 		}
 		t := &widget.RichText{Wrapping: fyne.TextWrapWord, Scroll: container.ScrollNone}
-		tw.SetStyledText(t, fmt.Sprintf("%d. %s", i+1, LayerLine(l)), color, l.Ran && len(l.Changes) > 0)
+		tw.SetStyledText(t, fmt.Sprintf("%d. %s", i+1, layerLine(l)), color, l.Ran && len(l.Changes) > 0)
 		v.layers.Add(t)
 	}
 	var pins []string
@@ -237,7 +237,7 @@ func newPreview(plan compact.Plan, before []transcript.Message, price ledger.Pri
 		pins = []string{"Nothing is pinned."}
 	}
 	v.pins = &widget.Label{Text: strings.Join(pins, "\n"), Wrapping: fyne.TextWrapWord}
-	v.cost = &widget.Label{Text: CacheCostText(plan.Cache, price, priced), Wrapping: fyne.TextWrapWord}
+	v.cost = &widget.Label{Text: cacheCostText(plan.Cache, price, priced), Wrapping: fyne.TextWrapWord}
 	v.before, v.after = compactionRows(plan, before)
 	v.beforeL = v.previewList(&v.before)
 	v.afterL = v.previewList(&v.after)

@@ -89,7 +89,7 @@ func TestPreviewRowsOpenAndAnEmptyPlanSaysWhy(t *testing.T) {
 	if !strings.Contains(v.head.Text, "nothing would change") || strings.Contains(v.head.Text, "→ 190") {
 		t.Errorf("head of an empty plan: %q", v.head.Text)
 	}
-	if got := LayerLine(plan.Layers[0]); !strings.Contains(got, "found nothing to change") || strings.Contains(got, "0 messages touched") {
+	if got := layerLine(plan.Layers[0]); !strings.Contains(got, "found nothing to change") || strings.Contains(got, "0 messages touched") {
 		t.Errorf("layer line: %q", got)
 	}
 	v.beforeL.Select(0)

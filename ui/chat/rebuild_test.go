@@ -1,4 +1,4 @@
-package ui
+package chat
 
 import (
 	"strings"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/ledger"
-	"github.com/tally-dev/tally/ui/chat"
 )
 
 // The compaction row in the chat said 16.3k → 9.6k while the next request
@@ -16,8 +15,8 @@ import (
 // names both.
 func TestCompactionRowNamesTheNextRequest(t *testing.T) {
 	test.NewTempApp(t)
-	c := &chat.View{}
-	it := chat.RebuildItem(agent.RebuildInfo{Kind: agent.RebuildCompaction, TokensBefore: 16_300, TokensAfter: 9_600})
+	c := &View{}
+	it := RebuildItem(agent.RebuildInfo{Kind: agent.RebuildCompaction, TokensBefore: 16_300, TokensAfter: 9_600})
 	c.AwaitNext = it // as showRebuild leaves it
 	c.NoteNextRequest(ledger.Row{Request: 5, PromptTokens: 12_900})
 	if !strings.Contains(it.Text, "16.3k → 9.6k") || !strings.Contains(it.Text, "next request was 12.9k") {
@@ -30,14 +29,14 @@ func TestCompactionRowNamesTheNextRequest(t *testing.T) {
 }
 
 func TestRebuildRowSaysWhatItCostInCacheTerms(t *testing.T) {
-	it := chat.RebuildItem(agent.RebuildInfo{Kind: agent.RebuildCompaction, Reason: "auto compaction",
+	it := RebuildItem(agent.RebuildInfo{Kind: agent.RebuildCompaction, Reason: "auto compaction",
 		TokensBefore: 63_000, TokensAfter: 30_000, MissTokens: 31_500, PaysBackAfter: 3.25})
 	for _, want := range []string{"compacted: 63k → 30k tokens", "31.5k tokens billed as misses once", "pays back after 3.2 requests"} {
 		if !strings.Contains(it.Text, want) {
 			t.Errorf("row %q lacks %q", it.Text, want)
 		}
 	}
-	if it := chat.RebuildItem(agent.RebuildInfo{Kind: agent.RebuildPurge, TokensBefore: 10, TokensAfter: 5}); strings.Contains(it.Text, "misses") {
+	if it := RebuildItem(agent.RebuildInfo{Kind: agent.RebuildPurge, TokensBefore: 10, TokensAfter: 5}); strings.Contains(it.Text, "misses") {
 		t.Errorf("a rewrite that cost nothing in cache terms says it did: %q", it.Text)
 	}
 }
