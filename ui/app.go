@@ -8,7 +8,10 @@
 // reports and derives none. Engine work (turns, opening sessions,
 // connection tests) runs off the UI goroutine through the Bridge, the one
 // file that starts goroutines and calls fyne.Do; results reach the widgets
-// (package ui/widget) on the UI goroutine.
+// (package ui/widget) on the UI goroutine. Whole views are packages of
+// their own that never see the UI type — ui/chat, ui/settings,
+// ui/compaction, ui/extensions and ui/rewind — and get what they need
+// from the window as callbacks (a Host, a Session).
 package ui
 
 import (
@@ -33,6 +36,8 @@ import (
 	"github.com/tally-dev/tally/assets"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/chat"
+	"github.com/tally-dev/tally/ui/compaction"
+	"github.com/tally-dev/tally/ui/rewind"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -152,6 +157,8 @@ type UI struct {
 	sessions *sessionsView
 	panels   *panels
 	chat     *chat.View
+	maint    *compaction.Views // the compaction, purge, cycle and archive views
+	rewinds  *rewind.Views     // the Rewind dialog and the Changes view
 	head     header
 	input    input
 	side     sidePanel
@@ -169,7 +176,6 @@ type UI struct {
 	focused bool                    // the window has the keyboard focus
 	saving  sync.WaitGroup          // writes closing waits for: settings saves, forgetting an interrupted turn
 
-	mcpSignIn dialog.Dialog // the dialog of a sign-in to an MCP server under way
 	exporting *exportDialog // the export dialog shown last
 	merging   dialog.Dialog // the merge review of a worktree shown last
 }
@@ -181,7 +187,7 @@ type header struct {
 	title   *widget.Label
 	perm    *permissionBar // mode, network switch, sandbox state and rules of the open session
 	demoTag *widget.Label
-	notice  *compactionNotice
+	notice  *compaction.Notice
 }
 
 // input is what sits under the chat: the prompt box, Send and Stop, and
@@ -307,16 +313,18 @@ func (u *UI) applyTheme() {
 // build lays the main window out.
 func (u *UI) build() {
 	u.banner = tw.NewBanner()
-	u.head.notice = newCompactionNotice(u.previewNotice, u.postponeCompaction)
+	u.maint = compaction.New(u.maintenanceHost())
+	u.rewinds = rewind.New(u.rewindHost())
+	u.head.notice = u.maint.Notice
 	u.side.gauge = tw.NewGauge()
 	u.side.chip = tw.NewCacheChip()
 	u.side.checklist = tw.NewChecklist()
 	u.side.chart = tw.NewChart()
-	u.actions.compact = &widget.Button{Text: "Compact…", Icon: theme.ViewRestoreIcon(), OnTapped: u.startCompaction}
-	u.actions.purge = &widget.Button{Text: "Purge…", Icon: theme.ContentCutIcon(), OnTapped: u.startPurge}
-	u.actions.archive = &widget.Button{Text: "Archive", Icon: theme.HistoryIcon(), OnTapped: u.showArchive}
-	u.actions.cycle = &widget.Button{Text: "New cycle", Icon: theme.ContentAddIcon(), OnTapped: u.startNewCycle}
-	u.actions.changes = &widget.Button{Text: "Changes", Icon: theme.DocumentIcon(), OnTapped: u.showChanges}
+	u.actions.compact = &widget.Button{Text: "Compact…", Icon: theme.ViewRestoreIcon(), OnTapped: u.maint.Compact}
+	u.actions.purge = &widget.Button{Text: "Purge…", Icon: theme.ContentCutIcon(), OnTapped: u.maint.Purge}
+	u.actions.archive = &widget.Button{Text: "Archive", Icon: theme.HistoryIcon(), OnTapped: u.maint.Archive}
+	u.actions.cycle = &widget.Button{Text: "New cycle", Icon: theme.ContentAddIcon(), OnTapped: u.maint.NewCycle}
+	u.actions.changes = &widget.Button{Text: "Changes", Icon: theme.DocumentIcon(), OnTapped: u.rewinds.Changes}
 	u.input.suggest = u.demoSuggestions()
 	u.footer = tw.NewFooter(func(d time.Duration, fn func()) { u.bridge.After(d, fn) })
 	u.chat = chat.New(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })

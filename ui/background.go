@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/ui/chat"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // draftDelay is how long after the last keystroke a draft is stored.
@@ -162,4 +164,22 @@ func (u *UI) endBusy(live *liveSession) bool {
 		return false
 	}
 	return true
+}
+
+// beginBusy marks live as running a maintenance job (compaction, purge, a
+// new cycle) that Stop can cancel: it disables Send and the other actions
+// and shows state in the footer. It reports false when live is not the open
+// session or is already busy.
+func (u *UI) beginBusy(live *liveSession, state string) (context.Context, bool) {
+	if u.live != live || live == nil || live.job.running {
+		return nil, false
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	live.job = job{running: true, cancel: cancel}
+	u.input.send.Disable()
+	u.input.stop.Enable()
+	u.setBusyButtons(true)
+	u.footer.State.Run = tw.Busy(state)
+	u.footer.Update()
+	return ctx, true
 }

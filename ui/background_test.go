@@ -13,6 +13,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/ui/chat"
+	"github.com/tally-dev/tally/ui/compaction"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -127,7 +128,7 @@ func TestDeletingTheOpenSessionResetsEveryPanel(t *testing.T) {
 func TestSuggestionsWaitForTheTurn(t *testing.T) {
 	h := newHarness(t, map[string]string{})
 	h.ui.setBusyButtons(true)
-	h.ui.live = &liveSession{ops: engineOps{}}
+	h.ui.live = &liveSession{ops: compaction.EngineOps{}}
 	h.ui.setBusyButtons(true)
 	var buttons int
 	for _, o := range h.ui.input.suggest.Objects {
@@ -209,7 +210,7 @@ func TestReopenedSessionShowsEarlierCyclesCollapsed(t *testing.T) {
 	h.newSession()
 	h.send("first question")
 	h.waitIdle()
-	h.ui.runNewCycle(h.ui.live)
+	h.newCycle()
 	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Snapshot().Meta.Cycle == 2 })
 	// Issue 12 #3: New cycle after a finished turn used to copy the
 	// answered request into the new cycle, as if it were still open.

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -11,8 +10,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/command"
-	"github.com/tally-dev/tally/engine/rewind"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/ui/settings"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // The built-in slash commands typed in the prompt box (/compact,
@@ -35,61 +35,16 @@ func (u *UI) runCommand(live *liveSession, inv command.Invocation, err error) {
 	u.banner.Hide()
 	switch inv.Command.Action {
 	case command.ActionCompact:
-		u.startCompaction()
+		u.maint.Compact()
 	case command.ActionNewCycle:
-		u.startNewCycle()
+		u.maint.NewCycle()
 	case command.ActionRewind:
-		u.rewindToTurn(live, inv.Turn)
+		u.rewinds.RewindTo(inv.Turn)
 	case command.ActionModel:
 		u.showModel(live, inv)
 	case command.ActionHelp:
 		u.showHelp(live)
 	}
-}
-
-// rewindToTurn opens the Rewind dialog for turn n of live (0: its last
-// turn), as "Rewind to here…" on that message does.
-func (u *UI) rewindToTurn(live *liveSession, n int) {
-	if live == nil || live.sess == nil {
-		return
-	}
-	sess := live.sess
-	u.bridge.Work(func() func() {
-		turns := sess.Snapshot().Turns()
-		var plan rewind.Plan
-		err := rewindTarget(turns, &n)
-		if err == nil {
-			plan, err = sess.Rewind().Plan(n)
-		}
-		return func() {
-			if u.live != live {
-				return
-			}
-			if err != nil {
-				u.banner.ShowError("Cannot rewind: " + err.Error())
-				return
-			}
-			u.showRewind(live, plan)
-		}
-	})
-}
-
-// rewindTarget checks that turn *n is among turns, setting it to the last
-// one when it is 0.
-func rewindTarget(turns []rewind.Turn, n *int) error {
-	if len(turns) == 0 {
-		return fmt.Errorf("this session has no turn yet; send a message first")
-	}
-	if *n == 0 {
-		*n = turns[len(turns)-1].N
-		return nil
-	}
-	for _, t := range turns {
-		if t.N == *n {
-			return nil
-		}
-	}
-	return fmt.Errorf("this session has no turn %d; its turns are numbered %d to %d", *n, turns[0].N, turns[len(turns)-1].N)
 }
 
 // showModel runs /model: alone it opens the Switch the model dialog,
@@ -112,10 +67,10 @@ func (u *UI) showModel(live *liveSession, inv command.Invocation) {
 // showModelDialog offers the endpoints (the main connection and the
 // profiles) and a model name, and switches live to them.
 func (u *UI) showModelDialog(live *liveSession) {
-	names := append([]string{mainChoice}, u.settings.ProfileNames()...)
+	names := append([]string{settings.MainChoice}, u.settings.ProfileNames()...)
 	endpoint := widget.NewSelect(names, nil)
-	endpoint.SetSelected(orChoice(live.sess.Snapshot().Meta.Profile, mainChoice))
-	model := newEscEntry()
+	endpoint.SetSelected(orChoice(live.sess.Snapshot().Meta.Profile, settings.MainChoice))
+	model := tw.NewEscEntry()
 	model.SetText(live.info.model)
 	endpoint.OnChanged = func(sel string) {
 		model.SetText("")
@@ -135,7 +90,7 @@ func (u *UI) showModelDialog(live *liveSession) {
 			return
 		}
 		profile := endpoint.Selected
-		if profile == mainChoice {
+		if profile == settings.MainChoice {
 			profile = workbench.MainProfile
 		}
 		u.switchModel(live, profile, strings.TrimSpace(model.Text))
@@ -162,8 +117,9 @@ func (u *UI) switchModel(live *liveSession, profile, model string) {
 		}
 		// The new model's window moves the gauge and its marks.
 		window := sess.Snapshot().Window
-		level, exact := sess.ContextTokens()
-		compactAt, cycleAt := sess.Thresholds()
+		v := sess.Snapshot()
+		level, exact := v.Level, v.Exact
+		compactAt, cycleAt := v.CompactAt, v.CycleAt
 		return func() {
 			if err != nil {
 				u.banner.ShowError("The model stays " + live.info.model + ": " + err.Error())
@@ -201,4 +157,12 @@ func (u *UI) showHelp(live *liveSession) {
 			}
 		}
 	})
+}
+
+// orChoice is v, or def when v is "".
+func orChoice(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/ui/chat"
+	"github.com/tally-dev/tally/ui/compaction"
+	"github.com/tally-dev/tally/ui/rewind"
 )
 
 // typeCommand types text into the prompt box and presses Send.
@@ -85,11 +87,11 @@ func TestCompactCommandRunsTheCompaction(t *testing.T) {
 	h := fakeSession(t, f)
 	chatBefore := len(h.ui.chat.Items)
 	typeCommand(h, "/compact")
-	d := waitShown[*compactionPreview](h, "the preview")
+	waitShown[*compaction.Preview](h, "the preview")
 	if h.ui.input.prompt.Text != "" {
 		t.Errorf("the prompt keeps %q", h.ui.input.prompt.Text)
 	}
-	test.Tap(d.apply)
+	h.tapInDialog("Apply")
 	h.waitFor("the compaction", func() bool { n, _ := f.counts(); return !h.ui.live.job.running && n == 1 })
 	for _, it := range h.ui.chat.Items[chatBefore:] {
 		if it.Kind == chat.ItemUser {
@@ -139,9 +141,9 @@ func TestBuiltinCommandsInThePromptBox(t *testing.T) {
 	})
 
 	typeCommand(h, "/rewind")
-	v := waitShown[*rewindView](h, "the Rewind dialog")
-	if v.plan.Turn.N != 1 || !strings.Contains(v.plan.Turn.Text, "hello") {
-		t.Errorf("the dialog rewinds to %+v", v.plan.Turn)
+	waitShown[*rewind.Dialog](h, "the Rewind dialog")
+	if !h.overlayShows("Go back to the start of turn 1: “hello") {
+		t.Error("the dialog does not rewind to the last turn")
 	}
 	for _, it := range h.ui.chat.Items {
 		if it.Kind == chat.ItemUser && strings.HasPrefix(it.Text, "/") {

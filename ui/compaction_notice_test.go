@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/ui/chat"
+	"github.com/tally-dev/tally/ui/compaction"
 )
 
 func (f *fakeOps) PostponeCompaction() {
@@ -46,22 +48,21 @@ func TestCompactionNoticePreviewNotNowAndTheRow(t *testing.T) {
 		t.Error("the notice is not on the window")
 	}
 
-	test.Tap(h.ui.head.notice.preview)
-	d, _ := shown[*compactionPreview](h)
-	if d == nil || len(d.before) != len(plan.Messages) {
-		t.Fatalf("Preview did not open the preview of the notice's plan: %+v", d)
+	test.Tap(buttonIn(h.ui.head.notice, "Preview"))
+	if _, ok := shown[*compaction.Preview](h); !ok || !h.previewLists(fmt.Sprintf("Before — %d messages", len(plan.Messages))) {
+		t.Fatal("Preview did not open the preview of the notice's plan")
 	}
-	if !d.apply.Disabled() || !strings.Contains(d.apply.Text, "threshold") {
-		t.Errorf("Apply during a turn: disabled %v, %q", d.apply.Disabled(), d.apply.Text)
+	if apply := buttonIn(h.win.Canvas().Overlays().Top(), "Runs by itself at the threshold"); apply == nil || !apply.Disabled() {
+		t.Errorf("Apply during a turn: %+v; want it disabled, saying it runs by itself", apply)
 	}
-	test.Tap(d.cancel)
+	h.tapInDialog("Cancel")
 	if n, _ := f.counts(); n != 0 {
 		t.Fatalf("closing the preview compacted %d times", n)
 	}
 
-	test.Tap(h.ui.head.notice.notNow)
+	test.Tap(buttonIn(h.ui.head.notice, "Not now"))
 	h.waitFor("Not now", func() bool { return f.postpones() == 1 && strings.HasPrefix(h.ui.head.notice.Text(), "Not now") })
-	if !h.ui.head.notice.notNow.Disabled() {
+	if b := buttonIn(h.ui.head.notice, "Postponed"); b == nil || !b.Disabled() {
 		t.Error("Not now can be pressed twice")
 	}
 
@@ -100,8 +101,9 @@ func TestCompactionNoticePreviewAppliesBetweenTurns(t *testing.T) {
 	h := fakeSession(t, f)
 	f.emit(agent.Event{Kind: agent.EventCompactionSoon, Notice: &rewrite.Notice{Level: 58_000, Mark: 56_999, Threshold: 63_333, Plan: plan}})
 	h.waitFor("the notice", func() bool { return h.ui.head.notice.Visible() })
-	test.Tap(h.ui.head.notice.preview)
-	test.Tap(waitShown[*compactionPreview](h, "the preview").apply)
+	test.Tap(buttonIn(h.ui.head.notice, "Preview"))
+	waitShown[*compaction.Preview](h, "the preview")
+	h.tapInDialog("Apply")
 	h.waitFor("the compaction", func() bool { n, _ := f.counts(); return n == 1 && !h.ui.live.job.running })
 	if h.ui.head.notice.Visible() {
 		t.Error("the notice stays after the compaction it announced")

@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/ui/chat"
+	"github.com/tally-dev/tally/ui/compaction"
 )
 
 func TestCompactionDialogApplyAndCancel(t *testing.T) {
@@ -21,20 +22,14 @@ func TestCompactionDialogApplyAndCancel(t *testing.T) {
 
 	// Cancel: nothing is applied.
 	test.Tap(h.ui.actions.compact)
-	d := waitShown[*compactionPreview](h, "the preview")
+	waitShown[*compaction.Preview](h, "the preview")
 	for _, s := range []string{"84,200 → 21,000 tokens", "micro — ran · 1 message touched · 84,200 → 81,600 tokens",
 		"memory — skipped: the workspace has no MEMORY.md", "misses the cache on all 21,000 tokens", "Breaks even after 3 later requests"} {
 		if !h.shows(s) {
 			t.Errorf("the preview does not show %q", s)
 		}
 	}
-	if len(d.before) != 5 || !d.before[0].Pinned || d.before[2].Change != compact.ActionSummarise {
-		t.Errorf("before rows = %+v", d.before)
-	}
-	if len(d.after) != 3 || !d.after[0].Added || !d.after[1].Pinned || !d.after[2].Pinned {
-		t.Errorf("after rows = %+v; want the summary and the two pinned messages", d.after)
-	}
-	test.Tap(d.cancel)
+	h.tapInDialog("Cancel")
 	h.q.drain()
 	if n, _ := f.counts(); n != 0 {
 		t.Fatalf("Cancel compacted %d times", n)
@@ -47,7 +42,8 @@ func TestCompactionDialogApplyAndCancel(t *testing.T) {
 
 	// Apply: compacts off the UI goroutine and the chat shows the row.
 	test.Tap(h.ui.actions.compact)
-	test.Tap(waitShown[*compactionPreview](h, "the preview").apply)
+	waitShown[*compaction.Preview](h, "the preview")
+	h.tapInDialog("Apply")
 	h.waitFor("the compaction", func() bool { n, _ := f.counts(); return !h.ui.live.job.running && n == 1 })
 	if n, _ := f.counts(); n != 1 {
 		t.Fatalf("Apply compacted %d times; want 1", n)
@@ -74,7 +70,7 @@ func TestAskModeUsesThePreviewDialog(t *testing.T) {
 	h := silentSession(t)
 	plan, _ := samplePlan()
 	live := h.ui.live
-	asker := &compactionAsker{bridge: h.ui.bridge, show: func(p compact.Plan, answer func(bool)) func() {
+	asker := &compaction.Asker{Do: h.ui.bridge.Do, Show: func(p compact.Plan, answer func(bool)) func() {
 		return h.ui.askCompaction(live, p, answer)
 	}}
 	type answer struct {
@@ -90,18 +86,18 @@ func TestAskModeUsesThePreviewDialog(t *testing.T) {
 		return ch
 	}
 	ch := ask(context.Background())
-	d := waitShown[*compactionPreview](h, "the question")
-	if len(d.before) != 5 {
-		t.Errorf("ask mode before rows = %d; want the plan's 5 messages", len(d.before))
+	waitShown[*compaction.Preview](h, "the question")
+	if !h.previewLists("Before — 5 messages") {
+		t.Error("ask mode does not list the plan's 5 messages before")
 	}
-	test.Tap(d.apply)
+	h.tapInDialog("Apply")
 	if a := <-ch; !a.ok || a.err != nil {
 		t.Errorf("Apply answered %+v; want true", a)
 	}
 	// Stopping the turn withdraws the question.
 	ctx, cancel := context.WithCancel(context.Background())
 	ch = ask(ctx)
-	waitShown[*compactionPreview](h, "the question")
+	waitShown[*compaction.Preview](h, "the question")
 	cancel()
 	a := <-ch
 	h.q.drain()
@@ -125,18 +121,18 @@ func TestManualCompactionAgainstTheEngine(t *testing.T) {
 		h.waitIdle()
 	}
 	test.Tap(h.ui.actions.compact)
-	var d *compactionPreview
+	var d *compaction.Preview
 	h.waitFor("the preview or an explanation", func() bool {
-		d, _ = shown[*compactionPreview](h)
+		d, _ = shown[*compaction.Preview](h)
 		return d != nil || h.ui.banner.Text() != ""
 	})
 	if d == nil {
 		t.Fatalf("no preview: %s", h.ui.banner.Text())
 	}
-	if len(d.before) != len(h.ui.live.sess.Snapshot().Messages()) {
-		t.Errorf("before list has %d rows; the log has %d messages", len(d.before), len(h.ui.live.sess.Snapshot().Messages()))
+	if n := len(h.ui.live.sess.Snapshot().Messages()); !h.previewLists(fmt.Sprintf("Before — %d messages", n)) {
+		t.Errorf("the before list does not have the log's %d messages", n)
 	}
-	test.Tap(d.apply)
+	h.tapInDialog("Apply")
 	h.waitFor("the compaction to finish", func() bool { return !h.ui.live.job.running && h.ui.footer.State.Run.String() != "compacting…" })
 	var row *chat.Item
 	for _, it := range h.ui.chat.Items {
@@ -178,7 +174,7 @@ func TestNewCycleRunsOffTheUIGoroutine(t *testing.T) {
 	if h.ui.actions.cycle.Disabled() {
 		t.Fatal("New cycle is disabled on an idle session")
 	}
-	h.ui.runNewCycle(h.ui.live)
+	h.newCycle()
 	h.waitFor("the new cycle", func() bool {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -186,17 +182,5 @@ func TestNewCycleRunsOffTheUIGoroutine(t *testing.T) {
 	})
 	if h.ui.input.suggestBox.Visible() {
 		t.Error("the demo suggestions show in a normal session")
-	}
-}
-
-func TestNothingToApply(t *testing.T) {
-	if planChanges(compact.Plan{Layers: []compact.LayerReport{{Name: "micro", Ran: false}, {Name: "prune", Ran: true}}}) {
-		t.Error("an empty plan offers Apply")
-	}
-	if !planChanges(compact.Plan{NeedsSummary: true}) {
-		t.Error("a plan that needs a summary does not offer Apply")
-	}
-	if !planChanges(compact.Plan{Layers: []compact.LayerReport{{Name: "prune", Ran: true, Changes: []compact.Change{{Index: 3}}}}}) {
-		t.Error("a plan that prunes does not offer Apply")
 	}
 }

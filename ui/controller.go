@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
@@ -17,6 +16,8 @@ import (
 	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/chat"
+	"github.com/tally-dev/tally/ui/compaction"
+	"github.com/tally-dev/tally/ui/settings"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -27,12 +28,12 @@ import (
 type liveSession struct {
 	id    string
 	sess  *agent.Session
-	ops   sessionOps   // the session's compaction, purge and archive calls
-	info  sessionFacts // what opening it established
-	job   job          // the turn or maintenance job running, if any
-	waits waits        // what it waits for the user on
-	draft string       // the unsent prompt, as last stored
-	empty bool         // the session has no message yet: nothing to compact, purge or archive
+	ops   compaction.Ops // the session's compaction, purge and archive calls
+	info  sessionFacts   // what opening it established
+	job   job            // the turn or maintenance job running, if any
+	waits waits          // what it waits for the user on
+	draft string         // the unsent prompt, as last stored
+	empty bool           // the session has no message yet: nothing to compact, purge or archive
 	rows  []ledger.Row
 	// lspTold are the language servers whose failure the banner told.
 	lspTold map[string]bool
@@ -84,7 +85,7 @@ func (u *UI) agentConfig(live *liveSession, isDemo bool) (agent.Config, error) {
 	approver := &chat.Approver{Do: u.bridge.Do,
 		Show:     func(p *chat.Approval) { u.showApproval(live, p) },
 		Withdraw: func(p *chat.Approval) { u.withdrawApproval(live, p) }}
-	asker := &compactionAsker{bridge: u.bridge, show: func(plan compact.Plan, answer func(bool)) func() {
+	asker := &compaction.Asker{Do: u.bridge.Do, Show: func(plan compact.Plan, answer func(bool)) func() {
 		return u.askCompaction(live, plan, answer)
 	}}
 	cfg, err := u.wb.Config(workbench.SessionOptions{
@@ -129,7 +130,7 @@ func (u *UI) askCompaction(live *liveSession, plan compact.Plan, answer func(boo
 	}
 	u.footer.State.Run = tw.RunState{Phase: tw.RunWaitingAnswer}
 	u.footer.Update()
-	_, closeFn := u.showCompactionDialog(plan, nil, func(ok bool) {
+	_, closeFn := u.maint.ShowPreview(plan, nil, func(ok bool) {
 		if u.live == live && live.job.running {
 			u.footer.State.Run = tw.Running(0, 0, "")
 			if ok {
@@ -223,7 +224,8 @@ func (u *UI) send() {
 	u.setBusyButtons(true)
 	u.bridge.Work(func() func() {
 		res, err := sess.RunWithImages(ctx, text, inputs)
-		level, exact := sess.ContextTokens()
+		v := sess.Snapshot()
+		level, exact := v.Level, v.Exact
 		alerts := sess.Snapshot().Alerts
 		return func() {
 			if u.live == live {
@@ -293,20 +295,20 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 // button, on the field to fix, when the settings can fix it.
 func (u *UI) showTurnError(err error) {
 	msg := friendlyError(err)
-	focus := func(pick func(*settingsForm) fyne.Focusable) func() {
+	focus := func(fld settings.Field) func() {
 		return func() {
 			if f := u.openSettings(); f != nil {
-				u.win.Canvas().Focus(pick(f))
+				f.Focus(fld)
 			}
 		}
 	}
 	switch workbench.Classify(err) {
 	case workbench.ProblemUnauthorized:
-		u.banner.ShowAction(msg, "Settings", focus(func(f *settingsForm) fyne.Focusable { return f.apiKey }))
+		u.banner.ShowAction(msg, "Settings", focus(settings.APIKey))
 	case workbench.ProblemUnknownModel:
-		u.banner.ShowAction(msg, "Settings", focus(func(f *settingsForm) fyne.Focusable { return f.model }))
+		u.banner.ShowAction(msg, "Settings", focus(settings.Model))
 	case workbench.ProblemUnreachable:
-		u.banner.ShowAction(msg, "Settings", focus(func(f *settingsForm) fyne.Focusable { return f.baseURL }))
+		u.banner.ShowAction(msg, "Settings", focus(settings.BaseURL))
 	default:
 		u.banner.ShowError(msg)
 	}

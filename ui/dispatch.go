@@ -48,7 +48,7 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 		}
 	case agent.EventCompactionSoon:
 		if e.Notice != nil {
-			u.showCompactionNotice(*e.Notice)
+			u.head.notice.Announce(*e.Notice)
 		}
 	case agent.EventRebuild:
 		if e.Rebuild != nil {
@@ -183,4 +183,13 @@ func (u *UI) decide(it *chat.Item, d tool.Decision) {
 	if u.live != nil && u.live.job.running {
 		u.runningTool(u.live, 0, it.Call)
 	}
+}
+
+// showRebuild adds the chat row of a log rewrite: "compacted: 84.2k →
+// 21.0k tokens" with the summary expandable, or the start of a new cycle
+// with its hand-off brief.
+func (u *UI) showRebuild(info rewrite.Info) {
+	it := chat.RebuildItem(info)
+	u.chat.AppendItems(it)
+	u.chat.AwaitNext = it
 }

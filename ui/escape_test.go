@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+
+	"github.com/tally-dev/tally/ui/settings"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // pressEscape delivers Escape as the desktop driver does: to the focused
@@ -34,7 +37,7 @@ func TestEscapeClosesDialogs(t *testing.T) {
 	}
 
 	h.ui.showSearch()
-	if _, ok := h.win.Canvas().Focused().(*escEntry); !ok {
+	if _, ok := h.win.Canvas().Focused().(*tw.EscEntry); !ok {
 		t.Fatalf("the search field does not have the focus (%T)", h.win.Canvas().Focused())
 	}
 	pressEscape(h)
@@ -42,8 +45,7 @@ func TestEscapeClosesDialogs(t *testing.T) {
 		t.Error("Escape in the search field did not close search")
 	}
 
-	f := h.ui.openSettings()
-	h.win.Canvas().Focus(f.model)
+	h.ui.openSettings().Focus(settings.Model)
 	pressEscape(h)
 	if overlays() != 0 {
 		t.Error("Escape in a settings field did not close the settings")

@@ -26,8 +26,7 @@ type fakeOps struct {
 	purged    int
 	cycles    int
 	emit      func(agent.Event) // the session's OnEvent
-	alerts    []string
-	postponed int // PostponeCompaction calls
+	postponed int               // PostponeCompaction calls
 }
 
 func (f *fakeOps) PreviewCompaction() (compact.Plan, error) { return f.plan, nil }
@@ -62,8 +61,6 @@ func (f *fakeOps) ApplyPurge(p rewrite.PurgePreview) error {
 		Kind: rewrite.Purge, Reason: "purge", TokensBefore: p.Before, TokensAfter: p.After}})
 	return nil
 }
-
-func (f *fakeOps) Alerts() []string { return f.alerts }
 
 func (f *fakeOps) Messages() []transcript.Message { return f.msgs }
 

@@ -14,11 +14,13 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/ui/chat"
+	"github.com/tally-dev/tally/ui/compaction"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
@@ -96,11 +98,13 @@ func TestGoldenCompactionDialog(t *testing.T) {
 	// No session is open, so the dialog has no model price and counts in
 	// tokens: the rendered text does not depend on saved settings.
 	u := &UI{win: win}
+	views := compaction.New(compaction.Host{Window: win, Price: u.price})
 	plan, msgs := goldenPlan()
-	v, _ := u.showCompactionDialog(plan, msgs, func(bool) {})
+	v, _ := views.ShowPreview(plan, msgs, func(bool) {})
 	fynetest.AssertGolden(t, win, "compaction_layers")
-	v.tabs.SelectIndex(1)
+	tabs := fynetest.Find[*container.AppTabs](v, nil)
+	tabs.SelectIndex(1)
 	fynetest.AssertGolden(t, win, "compaction_before_after")
-	v.tabs.SelectIndex(2)
+	tabs.SelectIndex(2)
 	fynetest.AssertGolden(t, win, "compaction_pinned")
 }

@@ -15,15 +15,18 @@ import (
 // The bridge is the only place in the UI that starts a goroutine or calls
 // fyne.Do: work elsewhere goes through Bridge.Work, Watch or Await, so a
 // view never touches widgets off the UI goroutine. The test reads the
-// UI's source (tests excepted, ui/widget included) and fails on any other
-// go statement, fyne.Do or fyne.DoAndWait call, or time.AfterFunc (whose
-// function runs on a goroutine of its own), whatever name the file
-// imports fyne or time under.
+// UI's source, every package under ui/ included (ui/widget, ui/chat,
+// ui/settings…; tests excepted), and fails on any other go statement,
+// fyne.Do or fyne.DoAndWait call, or time.AfterFunc (whose function runs
+// on a goroutine of its own), whatever name the file imports fyne or time
+// under.
 func TestOnlyTheBridgeStartsGoroutines(t *testing.T) {
+	read := map[string]bool{} // the folders whose source was read
 	err := filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 			return err
 		}
+		read[filepath.Dir(p)] = true
 		if filepath.Base(p) == "bridge.go" && filepath.Dir(p) == "." {
 			return nil
 		}
@@ -38,6 +41,12 @@ func TestOnlyTheBridgeStartsGoroutines(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Every sub-package is read, the views split out of package ui first.
+	for _, dir := range []string{".", "chat", "compaction", "extensions", "rewind", "settings", "widget"} {
+		if !read[dir] {
+			t.Errorf("the rule did not read the source of ui/%s", dir)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -160,6 +161,18 @@ func (h *harness) newSession() string {
 	return ws
 }
 
+// newCycle starts a new cycle of the shown session, as the New cycle
+// button and its confirmation do.
+func (h *harness) newCycle() {
+	h.t.Helper()
+	test.Tap(h.ui.actions.cycle)
+	yes := buttonIn(h.win.Canvas().Overlays().Top(), "Yes")
+	if yes == nil {
+		h.t.Fatal("New cycle asked nothing")
+	}
+	test.Tap(yes)
+}
+
 // send types text into the prompt and presses Send.
 func (h *harness) send(text string) {
 	h.t.Helper()
@@ -256,6 +269,30 @@ func waitShown[T fyne.CanvasObject](h *harness, what string) T {
 		return ok
 	})
 	return v
+}
+
+// tapInDialog taps the button labelled text of the topmost dialog.
+func (h *harness) tapInDialog(text string) {
+	h.t.Helper()
+	b := buttonIn(h.win.Canvas().Overlays().Top(), text)
+	if b == nil {
+		h.t.Fatalf("the dialog has no %q button", text)
+	}
+	test.Tap(b)
+}
+
+// previewLists reports whether the compaction preview shown heads its
+// before or after list with head ("Before — 5 messages").
+func (h *harness) previewLists(head string) bool {
+	top := h.win.Canvas().Overlays().Top()
+	tabs := fynetest.Find[*container.AppTabs](top, nil)
+	if tabs == nil {
+		return false
+	}
+	was := tabs.SelectedIndex()
+	defer tabs.SelectIndex(was)
+	tabs.SelectIndex(1)
+	return h.overlayShows(head)
 }
 
 // overlayShows reports whether the topmost dialog shows s in a label or a

@@ -1,19 +1,20 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/hooks"
+	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
+	"github.com/tally-dev/tally/ui/extensions"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // Hooks in the app: a hook that blocked, refused or failed raises a
 // banner saying so; a workspace that ships .tally/hooks.json asks for
 // trust, showing what it would run; Settings → Hooks lists every hook with
-// its last run (see hooks_settings.go).
+// its last run (package ui/extensions draws them).
 
 // hookTrustText is the banner of an untrusted workspace hooks file.
 const hookTrustText = "This workspace ships hooks (.tally/hooks.json) that are not trusted yet, so they do not run."
@@ -54,35 +55,17 @@ func (u *UI) onHook(live *liveSession, e agent.Event) {
 // run.
 func (u *UI) reviewHooksTrust(live *liveSession, wf hooks.WorkspaceFile) {
 	wb, ws := u.wb, live.info.workspace
-	u.reviewTrust(trustReview{
-		title: "Hooks of " + wf.Path, body: hooksPreview(wf.Preview), button: "Trust and run them",
-		note: "A repository can ship this file: trust it only if you would run these commands yourself. " +
-			"They run sandboxed like the agent's commands, without asking, at the events shown. Trust is kept for this exact content and the scripts it names; any change asks again.",
-		trust:  func() error { return wb.TrustHooks(ws, wf.Hash) },
-		failed: "Could not trust the workspace's hooks file",
-		done: func() {
-			u.banner.ShowInfo("Trusted. The session runs the workspace's hooks from now on.")
-			u.restartSession(live)
-		},
-	})
+	extensions.ReviewHooks(u.extensionHost(), wf, func() error { return wb.TrustHooks(ws, wf.Hash) }, func() { u.restartSession(live) })
 }
 
-// hooksPreview lists hooks one a paragraph: the event and matcher, then
-// the command and its time limit.
-func hooksPreview(list []hooks.Hook) string {
-	var b strings.Builder
-	for _, h := range list {
-		fmt.Fprintf(&b, "%s\n  runs %s\n  for at most %s\n\n", hookTitle(h), h.Command, h.Limit())
+// showHooksSettings opens the Hooks dialog: the hooks of the shown
+// session's workspace, with its last runs.
+func (u *UI) showHooksSettings() {
+	sess, ws := u.shownSession()
+	live, wb := u.live, u.wb // the session the listing is made for
+	var review func(hooks.WorkspaceFile)
+	if live != nil {
+		review = func(wf hooks.WorkspaceFile) { u.reviewHooksTrust(live, wf) }
 	}
-	return strings.TrimSpace(b.String())
-}
-
-// hookTitle is "PreToolUse on run_shell|edit_file", or the event alone
-// when its hooks apply to everything.
-func hookTitle(h hooks.Hook) string {
-	m := strings.TrimSpace(h.Matcher)
-	if m == "" || m == "*" || h.Event == hooks.UserPromptSubmit || h.Event == hooks.Stop {
-		return string(h.Event)
-	}
-	return fmt.Sprintf("%s on %s", h.Event, m)
+	extensions.ShowHooks(u.extensionHost(), func() (workbench.HooksListing, error) { return wb.Hooks(ws, sess) }, review)
 }

@@ -173,17 +173,18 @@ func TestAttachImageWithoutVision(t *testing.T) {
 		t.Error("the image was attached")
 	}
 
-	f := h.ui.openSettings()
-	if f.vision.check.Checked {
+	d := openSettingsDialog(h)
+	vision := d.check("Images")
+	if vision.Checked {
 		t.Fatal("the checkbox is on for deepseek-chat")
 	}
-	f.model.SetText("gpt-4o")
-	if !f.vision.check.Checked {
+	d.entry("Model").SetText("gpt-4o")
+	if !vision.Checked {
 		t.Error("the checkbox does not follow the model: gpt-4o accepts images")
 	}
-	f.model.SetText("deepseek-chat")
-	f.vision.check.SetChecked(true)
-	if !f.save() {
+	d.entry("Model").SetText("deepseek-chat")
+	vision.SetChecked(true)
+	if !d.save() {
 		t.Fatal("Settings did not save")
 	}
 	h.waitFor("the saved choice and the reopened session", func() bool {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/internal/text"
+	"github.com/tally-dev/tally/ui/settings"
 )
 
 // A language server that stops for good (it failed again after its one
@@ -41,7 +42,7 @@ func (u *UI) noteServerFailures(live *liveSession) {
 // opens.
 func serverFailure(failed []lsp.ServerStatus) (msg, logPath string) {
 	st := failed[0]
-	reason := serverReason(st)
+	reason := settings.ServerReason(st)
 	if reason == "" {
 		reason = "no reason was given"
 	}

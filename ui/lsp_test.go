@@ -16,6 +16,8 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
+	"github.com/tally-dev/tally/ui/rewind"
+	"github.com/tally-dev/tally/ui/settings"
 )
 
 // urlApp records the URLs the window asks the desktop to open.
@@ -73,57 +75,6 @@ func serverState(h *harness, name string, state lsp.State) lsp.ServerStatus {
 	return got
 }
 
-// Without a session, Settings lists the configured servers from the
-// user's file over the built-in ones, the disabled ones last, and says
-// where they are kept.
-func TestSettingsListsConfiguredLanguageServers(t *testing.T) {
-	cfg := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", cfg)
-	writeLSPConfig(t, cfg, map[string]any{"servers": map[string]any{
-		"clangd":  map[string]any{"disabled": true},
-		"zigls":   map[string]any{"command": "no-such-zig-server", "extensions": []string{".zig"}, "languages": []string{"zig"}},
-		"mytools": map[string]any{"command": os.Args[0], "extensions": []string{".my"}},
-	}})
-	h := newHarness(t, map[string]string{})
-	f := h.ui.openSettings()
-	h.waitFor("the language servers", func() bool { return len(f.lsp.rows.Objects) > 1 })
-	rows := rowTexts(f.lsp.rows)
-	for _, want := range []string{"gopls|go|", "zigls|zig|not installed — no-such-zig-server is not on the PATH", "mytools|.my|not started yet", "clangd|c, cpp|disabled"} {
-		if !slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, want) }) {
-			t.Errorf("no row %q in %q", want, rows)
-		}
-	}
-	if i := slices.IndexFunc(rows, func(r string) bool { return strings.HasPrefix(r, "clangd") }); i != len(rows)-1 {
-		t.Errorf("the disabled clangd is not listed last: %q", rows)
-	}
-	path, _ := lsp.UserPath()
-	for _, want := range []string{path, `"command"`, `"args"`, `"extensions"`, `"languages"`, `"init_options"`, `"disabled"`} {
-		if !strings.Contains(f.lsp.where.Text, want) {
-			t.Errorf("the file line %q does not name %s", f.lsp.where.Text, want)
-		}
-	}
-	if len(f.lsp.logs) != 0 {
-		t.Errorf("servers that never ran have Open log buttons: %v", f.lsp.logs)
-	}
-}
-
-// A broken lsp.json is said in the section, which lists the built-in
-// servers the sessions then use.
-func TestSettingsSaysTheLanguageServerFileIsBroken(t *testing.T) {
-	cfg := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", cfg)
-	writeLSPConfig(t, cfg, map[string]any{"servers": map[string]any{"x": map[string]any{"comand": "typo"}}})
-	h := newHarness(t, map[string]string{})
-	f := h.ui.openSettings()
-	h.waitFor("the language servers", func() bool { return len(f.lsp.rows.Objects) > 1 })
-	if !f.lsp.note.Visible() || !strings.Contains(f.lsp.note.Text, "is not valid") || !strings.Contains(f.lsp.note.Text, "built-in servers") {
-		t.Errorf("note %q (visible %v)", f.lsp.note.Text, f.lsp.note.Visible())
-	}
-	if rows := rowTexts(f.lsp.rows); len(rows) != len(lsp.Defaults()) {
-		t.Errorf("rows %q, want the %d built-in servers", rows, len(lsp.Defaults()))
-	}
-}
-
 // With a session, Settings shows its servers' live states, and Open log
 // opens a running server's log.
 func TestSettingsShowsLiveLanguageServerStates(t *testing.T) {
@@ -134,16 +85,17 @@ func TestSettingsShowsLiveLanguageServerStates(t *testing.T) {
 	h.send("read a.fake")
 	h.waitIdle()
 	st := serverState(h, "fake", lsp.StateRunning)
-	f := h.ui.openSettings()
-	h.waitFor("the live states", func() bool { return f.lsp.logs["fake"] != nil })
+	d := openSettingsDialog(h)
+	openLog := func() *widget.Button { return buttonIn(d.lspRows().Objects[0], "Open log") }
+	h.waitFor("the live states", func() bool { return openLog() != nil })
 	// The built-in servers the fake setup turned off follow, disabled.
-	if rows := rowTexts(f.lsp.rows); len(rows) != 1+len(lsp.Defaults()) || rows[0] != "fake|fake|running" || !strings.HasSuffix(rows[1], "|disabled") {
+	if rows := rowTexts(d.lspRows()); len(rows) != 1+len(lsp.Defaults()) || rows[0] != "fake|fake|running" || !strings.HasSuffix(rows[1], "|disabled") {
 		t.Errorf("rows %q", rows)
 	}
-	if !strings.Contains(f.lsp.note.Text, "shown session") {
-		t.Errorf("note %q", f.lsp.note.Text)
+	if !d.says("States of the servers of the shown session's folder.") {
+		t.Error("the note does not say whose states these are")
 	}
-	test.Tap(f.lsp.logs["fake"])
+	test.Tap(openLog())
 	want := (&url.URL{Scheme: "file", Path: st.LogPath}).String()
 	if st.LogPath == "" || !slices.Equal(urls.opened, []string{want}) {
 		t.Errorf("Open log opened %q, want %q", urls.opened, want)
@@ -166,32 +118,33 @@ func TestChangesViewShowsDiagnostics(t *testing.T) {
 	h.send("write the files")
 	h.waitIdle()
 	test.Tap(h.ui.actions.changes)
-	v := waitShown[*changesView](h, "the Changes view")
+	v := waitShown[*rewind.Changes](h, "the Changes view")
+	badge := func(path string) *widget.Label { b, _ := changedFile(t, v, path); return b }
 	h.waitFor("the diagnostics", func() bool {
-		return v.diags.badges["a.fake"].Text != "checking…" && v.diags.badges["a.fake"].Text != ""
+		return badge("a.fake").Text != "checking…" && badge("a.fake").Text != ""
 	})
-	if b := v.diags.badges["a.fake"]; b.Text != "1 error · 1 warning" || b.Importance != widget.DangerImportance || !b.Visible() {
+	if b := badge("a.fake"); b.Text != "1 error · 1 warning" || b.Importance != widget.DangerImportance || !b.Visible() {
 		t.Errorf("a.fake badge %q (importance %v, visible %v)", b.Text, b.Importance, b.Visible())
 	}
-	h.waitFor("clean.fake", func() bool { return v.diags.badges["clean.fake"].Text != "checking…" })
-	if b := v.diags.badges["clean.fake"]; b.Text != "no errors or warnings" || b.Importance != widget.SuccessImportance {
+	h.waitFor("clean.fake", func() bool { return badge("clean.fake").Text != "checking…" })
+	if b := badge("clean.fake"); b.Text != "no errors or warnings" || b.Importance != widget.SuccessImportance {
 		t.Errorf("clean.fake badge %q (importance %v)", b.Text, b.Importance)
 	}
-	if b := v.diags.badges["notes.txt"]; b.Visible() {
+	if b := badge("notes.txt"); b.Visible() {
 		t.Errorf("a file no server handles has the badge %q", b.Text)
 	}
-	acc := v.diags.lists["a.fake"]
+	_, acc := changedFile(t, v, "a.fake")
 	if !acc.Visible() || acc.Items[0].Title != "Errors and warnings (2)" {
 		t.Fatalf("a.fake list: visible %v, title %q", acc.Visible(), acc.Items[0].Title)
 	}
 	var lines []string
-	for _, o := range v.diags.bodies["a.fake"].Objects {
+	for _, o := range acc.Items[0].Detail.(*fyne.Container).Objects {
 		lines = append(lines, o.(*widget.Label).Text)
 	}
 	if want := []string{"2:1 error BAD is not allowed", "3:3 warning WARN is not allowed"}; !slices.Equal(lines, want) {
 		t.Errorf("a.fake lines %q, want %q", lines, want)
 	}
-	if v.diags.lists["clean.fake"].Visible() {
+	if _, clean := changedFile(t, v, "clean.fake"); clean.Visible() {
 		t.Error("a clean file shows an empty list")
 	}
 	acc.Open(0)
@@ -218,7 +171,7 @@ func TestFailedLanguageServerBannerOnce(t *testing.T) {
 		h.waitIdle()
 	}
 	msg := h.ui.banner.Text()
-	if !strings.HasPrefix(msg, "The crashy language server stopped: ") || !strings.Contains(msg, serverReason(st)+".") {
+	if !strings.HasPrefix(msg, "The crashy language server stopped: ") || !strings.Contains(msg, settings.ServerReason(st)+".") {
 		t.Fatalf("banner %q, reason %q", msg, st.Reason)
 	}
 	b := buttonIn(h.ui.banner, "Open log")
@@ -236,30 +189,11 @@ func TestFailedLanguageServerBannerOnce(t *testing.T) {
 	}
 }
 
-// The words of each state, and the banner's sentence.
-func TestLanguageServerStateWords(t *testing.T) {
-	for _, c := range []struct {
-		st            lsp.ServerStatus
-		state, reason string
-		imp           widget.Importance
-	}{
-		{lsp.ServerStatus{State: lsp.StateRunning}, "running", "", widget.SuccessImportance},
-		{lsp.ServerStatus{State: lsp.StateStarting}, "starting", "", widget.MediumImportance},
-		{lsp.ServerStatus{State: lsp.StateStopped, Reason: "not started yet; it starts when a file it handles is synced or queried"}, "not started yet", "", widget.LowImportance},
-		{lsp.ServerStatus{State: lsp.StateStopped, Reason: "stopped by the last release"}, "not started yet", "stopped by the last release", widget.LowImportance},
-		{lsp.ServerStatus{State: lsp.StateNotInstalled, Reason: "gopls is not on the PATH; install it."}, "not installed", "gopls is not on the PATH; install it", widget.WarningImportance},
-		{lsp.ServerStatus{Name: "x", State: lsp.StateFailed, Reason: `the language server "x" crashed twice; see its log`}, "failed", "it crashed twice; see its log", widget.DangerImportance},
-	} {
-		if state, reason, imp := lspStateText(c.st); state != c.state || reason != c.reason || imp != c.imp {
-			t.Errorf("%+v: %q, %q (%v), want %q, %q (%v)", c.st, state, reason, imp, c.state, c.reason, c.imp)
-		}
-	}
+// The banner's sentence for failed language servers.
+func TestLanguageServerFailureSentence(t *testing.T) {
 	msg, log := serverFailure([]lsp.ServerStatus{
 		{Name: "gopls", Reason: "it stopped again after its restart (exit status 2); see /l/gopls.log.", LogPath: "/l/gopls.log"},
 		{Name: "pyright"}, {Name: "clangd"}})
-	if got := serverReason(lsp.ServerStatus{Name: "x", Reason: `the language server "x" hung.`}); got != "it hung" {
-		t.Errorf("serverReason = %q", got)
-	}
 	if msg != "The gopls language server stopped: it stopped again after its restart (exit status 2); see /l/gopls.log. 2 other servers stopped too; Settings lists them." || log != "/l/gopls.log" {
 		t.Errorf("banner %q, log %q", msg, log)
 	}
@@ -290,4 +224,30 @@ func rowTexts(rows *fyne.Container) []string {
 		}
 	}
 	return out
+}
+
+// changedFile finds the badge of path in the Changes view v and, under
+// its diff, the list of its errors and warnings: each file is its head
+// (the path, then the badge and Revert), its diff and that list.
+func changedFile(t *testing.T, v fyne.CanvasObject, path string) (badge *widget.Label, list *widget.Accordion) {
+	t.Helper()
+	fynetest.Walk(v, func(o fyne.CanvasObject) bool {
+		box, ok := o.(*fyne.Container)
+		if badge != nil || !ok || len(box.Objects) != 3 {
+			return badge == nil
+		}
+		head, ok := box.Objects[0].(*fyne.Container)
+		acc, isList := box.Objects[2].(*widget.Accordion)
+		if !ok || !isList || len(head.Objects) != 2 {
+			return true
+		}
+		if l, ok := head.Objects[0].(*widget.Label); ok && l.Text == path {
+			badge, list = head.Objects[1].(*fyne.Container).Objects[0].(*widget.Label), acc
+		}
+		return badge == nil
+	})
+	if badge == nil {
+		t.Fatalf("the Changes view has no file %s", path)
+	}
+	return badge, list
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/ui/extensions"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
@@ -75,24 +76,24 @@ func TestMCPServerThatNeedsSignInOffersIt(t *testing.T) {
 		t.Fatal("the banner has no Sign in button")
 	}
 	test.Tap(signIn)
-	h.waitFor("the sign-in dialog", func() bool { return h.ui.mcpSignIn != nil })
+	h.waitFor("the sign-in dialog", func() bool { return h.overlayShows("this closes by itself") })
 	h.waitFor("the authorization address", func() bool { return h.overlayShows("/authorize?") })
 	if !h.overlayShows("code_challenge_method=S256") || !h.overlayShows("client_id=tally-test") {
 		t.Fatal("the address shown is not the authorization page with PKCE")
 	}
 	test.Tap(buttonIn(h.ui.win.Canvas().Overlays().Top(), "Cancel"))
-	h.waitFor("the end of the sign-in", func() bool { return h.ui.mcpSignIn == nil })
+	h.waitFor("the end of the sign-in", func() bool { return !h.overlayShows("this closes by itself") })
 	if !strings.Contains(h.ui.banner.Text(), "Could not sign in to remote") || !strings.Contains(h.ui.banner.Text(), "cancelled") {
 		t.Fatalf("banner %q", h.ui.banner.Text())
 	}
 
 	h.ui.showMCPSettings()
-	v, _ := shown[*mcpSettings](h)
-	h.waitFor("the list", func() bool { return len(v.servers) == 1 })
-	if buttonIn(v.list, "Sign in") == nil || buttonIn(v.list, "Sign out") != nil {
+	v := waitShown[*extensions.MCPServers](h, "the MCP servers dialog")
+	h.waitFor("the list", func() bool { return fynetestShows(v, "remote  (yours)") })
+	if buttonIn(v, "Sign in") == nil || buttonIn(v, "Sign out") != nil {
 		t.Fatal("the settings row lacks Sign in, or offers Sign out with no sign-in kept")
 	}
-	if !fynetestShows(v.list, "Sign in needed") {
+	if !fynetestShows(v, "Sign in needed") {
 		t.Fatal("the settings row does not say the server needs a sign-in")
 	}
 }

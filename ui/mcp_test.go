@@ -49,44 +49,6 @@ func buttonIn(o fyne.CanvasObject, text string) *widget.Button {
 	return found
 }
 
-// Settings → MCP servers adds a server, tests it (its tools listed),
-// disables and removes it; the user's MCP file follows.
-func TestMCPSettingsAddTestDisableRemove(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	url := mcpServer(t)
-	h := newHarness(t, map[string]string{})
-	h.ui.showMCPSettings()
-	v, _ := shown[*mcpSettings](h)
-	h.waitFor("the list", func() bool { return len(v.list.Objects) > 0 })
-	v.name.SetText("greeter")
-	v.command.SetText(url)
-	v.add()
-	h.waitFor("the new server", func() bool { return len(v.servers) == 1 })
-	if v.servers[0].Name != "greeter" || v.servers[0].Config.URL != url {
-		t.Fatalf("servers %+v", v.servers)
-	}
-	test.Tap(buttonIn(v.list, "Test"))
-	h.waitFor("the probe", func() bool { return len(v.probed) > 0 || strings.HasPrefix(v.status.Text, "greeter:") })
-	if len(v.probed) != 1 || v.probed[0].RemoteName != "hello" || !strings.Contains(v.status.Text, "hello — Say hello.") {
-		t.Fatalf("probe: %+v, status %q", v.probed, v.status.Text)
-	}
-	var enabled *widget.Check
-	fynetest.Walk(v.list, func(c fyne.CanvasObject) bool {
-		if ch, ok := c.(*widget.Check); ok {
-			enabled = ch
-		}
-		return true
-	})
-	enabled.SetChecked(false)
-	h.waitFor("the disabled server", func() bool { return len(v.servers) == 1 && v.servers[0].Config.Disabled })
-	test.Tap(buttonIn(v.list, "Remove"))
-	h.waitFor("the removal", func() bool { return len(v.servers) == 0 })
-	path, _ := workbench.MCPUserPath()
-	if b, err := os.ReadFile(path); err != nil || strings.Contains(string(b), "greeter") {
-		t.Errorf("the user's MCP file after Remove: %q, %v", b, err)
-	}
-}
-
 // A session with an MCP server shows what the tool schemas take under the
 // gauge, and the model's call of an MCP tool asks first and is then run.
 func TestMCPToolInASession(t *testing.T) {

@@ -14,6 +14,8 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/ui/settings"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // The New session dialog: a workspace folder (typed, or chosen in a folder
@@ -23,7 +25,7 @@ import (
 
 // newSessionForm is the New session dialog's state.
 type newSessionForm struct {
-	ws, title *escEntry
+	ws, title *tw.EscEntry
 	worktree  *widget.Check  // in a git worktree of its own
 	endpoint  *widget.Select // the endpoint profile, when there are profiles
 	problem   *widget.Label  // why the folder cannot be used
@@ -33,7 +35,7 @@ type newSessionForm struct {
 // showNew opens the New session dialog.
 func (v *sessionsView) showNew() {
 	u := v.u
-	f := &newSessionForm{ws: newEscEntry(), title: newEscEntry()}
+	f := &newSessionForm{ws: tw.NewEscEntry(), title: tw.NewEscEntry()}
 	f.ws.SetPlaceHolder("/path/to/project")
 	f.ws.SetText(u.lastWorkspace())
 	f.title.SetPlaceHolder("optional; named after your first prompt")
@@ -50,8 +52,8 @@ func (v *sessionsView) showNew() {
 		f.dlg.Hide()
 		profile := ""
 		if f.endpoint != nil {
-			profile = orChoice(f.endpoint.Selected, mainChoice)
-			if profile == mainChoice {
+			profile = orChoice(f.endpoint.Selected, settings.MainChoice)
+			if profile == settings.MainChoice {
 				profile = workbench.MainProfile
 			}
 		}
@@ -81,8 +83,8 @@ func (v *sessionsView) showNew() {
 	if names := u.settings.ProfileNames(); len(names) > 0 {
 		// With endpoint profiles saved, the session's endpoint is chosen here
 		// (Settings' default first); it can be switched later with /model.
-		f.endpoint = widget.NewSelect(append([]string{mainChoice}, names...), nil)
-		f.endpoint.SetSelected(orChoice(u.settings.Profile, mainChoice))
+		f.endpoint = widget.NewSelect(append([]string{settings.MainChoice}, names...), nil)
+		f.endpoint.SetSelected(orChoice(u.settings.Profile, settings.MainChoice))
 		form.AppendItem(&widget.FormItem{Text: "Endpoint", Widget: f.endpoint})
 	}
 	create := &widget.Button{Text: "Create", Importance: widget.HighImportance, OnTapped: submit}

@@ -9,14 +9,15 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/tally-dev/tally/ui/internal/fynetest"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // entryWith finds the shown text field whose placeholder is ph.
-func entryWith(h *harness, ph string) *escEntry {
-	var found *escEntry
+func entryWith(h *harness, ph string) *tw.EscEntry {
+	var found *tw.EscEntry
 	for _, o := range h.win.Canvas().Overlays().List() {
 		fynetest.Walk(o, func(c fyne.CanvasObject) bool {
-			if e, ok := c.(*escEntry); ok && e.PlaceHolder == ph {
+			if e, ok := c.(*tw.EscEntry); ok && e.PlaceHolder == ph {
 				found = e
 			}
 			return found == nil

@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/ui/compaction"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -46,25 +47,23 @@ type sessionState struct {
 }
 
 // readSession reads what the panels show of session id from sess, off the
-// UI goroutine. A session whose turn runs (running) is read from its last
-// commit: the locking readers would wait for the turn to end.
+// UI goroutine. Everything is read from the session's last commit; the
+// permission switches only when no turn runs (running).
 func readSession(wb *workbench.Workbench, sess *agent.Session, id string, running bool) sessionState {
 	var s sessionState
-	if running {
-		snap := sess.Snapshot()
-		s.msgs, s.meta, s.alerts = snap.Messages, snap.Meta, snap.Alerts
-	} else {
-		s.msgs, s.meta, s.alerts = sess.Snapshot().Messages(), sess.Snapshot().Meta, sess.Snapshot().Alerts
+	v := sess.Snapshot() // one view: what the last commit left, never waiting for a turn
+	s.msgs, s.meta, s.alerts = v.Messages(), v.Meta, v.Alerts
+	if !running {
 		s.perm = &permState{network: sess.Permissions().AllowNetwork(), sandboxed: sess.Permissions().Sandboxed(), sandbox: sess.Permissions().SandboxNote()}
 	}
 	s.past, _ = sess.Compaction().History()
 	s.cycles, _ = wb.Archives(id)
-	s.level, s.exact = sess.ContextTokens()
-	s.compactAt, s.cycleAt = sess.Thresholds()
-	s.window = sess.Snapshot().Window
+	s.level, s.exact = v.Level, v.Exact
+	s.compactAt, s.cycleAt = v.CompactAt, v.CycleAt
+	s.window = v.Window
 	s.rows, _ = sess.Audit().Ledger()
-	_, s.rule = sess.Placement()
-	s.items = sess.Snapshot().Checklist
+	s.rule = v.CacheRule
+	s.items = v.Checklist
 	s.children, _ = sess.Subagents().List()
 	s.mcp = sess.MCP().Status()
 	draft, err := wb.Draft(id)
@@ -164,7 +163,7 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 		}
 		return
 	}
-	live.sess, live.ops, live.info.window, live.info.workspace = sess, engineOps{sess}, s.window, s.meta.Workspace
+	live.sess, live.ops, live.info.window, live.info.workspace = sess, compaction.EngineOps{Session: sess}, s.window, s.meta.Workspace
 	live.empty = len(s.msgs) == 0 && len(s.cycles) == 0 && !live.job.running
 	if s.perm != nil {
 		live.info.perm = *s.perm

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/ui/rewind"
 )
 
 // rowTexts returns the text of each chat row, in order.
@@ -54,7 +55,8 @@ func twoTurns(t *testing.T) *harness {
 // went back to, not left in the chat as they were under a "compacted" row.
 func TestRewindFoldsWhatItTookOut(t *testing.T) {
 	h := twoTurns(t)
-	test.Tap(h.openRewind(1).both)
+	h.openRewind(1)
+	h.tapInDialog("Restore files and conversation")
 	h.waitFor("the rewind", func() bool { return len(h.userRows()) == 1 && h.ui.input.prompt.Text != "" })
 
 	row := h.rowWith("Rewound to turn 2")
@@ -125,25 +127,27 @@ func TestRewindOfAnEarlierCycleOffersTheFiles(t *testing.T) {
 	h.send("first turn")
 	h.waitIdle()
 	row := h.userRows()[0]
-	h.ui.runNewCycle(h.ui.live)
+	h.newCycle()
 	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Snapshot().Meta.Cycle == 2 })
 
 	h.ui.startRewind(row)
 	h.waitFor("the Rewind dialog or an error", func() bool {
-		_, ok := shown[*rewindView](h)
+		_, ok := shown[*rewind.Dialog](h)
 		return ok || h.ui.banner.Visible()
 	})
 	if strings.Contains(h.ui.banner.Text(), "older Tally") {
 		t.Fatalf("the banner says %q", h.ui.banner.Text())
 	}
-	v := waitShown[*rewindView](h, "the Rewind dialog")
-	if !strings.Contains(v.plan.ChatErr, "cycle 1") || !h.overlayShows("belongs to cycle 1") {
-		t.Errorf("the dialog does not say the turn is in cycle 1: %q", v.plan.ChatErr)
+	waitShown[*rewind.Dialog](h, "the Rewind dialog")
+	if !h.overlayShows("belongs to cycle 1") {
+		t.Error("the dialog does not say the turn is in cycle 1")
 	}
-	if !v.chat.Disabled() || !v.both.Disabled() || v.files.Disabled() {
-		t.Fatalf("choices: conversation %v, both %v, files %v; want files only", !v.chat.Disabled(), !v.both.Disabled(), !v.files.Disabled())
+	top := h.win.Canvas().Overlays().Top()
+	chatB, both, files := buttonIn(top, "Conversation only"), buttonIn(top, "Restore files and conversation"), buttonIn(top, "Files only")
+	if !chatB.Disabled() || !both.Disabled() || files.Disabled() {
+		t.Fatalf("choices: conversation %v, both %v, files %v; want files only", !chatB.Disabled(), !both.Disabled(), !files.Disabled())
 	}
-	test.Tap(v.files)
+	test.Tap(files)
 	h.waitFor("the files rewind", func() bool { return !h.ui.live.job.running && h.rewound() })
 	if _, err := os.Stat(filepath.Join(ws, "a.txt")); !os.IsNotExist(err) {
 		t.Errorf("a.txt is still there after the files rewind (%v)", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // Search across sessions (Ctrl+K, or the magnifier over the session list):
@@ -29,7 +30,7 @@ const searchDelay = 250 * time.Millisecond
 type searchView struct {
 	widget.BaseWidget
 
-	entry   *escEntry
+	entry   *tw.EscEntry
 	status  *widget.Label
 	list    *widget.List
 	hits    []workbench.SearchHit
@@ -48,7 +49,7 @@ func (u *UI) showSearch() {
 		return
 	}
 	v := &searchView{}
-	v.entry = newEscEntry()
+	v.entry = tw.NewEscEntry()
 	v.entry.SetPlaceHolder("Search every session: titles, prompts, answers, tool calls (all words must match)")
 	v.status = &widget.Label{Importance: widget.LowImportance, Text: "Type to search."}
 	v.list = widget.NewList(

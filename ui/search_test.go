@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/ui/settings"
 )
 
 func ctrl(k fyne.KeyName) *desktop.CustomShortcut {
@@ -26,7 +27,7 @@ func TestSearchAcrossSessionsJumpsToTheMessage(t *testing.T) {
 	a := h.openNew("A")
 	h.send("where is the needle?")
 	h.waitIdle()
-	h.ui.runNewCycle(h.ui.live)
+	h.newCycle()
 	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Snapshot().Meta.Cycle == 2 })
 	h.openNew("B")
 	h.send("something else")
@@ -76,7 +77,7 @@ func TestKeyboardShortcuts(t *testing.T) {
 		t.Error("Ctrl+B did not toggle the session list")
 	}
 	h.ui.input.prompt.TypedShortcut(ctrl(fyne.KeyComma))
-	if _, ok := shown[*settingsForm](h); !ok {
+	if _, ok := shown[*settings.Form](h); !ok {
 		t.Error("Ctrl+, did not open Settings")
 	}
 	overlays := len(h.win.Canvas().Overlays().List())

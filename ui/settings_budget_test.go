@@ -17,17 +17,18 @@ func TestKeepUnderSettings(t *testing.T) {
 	env := endpoint(srv)
 	env["TALLY_MODEL"] = "deepseek-chat" // a known model with list prices
 	h := newHarness(t, env)
-	f := h.ui.newSettingsForm()
-	if f.keep.sel.Selected != "Auto" || f.keep.requests != 0 {
-		t.Fatalf("with no session: selected %q, forecast for %d requests", f.keep.sel.Selected, f.keep.requests)
+	f := openSettingsDialog(h)
+	if got := f.sel("Keep the context under").Selected; got != "Auto" || !f.says("open a session to see each choice's forecast cost") {
+		t.Fatalf("with no session: selected %q, or a forecast", got)
 	}
 	h.newSession()
 	h.send("hello")
 	h.waitIdle()
-	f = h.ui.newSettingsForm()
-	opts := f.keep.sel.Options
-	if len(opts) < 3 || !strings.HasPrefix(f.keep.sel.Selected, "Auto (") {
-		t.Fatalf("choices %q, selected %q", opts, f.keep.sel.Selected)
+	f = openSettingsDialog(h)
+	keep := f.sel("Keep the context under")
+	opts := keep.Options
+	if len(opts) < 3 || !strings.HasPrefix(keep.Selected, "Auto (") {
+		t.Fatalf("choices %q, selected %q", opts, keep.Selected)
 	}
 	for _, o := range opts {
 		if !strings.Contains(o, "$") || !strings.Contains(o, "compaction") {
@@ -43,9 +44,9 @@ func TestKeepUnderSettings(t *testing.T) {
 	if fixed == "" {
 		t.Fatalf("no 64K choice under the 128K window's default: %q", opts)
 	}
-	f.keep.sel.SetSelected(fixed)
+	keep.SetSelected(fixed)
 	if !f.save() {
-		t.Fatalf("save refused: %s", f.result.Text)
+		t.Fatal("save refused")
 	}
 	h.waitFor("the setting to be stored", func() bool { return h.ui.wb.Settings().KeepUnder != "" })
 	if got := h.ui.wb.Settings().KeepUnder; got != "64000" {
@@ -56,20 +57,21 @@ func TestKeepUnderSettings(t *testing.T) {
 		t.Errorf("agent config KeepUnder = %d; want 64000", cfg.KeepUnder)
 	}
 	h.waitFor("the session to reopen", func() bool { return h.ui.live != nil && h.ui.live.sess != nil && h.q.empty() })
-	if c, _ := h.ui.live.sess.Thresholds(); c != 64_000 {
+	if c := h.ui.live.sess.Snapshot().CompactAt; c != 64_000 {
 		t.Errorf("a 64K level compacts at %d; want 64,000", c)
 	}
-	g := h.ui.newSettingsForm()
-	if !strings.HasPrefix(g.keep.sel.Selected, "64K tokens") {
-		t.Errorf("reloaded form selects %q", g.keep.sel.Selected)
+	g := openSettingsDialog(h)
+	keep = g.sel("Keep the context under")
+	if !strings.HasPrefix(keep.Selected, "64K tokens") {
+		t.Errorf("reloaded form selects %q", keep.Selected)
 	}
-	for _, o := range g.keep.sel.Options {
+	for _, o := range keep.Options {
 		if strings.HasPrefix(o, "The window's default") {
-			g.keep.sel.SetSelected(o)
+			keep.SetSelected(o)
 		}
 	}
 	if !g.save() {
-		t.Fatal(g.result.Text)
+		t.Fatal("save refused")
 	}
 	h.waitFor("the setting to be stored", func() bool { return h.ui.wb.Settings().KeepUnder == workbench.KeepUnderWindow })
 	if cfg, _ := h.ui.agentConfig(&liveSession{}, false); cfg.KeepUnder != 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
+	"github.com/tally-dev/tally/ui/settings"
 )
 
 // twoEndpoints is the app on a main endpoint answering "from main", with
@@ -34,38 +35,41 @@ func TestSettingsAddsAProfileAndModelSwitchesToIt(t *testing.T) {
 	h.send("hello")
 	h.waitIdle()
 
-	f := h.ui.newSettingsForm()
-	form := f.profiles.showForm(nil)
-	test.Type(form.name, "Bad Name")
-	test.Type(form.baseURL, local.URL())
-	form.submit()
-	if !form.problem.Visible() || !strings.Contains(form.problem.Text, "is not a name") {
-		t.Fatalf("a bad name: %q", form.problem.Text)
+	f := openSettingsDialog(h)
+	test.Tap(buttonIn(f.row("Endpoint profiles"), "Add profile…"))
+	name := entryWith(h, "local")
+	test.Type(name, "Bad Name")
+	test.Type(entryWith(h, "http://127.0.0.1:8080/v1"), local.URL())
+	test.Tap(buttonIn(h.win.Canvas().Overlays().Top(), "Add"))
+	if entryWith(h, "local") == nil || !h.overlayShows("is not a name") {
+		t.Fatal("a bad name closed the form or was not explained")
 	}
-	form.name.SetText("local")
-	form.model.SetText("qwen3-8b")
-	form.submit()
-	if form.problem.Visible() || len(f.saved.Profiles) != 1 {
-		t.Fatalf("the profile was not kept: %q %+v", form.problem.Text, f.saved.Profiles)
+	name.SetText("local")
+	entryWith(h, "qwen3-8b (optional)").SetText("qwen3-8b")
+	test.Tap(buttonIn(h.win.Canvas().Overlays().Top(), "Add"))
+	if entryWith(h, "local") != nil || !f.says("local — qwen3-8b at ") {
+		t.Fatal("the profile was not kept")
 	}
-	if !strings.Contains(f.result.Text, "Profile local is ready") {
-		t.Errorf("result %q", f.result.Text)
+	if !f.says("Profile local is ready") {
+		t.Error("the settings do not say the profile is ready")
 	}
-	f.profiles.def.SetSelected("local")
-	f.profiles.roles[workbench.RoleSummaries].profile.SetSelected("local")
-	f.profiles.roles[workbench.RoleSummaries].model.SetText("qwen3-0.6b")
+	f.profileChoice("New sessions start on").SetSelected("local")
+	f.profileChoice("Summaries").SetSelected("local")
+	f.roleModel("Summaries").SetText("qwen3-0.6b")
 	if !f.save() {
-		t.Fatalf("save refused: %s", f.result.Text)
+		t.Fatal("save refused")
 	}
 	var got workbench.Settings
 	h.waitFor("the settings to be stored", func() bool { got = h.ui.wb.Settings(); return len(got.Profiles) == 1 })
 	if got.Profile != "local" || got.Roles[workbench.RoleSummaries] != (workbench.RoleModel{Profile: "local", Model: "qwen3-0.6b"}) {
 		t.Errorf("stored default %q, roles %+v", got.Profile, got.Roles)
 	}
-	g := h.ui.newSettingsForm()
-	if g.profiles.def.Selected != "local" || g.profiles.roles[workbench.RoleSummaries].model.Text != "qwen3-0.6b" || len(g.profiles.rows.Objects) != 1 {
-		t.Errorf("the reopened form: default %q, rows %d", g.profiles.def.Selected, len(g.profiles.rows.Objects))
+	g := openSettingsDialog(h)
+	rows := countButtons(g.row("Endpoint profiles"), "Remove")
+	if g.profileChoice("New sessions start on").Selected != "local" || g.roleModel("Summaries").Text != "qwen3-0.6b" || rows != 1 {
+		t.Errorf("the reopened form: default %q, rows %d", g.profileChoice("New sessions start on").Selected, rows)
 	}
+	test.Tap(buttonIn(h.win.Canvas().Overlays().Top(), "Cancel"))
 	h.waitFor("the session to reconnect", func() bool { return h.ui.live != nil && h.ui.live.sess != nil && !h.ui.live.job.running })
 
 	typeCommand(h, "/model @local qwen3-8b")
@@ -100,7 +104,7 @@ func TestNewSessionDialogChoosesTheEndpoint(t *testing.T) {
 	h.ui.sessions.showNew()
 	var chosen string
 	fynetest.Walk(h.win.Canvas().Overlays().Top(), func(c fyne.CanvasObject) bool {
-		if sel, ok := c.(*widget.Select); ok && len(sel.Options) == 2 && sel.Options[0] == mainChoice {
+		if sel, ok := c.(*widget.Select); ok && len(sel.Options) == 2 && sel.Options[0] == settings.MainChoice {
 			chosen = sel.Selected
 		}
 		return true

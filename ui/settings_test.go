@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/tally-dev/tally/engine/rewrite"
@@ -10,15 +9,16 @@ import (
 
 func TestCompactionCycleAndWarmUpSettings(t *testing.T) {
 	h := newHarness(t, map[string]string{"OPENAI_BASE_URL": "http://localhost:1/v1", "OPENAI_API_KEY": "k"})
-	f := h.ui.newSettingsForm()
-	if f.compactM.Selected != "Automatic" || f.cycleAt.Text != "" || f.cyclesOff.Checked || f.warmUp.Checked {
-		t.Fatalf("defaults: %q %q %v %v", f.compactM.Selected, f.cycleAt.Text, f.cyclesOff.Checked, f.warmUp.Checked)
+	f := openSettingsDialog(h)
+	compaction, cycleAt, cyclesOff, warmUp := f.sel("Compaction"), f.entry("New cycle at"), f.check("New cycle at"), f.check("Cache warm-up")
+	if compaction.Selected != "Automatic" || cycleAt.Text != "" || cyclesOff.Checked || warmUp.Checked {
+		t.Fatalf("defaults: %q %q %v %v", compaction.Selected, cycleAt.Text, cyclesOff.Checked, warmUp.Checked)
 	}
-	f.compactM.SetSelected("Ask me first")
-	f.cycleAt.SetText("60")
-	f.warmUp.SetChecked(true)
+	compaction.SetSelected("Ask me first")
+	cycleAt.SetText("60")
+	warmUp.SetChecked(true)
 	if !f.save() {
-		t.Fatalf("save refused: %s", f.result.Text)
+		t.Fatal("save refused")
 	}
 	var got workbench.Settings
 	h.waitFor("the settings to be stored", func() bool {
@@ -32,18 +32,19 @@ func TestCompactionCycleAndWarmUpSettings(t *testing.T) {
 	if cfg.Compaction != rewrite.Ask || cfg.CycleAt != 0.6 || cfg.Asker == nil {
 		t.Errorf("agent config: compaction %q, cycle at %v, asker %v", cfg.Compaction, cfg.CycleAt, cfg.Asker)
 	}
-	g := h.ui.newSettingsForm()
-	if g.compactM.Selected != "Ask me first" || g.cycleAt.Text != "60" || !g.warmUp.Checked {
-		t.Errorf("reloaded form: %q %q %v", g.compactM.Selected, g.cycleAt.Text, g.warmUp.Checked)
+	g := openSettingsDialog(h)
+	compaction, cycleAt, cyclesOff, warmUp = g.sel("Compaction"), g.entry("New cycle at"), g.check("New cycle at"), g.check("Cache warm-up")
+	if compaction.Selected != "Ask me first" || cycleAt.Text != "60" || !warmUp.Checked {
+		t.Errorf("reloaded form: %q %q %v", compaction.Selected, cycleAt.Text, warmUp.Checked)
 	}
-	g.cyclesOff.SetChecked(true)
-	g.cycleAt.SetText("5")
-	if g.save() || !strings.Contains(g.result.Text, "between 10 and 100") {
-		t.Errorf("a 5 %% cycle threshold was accepted or explained as %q", g.result.Text)
+	cyclesOff.SetChecked(true)
+	cycleAt.SetText("5")
+	if g.save() || !g.says("between 10 and 100") {
+		t.Error("a 5 % cycle threshold was accepted or not explained")
 	}
-	g.cycleAt.SetText("")
+	cycleAt.SetText("")
 	if !g.save() {
-		t.Fatal(g.result.Text)
+		t.Fatal("save refused")
 	}
 	h.waitFor("the settings to be stored", func() bool { return h.ui.wb.Settings().CyclesOff })
 	if cfg, _ := h.ui.agentConfig(&liveSession{}, false); cfg.CycleAt >= 0 {

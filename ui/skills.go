@@ -2,10 +2,9 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/tally-dev/tally/engine/skill"
 	"github.com/tally-dev/tally/internal/text"
+	"github.com/tally-dev/tally/ui/extensions"
 )
 
 // Workspace skills in the app: a workspace that ships skills not trusted
@@ -28,24 +27,9 @@ func (u *UI) showSkillsTrust(live *liveSession) {
 			}
 			u.banner.ShowAction(fmt.Sprintf("This workspace ships %s that %s not trusted yet, so sessions do not offer them.",
 				text.Plural(cat.Withheld, "skill"), map[bool]string{true: "is", false: "are"}[cat.Withheld == 1]),
-				"Review…", func() { u.reviewSkills(ws, cat) })
+				"Review…", func() {
+					extensions.ReviewSkills(u.extensionHost(), ws, cat, func() error { return wb.TrustSkills(ws, cat.WorkspaceHash) })
+				})
 		}
-	})
-}
-
-// reviewSkills shows the workspace's skills and trusts them on request.
-func (u *UI) reviewSkills(ws string, cat skill.Catalog) {
-	var b strings.Builder
-	for _, s := range cat.WorkspaceSkills {
-		fmt.Fprintf(&b, "%s — %s\n  %s\n\n", s.Name, s.Description, s.Path)
-	}
-	wb := u.wb
-	u.reviewTrust(trustReview{
-		title: "Skills of " + ws, body: strings.TrimSpace(b.String()), button: "Trust these skills",
-		note: "A repository can ship skills: their instructions reach the model when it loads them. " +
-			"Trust them only if you would follow them yourself. Trust is kept for this exact content; any change asks again.",
-		trust:  func() error { return wb.TrustSkills(ws, cat.WorkspaceHash) },
-		failed: "Could not trust the workspace's skills",
-		done:   func() { u.banner.ShowInfo("Trusted. Sessions created from now on offer these skills.") },
 	})
 }

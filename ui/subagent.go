@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/internal/text"
 	"github.com/tally-dev/tally/ui/chat"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // Sub-agents in the chat: a task call's card holds a nested card for the
@@ -87,7 +88,7 @@ func childTranscriptText(msgs []transcript.Message) string {
 			b.WriteString("\n\n")
 		}
 		b.WriteString("── " + childRole(m) + " ──\n")
-		b.WriteString(fullMessageText(m))
+		b.WriteString(tw.FullText(m))
 	}
 	return b.String()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/ui/chat"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
+	"github.com/tally-dev/tally/ui/rewind"
 )
 
 // numbered is a file of n lines "line 1" … "line n", with the lines in
@@ -104,14 +105,14 @@ func (h *harness) rewound() bool { return strings.HasPrefix(h.ui.banner.Text(), 
 
 // openRewind presses "Rewind to here…" on user row i and waits for the
 // dialog.
-func (h *harness) openRewind(i int) *rewindView {
+func (h *harness) openRewind(i int) {
 	h.t.Helper()
 	rows := h.userRows()
 	if i >= len(rows) {
 		h.t.Fatalf("no user row %d (have %d)", i, len(rows))
 	}
 	h.ui.startRewind(rows[i])
-	return waitShown[*rewindView](h, "the Rewind dialog")
+	waitShown[*rewind.Dialog](h, "the Rewind dialog")
 }
 
 // "Rewind to here…": the dialog lists the files and messages, and its
@@ -138,22 +139,24 @@ func TestRewindDialogChoices(t *testing.T) {
 		return string(b)
 	}
 
-	v := h.openRewind(1)
-	if len(v.plan.Files.Files) != 1 || v.plan.Files.Files[0].Path != "a.txt" || len(v.plan.Superseded) == 0 {
-		t.Fatalf("plan: %+v", v.plan)
+	h.openRewind(1)
+	if !h.shows("Files (1)") || !h.overlayShows("a.txt — ") || h.shows("Messages (0)") {
+		t.Fatal("the dialog does not list the file and the messages the rewind restores")
 	}
-	test.Tap(v.cancel)
+	h.tapInDialog("Cancel")
 	if file() != "two\n" || len(h.userRows()) != 2 {
 		t.Fatal("Cancel changed something")
 	}
 
-	test.Tap(h.openRewind(1).files)
+	h.openRewind(1)
+	h.tapInDialog("Files only")
 	h.waitFor("the files rewind", func() bool { return !h.ui.live.job.running && h.rewound() })
 	if file() != "one\n" || len(h.userRows()) != 2 {
 		t.Errorf("Files only: file %q, %d user rows", file(), len(h.userRows()))
 	}
 
-	test.Tap(h.openRewind(1).chat)
+	h.openRewind(1)
+	h.tapInDialog("Conversation only")
 	// Opening the rewound session again hides the banner; the prompt
 	// gets the message back last.
 	h.waitFor("the conversation rewind", func() bool {
@@ -163,7 +166,8 @@ func TestRewindDialogChoices(t *testing.T) {
 		t.Errorf("Conversation only: file %q, prompt %q", file(), h.ui.input.prompt.Text)
 	}
 
-	test.Tap(h.openRewind(0).both)
+	h.openRewind(0)
+	h.tapInDialog("Restore files and conversation")
 	h.waitFor("the full rewind", func() bool {
 		return h.ui.live.sess != nil && h.ui.input.prompt.Text != "" && len(h.userRows()) == 0
 	})
@@ -188,20 +192,20 @@ func TestChangesViewReverts(t *testing.T) {
 	h.send("change keep.txt")
 	h.waitIdle()
 	test.Tap(h.ui.actions.changes)
-	v := waitShown[*changesView](h, "the Changes view")
-	if len(v.changes) != 1 || v.changes[0].Path != "keep.txt" {
-		t.Fatalf("changes: %+v", v.changes)
+	v := waitShown[*rewind.Changes](h, "the Changes view")
+	if n := countButtons(v, "Revert"); n != 1 || !h.overlayShows("keep.txt") {
+		t.Fatalf("the view lists %d files; want keep.txt", n)
 	}
-	test.Tap(v.revert["keep.txt"])
-	var fresh *changesView
+	h.tapInDialog("Revert")
+	var fresh *rewind.Changes
 	h.waitFor("the refreshed view", func() bool {
-		fresh, _ = shown[*changesView](h)
+		fresh, _ = shown[*rewind.Changes](h)
 		return fresh != nil && fresh != v
 	})
 	if b, _ := os.ReadFile(filepath.Join(ws, "keep.txt")); string(b) != "mine\n" {
 		t.Errorf("after Revert keep.txt holds %q", b)
 	}
-	if len(fresh.changes) != 0 {
-		t.Errorf("the view still lists %+v", fresh.changes)
+	if countButtons(fresh, "Revert") != 0 || !h.overlayShows("The agent has not changed any file") {
+		t.Error("the view still lists keep.txt")
 	}
 }

@@ -52,7 +52,7 @@ func TestSessionInAWorktreeMergesBack(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(repo, "hello.txt")); err == nil {
 		t.Fatal("the session wrote into the repository's checkout")
 	}
-	h.ui.showChanges()
+	test.Tap(h.ui.actions.changes)
 	h.waitFor("the merge button", func() bool {
 		b := buttonIn(h.ui.win.Canvas().Overlays().Top(), "Merge into repo…")
 		return b != nil && b.Visible()

@@ -15,7 +15,6 @@ import (
 	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
-	"github.com/tally-dev/tally/internal/text"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -281,53 +280,7 @@ func statusOfResult(text string, isErr bool) string {
 
 // noticeFor describes an engine-injected message in one line.
 func noticeFor(m *transcript.Message) string {
-	return "· " + EngineLine(m, 140)
-}
-
-// EngineLabels name what the engine adds to the conversation, for people:
-// the one place the chat, the archive and the previews take them from.
-var EngineLabels = map[transcript.Kind]string{
-	transcript.KindSeed:        "new cycle seeded (the model starts from this)",
-	transcript.KindReminder:    "reminder the engine added for the model",
-	transcript.KindStatus:      "status the engine sent to the model",
-	transcript.KindDiagnostics: "diagnostics after a file write",
-	transcript.KindAck:         "acknowledgement the engine added",
-	transcript.KindRepair:      "result the engine added for an interrupted call",
-	transcript.KindAttachment:  "images a tool returned, shown to the model",
-}
-
-// EngineLine is an engine-added message as "label: first line", with the
-// engine's tags (<system-reminder>…) taken off, cut to n runes.
-func EngineLine(m *transcript.Message, n int) string {
-	label := EngineLabels[m.Kind]
-	if label == "" {
-		label = string(m.Kind)
-	}
-	return label + ": " + text.FirstLine(stripEngineTags(m.Body()), n)
-}
-
-// isTagStart reports whether c can start a tag name.
-func isTagStart(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
-
-// stripEngineTags removes the opening and closing tags the engine wraps
-// its messages in, such as <system-reminder> and <agent_status>.
-func stripEngineTags(s string) string {
-	s = strings.TrimSpace(s)
-	for strings.HasPrefix(s, "<") {
-		end := strings.Index(s, ">")
-		if end < 2 || strings.Contains(s[1:end], "\n") || !isTagStart(s[1]) {
-			break
-		}
-		s = strings.TrimSpace(s[end+1:])
-	}
-	for strings.HasSuffix(s, ">") {
-		start := strings.LastIndex(s, "</")
-		if start < 0 || strings.ContainsAny(s[start:], " \n") {
-			break
-		}
-		s = strings.TrimSpace(s[:start])
-	}
-	return s
+	return "· " + tw.EngineLine(m, 140)
 }
 
 // AppendItems adds items at the end, measures them and follows the bottom

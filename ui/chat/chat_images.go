@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-
 	_ "image/gif" // the decoders of the pictures Tally sends, for the thumbnails
 	_ "image/jpeg"
 	_ "image/png"

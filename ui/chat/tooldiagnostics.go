@@ -13,6 +13,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/lsp"
 	"github.com/tally-dev/tally/internal/text"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // The diagnostics of a round on its tool cards. After a round of tool
@@ -243,28 +244,16 @@ func CardDiagnosticLine(d lsp.Diagnostic) string {
 func diagnosticLabels(ds []lsp.Diagnostic) []fyne.CanvasObject {
 	var out []fyne.CanvasObject
 	for i, d := range ds {
-		if i == MaxListedDiagnostics {
+		if i == tw.MaxListedDiagnostics {
 			out = append(out, &widget.Label{Text: fmt.Sprintf("(%d more)", len(ds)-i), Importance: widget.LowImportance})
 			break
 		}
 		imp := widget.LowImportance
 		if d.Severity == "error" || d.Severity == "warning" {
-			imp = SeverityImportance(d.Severity)
+			imp = tw.SeverityImportance(d.Severity)
 		}
 		out = append(out, &widget.Label{Text: CardDiagnosticLine(d), Wrapping: fyne.TextWrapWord,
 			TextStyle: fyne.TextStyle{Monospace: true}, Importance: imp})
 	}
 	return out
-}
-
-// MaxListedDiagnostics caps the lines listed for one file; the rest are
-// counted.
-const MaxListedDiagnostics = 50
-
-// SeverityImportance is the colour of one listed diagnostic.
-func SeverityImportance(severity string) widget.Importance {
-	if severity == "error" {
-		return widget.DangerImportance
-	}
-	return widget.WarningImportance
 }

@@ -9,10 +9,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/ui/internal/fynetest"
-
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
 func TestFooterParts(t *testing.T) {

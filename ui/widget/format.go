@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"fyne.io/fyne/v2/widget"
+
 	"github.com/tally-dev/tally/internal/text"
 )
 
@@ -104,6 +106,16 @@ func UpperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
+// Sentence makes an engine message one to show: first letter up, ending
+// in a full stop.
+func Sentence(s string) string {
+	s = UpperFirst(strings.TrimSpace(s))
+	if s != "" && !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
 // MaxShown is how many characters of a tool result or argument text
 // ClipForDisplay keeps at most.
 const MaxShown = 4000
@@ -148,4 +160,16 @@ func isBinary(s string) bool {
 // backgrounds behind text.
 func fadeRGBA(r, g, b uint32) color.NRGBA {
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 70}
+}
+
+// MaxListedDiagnostics caps the lines listed for one file; the rest are
+// counted.
+const MaxListedDiagnostics = 50
+
+// SeverityImportance is the colour of one listed diagnostic.
+func SeverityImportance(severity string) widget.Importance {
+	if severity == "error" {
+		return widget.DangerImportance
+	}
+	return widget.WarningImportance
 }

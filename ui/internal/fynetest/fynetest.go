@@ -25,6 +25,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 )
 
 // Walk visits o and everything drawn inside it (container children,
@@ -117,4 +118,27 @@ func LayoutAll(o fyne.CanvasObject) {
 			LayoutAll(c)
 		}
 	}
+}
+
+// Find returns the first visible T drawn under o (see Walk) that match
+// accepts, or T's zero value; a nil match accepts any.
+func Find[T fyne.CanvasObject](o fyne.CanvasObject, match func(T) bool) T {
+	var found T
+	done := false
+	Walk(o, func(c fyne.CanvasObject) bool {
+		if done || !c.Visible() {
+			return false
+		}
+		if v, ok := c.(T); ok && (match == nil || match(v)) {
+			found, done = v, true
+		}
+		return !done
+	})
+	return found
+}
+
+// Button returns the first visible button labelled text drawn under o,
+// or nil.
+func Button(o fyne.CanvasObject, text string) *widget.Button {
+	return Find(o, func(b *widget.Button) bool { return b.Text == text })
 }
