@@ -33,7 +33,7 @@ type inspectReport struct {
 	Status      string       `json:"status"`
 	StatusAudit status.Audit `json:"status_audit"`
 	// ForgedTags lists engine tags found where the engine did not put
-	// them (see agent.Session.AuditTags); any entry fails the command.
+	// them (see agent.Audit.Tags); any entry fails the command.
 	ForgedTags []string `json:"forged_tags,omitempty"`
 	// Drifts lists the requests whose prompt prefix changed, with the
 	// autopsy: the section or tool, the byte offset, booked or not.

@@ -99,7 +99,7 @@ type Usage struct {
 	First            bool          `json:"first"` // the first request since the session was opened (the cache may be cold)
 	WarmUp           bool          `json:"warm_up,omitempty"`
 	// CompactAt and CycleAt are the session's thresholds after the
-	// request (see Session.Thresholds): the compaction level follows the
+	// request (see View.CompactAt): the compaction level follows the
 	// context budget, so it can move as the session goes.
 	CompactAt int `json:"compact_at,omitempty"`
 	CycleAt   int `json:"cycle_at,omitempty"`

@@ -37,14 +37,16 @@ import (
 // Session is one conversation bound to a workspace. Its methods are safe to
 // call from several goroutines, but turns run one at a time.
 //
-// Which methods wait: Run, NewCycle, Compaction().Apply, Purge().Preview
-// and Purge().Apply are turn-like and fail at once with ErrBusy while
-// another of them runs. The readers and setters (Messages, Alerts,
-// ContextTokens, Checklist, NextRequest, Permissions().SetAllowNetwork, …)
-// take the session lock and so wait for a running turn-like operation to
-// finish; a brief one of them never makes a turn fail. Permissions()'s
-// Mode, Rules, Revoke and Sandboxed never wait; its SetMode decides the
-// next call at once and waits only to store the mode.
+// Which methods wait: Run, SwitchModel, Compaction().Apply and NewCycle,
+// Purge(), Rewind().Apply and Files().Revert are turn-like and fail at
+// once with ErrBusy while another of them runs. Snapshot never waits: it
+// is the session as of its last commit, for every reader. The few readers
+// and setters that need the live state (Audit().NextRequest,
+// Rewind().Plan, Permissions().SetAllowNetwork, …) take the session lock
+// and so wait for a running turn-like operation to finish; a brief one of
+// them never makes a turn fail. Permissions()'s Mode, Rules, Revoke and
+// Sandboxed never wait; its SetMode decides the next call at once and
+// waits only to store the mode.
 type Session struct {
 	cfg Config
 	// chosen is the model the session talks to (Config.ModelChoice until

@@ -22,9 +22,9 @@ type Action string
 const (
 	// ActionCompact compacts the conversation now (Compaction).
 	ActionCompact Action = "compact"
-	// ActionNewCycle closes the cycle and starts the next (NewCycle).
+	// ActionNewCycle closes the cycle and starts the next (Compaction().NewCycle).
 	ActionNewCycle Action = "new-cycle"
-	// ActionRewind goes back to the start of a turn (RewindPlan, Rewind).
+	// ActionRewind goes back to the start of a turn (Session.Rewind).
 	ActionRewind Action = "rewind"
 	// ActionModel shows the session's model, or switches it (see
 	// Invocation.Profile and Model).
