@@ -1,0 +1,189 @@
+package rewrite
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tally-dev/tally/engine/chat"
+	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/todo"
+	"github.com/tally-dev/tally/engine/tokens"
+	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/storage"
+)
+
+// host is a conversation for the rewrite sources: a log, a level and a
+// window, with every rewrite it is asked for recorded.
+type host struct {
+	log      *transcript.AppendLog
+	state    State
+	anchor   tokens.Anchor
+	level    int
+	window   int
+	rebuilds []Request
+	warnings []string
+	notices  []Notice
+}
+
+func newHost(window, level int) *host {
+	return &host{log: transcript.NewAppendLog(nil, transcript.WireRules{}), window: window, level: level}
+}
+
+func (h *host) Log() *transcript.AppendLog       { return h.log }
+func (h *host) State() *State                    { return &h.state }
+func (h *host) Level() (int, bool)               { return h.level, false }
+func (h *host) Anchor() *tokens.Anchor           { return &h.anchor }
+func (h *host) PrefixTokens() int                { return 1000 }
+func (h *host) Window() (int, bool)              { return h.window, true }
+func (h *host) Model() Model                     { return Model{Name: "m", HitPrice: 0.1, MissPrice: 3} }
+func (h *host) Requests() int                    { return 10 }
+func (h *host) Now() time.Time                   { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+func (h *host) Meta() storage.Session            { return storage.Session{ID: "s", Cycle: 1} }
+func (h *host) WorkingSet() []string             { return nil }
+func (h *host) Checklist() []todo.Item           { return nil }
+func (h *host) System() string                   { return "system" }
+func (h *host) Catalog() []chat.Tool             { return nil }
+func (h *host) Metered(ledger.Kind) llm.Model    { return nil }
+func (h *host) Warn(msg string)                  { h.warnings = append(h.warnings, msg) }
+func (h *host) Soon(n Notice)                    { h.notices = append(h.notices, n) }
+func (h *host) PreCompact(context.Context, bool) {}
+func (h *host) Compacted(context.Context, bool)  {}
+func (h *host) SubagentLines() []string          { return nil }
+func (h *host) Rebuild(r Request) (Info, error) {
+	h.rebuilds = append(h.rebuilds, r)
+	return Info{Kind: r.Kind, Reason: r.Reason}, nil
+}
+
+func TestParseMode(t *testing.T) {
+	for in, want := range map[string]Mode{"": Auto, "auto": Auto, "ask": Ask, "off": Off} {
+		if got, err := ParseMode(in); err != nil || got != want {
+			t.Errorf("ParseMode(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseMode("sometimes"); err == nil || !strings.Contains(err.Error(), "not auto, ask or off") {
+		t.Errorf("ParseMode(sometimes) = %v", err)
+	}
+}
+
+// The level the context is kept under never passes the window's own
+// threshold, whatever the setting asks.
+func TestKeepUnderIsCappedByTheWindow(t *testing.T) {
+	h := newHost(128_000, 0)
+	own, cycleAt := NewSession(h, Options{}).Thresholds()
+	if own <= 0 || cycleAt <= own {
+		t.Fatalf("window thresholds %d, %d", own, cycleAt)
+	}
+	if got, _ := NewSession(h, Options{KeepUnder: 64_000}).Thresholds(); got != min(64_000, own) {
+		t.Errorf("keep under 64K: %d; want %d", got, min(64_000, own))
+	}
+	if got, _ := NewSession(h, Options{KeepUnder: 10_000_000}).Thresholds(); got != own {
+		t.Errorf("keep under 10M: %d; want the window's %d", got, own)
+	}
+	auto := NewSession(h, Options{KeepUnder: KeepAuto})
+	auto.Publish()
+	if got, _ := auto.Thresholds(); got <= 0 || got > own {
+		t.Errorf("auto level %d; want one in (0, %d]", got, own)
+	}
+	if opts := auto.KeepForecast(); len(opts) < 2 || opts[0].KeepUnder != KeepAuto || opts[1].KeepUnder != 0 {
+		t.Errorf("forecast choices %+v; want Auto, then the window's default first", opts)
+	}
+}
+
+// "Not now" holds back one automatic compaction until the level rises a
+// PostponeStep of the threshold past it; the ceiling always runs it.
+func TestPostponeHoldsOneCompaction(t *testing.T) {
+	r := NewSession(newHost(128_000, 0), Options{})
+	const at = 60_000
+	r.Postpone(at - StatusReserve)
+	until := at + int(float64(at)*PostponeStep)
+	if !r.notice.postponed(at, at, false) {
+		t.Fatal("a postponed compaction ran at the threshold")
+	}
+	if r.notice.postponed(at, at, true) {
+		t.Fatal("the ceiling did not run a postponed compaction")
+	}
+	r.Postpone(at - StatusReserve)
+	if r.notice.postponed(until, at, false) {
+		t.Fatal("the postponement outlived its step")
+	}
+	if r.notice.postponed(at, at, false) {
+		t.Fatal("the postponement skipped a second compaction")
+	}
+}
+
+func TestNoticePercent(t *testing.T) {
+	if p := (Notice{Level: 91, Threshold: 100}).Percent(); p != 91 {
+		t.Errorf("percent %d", p)
+	}
+	if p := (Notice{Level: 5}).Percent(); p != 0 {
+		t.Errorf("percent without a threshold %d", p)
+	}
+}
+
+// An empty conversation has nothing to compact, purge or archive, and no
+// rewrite reaches the log.
+func TestEmptyConversationIsLeftAlone(t *testing.T) {
+	h := newHost(128_000, 0)
+	r := NewSession(h, Options{})
+	if _, err := r.Preview(); !errors.Is(err, ErrNothingToCompact) {
+		t.Errorf("Preview() = %v", err)
+	}
+	if _, err := r.Compact(context.Background()); !errors.Is(err, ErrNothingToCompact) {
+		t.Errorf("Compact() = %v", err)
+	}
+	if err := r.NewCycle(context.Background()); err == nil {
+		t.Error("an empty cycle was archived")
+	}
+	if _, err := r.PreviewPurge(context.Background()); err == nil {
+		t.Error("an empty conversation was purged")
+	}
+	if err := r.ApplyPurge(PurgePreview{}); err == nil || !strings.Contains(err.Error(), "preview it again") {
+		t.Errorf("ApplyPurge of a stale preview = %v", err)
+	}
+	if err := r.BeforeRequest(context.Background()); err != nil {
+		t.Errorf("BeforeRequest() = %v", err)
+	}
+	if len(h.rebuilds) != 0 {
+		t.Errorf("rewrites asked for: %+v", h.rebuilds)
+	}
+}
+
+// An idle pause clears stale tool results through the one rebuild; a
+// short pause, or compaction switched off, does nothing.
+func TestIdleMicroCompactsAfterAPause(t *testing.T) {
+	fill := func(pause time.Duration) *host {
+		h := newHost(128_000, 0)
+		at := h.Now().Add(-pause)
+		long := strings.Repeat("output line\n", 2000)
+		for i := range 12 {
+			call := transcript.ToolCall{ID: "call" + string(rune('a'+i)), Name: "run_shell", Arguments: `{"command":"ls"}`}
+			h.log.Append(transcript.AssistantReply("", "", []transcript.ToolCall{call}, at))
+			h.log.Append(transcript.ToolResult(call, long, false, at))
+		}
+		h.log.Append(transcript.AssistantReply("done", "", nil, at))
+		return h
+	}
+	short := fill(time.Second)
+	if err := NewSession(short, Options{}).IdleMicro(); err != nil || len(short.rebuilds) != 0 {
+		t.Fatalf("a second's pause: %v, %d rewrites", err, len(short.rebuilds))
+	}
+	off := fill(compact.MicroIdle + time.Minute)
+	if err := NewSession(off, Options{Mode: Off}).IdleMicro(); err != nil || len(off.rebuilds) != 0 {
+		t.Fatalf("compaction off: %v, %d rewrites", err, len(off.rebuilds))
+	}
+	idle := fill(compact.MicroIdle + time.Minute)
+	if err := NewSession(idle, Options{}).IdleMicro(); err != nil {
+		t.Fatal(err)
+	}
+	if len(idle.rebuilds) != 1 || idle.rebuilds[0].Kind != Compaction || idle.rebuilds[0].Reason != "idle micro-compact" {
+		t.Fatalf("after an idle pause: %+v; want one idle micro-compact", idle.rebuilds)
+	}
+	if n := len(idle.rebuilds[0].Messages); n != idle.log.Len() {
+		t.Errorf("the micro layer changed the message count (%d of %d); it only clears results", n, idle.log.Len())
+	}
+}
