@@ -73,3 +73,27 @@ func drawnFolders(doc string) []string {
 	}
 	return out
 }
+
+// TestNoFeatureImportsTheCore holds the seam rule of docs/architecture.md:
+// no engine package but the front door (and the core's own test seeds)
+// imports engine/agent; a feature that needs the conversation declares an
+// interface the core lends it.
+func TestNoFeatureImportsTheCore(t *testing.T) {
+	list := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./engine/...")
+	list.Dir = filepath.Join("..", "..")
+	out, err := list.Output()
+	if err != nil {
+		t.Skipf("go list is not available: %v", err)
+	}
+	const core = "github.com/tally-dev/tally/engine/agent"
+	allowed := []string{core, core + "/longsession", "github.com/tally-dev/tally/engine/workbench"}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || slices.Contains(allowed, f[0]) {
+			continue
+		}
+		if slices.Contains(f[1:], core) {
+			t.Errorf("%s imports engine/agent; give it an interface of its own that the session lends it", f[0])
+		}
+	}
+}
