@@ -57,7 +57,7 @@ func (h rewriteHost) Soon(n rewrite.Notice) {
 }
 
 func (h rewriteHost) PreCompact(ctx context.Context, manual bool) {
-	hookRunner{h.s}.preCompact(ctx, manual)
+	hookRunner(h).preCompact(ctx, manual)
 }
 
 // Compacted rebuilds the working set from what the history still shows

@@ -60,7 +60,7 @@ func (p parent) Row(resp *llm.Response, messages int) ledger.Row {
 func (p parent) AddRow(tx *storage.Tx, row ledger.Row) error { return addRow(tx, p.s.meta.ID, row) }
 
 func (p parent) Execute(ctx context.Context, env tool.Env, c transcript.ToolCall, args string, run func(context.Context, string) tool.Result) tool.Result {
-	return hookRunner{p.s}.tool(ctx, env, c, args, run)
+	return hookRunner(p).tool(ctx, env, c, args, run)
 }
 
 func (p parent) StoreImage(name string, data []byte, info images.Info) (transcript.ImageRef, error) {

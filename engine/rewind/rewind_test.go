@@ -63,7 +63,7 @@ func TestTurnListChangesAreStoredOrTakenBack(t *testing.T) {
 	}
 	r := Open(Options{Store: st, ID: "s", Workspace: t.TempDir(), Cycle: 1})
 	m := transcript.UserText("", "do it", time.Now())
-	store, undo := r.Begin(1, 1, &m, Snapshot{WorkingSet: []string{"a.go"}})
+	_, undo := r.Begin(1, 1, &m, Snapshot{WorkingSet: []string{"a.go"}})
 	if len(r.List()) != 1 {
 		t.Fatal("Begin did not add the turn at once")
 	}
@@ -71,7 +71,7 @@ func TestTurnListChangesAreStoredOrTakenBack(t *testing.T) {
 	if len(r.List()) != 0 {
 		t.Fatal("undo did not take the turn back")
 	}
-	store, _ = r.Begin(1, 1, &m, Snapshot{WorkingSet: []string{"a.go"}})
+	store, _ := r.Begin(1, 1, &m, Snapshot{WorkingSet: []string{"a.go"}})
 	if err := st.Update(store); err != nil {
 		t.Fatal(err)
 	}
