@@ -242,7 +242,7 @@ func latestReads(reads []FileRead) []FileRead {
 	var out []FileRead
 	for i := len(reads) - 1; i >= 0 && len(out) < maxReadPreviews; i-- {
 		r := reads[i]
-		if seen[r.Path] || shrunk(r.Text) {
+		if seen[r.Path] || Shrunk(r.Text) {
 			continue
 		}
 		seen[r.Path] = true

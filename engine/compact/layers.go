@@ -131,7 +131,7 @@ func Micro(in Input, pins []Pin) (Input, LayerReport) {
 			break
 		}
 		m := in.Messages[i]
-		if m.Role != transcript.Tool || pinned[i] || shrunk(m.Text()) {
+		if m.Role != transcript.Tool || pinned[i] || Shrunk(m.Text()) {
 			continue
 		}
 		body := m.Text()
@@ -184,7 +184,7 @@ func Prune(in Input, pins []Pin) (Input, LayerReport) {
 		}
 		m := in.Messages[i]
 		body := m.Text()
-		if shrunk(body) {
+		if Shrunk(body) {
 			continue
 		}
 		desc := toolDesc(m.ToolName, resultArgs(in.Messages, i))
@@ -231,8 +231,9 @@ func replace(in *Input, i int, line, action, note string) Change {
 	return Change{Index: i, Action: action, TokensBefore: before, TokensAfter: after, Note: note}
 }
 
-// shrunk reports whether a tool result text is already a placeholder.
-func shrunk(text string) bool {
+// Shrunk reports whether a tool result's text is a compaction's
+// placeholder: the result was cleared or pruned to save context.
+func Shrunk(text string) bool {
 	return strings.HasPrefix(text, clearedPrefix) || strings.HasPrefix(text, prunedPrefix)
 }
 

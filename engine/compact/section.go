@@ -173,7 +173,7 @@ func indexed(m transcript.Message, tokens int) bool {
 		return false
 	case m.Role == transcript.Assistant && len(m.ToolCalls) > 0 && strings.TrimSpace(m.Body()) == "":
 		return false
-	case m.Role == transcript.Tool && (shrunk(m.Text()) || bookkeeping(m.ToolName)):
+	case m.Role == transcript.Tool && (Shrunk(m.Text()) || bookkeeping(m.ToolName)):
 		return false
 	}
 	return tokens >= droppedMinTokens
@@ -252,7 +252,7 @@ func buildFacts(in Input, after []transcript.Message, keep map[int]bool, cut boo
 	toks := messageTokens(in)
 	shrunkNow := func(i int) bool { return i < len(after) && after[i].Text() != msgs[i].Text() }
 	removed := func(i int) bool { return cut && !keep[i] }
-	fresh := func(i int) bool { return !shrunk(msgs[i].Text()) }
+	fresh := func(i int) bool { return !Shrunk(msgs[i].Text()) }
 	var f facts
 	if in.NoFacts {
 		return f
@@ -373,5 +373,5 @@ func withFacts(factsText, section string) string {
 // of msgs that are not placeholders of results already recorded. The
 // cycle hand-off uses it for the record it carries.
 func LogRecord(rec record.Record, msgs []transcript.Message, turnBase int) record.Record {
-	return rec.Merge(record.FromLog(msgs, turnBase, func(i int) bool { return !shrunk(msgs[i].Text()) }))
+	return rec.Merge(record.FromLog(msgs, turnBase, func(i int) bool { return !Shrunk(msgs[i].Text()) }))
 }

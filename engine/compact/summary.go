@@ -165,7 +165,7 @@ func flatRequest(in Input, plan Plan, idx []int, model string) llm.Request {
 func flatLine(m transcript.Message) string {
 	switch m.Role {
 	case transcript.Tool:
-		if shrunk(m.Text()) {
+		if Shrunk(m.Text()) {
 			return ""
 		}
 		label := "Tool (" + orTool(m.ToolName)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/rewrite"
 	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tool"
@@ -44,12 +45,14 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rebuilds []string
+	var infos []rewrite.Info
 	cfg := agent.Config{
 		Store: st, Approver: tool.ApproveAll{},
 		ModelChoice: agent.ModelChoice{ModelName: ModelName, ContextWindow: ContextWindow, Model: NewModel(0)},
 		OnEvent: func(e agent.Event) {
 			if e.Kind == agent.EventRebuild {
 				rebuilds = append(rebuilds, e.Reason)
+				infos = append(infos, *e.Rebuild)
 			}
 		},
 	}
@@ -76,11 +79,24 @@ func TestDemoSessionShowsEveryPanel(t *testing.T) {
 		(items[2].Status == todo.Completed) != passed {
 		t.Errorf("checklist after the fix (tests passed: %v): %+v", passed, items)
 	}
-	if _, err := s.Run(ctx, ExplorePrompt); err != nil {
+	before := len(infos)
+	res, err = s.Run(ctx, ExplorePrompt)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rebuilds) == 0 {
 		t.Fatal("exploring the project did not fill the window into a compaction or a new cycle")
+	}
+	// The story's last words say what the engine did, and nothing else.
+	if want := toldOf(infos[before:]); !strings.Contains(res.Answer, want) {
+		t.Errorf("the engine's rewrites were %+v, so the answer should say %q; it says:\n%s", infos[before:], want, res.Answer)
+	}
+	archives, err := s.Compaction().Archives()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cycled := strings.Contains(res.Answer, saidCycle); cycled != (len(archives) > 0) {
+		t.Errorf("the answer says a cycle happened: %v; archived cycles: %d", cycled, len(archives))
 	}
 	if err := s.Compaction().NewCycle(ctx); err != nil {
 		t.Fatal(err)
@@ -161,4 +177,26 @@ func TestDemoTestsPassOnAFreshHome(t *testing.T) {
 		}
 		t.Fatalf("the demo's tests did not pass on a fresh HOME:\n%s\n--- tool results:\n%s", res.Answer, shell)
 	}
+}
+
+// toldOf is what the exploration story must say after the rewrites infos
+// of its turn.
+func toldOf(infos []rewrite.Info) string {
+	compacted, summarised := false, false
+	for _, in := range infos {
+		switch in.Kind {
+		case rewrite.Cycle:
+			return saidCycle
+		case rewrite.Compaction, rewrite.Emergency:
+			compacted = true
+			summarised = summarised || in.Summary != ""
+		}
+	}
+	switch {
+	case summarised:
+		return saidSummary
+	case compacted:
+		return saidCleared
+	}
+	return saidNothing
 }

@@ -91,7 +91,7 @@ func Answer(req Request) Reply {
 		if strings.Contains(req.Messages[0].Content, compact.SummaryHeading) || seeded(req) {
 			step = len(exploreReads)
 		}
-		return exploreStory(step)
+		return exploreStory(step, req)
 	case RecallPrompt:
 		return recallStory(req.Messages, step, lastTool)
 	case DelegatePrompt:
@@ -198,8 +198,10 @@ var exploreReads = []string{
 	`{"path":"calc/table.go","offset":400}`, `{"path":"calc/table.go","offset":800}`, `{"path":"calc/table.go","offset":1000}`,
 }
 
-// exploreStory reads the large files, then describes the project.
-func exploreStory(step int) Reply {
+// exploreStory reads the large files, then describes the project, and
+// says what Tally did to make room as the request it answers shows it
+// (see whatHappened): the demo model knows only what it was sent.
+func exploreStory(step int, req Request) Reply {
 	if step < len(exploreReads) {
 		return call("", "read_file", exploreReads[step])
 	}
@@ -208,9 +210,34 @@ func exploreStory(step int) Reply {
 		"- `calc/table.go` — a generated table of squares behind `Square`.\n" +
 		"- `calc/calc_test.go` — tests for `Add` and `Mul`.\n" +
 		"- `docs/design.md` — rules: callers check bounds, the package never panics.\n\n" +
-		"Reading all of that filled this demo's small context window. Everything read was still in use, so no " +
-		"compaction would have paid for itself: Tally rolled over into a new cycle instead — look for the row in " +
-		"the chat and the marker on the chart; the earlier messages are in the Archive.")
+		whatHappened(req))
+}
+
+// The sentences exploreStory ends with, one for each thing Tally may have
+// done while the reads filled the demo's small window.
+const (
+	saidCycle   = "Reading all of that filled this demo's small context window, and Tally rolled over into a new cycle: look for the cycle row in the chat and the marker on the chart; the earlier messages are in the Archive."
+	saidSummary = "Reading all of that filled this demo's small context window, and Tally compacted the history: a summary stands in for the earlier messages (the compaction row in the chat says what it kept, summarised and dropped), and the session stays in its cycle."
+	saidCleared = "Reading all of that filled this demo's small context window, and Tally compacted it by clearing the older read results (the compaction row in the chat says what it kept); the session stays in its cycle, and a cleared file can be read again."
+	saidNothing = "Everything read is still in this conversation: nothing needed compacting yet."
+)
+
+// whatHappened says what the request shows Tally did to the conversation:
+// a new cycle's seed, a compaction summary in the system prompt, or tool
+// results cleared or pruned by a compaction.
+func whatHappened(req Request) string {
+	switch {
+	case seeded(req):
+		return saidCycle
+	case len(req.Messages) > 0 && strings.Contains(req.Messages[0].Content, compact.SummaryHeading):
+		return saidSummary
+	}
+	for _, m := range req.Messages {
+		if m.Role == "tool" && compact.Shrunk(m.Content) {
+			return saidCleared
+		}
+	}
+	return saidNothing
 }
 
 // recallStory searches the archive of the earlier cycle and reports the
