@@ -43,7 +43,7 @@ func searchData(t *testing.T) string {
 		if err != nil {
 			return err
 		}
-		if err := tx.ReplaceLog("a", 1, [][]byte{encode(transcript.UserText("", "Why does Mul overflow?", at))}); err != nil {
+		if err := tx.ReplaceLog("a", 1, [][]byte{encode(transcript.UserText("<turn_meta>\ndate: 2026-01-02\nmodel: m\nworking_set: calc/mul.go\n</turn_meta>", "Why does Mul overflow?", at))}); err != nil {
 			return err
 		}
 		rec, _ := json.Marshal(transcript.RebuildRecord{Reason: "compaction", Time: at, Cycle: 1, Superseded: sha})
@@ -63,7 +63,9 @@ func searchData(t *testing.T) string {
 }
 
 // tally search prints the app's hits, one a line, or one JSON object a
-// line, the same hits Workbench.Search gives.
+// line, the same hits Workbench.Search gives, snippets included: a
+// message's engine blocks (its <turn_meta> header here) are left out of
+// them, as the app does.
 func TestSearchCommandPrintsTheAppsHits(t *testing.T) {
 	data := searchData(t)
 	stdout, stderr, code := runCLI(t, "search", "--data", data, "mul", "OVERFLOW")

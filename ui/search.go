@@ -100,7 +100,7 @@ func hitPlace(h workbench.SearchHit) string {
 	where := fmt.Sprintf("cycle %d", h.Cycle)
 	switch {
 	case h.Superseded:
-		where += " (replaced by a compaction)"
+		where += " (replaced by " + text.OneLine(workbench.Replacer(h.SupersededBy), 60) + ")"
 	case !h.Current:
 		where += " (archived)"
 	}

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
@@ -49,9 +50,6 @@ func TestSearchSnippetsHideEngineBlocksAndBoldTheMatch(t *testing.T) {
 	if rows < 2 {
 		t.Fatalf("%d snippets shown; want the prompt and the answer", rows)
 	}
-	if got := stripEngineBlocks("…(none yet) </turn_meta> please fix it <agent_status>phase: x"); got != "please fix it" {
-		t.Errorf("a cut block left %q", got)
-	}
 }
 
 // fynetestLayout lays the window's dialogs out as the next frame would.
@@ -69,4 +67,22 @@ func walkRichText(o fyne.CanvasObject, each func(*widget.RichText)) {
 		}
 		return true
 	})
+}
+
+// A message a rewind took out of the conversation was labelled "replaced
+// by a compaction" in the hit list: the label names the rewrite that did
+// it, as the export does.
+func TestSearchHitNamesTheRewriteThatReplacedIt(t *testing.T) {
+	h := workbench.SearchHit{Title: "T", Cycle: 1, Superseded: true, SupersededBy: "rewind to turn 3", Role: "user"}
+	if got := hitPlace(h); !strings.Contains(got, "replaced by rewind to turn 3") || strings.Contains(got, "compaction") {
+		t.Errorf("a rewound hit is placed %q", got)
+	}
+	h.SupersededBy = "auto compaction"
+	if got := hitPlace(h); !strings.Contains(got, "replaced by auto compaction") {
+		t.Errorf("a compacted hit is placed %q", got)
+	}
+	h.SupersededBy = ""
+	if got := hitPlace(h); !strings.Contains(got, "replaced by a compaction") {
+		t.Errorf("a hit of an older record is placed %q", got)
+	}
 }

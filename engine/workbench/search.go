@@ -21,11 +21,14 @@ type SearchHit struct {
 	// it (as in Export).
 	Index int `json:"index"`
 	// Current reports that the message is in the session's current cycle
-	// (not archived); Superseded that a compaction or purge replaced it.
-	Current    bool            `json:"current"`
-	Superseded bool            `json:"superseded"`
-	Role       transcript.Role `json:"role,omitempty"`
-	Snippet    string          `json:"snippet"`
+	// (not archived); Superseded that a rewrite (a compaction, a purge, a
+	// rewind) replaced it, and SupersededBy which one, as the rebuild
+	// record names it ("auto compaction", "rewind to turn 3").
+	Current      bool            `json:"current"`
+	Superseded   bool            `json:"superseded"`
+	SupersededBy string          `json:"superseded_by,omitempty"`
+	Role         transcript.Role `json:"role,omitempty"`
+	Snippet      string          `json:"snippet"`
 	// Message is the matching message, for showing it or finding it in
 	// the chat.
 	Message transcript.Message `json:"message"`
@@ -118,7 +121,7 @@ func (w *Workbench) scanHits(s storage.Session, words []string, add func(SearchH
 			continue
 		}
 		h := SearchHit{Session: s.ID, Title: s.Title, Cycle: l.Cycle, Index: index, Current: l.Cycle == s.Cycle || (s.Cycle == 0 && l.Cycle == 1),
-			Superseded: l.SupersededBy != "", Role: l.Message.Role, Snippet: snippet(text, low, words[0]), Message: l.Message}
+			Superseded: l.SupersededBy != "", SupersededBy: l.SupersededBy, Role: l.Message.Role, Snippet: hitSnippet(l.Message, words[0]), Message: l.Message}
 		if !add(h) {
 			return false
 		}

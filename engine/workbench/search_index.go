@@ -93,11 +93,11 @@ func indexedHits(tx *storage.Tx, s storage.Session, words []string, q storage.Te
 			if !ok {
 				continue
 			}
-			h.Index, h.Message, h.Superseded = g.Index, g.Message, k.Record.Reason != ""
+			h.Index, h.Message, h.Superseded, h.SupersededBy = g.Index, g.Message, k.Record.Reason != "", k.Record.Reason
 		default:
 			continue
 		}
-		h.Role, h.Snippet = h.Message.Role, snippet(searchText(h.Message), m.Text, words[0])
+		h.Role, h.Snippet = h.Message.Role, hitSnippet(h.Message, words[0])
 		if !add(h) {
 			return true, true
 		}
