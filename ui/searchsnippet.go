@@ -12,7 +12,6 @@ import (
 // Search snippets as shown: as the workbench cut them (without the
 // engine's blocks), with the words searched for in bold.
 
-
 // markWords splits s into segments, the occurrences of words (in any
 // letter case) in bold.
 func markWords(s string, words []string) []widget.RichTextSegment {
