@@ -3,7 +3,11 @@ package ui
 import (
 	"testing"
 
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
 // Compact…, Purge… and New cycle were enabled on a session with no
@@ -43,5 +47,27 @@ func TestActionsAreOffWithNothingToActOn(t *testing.T) {
 	h.waitFor("the empty list", func() bool { return len(v.items) == 0 && h.q.empty() })
 	if !v.rename.Disabled() || !v.remove.Disabled() {
 		t.Error("rename or delete is enabled after the selected session was deleted")
+	}
+}
+
+// The delete-session confirmation offered its irreversible choice as the
+// blue default button: it is a "Delete" button in the danger style.
+func TestDeleteConfirmationIsADangerButton(t *testing.T) {
+	srv := llmtest.New(llmtest.Sequence(llmtest.Text("done")))
+	t.Cleanup(srv.Close)
+	h := newHarness(t, endpoint(srv))
+	v := h.ui.sessions
+	h.newSession()
+	h.waitFor("the list", func() bool { return len(v.items) == 1 && h.q.empty() })
+	test.Tap(v.remove)
+	var b *widget.Button
+	h.waitFor("the confirmation", func() bool {
+		if top := h.win.Canvas().Overlays().Top(); top != nil {
+			b = fynetest.Button(top, "Delete")
+		}
+		return b != nil
+	})
+	if b.Importance != widget.DangerImportance {
+		t.Errorf("the Delete button's importance is %v; want the danger style", b.Importance)
 	}
 }

@@ -282,11 +282,14 @@ func (v *sessionsView) confirmDelete() {
 		return func() {
 			msg := fmt.Sprintf("Delete %q and all of its messages? This cannot be undone. The workspace folder is not touched.", s.Title)
 			if !inTree {
-				dialog.ShowConfirm("Delete session", msg, func(ok bool) {
+				d := dialog.NewConfirm("Delete session", msg, func(ok bool) {
 					if ok {
 						u.deleteSession(s.ID)
 					}
 				}, u.win)
+				d.SetConfirmText("Delete")
+				d.SetConfirmImportance(widget.DangerImportance) // it cannot be undone: not the blue default
+				d.Show()
 				return
 			}
 			u.confirmDeleteInWorktree(s.ID, s.Title, t)

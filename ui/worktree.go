@@ -96,6 +96,7 @@ func (u *UI) confirmDeleteInWorktree(id, title string, t worktree.Tree) {
 		}
 		u.deleteSessionAnd(id, also.Checked)
 	}, u.win)
+	d.SetConfirmImportance(widget.DangerImportance) // it cannot be undone: not the blue default
 	d.Resize(fyne.NewSize(min(620, u.win.Canvas().Size().Width-40), 0))
 	u.merging = d
 	d.Show()
