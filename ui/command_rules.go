@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/cmdrule"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/ui/chat"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // allowPattern checks an allow pattern as the user types it.
@@ -39,10 +40,10 @@ func (u *UI) allowCommandFromCard(it *chat.Item) {
 	if live == nil || live.sess == nil || p == nil || len(p.Req.CommandRules) == 0 {
 		return
 	}
-	entries := make([]*widget.Entry, len(p.Req.CommandRules))
+	entries := make([]*tw.EscEntry, len(p.Req.CommandRules))
 	items := make([]*widget.FormItem, len(entries))
 	for i, r := range p.Req.CommandRules {
-		e := widget.NewEntry()
+		e := tw.NewEscEntry()
 		e.SetText(r)
 		e.TextStyle = fyne.TextStyle{Monospace: true}
 		e.Validator = allowPattern

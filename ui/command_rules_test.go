@@ -10,13 +10,16 @@ import (
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // entryIn returns the first text field under o.
 func entryIn(o fyne.CanvasObject) *widget.Entry {
 	var found *widget.Entry
 	fynetest.Walk(o, func(c fyne.CanvasObject) bool {
-		if e, ok := c.(*widget.Entry); ok && found == nil {
+		if e, ok := c.(*tw.EscEntry); ok && found == nil {
+			found = &e.Entry
+		} else if e, ok := c.(*widget.Entry); ok && found == nil {
 			found = e
 		}
 		return found == nil

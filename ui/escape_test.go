@@ -70,3 +70,16 @@ func TestEscapeClosesDialogs(t *testing.T) {
 		t.Error("Escape left a dialog open")
 	}
 }
+
+// Escape did not close Rename while its title field had the focus.
+func TestEscapeInRenameClosesIt(t *testing.T) {
+	h := silentSession(t)
+	h.ui.sessions.showRename()
+	if _, ok := h.win.Canvas().Focused().(*tw.EscEntry); !ok {
+		t.Fatalf("the title field does not have the focus (%T)", h.win.Canvas().Focused())
+	}
+	pressEscape(h)
+	if n := len(h.win.Canvas().Overlays().List()); n != 0 {
+		t.Errorf("%d dialogs open after Escape in the rename field", n)
+	}
+}

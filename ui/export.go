@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/workbench"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // Export… in the sessions list writes the selected session as a document
@@ -27,7 +28,7 @@ var exportFormats = map[string]string{
 // exportDialog is the shown export dialog, for tests.
 type exportDialog struct {
 	format *widget.Select
-	path   *widget.Entry
+	path   *tw.EscEntry
 	dlg    *dialog.CustomDialog
 }
 
@@ -48,7 +49,7 @@ func (v *sessionsView) showExport() {
 	if base == "" {
 		base = info.ID
 	}
-	e := &exportDialog{path: widget.NewEntry()}
+	e := &exportDialog{path: tw.NewEscEntry()}
 	e.path.SetText(filepath.Join(home, base+".md"))
 	e.format = widget.NewSelect([]string{"Markdown (.md)", "HTML page (.html)", "JSON lines (.jsonl)"}, func(label string) {
 		f := exportFormats[label]

@@ -6,11 +6,11 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 	"github.com/tally-dev/tally/ui/settings"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // The 401 banner said "open Settings" with no Settings button.
@@ -42,7 +42,7 @@ func TestRenameFieldIsWide(t *testing.T) {
 	h := silentSession(t)
 	h.waitFor("the list", func() bool { return len(h.ui.sessions.items) == 1 && h.q.empty() })
 	h.ui.sessions.showRename()
-	e, ok := h.win.Canvas().Focused().(*widget.Entry)
+	e, ok := h.win.Canvas().Focused().(*tw.EscEntry)
 	if !ok {
 		t.Fatalf("the rename field has no focus (%T)", h.win.Canvas().Focused())
 	}

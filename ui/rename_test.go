@@ -10,6 +10,7 @@ import (
 
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 	"github.com/tally-dev/tally/ui/settings"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // Renaming the open session used to drop the workspace from the header,
@@ -25,8 +26,8 @@ func TestRenameWithEnterKeepsTheWorkspaceInTheHeader(t *testing.T) {
 	var entry *widget.Entry
 	for _, o := range h.ui.win.Canvas().Overlays().List() {
 		fynetest.Walk(o, func(c fyne.CanvasObject) bool {
-			if e, ok := c.(*widget.Entry); ok && entry == nil {
-				entry = e
+			if e, ok := c.(*tw.EscEntry); ok && entry == nil {
+				entry = &e.Entry
 			}
 			return true
 		})

@@ -240,7 +240,7 @@ func (v *sessionsView) showRename() {
 		v.u.banner.ShowInfo("Select a session in the list first, then press Rename.")
 		return
 	}
-	e := widget.NewEntry()
+	e := tw.NewEscEntry() // Escape cancels the rename, as elsewhere
 	e.SetText(s.Title)
 	var d *dialog.FormDialog
 	e.OnSubmitted = func(string) { d.Submit() } // Enter renames

@@ -50,7 +50,7 @@ type archiveBrowser struct {
 	win      fyne.Window
 	onlyHits *widget.Check
 
-	search  *widget.Entry
+	search  *tw.EscEntry
 	status  *widget.Label
 	cycles  *widget.List
 	brief   *widget.Label
@@ -62,7 +62,7 @@ func newArchiveBrowser(archives []cycle.Archive, win fyne.Window) *archiveBrowse
 	b := &archiveBrowser{archives: archives, sel: -1, win: win}
 	b.onlyHits = widget.NewCheck("Only matching messages", func(bool) { b.markHits() })
 	b.onlyHits.Checked = true
-	b.search = widget.NewEntry()
+	b.search = tw.NewEscEntry() // Escape closes the archive, also while typing a search
 	b.search.SetPlaceHolder("Search every archived message (all words must match)")
 	b.search.OnChanged = b.setQuery
 	// Wrapped: a long status would otherwise be cut, and widen the dialog

@@ -143,3 +143,20 @@ func TestArchiveDialogKeepsItsWidthAndItsWholeHint(t *testing.T) {
 		t.Errorf("cycle rows %q; want \"1 hit\"", joined)
 	}
 }
+
+// Escape did not close the archive while its search field had the focus.
+func TestEscapeInTheArchiveSearchClosesIt(t *testing.T) {
+	test.NewTempApp(t)
+	t0 := time.Date(2025, 3, 1, 9, 0, 0, 0, time.Local)
+	archives := []cycle.Archive{{Cycle: 1, Started: t0, Ended: t0.Add(time.Hour), Brief: "brief",
+		Messages: []transcript.Message{transcript.UserText("", "Fix calc.Add", t0)}}}
+	w := test.NewTempWindow(t, widget.NewLabel(""))
+	w.Resize(fyne.NewSize(960, 600))
+	b, _ := openArchive(archives, w)
+	w.Canvas().Focus(b.search)
+	b.search.SetText("calc")
+	w.Canvas().Focused().TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if n := len(w.Canvas().Overlays().List()); n != 0 {
+		t.Errorf("%d dialogs open after Escape in the archive's search field", n)
+	}
+}

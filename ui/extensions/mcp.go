@@ -66,8 +66,8 @@ type MCPServers struct {
 	m       MCP
 	list    *fyne.Container
 	servers []workbench.MCPServer
-	name    *widget.Entry
-	command *widget.Entry
+	name    *tw.EscEntry
+	command *tw.EscEntry
 	status  *widget.Label
 	probed  []mcp.ToolSummary // the last Test's tools, for tests
 	failed  map[string]string // why each server's last Test failed, by name
@@ -81,9 +81,9 @@ func (v *MCPServers) CreateRenderer() fyne.WidgetRenderer { return widget.NewSim
 // ShowMCPServers opens the MCP servers dialog.
 func ShowMCPServers(h Host, m MCP) *MCPServers {
 	v := &MCPServers{h: h, m: m, list: container.NewVBox()}
-	v.name = widget.NewEntry()
+	v.name = tw.NewEscEntry()
 	v.name.SetPlaceHolder("name, e.g. github")
-	v.command = widget.NewEntry()
+	v.command = tw.NewEscEntry()
 	v.command.SetPlaceHolder("a command (npx -y @modelcontextprotocol/server-github) or an https:// URL")
 	v.status = &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance}
 	add := &widget.Button{Text: "Add", Icon: theme.ContentAddIcon(), OnTapped: v.add}
