@@ -174,7 +174,7 @@ func (u *UI) beginBusy(live *liveSession, state string) (context.Context, bool) 
 	if u.live != live || live == nil || live.job.running {
 		return nil, false
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	live.job = job{running: true, cancel: cancel}
 	u.input.send.Disable()
 	u.input.stop.Enable()

@@ -54,7 +54,7 @@ type sessionFacts struct {
 // new cycle, rewind), which Stop cancels.
 type job struct {
 	running bool
-	cancel  context.CancelFunc
+	cancel  context.CancelCauseFunc // nil: Stop; agent.ErrClosing: the window closes
 }
 
 // waits is what a session waits for the user on; a hidden session's
@@ -211,7 +211,7 @@ func (u *UI) send() {
 		return
 	}
 	inputs := u.input.images.inputs()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	live.job = job{running: true, cancel: cancel}
 	live.empty = false
 	u.input.prompt.SetText("")
@@ -247,7 +247,7 @@ func (u *UI) send() {
 // stop cancels the running turn; the engine keeps the transcript valid.
 func (u *UI) stop() {
 	if u.live != nil && u.live.job.running && u.live.job.cancel != nil {
-		u.live.job.cancel()
+		u.live.job.cancel(nil)
 		u.footer.State.Run = tw.RunState{Phase: tw.RunStopping}
 		u.footer.Update()
 	}

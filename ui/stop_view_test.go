@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
+	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/ui/chat"
@@ -71,4 +73,22 @@ func TestCommittedStoppedReplyIsMarked(t *testing.T) {
 
 func assistantText(s string) transcript.Message {
 	return transcript.AssistantReply(s, "", nil, goldenTime)
+}
+
+// A reply cut short when Tally closed was labelled "stopped by you" after
+// the restart: it says Tally closed.
+func TestReplyCutShortByClosingIsMarkedSo(t *testing.T) {
+	fynetest.GoldenApp(t)
+	c := chat.New(func(func()) {}, nil, nil)
+	m := assistantText("half an answer\n\n" + agent.ClosedNote)
+	c.Commit(&m, -1)
+	it := c.Items[len(c.Items)-1]
+	if it.Stopped || !it.Closed || it.Text != "half an answer" {
+		t.Errorf("stopped %v, closed %v, text %q", it.Stopped, it.Closed, it.Text)
+	}
+	row := chat.NewMessageRow(c)
+	row.Set(it)
+	if fynetest.Find(row, func(l *widget.Label) bool { return strings.Contains(l.Text, "cut short when Tally closed") }) == nil {
+		t.Error("the row does not say the reply was cut short when Tally closed")
+	}
 }

@@ -31,6 +31,18 @@ type Result struct {
 	Answer string // the model's final text, if any
 }
 
+// ErrClosing is the cause a host gives when it cancels a turn because it
+// is closing (context.WithCancelCause): the part of a reply kept is then
+// marked ClosedNote, not StoppedNote.
+var ErrClosing = errors.New("Tally is closing")
+
+// The notes that end the part of a reply kept when its turn was cut short
+// while the reply streamed: by the user, or by the host closing.
+const (
+	StoppedNote = "(stopped by the user)"
+	ClosedNote  = "(cut short: Tally was closing)"
+)
+
 // LedgerRow is the stored usage record of one request.
 type LedgerRow = ledger.Row
 
@@ -305,7 +317,11 @@ func (t *turnLoop) Send(ctx context.Context, step int) (*llm.Response, error) {
 		if ctx.Err() != nil && resp != nil && resp.Content != "" {
 			// Keep what the user already saw streamed, without its calls.
 			content, n := secrets.Count(resp.Content)
-			partial := transcript.AssistantReply(content+"\n\n(stopped by the user)", "", nil, s.cfg.now())
+			note := StoppedNote
+			if errors.Is(context.Cause(ctx), ErrClosing) {
+				note = ClosedNote
+			}
+			partial := transcript.AssistantReply(content+"\n\n"+note, "", nil, s.cfg.now())
 			partial.Redacted = n
 			_ = s.commit([]transcript.Message{partial}, nil)
 		}

@@ -39,9 +39,10 @@ type Item struct {
 	Text      string   // the message's text, or the notice
 	Reasoning string   // a reply's reasoning, or a rebuild row's detail
 	Streaming bool     // an assistant reply still arriving: plain text
-	// Stopped marks a reply the user stopped; unsaved, one the engine
-	// did not keep (it is only shown, the model never sees it).
-	Stopped, Unsaved bool
+	// Stopped marks a reply the user stopped, Closed one cut short when
+	// Tally closed; Unsaved, one the engine did not keep (it is only
+	// shown, the model never sees it).
+	Stopped, Closed, Unsaved bool
 	md               *tw.Doc // a finished reply's Markdown, while parsed (see doc)
 	ReasonOn         bool    // the reasoning (or detail, or past rows) is shown
 	isError          bool    // notices: an error
@@ -234,8 +235,10 @@ func (c *View) addMessage(m *transcript.Message) {
 	case m.Role == transcript.Assistant:
 		if strings.TrimSpace(m.Text()) != "" || m.Reasoning != "" {
 			it := &Item{Kind: ItemAssistant, Text: m.Text(), Reasoning: m.Reasoning}
-			if t, ok := strings.CutSuffix(strings.TrimRight(it.Text, " \n"), stoppedNote); ok {
+			if t, ok := strings.CutSuffix(strings.TrimRight(it.Text, " \n"), agent.StoppedNote); ok {
 				it.Text, it.Stopped = strings.TrimRight(t, " \n"), true
+			} else if t, ok := strings.CutSuffix(strings.TrimRight(it.Text, " \n"), agent.ClosedNote); ok {
+				it.Text, it.Closed = strings.TrimRight(t, " \n"), true
 			}
 			c.Items = append(c.Items, it)
 		}
@@ -360,9 +363,6 @@ func (c *View) Delta(content, reasoning string) {
 
 // DropStreaming removes an unfinished tail that will never be committed.
 func (c *View) DropStreaming() { c.EndStreaming(false) }
-
-// stoppedNote ends a reply the engine kept after the user stopped it.
-const stoppedNote = "(stopped by the user)"
 
 // EndStreaming ends an unfinished tail the engine did not commit: with
 // keep (the user stopped the turn) it stays, shown as a stopped reply;

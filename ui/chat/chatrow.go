@@ -127,6 +127,8 @@ func (r *MessageRow) Set(it *Item) {
 			r.role.SetText("Assistant · stopped by you · not kept in the conversation")
 		case it.Stopped:
 			r.role.SetText("Assistant · stopped by you" + supersededTag(it))
+		case it.Closed:
+			r.role.SetText("Assistant · cut short when Tally closed" + supersededTag(it))
 		default:
 			r.role.SetText("Assistant" + supersededTag(it))
 		}
