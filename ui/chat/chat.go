@@ -43,9 +43,9 @@ type Item struct {
 	// Tally closed; Unsaved, one the engine did not keep (it is only
 	// shown, the model never sees it).
 	Stopped, Closed, Unsaved bool
-	md               *tw.Doc // a finished reply's Markdown, while parsed (see doc)
-	ReasonOn         bool    // the reasoning (or detail, or past rows) is shown
-	isError          bool    // notices: an error
+	md                       *tw.Doc // a finished reply's Markdown, while parsed (see doc)
+	ReasonOn                 bool    // the reasoning (or detail, or past rows) is shown
+	isError                  bool    // notices: an error
 	// DetailName names the expandable text of a rebuild row ("Summary");
 	// the text itself is kept in reasoning.
 	DetailName string
