@@ -34,7 +34,7 @@ type Result struct {
 // ErrClosing is the cause a host gives when it cancels a turn because it
 // is closing (context.WithCancelCause): the part of a reply kept is then
 // marked ClosedNote, not StoppedNote.
-var ErrClosing = errors.New("Tally is closing")
+var ErrClosing = errors.New("the app is closing")
 
 // The notes that end the part of a reply kept when its turn was cut short
 // while the reply streamed: by the user, or by the host closing.
