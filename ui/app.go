@@ -34,7 +34,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/assets"
-	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/chat"
 	"github.com/tally-dev/tally/ui/compaction"
@@ -416,7 +416,7 @@ func (u *UI) Close() {
 			_ = u.wb.SetInterrupted(live.id, interruptedNote(live))
 		}
 		if live.job.cancel != nil {
-			live.job.cancel(agent.ErrClosing) // a reply cut short says Tally closed, not that you stopped it
+			live.job.cancel(step.ErrClosing) // a reply cut short says Tally closed, not that you stopped it
 		}
 		if sess := live.sess; sess != nil {
 			closing = append(closing, func() { _ = sess.Close() })

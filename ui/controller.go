@@ -54,7 +54,7 @@ type sessionFacts struct {
 // new cycle, rewind), which Stop cancels.
 type job struct {
 	running bool
-	cancel  context.CancelCauseFunc // nil: Stop; agent.ErrClosing: the window closes
+	cancel  context.CancelCauseFunc // nil: Stop; step.ErrClosing: the window closes
 }
 
 // waits is what a session waits for the user on; a hidden session's

@@ -7,8 +7,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/ui/chat"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
@@ -80,7 +80,7 @@ func assistantText(s string) transcript.Message {
 func TestReplyCutShortByClosingIsMarkedSo(t *testing.T) {
 	fynetest.GoldenApp(t)
 	c := chat.New(func(func()) {}, nil, nil)
-	m := assistantText("half an answer\n\n" + agent.ClosedNote)
+	m := assistantText("half an answer\n\n" + step.ClosedNote)
 	c.Commit(&m, -1)
 	it := c.Items[len(c.Items)-1]
 	if it.Stopped || !it.Closed || it.Text != "half an answer" {

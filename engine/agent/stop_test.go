@@ -45,21 +45,21 @@ func TestStopKeepsTheStreamedPartOfTheAnswer(t *testing.T) {
 }
 
 // A turn cut short because the app closed (SIGTERM, the window) was kept
-// as "stopped by the user": with the host's ErrClosing as the cause, the
+// as "stopped by the user": with the host's step.ErrClosing as the cause, the
 // kept part says Tally was closing.
 func TestClosingMarksTheKeptPartAsCutShort(t *testing.T) {
 	h := newHarness(t, llmtest.Sequence(llmtest.Reply{Content: "The answer begins here and goes on", Fault: llmtest.FaultStallAfterContent}), nil)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	s := h.session("closing")
-	time.AfterFunc(300*time.Millisecond, func() { cancel(ErrClosing) })
+	time.AfterFunc(300*time.Millisecond, func() { cancel(step.ErrClosing) })
 	res, err := s.Run(ctx, "explain")
 	if err != nil || res.Reason != step.ReasonCancelled {
 		t.Fatalf("Run = %+v, %v; want a cancelled turn", res, err)
 	}
 	msgs := s.Snapshot().Messages()
 	last := msgs[len(msgs)-1].Text()
-	if !strings.HasSuffix(last, ClosedNote) || strings.Contains(last, StoppedNote) {
-		t.Fatalf("last message %q; want the streamed part marked %q", last, ClosedNote)
+	if !strings.HasSuffix(last, step.ClosedNote) || strings.Contains(last, step.StoppedNote) {
+		t.Fatalf("last message %q; want the streamed part marked %q", last, step.ClosedNote)
 	}
 }

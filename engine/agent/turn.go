@@ -31,18 +31,6 @@ type Result struct {
 	Answer string // the model's final text, if any
 }
 
-// ErrClosing is the cause a host gives when it cancels a turn because it
-// is closing (context.WithCancelCause): the part of a reply kept is then
-// marked ClosedNote, not StoppedNote.
-var ErrClosing = errors.New("the app is closing")
-
-// The notes that end the part of a reply kept when its turn was cut short
-// while the reply streamed: by the user, or by the host closing.
-const (
-	StoppedNote = "(stopped by the user)"
-	ClosedNote  = "(cut short: Tally was closing)"
-)
-
 // LedgerRow is the stored usage record of one request.
 type LedgerRow = ledger.Row
 
@@ -278,7 +266,7 @@ func (*turnLoop) Words() step.SkipWords {
 // request.go) and streams it, the screen seeing the stream redacted as the
 // store sees the reply. A "context length exceeded" is recovered from and
 // sent again; a stopped stream keeps what the user already saw.
-func (t *turnLoop) Send(ctx context.Context, step int) (*llm.Response, error) {
+func (t *turnLoop) Send(ctx context.Context, n int) (*llm.Response, error) {
 	s := t.s
 	if err := s.rw.BeforeRequest(ctx); err != nil {
 		return nil, err
@@ -295,14 +283,14 @@ func (t *turnLoop) Send(ctx context.Context, step int) (*llm.Response, error) {
 	var text, thought secrets.Stream
 	show := func(d llm.Delta) {
 		if d.Content != "" || d.Reasoning != "" {
-			s.emit(Event{Kind: EventDelta, Step: step, Delta: &d})
+			s.emit(Event{Kind: EventDelta, Step: n, Delta: &d})
 		}
 	}
 	cb := llm.Callbacks{
 		OnDelta: func(d llm.Delta) {
 			show(llm.Delta{Content: text.Push(d.Content), Reasoning: thought.Push(d.Reasoning)})
 		},
-		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Step: step, Retry: &r}) },
+		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Step: n, Retry: &r}) },
 	}
 	m := s.model()
 	resp, err := m.Model.Stream(ctx, m.keyed(s.meta.ID, req), cb)
@@ -311,19 +299,12 @@ func (t *turnLoop) Send(ctx context.Context, step int) (*llm.Response, error) {
 		if rerr := s.rw.Emergency(ctx, err); rerr != nil {
 			return nil, rerr
 		}
-		return t.Send(ctx, step)
+		return t.Send(ctx, n)
 	}
 	if err != nil {
 		if ctx.Err() != nil && resp != nil && resp.Content != "" {
 			// Keep what the user already saw streamed, without its calls.
-			content, n := secrets.Count(resp.Content)
-			note := StoppedNote
-			if errors.Is(context.Cause(ctx), ErrClosing) {
-				note = ClosedNote
-			}
-			partial := transcript.AssistantReply(content+"\n\n"+note, "", nil, s.cfg.now())
-			partial.Redacted = n
-			_ = s.commit([]transcript.Message{partial}, nil)
+			_ = s.commit([]transcript.Message{step.Partial(ctx, resp.Content, s.cfg.now())}, nil)
 		}
 		return nil, err
 	}

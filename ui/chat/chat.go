@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/lsp"
+	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -235,9 +236,9 @@ func (c *View) addMessage(m *transcript.Message) {
 	case m.Role == transcript.Assistant:
 		if strings.TrimSpace(m.Text()) != "" || m.Reasoning != "" {
 			it := &Item{Kind: ItemAssistant, Text: m.Text(), Reasoning: m.Reasoning}
-			if t, ok := strings.CutSuffix(strings.TrimRight(it.Text, " \n"), agent.StoppedNote); ok {
+			if t, ok := strings.CutSuffix(strings.TrimRight(it.Text, " \n"), step.StoppedNote); ok {
 				it.Text, it.Stopped = strings.TrimRight(t, " \n"), true
-			} else if t, ok := strings.CutSuffix(strings.TrimRight(it.Text, " \n"), agent.ClosedNote); ok {
+			} else if t, ok := strings.CutSuffix(strings.TrimRight(it.Text, " \n"), step.ClosedNote); ok {
 				it.Text, it.Closed = strings.TrimRight(t, " \n"), true
 			}
 			c.Items = append(c.Items, it)
