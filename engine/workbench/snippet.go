@@ -47,28 +47,16 @@ func stripTag(s, open, end string) string {
 	}
 }
 
-// shownText is what a hit's message says as a snippet shows it: its
-// text, its tool calls and the tool it answers, engine blocks left out.
-func shownText(m transcript.Message) string {
-	var b strings.Builder
-	b.WriteString(m.Text())
-	for _, c := range m.ToolCalls {
-		b.WriteString("\n" + c.Name + " " + c.Arguments)
-	}
-	if m.ToolName != "" {
-		b.WriteString("\n" + m.ToolName)
-	}
-	return stripEngineBlocks(b.String())
+// hitSnippet is the snippet of a hit's message around word (see Snippet):
+// the text Search looks in (searchText), engine blocks left out.
+func hitSnippet(m transcript.Message, word string) string {
+	return Snippet(stripEngineBlocks(searchText(m)), word)
 }
 
-// hitSnippet is the snippet of a hit's message around word (see Snippet),
-// engine blocks left out.
-func hitSnippet(m transcript.Message, word string) string { return Snippet(shownText(m), word) }
-
 // Replacer names the rewrite that replaced a message, from the reason its
-// rebuild record gives ("rewind to turn 3", "auto compaction"), for "replaced
-// by …" in the search hits and the export; an older record without a
-// reason was a compaction.
+// rebuild record gives ("rewind to turn 3", "auto compaction"), for
+// "replaced by …" in the app's search hits; a record without a reason was
+// written by a compaction of an older Tally.
 func Replacer(reason string) string {
 	if strings.TrimSpace(reason) == "" {
 		return "a compaction"
