@@ -202,13 +202,20 @@ func (r *Session) RestoreFiles(n int, force bool) (filehistory.Result, error) {
 	if err != nil {
 		return filehistory.Result{}, err
 	}
-	plan, err := ws.Plan(r.id, n)
+	return restore(ws, r.id, n, force, "rewound", "rewind")
+}
+
+// restore gives the files session id changed from turn n on their content
+// of that moment back, refusing (nothing written) when one changed
+// outside Tally and force is not set; done and verb word the refusal.
+func restore(ws *filehistory.Workspace, id string, n int, force bool, done, verb string) (filehistory.Result, error) {
+	plan, err := ws.Plan(id, n)
 	if err != nil {
 		return filehistory.Result{}, err
 	}
 	if c := plan.Conflicts(); len(c) > 0 && !force {
-		return filehistory.Result{}, fmt.Errorf("%s changed outside Tally since the agent wrote them, so nothing was rewound; review them and rewind with force to overwrite them: %w",
-			strings.Join(c, ", "), filehistory.ErrConflict)
+		return filehistory.Result{}, fmt.Errorf("%s changed outside Tally since the agent wrote them, so nothing was %s; review them and %s with force to overwrite them: %w",
+			strings.Join(c, ", "), done, verb, filehistory.ErrConflict)
 	}
 	return ws.Restore(plan, force)
 }
@@ -258,15 +265,7 @@ func (r *Session) RevertAll(force bool) (filehistory.Result, error) {
 	if err != nil || len(turns) == 0 {
 		return filehistory.Result{}, err
 	}
-	plan, err := ws.Plan(r.id, turns[0])
-	if err != nil {
-		return filehistory.Result{}, err
-	}
-	if c := plan.Conflicts(); len(c) > 0 && !force {
-		return filehistory.Result{}, fmt.Errorf("%s changed outside Tally since the agent wrote them, so nothing was reverted; review them and revert with force to overwrite them: %w",
-			strings.Join(c, ", "), filehistory.ErrConflict)
-	}
-	return ws.Restore(plan, force)
+	return restore(ws, r.id, turns[0], force, "reverted", "revert")
 }
 
 // Unrestorable returns the session's turns whose checkpoints lost content
