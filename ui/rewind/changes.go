@@ -40,20 +40,8 @@ func (vs *Views) Changes() {
 	if s == nil || s.Engine() == nil {
 		return
 	}
-	read := s.Engine().Files().Changes
-	vs.h.Work(func() func() {
-		changes, err := read()
-		return func() {
-			if !s.Shown() {
-				return
-			}
-			if err != nil {
-				vs.h.Error("Could not read the session's changes: " + err.Error())
-				return
-			}
-			vs.openChanges(s, changes)
-		}
-	})
+	readThen(vs, s, "Could not read the session's changes: ", s.Engine().Files().Changes,
+		func(changes []filehistory.FileChange) { vs.openChanges(s, changes) })
 }
 
 func (vs *Views) openChanges(s Session, changes []filehistory.FileChange) {

@@ -51,23 +51,30 @@ func (vs *Views) Rewind(r Row) {
 		return
 	}
 	sess := s.Engine()
-	vs.h.Work(func() func() {
-		snap := sess.Snapshot()
-		turn, ok := turnOfRow(snap.Turns(), r)
-		var plan rewind.Plan
-		err := errors.New("this message has no turn number (it was sent by an older Tally)")
-		if ok {
-			plan, err = sess.Rewind().Plan(turn)
+	readThen(vs, s, "Cannot rewind: ", func() (rewind.Plan, error) {
+		turn, ok := turnOfRow(sess.Snapshot().Turns(), r)
+		if !ok {
+			return rewind.Plan{}, errors.New("this message has no turn number (it was sent by an older Tally)")
 		}
+		return sess.Rewind().Plan(turn)
+	}, func(plan rewind.Plan) { vs.show(s, plan) })
+}
+
+// readThen runs read off the UI goroutine and then, while s is still the
+// shown session, hands what it read to show, or says what failed (failed
+// starts the sentence).
+func readThen[T any](vs *Views, s Session, failed string, read func() (T, error), show func(T)) {
+	vs.h.Work(func() func() {
+		v, err := read()
 		return func() {
 			if !s.Shown() {
 				return
 			}
 			if err != nil {
-				vs.h.Error("Cannot rewind: " + err.Error())
+				vs.h.Error(failed + err.Error())
 				return
 			}
-			vs.show(s, plan)
+			show(v)
 		}
 	})
 }
@@ -104,24 +111,12 @@ func (vs *Views) RewindTo(n int) {
 		return
 	}
 	sess := s.Engine()
-	vs.h.Work(func() func() {
-		turns := sess.Snapshot().Turns()
-		var plan rewind.Plan
-		err := rewindTarget(turns, &n)
-		if err == nil {
-			plan, err = sess.Rewind().Plan(n)
+	readThen(vs, s, "Cannot rewind: ", func() (rewind.Plan, error) {
+		if err := rewindTarget(sess.Snapshot().Turns(), &n); err != nil {
+			return rewind.Plan{}, err
 		}
-		return func() {
-			if !s.Shown() {
-				return
-			}
-			if err != nil {
-				vs.h.Error("Cannot rewind: " + err.Error())
-				return
-			}
-			vs.show(s, plan)
-		}
-	})
+		return sess.Rewind().Plan(n)
+	}, func(plan rewind.Plan) { vs.show(s, plan) })
 }
 
 // rewindTarget checks that turn *n is among turns, setting it to the last
