@@ -1,6 +1,6 @@
-// Package fynetest holds the helpers the ui and ui/widget tests share:
-// walking what a canvas draws, and comparing a window with golden markup
-// under testdata/golden/. It is meant to be imported by tests only.
+// Package fynetest holds the helpers the ui tests and those of its views
+// share: walking what a canvas draws, comparing a window with golden
+// markup under testdata/golden/, and a sample compaction plan. It is meant to be imported by tests only.
 //
 // Updating the goldens after an intended change:
 //
