@@ -50,9 +50,13 @@ type Config struct {
 	// OnEvent receives every event, one call at a time: from the goroutine
 	// running a turn, from running sub-agents and from the MCP servers'
 	// watchers. Calls never overlap, and the events of each source arrive
-	// in the order they happened. It must return quickly and must not call
-	// back into the session (its methods may wait for the turn); the GUI
-	// copies the event and hands it over.
+	// in the order they happened. No session lock is held while it runs,
+	// so it may call the session's methods that never wait (Snapshot,
+	// Permissions().SetMode, answering a form, …), and the events those
+	// cause arrive after it returns. It must return quickly and must not
+	// call a method that waits for the turn (Run, Compaction().Apply, …):
+	// it may be running on the turn's goroutine. The GUI copies the event
+	// and hands it over.
 	OnEvent func(Event)
 	// StatusMode places the <agent_status> block: status.Tail (the
 	// engine's default) sends only the newest one at the tail of each

@@ -131,3 +131,47 @@ func TestFormIsWithdrawnWhenTheTurnStops(t *testing.T) {
 		t.Errorf("form_done events %+v; want the form withdrawn", done)
 	}
 }
+
+// A host may answer a form from inside OnEvent: the answer's own event
+// (form_done) is delivered after the callback returns, with no deadlock.
+func TestFormAnsweredFromInsideOnEvent(t *testing.T) {
+	var result string
+	h := newHarness(t, signupScript(&result), tool.ApproveAll{})
+	h.cfg.Forms = true
+	var s *Session
+	inside := false
+	var order []EventKind
+	h.cfg.OnEvent = func(e Event) {
+		h.rec.on(e)
+		if inside {
+			t.Errorf("%s was delivered while another OnEvent call ran", e.Kind)
+		}
+		inside = true
+		defer func() { inside = false }()
+		if e.Kind == EventForm || e.Kind == EventFormDone {
+			order = append(order, e.Kind)
+		}
+		if e.Kind == EventForm {
+			if err := s.MCP().AnswerForm(e.Form.ID, mcp.Reply{Action: mcp.ActionAccept, Content: map[string]any{"email": "ada@example.com"}}); err != nil {
+				t.Errorf("answering inside OnEvent: %v", err)
+			}
+			if len(order) != 1 {
+				t.Errorf("form_done was delivered inside the form's own OnEvent call")
+			}
+		}
+	}
+	s = h.mcpSession("inside", map[string]mcp.ServerConfig{"news": formServer(t)})
+	done := make(chan error, 1)
+	go func() { _, err := s.Run(context.Background(), "sign me up"); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the turn did not end: answering a form from OnEvent deadlocked")
+	}
+	if len(order) != 2 || order[1] != EventFormDone || !strings.Contains(result, "accept") {
+		t.Errorf("events %v, server got %q; want form then form_done and an accepted answer", order, result)
+	}
+}

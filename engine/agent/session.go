@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tally-dev/tally/internal/serial"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -54,8 +55,8 @@ type Session struct {
 	// wait for a turn read it while a switch may be storing a new one.
 	chosen atomic.Pointer[ModelChoice]
 	mu     sync.Mutex // held for the whole of a turn
-	// emitMu makes the calls of Config.OnEvent one at a time (deliver).
-	emitMu sync.Mutex
+	// events hands events to Config.OnEvent one at a time (deliver).
+	events serial.Line[Event]
 	// working is set while a turn-like operation runs (see beginWork).
 	working atomic.Bool
 	// sentSinceOpen: a request was sent since the session was opened.
@@ -339,11 +340,11 @@ func (s *Session) emit(e Event) {
 }
 
 // deliver hands e to Config.OnEvent, one event at a time whichever
-// goroutine reports it (the turn, a sub-agent, an MCP watcher).
+// goroutine reports it (the turn, a sub-agent, an MCP watcher). No lock
+// is held while OnEvent runs: an event it causes is delivered after it
+// returns.
 func (s *Session) deliver(e Event) {
-	s.emitMu.Lock()
-	defer s.emitMu.Unlock()
-	s.cfg.OnEvent(e)
+	s.events.Send(e, s.cfg.OnEvent)
 }
 
 // commit appends msgs to the log and to the store in one write transaction,

@@ -96,6 +96,7 @@ func (s *Session) RunWithImages(ctx context.Context, text string, imgs []images.
 		ev.Err = err.Error()
 	}
 	s.emit(ev)
+	s.events.Flush() // every event of the turn is delivered when Run returns
 	return res, err
 }
 
@@ -207,6 +208,7 @@ func (t *turnLoop) LoopGuard() *guard.Guard { return t.s.guard }
 
 func (t *turnLoop) StartCall(step int, call transcript.ToolCall) {
 	t.s.emit(Event{Kind: EventToolStart, Step: step, Call: &call})
+	t.s.events.Flush() // the host has seen the call before it runs (Files.Preview)
 	t.s.turn.toolCalls++
 	t.listBefore = t.s.checklist.Version()
 }

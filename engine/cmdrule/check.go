@@ -3,6 +3,7 @@ package cmdrule
 import (
 	"errors"
 	"fmt"
+	"github.com/tally-dev/tally/internal/shellword"
 	"path"
 	"slices"
 	"strings"
@@ -59,7 +60,7 @@ func (s Set) Check(command string) Match {
 	if len(command) > MaxCommand {
 		return Match{Err: fmt.Errorf("the command is %d bytes long, more than the %d checked against command rules", len(command), MaxCommand)}
 	}
-	f, err := parseShell(command)
+	f, err := shellword.Parse(command)
 	if err != nil {
 		return Match{Err: err}
 	}
@@ -209,7 +210,7 @@ func (s Set) denied(f *syntax.File, src string, depth int) (hit Rule, where stri
 		if found || depth >= maxDepth {
 			return
 		}
-		if g, err := parseShell(script); err == nil {
+		if g, err := shellword.Parse(script); err == nil {
 			var why string
 			hit, where, found, why = s.denied(g, script, depth+1)
 			if opaque == "" {
@@ -394,7 +395,7 @@ func fedScripts(c *syntax.CallExpr, redirs []*syntax.Redirect) []string {
 			case *syntax.DblQuoted:
 				for _, in := range p.Parts {
 					if l, ok := in.(*syntax.Lit); ok {
-						doubleQuoted(&b, l.Value)
+						b.WriteString(shellword.Unescape(l.Value, true))
 					} else {
 						literal = false
 					}

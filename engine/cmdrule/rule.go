@@ -34,6 +34,7 @@ package cmdrule
 import (
 	"errors"
 	"fmt"
+	"github.com/tally-dev/tally/internal/shellword"
 	"path"
 	"strings"
 	"unicode"
@@ -133,7 +134,7 @@ func Parse(kind Kind, pattern string) (Rule, error) {
 	case strings.IndexFunc(p, badRune) >= 0:
 		return Rule{}, fmt.Errorf("the command pattern %s has a control or invisible character; type it again with plain characters", show(p))
 	}
-	f, err := parseShell(p)
+	f, err := shellword.Parse(p)
 	if err != nil {
 		return Rule{}, fmt.Errorf("the command pattern %s is not valid shell (%w); write it as you would type the command", show(p), err)
 	}

@@ -1,23 +1,12 @@
 package cmdrule
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
 
+	"github.com/tally-dev/tally/internal/shellword"
 	"mvdan.cc/sh/v3/syntax"
 )
-
-// parseShell parses src as bash, the shell run_shell uses. A panic of
-// the parser, which should not happen, is an error like any other.
-func parseShell(src string) (f *syntax.File, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			f, err = nil, fmt.Errorf("the shell parser failed: %v", r)
-		}
-	}()
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
-}
 
 // simpleCall returns the simple command of a pattern's statement, or why
 // the statement is not one, such as "sets a variable".
@@ -98,7 +87,7 @@ func wordValue(w *syntax.Word, deny bool) (string, bool) {
 				if !ok {
 					return "", false
 				}
-				doubleQuoted(&b, l.Value)
+				b.WriteString(shellword.Unescape(l.Value, true))
 			}
 		default:
 			return "", false
@@ -144,22 +133,6 @@ func unquoted(b *strings.Builder, s string, deny bool) (ok, brace bool) {
 		}
 	}
 	return true, open && list
-}
-
-// doubleQuoted writes the value of text inside double quotes: a
-// backslash escapes only $, `, ", \ and a new line.
-func doubleQuoted(b *strings.Builder, s string) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-			i++
-			if s[i] != '\n' {
-				b.WriteByte(s[i])
-			}
-			continue
-		}
-		b.WriteByte(c)
-	}
 }
 
 // special holds the characters that keep a word from being written bare.

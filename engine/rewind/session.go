@@ -55,7 +55,7 @@ func (r *Session) Record() tool.Recorder {
 	f := &recorder{}
 	r.rec = f
 	if r.ws == nil {
-		f.fail(fmt.Errorf("file checkpoints are unavailable (%v)", r.wsErr))
+		f.fail(fmt.Errorf("file checkpoints are unavailable (%w)", r.wsErr))
 		return f
 	}
 	rec, err := r.ws.Recorder(r.id)
@@ -103,7 +103,7 @@ func (r *Session) Close() error {
 // why they cannot be read.
 func (r *Session) checkpoints() (*filehistory.Workspace, error) {
 	if r.ws == nil {
-		return nil, fmt.Errorf("the file checkpoints of %s cannot be read (%v); check that the workspace folder exists", r.folder, r.wsErr)
+		return nil, fmt.Errorf("the file checkpoints of %s cannot be read (%w); check that the workspace folder exists", r.folder, r.wsErr)
 	}
 	return r.ws, nil
 }

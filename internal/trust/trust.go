@@ -19,6 +19,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/tally-dev/tally/internal/shellword"
 	"hash"
 	"io/fs"
 	"os"
@@ -107,7 +108,7 @@ func (p *Print) CommandLine(line string) error {
 }
 
 func (p *Print) commandLine(dir, line string, depth int) error {
-	f, err := parse(line)
+	f, err := shellword.Parse(line)
 	if err != nil {
 		return p.Names(strings.Fields(line)...)
 	}
@@ -330,16 +331,6 @@ func TooLarge(what, file string) error {
 	return fmt.Errorf("%s names more than %d workspace files or %d MB, so %s cannot be trusted; point it at its script file instead: %w", what, MaxFiles, MaxBytes>>20, file, ErrTooLarge)
 }
 
-// parse reads src as bash; a panic of the parser is an error.
-func parse(src string) (f *syntax.File, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			f, err = nil, fmt.Errorf("the shell parser failed: %v", r)
-		}
-	}()
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
-}
-
 // literal returns the word with quotes removed; a part the shell computes
 // is kept as "$", so the word names no file unless the part is one of
 // projectVars.
@@ -350,7 +341,7 @@ func literal(w *syntax.Word) string {
 		for _, part := range ps {
 			switch x := part.(type) {
 			case *syntax.Lit:
-				b.WriteString(unescape(x.Value, quoted))
+				b.WriteString(shellword.Unescape(x.Value, quoted))
 			case *syntax.SglQuoted:
 				b.WriteString(x.Value)
 			case *syntax.DblQuoted:
@@ -367,27 +358,6 @@ func literal(w *syntax.Word) string {
 		}
 	}
 	parts(w.Parts, false)
-	return b.String()
-}
-
-// unescape removes the backslashes the shell removes from a literal: any
-// escaped character unquoted, only $ ` " \ and a newline inside double
-// quotes; an escaped newline joins lines.
-func unescape(s string, quoted bool) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && (!quoted || strings.IndexByte("$`\"\\\n", s[i+1]) >= 0) {
-			i++
-			if s[i] != '\n' {
-				b.WriteByte(s[i])
-			}
-			continue
-		}
-		b.WriteByte(s[i])
-	}
 	return b.String()
 }
 
