@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/tally-dev/tally/internal/text"
 )
 
@@ -305,9 +303,9 @@ func (m *Manager) collect(items []*waitItem, want map[string]document) Set {
 	for _, it := range items {
 		s := it.s
 		s.mu.Lock()
-		var got map[string][]protocol.Diagnostic
+		var got map[string][]diagnostic
 		if c := s.c; c != nil {
-			got = map[string][]protocol.Diagnostic{}
+			got = map[string][]diagnostic{}
 			for _, rel := range it.rels {
 				if pub := c.diags[rel]; pub != nil && len(pub.items) > 0 {
 					got[rel] = pub.items
@@ -335,7 +333,7 @@ func (m *Manager) collect(items []*waitItem, want map[string]document) Set {
 
 // convert turns one protocol diagnostic of the file rel, whose text is
 // given, into a Diagnostic.
-func convert(rel, content, server string, pd protocol.Diagnostic) Diagnostic {
+func convert(rel, content, server string, pd diagnostic) Diagnostic {
 	line := int(pd.Range.Start.Line)
 	lt, _ := lineAt(content, line)
 	d := Diagnostic{
@@ -349,13 +347,16 @@ func convert(rel, content, server string, pd protocol.Diagnostic) Diagnostic {
 	return d
 }
 
-func severity(s protocol.DiagnosticSeverity) string {
+// severity is the name of a diagnostic's severity.
+func severity(s diagnosticSeverity) string {
 	switch s {
-	case protocol.DiagnosticSeverityWarning:
+	case diagnosticSeverityError:
+		return "error"
+	case diagnosticSeverityWarning:
 		return "warning"
-	case protocol.DiagnosticSeverityInformation:
+	case diagnosticSeverityInformation:
 		return "info"
-	case protocol.DiagnosticSeverityHint:
+	case diagnosticSeverityHint:
 		return "hint"
 	}
 	return "error" // the specification leaves a missing severity to the client

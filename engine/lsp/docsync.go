@@ -8,8 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/tally-dev/tally/internal/safefile"
 )
 
@@ -163,20 +161,6 @@ func (s *server) syncLoop(c *conn) {
 	}
 }
 
-// fullChange is a content change without a range, which replaces the
-// whole text; protocol.TextDocumentContentChangeEvent always sends a
-// range, which would make it an insertion at the start.
-type fullChange struct {
-	Text string `json:"text"`
-}
-
-// didChangeParams are protocol.DidChangeTextDocumentParams with
-// full-text changes.
-type didChangeParams struct {
-	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
-	ContentChanges []fullChange                             `json:"contentChanges"`
-}
-
 // push sends c what changed in the documents since the last push.
 func (s *server) push(c *conn) {
 	for _, d := range s.m.docsFor(s) {
@@ -190,7 +174,7 @@ func (s *server) push(c *conn) {
 		if (d.deleted && !isOpen) || (isOpen && sent.version == d.version) {
 			continue
 		}
-		uri := protocol.DocumentURI(fileURI(s.m.abs(d.rel)))
+		uri := fileURI(s.m.abs(d.rel))
 		s.mu.Lock()
 		if d.deleted {
 			delete(c.open, d.rel)
@@ -201,20 +185,20 @@ func (s *server) push(c *conn) {
 		var err error
 		switch {
 		case d.deleted:
-			err = s.notify(c, "textDocument/didClose", protocol.DidCloseTextDocumentParams{
-				TextDocument: protocol.TextDocumentIdentifier{URI: uri}})
+			err = s.notify(c, "textDocument/didClose", didCloseTextDocumentParams{
+				TextDocument: textDocumentIdentifier{URI: uri}})
 		case !isOpen:
-			err = s.notify(c, "textDocument/didOpen", protocol.DidOpenTextDocumentParams{
-				TextDocument: protocol.TextDocumentItem{URI: uri, LanguageID: protocol.LanguageIdentifier(s.cfg.languageFor(d.rel)), Version: d.version, Text: d.text}})
+			err = s.notify(c, "textDocument/didOpen", didOpenTextDocumentParams{
+				TextDocument: textDocumentItem{URI: uri, LanguageID: s.cfg.languageFor(d.rel), Version: d.version, Text: d.text}})
 		default:
-			err = s.notify(c, "textDocument/didChange", didChangeParams{
-				TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri}, Version: d.version},
-				ContentChanges: []fullChange{{Text: d.text}}})
+			err = s.notify(c, "textDocument/didChange", didChangeTextDocumentParams{
+				TextDocument:   versionedTextDocumentIdentifier{URI: uri, Version: d.version},
+				ContentChanges: []textDocumentContentChangeEvent{{Text: d.text}}})
 		}
 		if err == nil && !d.deleted && c.caps.save {
-			p := protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}}
+			p := didSaveTextDocumentParams{TextDocument: textDocumentIdentifier{URI: uri}}
 			if c.caps.saveText {
-				p.Text = d.text
+				p.Text = &d.text
 			}
 			err = s.notify(c, "textDocument/didSave", p)
 		}

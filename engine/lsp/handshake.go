@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
-	"go.lsp.dev/protocol"
 
 	"github.com/tally-dev/tally/internal/text"
 )
@@ -17,41 +16,33 @@ import (
 // clientName is the client name sent in initialize.
 const clientName = "tally"
 
-// initializeParams are protocol.InitializeParams with a processId that
-// can be null: a confined server runs in a PID namespace of its own,
-// where Tally's process ID names nobody (or somebody else), and servers
-// exit when the process they were given is gone.
-type initializeParams struct {
-	protocol.InitializeParams
-	ProcessID *int32 `json:"processId"`
-}
-
 // initializeParams builds the initialize request: the workspace as root
 // and only folder, and the capabilities Tally uses (full-text sync with
 // saves, versioned diagnostics, plain-text or Markdown hover, links for
-// definitions, hierarchical document symbols, workspace symbols).
+// definitions, hierarchical document symbols, workspace symbols). The
+// process ID is left null for a confined server (see
+// initializeParams.ProcessID).
 func (s *server) initializeParams() initializeParams {
 	root := fileURI(s.m.real)
-	p := initializeParams{InitializeParams: protocol.InitializeParams{
-		ClientInfo: &protocol.ClientInfo{Name: clientName},
-		//lint:ignore SA1019 servers that predate workspace folders read only the root URI
-		RootURI: protocol.DocumentURI(root),
-		Capabilities: protocol.ClientCapabilities{
-			Workspace: &protocol.WorkspaceClientCapabilities{
+	p := initializeParams{
+		ClientInfo: &clientInfo{Name: clientName},
+		RootURI:    root,
+		Capabilities: clientCapabilities{
+			Workspace: &workspaceClientCapabilities{
 				Configuration: true, WorkspaceFolders: true,
-				Symbol: &protocol.WorkspaceSymbolClientCapabilities{},
+				Symbol: &workspaceSymbolClientCapabilities{},
 			},
-			TextDocument: &protocol.TextDocumentClientCapabilities{
-				Synchronization:    &protocol.TextDocumentSyncClientCapabilities{DidSave: true},
-				Hover:              &protocol.HoverTextDocumentClientCapabilities{ContentFormat: []protocol.MarkupKind{protocol.PlainText, protocol.Markdown}},
-				Definition:         &protocol.DefinitionTextDocumentClientCapabilities{LinkSupport: true},
-				References:         &protocol.ReferencesTextDocumentClientCapabilities{},
-				DocumentSymbol:     &protocol.DocumentSymbolClientCapabilities{HierarchicalDocumentSymbolSupport: true},
-				PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{VersionSupport: true},
+			TextDocument: &textDocumentClientCapabilities{
+				Synchronization:    &textDocumentSyncClientCapabilities{DidSave: true},
+				Hover:              &hoverClientCapabilities{ContentFormat: []markupKind{markupKindPlainText, markupKindMarkdown}},
+				Definition:         &definitionClientCapabilities{LinkSupport: true},
+				References:         &referenceClientCapabilities{},
+				DocumentSymbol:     &documentSymbolClientCapabilities{HierarchicalDocumentSymbolSupport: true},
+				PublishDiagnostics: &publishDiagnosticsClientCapabilities{VersionSupport: true},
 			},
 		},
-		WorkspaceFolders: []protocol.WorkspaceFolder{{URI: root, Name: filepath.Base(s.m.real)}},
-	}}
+		WorkspaceFolders: []workspaceFolder{{URI: root, Name: filepath.Base(s.m.real)}},
+	}
 	if len(s.cfg.InitOptions) > 0 {
 		p.InitializationOptions = s.cfg.InitOptions
 	}
@@ -157,7 +148,7 @@ func (h *handler) Handle(_ context.Context, rc *jsonrpc2.Conn, req *jsonrpc2.Req
 		_ = json.Unmarshal(params, &p)
 		result = make([]any, len(p.Items))
 	case "workspace/workspaceFolders":
-		result = []protocol.WorkspaceFolder{{URI: fileURI(h.s.m.real), Name: filepath.Base(h.s.m.real)}}
+		result = []workspaceFolder{{URI: fileURI(h.s.m.real), Name: filepath.Base(h.s.m.real)}}
 	case "workspace/applyEdit":
 		result = map[string]any{"applied": false, "failureReason": "Tally does not apply edits a language server asks for"}
 	case "window/workDoneProgress/create", "client/registerCapability", "client/unregisterCapability",
@@ -183,7 +174,7 @@ func (h *handler) Handle(_ context.Context, rc *jsonrpc2.Conn, req *jsonrpc2.Req
 type published struct {
 	version int32 // 0 when the server did not say
 	at      time.Time
-	items   []protocol.Diagnostic
+	items   []diagnostic
 }
 
 // published records a publishDiagnostics notification of c; one for a
@@ -214,7 +205,7 @@ func (s *server) published(c *conn, params json.RawMessage) {
 		if len(pub.items) == maxDiagnostics {
 			break
 		}
-		var d protocol.Diagnostic
+		var d diagnostic
 		if json.Unmarshal(raw, &d) == nil {
 			pub.items = append(pub.items, d)
 		}

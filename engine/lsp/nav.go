@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/tally-dev/tally/internal/safefile"
 	"github.com/tally-dev/tally/internal/text"
 )
@@ -65,7 +63,7 @@ type navigation struct {
 	s   *server
 	c   *conn
 	rel string
-	pos protocol.TextDocumentPositionParams
+	pos textDocumentPositionParams
 }
 
 // at prepares a request about line:column of path to the first server
@@ -83,9 +81,9 @@ func (m *Manager) at(ctx context.Context, path string, line, column int, feature
 	if !ok {
 		return nil, fmt.Errorf("%s has no line %d (it has %d); give a line inside the file", n.rel, line, strings.Count(d.text, "\n")+1)
 	}
-	n.pos = protocol.TextDocumentPositionParams{
-		TextDocument: protocol.TextDocumentIdentifier{URI: protocol.DocumentURI(fileURI(m.abs(n.rel)))},
-		Position:     protocol.Position{Line: uint32(line - 1), Character: uint32(utf16Offset(lt, column))},
+	n.pos = textDocumentPositionParams{
+		TextDocument: textDocumentIdentifier{URI: fileURI(m.abs(n.rel))},
+		Position:     position{Line: uint32(line - 1), Character: uint32(utf16Offset(lt, column))},
 	}
 	return n, nil
 }
@@ -137,7 +135,7 @@ func (m *Manager) Definition(ctx context.Context, path string, line, column int)
 		return nil, err
 	}
 	var raw json.RawMessage
-	if err := n.s.request(ctx, n.c, "textDocument/definition", protocol.DefinitionParams{TextDocumentPositionParams: n.pos}, &raw); err != nil {
+	if err := n.s.request(ctx, n.c, "textDocument/definition", definitionParams{n.pos}, &raw); err != nil {
 		return nil, n.s.answerErr(err)
 	}
 	return m.locations(parseLocations(raw)), nil
@@ -152,7 +150,7 @@ func (m *Manager) References(ctx context.Context, path string, line, column int)
 		return nil, err
 	}
 	var raw json.RawMessage
-	params := protocol.ReferenceParams{TextDocumentPositionParams: n.pos, Context: protocol.ReferenceContext{IncludeDeclaration: true}}
+	params := referenceParams{textDocumentPositionParams: n.pos, Context: referenceContext{IncludeDeclaration: true}}
 	if err := n.s.request(ctx, n.c, "textDocument/references", params, &raw); err != nil {
 		return nil, n.s.answerErr(err)
 	}
@@ -177,7 +175,7 @@ func (m *Manager) Hover(ctx context.Context, path string, line, column int) (str
 	var h struct {
 		Contents json.RawMessage `json:"contents"`
 	}
-	if err := n.s.request(ctx, n.c, "textDocument/hover", protocol.HoverParams{TextDocumentPositionParams: n.pos}, &h); err != nil {
+	if err := n.s.request(ctx, n.c, "textDocument/hover", hoverParams{n.pos}, &h); err != nil {
 		return "", n.s.answerErr(err)
 	}
 	return text.ClipBytes(strings.TrimSpace(hoverText(h.Contents)), MaxHover), nil
@@ -192,7 +190,7 @@ func (m *Manager) DocumentSymbols(ctx context.Context, path string) ([]Symbol, e
 		return nil, err
 	}
 	var raw []json.RawMessage
-	params := protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: protocol.DocumentURI(fileURI(m.abs(n.rel)))}}
+	params := documentSymbolParams{TextDocument: textDocumentIdentifier{URI: fileURI(m.abs(n.rel))}}
 	if err := n.s.request(ctx, n.c, "textDocument/documentSymbol", params, &raw); err != nil {
 		return nil, n.s.answerErr(err)
 	}
@@ -239,7 +237,7 @@ func (m *Manager) WorkspaceSymbols(ctx context.Context, query string) ([]Symbol,
 		}
 		var raw []json.RawMessage
 		if err == nil {
-			if err = s.request(ctx, c, "workspace/symbol", protocol.WorkspaceSymbolParams{Query: query}, &raw); err != nil {
+			if err = s.request(ctx, c, "workspace/symbol", workspaceSymbolParams{Query: query}, &raw); err != nil {
 				err = s.answerErr(err)
 			}
 		}
@@ -270,11 +268,11 @@ func (s *server) answerErr(err error) error {
 
 // rawLocation is a Location or a LocationLink of a server's answer.
 type rawLocation struct {
-	URI                  string          `json:"uri"`
-	Range                *protocol.Range `json:"range"`
-	TargetURI            string          `json:"targetUri"`
-	TargetSelectionRange *protocol.Range `json:"targetSelectionRange"`
-	TargetRange          *protocol.Range `json:"targetRange"`
+	URI                  string     `json:"uri"`
+	Range                *textRange `json:"range"`
+	TargetURI            string     `json:"targetUri"`
+	TargetSelectionRange *textRange `json:"targetSelectionRange"`
+	TargetRange          *textRange `json:"targetRange"`
 }
 
 // parseLocations reads an answer that is a location, a list of locations
@@ -318,7 +316,7 @@ func parseLocations(raw json.RawMessage) []absLocation {
 // absLocation is a position in the file at an absolute path.
 type absLocation struct {
 	path string
-	pos  protocol.Position
+	pos  position
 }
 
 // locations turns positions into Locations with excerpts, reading each
@@ -334,9 +332,9 @@ func (m *Manager) locations(ls []absLocation) []Location {
 
 // lineReader returns a function that locates a position of a file,
 // caching the files it reads.
-func (m *Manager) lineReader() func(path string, pos protocol.Position) Location {
+func (m *Manager) lineReader() func(path string, pos position) Location {
 	texts := map[string]string{}
-	return func(path string, pos protocol.Position) Location {
+	return func(path string, pos position) Location {
 		rel, ok := m.relOf(path)
 		if !ok {
 			return Location{Path: path, Line: int(pos.Line) + 1, Column: int(pos.Character) + 1, Outside: true}
@@ -361,14 +359,14 @@ func (m *Manager) lineReader() func(path string, pos protocol.Position) Location
 // rawSymbol is a DocumentSymbol, a SymbolInformation or a
 // WorkspaceSymbol of a server's answer.
 type rawSymbol struct {
-	Name           string              `json:"name"`
-	Kind           protocol.SymbolKind `json:"kind"`
-	Detail         string              `json:"detail"`
-	ContainerName  string              `json:"containerName"`
-	SelectionRange *protocol.Range     `json:"selectionRange"`
-	Range          *protocol.Range     `json:"range"`
-	Location       *rawLocation        `json:"location"`
-	Children       []json.RawMessage   `json:"children"`
+	Name           string            `json:"name"`
+	Kind           symbolKind        `json:"kind"`
+	Detail         string            `json:"detail"`
+	ContainerName  string            `json:"containerName"`
+	SelectionRange *textRange        `json:"selectionRange"`
+	Range          *textRange        `json:"range"`
+	Location       *rawLocation      `json:"location"`
+	Children       []json.RawMessage `json:"children"`
 }
 
 // maxSymbolDepth bounds the nesting of document symbols that is read.
@@ -389,7 +387,7 @@ func appendSymbols(out []Symbol, raw json.RawMessage, file, container string, de
 	if path == "" {
 		return out
 	}
-	sym := Symbol{Name: text.OneLine(r.Name, 200), Kind: kindName(r.Kind), Detail: text.OneLine(r.Detail, 200),
+	sym := Symbol{Name: text.OneLine(r.Name, 200), Kind: r.Kind.String(), Detail: text.OneLine(r.Detail, 200),
 		Container: text.OneLine(cmp.Or(r.ContainerName, container), 200), Location: Location{Path: path}}
 	if rg != nil {
 		sym.Line, sym.Column = int(rg.Start.Line), int(rg.Start.Character)
@@ -406,29 +404,10 @@ func appendSymbols(out []Symbol, raw json.RawMessage, file, container string, de
 func (m *Manager) symbols(syms []Symbol) []Symbol {
 	lines := m.lineReader()
 	for i, s := range syms {
-		loc := lines(s.Path, protocol.Position{Line: uint32(s.Line), Character: uint32(s.Column)})
+		loc := lines(s.Path, position{Line: uint32(s.Line), Character: uint32(s.Column)})
 		syms[i].Location = loc
 	}
 	return syms
-}
-
-// kindName is the lower-case name of a symbol kind ("enum member").
-func kindName(k protocol.SymbolKind) string {
-	if k < protocol.SymbolKindFile || k > protocol.SymbolKindTypeParameter || k != protocol.SymbolKind(int(k)) {
-		return "symbol"
-	}
-	name := k.String()
-	var b strings.Builder
-	for i, r := range name {
-		if r >= 'A' && r <= 'Z' {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			r += 'a' - 'A'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // hoverText reads a hover's contents: markup content, a marked string
