@@ -303,12 +303,18 @@ func storeErrorView(err error, retry func()) fyne.CanvasObject {
 	return container.NewCenter(container.NewGridWrap(fyne.NewSize(560, 200), box))
 }
 
+// applyTheme puts the chosen theme in use. Fyne redraws the widgets on
+// the window; the chat also measures its rows again and redraws those
+// waiting off screen, which Fyne does not see.
 func (u *UI) applyTheme() {
 	name := u.settings.Theme
 	if u.opts.Theme != "" {
 		name = u.opts.Theme
 	}
 	u.app.Settings().SetTheme(tw.ThemeFor(name))
+	if u.chat != nil {
+		u.chat.ThemeChanged()
+	}
 }
 
 // build lays the main window out.

@@ -20,6 +20,7 @@ import (
 	"github.com/tally-dev/tally/engine/command"
 	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/internal/text"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // The prompt box's completion list: a "/" at the start of the prompt
@@ -75,10 +76,8 @@ type completer struct {
 
 func newCompleter(u *UI) *completer {
 	c := &completer{u: u, rows: container.NewVBox()}
-	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	bg.CornerRadius = theme.Size(theme.SizeNameInputRadius)
-	bg.StrokeColor = theme.Color(theme.ColorNameSeparator)
-	bg.StrokeWidth = 1
+	bg := tw.NewThemedRect(theme.ColorNameInputBackground)
+	bg.Rounded, bg.Stroke, bg.StrokeWidth = true, theme.ColorNameSeparator, 1
 	c.box = container.NewStack(bg, container.NewPadded(c.rows))
 	c.box.Hide()
 	return c

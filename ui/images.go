@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
@@ -91,8 +90,8 @@ func (t *imageTray) chip(i int) fyne.CanvasObject {
 	p := t.items[i]
 	label := &widget.Label{Text: chipText(p)}
 	remove := &widget.Button{Icon: theme.CancelIcon(), Importance: widget.LowImportance, OnTapped: func() { t.remove(p) }}
-	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	bg.CornerRadius = theme.Size(theme.SizeNameInputRadius)
+	bg := tw.NewThemedRect(theme.ColorNameInputBackground)
+	bg.Rounded = true
 	icon := widget.NewIcon(theme.FileImageIcon())
 	return container.NewStack(bg, container.NewHBox(icon, label, remove))
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/images"
 	"github.com/tally-dev/tally/engine/transcript"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // Thumbnails of the pictures in the chat: under the text of the message
@@ -85,7 +86,7 @@ func (c *View) thumb(ref transcript.ImageRef, it *Item) fyne.CanvasObject {
 
 // blankThumb is the box a thumbnail takes before its picture is there.
 func blankThumb() fyne.CanvasObject {
-	r := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	r := tw.NewThemedRect(theme.ColorNameInputBackground)
 	r.SetMinSize(fyne.NewSize(ThumbW, ThumbH))
 	return r
 }

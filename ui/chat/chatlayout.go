@@ -108,6 +108,23 @@ func (c *View) widthChanged(w float32) {
 	})
 }
 
+// ThemeChanged redraws every row for the theme now in use, its colours
+// and its text size: the rows in view at once, the others as they come
+// into view (each is measured again then, as the text size may have
+// changed its height).
+func (c *View) ThemeChanged() {
+	c.est = nil
+	for _, it := range c.Items {
+		it.measuredAt = 0
+	}
+	c.List.template = nil // the empty row's height
+	c.measurer.restyle()
+	if c.width > 0 {
+		c.rebuild(true)
+	}
+	c.List.Refresh()
+}
+
 // remeasureAll measures every row at the current width.
 func (c *View) remeasureAll() {
 	if c.width <= 0 {

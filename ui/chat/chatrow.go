@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"image/color"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
@@ -38,10 +40,8 @@ type MessageRow struct {
 // NewMessageRow returns a row of c, to be filled by its list.
 func NewMessageRow(c *View) *MessageRow {
 	r := &MessageRow{chat: c}
-	r.bg = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	r.bg.CornerRadius = theme.Size(theme.SizeNameInputRadius)
-	r.Hover = canvas.NewRectangle(theme.Color(theme.ColorNameHover))
-	r.Hover.CornerRadius = r.bg.CornerRadius
+	r.bg = canvas.NewRectangle(nil)
+	r.Hover = canvas.NewRectangle(nil)
 	r.Hover.Hide()
 	r.role = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}}
 	r.copyB = &widget.Button{Icon: theme.ContentCopyIcon(), Importance: widget.LowImportance, OnTapped: func() {
@@ -69,7 +69,8 @@ func NewMessageRow(c *View) *MessageRow {
 			r.chat.ToggleFold(r.Item)
 		}
 	}}
-	r.veil = canvas.NewRectangle(veilColor())
+	r.veil = canvas.NewRectangle(nil)
+	r.restyle()
 	// Italic tells reasoning apart; the low-importance colour (the theme's
 	// disabled colour) would be unreadable on the light theme.
 	r.rtext = &widget.Label{TextStyle: fyne.TextStyle{Italic: true}, Wrapping: fyne.TextWrapWord}
@@ -112,10 +113,7 @@ func (r *MessageRow) Set(it *Item) {
 	tw.ShowIf(r.rewindB, it.Kind == ItemUser && (it.LogIndex >= 0 || !it.Sent.IsZero()) && r.chat.OnRewind != nil)
 	tw.ShowIf(r.Fold, it.Kind == itemRewind && len(it.PastItems) > 0 || it.Kind == ItemCycle)
 	tw.ShowIf(r.veil, it.Superseded)
-	if it.Superseded {
-		r.veil.FillColor = veilColor()
-		r.veil.Refresh()
-	}
+	r.restyle()
 	switch it.Kind {
 	case ItemUser:
 		r.role.SetText("You" + supersededTag(it))
@@ -175,6 +173,34 @@ func (r *MessageRow) Set(it *Item) {
 	r.showImages(it)
 }
 
+// restyle takes the row's colours and corners from the theme in use, and
+// redraws what changed: a row keeps them from one Set to the next, and a
+// row made under the dark theme must not stay dark after a switch to the
+// light one (its text would then be dark on a dark block).
+func (r *MessageRow) restyle() {
+	radius := theme.Size(theme.SizeNameInputRadius)
+	paint(r.bg, theme.Color(theme.ColorNameInputBackground), radius)
+	paint(r.Hover, theme.Color(theme.ColorNameHover), radius)
+	paint(r.veil, veilColor(), 0)
+}
+
+// paint gives rect its fill and corner radius, redrawing it if they
+// changed.
+func paint(rect *canvas.Rectangle, fill color.Color, radius float32) {
+	if rect.FillColor != nil && sameColor(rect.FillColor, fill) && rect.CornerRadius == radius {
+		return
+	}
+	rect.FillColor, rect.CornerRadius = fill, radius
+	rect.Refresh()
+}
+
+// sameColor reports whether a and b are the same colour.
+func sameColor(a, b color.Color) bool {
+	r1, g1, b1, a1 := a.RGBA()
+	r2, g2, b2, a2 := b.RGBA()
+	return r1 == r2 && g1 == g2 && b1 == b2 && a1 == a2
+}
+
 // showImages puts the thumbnails of it's pictures under its text.
 func (r *MessageRow) showImages(it *Item) {
 	tw.ShowIf(r.Pics, len(it.Images) > 0)
@@ -189,7 +215,20 @@ func (r *MessageRow) showImages(it *Item) {
 // CreateRenderer implements fyne.Widget.
 func (r *MessageRow) CreateRenderer() fyne.WidgetRenderer {
 	body := container.NewVBox(r.header, r.Reason, r.rtext, r.Plain, r.Pics, r.Fold, r.rich, r.card)
-	return widget.NewSimpleRenderer(container.NewStack(r.bg, r.Hover, container.NewPadded(body), r.veil))
+	return rowRenderer{WidgetRenderer: widget.NewSimpleRenderer(container.NewStack(r.bg, r.Hover, container.NewPadded(body), r.veil)), r: r}
+}
+
+// rowRenderer draws a row; a refresh (Fyne refreshes every widget when
+// the theme changes) takes its colours from the theme again.
+type rowRenderer struct {
+	fyne.WidgetRenderer
+	r *MessageRow
+}
+
+// Refresh implements fyne.WidgetRenderer.
+func (rr rowRenderer) Refresh() {
+	rr.r.restyle()
+	rr.WidgetRenderer.Refresh()
 }
 
 // Tapped implements fyne.Tappable. A click on a row gives the chat the

@@ -1,8 +1,9 @@
 package widget
 
 import (
+	"image/color"
+
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -13,7 +14,7 @@ import (
 type Banner struct {
 	widget.BaseWidget
 
-	bg     *canvas.Rectangle
+	bg     *ThemedRect
 	label  *widget.Label
 	action *widget.Button
 }
@@ -21,8 +22,8 @@ type Banner struct {
 // NewBanner returns a hidden banner.
 func NewBanner() *Banner {
 	b := &Banner{label: &widget.Label{Wrapping: fyne.TextWrapWord}}
-	b.bg = canvas.NewRectangle(theme.Color(theme.ColorNameError))
-	b.bg.CornerRadius = theme.Size(theme.SizeNameInputRadius)
+	b.bg = NewThemedRect(theme.ColorNameError)
+	b.bg.Rounded = true
 	b.action = &widget.Button{Importance: widget.LowImportance}
 	b.ExtendBaseWidget(b)
 	b.Hide()
@@ -41,12 +42,14 @@ func (b *Banner) ShowAction(msg, action string, fn func()) {
 }
 
 func (b *Banner) show(msg string, bg fyne.ThemeColorName, action string, fn func()) {
-	c := theme.Color(bg)
+	b.bg.Fill, b.bg.Tint = bg, nil
 	if bg == theme.ColorNameError {
-		r, g, bl, _ := c.RGBA()
-		c = fadeRGBA(r, g, bl)
+		b.bg.Tint = func(c color.Color) color.Color {
+			r, g, bl, _ := c.RGBA()
+			return fadeRGBA(r, g, bl)
+		}
 	}
-	b.bg.FillColor = c
+	b.bg.Refresh()
 	b.label.SetText(msg)
 	if action != "" {
 		b.action.SetText(action)

@@ -21,6 +21,25 @@ type Markdown struct {
 	box  *fyne.Container // the blocks
 	pad  *fyne.Container // box with a label's inner padding around it
 	pool blockPool       // the widgets the last document was drawn with
+	look look            // the theme the blocks were drawn for
+}
+
+// look is what of the theme a document's blocks keep once drawn: the
+// text size and the colours of text, code and rules.
+type look struct {
+	size         float32
+	fg, code, ln [4]uint32
+}
+
+// currentLook is the look of the theme in use.
+func currentLook() look {
+	return look{size: theme.TextSize(), fg: rgba(theme.Color(theme.ColorNameForeground)),
+		code: rgba(codeBackground()), ln: rgba(theme.Color(theme.ColorNameSeparator))}
+}
+
+func rgba(c color.Color) [4]uint32 {
+	r, g, b, a := c.RGBA()
+	return [4]uint32{r, g, b, a}
 }
 
 // blockPool keeps the widgets a Markdown widget drew its document with,
@@ -75,19 +94,26 @@ func NewMarkdown(doc *Doc) *Markdown {
 	return m
 }
 
-// SetDoc shows doc; setting the one shown again changes nothing.
+// SetDoc shows doc; setting the one shown again changes nothing, unless
+// the theme changed since it was drawn.
 func (m *Markdown) SetDoc(doc *Doc) {
-	if doc == m.doc && (doc == nil || len(m.box.Objects) > 0) {
+	if doc == m.doc && (doc == nil || len(m.box.Objects) > 0) && m.look == currentLook() {
 		return
 	}
 	m.doc = doc
-	m.box.Objects = nil
-	m.pool.reset()
-	if doc != nil {
-		m.box.Objects = m.pool.blockObjects(doc.Blocks)
-	}
+	m.draw()
 	m.box.Refresh()
 	m.Refresh()
+}
+
+// draw makes the blocks of the document for the theme in use.
+func (m *Markdown) draw() {
+	m.look = currentLook()
+	m.box.Objects = nil
+	m.pool.reset()
+	if m.doc != nil {
+		m.box.Objects = m.pool.blockObjects(m.doc.Blocks)
+	}
 }
 
 // Doc returns the document shown.
@@ -97,7 +123,25 @@ func (m *Markdown) Doc() *Doc { return m.doc }
 func (m *Markdown) PlainText() string { return m.doc.PlainText() }
 
 // CreateRenderer implements fyne.Widget.
-func (m *Markdown) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(m.pad) }
+func (m *Markdown) CreateRenderer() fyne.WidgetRenderer {
+	return markdownRenderer{WidgetRenderer: widget.NewSimpleRenderer(m.pad), m: m}
+}
+
+// markdownRenderer draws the blocks again when the theme changed (Fyne
+// refreshes every widget then): their sizes, list markers, rules and code
+// backgrounds were taken from the theme they were drawn for.
+type markdownRenderer struct {
+	fyne.WidgetRenderer
+	m *Markdown
+}
+
+// Refresh implements fyne.WidgetRenderer.
+func (r markdownRenderer) Refresh() {
+	if r.m.doc != nil && r.m.look != currentLook() {
+		r.m.draw()
+	}
+	r.WidgetRenderer.Refresh()
+}
 
 // blockObjects draws blocks.
 func (p *blockPool) blockObjects(blocks []*Block) []fyne.CanvasObject {
