@@ -173,6 +173,7 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 	tw.ShowIf(u.head.demoTag, live.info.demo)
 	tw.ShowIf(u.input.suggestBox, live.info.demo)
 	u.chat.SetHistory(s.cycles, s.past, s.msgs)
+	u.chat.NoteRequests(s.rows)
 	u.chat.AttachChildren(s.children)
 	if len(s.msgs) >= bigSession {
 		u.bridge.Work(releaseMemory)

@@ -108,6 +108,9 @@ func workingSetOf(msgs []transcript.Message, prev WorkingSet) WorkingSet {
 type PastRebuild struct {
 	Record     transcript.RebuildRecord `json:"record"`
 	Superseded []transcript.Message     `json:"superseded"`
+	// Gone is Superseded with each message's index in the log before the
+	// rebuild, for transcript.History.
+	Gone []transcript.Superseded `json:"gone"`
 }
 
 // History returns the rebuilds of the current cycle, oldest first, each
@@ -123,19 +126,14 @@ func (h Compaction) History() ([]PastRebuild, error) {
 			return err
 		}
 		for _, r := range recs {
-			k, ok, err := transcript.ReadKept(r.Data, tx.Blob, func(rec transcript.RebuildRecord) bool { return rec.Cycle == cycleNow })
+			rw, ok, err := transcript.ReadRewrite(r.Data, tx.Blob, func(rec transcript.RebuildRecord) bool { return rec.Cycle == cycleNow })
 			if err != nil {
 				return err
-			}
-			if !ok {
+			} else if !ok {
 				continue
 			}
-			gone, err := k.All()
-			if err != nil {
-				return err
-			}
-			p := PastRebuild{Record: k.Record}
-			for _, g := range gone {
+			p := PastRebuild{Record: rw.Record, Gone: rw.Gone}
+			for _, g := range rw.Gone {
 				p.Superseded = append(p.Superseded, g.Message)
 			}
 			out = append(out, p)

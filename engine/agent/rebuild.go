@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/prompt"
@@ -37,21 +38,19 @@ func (s *Session) rebuild(w rewrite.Request) (rewrite.Info, error) {
 	}
 	s.st.System, s.st.Spans = systemOf(s.st)
 	systemChanged := s.st.System != prevState.System
-	first := firstDifference(oldLog, w.Messages)
+	first := transcript.FirstDifference(oldLog, w.Messages)
 	rec := s.log.Rebuild(w.Reason, w.Messages, now)
-	var gone []transcript.Superseded
+	gone, from := transcript.Match(oldLog, s.log.Messages())
 	if w.Cycle != 0 {
-		s.meta.Cycle = w.Cycle
+		s.meta.Cycle, gone, rec.Start = w.Cycle, nil, true
+		from = slices.Repeat([]int{-1}, s.log.Len()) // a new cycle keeps nothing of the last one's log
+	} else if s.anchor.Valid() {
+		billed, _, own := s.anchor.Parts()
+		s.st.Breakers.Growth.Rebase(billed, own, s.st.CycleRequests)
 	} else {
-		gone = transcript.SupersededBy(oldLog, w.Messages)
-		if s.anchor.Valid() {
-			billed, _, own := s.anchor.Parts()
-			s.st.Breakers.Growth.Rebase(billed, own, s.st.CycleRequests)
-		} else {
-			s.st.Breakers.Growth.Rebase(0, 0, 0)
-		}
+		s.st.Breakers.Growth.Rebase(0, 0, 0)
 	}
-	rec.Cycle, rec.Detail = s.meta.Cycle, w.Detail
+	rec.Cycle, rec.Detail, rec.From = s.meta.Cycle, w.Detail, from
 	if systemChanged && rec.Detail == "" {
 		rec.Detail = "system prompt changed (booked)"
 	}
@@ -65,6 +64,27 @@ func (s *Session) rebuild(w rewrite.Request) (rewrite.Info, error) {
 	}
 	s.anchor.Invalidate()
 	s.st.Anchor = nil
+	s.resetPrefix() // the level after counts the new prefix
+	after, _ := s.level()
+	info := rewrite.Info{Kind: w.Kind, Reason: w.Reason, TokensBefore: before, TokensAfter: after, Summary: w.Summary, Cycle: s.meta.Cycle}
+	if w.Cycle == 0 {
+		invalidated := 0
+		switch {
+		case systemChanged:
+			invalidated = after
+		case first >= 0:
+			for i := first; i < s.log.Len(); i++ {
+				invalidated += s.log.At(i).Tokens
+			}
+		}
+		cost := compact.NewCacheCost(invalidated, w.Call.CallTokens, w.Call.CallMissTokens, before-after, s.model().HitPrice, s.model().MissPrice)
+		info.MissTokens, info.PaysBackAfter = cost.MissTokens, cost.BreakEven
+		info.CacheBusting = systemChanged || (first >= 0 && first < sent)
+	}
+	if w.Describe != nil {
+		w.Describe(&info)
+	}
+	rec.Shown, _ = json.Marshal(info) // a reopened session shows the row the host was shown
 	err := s.cfg.Store.Update(func(tx *storage.Tx) error {
 		data := make([][]byte, 0, s.log.Len())
 		for i := 0; i < s.log.Len(); i++ {
@@ -111,28 +131,8 @@ func (s *Session) rebuild(w rewrite.Request) (rewrite.Info, error) {
 	if systemChanged {
 		s.booked = w.Reason // an intended change: the drift report marks it as booked
 	}
-	s.resetPrefix()
 	s.publish()
 	s.pendingRebuild = w.Reason
-	after, _ := s.level()
-	info := rewrite.Info{Kind: w.Kind, Reason: w.Reason, TokensBefore: before, TokensAfter: after, Summary: w.Summary, Cycle: s.meta.Cycle}
-	if w.Cycle == 0 {
-		invalidated := 0
-		switch {
-		case systemChanged:
-			invalidated = after
-		case first >= 0:
-			for i := first; i < s.log.Len(); i++ {
-				invalidated += s.log.At(i).Tokens
-			}
-		}
-		cost := compact.NewCacheCost(invalidated, w.Call.CallTokens, w.Call.CallMissTokens, before-after, s.model().HitPrice, s.model().MissPrice)
-		info.MissTokens, info.PaysBackAfter = cost.MissTokens, cost.BreakEven
-		info.CacheBusting = systemChanged || (first >= 0 && first < sent)
-	}
-	if w.Describe != nil {
-		w.Describe(&info)
-	}
 	if info.CacheBusting {
 		if paused, msg := s.st.Breakers.Busted(s.st.Requests); paused {
 			s.rw.Warned() // said once, not again before the next request
@@ -151,26 +151,4 @@ const summarySection = "compaction_summary"
 // joined after it as its last, dynamic section.
 func systemOf(st state) (string, []prompt.Span) {
 	return prompt.Extend(st.Base, st.BaseSpans, prompt.Section{Name: summarySection, Tier: prompt.Dynamic, Text: st.Summary})
-}
-
-// firstDifference returns the index of the first message in which a and b
-// differ (role, kind, text, tool calls or the call a result answers), the
-// length of the shorter one when it is a prefix of the other, or -1 when
-// they are equal.
-func firstDifference(a, b []transcript.Message) int {
-	for i := 0; i < min(len(a), len(b)); i++ {
-		x, y := &a[i], &b[i]
-		if x.Role != y.Role || x.Kind != y.Kind || x.ToolCallID != y.ToolCallID || len(x.ToolCalls) != len(y.ToolCalls) || x.Text() != y.Text() {
-			return i
-		}
-		for k := range x.ToolCalls {
-			if x.ToolCalls[k] != y.ToolCalls[k] {
-				return i
-			}
-		}
-	}
-	if len(a) != len(b) {
-		return min(len(a), len(b))
-	}
-	return -1
 }

@@ -60,7 +60,7 @@ func (h Rewind) Apply(ctx context.Context, turn int, files, chat, force bool) (r
 		}
 	}
 	if chat {
-		if err := h.chat(t, &res); err != nil {
+		if err := h.chat(t, &res, files); err != nil {
 			if files && len(res.Files.Restored) > 0 {
 				err = fmt.Errorf("%w (the files were restored already)", err)
 			}
@@ -73,7 +73,7 @@ func (h Rewind) Apply(ctx context.Context, turn int, files, chat, force bool) (r
 // chat supersedes t's message and everything after it, restores
 // the checklist and working set of that moment and marks the turns from
 // t on as superseded, all in one rebuild.
-func (h Rewind) chat(t rewind.Turn, res *rewind.Result) error {
+func (h Rewind) chat(t rewind.Turn, res *rewind.Result, files bool) error {
 	s := h.s
 	msgs := s.log.Messages()
 	kept := append([]transcript.Message(nil), msgs[:t.LogIndex]...)
@@ -105,6 +105,7 @@ func (h Rewind) chat(t rewind.Turn, res *rewind.Result) error {
 	list, _ := s.checklist.MarshalJSON()
 	storeTurns, undo := s.turns.Supersede(t.N) // published with the rebuild
 	_, err := s.rebuild(rewrite.Request{Kind: rewrite.Rewind, Reason: fmt.Sprintf("rewind to turn %d", t.N), Messages: kept,
+		Describe: func(i *rewrite.Info) { i.Files = res.FilesShown(files) },
 		Extra: func(tx *storage.Tx) error {
 			if err := storeTurns(tx); err != nil {
 				return err

@@ -150,6 +150,17 @@ type Result struct {
 	Note string
 }
 
+// FilesShown is what a rewind did to the files, as the chat's row tells
+// it: the number of files restored, or -1 when the rewind left the files
+// as they were (files false).
+func (r Result) FilesShown(files bool) *int {
+	n := -1
+	if files {
+		n = len(r.Files.Restored)
+	}
+	return &n
+}
+
 // Plan returns the dry run of a rewind to the start of turn n in cycle,
 // against the log entries.
 func (r *Session) Plan(n, cycle int, entries []transcript.Entry) (Plan, error) {

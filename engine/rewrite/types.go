@@ -52,6 +52,10 @@ type Info struct {
 	// context (files, commands, failed checks, sub-agents, checklist), as
 	// the model reads it; "" for other rewrites.
 	Record string `json:"record,omitempty"`
+	// Files is what a rewind did to the files (rewind.Result.FilesShown):
+	// the number restored, -1 when they were left as they were; nil for
+	// other rewrites.
+	Files *int `json:"files,omitempty"`
 }
 
 // Request is one rewrite of the conversation, as the session's rebuild

@@ -61,3 +61,19 @@ func (k Kept) All() ([]Superseded, error) {
 	}
 	return out, nil
 }
+
+// ReadRewrite decodes a rebuild record with the messages it kept aside,
+// if any (see ReadKept); a record that kept nothing is a Rewrite with no
+// Gone. ok is false, with no error, for data that is no rebuild record or
+// that want turns down.
+func ReadRewrite(data []byte, blob func(sha string) ([]byte, error), want func(RebuildRecord) bool) (r Rewrite, ok bool, err error) {
+	if json.Unmarshal(data, &r.Record) != nil || (want != nil && !want(r.Record)) {
+		return r, false, nil
+	}
+	k, kept, err := ReadKept(data, blob, nil)
+	if err != nil || !kept {
+		return r, err == nil, err
+	}
+	r.Gone, err = k.All()
+	return r, err == nil, err
+}

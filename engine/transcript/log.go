@@ -3,6 +3,7 @@ package transcript
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -138,6 +139,19 @@ type RebuildRecord struct {
 	// committed is ever lost; "" when none.
 	Superseded      string `json:"superseded,omitempty"`
 	SupersededCount int    `json:"superseded_count,omitempty"`
+	// From says where each message of the rebuilt log came from: the
+	// index in the log before the rebuild of the message it keeps, or -1
+	// for one the rewrite wrote (see Match). With Superseded it gives back
+	// the log before the rebuild exactly (History). nil in records written
+	// before Tally kept it; empty when the rebuilt log is.
+	From []int `json:"from"`
+	// Start says the rebuild began this cycle's log (a new cycle): the log
+	// before it belongs to the previous cycle.
+	Start bool `json:"start,omitempty"`
+	// Shown is what the session told its host about the rewrite (an
+	// encoded rewrite.Info), so a reopened session shows the same row
+	// with the same figures; nil in older records.
+	Shown json.RawMessage `json:"shown,omitempty"`
 }
 
 // Superseded is a message a rebuild removed or rewrote, with its position
@@ -150,22 +164,41 @@ type Superseded struct {
 // SupersededBy returns the messages of before that after no longer holds
 // byte for byte, in their order, for safe keeping.
 func SupersededBy(before, after []Message) []Superseded {
-	kept := make(map[string]int, len(after))
-	for _, m := range after {
-		if b, err := Encode(uncounted(m)); err == nil {
-			kept[string(b)]++
-		}
-	}
-	var out []Superseded
+	gone, _ := Match(before, after)
+	return gone
+}
+
+// Match pairs the messages of a rewrite's result (after) with those of
+// the log it rewrote (before): from[i] is the index in before of the
+// message after[i] keeps byte for byte (token counts aside), or -1 when
+// the rewrite wrote it; gone lists, in their order, the messages of before
+// that after does not keep. Equal messages pair in order, the first with
+// the first. It is the one rule by which a rebuild keeps what it removes
+// (RebuildRecord.Superseded) and records where each kept message came
+// from (RebuildRecord.From).
+func Match(before, after []Message) (gone []Superseded, from []int) {
+	at := make(map[string][]int, len(before))
 	for i, m := range before {
-		b, err := Encode(uncounted(m))
-		if err == nil && kept[string(b)] > 0 {
-			kept[string(b)]--
-			continue
+		if b, err := Encode(uncounted(m)); err == nil {
+			at[string(b)] = append(at[string(b)], i)
 		}
-		out = append(out, Superseded{Index: i, Message: m})
 	}
-	return out
+	from = make([]int, len(after))
+	kept := make([]bool, len(before))
+	for i, m := range after {
+		from[i] = -1
+		b, err := Encode(uncounted(m))
+		if q := at[string(b)]; err == nil && len(q) > 0 {
+			from[i], at[string(b)] = q[0], q[1:]
+			kept[q[0]] = true
+		}
+	}
+	for i, m := range before {
+		if !kept[i] {
+			gone = append(gone, Superseded{Index: i, Message: m})
+		}
+	}
+	return gone, from
 }
 
 // uncounted is m without its token count, which a rebuild may change

@@ -11,7 +11,10 @@ import (
 	"github.com/tally-dev/tally/engine/images"
 	"github.com/tally-dev/tally/engine/secrets"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
 	"github.com/tally-dev/tally/storage"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
 )
 
 // Formats of ExportDocument.
@@ -68,14 +71,24 @@ func (w *Workbench) ExportDocument(id, format string, out io.Writer) error {
 	return readErr
 }
 
-// docEntries turns the export lines into the document's entries.
+// docEntries turns the export lines into the document's entries, in the
+// order of the session's history: a tool call shows the result first
+// appended for it (what the agent saw then), not a later shortened copy.
 func docEntries(lines []ExportLine) []docEntry {
 	var out []docEntry
 	cycle := 0
-	results := map[string]transcript.Message{}
+	type result struct {
+		m       transcript.Message
+		written bool // a rewrite wrote it (a cleared copy)
+	}
+	results := map[string]result{}
 	for _, l := range lines {
-		if l.Message.Role == transcript.Tool {
-			results[fmt.Sprintf("%d/%s/%s", l.Cycle, l.SupersededBy, l.Message.ToolCallID)] = l.Message
+		if l.Message.Role != transcript.Tool {
+			continue
+		}
+		key := fmt.Sprintf("%d/%s", l.Cycle, l.Message.ToolCallID)
+		if r, seen := results[key]; !seen || (r.written && l.WrittenBy == "") {
+			results[key] = result{l.Message, l.WrittenBy != ""}
 		}
 	}
 	for _, l := range lines {
@@ -83,10 +96,17 @@ func docEntries(lines []ExportLine) []docEntry {
 			cycle = l.Cycle
 			out = append(out, docEntry{kind: "cycle", title: fmt.Sprintf("Cycle %d", cycle)})
 		}
+		if r := l.Rewrite; r != nil {
+			out = append(out, docEntry{kind: "rewrite", title: fmt.Sprintf("%s: %s → %s tokens (%s)", r.Reason,
+				text.Thousands(r.TokensBefore), text.Thousands(r.TokensAfter), r.Time.UTC().Format("2006-01-02 15:04 UTC"))})
+			continue
+		}
 		m := l.Message
 		switch {
 		case m.Kind == transcript.KindStatus || m.Kind == transcript.KindAck || m.Role == transcript.Tool:
 			continue // engine bookkeeping; results are shown with their calls
+		case l.WrittenBy != "" && m.Kind != transcript.KindSeed:
+			out = append(out, docEntry{kind: "note", title: "Written by the " + l.WrittenBy, text: clean(m.Text()), gone: l.SupersededBy})
 		case m.Kind == transcript.KindSeed:
 			out = append(out, docEntry{kind: "note", title: "Handed over from the previous cycle", text: clean(m.Text()), gone: l.SupersededBy})
 		case m.Kind == transcript.KindDiagnostics || m.Kind == transcript.KindReminder || m.Kind == transcript.KindRepair || m.Kind == transcript.KindAttachment:
@@ -98,8 +118,7 @@ func docEntries(lines []ExportLine) []docEntry {
 				out = append(out, docEntry{kind: "answer", title: "Tally", text: t, gone: l.SupersededBy})
 			}
 			for _, c := range m.ToolCalls {
-				res := results[fmt.Sprintf("%d/%s/%s", l.Cycle, l.SupersededBy, c.ID)]
-				out = append(out, callEntry(c, res, l.SupersededBy))
+				out = append(out, callEntry(c, results[fmt.Sprintf("%d/%s", l.Cycle, c.ID)].m, l.SupersededBy))
 			}
 		}
 	}
@@ -137,7 +156,12 @@ func callEntry(c transcript.ToolCall, res transcript.Message, gone string) docEn
 		}
 		return e
 	case "write_file":
-		e.title = "write_file " + str("path")
+		e.title = "write_file " + str("path") + " (the whole file)"
+		e.text, e.diff = clean(editDiff("", str("content"))), true
+		if result != "" {
+			e.text += "\n\n" + result
+		}
+		return e
 	case "run_shell":
 		e.title = "run_shell: " + str("command")
 	default:
@@ -155,7 +179,9 @@ func callEntry(c transcript.ToolCall, res transcript.Message, gone string) docEn
 func editDiff(old, new string) string {
 	var b strings.Builder
 	for _, l := range strings.Split(strings.TrimRight(old, "\n"), "\n") {
-		b.WriteString("-" + l + "\n")
+		if old != "" {
+			b.WriteString("-" + l + "\n")
+		}
 	}
 	for _, l := range strings.Split(strings.TrimRight(new, "\n"), "\n") {
 		b.WriteString("+" + l + "\n")
@@ -191,6 +217,8 @@ func writeMarkdown(w *bufio.Writer, meta storage.Session, entries []docEntry) {
 		switch e.kind {
 		case "cycle":
 			fmt.Fprintf(w, "\n## %s\n", e.title)
+		case "rewrite":
+			fmt.Fprintf(w, "\n---\n*%s*\n", markdownText(e.title))
 		case "user", "answer":
 			fmt.Fprintf(w, "\n### %s%s\n\n%s\n", e.title, mark, markdownText(e.text))
 		case "note":
@@ -215,7 +243,7 @@ func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") 
 const docCSS = `body{font:15px/1.5 system-ui,sans-serif;max-width:52em;margin:2em auto;padding:0 1em;color:#222}
 h1{font-size:1.5em}h2{border-bottom:1px solid #ccc;margin-top:2em}.meta{color:#666}
 .msg{margin:1em 0}.who{font-weight:600}.user{background:#eef4ff;padding:.5em .8em;border-radius:6px}
-.text{white-space:pre-wrap}.gone{opacity:.6}.gone .who::after{content:" (replaced by " attr(data-gone) ")";font-weight:400}
+.text{white-space:pre-wrap}.md table{border-collapse:collapse}.md td,.md th{border:1px solid #ccc;padding:.2em .5em}.md code{background:#f4f4f4}.rewrite{color:#666;border-top:1px dashed #bbb;padding-top:.4em}.gone{opacity:.6}.gone .who::after{content:" (replaced by " attr(data-gone) ")";font-weight:400}
 details{margin:.4em 0;border:1px solid #ddd;border-radius:6px;padding:.3em .6em}summary{cursor:pointer;font-family:monospace}
 .failed summary{color:#b00}pre{white-space:pre-wrap;font:13px/1.4 monospace;margin:.4em 0}
 .add{background:#e6ffec;display:block}.del{background:#ffebe9;display:block}.hunk{color:#0550ae;display:block}`
@@ -233,8 +261,12 @@ func writeHTML(w *bufio.Writer, meta storage.Session, entries []docEntry) {
 		switch e.kind {
 		case "cycle":
 			fmt.Fprintf(w, "<h2>%s</h2>\n", esc(e.title))
-		case "user", "answer":
+		case "rewrite":
+			fmt.Fprintf(w, "<p class=\"rewrite\">%s</p>\n", esc(e.title))
+		case "user":
 			fmt.Fprintf(w, "<div class=\"msg %s%s\"><div class=\"who\">%s</div><div class=\"text\">%s</div></div>\n", e.kind, gone, esc(e.title), esc(e.text))
+		case "answer":
+			fmt.Fprintf(w, "<div class=\"msg %s%s\"><div class=\"who\">%s</div><div class=\"md\">%s</div></div>\n", e.kind, gone, esc(e.title), markdownHTML(e.text))
 		case "note", "call":
 			cls := e.kind
 			if e.err {
@@ -345,6 +377,22 @@ func escapeOutsideSpans(line string) string {
 			b.WriteByte(line[i])
 		}
 		i++
+	}
+	return b.String()
+}
+
+// answerMarkdown renders a model's answer for the HTML document: GitHub
+// Markdown (tables, strikethrough, task lists) in goldmark's safe mode,
+// which drops raw HTML and dangerous link targets, so nothing the model
+// wrote runs in the reader's browser.
+var answerMarkdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
+
+// markdownHTML is text rendered by answerMarkdown; text it cannot render
+// is shown escaped as it is.
+func markdownHTML(text string) string {
+	var b strings.Builder
+	if err := answerMarkdown.Convert([]byte(text), &b); err != nil {
+		return "<div class=\"text\">" + html.EscapeString(text) + "</div>"
 	}
 	return b.String()
 }

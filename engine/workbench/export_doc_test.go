@@ -86,3 +86,34 @@ func TestMarkdownExportEscapesHTMLTheModelWrote(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLExportRendersAnswersAndWrites: an answer's Markdown is rendered
+// (a table is a table), raw HTML the model wrote is dropped, and a
+// write_file call shows the file it wrote as added lines.
+func TestHTMLExportRendersAnswersAndWrites(t *testing.T) {
+	w := bench(t, nil)
+	newSession(t, w, "s", "deepseek-chat")
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	write := transcript.ToolCall{ID: "w1", Name: "write_file", Arguments: `{"path":"notes.md","content":"first line\nsecond line\n"}`}
+	appendMessage(t, w, "s", 1, transcript.UserText("", "tabulate", at))
+	appendMessage(t, w, "s", 1, transcript.AssistantReply("Writing notes.", "", []transcript.ToolCall{write}, at))
+	appendMessage(t, w, "s", 1, transcript.ToolResult(write, "created notes.md (2 lines)", false, at))
+	reply := "| op | result |\n| --- | --- |\n| add | **ok** |\n\n<script>steal()</script> [x](javascript:alert(1))\n"
+	appendMessage(t, w, "s", 1, transcript.AssistantReply(reply, "", nil, at))
+	var h bytes.Buffer
+	if err := w.ExportDocument("s", FormatHTML, &h); err != nil {
+		t.Fatal(err)
+	}
+	page := h.String()
+	for _, want := range []string{"<table>", "<th>op</th>", "<strong>ok</strong>", "write_file notes.md (the whole file)",
+		`<span class="add">+first line</span>`, `<span class="add">+second line</span>`, "created notes.md (2 lines)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("html lacks %q:\n%s", want, page)
+		}
+	}
+	for _, bad := range []string{"<script>", "javascript:", "| op |", `<span class="del">`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("html holds %q:\n%s", bad, page)
+		}
+	}
+}

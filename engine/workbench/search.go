@@ -107,13 +107,13 @@ func (w *Workbench) scanHits(s storage.Session, words []string, add func(SearchH
 	if err != nil && len(lines) == 0 {
 		return true
 	}
-	positions := map[int]int{}
 	for _, l := range lines {
-		index := positions[l.Cycle]
+		if l.Rewrite != nil {
+			continue
+		}
+		index := l.logIndex
 		if l.Index != nil {
 			index = *l.Index
-		} else {
-			positions[l.Cycle]++
 		}
 		text := searchText(l.Message)
 		low := strings.ToLower(text)

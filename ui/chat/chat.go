@@ -213,7 +213,17 @@ func (c *View) SetHistory(cycles []cycle.Archive, past []agent.PastRebuild, msgs
 	for _, a := range cycles {
 		c.Items = append(c.Items, cycleItem(a))
 	}
-	c.Items = append(c.Items, c.historyItems(past, msgs)...)
+	if steps, ok := transcript.History(rewrites(past), msgs); ok {
+		c.Items = append(c.Items, c.stepItems(past, steps)...)
+	} else {
+		var kept []agent.PastRebuild // records of an older Tally: the rebuilds that kept messages aside
+		for _, p := range past {
+			if len(p.Superseded) > 0 {
+				kept = append(kept, p)
+			}
+		}
+		c.Items = append(c.Items, c.historyItems(kept, msgs)...)
+	}
 	c.rebuild(false)
 }
 

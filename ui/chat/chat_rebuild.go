@@ -69,6 +69,6 @@ func (c *View) NoteNextRequest(r ledger.Row) {
 		return
 	}
 	c.AwaitNext = nil
-	it.Text += fmt.Sprintf("\nThe next request was %s tokens: the engine's reminders and status are added back on top of the rewritten history.", tw.TokensShort(r.PromptTokens))
+	it.Text += nextRequestText(r)
 	c.RefreshItem(it)
 }
