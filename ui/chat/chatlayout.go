@@ -12,21 +12,19 @@ import (
 // How the chat measures its rows and follows the bottom as they change.
 
 // fitShown gives row id, just shown in r, the height it needs at the
-// list's width: a row estimated so far is measured, and a measured one is
-// checked where it is drawn (wrapped rich text can measure differently
-// off screen). The list then keeps following the bottom if it was there.
+// list's width, measured where it is drawn (wrapped rich text can measure
+// differently off screen). The row is laid out again first even when its
+// size did not change: r may have shown another item, and a part hidden
+// then kept the width it had when last shown (a window since made
+// narrower measured a compaction row's text a line or two short, and the
+// card under it covered its last lines). The list then keeps following
+// the bottom if it was there.
 func (c *View) fitShown(id int, r *MessageRow) {
 	it := r.Item
 	if c.width <= 0 || id >= c.List.rows() || c.Items[id] != it {
 		return
 	}
-	var h float32
-	if it.measuredAt != c.width {
-		h = c.measureRow(r, it)
-	} else {
-		r.Resize(fyne.NewSize(c.width, c.List.heightOf(id)))
-		h = r.MinSize().Height
-	}
+	h := c.measureRow(r, it)
 	if d := h - c.List.heightOf(id); d > 1 || d < -1 {
 		follow := c.following()
 		c.List.SetItemHeight(id, h)
