@@ -156,7 +156,11 @@ func (u *UI) notify(title, body string, live *liveSession) {
 // over; it reports whether live is the shown session, and otherwise takes
 // it out of the background.
 func (u *UI) endBusy(live *liveSession) bool {
-	live.job.running, live.job.cancel = false, nil
+	cycled := live.job.cycled
+	live.job = job{}
+	if cycled && u.live == live {
+		defer u.reload(live, nil)
+	}
 	if u.live != live {
 		delete(u.bg, live.id)
 		u.closeSession(live.sess)

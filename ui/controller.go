@@ -55,6 +55,10 @@ type sessionFacts struct {
 type job struct {
 	running bool
 	cancel  context.CancelCauseFunc // nil: Stop; step.ErrClosing: the window closes
+	// cycled: a new cycle began during the job. When it ends the chat is
+	// read again from the engine, so it shows what reopening the session
+	// shows: the closed cycle folded under its row.
+	cycled bool
 }
 
 // waits is what a session waits for the user on; a hidden session's
@@ -254,8 +258,11 @@ func (u *UI) stop() {
 }
 
 func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int, exact bool) {
-	live.job.running = false
-	live.job.cancel = nil
+	cycled := live.job.cycled
+	live.job = job{}
+	if cycled && u.live == live {
+		defer u.reload(live, nil)
+	}
 	live.waits.approvals, live.waits.ask = nil, nil
 	if u.live != live {
 		if res.Reason != step.ReasonCancelled {

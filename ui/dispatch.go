@@ -61,6 +61,7 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 			} else {
 				u.showRebuild(*e.Rebuild)
 			}
+			live.job.cycled = live.job.cycled || e.Rebuild.Kind == rewrite.Cycle
 			u.side.gauge.SetLevel(e.Rebuild.TokensAfter, live.info.window, false)
 		}
 	case agent.EventUsage:

@@ -43,9 +43,12 @@ type searchView struct {
 // CreateRenderer implements fyne.Widget.
 func (v *searchView) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(v.content) }
 
-// showSearch opens the search dialog.
+// showSearch opens the search dialog. While another dialog is open (a
+// session's archive, its changes, Settings) it does nothing: a search
+// over a session's dialog would open a hit of another session under it,
+// leaving the first session's dialog over the second.
 func (u *UI) showSearch() {
-	if u.wb == nil {
+	if u.wb == nil || u.win.Canvas().Overlays().Top() != nil {
 		return
 	}
 	v := &searchView{}
