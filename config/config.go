@@ -47,6 +47,13 @@ type Settings struct {
 	Prices        map[string]Price `json:"prices,omitempty"`
 	LastSession   string           `json:"last_session,omitempty"`
 	Theme         string           `json:"theme,omitempty"` // "", "light" or "dark"
+	// TextScale is the size of the app's text against the theme's, 1 for
+	// 100 % (0 means 1); Ctrl+= and Ctrl+- change it, Ctrl+0 resets it.
+	TextScale float64 `json:"text_scale,omitempty"`
+	// EnterNewline makes Enter add a line in the prompt box, leaving
+	// Ctrl+Enter to send; by default Enter sends and Shift+Enter adds a
+	// line.
+	EnterNewline bool `json:"enter_newline,omitempty"`
 	// Compaction is when the history is compacted: "auto" (or "") when the
 	// level reaches the threshold, "ask" to show the preview and wait for
 	// the user, "off" to never compact on its own. Compaction rewrites the

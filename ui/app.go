@@ -179,6 +179,9 @@ type UI struct {
 
 	exporting *exportDialog // the export dialog shown last
 	merging   dialog.Dialog // the merge review of a worktree shown last
+
+	prefGen    int           // bumps on each change of the keyboard sheet's preferences (see keys.go)
+	scaleLabel *widget.Label // the text size on the keyboard sheet, once opened
 }
 
 // header is what sits above the chat: the open session's title, its
@@ -198,9 +201,10 @@ type input struct {
 	send, stop *widget.Button
 	suggest    *fyne.Container // the demo's suggested prompts
 	suggestBox *fyne.Container
-	draftGen   int        // bumps on each keystroke; the last one stores the draft
-	complete   *completer // the list of commands and resources
-	images     *imageTray // the pictures attached to the prompt (see images.go)
+	hint       *widget.Label // which key sends
+	draftGen   int           // bumps on each keystroke; the last one stores the draft
+	complete   *completer    // the list of commands and resources
+	images     *imageTray    // the pictures attached to the prompt (see images.go)
 }
 
 // sidePanel is the right column: the checklist, and under it the context
@@ -303,15 +307,15 @@ func storeErrorView(err error, retry func()) fyne.CanvasObject {
 	return container.NewCenter(container.NewGridWrap(fyne.NewSize(560, 200), box))
 }
 
-// applyTheme puts the chosen theme in use. Fyne redraws the widgets on
-// the window; the chat also measures its rows again and redraws those
-// waiting off screen, which Fyne does not see.
+// applyTheme puts the chosen theme, at the chosen text scale, in use.
+// Fyne redraws the widgets on the window; the chat also measures its rows
+// again and redraws those waiting off screen, which Fyne does not see.
 func (u *UI) applyTheme() {
 	name := u.settings.Theme
 	if u.opts.Theme != "" {
 		name = u.opts.Theme
 	}
-	u.app.Settings().SetTheme(tw.ThemeFor(name))
+	u.app.Settings().SetTheme(tw.ScaledTheme(name, u.settings.TextScale))
 	if u.chat != nil {
 		u.chat.ThemeChanged()
 	}
@@ -348,6 +352,7 @@ func (u *UI) build() {
 	u.input.complete = newCompleter(u)
 	u.input.prompt.OnChanged = func(string) { u.draftChanged(); u.input.complete.changed() }
 	u.input.prompt.onKey = u.input.complete.key
+	u.input.prompt.takesTab = u.input.complete.open
 	u.chat.List.OnRune = func(r rune) {
 		u.win.Canvas().Focus(u.input.prompt)
 		u.input.prompt.TypedRune(r)
@@ -361,9 +366,10 @@ func (u *UI) build() {
 	u.input.stop.Disable()
 	settingsB := &widget.Button{Icon: theme.SettingsIcon(), Importance: widget.LowImportance, OnTapped: u.showSettings}
 
-	hint := &widget.Label{Text: "Ctrl+Enter sends", Importance: widget.LowImportance}
+	u.input.hint = &widget.Label{Importance: widget.LowImportance}
+	u.applyKeys()
 	// The image button shares the hint's row, so the prompt area is no taller.
-	buttons := container.NewVBox(u.input.send, u.input.stop, container.NewBorder(nil, nil, u.input.images.button, nil, hint))
+	buttons := container.NewVBox(u.input.send, u.input.stop, container.NewBorder(nil, nil, u.input.images.button, nil, u.input.hint))
 	// The suggestions wrap onto more rows rather than widen the window.
 	u.input.suggest.Layout = &tw.FlowLayout{}
 	u.input.suggestBox = container.NewPadded(u.input.suggest)
@@ -514,6 +520,10 @@ func (u *UI) keepPlace() {
 	changed := false
 	if u.live != nil && u.live.sess != nil && saved.LastSession != u.live.id {
 		saved.LastSession, changed = u.live.id, true
+	}
+	if saved.TextScale != u.settings.TextScale || saved.EnterNewline != u.settings.EnterNewline {
+		// Changed on the keyboard sheet, and not saved yet.
+		saved.TextScale, saved.EnterNewline, changed = u.settings.TextScale, u.settings.EnterNewline, true
 	}
 	if sz := u.win.Canvas().Size(); sz.Width >= 400 && sz.Height >= 300 &&
 		(saved.Window.Width != sz.Width || saved.Window.Height != sz.Height) {

@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -149,9 +150,11 @@ func TestEscapeClosesTheListAndPathsDoNotOpenIt(t *testing.T) {
 	if h.ui.input.complete.box.Visible() {
 		t.Error("typing on reopened the list Escape closed")
 	}
+	p.KeyDown(&fyne.KeyEvent{Name: desktop.KeyShiftLeft})
 	key(h, fyne.KeyReturn) // a plain newline again
+	p.KeyUp(&fyne.KeyEvent{Name: desktop.KeyShiftLeft})
 	if p.Text != "/doc\n" {
-		t.Errorf("Enter with the list closed: %q", p.Text)
+		t.Errorf("Shift+Enter with the list closed: %q", p.Text)
 	}
 	p.SetText("")
 	test.Type(p, "/etc/hosts")

@@ -9,11 +9,19 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// promptEntry is the multi-line message box; Ctrl+Enter (Cmd+Enter on
-// macOS) sends.
+// promptEntry is the multi-line message box. Enter sends and Shift+Enter
+// starts a new line, unless EnterNewline is set (then Enter starts a new
+// line); Ctrl+Enter (Cmd+Enter on macOS) always sends. Tab and Shift+Tab
+// move the keyboard focus on and back, as in any other field, except while
+// the completion list offers a choice to pick.
 type promptEntry struct {
 	widget.Entry
 	onSend func()
+	// EnterNewline makes Enter start a new line instead of sending.
+	EnterNewline bool
+	// takesTab reports whether Tab is the completion list's now.
+	takesTab func() bool
+	shift    bool // a Shift key is down
 	// onShortcut runs the window's shortcut for cs and reports whether
 	// there was one; the entry would otherwise swallow it.
 	onShortcut func(cs *desktop.CustomShortcut) bool
@@ -53,12 +61,56 @@ func (e *promptEntry) TypedShortcut(s fyne.Shortcut) {
 	e.Entry.TypedShortcut(s)
 }
 
-// TypedKey gives the key to onKey first, then to the entry.
+// TypedKey gives the key to onKey first; Enter without Shift sends
+// (unless EnterNewline is set); everything else goes to the entry.
 func (e *promptEntry) TypedKey(k *fyne.KeyEvent) {
 	if e.onKey != nil && e.onKey(k) {
 		return
 	}
+	if (k.Name == fyne.KeyReturn || k.Name == fyne.KeyEnter) && !e.EnterNewline && !e.shiftHeld() {
+		if e.onSend != nil {
+			e.onSend()
+		}
+		return
+	}
 	e.Entry.TypedKey(k)
+}
+
+// AcceptsTab implements fyne.Tabbable: the prompt takes Tab only while the
+// completion list offers a choice (Tab picks it); otherwise the window
+// moves the focus, so the keyboard can leave the prompt.
+func (e *promptEntry) AcceptsTab() bool { return e.takesTab != nil && e.takesTab() }
+
+// KeyDown implements desktop.Keyable, noting Shift for Shift+Enter.
+func (e *promptEntry) KeyDown(k *fyne.KeyEvent) {
+	if k.Name == desktop.KeyShiftLeft || k.Name == desktop.KeyShiftRight {
+		e.shift = true
+	}
+	e.Entry.KeyDown(k)
+}
+
+// KeyUp implements desktop.Keyable.
+func (e *promptEntry) KeyUp(k *fyne.KeyEvent) {
+	if k.Name == desktop.KeyShiftLeft || k.Name == desktop.KeyShiftRight {
+		e.shift = false
+	}
+	e.Entry.KeyUp(k)
+}
+
+// FocusLost implements fyne.Focusable; a Shift released elsewhere is not
+// seen, so it is forgotten here.
+func (e *promptEntry) FocusLost() {
+	e.shift = false
+	e.Entry.FocusLost()
+}
+
+// shiftHeld reports whether a Shift key is down: as the desktop driver
+// knows it, or, under another driver, as the entry saw it go down.
+func (e *promptEntry) shiftHeld() bool {
+	if d, ok := fyne.CurrentApp().Driver().(desktop.Driver); ok {
+		return d.CurrentKeyModifiers()&fyne.KeyModifierShift != 0
+	}
+	return e.shift
 }
 
 func isSendShortcut(cs *desktop.CustomShortcut) bool {

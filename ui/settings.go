@@ -51,6 +51,9 @@ func (u *UI) settingsHost() settings.Host {
 
 // applySettings makes s current, saves it and reconnects the open session.
 func (u *UI) applySettings(s workbench.Settings) {
+	// The keyboard sheet's preferences are not on the form: keep them as
+	// they are now, even if they changed while the form was open.
+	s.TextScale, s.EnterNewline = u.settings.TextScale, u.settings.EnterNewline
 	u.settings = s
 	u.applyTheme()
 	wb := u.wb

@@ -18,7 +18,7 @@ import (
 type shortcut struct {
 	key  fyne.KeyName
 	mod  fyne.KeyModifier
-	keys string // as shown in the sheet
+	keys string // as shown in the sheet; "" for another key of the row above, not listed
 	what string
 	run  func(u *UI)
 }
@@ -27,7 +27,7 @@ type shortcut struct {
 func shortcuts() []shortcut {
 	return []shortcut{
 		{fyne.KeyN, fyne.KeyModifierShortcutDefault, "Ctrl+N", "New session", func(u *UI) { u.sessions.showNew() }},
-		{fyne.KeyReturn, fyne.KeyModifierShortcutDefault, "Ctrl+Enter", "Send the prompt", func(u *UI) { u.send() }},
+		{fyne.KeyReturn, fyne.KeyModifierShortcutDefault, "Ctrl+Enter", "Send the prompt, whatever Enter does", func(u *UI) { u.send() }},
 		{fyne.KeyPeriod, fyne.KeyModifierShortcutDefault, "Ctrl+.", "Stop the running turn", func(u *UI) { u.stop() }},
 		{fyne.KeyY, fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift, "Ctrl+Shift+Y", "Approve the call waiting for you", func(u *UI) { u.decideWaiting(true) }},
 		{fyne.KeyN, fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift, "Ctrl+Shift+N", "Deny the call waiting for you", func(u *UI) { u.decideWaiting(false) }},
@@ -35,6 +35,11 @@ func shortcuts() []shortcut {
 		{fyne.KeyComma, fyne.KeyModifierShortcutDefault, "Ctrl+,", "Settings", func(u *UI) { u.showSettings() }},
 		{fyne.KeyB, fyne.KeyModifierShortcutDefault, "Ctrl+B", "Show or hide the session list", func(u *UI) { u.panels.toggleLeft() }},
 		{fyne.KeyJ, fyne.KeyModifierShortcutDefault, "Ctrl+J", "Show or hide the side panel", func(u *UI) { u.panels.toggleRight() }},
+		{fyne.KeyEqual, fyne.KeyModifierShortcutDefault, "Ctrl+=  or  Ctrl++", "Larger text", func(u *UI) { u.zoomText(true) }},
+		{fyne.KeyEqual, fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift, "", "", func(u *UI) { u.zoomText(true) }},
+		{fyne.KeyPlus, fyne.KeyModifierShortcutDefault, "", "", func(u *UI) { u.zoomText(true) }},
+		{fyne.KeyMinus, fyne.KeyModifierShortcutDefault, "Ctrl+-", "Smaller text", func(u *UI) { u.zoomText(false) }},
+		{fyne.Key0, fyne.KeyModifierShortcutDefault, "Ctrl+0", "Text at its normal size", func(u *UI) { u.setTextScale(1) }},
 		{fyne.KeySlash, fyne.KeyModifierShortcutDefault, "Ctrl+/  or  F1", "This list of shortcuts", func(u *UI) { u.showShortcuts() }},
 	}
 }
@@ -113,13 +118,34 @@ func (u *UI) decideWaiting(approve bool) {
 	u.decide(it, d)
 }
 
-// showShortcuts opens the shortcuts sheet.
+// showShortcuts opens the shortcuts sheet, with the keyboard's
+// preferences (what Enter does, the text size) above the list.
 func (u *UI) showShortcuts() {
 	var rows []fyne.CanvasObject
-	for _, s := range shortcuts() {
-		rows = append(rows, &widget.Label{Text: s.keys, TextStyle: fyne.TextStyle{Bold: true, Monospace: true}}, widget.NewLabel(s.what))
+	row := func(keys, what string) {
+		rows = append(rows, &widget.Label{Text: keys, TextStyle: fyne.TextStyle{Bold: true, Monospace: true}}, widget.NewLabel(what))
 	}
-	rows = append(rows, &widget.Label{Text: "Esc", TextStyle: fyne.TextStyle{Bold: true, Monospace: true}}, widget.NewLabel("Close the dialog on top"),
-		&widget.Label{Text: "↑ ↓ PgUp PgDn Home End", TextStyle: fyne.TextStyle{Bold: true, Monospace: true}}, widget.NewLabel("Scroll the chat, once clicked (typing goes to the prompt)"))
-	u.showView(dialog.NewCustom("Keyboard shortcuts", "Close", container.NewGridWithColumns(2, rows...), u.win))
+	if u.settings.EnterNewline {
+		row("Enter", "A new line in the prompt (Ctrl+Enter sends)")
+	} else {
+		row("Enter", "Send the prompt")
+		row("Shift+Enter", "A new line in the prompt")
+	}
+	for _, s := range shortcuts() {
+		if s.keys != "" {
+			row(s.keys, s.what)
+		}
+	}
+	row("Tab  Shift+Tab", "Move to the next or the previous control, from the prompt too")
+	row("Esc", "Close the dialog on top")
+	row("↑ ↓ PgUp PgDn Home End", "Scroll the chat, once clicked (typing goes to the prompt)")
+	grid := container.NewGridWithColumns(2, rows...)
+	d := dialog.NewCustom("Keyboard and text size", "Close", container.NewBorder(u.preferencesView(), nil, nil, nil, container.NewVScroll(grid)), u.win)
+	u.showView(d)
+	// The list scrolls where the window is too short for all of it.
+	whole := d.MinSize().Add(fyne.NewSize(0, grid.MinSize().Height))
+	d.Resize(whole.Min(u.win.Canvas().Size().Subtract(fyne.NewSize(2*sheetMargin, 2*sheetMargin))).Max(d.MinSize()))
 }
+
+// sheetMargin is the least room the keyboard sheet leaves around it.
+const sheetMargin = 24

@@ -8,13 +8,31 @@ import (
 )
 
 // tallyTheme is the default theme, optionally forced to one variant
-// (light or dark), with a focus colour that shows on every widget. The
-// default focus colour is the primary colour made translucent, so the
-// focused primary button (Send, Create, Approve) looked exactly like the
-// unfocused one and keyboard users could not see where they were.
+// (light or dark) and with its text scaled, with a focus colour that shows
+// on every widget. The default focus colour is the primary colour made
+// translucent, so the focused primary button (Send, Create, Approve)
+// looked exactly like the unfocused one and keyboard users could not see
+// where they were.
 type tallyTheme struct {
 	fyne.Theme
 	variant *fyne.ThemeVariant // nil: follow the system
+	scale   float32            // the text's size against the default's
+}
+
+// scaledSizes are the sizes the text scale applies to: the text's, and
+// the icons set in a line of text.
+var scaledSizes = map[fyne.ThemeSizeName]bool{
+	theme.SizeNameText: true, theme.SizeNameHeadingText: true, theme.SizeNameSubHeadingText: true,
+	theme.SizeNameCaptionText: true, theme.SizeNameInlineIcon: true,
+}
+
+// Size implements fyne.Theme with the text scaled.
+func (t tallyTheme) Size(n fyne.ThemeSizeName) float32 {
+	s := t.Theme.Size(n)
+	if t.scale > 0 && scaledSizes[n] {
+		s *= t.scale
+	}
+	return s
 }
 
 // Color implements fyne.Theme with the forced variant and Tally's focus
@@ -84,7 +102,41 @@ func focusColor(v fyne.ThemeVariant) color.Color {
 // ThemeFor returns Tally's theme for a Settings.Theme value: "light",
 // "dark", or anything else to follow the system. Whatever the variant, the
 // focus colour contrasts with the primary colour.
-func ThemeFor(name string) fyne.Theme {
+func ThemeFor(name string) fyne.Theme { return ScaledTheme(name, 1) }
+
+// TextScales are the steps Ctrl+= and Ctrl+- go through, from the smallest
+// to the largest; 1 is the theme's own size.
+var TextScales = []float64{0.8, 0.9, 1, 1.1, 1.25, 1.4, 1.6, 1.8, 2}
+
+// NextTextScale returns the step of TextScales after s (up) or before it
+// (down), s itself at either end.
+func NextTextScale(s float64, up bool) float64 {
+	if s <= 0 {
+		s = 1
+	}
+	if up {
+		for _, v := range TextScales {
+			if v > s+0.001 {
+				return v
+			}
+		}
+		return max(s, TextScales[len(TextScales)-1])
+	}
+	for i := len(TextScales) - 1; i >= 0; i-- {
+		if TextScales[i] < s-0.001 {
+			return TextScales[i]
+		}
+	}
+	return min(s, TextScales[0])
+}
+
+// ScaledTheme is ThemeFor with the text at scale times the theme's size
+// (0 or 1: as it is), clamped to the range of TextScales.
+func ScaledTheme(name string, scale float64) fyne.Theme {
+	if scale <= 0 {
+		scale = 1
+	}
+	scale = min(max(scale, TextScales[0]), TextScales[len(TextScales)-1])
 	var v *fyne.ThemeVariant
 	switch name {
 	case "light":
@@ -94,5 +146,5 @@ func ThemeFor(name string) fyne.Theme {
 		d := theme.VariantDark
 		v = &d
 	}
-	return tallyTheme{Theme: theme.DefaultTheme(), variant: v}
+	return tallyTheme{Theme: theme.DefaultTheme(), variant: v, scale: float32(scale)}
 }
