@@ -177,6 +177,7 @@ type Preview struct {
 
 	plan     compact.Plan
 	head     *widget.Label
+	fidelity *widget.Label // what happens to the messages: kept verbatim, summarised, recallable, gone
 	layers   *fyne.Container
 	pins     *widget.Label
 	cost     *widget.Label
@@ -205,7 +206,12 @@ func newPreview(plan compact.Plan, before []transcript.Message, price ledger.Pri
 	if plan.NeedsSummary {
 		head += "\nApplying asks the model to summarise " + text.Plural(len(plan.Summarize), "message") + "; the figures after it are estimates."
 	}
+	if why := notWorthIt(plan); why != "" && planChanges(plan) {
+		head += "\n" + why + ", so Cancel is the suggested choice."
+	}
 	v.head = &widget.Label{Text: head, TextStyle: fyne.TextStyle{Bold: true}, Wrapping: fyne.TextWrapWord}
+	// The line `tally preview` prints, from the same function.
+	v.fidelity = &widget.Label{Text: "Messages: " + plan.Fidelity.Text(), Wrapping: fyne.TextWrapWord}
 	v.layers = container.NewVBox()
 	for i, l := range plan.Layers {
 		color := theme.ColorNameForeground
@@ -259,7 +265,7 @@ func boldLabel(s string) *widget.Label {
 // CreateRenderer lays the preview out.
 func (v *Preview) CreateRenderer() fyne.WidgetRenderer {
 	costBox := container.NewVBox(widget.NewSeparator(), boldLabel("Cache cost of applying"), v.cost)
-	return widget.NewSimpleRenderer(container.NewBorder(v.head, costBox, nil, nil, v.tabs))
+	return widget.NewSimpleRenderer(container.NewBorder(container.NewVBox(v.head, v.fidelity), costBox, nil, nil, v.tabs))
 }
 
 // ShowPreview opens the preview of plan over the log before (nil: the
@@ -282,6 +288,10 @@ func (vs *Views) ShowPreview(plan compact.Plan, before []transcript.Message, ans
 	}
 	v.apply = &widget.Button{Text: "Apply", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, OnTapped: func() { done(true) }}
 	v.cancel = &widget.Button{Text: "Cancel", Icon: theme.CancelIcon(), OnTapped: func() { done(false) }}
+	if notWorthIt(plan) != "" || !planChanges(plan) {
+		// Cancel is the primary button when applying would not help.
+		v.apply.Importance, v.cancel.Importance = widget.MediumImportance, widget.HighImportance
+	}
 	if !planChanges(plan) {
 		v.apply.Disable()
 		v.apply.SetText("Nothing to apply")
@@ -295,6 +305,18 @@ func (vs *Views) ShowPreview(plan compact.Plan, before []transcript.Message, ans
 		v.answered = true
 		dlg.Hide()
 	}
+}
+
+// notWorthIt says why applying plan would not help — the context would
+// grow, or the rewrite never pays off in cache terms — or "" when it would.
+func notWorthIt(plan compact.Plan) string {
+	switch {
+	case plan.TokensAfter > plan.TokensBefore:
+		return fmt.Sprintf("Applying would make the context larger (%s → %s tokens)", text.Thousands(plan.TokensBefore), text.Thousands(plan.TokensAfter))
+	case plan.Cache.BreakEven < 0:
+		return "Applying never pays off in cache terms"
+	}
+	return ""
 }
 
 // planChanges reports whether applying plan would change anything: a

@@ -109,3 +109,52 @@ func TestNothingToApply(t *testing.T) {
 		t.Error("a plan that prunes does not offer Apply")
 	}
 }
+
+// The preview offered Apply as its primary button even when the context
+// would grow or the rewrite never pays off: Cancel is the primary button
+// then, and the head says why.
+func TestCancelIsPrimaryWhenApplyingDoesNotHelp(t *testing.T) {
+	grows, _ := samplePlan()
+	grows.TokensAfter = grows.TokensBefore + 500
+	never, _ := samplePlan()
+	never.Cache.BreakEven = -1
+	for name, c := range map[string]struct {
+		plan compact.Plan
+		why  string // "" when Apply is the primary button
+	}{
+		"helps":      {plan: func() compact.Plan { p, _ := samplePlan(); return p }()},
+		"grows":      {plan: grows, why: "Applying would make the context larger (84,200 → 84,700 tokens), so Cancel is the suggested choice."},
+		"never pays": {plan: never, why: "Applying never pays off in cache terms, so Cancel is the suggested choice."},
+	} {
+		h := newHarness(t, &fakeOps{})
+		d, _ := h.views.ShowPreview(c.plan, nil, func(bool) {})
+		applyFirst := d.apply.Importance == widget.HighImportance && d.cancel.Importance != widget.HighImportance
+		cancelFirst := d.cancel.Importance == widget.HighImportance && d.apply.Importance != widget.HighImportance
+		switch {
+		case c.why == "" && !applyFirst:
+			t.Errorf("%s: Apply is not the primary button (apply %v, cancel %v)", name, d.apply.Importance, d.cancel.Importance)
+		case c.why != "" && !cancelFirst:
+			t.Errorf("%s: Cancel is not the primary button (apply %v, cancel %v)", name, d.apply.Importance, d.cancel.Importance)
+		case c.why != "" && !strings.Contains(d.head.Text, c.why):
+			t.Errorf("%s: the head %q does not say %q", name, d.head.Text, c.why)
+		case c.why == "" && strings.Contains(d.head.Text, "Cancel"):
+			t.Errorf("%s: the head %q suggests Cancel", name, d.head.Text)
+		}
+	}
+}
+
+// `tally preview` prints what happens to the messages (kept verbatim ·
+// summarised · recallable · gone); the app's preview showed no such line.
+func TestPreviewSaysWhatHappensToTheMessages(t *testing.T) {
+	plan, _ := samplePlan()
+	plan.Fidelity = compact.Fidelity{Verbatim: 2, Summarised: 3, Recallable: 1, Gone: 0}
+	h := newHarness(t, &fakeOps{})
+	h.views.ShowPreview(plan, nil, func(bool) {})
+	want := "Messages: " + plan.Fidelity.Text()
+	if !strings.Contains(plan.Text(), want) {
+		t.Fatalf("tally preview no longer prints %q", want)
+	}
+	if !h.shows(want) {
+		t.Errorf("the preview does not show %q", want)
+	}
+}

@@ -11,7 +11,7 @@ import (
 // SamplePlan is a compaction plan over five messages stamped now, for
 // the tests of the views that show one: the
 // micro layer clears a tool result, a summary would replace the middle
-// three messages.
+// three messages (kept verbatim 2, summarised and recallable 3).
 func SamplePlan(now time.Time) (compact.Plan, []transcript.Message) {
 	call := transcript.ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"calc/calc.go"}`}
 	msgs := []transcript.Message{
@@ -36,6 +36,7 @@ func SamplePlan(now time.Time) (compact.Plan, []transcript.Message) {
 				TokensBefore: 81_600, TokensAfter: 21_000},
 		},
 		NeedsSummary: true, Summarize: []int{1, 2, 3}, Keep: []int{0, 4},
+		Fidelity: compact.Fidelity{Verbatim: 2, Summarised: 3, Recallable: 3},
 		Cache: compact.CacheCost{InvalidatedTokens: 21_000, SystemChanges: true, FirstChanged: 2, SavedPerRequest: 63_200,
 			MissHitRatio: 10, HitPrice: 0.028, MissPrice: 0.28, BreakEven: 2.99},
 	}
