@@ -160,6 +160,8 @@ func (u *UI) endBusy(live *liveSession) bool {
 	live.job = job{}
 	if cycled && u.live == live {
 		defer u.reload(live, nil)
+	} else if u.live == live {
+		defer u.refreshLedger(live)
 	}
 	if u.live != live {
 		delete(u.bg, live.id)

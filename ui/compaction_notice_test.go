@@ -47,6 +47,9 @@ func TestCompactionNoticePreviewNotNowAndTheRow(t *testing.T) {
 	if !h.shows("Context at 91 %") {
 		t.Error("the notice is not on the window")
 	}
+	if used, _ := h.ui.side.gauge.Level(); used != 57_700 {
+		t.Errorf("the gauge shows %d while the notice says 57.7k", used)
+	}
 
 	test.Tap(buttonIn(h.ui.head.notice, "Preview"))
 	if _, ok := shown[*compaction.Preview](h); !ok || !h.previewLists(fmt.Sprintf("Before — %d messages", len(plan.Messages))) {

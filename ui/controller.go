@@ -262,6 +262,8 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 	live.job = job{}
 	if cycled && u.live == live {
 		defer u.reload(live, nil)
+	} else if u.live == live {
+		defer u.refreshLedger(live)
 	}
 	live.waits.approvals, live.waits.ask = nil, nil
 	if u.live != live {

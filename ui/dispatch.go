@@ -49,6 +49,9 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 	case agent.EventCompactionSoon:
 		if e.Notice != nil {
 			u.head.notice.Announce(*e.Notice)
+			// The notice names the level as it stands now; the gauge says
+			// the same number, not the last request's.
+			u.side.gauge.SetLevel(e.Notice.Level, live.info.window, false)
 		}
 	case agent.EventRebuild:
 		if e.Rebuild != nil {

@@ -236,8 +236,10 @@ func (u *UI) applyLedger(live *liveSession, rows []ledger.Row, rule ledger.Cache
 	u.footer.State.RetryAt = time.Time{}
 	u.side.chip.Reset()
 	u.side.chip.SetRule(rule)
-	if n := len(rows); n > 0 {
-		last := rows[n-1]
+	if last, ok := lastTurnRow(rows); ok {
+		// The chip shows what it showed live: the last turn request's
+		// cache (summaries, briefs and sub-agents never set it), cold
+		// only for a session's very first request.
 		u.footer.State.LastDuration = rowDuration(last)
 		u.side.chip.Set(last, last.Request == 1)
 	}
@@ -245,6 +247,33 @@ func (u *UI) applyLedger(live *liveSession, rows []ledger.Row, rule ledger.Cache
 	u.side.chart.SetRows(rows, live.info.window)
 	u.showTotals(live)
 	u.footer.Update()
+}
+
+// lastTurnRow is the last row of a turn's request in rows.
+func lastTurnRow(rows []ledger.Row) (ledger.Row, bool) {
+	for i := len(rows) - 1; i >= 0; i-- {
+		if rows[i].Kind == ledger.KindTurn {
+			return rows[i], true
+		}
+	}
+	return ledger.Row{}, false
+}
+
+// refreshLedger reads live's ledger again once a job has ended, so the
+// counts and the cost include the requests that sent no usage event (a
+// summary, a hand-off brief, sub-agents): live shows what reopening
+// shows.
+func (u *UI) refreshLedger(live *liveSession) {
+	sess := live.sess
+	if sess == nil {
+		return
+	}
+	readThen(u, live, "read the session's ledger", sess.Audit().Ledger, func(rows []ledger.Row) {
+		live.rows = rows
+		u.side.chart.SetRows(rows, live.info.window)
+		u.showTotals(live)
+		u.footer.Update()
+	})
 }
 
 // warmUp sends the new session's stable prefix once, off the UI goroutine,

@@ -27,6 +27,8 @@ func historyScript() llmtest.Script {
 			return llmtest.Text("<carry_forward>Decided: keep reading a.txt. Open: nothing.</carry_forward>")
 		case strings.Contains(last, "Write a summary of the conversation") || strings.Contains(req.Messages[0].Content, "You summarise"):
 			return llmtest.Text("Summary: a.txt was read in every turn.")
+		case req.ToolResultsSinceHuman() == 0 && strings.Contains(req.LastHuman(), "delegate"):
+			return llmtest.Call("task", `{"description":"Read a.txt","prompt":"Read a.txt and say what it holds.","kind":"general"}`)
 		case req.ToolResultsSinceHuman() == 0:
 			return llmtest.Call("read_file", `{"path":"a.txt"}`)
 		}
@@ -60,6 +62,10 @@ func TestReopenedChatEqualsTheLiveOne(t *testing.T) {
 		t.Helper()
 		h.send(text)
 		h.waitIdle()
+		h.waitFor("the ledger read again", func() bool {
+			rows, err := h.ui.live.sess.Audit().Ledger()
+			return err == nil && len(rows) == len(h.ui.live.rows)
+		})
 	}
 	for _, text := range []string{"turn one", "turn two", "turn three"} {
 		turn(text)
@@ -73,7 +79,7 @@ func TestReopenedChatEqualsTheLiveOne(t *testing.T) {
 	waitShown[*compaction.Preview](h, "the compaction preview")
 	h.tapInDialog("Apply")
 	h.waitFor("the compaction", func() bool { return !h.ui.live.job.running && h.rowWith("compacted") >= 0 })
-	turn("turn five")
+	turn("turn five: delegate the reading")
 	if inv := srv.Invalid(); len(inv) > 0 {
 		t.Fatalf("the server rejected a request: %s", inv[0].Error)
 	}
@@ -88,7 +94,7 @@ func TestReopenedChatEqualsTheLiveOne(t *testing.T) {
 	h.newCycle()
 	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Snapshot().Meta.Cycle == 2 })
 	turn("turn six")
-	h.waitFor("the chat read again after the cycle", func() bool { return h.q.empty() })
+	h.waitFor("the chat and the ledger read again", func() bool { return h.q.empty() })
 	live = chatRows(h)
 	for _, want := range []string{"new cycle 2", "answer to turn six"} {
 		if h.rowWith(want) < 0 {
@@ -103,15 +109,27 @@ func TestReopenedChatEqualsTheLiveOne(t *testing.T) {
 	}
 }
 
+// figures are the counters the window shows of the session: requests,
+// cost, the cache chip and the gauge.
+func figures(h *harness) string {
+	used, window := h.ui.side.gauge.Level()
+	return fmt.Sprintf("requests %d · cost %.6f · chip %q · gauge %d of %d", len(h.ui.live.rows), h.ui.footer.State.Cost,
+		h.ui.side.chip.State().Text, used, window)
+}
+
 // sameAfterReopening reopens the shown session and fails unless its chat
-// shows live's rows.
+// shows live's rows and the window the same figures.
 func sameAfterReopening(t *testing.T, h *harness, live []string) {
 	t.Helper()
+	liveFigures := figures(h)
 	id := h.ui.live.id
 	h.ui.live = nil
 	h.ui.openSession(id)
 	h.waitFor("the session to reopen", func() bool { return h.ui.live != nil && h.ui.live.sess != nil && h.q.empty() })
 	if reopened := chatRows(h); strings.Join(live, "\n") != strings.Join(reopened, "\n") {
 		t.Errorf("the reopened chat differs from the live one.\nlive:\n%s\n\nreopened:\n%s", strings.Join(live, "\n"), strings.Join(reopened, "\n"))
+	}
+	if got := figures(h); got != liveFigures {
+		t.Errorf("the figures changed on reopening:\nlive:     %s\nreopened: %s", liveFigures, got)
 	}
 }
