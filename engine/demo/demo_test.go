@@ -200,3 +200,22 @@ func toldOf(infos []rewrite.Info) string {
 	}
 	return saidNothing
 }
+
+// TestExploringAgainSaysNothingWasRead: a second "Explore" in the same
+// conversation does not tell the first one's story again; it says that
+// nothing was read this time, and the engine rewrote nothing.
+func TestExploringAgainSaysNothingWasRead(t *testing.T) {
+	msgs := []Message{
+		{Role: "user", Content: ExplorePrompt},
+		{Role: "assistant", Content: organisation + saidSummary},
+		{Role: "user", Content: ExplorePrompt},
+	}
+	r := Answer(Request{Messages: msgs})
+	if !strings.Contains(r.Content, saidAgain) || strings.Contains(r.Content, saidSummary) || len(r.ToolCalls) != 0 {
+		t.Fatalf("a second exploration answered %+v", r)
+	}
+	first := Answer(Request{Messages: msgs[:1]})
+	if len(first.ToolCalls) != 1 || first.ToolCalls[0].Name != "read_file" {
+		t.Fatalf("the first exploration does not start reading: %+v", first)
+	}
+}

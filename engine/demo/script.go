@@ -86,6 +86,10 @@ func Answer(req Request) Reply {
 	case Prompt:
 		return fixStory(req.Messages, step, lastTool)
 	case ExplorePrompt:
+		if step == 0 && humanWith(req.Messages, ExplorePrompt) > 1 {
+			// Asked again: say so, and that nothing new was read.
+			return say(organisation + saidAgain)
+		}
 		// Once the history was compacted the reads before it are gone
 		// from the request, so counting steps would start over: answer.
 		if strings.Contains(req.Messages[0].Content, compact.SummaryHeading) || seeded(req) {
@@ -205,12 +209,25 @@ func exploreStory(step int, req Request) Reply {
 	if step < len(exploreReads) {
 		return call("", "read_file", exploreReads[step])
 	}
-	return say("## How the project is organised\n\n" +
-		"- `calc/calc.go` — `Add` and `Mul` on plain ints.\n" +
-		"- `calc/table.go` — a generated table of squares behind `Square`.\n" +
-		"- `calc/calc_test.go` — tests for `Add` and `Mul`.\n" +
-		"- `docs/design.md` — rules: callers check bounds, the package never panics.\n\n" +
-		whatHappened(req))
+	return say(organisation + whatHappened(req))
+}
+
+// organisation is the exploration's answer, before what Tally did.
+const organisation = "## How the project is organised\n\n" +
+	"- `calc/calc.go` — `Add` and `Mul` on plain ints.\n" +
+	"- `calc/table.go` — a generated table of squares behind `Square`.\n" +
+	"- `calc/calc_test.go` — tests for `Add` and `Mul`.\n" +
+	"- `docs/design.md` — rules: callers check bounds, the package never panics.\n\n"
+
+// humanWith counts the human messages of msgs that hold prompt.
+func humanWith(msgs []Message, prompt string) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == "user" && isHuman(m.Content) && strings.Contains(m.Content, prompt) {
+			n++
+		}
+	}
+	return n
 }
 
 // The sentences exploreStory ends with, one for each thing Tally may have
@@ -220,6 +237,7 @@ const (
 	saidSummary = "Reading all of that filled this demo's small context window, and Tally compacted the history: a summary stands in for the earlier messages (the compaction row in the chat says what it kept, summarised and dropped), and the session stays in its cycle."
 	saidCleared = "Reading all of that filled this demo's small context window, and Tally compacted it by clearing the older read results (the compaction row in the chat says what it kept); the session stays in its cycle, and a cleared file can be read again."
 	saidNothing = "Everything read is still in this conversation: nothing needed compacting yet."
+	saidAgain   = "I explored the project earlier in this conversation, so this answer comes from what I read then: nothing was read this time, and nothing needed compacting."
 )
 
 // whatHappened says what the request shows Tally did to the conversation:
