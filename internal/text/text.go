@@ -8,6 +8,7 @@ package text
 import (
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -106,7 +107,9 @@ func OneLine(s string, n int) string {
 }
 
 // FirstLine returns the first line of s that is not blank, trimmed and
-// clipped to n runes (no limit when n <= 0).
+// clipped to n runes (no limit when n <= 0). A tab or other control
+// character in it becomes a space: a line shown on its own has no column
+// to align, and fonts draw no glyph for them (a box instead).
 func FirstLine(s string, n int) string {
 	for len(s) > 0 {
 		line := s
@@ -115,7 +118,7 @@ func FirstLine(s string, n int) string {
 		} else {
 			s = ""
 		}
-		if line = strings.TrimSpace(line); line != "" {
+		if line = strings.TrimSpace(strings.Map(noControl, line)); line != "" {
 			if n > 0 {
 				return Clip(line, n)
 			}
@@ -123,4 +126,12 @@ func FirstLine(s string, n int) string {
 		}
 	}
 	return ""
+}
+
+// noControl maps a control character to a space.
+func noControl(r rune) rune {
+	if unicode.IsControl(r) {
+		return ' '
+	}
+	return r
 }

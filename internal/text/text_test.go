@@ -89,3 +89,18 @@ func TestOneLineAndFirstLine(t *testing.T) {
 		t.Error("blank text has no first line")
 	}
 }
+
+// A first line shows no tab or control character: fonts draw a box for
+// them.
+func TestFirstLineHasNoControlCharacters(t *testing.T) {
+	for in, want := range map[string]string{
+		"calc.go:12:\tfunc Add\n":      "calc.go:12: func Add",
+		"\n\t\tindented\tline":         "indented line",
+		"bell\a and\x1b[0m escape":     "bell  and [0m escape",
+		"\t\n\tsecond line with tab\t": "second line with tab",
+	} {
+		if got := FirstLine(in, 0); got != want {
+			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
