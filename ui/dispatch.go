@@ -95,6 +95,9 @@ func (u *UI) onUsage(live *liveSession, step int, us agent.Usage) {
 	u.side.chart.SetWindow(us.Window)
 	u.side.chart.Add(row)
 	u.showTotals(live)
+	if live.sess != nil {
+		u.showMCPLine(live.sess.MCP().Status()) // the tools this request's catalog sent
+	}
 	if us.WarmUp {
 		u.footer.State.WarmUp = u.warmUpText(row)
 		u.footer.Update()

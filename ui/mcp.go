@@ -23,8 +23,7 @@ func (u *UI) showMCP(live *liveSession, st mcp.SessionStatus, event string) {
 	if u.live != live {
 		return
 	}
-	u.side.mcpInfo.SetText(extensions.MCPLine(st))
-	tw.ShowIf(u.side.mcpInfo, u.side.mcpInfo.Text != "")
+	u.showMCPLine(st)
 	probs, signIns := st.Problems(), st.SignIns()
 	signInEvent := len(signIns) > 0 && (event == "" || strings.Contains(event, "needs you to sign in"))
 	switch {
@@ -41,6 +40,14 @@ func (u *UI) showMCP(live *liveSession, st mcp.SessionStatus, event string) {
 		u.banner.ShowAction("This workspace ships MCP servers (.tally/mcp.json) that are not trusted yet, so they were not started.",
 			"Review…", func() { u.reviewMCPTrust(live, wf) })
 	}
+}
+
+// showMCPLine writes the gauge's MCP line for st. It is written again
+// after every request: a server's tools reach the catalog at the request
+// after it connected, and the line counts what the catalog sends.
+func (u *UI) showMCPLine(st mcp.SessionStatus) {
+	u.side.mcpInfo.SetText(extensions.MCPLine(st))
+	tw.ShowIf(u.side.mcpInfo, u.side.mcpInfo.Text != "")
 }
 
 // openFile opens a local file with the desktop's viewer.

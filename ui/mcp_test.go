@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,12 +23,17 @@ import (
 
 type noArgs struct{}
 
-// mcpServer serves one tool, "hello", over streamable HTTP.
+// mcpServer serves two tools, "hello" and "goodbye", over streamable
+// HTTP.
 func mcpServer(t *testing.T) string {
 	s := sdk.NewServer(&sdk.Implementation{Name: "greeter", Version: "1"}, nil)
 	sdk.AddTool(s, &sdk.Tool{Name: "hello", Description: "Say hello."},
 		func(context.Context, *sdk.CallToolRequest, noArgs) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "hello from MCP"}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "goodbye", Description: "Say goodbye."},
+		func(context.Context, *sdk.CallToolRequest, noArgs) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "goodbye from MCP"}}}, nil, nil
 		})
 	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
 	t.Cleanup(func() {
@@ -73,6 +79,44 @@ func TestMCPToolInASession(t *testing.T) {
 	h.ui.showMCP(h.ui.live, h.ui.live.sess.MCP().Status(), "")
 	if !h.ui.side.mcpInfo.Visible() || !strings.Contains(h.ui.side.mcpInfo.Text, "MCP: 1 of 1 server connected") {
 		t.Errorf("gauge line %q", h.ui.side.mcpInfo.Text)
+	}
+}
+
+// The line under the gauge said "0 tools in the catalog (0 tokens)" while
+// the server's two tools were in every request: it was written when the
+// server connected, before the next request put its tools in the catalog,
+// and never again. After a request it counts what the catalog sent.
+func TestMCPLineCountsWhatTheCatalogSends(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	if err := workbench.SaveMCPServer("greeter", mcp.ServerConfig{URL: mcpServer(t)}); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.New(llmtest.Sequence(llmtest.Text("hi")))
+	defer srv.Close()
+	h := newHarness(t, endpoint(srv))
+	h.newSession()
+	h.waitFor("the server to connect", func() bool { return strings.Contains(h.ui.side.mcpInfo.Text, "1 of 1 server connected") })
+	h.send("hello")
+	h.waitIdle()
+	var body struct {
+		Tools []struct {
+			Function struct{ Name string } `json:"function"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(srv.Requests()[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	sent := 0
+	for _, tl := range body.Tools {
+		if strings.HasPrefix(tl.Function.Name, "mcp__greeter__") {
+			sent++
+		}
+	}
+	if sent != 2 {
+		t.Fatalf("the request carried %d of the server's tools; want 2", sent)
+	}
+	if got := h.ui.side.mcpInfo.Text; !strings.Contains(got, "· 2 tools in the catalog (") || strings.Contains(got, "(0 tokens)") {
+		t.Errorf("after a request that sent the server's 2 tools the line reads %q", got)
 	}
 }
 

@@ -42,6 +42,11 @@ func MCPLine(st mcp.SessionStatus) string {
 	u := st.Usage
 	line := fmt.Sprintf("MCP: %d of %s connected · %s in the catalog (%s tokens)", up, text.Plural(len(st.Servers), "server"),
 		text.Plural(u.Handed, "tool"), tw.TokensShort(u.Exposed))
+	if u.Handed == 0 && u.Tools > 0 && !u.Search {
+		// Connected since the last request: the next one sends them.
+		line = fmt.Sprintf("MCP: %d of %s connected · %s, in the catalog from the next request", up, text.Plural(len(st.Servers), "server"),
+			text.Plural(u.Tools, "tool"))
+	}
 	if u.Search {
 		line += fmt.Sprintf(" · %d more behind mcp_search (%s tokens if all were sent)", u.Tools-u.Handed, tw.TokensShort(u.All))
 	}
@@ -71,6 +76,7 @@ type MCPServers struct {
 	status  *widget.Label
 	probed  []mcp.ToolSummary // the last Test's tools, for tests
 	failed  map[string]string // why each server's last Test failed, by name
+	passed  map[string]string // what each server's last Test found, by name: "reachable · 2 tools"
 	body    fyne.CanvasObject
 	dlg     *dialog.CustomDialog
 }
@@ -137,8 +143,13 @@ func (v *MCPServers) row(s workbench.MCPServer) fyne.CanvasObject {
 		state += " · signed in"
 	}
 	failed, hasFailed := v.failed[s.Name]
+	passed, hasPassed := v.passed[s.Name]
 	if hasFailed {
 		state = "test failed: " + failed
+	} else if hasPassed && s.Status.State != mcp.StateConnected {
+		// The shown session does not run it (idle, stopped, failed
+		// before): the Test's answer is the news.
+		state = passed
 	} else if s.Status.Reason != "" {
 		state += ": " + s.Status.Reason
 	} else if s.Status.Tools > 0 {
@@ -219,19 +230,17 @@ func (v *MCPServers) test(name string, sc mcp.ServerConfig) {
 		tools, err := workbench.ProbeMCP(ctx, name, sc, ws)
 		return func() {
 			if v.failed == nil {
-				v.failed = map[string]string{}
+				v.failed, v.passed = map[string]string{}, map[string]string{}
 			}
 			if err != nil {
 				why := probeFailure(err)
 				v.failed[name] = why
+				delete(v.passed, name)
 				v.setStatus("The test of "+name+" failed: "+why, true)
 				v.reload()
 				return
 			}
-			if _, was := v.failed[name]; was {
-				delete(v.failed, name)
-				v.reload()
-			}
+			delete(v.failed, name)
 			v.status.Importance = widget.LowImportance
 			v.probed = tools
 			total := 0
@@ -240,6 +249,8 @@ func (v *MCPServers) test(name string, sc mcp.ServerConfig) {
 				total += t.Tokens
 				lines = append(lines, fmt.Sprintf("%s — %s", t.RemoteName, text.FirstLine(t.Description, 90)))
 			}
+			v.passed[name] = fmt.Sprintf("reachable · %s (tested)", text.Plural(len(tools), "tool"))
+			v.reload() // the row says what the test found
 			v.status.SetText(fmt.Sprintf("%s answers with %s (%s tokens of schemas):\n%s", name, text.Plural(len(tools), "tool"),
 				tw.TokensShort(total), strings.Join(lines, "\n")))
 		}

@@ -155,3 +155,40 @@ func TestFailedMCPTestSaysSoInASentence(t *testing.T) {
 		t.Error("the row still says idle")
 	}
 }
+
+// A server's row said "idle" after a successful Test (the session shown
+// does not run it): it says what the test found.
+func TestTestedServerRowSaysItIsReachable(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	if err := workbench.SaveMCPServer("greeter", mcp.ServerConfig{URL: mcpServer(t)}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	v := h.showMCPServers()
+	h.waitFor("the list", func() bool { return len(v.servers) == 1 })
+	if !rowSays(v.list, "\nidle") {
+		t.Fatal("before a test the row does not say idle")
+	}
+	test.Tap(fynetest.Button(v.list, "Test"))
+	h.waitFor("the row to say what the test found", func() bool { return rowSays(v.list, "\nreachable · 1 tool (tested)") })
+	if rowSays(v.list, "\nidle") {
+		t.Error("the row still says idle")
+	}
+}
+
+// Between a server's connection and the next request its tools are not in
+// the catalog yet: the line said "0 tools in the catalog (0 tokens)".
+func TestMCPLineBeforeAndAfterTheToolsReachTheCatalog(t *testing.T) {
+	servers := []mcp.ServerStatus{{Name: "greeter", State: mcp.StateConnected}}
+	for _, c := range []struct {
+		usage mcp.Usage
+		want  string
+	}{
+		{mcp.Usage{Tools: 2, All: 310}, "MCP: 1 of 1 server connected · 2 tools, in the catalog from the next request"},
+		{mcp.Usage{Tools: 2, Handed: 2, All: 310, Exposed: 310}, "MCP: 1 of 1 server connected · 2 tools in the catalog (310 tokens)"},
+	} {
+		if got := MCPLine(mcp.SessionStatus{Servers: servers, Usage: c.usage}); got != c.want {
+			t.Errorf("usage %+v: %q; want %q", c.usage, got, c.want)
+		}
+	}
+}
