@@ -61,8 +61,11 @@ func TestInlineCodeAndEmphasis(t *testing.T) {
 		styles := map[string]fyne.TextStyle{}
 		ys := map[string]float32{}
 		for _, tx := range texts {
-			ys[tx.Text] = tx.Position().Y
-			styles[tx.Text] = tx.TextStyle
+			for _, f := range strings.Fields(tx.Text) { // words of one style are drawn together
+				if _, ok := ys[f]; !ok {
+					ys[f], styles[f] = tx.Position().Y, tx.TextStyle
+				}
+			}
 			if r := []rune(tx.Text); len(r) == 1 && unicode.IsLetter(r[0]) {
 				t.Errorf("width %.0f: a piece holds the single letter %q", w, tx.Text)
 			}
@@ -87,8 +90,10 @@ func TestTableColumnsAlign(t *testing.T) {
 	pos := map[string]fyne.Position{}
 	for _, tx := range texts {
 		p := fyne.CurrentApp().Driver().AbsolutePositionForObject(tx)
-		if _, ok := pos[tx.Text]; !ok {
-			pos[tx.Text] = p
+		if f := strings.Fields(tx.Text); len(f) > 0 {
+			if _, ok := pos[f[0]]; !ok {
+				pos[f[0]] = p // a cell's first word
+			}
 		}
 	}
 	if pos["Name"].X != pos["summary"].X || pos["summary"].X != pos["tool"].X {
@@ -122,5 +127,24 @@ func TestCodeBlockHasBackground(t *testing.T) {
 	}
 	if !found {
 		t.Error("no background behind the code block")
+	}
+}
+
+// A line of plain words is drawn as one text on a whole unit, so the font
+// spaces its words evenly and none is drawn lighter at a fractional
+// position (answers read with uneven gaps when each word was its own
+// text).
+func TestPlainWordsAreDrawnTogether(t *testing.T) {
+	test.NewTempApp(t)
+	_, texts, _ := shown(t, "Only the test calls it, and the test expects a sum. Fixing **the operator**:", 1000)
+	var got []string
+	for _, tx := range texts {
+		got = append(got, tx.Text)
+		if p := tx.Position(); p.X != float32(int(p.X)) || p.Y != float32(int(p.Y)) {
+			t.Errorf("%q is drawn at %v, between units", tx.Text, p)
+		}
+	}
+	if want := []string{"Only the test calls it, and the test expects a sum. Fixing", "the operator", ":"}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("texts %q, want %q", got, want)
 	}
 }

@@ -2,6 +2,7 @@ package widget
 
 import (
 	"image/color"
+	"math"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -218,7 +219,8 @@ func (r *flowRenderer) build(width float32) {
 	r.objs = r.objs[:0]
 	nt, nb := 0, 0
 	fg := theme.Color(theme.ColorNameForeground)
-	for _, p := range ps {
+	for i := 0; i < len(ps); i++ {
+		p := ps[i]
 		x := p.x
 		switch f.align {
 		case AlignCenter:
@@ -248,12 +250,26 @@ func (r *flowRenderer) build(width float32) {
 		if w.span.Link {
 			col = theme.Color(theme.ColorNamePrimary)
 		}
-		if t.Text != w.text || !sameColor(t.Color, col) || t.TextSize != f.size || t.TextStyle != styleOf(w.span) {
-			t.Text, t.Color, t.TextSize, t.TextStyle = w.text, col, f.size, styleOf(w.span)
+		// The words of one style on one line are drawn as one text, so
+		// the font spaces them (and kerns them) as it spaces any text, and
+		// every word starts on a whole unit: words drawn one by one at
+		// fractional positions came out unevenly spaced, some lighter.
+		text, width := w.text, w.width
+		for !w.span.Code && !w.span.Strike && i+1 < len(ps) && sameRun(w, ps[i+1].w) && ps[i+1].line == p.line {
+			i++
+			next := ps[i].w
+			if next.space {
+				text += " "
+			}
+			text += next.text
+			width = ps[i].x + next.width - p.x
+		}
+		if t.Text != text || !sameColor(t.Color, col) || t.TextSize != f.size || t.TextStyle != styleOf(w.span) {
+			t.Text, t.Color, t.TextSize, t.TextStyle = text, col, f.size, styleOf(w.span)
 			t.Refresh() // a reused text: its drawing is stale
 		}
-		t.Move(fyne.NewPos(x+codePad(w.span), y+(f.lineH-w.height)/2))
-		t.Resize(fyne.NewSize(w.width-2*codePad(w.span), w.height))
+		t.Move(fyne.NewPos(float32(math.Round(float64(x+codePad(w.span)))), float32(math.Round(float64(y+(f.lineH-w.height)/2)))))
+		t.Resize(fyne.NewSize(width-2*codePad(w.span), w.height))
 		r.objs = append(r.objs, t)
 		if w.span.Strike {
 			l := canvas.NewLine(fg)
@@ -280,6 +296,13 @@ func (r *flowRenderer) Refresh() {
 func (r *flowRenderer) Objects() []fyne.CanvasObject { return r.objs }
 
 func (r *flowRenderer) Destroy() {}
+
+// sameRun reports whether b can be drawn in one text after a: plain or
+// styled text of the same style and colour (code and struck text keep
+// their own boxes and lines).
+func sameRun(a, b *word) bool {
+	return !b.brk && !b.span.Code && !b.span.Strike && styleOf(a.span) == styleOf(b.span) && a.span.Link == b.span.Link
+}
 
 // sameColor reports whether a and b are the same colour (nil is none).
 func sameColor(a, b color.Color) bool {
