@@ -394,8 +394,11 @@ func (u *UI) build() {
 	bottom := container.NewVBox(widget.NewSeparator(), u.side.gauge, u.side.mcpInfo, actions, u.actions.why,
 		container.NewHBox(u.side.chip, layout.NewSpacer()), widget.NewSeparator(), u.side.chart)
 	// The checklist takes what the rest leaves and scrolls inside it, so in
-	// a short window it never draws over the gauge.
-	right.Objects[0] = container.NewBorder(nil, bottom, nil, nil, container.NewVScroll(u.side.checklist))
+	// a short window it never draws over the gauge; a window too short for
+	// the rest (large text) scrolls the whole column. Its width is that of
+	// the gauge, the buttons and the chart: the checklist cuts its titles
+	// to fit, so a long item never widens the column.
+	right.Objects[0] = container.NewVScroll(container.NewBorder(nil, bottom, nil, nil, container.NewVScroll(u.side.checklist)))
 	u.panels.center = main
 	u.panels.arrange()
 	u.win.SetContent(container.NewBorder(nil, u.footer, nil, nil, u.panels.content()))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/cmdrule"
 	"github.com/tally-dev/tally/engine/tool"
+	tw "github.com/tally-dev/tally/ui/widget"
 )
 
 // permissionBar sits in the header of an open session: the permission
@@ -41,7 +42,10 @@ func newPermissionBar(u *UI) *permissionBar {
 	p.network = widget.NewCheck("Network", p.onNetwork)
 	p.sandbox = &widget.Label{Importance: widget.LowImportance}
 	p.rules = &widget.Button{Text: "Rules", Icon: theme.ListIcon(), Importance: widget.LowImportance, OnTapped: p.showRules}
-	p.box = container.NewHBox(&widget.Label{Text: "Permissions", Importance: widget.LowImportance}, p.mode, p.network, p.sandbox, p.rules)
+	// The bar wraps onto a second row in a narrow chat column rather than
+	// widen it: at 960 px with the session list unfolded, "Rules" was
+	// drawn over the side panel.
+	p.box = container.New(&tw.FlowLayout{}, &widget.Label{Text: "Permissions", Importance: widget.LowImportance}, p.mode, p.network, p.sandbox, p.rules)
 	p.box.Hide()
 	return p
 }

@@ -58,7 +58,8 @@ type Checklist struct {
 
 	items     []todo.Item
 	collapsed bool
-	header    *widget.Button
+	header    *widget.Button // the header's button, without a text of its own
+	title     *widget.Label  // the header's text, over the button
 	list      *widget.List
 	empty     *widget.Label
 }
@@ -66,7 +67,11 @@ type Checklist struct {
 // NewChecklist returns an empty, expanded checklist.
 func NewChecklist() *Checklist {
 	c := &Checklist{}
-	c.header = &widget.Button{Alignment: widget.ButtonAlignLeading, Importance: widget.LowImportance, OnTapped: c.Toggle}
+	c.header = &widget.Button{Importance: widget.LowImportance, OnTapped: c.Toggle}
+	// A button's text is never cut, so the summary (which names the item
+	// in progress) made the side panel as wide as the item's title: the
+	// text is a label that ends in "…" where the panel ends.
+	c.title = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}
 	c.empty = &widget.Label{Text: "The agent has not made a checklist yet.", TextStyle: fyne.TextStyle{Italic: true}, Wrapping: fyne.TextWrapWord}
 	c.list = widget.NewList(
 		func() int { return len(c.items) },
@@ -103,15 +108,16 @@ func (c *Checklist) Toggle() {
 	c.update(true)
 }
 
-// HeaderText returns the header as shown.
-func (c *Checklist) HeaderText() string { return c.header.Text }
+// HeaderText returns the header's whole text (it is shown cut to the
+// panel's width).
+func (c *Checklist) HeaderText() string { return c.title.Text }
 
 func (c *Checklist) update(scroll bool) {
 	arrow := "▾"
 	if c.collapsed {
 		arrow = "▸"
 	}
-	c.header.SetText(arrow + " Checklist  " + c.Summary())
+	c.title.SetText(arrow + " Checklist  " + c.Summary())
 	ShowIf(c.list, !c.collapsed && len(c.items) > 0)
 	ShowIf(c.empty, !c.collapsed && len(c.items) == 0)
 	c.list.Refresh()
@@ -133,7 +139,7 @@ func (c *Checklist) MinSize() fyne.Size {
 // CreateRenderer implements fyne.Widget.
 func (c *Checklist) CreateRenderer() fyne.WidgetRenderer {
 	body := container.NewStack(c.list, container.NewVBox(c.empty))
-	return widget.NewSimpleRenderer(container.NewBorder(c.header, nil, nil, nil, body))
+	return widget.NewSimpleRenderer(container.NewBorder(container.NewStack(c.header, c.title), nil, nil, nil, body))
 }
 
 // checklistRow is one item: a status icon and the text, styled by status.
