@@ -53,6 +53,7 @@ Usage:
   tally mcp call NAME TOOL [JSON]       call one tool of a server outside a session, to try it
   tally lsp status [--workspace DIR]    language servers for the workspace's files and their state
   tally lsp diagnostics FILE            a file's diagnostics from its language server (exit 1 on errors)
+  tally lsp install NAME                install gopls, pyright or typescript-language-server (pinned versions) for Tally
   tally skills [list|trust|untrust]     Agent Skills (SKILL.md) of you and the workspace
   tally worktree diff|merge|remove SESSION  the git worktree of a session run with --worktree
   tally profile [list|add|remove|default|role]  endpoint profiles (DeepSeek, a local llama.cpp…) and a cheaper model per role

@@ -21,7 +21,9 @@ import (
 // lspUsage is the help of `tally lsp`.
 const lspUsage = `usage:
   tally lsp status [--workspace DIR] [--json]       the language servers, started for the workspace's files, and their state
-  tally lsp diagnostics FILE [--workspace DIR]      the file's diagnostics; exit status 1 when it has errors`
+  tally lsp diagnostics FILE [--workspace DIR]      the file's diagnostics; exit status 1 when it has errors
+  tally lsp install NAME...                         install gopls (with go), pyright or typescript-language-server
+                                                    (with npm) at their pinned versions into Tally's folder of servers`
 
 // lspSettle bounds the command line's wait for diagnostics: longer than
 // a session's, since a one-shot command always starts its servers cold.
@@ -30,7 +32,7 @@ const lspSettle = 30 * time.Second
 // cmdLSP runs `tally lsp SUBCOMMAND`.
 func cmdLSP(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usagef("tally lsp: say what to do\n%s", lspUsage)
+		return usageNote(lspUsage, "tally lsp: say what to do")
 	}
 	sub, rest := args[0], args[1:]
 	f, err := parseLSP(sub, rest)
@@ -40,16 +42,28 @@ func cmdLSP(args []string, stdout, stderr io.Writer) error {
 	switch sub {
 	case "status":
 		if len(f.args) != 0 {
-			return usagef("tally lsp status takes no arguments\n%s", lspUsage)
+			return usageNote(lspUsage, "tally lsp status takes no arguments")
 		}
 		return lspStatus(f, stdout)
 	case "diagnostics":
 		if len(f.args) != 1 {
-			return usagef("tally lsp diagnostics needs one FILE\n%s", lspUsage)
+			return usageNote(lspUsage, "tally lsp diagnostics needs one FILE")
 		}
 		return lspDiagnostics(f, stdout, stderr)
+	case "install":
+		if len(f.args) == 0 {
+			return usageNote(lspUsage, "tally lsp install: name the server to install: %s", installableList())
+		}
+		return lspInstall(f.args, stdout, stderr)
 	}
-	return usagef("tally lsp: unknown subcommand %q\n%s", sub, lspUsage)
+	return usageNote(lspUsage, "tally lsp: unknown subcommand %q", sub)
+}
+
+// usageNote is a usage error (exit status 2) saying format's sentence on
+// one line and then usage as it is laid out, line by line: Main prints an
+// error's own text on one line.
+func usageNote(usage, format string, args ...any) error {
+	return noted{usagef(format, args...), usage}
 }
 
 // lspFlags are the flags of the lsp subcommands.
@@ -67,7 +81,7 @@ func parseLSP(sub string, args []string) (*lspFlags, error) {
 	fs.BoolVar(&f.json, "json", false, "")
 	var err error
 	if f.args, err = parseAnywhere(fs, args); err != nil {
-		return nil, usagef("tally lsp %s: %v\n%s", sub, err, lspUsage)
+		return nil, usageNote(lspUsage, "tally lsp %s: %v", sub, err)
 	}
 	return f, nil
 }
@@ -113,7 +127,9 @@ func (f *lspFlags) lspManager() (*lsp.Manager, func(), error) {
 		Confine: func(c *exec.Cmd) (*exec.Cmd, error) {
 			// gopls keeps its file cache apart from the build caches.
 			c.Env = append(c.Env, "GOPLSCACHE="+filepath.Join(tmp, "gopls"))
-			return tool.ConfineProgram(env, c)
+			// The folder the program is installed in stays readable,
+			// though it may be Tally's own (see lsp.InstallDir).
+			return tool.ConfineProgram(env, c, lsp.InstallRoot(c.Path))
 		},
 	})
 	return m, func() { release(); os.RemoveAll(tmp) }, nil
@@ -193,6 +209,39 @@ func lspDiagnostics(f *lspFlags, stdout, stderr io.Writer) error {
 	}
 	if n := len(set.Errors()); n > 0 {
 		return errors.New(text.Plural(n, "error") + " in " + filepath.Base(file))
+	}
+	return nil
+}
+
+// installableList names the servers `tally lsp install` installs, each
+// with its version and its tool: "gopls v0.23.0 (with go), …".
+func installableList() string {
+	var names []string
+	for _, i := range lsp.Installables() {
+		names = append(names, i.Name+" "+i.Version()+" (with "+i.Tool+")")
+	}
+	return strings.Join(names, ", ")
+}
+
+// lspInstall installs each named server into Tally's folder of servers,
+// showing what go or npm print on stderr and each installed program on
+// stdout.
+func lspInstall(names []string, stdout, stderr io.Writer) error {
+	dir, err := lsp.InstallDir()
+	if err != nil {
+		return fmt.Errorf("tally lsp install: %w", err)
+	}
+	for _, name := range names {
+		it, ok := lsp.LookupInstallable(name)
+		if !ok {
+			return usageNote(lspUsage, "tally lsp install: %q is not a server Tally installs; name one of %s", name, installableList())
+		}
+		fmt.Fprintf(stderr, "Installing %s %s into %s: %s\n", name, it.Version(), safeText(dir), safeText(strings.Join(it.CommandLine(dir), " ")))
+		got, err := lsp.Install(context.Background(), name, lsp.InstallOptions{Dir: dir, Output: stderr})
+		if err != nil {
+			return fmt.Errorf("tally lsp install: %w", err)
+		}
+		fmt.Fprintf(stdout, "installed %s %s: %s\n", got.Name, got.Version, safeText(got.Program))
 	}
 	return nil
 }

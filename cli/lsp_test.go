@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tally-dev/tally/engine/lsp"
 )
 
 // lspGopls returns gopls as scripts/deps.sh installs it, skipping the
@@ -89,5 +92,52 @@ func TestLSPStatus(t *testing.T) {
 	var first map[string]any
 	if err := json.Unmarshal([]byte(strings.SplitN(out.String(), "\n", 2)[0]), &first); err != nil || first["name"] != "gopls" || first["state"] != "running" {
 		t.Errorf("json status %q (%v)", out.String(), err)
+	}
+}
+
+// `tally lsp install gopls` runs go install of the pinned gopls into
+// Tally's folder of servers and says the version and the program; `tally
+// lsp status` then finds it there. Without a name it lists what it
+// installs; without go it says what to do.
+func TestLSPInstall(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell scripts")
+	}
+	data, tools := t.TempDir(), t.TempDir()
+	t.Setenv("TALLY_DATA", data)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	args := filepath.Join(t.TempDir(), "args")
+	fake := "#!/bin/sh\necho \"$* GOBIN=$GOBIN\" > " + args + "\n/bin/mkdir -p \"$GOBIN\" && echo '#!/bin/sh' > \"$GOBIN/gopls\" && /bin/chmod +x \"$GOBIN/gopls\"\n"
+	if err := os.WriteFile(filepath.Join(tools, "go"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", tools)
+	gopls, _ := lsp.LookupInstallable("gopls")
+	dir := filepath.Join(data, lsp.ServersFolder)
+	out, errOut, code := runCLI(t, "lsp", "install", "gopls")
+	if code != ExitOK || out != "installed gopls "+gopls.Version()+": "+filepath.Join(dir, "bin", "gopls")+"\n" ||
+		!strings.Contains(errOut, "Installing gopls "+gopls.Version()+" into "+dir+": go install "+gopls.Packages[0]) {
+		t.Fatalf("install: exit %d, %q %q", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(args); string(got) != "install "+gopls.Packages[0]+" GOBIN="+filepath.Join(dir, "bin")+"\n" {
+		t.Errorf("go ran with %q", got)
+	}
+	out, errOut, code = runCLI(t, "lsp", "status", "--workspace", t.TempDir())
+	if code != ExitOK || !strings.Contains(out, "gopls ") || strings.Contains(strings.SplitN(out, "\n", 2)[0], "not-installed") {
+		t.Errorf("status after the install: exit %d, %q %q", code, out, errOut)
+	}
+
+	_, errOut, code = runCLI(t, "lsp", "install")
+	if code != ExitUsage || !strings.Contains(errOut, "name the server to install: gopls "+gopls.Version()+" (with go), pyright ") ||
+		!strings.Contains(errOut, "\n  tally lsp install NAME...") {
+		t.Errorf("no name: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code = runCLI(t, "lsp", "install", "clangd"); code != ExitUsage || !strings.Contains(errOut, `"clangd" is not a server Tally installs`) {
+		t.Errorf("clangd: exit %d, %q", code, errOut)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if _, errOut, code = runCLI(t, "lsp", "install", "gopls"); code != ExitFail || !strings.Contains(errOut, "needs Go, and go is not on PATH; install Go from https://go.dev/dl") {
+		t.Errorf("without go: exit %d, %q", code, errOut)
 	}
 }

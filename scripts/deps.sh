@@ -43,20 +43,25 @@ go mod download
 # Language servers for engine/lsp's tests and benchmarks, kept in .tools/
 # of the repository (ignored by git) so nothing of the user's is touched:
 # gopls built with Go, pyright and typescript-language-server from npm.
-# Versions are pinned; typescript-language-server 6 needs Node 22 and
-# typescript 7 ships no tsserver, so the last releases before those are
-# used (and typescript-language-server only on Node 20 or newer). Without
-# npm the two Node servers are skipped and their tests skip.
+# Their versions are pinned in engine/lsp/versions.txt, the list
+# `tally lsp install` installs from too (typescript-language-server only on
+# Node 20 or newer). Without npm the two Node servers are skipped and
+# their tests skip.
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tools="$root/.tools"
-gopls_version=v0.23.0
+# server_packages NAME prints the pinned packages of the server NAME.
+server_packages() {
+	awk -v name="$1" '$1 == name { for (i = 3; i <= NF; i++) print $i }' "$root/engine/lsp/versions.txt"
+}
+gopls_package="$(server_packages gopls)"
+gopls_version="${gopls_package##*@}"
 if ! "$tools/bin/gopls" version 2>/dev/null | grep -q "gopls $gopls_version\$"; then
 	echo "Installing gopls $gopls_version into .tools/bin"
-	GOBIN="$tools/bin" go install "golang.org/x/tools/gopls@$gopls_version"
+	GOBIN="$tools/bin" go install "$gopls_package"
 fi
-npm_packages=(pyright@1.1.414)
+mapfile -t npm_packages < <(server_packages pyright)
 if node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' 2>/dev/null; then
-	npm_packages+=(typescript-language-server@5.3.0 typescript@5.9.3)
+	mapfile -t -O "${#npm_packages[@]}" npm_packages < <(server_packages typescript-language-server)
 elif command -v npm >/dev/null; then
 	echo "note: typescript-language-server needs Node.js 20 or newer, so it is skipped and its tests will skip"
 fi

@@ -88,13 +88,21 @@ func LanguageID(path string) string {
 	return languageIDs[filepath.Ext(path)]
 }
 
-// installHints say how to install the default servers.
-var installHints = map[string]string{
-	"gopls":                      "go install golang.org/x/tools/gopls@latest",
-	"pyright":                    "npm install -g pyright",
-	"typescript-language-server": "npm install -g typescript-language-server typescript",
-	"rust-analyzer":              "rustup component add rust-analyzer",
-	"clangd":                     "install clangd from your distribution (apt install clangd)",
+// installHint says how to install the server name: with `tally lsp
+// install` for those Tally installs (see [Installables]), else the
+// usual way for the other default servers; "" for an unknown one.
+func installHint(name string) string {
+	if _, ok := LookupInstallable(name); ok {
+		return "tally lsp install " + name + ", or Install in Settings → Language servers"
+	}
+	return otherHints[name]
+}
+
+// otherHints say how to install the default servers Tally does not
+// install itself.
+var otherHints = map[string]string{
+	"rust-analyzer": "rustup component add rust-analyzer",
+	"clangd":        "install clangd from your distribution (apt install clangd)",
 }
 
 // Defaults returns the built-in servers, freshly allocated, in a fixed

@@ -104,7 +104,7 @@ func TestLookupConfinesPath(t *testing.T) {
 	if p := envValue(m.env, "PATH"); p != "/usr/bin" {
 		t.Errorf("PATH = %q", p)
 	}
-	if prog, why := lookup(ServerConfig{Name: "x", Command: "./x"}, "/usr/bin"); prog != "" || !strings.Contains(why, "relative path") {
+	if prog, why := lookup(ServerConfig{Name: "x", Command: "./x"}, "/usr/bin", nil); prog != "" || !strings.Contains(why, "relative path") {
 		t.Errorf("lookup of a relative command = %q, %q", prog, why)
 	}
 }

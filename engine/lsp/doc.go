@@ -8,7 +8,9 @@
 // [Acquire] across turns and sessions. A server starts lazily, when a
 // file with one of its extensions is first synced or queried, and only
 // when its command is found on the PATH of its environment (from which
-// the workspace's own folders are removed); the command is wrapped by
+// the workspace's own folders are removed) or in [SearchDirs]: Tally's
+// folder of servers, which [Install] fills at the versions of
+// versions.txt, and a checkout's .tools; the command is wrapped by
 // Options.Confine, so it can run in the sandbox the session's commands
 // run in. Its stderr and the messages it logs go to a capped log file
 // per server. A server that crashes is restarted once; after a second

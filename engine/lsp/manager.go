@@ -63,6 +63,10 @@ type Options struct {
 	// paths that are relative or inside the workspace are removed, so a
 	// repository cannot substitute a program for a server.
 	Env []string
+	// SearchDirs are the folders a server's program is looked for in when
+	// it is not on the environment's PATH; nil means [SearchDirs] (Tally's
+	// own folder of servers and a checkout's .tools).
+	SearchDirs []string
 	// LogDir receives each server's log (its stderr and the messages it
 	// logs), <LogDir>/<name>-<workspace hash>.log, so the managers of two
 	// workspaces never share a file; [ServerStatus] names it. "" keeps
@@ -82,6 +86,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Env == nil {
 		o.Env = sandbox.Environ(os.Environ(), nil)
+	}
+	if o.SearchDirs == nil {
+		o.SearchDirs = SearchDirs()
 	}
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = DefaultStartTimeout

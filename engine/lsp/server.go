@@ -128,7 +128,7 @@ func (s *server) lookupLocked() {
 		return
 	}
 	s.lookedAt = time.Now()
-	s.prog, s.missing = lookup(s.cfg, envValue(s.m.env, "PATH"))
+	s.prog, s.missing = lookup(s.cfg, envValue(s.m.env, "PATH"), s.m.opts.SearchDirs)
 	if s.prog == "" {
 		s.state = StateNotInstalled
 	} else if s.state == StateNotInstalled {

@@ -55,7 +55,7 @@ func Open(o SessionOptions) *Session {
 			if o.TempDir != "" { // gopls keeps its file cache where it may write
 				c.Env = append(c.Env, "GOPLSCACHE="+filepath.Join(o.TempDir, "gopls"))
 			}
-			return o.Confine(c, installRoot(c.Path))
+			return o.Confine(c, InstallRoot(c.Path))
 		},
 	})
 	servers := mgr.Available()
@@ -84,11 +84,11 @@ func (l *Session) Close() {
 	}
 }
 
-// installRoot is the folder a server's program needs to read besides the
+// InstallRoot is the folder a server's program needs to read besides the
 // system and toolchain ones: the node_modules holding a Node server (its
 // packages require their siblings), else the program's own folder and,
 // for a bin folder, the one above it.
-func installRoot(program string) string {
+func InstallRoot(program string) string {
 	real, err := filepath.EvalSymlinks(program)
 	if err != nil {
 		real = program

@@ -1,10 +1,9 @@
 package settings
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
+	"context"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -139,26 +138,57 @@ func readLSPListing(status func() []lsp.ServerStatus) lspListing {
 			continue // listed from the configuration by show
 		}
 		st := lsp.ServerStatus{Name: c.Name, State: lsp.StateStopped, Command: c.Command, Languages: c.Languages, Extensions: c.Extensions}
-		if !commandFound(c.Command) {
-			st.State, st.Reason = lsp.StateNotInstalled, c.Command+" is not on the PATH"
+		if prog, why := lsp.Find(c.ServerConfig); prog == "" {
+			st.State, st.Reason = lsp.StateNotInstalled, why
 		}
 		l.servers = append(l.servers, st)
 	}
 	return l
 }
 
-// commandFound reports whether a server's command would be found: an
-// absolute path (or one under "~/") that exists, or a name on the PATH.
-func commandFound(cmd string) bool {
-	if rest, ok := strings.CutPrefix(cmd, "~/"); ok {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return false
-		}
-		cmd = filepath.Join(home, rest)
+// installTimeout bounds an install from Settings.
+const installTimeout = 15 * time.Minute
+
+// installButton is Install with the pinned version for a server that is
+// not installed and that Tally installs (its command the built-in one),
+// nil otherwise.
+func (s *lspSection) installButton(st lsp.ServerStatus) *widget.Button {
+	it, ok := lsp.LookupInstallable(st.Name)
+	if !ok || st.State != lsp.StateNotInstalled || st.Command != it.Command {
+		return nil
 	}
-	_, err := exec.LookPath(cmd)
-	return err == nil
+	b := &widget.Button{Text: "Install " + it.Version(), Icon: theme.DownloadIcon(), Importance: widget.LowImportance}
+	b.OnTapped = func() {
+		b.Disable()
+		s.install(it)
+	}
+	return b
+}
+
+// install installs it off the UI goroutine (see lsp.Install) and shows
+// the list again, with what was installed or why it was not.
+func (s *lspSection) install(it lsp.Installable) {
+	if s.busy {
+		return
+	}
+	s.busy = true
+	s.said("Installing "+it.Name+" "+it.Version()+" with "+it.Tool+"…", false)
+	status := s.status
+	s.h.Work(func() func() {
+		ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
+		defer cancel()
+		got, err := lsp.Install(ctx, it.Name, lsp.InstallOptions{})
+		l := readLSPListing(status)
+		return func() {
+			s.busy = false
+			s.show(l, s.demo)
+			if err != nil {
+				s.said(tw.Sentence(err.Error()), true)
+			} else {
+				s.said("Installed "+got.Name+" "+got.Version+" ("+got.Program+"); new sessions use it.", false)
+			}
+		}
+	})
 }
 
 // show fills the section with l; demo says the shown session is the demo,
@@ -229,6 +259,9 @@ func (s *lspSection) row(st lsp.ServerStatus, off bool) fyne.CanvasObject {
 	name := &widget.Label{Text: st.Name, TextStyle: fyne.TextStyle{Bold: true}}
 	what := &widget.Label{Text: lspHandles(st), Importance: widget.LowImportance, Truncation: fyne.TextTruncateEllipsis}
 	right := container.NewHBox(&widget.Label{Text: state, Importance: imp})
+	if b := s.installButton(st); b != nil && !off {
+		right.Add(b)
+	}
 	if st.LogPath != "" {
 		path := st.LogPath
 		b := &widget.Button{Text: "Open log", Icon: theme.DocumentIcon(), Importance: widget.LowImportance, OnTapped: func() { s.h.OpenFile(path) }}

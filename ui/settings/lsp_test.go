@@ -2,6 +2,8 @@ package settings
 
 import (
 	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/lsp"
+	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
 // lspSettings opens Settings on a fresh config folder, waits for its
@@ -149,7 +152,7 @@ func TestSettingsListsConfiguredLanguageServers(t *testing.T) {
 	f := h.open()
 	h.waitFor("the language servers", func() bool { return len(f.lsp.rows.Objects) > 1 })
 	rows := rowTexts(f.lsp.rows)
-	for _, want := range []string{"gopls|go|", "zigls|zig|not installed — no-such-zig-server is not on the PATH", "mytools|.my|not started yet", "clangd|c, cpp|disabled"} {
+	for _, want := range []string{"gopls|go|", `zigls|zig|not installed — no-such-zig-server (the language server "zigls") is not on PATH or in `, "mytools|.my|not started yet", "clangd|c, cpp|disabled"} {
 		if !slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, want) }) {
 			t.Errorf("no row %q in %q", want, rows)
 		}
@@ -206,4 +209,49 @@ func TestLanguageServerStateWords(t *testing.T) {
 	if got := ServerReason(lsp.ServerStatus{Name: "x", Reason: `the language server "x" hung.`}); got != "it hung" {
 		t.Errorf("ServerReason = %q", got)
 	}
+}
+
+// A server Tally installs that is not installed has Install with its
+// version; Install runs go install into Tally's folder of servers, where
+// the list then finds it.
+func TestSettingsInstallsALanguageServer(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell scripts")
+	}
+	data, tools := t.TempDir(), t.TempDir()
+	t.Setenv("TALLY_DATA", data)
+	fake := "#!/bin/sh\n/bin/mkdir -p \"$GOBIN\" && echo '#!/bin/sh' > \"$GOBIN/gopls\" && /bin/chmod +x \"$GOBIN/gopls\"\n"
+	if err := os.WriteFile(filepath.Join(tools, "go"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", tools)
+	h, f, _ := lspSettings(t)
+	gopls, _ := lsp.LookupInstallable("gopls")
+	pyright, _ := lsp.LookupInstallable("pyright")
+	if !hasRow(f, "gopls|go|not installed") || buttonIn(lspRow(f, "pyright"), "Install "+pyright.Version()) == nil || anyInstall(lspRow(f, "clangd")) != nil {
+		t.Fatalf("rows %q: gopls not installed, Install on pyright's row and none on clangd's", rowTexts(f.lsp.rows))
+	}
+	install := buttonIn(lspRow(f, "gopls"), "Install "+gopls.Version())
+	if install == nil {
+		t.Fatal("gopls has no Install button")
+	}
+	test.Tap(install)
+	h.waitFor("gopls installed", func() bool { return hasRow(f, "gopls|go|not started yet") })
+	program := filepath.Join(data, lsp.ServersFolder, "bin", "gopls")
+	if want := "Installed gopls " + gopls.Version() + " (" + program + "); new sessions use it."; f.lsp.changed.Text != want {
+		t.Errorf("the change line %q, want %q", f.lsp.changed.Text, want)
+	}
+	if anyInstall(lspRow(f, "gopls")) != nil {
+		t.Error("the installed gopls still has Install")
+	}
+	test.Tap(buttonIn(lspRow(f, "pyright"), "Install "+pyright.Version()))
+	h.waitFor("npm missing said", func() bool { return f.lsp.changed.Importance == widget.DangerImportance })
+	if !strings.Contains(f.lsp.changed.Text, "needs npm, and npm is not on PATH; install Node.js with npm") {
+		t.Errorf("without npm: %q", f.lsp.changed.Text)
+	}
+}
+
+// anyInstall is the Install button of a row, whatever its version, or nil.
+func anyInstall(row fyne.CanvasObject) *widget.Button {
+	return fynetest.Find(row, func(b *widget.Button) bool { return strings.HasPrefix(b.Text, "Install") })
 }
