@@ -14,11 +14,11 @@ import (
 )
 
 // settingsDialog is the shown Settings dialog, read and filled the way a
-// person would: its fields are found by the labels of the form's rows.
+// person would: its fields are found by the labels of the rows, showing
+// the section of the dialog that holds them.
 type settingsDialog struct {
-	h    *harness
-	t    testing.TB
-	form *widget.Form
+	h *harness
+	t testing.TB
 }
 
 // openSettingsDialog opens Settings and returns its dialog.
@@ -28,19 +28,32 @@ func openSettingsDialog(h *harness) settingsDialog {
 	if f == nil {
 		h.t.Fatal("Settings did not open")
 	}
-	form := fynetest.Find[*widget.Form](f, nil)
-	if form == nil {
+	if fynetest.Find[*widget.Form](f, nil) == nil {
 		h.t.Fatal("the Settings dialog has no form")
 	}
-	return settingsDialog{h: h, t: h.t, form: form}
+	return settingsDialog{h: h, t: h.t}
 }
 
-// row is the widget of the form's row labelled label.
+// row is the widget of the row labelled label, whose section it shows
+// by tapping the section's name in the list on the dialog's left.
 func (d settingsDialog) row(label string) fyne.CanvasObject {
 	d.t.Helper()
-	for _, it := range d.form.Items {
-		if it.Text == label {
-			return it.Widget
+	top := d.h.win.Canvas().Overlays().Top()
+	for _, name := range settings.Sections() {
+		if b := buttonIn(top, name); b != nil {
+			test.Tap(b)
+		}
+		var found *widget.FormItem
+		fynetest.Find(top, func(f *widget.Form) bool {
+			for _, it := range f.Items {
+				if it.Text == label {
+					found = it
+				}
+			}
+			return found != nil
+		})
+		if found != nil {
+			return found.Widget
 		}
 	}
 	d.t.Fatalf("the settings have no row %q", label)

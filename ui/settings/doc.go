@@ -1,7 +1,8 @@
 // Package settings is the window's Settings dialog: the endpoint, the
 // model and its key, prices, compaction and cycles, the cache layout,
 // what the agent may do, endpoint profiles, language servers (added,
-// edited, disabled and removed in the user's lsp.json) and the theme.
+// edited, disabled and removed in the user's lsp.json) and the theme,
+// in sections listed on the dialog's left (see Sections).
 //
 // It never sees the window: what it needs comes in a Host of callbacks
 // and values. Its widgets are touched only on the UI goroutine; slow work

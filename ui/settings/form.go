@@ -18,11 +18,12 @@ import (
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
-// Form is the content of the Settings dialog: the endpoint, the model,
-// the API key, the window, the current model's prices, the theme and the
-// sections below them. The API key is never put into a widget: the
-// password entry starts empty and its placeholder shows the masked saved
-// key; leaving it empty keeps the saved key.
+// Form is the content of the Settings dialog: its sections (the
+// connection, models and profiles, safety, context and cost, extensions,
+// appearance) listed on the left, the shown one on the right. The API key
+// is never put into a widget: the password entry starts empty and its
+// placeholder shows the masked saved key; leaving it empty keeps the
+// saved key.
 type Form struct {
 	widget.BaseWidget
 
@@ -47,23 +48,18 @@ type Form struct {
 	keep      keepFields
 	lsp       *lspSection
 	profiles  *profileSection
-	vision    *visionField // "The model accepts images" (see settings_vision.go)
+	vision    *visionField // "The model accepts images" (see vision.go)
 	testB     *widget.Button
-	result    *widget.Label
-	// problem says, above the scrolling fields, why Save refused them.
-	problem *widget.Label
-	scroll  *container.Scroll
-	form    fyne.CanvasObject
+	// result says what Test connection found, or why it could not test.
+	result *widget.Label
+	// resultIsProblem says result holds a problem with the fields, which
+	// goes away once they are fixed.
+	resultIsProblem bool
+	// problem says, under the sections, why Save refused the fields.
+	problem  *widget.Label
+	sections []*section
+	form     fyne.CanvasObject
 }
-
-// Settings dialog size: at most this, and never larger than the window
-// less a margin, so that Save and Cancel stay on screen; the fields
-// scroll.
-const (
-	settingsWidth  = 700
-	settingsHeight = 680
-	settingsMargin = 40
-)
 
 var themeChoices = []string{"Follow the system", "Light", "Dark"}
 
@@ -180,42 +176,50 @@ func newForm(h Host) *Form {
 	f.profiles = newProfileSection(f)
 	f.result = &widget.Label{Wrapping: fyne.TextWrapWord}
 	f.testB = &widget.Button{Text: "Test connection", Icon: theme.MediaPlayIcon(), OnTapped: f.test}
+	f.problem = &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.DangerImportance}
+	f.problem.Hide()
+	f.watch(&f.baseURL.Entry, &f.model.Entry, &f.window.Entry, &f.hit.Entry, &f.miss.Entry, &f.compl.Entry, &f.cycleAt.Entry,
+		&f.safety.shellEnv.Entry, &f.safety.connect.Entry, &f.safety.firstByte.Entry, &f.safety.idle.Entry)
 
 	prices := container.NewGridWithColumns(3,
 		labelled("cache hit", f.hit), labelled("cache miss", f.miss), labelled("completion", f.compl))
-	items := []*widget.FormItem{
-		&widget.FormItem{Text: "Base URL", Widget: f.baseURL, HintText: "any OpenAI-compatible endpoint, ending in /v1"},
-		&widget.FormItem{Text: "Model", Widget: f.model},
-		&widget.FormItem{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forgetKey), HintText: "kept in the system keychain, or in Tally's local store where there is none"},
-		&widget.FormItem{Text: "Context window", Widget: f.window, HintText: "tokens; empty uses the known size of the model"},
-		f.vision.item(),
-		f.profiles.item(),
-		&widget.FormItem{Text: "Prices", Widget: prices, HintText: "US$ per million tokens for this model; empty shows cost as n/a"},
-		&widget.FormItem{Text: "Compaction", Widget: f.compactM,
-			HintText: "rewrites the history once: the next request misses the cache; Ask shows the preview first"},
-		f.keep.item(),
-		&widget.FormItem{Text: "New cycle at", Widget: container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewLabel("% of the window"), f.cyclesOff), f.cycleAt),
-			HintText: "compaction triggers first, 10 % of the window earlier; if it cannot keep the context down, a cycle restarts from a hand-off brief (the next request misses the cache)"},
-		&widget.FormItem{Text: "Cache warm-up", Widget: f.warmUp,
-			HintText: "one small request per new session (the prefix at the miss price) so the first turn hits the cache"},
-		&widget.FormItem{Text: "MCP servers", Widget: &widget.Button{Text: "Manage MCP servers…", Icon: theme.ComputerIcon(), OnTapped: h.ShowMCP},
-			HintText: "add, test, enable or remove the servers whose tools the agent may call"},
-		&widget.FormItem{Text: "Hooks", Widget: &widget.Button{Text: "Show hooks…", Icon: theme.ListIcon(), OnTapped: h.ShowHooks},
-			HintText: "commands run at session start, before a message, around tool calls, before compaction and at the end of a turn, with their last runs"},
-		f.lsp.item(),
-		&widget.FormItem{Text: "Notifications", Widget: f.notify,
-			HintText: "a desktop notification while you look at another session or another window"},
-		&widget.FormItem{Text: "Theme", Widget: f.theme},
-	}
-	items = append(append(items, f.cache.items(r.BaseURL)...), f.safety.items()...)
-	for _, it := range items {
-		wrapHint(it)
-	}
-	form := widget.NewForm(items...)
-	f.problem = &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.DangerImportance}
-	f.problem.Hide()
-	f.scroll = container.NewVScroll(container.NewVBox(form, container.NewBorder(nil, nil, f.testB, nil, f.result)))
-	f.form = container.NewBorder(f.problem, nil, nil, nil, f.scroll)
+	f.form = f.layOut(
+		newSection(sectionConnection, []*widget.FormItem{
+			{Text: "Base URL", Widget: f.baseURL, HintText: "any OpenAI-compatible endpoint, ending in /v1"},
+			{Text: "Model", Widget: f.model},
+			{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forgetKey), HintText: "kept in the system keychain, or in Tally's local store where there is none"},
+			{Widget: container.NewBorder(nil, nil, f.testB, nil, f.result)},
+			f.safety.timeouts(),
+		}),
+		newSection(sectionModels, []*widget.FormItem{
+			{Text: "Context window", Widget: f.window, HintText: "tokens; empty uses the known size of the model"},
+			f.vision.item(),
+			f.profiles.item(),
+		}),
+		newSection(sectionSafety, f.safety.items()),
+		newSection(sectionCost, append([]*widget.FormItem{
+			{Text: "Prices", Widget: prices, HintText: "US$ per million tokens for this model; empty shows cost as n/a"},
+			{Text: "Compaction", Widget: f.compactM,
+				HintText: "rewrites the history once: the next request misses the cache; Ask shows the preview first"},
+			f.keep.item(),
+			{Text: "New cycle at", Widget: container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewLabel("% of the window"), f.cyclesOff), f.cycleAt),
+				HintText: "compaction triggers first, 10 % of the window earlier; if it cannot keep the context down, a cycle restarts from a hand-off brief (the next request misses the cache)"},
+			{Text: "Cache warm-up", Widget: f.warmUp,
+				HintText: "one small request per new session (the prefix at the miss price) so the first turn hits the cache"},
+		}, f.cache.items(r.BaseURL)...)),
+		newSection(sectionExtensions, []*widget.FormItem{
+			{Text: "MCP servers", Widget: &widget.Button{Text: "Manage MCP servers…", Icon: theme.ComputerIcon(), OnTapped: h.ShowMCP},
+				HintText: "add, test, enable or remove the servers whose tools the agent may call"},
+			{Text: "Hooks", Widget: &widget.Button{Text: "Show hooks…", Icon: theme.ListIcon(), OnTapped: h.ShowHooks},
+				HintText: "commands run at session start, before a message, around tool calls, before compaction and at the end of a turn, with their last runs"},
+			f.lsp.item(),
+		}),
+		newSection(sectionAppearance, []*widget.FormItem{
+			{Text: "Theme", Widget: f.theme},
+			{Text: "Notifications", Widget: f.notify,
+				HintText: "a desktop notification while you look at another session or another window"},
+		}),
+	)
 	f.ExtendBaseWidget(f)
 	return f
 }
@@ -272,7 +276,7 @@ func (f *Form) values() (workbench.Settings, error) {
 	if w := strings.TrimSpace(f.window.Text); w != "" {
 		n, err := strconv.Atoi(strings.ReplaceAll(w, ",", ""))
 		if err != nil || n < 1000 {
-			return s, fmt.Errorf("the context window %q is not a number of tokens; type something like 128000 or leave it empty", w)
+			return s, badField(f.window, "the context window %q is not a number of tokens; type something like 128000 or leave it empty", w)
 		}
 		s.ContextWindow = n
 	}
@@ -290,7 +294,7 @@ func (f *Form) values() (workbench.Settings, error) {
 			}
 			v, err := strconv.ParseFloat(t, 64)
 			if err != nil || v < 0 {
-				return s, fmt.Errorf("the %s price %q is not a number; type dollars per million tokens, like 0.28", fld.name, fld.e.Text)
+				return s, badField(fld.e, "the %s price %q is not a number; type dollars per million tokens, like 0.28", fld.name, fld.e.Text)
 			}
 			*fld.v = v
 			set++
@@ -315,7 +319,7 @@ func (f *Form) values() (workbench.Settings, error) {
 	f.keep.apply(&s)
 	f.vision.apply(&s)
 	if err := f.profiles.apply(&s); err != nil {
-		return s, err
+		return s, fieldError{field: f.profiles.box, err: err}
 	}
 	if err := f.safety.apply(&s); err != nil {
 		return s, err
@@ -324,13 +328,13 @@ func (f *Form) values() (workbench.Settings, error) {
 	if c := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(f.cycleAt.Text), "%")); c != "" {
 		v, err := strconv.ParseFloat(c, 64)
 		if err != nil || v < 10 || v > 100 {
-			return s, fmt.Errorf("the cycle threshold %q is not a percentage between 10 and 100; type something like 75 or leave it empty", f.cycleAt.Text)
+			return s, badField(f.cycleAt, "the cycle threshold %q is not a percentage between 10 and 100; type something like 75 or leave it empty", f.cycleAt.Text)
 		}
 		s.CycleAt = v / 100
 	}
 	if s.BaseURL != "" {
 		if err := (workbench.Resolved{BaseURL: s.BaseURL}).Check(); err != nil {
-			return s, fmt.Errorf("the base URL %q is not an http(s) URL; use something like https://api.deepseek.com/v1", s.BaseURL)
+			return s, badField(f.baseURL, "the base URL %q is not an http(s) URL; use something like https://api.deepseek.com/v1", s.BaseURL)
 		}
 	}
 	return s, nil
@@ -340,9 +344,13 @@ func (f *Form) values() (workbench.Settings, error) {
 func (f *Form) test() {
 	s, err := f.values()
 	if err != nil {
-		f.result.SetText(tw.UpperFirst(err.Error()) + ".")
+		msg := tw.UpperFirst(err.Error()) + "."
+		f.result.SetText(msg)
+		f.resultIsProblem = true
+		f.say(msg)
 		return
 	}
+	f.resultIsProblem = false
 	r := f.h.Resolve(s)
 	if err := r.Check(); err != nil {
 		f.result.SetText("Type the base URL of your model server first.")
@@ -405,8 +413,7 @@ func Open(h Host) *Form {
 	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { dlg.Hide() }}
 	dlg = dialog.NewCustomWithoutButtons("Settings", f, h.Window)
 	dlg.SetButtons([]fyne.CanvasObject{cancel, save})
-	win := h.Window.Canvas().Size()
-	dlg.Resize(fyne.NewSize(min(settingsWidth, win.Width-settingsMargin), min(settingsHeight, win.Height-settingsMargin)))
+	dlg.Resize(dialogSize(h.Window.Canvas().Size()))
 	h.Show(dlg)
 	return f
 }
@@ -414,6 +421,7 @@ func Open(h Host) *Form {
 // Focus puts the keyboard focus in the field fld.
 func (f *Form) Focus(fld Field) {
 	e := map[Field]fyne.Focusable{BaseURL: f.baseURL, Model: f.model, APIKey: f.apiKey}[fld]
+	f.show(f.sections[0])
 	f.h.Window.Canvas().Focus(e)
 }
 
@@ -421,14 +429,13 @@ func (f *Form) Focus(fld Field) {
 func (f *Form) save() bool {
 	s, err := f.values()
 	if err != nil {
-		// Said above the fields, where it is seen whatever is scrolled.
-		msg := tw.UpperFirst(err.Error()) + "."
-		f.result.SetText(msg)
-		f.problem.SetText(msg)
-		f.problem.Show()
+		// Said next to Save, under the fields (which do not move), with
+		// the section of the field to fix shown.
+		f.say(tw.UpperFirst(err.Error()) + ".")
+		f.point(err)
 		return false
 	}
-	f.problem.Hide()
+	f.say("")
 	f.h.Apply(s)
 	return true
 }

@@ -27,7 +27,7 @@ func TestSettingsRoundTripThroughStore(t *testing.T) {
 	f.compl.SetText("3")
 	f.theme.SetSelected("Dark")
 	if !f.save() {
-		t.Fatalf("save refused: %s", f.result.Text)
+		t.Fatalf("save refused: %s", f.problem.Text)
 	}
 	want := workbench.Settings{BaseURL: "http://localhost:8000/v1", Model: "qwen3-coder", APIKey: "sk-test-1234567890",
 		ContextWindow: 131072, Theme: "dark",
@@ -47,7 +47,7 @@ func TestSettingsRoundTripThroughStore(t *testing.T) {
 	}
 	// Bad input is refused with a sentence, not a panic.
 	g.window.SetText("lots")
-	if g.save() || !strings.Contains(g.result.Text, "context window") {
-		t.Errorf("a bad window was accepted or explained as %q", g.result.Text)
+	if g.save() || !strings.Contains(g.problem.Text, "context window") {
+		t.Errorf("a bad window was accepted or explained as %q", g.problem.Text)
 	}
 }

@@ -40,6 +40,7 @@ var roleLabels = map[string]string{
 type profileSection struct {
 	f     *Form
 	rows  *fyne.Container
+	note  *widget.Label // what the last change did, next to Add profile…
 	def   *widget.Select
 	roles map[string]*roleField
 	box   *fyne.Container
@@ -52,7 +53,7 @@ type roleField struct {
 }
 
 func newProfileSection(f *Form) *profileSection {
-	p := &profileSection{f: f, rows: container.NewVBox(), roles: map[string]*roleField{}}
+	p := &profileSection{f: f, rows: container.NewVBox(), roles: map[string]*roleField{}, note: caption("")}
 	p.def = widget.NewSelect(nil, nil)
 	add := &widget.Button{Text: "Add profile…", Icon: theme.ContentAddIcon(), OnTapped: func() { p.showForm(nil) }}
 	roles := container.New(layout.NewFormLayout())
@@ -70,7 +71,7 @@ func newProfileSection(f *Form) *profileSection {
 	for role, r := range p.roles {
 		r.profile.SetSelected(orChoice(f.saved.Roles[role].Profile, ownEndpoint))
 	}
-	p.box = container.NewVBox(p.rows, add,
+	p.box = container.NewVBox(p.rows, container.NewBorder(nil, nil, add, nil, p.note),
 		container.NewBorder(nil, nil, widget.NewLabel("New sessions start on"), nil, p.def),
 		&widget.Label{Text: "A cheaper model per role (empty: the session's own model)", Importance: widget.LowImportance, SizeName: theme.SizeNameCaptionText},
 		roles)
@@ -132,12 +133,12 @@ func (p *profileSection) refresh() {
 func (p *profileSection) remove(name string) {
 	s, err := p.f.saved.RemoveProfile(name)
 	if err != nil {
-		p.f.result.SetText(tw.Sentence(err.Error()))
+		p.note.SetText(tw.Sentence(err.Error()))
 		return
 	}
 	p.f.saved = s
 	p.refresh()
-	p.f.result.SetText("Removed " + name + "; Save keeps the change.")
+	p.note.SetText("Removed " + name + "; Save keeps the change.")
 }
 
 // apply writes the default profile and the roles into s.
@@ -240,5 +241,5 @@ func (f *endpointForm) submit() {
 	f.p.f.saved = s
 	f.dlg.Hide()
 	f.p.refresh()
-	f.p.f.result.SetText("Profile " + pr.Name + " is ready; Save keeps it.")
+	f.p.note.SetText("Profile " + pr.Name + " is ready; Save keeps it.")
 }

@@ -1,7 +1,6 @@
 package settings
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -50,14 +49,14 @@ func newSafetyFields(s workbench.Settings) safetyFields {
 	f.caches = tw.NewEscMultiLineEntry()
 	f.caches.SetPlaceHolder("none: sandboxed commands get build caches of their own per workspace")
 	f.caches.SetText(strings.Join(s.Shell.CacheDirs, "\n"))
-	f.caches.SetMinRowsVisible(2)
 	f.caches.Wrapping = fyne.TextWrapBreak
+	growing(f.caches, 2, 8)
 	f.secrets = tw.NewEscMultiLineEntry()
 	f.secrets.SetPlaceHolder(strings.Join(tool.DefaultSecretFiles(), " "))
 	f.secrets.SetText(strings.Join(s.Shell.SecretFiles, "\n"))
-	f.secrets.SetMinRowsVisible(2)
 	f.secrets.Wrapping = fyne.TextWrapWord
-	f.fetchLocal = widget.NewCheck("web_fetch may open pages on this machine (localhost) and link-local addresses", nil)
+	growing(f.secrets, 2, 8)
+	f.fetchLocal = widget.NewCheck("web_fetch may open localhost and link-local pages", nil)
 	f.fetchLocal.SetChecked(s.Shell.FetchLocal)
 	f.connect, f.firstByte, f.idle = secondsEntry(s.ConnectTimeout, workbench.DefaultConnectTimeout),
 		secondsEntry(s.FirstByteTimeout, workbench.DefaultFirstByteTimeout), secondsEntry(s.IdleTimeout, workbench.DefaultIdleTimeout)
@@ -73,7 +72,7 @@ func secondsEntry(v float64, def time.Duration) *tw.EscEntry {
 	return e
 }
 
-// items are the form rows of the fields.
+// items are the form rows of the fields but the timeouts.
 func (f safetyFields) items() []*widget.FormItem {
 	return []*widget.FormItem{
 		{Text: "New sessions", Widget: f.mode,
@@ -86,10 +85,14 @@ func (f safetyFields) items() []*widget.FormItem {
 			HintText: "patterns the file tools refuse unless you allow that one read; empty uses the list shown"},
 		{Text: "Local pages", Widget: f.fetchLocal,
 			HintText: "off: a page on a loopback or link-local address (a cloud's metadata service among them) is refused, redirects included"},
-		{Text: "Timeouts", Widget: container.NewGridWithColumns(3,
-			labelled("connect, s", f.connect), labelled("first byte, s", f.firstByte), labelled("stream idle, s", f.idle)),
-			HintText: "a stalled request is retried, then the turn fails; -1 turns one off"},
 	}
+}
+
+// timeouts is the form row of the model client's timeouts.
+func (f safetyFields) timeouts() *widget.FormItem {
+	return &widget.FormItem{Text: "Timeouts", Widget: container.NewGridWithColumns(3,
+		labelled("connect, s", f.connect), labelled("first byte, s", f.firstByte), labelled("stream idle, s", f.idle)),
+		HintText: "a stalled request is retried, then the turn fails; -1 turns one off"}
 }
 
 var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -103,7 +106,7 @@ func (f safetyFields) apply(s *workbench.Settings) error {
 	s.Shell.Env = nil
 	for _, n := range strings.FieldsFunc(f.shellEnv.Text, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }) {
 		if !envNameRe.MatchString(n) {
-			return fmt.Errorf("%q is not an environment variable name; list names like GOPRIVATE separated by spaces", n)
+			return badField(f.shellEnv, "%q is not an environment variable name; list names like GOPRIVATE separated by spaces", n)
 		}
 		s.Shell.Env = append(s.Shell.Env, n)
 	}
@@ -116,7 +119,7 @@ func (f safetyFields) apply(s *workbench.Settings) error {
 		if txt := strings.TrimSpace(t.e.Text); txt != "" {
 			v, err := strconv.ParseFloat(txt, 64)
 			if err != nil || v == 0 {
-				return fmt.Errorf("the %s timeout %q is not a number of seconds; type something like 60, -1 to turn it off, or leave it empty", t.name, txt)
+				return badField(t.e, "the %s timeout %q is not a number of seconds; type something like 60, -1 to turn it off, or leave it empty", t.name, txt)
 			}
 			*t.v = v
 		}
