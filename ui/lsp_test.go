@@ -134,11 +134,11 @@ func TestChangesViewShowsDiagnostics(t *testing.T) {
 		t.Errorf("a file no server handles has the badge %q", b.Text)
 	}
 	_, acc := changedFile(t, v, "a.fake")
-	if !acc.Visible() || acc.Items[0].Title != "Errors and warnings (2)" {
-		t.Fatalf("a.fake list: visible %v, title %q", acc.Visible(), acc.Items[0].Title)
+	if !acc.Visible() || acc.Title() != "Errors and warnings (2)" || acc.IsOpen() {
+		t.Fatalf("a.fake list: visible %v, title %q, open %v", acc.Visible(), acc.Title(), acc.IsOpen())
 	}
 	var lines []string
-	for _, o := range acc.Items[0].Detail.(*fyne.Container).Objects {
+	for _, o := range acc.Body.(*fyne.Container).Objects {
 		lines = append(lines, o.(*widget.Label).Text)
 	}
 	if want := []string{"2:1 error BAD is not allowed", "3:3 warning WARN is not allowed"}; !slices.Equal(lines, want) {
@@ -147,7 +147,7 @@ func TestChangesViewShowsDiagnostics(t *testing.T) {
 	if _, clean := changedFile(t, v, "clean.fake"); clean.Visible() {
 		t.Error("a clean file shows an empty list")
 	}
-	acc.Open(0)
+	test.Tap(acc.Toggle)
 	if !h.overlayShows("2:1 error BAD is not allowed") {
 		t.Error("the opened list is not drawn in the dialog")
 	}
@@ -229,7 +229,7 @@ func rowTexts(rows *fyne.Container) []string {
 // changedFile finds the badge of path in the Changes view v and, under
 // its diff, the list of its errors and warnings: each file is its head
 // (the path, then the badge and Revert), its diff and that list.
-func changedFile(t *testing.T, v fyne.CanvasObject, path string) (badge *widget.Label, list *widget.Accordion) {
+func changedFile(t *testing.T, v fyne.CanvasObject, path string) (badge *widget.Label, list *rewind.Fold) {
 	t.Helper()
 	fynetest.Walk(v, func(o fyne.CanvasObject) bool {
 		box, ok := o.(*fyne.Container)
@@ -237,7 +237,7 @@ func changedFile(t *testing.T, v fyne.CanvasObject, path string) (badge *widget.
 			return badge == nil
 		}
 		head, ok := box.Objects[0].(*fyne.Container)
-		acc, isList := box.Objects[2].(*widget.Accordion)
+		acc, isList := box.Objects[2].(*rewind.Fold)
 		if !ok || !isList || len(head.Objects) != 2 {
 			return true
 		}

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/worktree"
+	"github.com/tally-dev/tally/ui/rewind"
 )
 
 // Sessions in git worktrees in the app: New session can make one; the
@@ -58,8 +59,8 @@ func (u *UI) reviewMerge(live *liveSession, t worktree.Tree) {
 				u.banner.ShowInfo("The session changed nothing in its worktree, so there is nothing to merge.")
 				return
 			}
-			body := &widget.Entry{MultiLine: true, Text: diff}
-			body.TextStyle.Monospace = true
+			// Drawn as the Changes view draws a diff, in colour.
+			body := container.NewVScroll(rewind.GitDiffView(diff))
 			note := &widget.Label{Wrapping: fyne.TextWrapWord, Text: fmt.Sprintf("What the session changed on %s since %.12s. Merge commits it on that branch and merges it into the branch %s is on.",
 				t.Branch, t.Base, t.Repo)}
 			var d *dialog.CustomDialog

@@ -7,9 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/ui/internal/fynetest"
 )
 
 // New session → "In a git worktree of its own" works on a branch of its
@@ -58,10 +62,33 @@ func TestSessionInAWorktreeMergesBack(t *testing.T) {
 		return b != nil && b.Visible()
 	})
 	test.Tap(buttonIn(h.ui.win.Canvas().Overlays().Top(), "Merge into repo…"))
-	h.waitFor("the merge review", func() bool { return h.ui.merging != nil && h.overlayShows("+hello") })
+	h.waitFor("the merge review", func() bool { return h.ui.merging != nil })
+	// The review drew git's raw text, uncoloured: it draws the diff as
+	// the Changes view does, the added line in the success colour.
+	if c := segmentColor(h.ui.win.Canvas().Overlays().Top(), "+hello"); c != theme.ColorNameSuccess {
+		t.Errorf("the added line is drawn in %q; want the success colour", c)
+	}
 	test.Tap(buttonIn(h.ui.win.Canvas().Overlays().Top(), "Merge"))
 	h.waitFor("the merge", func() bool { return strings.Contains(h.ui.banner.Text(), "Merged tally/") })
 	if data, err := os.ReadFile(filepath.Join(repo, "hello.txt")); err != nil || string(data) != "hello\n" {
 		t.Fatalf("after the merge the checkout has %q, %v", data, err)
 	}
+}
+
+// segmentColor is the colour name of the first rich text segment under o
+// that holds s ("" when none does).
+func segmentColor(o fyne.CanvasObject, s string) fyne.ThemeColorName {
+	var c fyne.ThemeColorName
+	fynetest.Walk(o, func(x fyne.CanvasObject) bool {
+		if rt, ok := x.(*widget.RichText); ok && c == "" {
+			for _, seg := range rt.Segments {
+				if ts, ok := seg.(*widget.TextSegment); ok && strings.Contains(ts.Text, s) {
+					c = ts.Style.ColorName
+					break
+				}
+			}
+		}
+		return c == ""
+	})
+	return c
 }

@@ -26,12 +26,17 @@ type Changes struct {
 	revert  map[string]*widget.Button
 	all     *widget.Button
 	diags   *changeDiagnostics // the language servers' errors and warnings (diagnostics.go)
+	folds   []*Fold            // each file's diff, in the order of changes
 	body    fyne.CanvasObject
 	dlg     *dialog.CustomDialog
 }
 
 // CreateRenderer implements fyne.Widget.
 func (v *Changes) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(v.body) }
+
+// openDiffs is how many files' diffs the Changes view shows unfolded,
+// from the first; the others are a click away.
+const openDiffs = 5
 
 // Changes lists every file the shown session changed, with its diff
 // against the session's first checkpoint.
@@ -50,7 +55,7 @@ func (vs *Views) openChanges(s Session, changes []filehistory.FileChange) {
 	if len(changes) == 0 {
 		list.Add(widget.NewLabel("The agent has not changed any file in this session (or every change was reverted)."))
 	}
-	for _, c := range changes {
+	for i, c := range changes {
 		path := c.Path
 		b := &widget.Button{Text: "Revert", Icon: theme.ContentUndoIcon(), OnTapped: func() { vs.revert(s, v, path, false) }}
 		if !c.Restorable {
@@ -65,7 +70,9 @@ func (vs *Views) openChanges(s Session, changes []filehistory.FileChange) {
 		} else {
 			body = &widget.Label{Text: "Not restorable: " + c.Why, Wrapping: fyne.TextWrapWord, Importance: widget.WarningImportance}
 		}
-		list.Add(container.NewVBox(head, widget.NewAccordion(widget.NewAccordionItem("Diff since the session began", body)), v.diags.list(path)))
+		fold := NewFold("Diff since the session began", body, i < openDiffs)
+		v.folds = append(v.folds, fold)
+		list.Add(container.NewVBox(head, fold, v.diags.list(path)))
 	}
 	v.all = &widget.Button{Text: "Revert all", Icon: theme.ContentUndoIcon(), Importance: widget.DangerImportance, OnTapped: func() {
 		dialog.ShowConfirm("Revert all", fmt.Sprintf("Put %s back as they were when the session began? The conversation stays as it is.",

@@ -29,13 +29,13 @@ const changeDiagnosticsWait = 20 * time.Second
 // changeDiagnostics holds the Changes view's badges and lists, by path.
 type changeDiagnostics struct {
 	badges map[string]*widget.Label
-	lists  map[string]*widget.Accordion
+	lists  map[string]*Fold
 	bodies map[string]*fyne.Container
 }
 
 // newChangeDiagnostics returns the view's empty badges and lists.
 func newChangeDiagnostics() *changeDiagnostics {
-	return &changeDiagnostics{badges: map[string]*widget.Label{}, lists: map[string]*widget.Accordion{}, bodies: map[string]*fyne.Container{}}
+	return &changeDiagnostics{badges: map[string]*widget.Label{}, lists: map[string]*Fold{}, bodies: map[string]*fyne.Container{}}
 }
 
 // badge is the count badge of path, hidden until the servers are asked.
@@ -50,10 +50,10 @@ func (d *changeDiagnostics) badge(path string) fyne.CanvasObject {
 // while there is none.
 func (d *changeDiagnostics) list(path string) fyne.CanvasObject {
 	body := container.NewVBox()
-	acc := widget.NewAccordion(widget.NewAccordionItem("Errors and warnings", body))
-	acc.Hide()
-	d.lists[path], d.bodies[path] = acc, body
-	return acc
+	fold := NewFold("Errors and warnings", body, false)
+	fold.Hide()
+	d.lists[path], d.bodies[path] = fold, body
+	return fold
 }
 
 // fetchDiagnostics asks the session's language servers for the current
@@ -117,8 +117,8 @@ func (d *changeDiagnostics) show(status []lsp.ServerStatus, paths []string, set 
 		found[filepath.ToSlash(filepath.Clean(p))] = ds
 	}
 	for _, p := range paths {
-		b, acc, body := d.badges[p], d.lists[p], d.bodies[p]
-		if b == nil || acc == nil {
+		b, fold, body := d.badges[p], d.lists[p], d.bodies[p]
+		if b == nil || fold == nil {
 			continue
 		}
 		ds := errorsAndWarnings(found[filepath.ToSlash(filepath.Clean(p))])
@@ -135,12 +135,11 @@ func (d *changeDiagnostics) show(status []lsp.ServerStatus, paths []string, set 
 			body.Add(&widget.Label{Text: diagnosticLine(dg), Wrapping: fyne.TextWrapWord, Importance: tw.SeverityImportance(dg.Severity)})
 		}
 		body.Refresh()
-		acc.Items[0].Title = fmt.Sprintf("Errors and warnings (%d)", len(ds))
-		acc.Refresh()
+		fold.SetTitle(fmt.Sprintf("Errors and warnings (%d)", len(ds)))
 		if len(ds) > 0 {
-			acc.Show()
+			fold.Show()
 		} else {
-			acc.Hide()
+			fold.Hide()
 		}
 	}
 }

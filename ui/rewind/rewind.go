@@ -204,7 +204,7 @@ func (vs *Views) show(s Session, plan rewind.Plan) {
 }
 
 // restoreRow shows one file of a rewind plan: what happens to it, a
-// conflict in warning colour, and its diff folded.
+// conflict in warning colour, and its diff, open when open.
 func restoreRow(f filehistory.FileRestore, open bool) fyne.CanvasObject {
 	text := fmt.Sprintf("%s — %s", f.Path, f.Action)
 	if f.Why != "" {
@@ -216,11 +216,8 @@ func restoreRow(f filehistory.FileRestore, open bool) fyne.CanvasObject {
 		lbl.Importance = widget.WarningImportance
 	}
 	d := f.Diff
-	acc := widget.NewAccordion(widget.NewAccordionItem("Diff of what restoring does", tw.DiffView(&d, nil, nil)))
-	if open {
-		acc.Open(0) // a short plan shows its diffs at once
-	}
-	return container.NewVBox(lbl, acc)
+	// A short plan shows its diffs at once.
+	return container.NewVBox(lbl, NewFold("Diff of what restoring does", tw.DiffView(&d, nil, nil), open))
 }
 
 // run applies the rewind of plan off the UI goroutine; a conflict asks
