@@ -5,13 +5,16 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/tally-dev/tally/cli"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/fynecache" // before the toolkit's init: its cache duration
-	_ "github.com/tally-dev/tally/internal/locale"  // before the toolkit's init: C locales
+	"github.com/tally-dev/tally/internal/fyneprefs"
+	_ "github.com/tally-dev/tally/internal/locale" // before the toolkit's init: C locales
 	"github.com/tally-dev/tally/internal/sandbox"
 	"github.com/tally-dev/tally/ui"
 )
@@ -27,6 +30,7 @@ func main() {
 	sandbox.RunHelperIfRequested()
 	args := os.Args[1:]
 	if opensWindow(args) {
+		repairPreferences(os.Stderr)
 		// While the window is open it holds the store; the command line's
 		// reading commands then run inside it.
 		os.Exit(ui.Main(args, os.Stderr, func(wb *workbench.Workbench) (func(), error) { return cli.ServeReads(wb, "") }))
@@ -45,4 +49,14 @@ func opensWindow(args []string) bool {
 		return false
 	}
 	return strings.HasPrefix(args[0], "-")
+}
+
+// repairPreferences makes the toolkit's preferences file of the app one
+// it reads without an error before the app is made: a kill while the
+// toolkit rewrote it leaves it empty (see fyneprefs.Repair). What cannot
+// be repaired is said on stderr; the app opens anyway.
+func repairPreferences(stderr io.Writer) {
+	if _, err := fyneprefs.Repair(fyneprefs.Path(ui.AppID)); err != nil {
+		fmt.Fprintln(stderr, "tally: "+err.Error())
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tally-dev/tally/engine/skill"
 	"github.com/tally-dev/tally/internal/text"
@@ -30,7 +31,7 @@ func cmdSkills(args []string, stdout io.Writer) error {
 	switch sub {
 	case "trust":
 		if len(cat.WorkspaceSkills) == 0 {
-			return fmt.Errorf("tally skills trust: %s has no skills in %v", workspace, skill.WorkspaceDirs)
+			return fmt.Errorf("tally skills trust: %s has no skills in %s; add a folder with a SKILL.md to one of them", safeText(workspace), folderList(skill.WorkspaceDirs))
 		}
 		if err := w.TrustSkills(workspace, cat.WorkspaceHash); err != nil {
 			return err
@@ -57,11 +58,23 @@ func cmdSkills(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s\t%s\t%s\n", s.Name, s.Source, safeText(text.FirstLine(s.Description, 100)))
 	}
 	if cat.Withheld > 0 {
-		fmt.Fprintf(stdout, "%s of the workspace wait for your trust: review them in %v, then `tally skills trust --workspace %s`\n",
-			text.Plural(cat.Withheld, "skill"), skill.WorkspaceDirs, safeText(workspace))
+		verb, them := "wait", "them"
+		if cat.Withheld == 1 {
+			verb, them = "waits", "it"
+		}
+		fmt.Fprintf(stdout, "%s of the workspace %s for your trust: review %s in %s, then `tally skills trust --workspace %s`\n",
+			text.Plural(cat.Withheld, "skill"), verb, them, folderList(skill.WorkspaceDirs), safeText(workspace))
 	}
 	for _, n := range cat.Notes {
 		fmt.Fprintf(stdout, "note: %s\n", safeText(n))
 	}
 	return nil
+}
+
+// folderList writes folders as words: "a", "a or b", "a, b or c".
+func folderList(folders []string) string {
+	if len(folders) < 2 {
+		return strings.Join(folders, "")
+	}
+	return strings.Join(folders[:len(folders)-1], ", ") + " or " + folders[len(folders)-1]
 }

@@ -16,7 +16,7 @@ const worktreeUsage = `usage:
 // sessions `tally run --worktree` made.
 func cmdWorktree(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usagef("tally worktree: say what to do\n%s", worktreeUsage)
+		return usageNote(worktreeUsage, "tally worktree: say what to do")
 	}
 	sub, rest := args[0], args[1:]
 	branch := false
@@ -31,7 +31,7 @@ func cmdWorktree(args []string, stdout, stderr io.Writer) error {
 	switch sub {
 	case "diff", "merge", "remove":
 	default:
-		return usagef("tally worktree: unknown subcommand %q\n%s", sub, worktreeUsage)
+		return usageNote(worktreeUsage, "tally worktree: unknown subcommand %q", sub)
 	}
 	_, id, w, err := openSessionStore("worktree "+sub, kept, stderr, false)
 	if err != nil {

@@ -73,3 +73,16 @@ func TestRunInAWorktreeThenDiffMergeRemove(t *testing.T) {
 		t.Fatalf("diff after remove: exit %d, %q", code, errOut)
 	}
 }
+
+// `tally worktree` without a subcommand prints its usage line by line,
+// as the help lays it out.
+func TestWorktreeUsageIsMultiLine(t *testing.T) {
+	for _, args := range [][]string{{"worktree"}, {"worktree", "nope"}} {
+		_, errOut, code := runCLI(t, args...)
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		if code != ExitUsage || len(lines) != 5 || !strings.HasPrefix(lines[0], "tally worktree: ") || lines[1] != "usage:" ||
+			!strings.HasPrefix(lines[2], "  tally worktree diff SESSION ") || !strings.HasPrefix(lines[4], "  tally worktree remove SESSION [--branch] ") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+}
