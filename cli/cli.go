@@ -123,9 +123,10 @@ type options struct {
 	vision                                   bool     // tally run --vision
 	network                                  string   // tally run --network on|off; "" keeps the session's
 	args                                     []string
-	// served is the app's workbench when the app runs this command for
-	// the command line (see ServeReads), nil otherwise.
-	served *workbench.Workbench
+	// served is the app's workbench and the client's folder and
+	// environment when the app runs this command for the command line
+	// (see ServeReads), nil otherwise.
+	served *served
 }
 
 func parse(name string, args []string, stderr io.Writer) (*options, error) {
@@ -214,7 +215,7 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 // to finish, is waited for as before.
 func (o *options) open() (w *workbench.Workbench, settingsErr, err error) {
 	if o.served != nil {
-		return o.served.Borrow(), nil, nil // run inside the app, on its open store
+		return o.served.borrow(commandHolder), nil, nil // run inside the app, on its open store
 	}
 	w, settingsErr, err = workbench.TryOpen(o.data, os.Getenv)
 	if errors.Is(err, workbench.ErrLocked) && !appServes(o.data) {
@@ -268,17 +269,20 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "mcp":
 		err = cmdMCP(args[1:], stdin, stdout, stderr)
 	case "acp":
+		if code, ok := relayACP(args, stdin, stdout, stderr); ok {
+			return code
+		}
 		err = cmdACP(args[1:], stdin, stdout, stderr)
 	case "lsp":
 		err = cmdLSP(args[1:], stdout, stderr)
 	case "skills":
-		err = cmdSkills(args[1:], stdout)
+		err = cmdSkills(args[1:], stdout, stderr)
 	case "worktree":
 		err = cmdWorktree(args[1:], stdout, stderr)
 	case "profile", "profiles":
-		err = cmdProfile(args[1:], stdin, stdout)
+		err = cmdProfile(args[1:], stdin, stdout, stderr)
 	case "hooks":
-		err = cmdHooks(args[1:], stdout)
+		err = cmdHooks(args[1:], stdout, stderr)
 	case "sessions":
 		err = cmdSessions(args[1:], stdout, stderr)
 	case "inspect":

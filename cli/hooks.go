@@ -16,8 +16,8 @@ const hooksUsage = `usage:
   tally hooks untrust [--workspace DIR]           stop running them`
 
 // cmdHooks runs `tally hooks SUBCOMMAND`.
-func cmdHooks(args []string, stdout io.Writer) error {
-	c, err := parseWorkspaceCmd("hooks", hooksUsage, args)
+func cmdHooks(args []string, stdout, stderr io.Writer) error {
+	c, err := parseWorkspaceCmd("hooks", hooksUsage, args, stderr)
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	sub, rest := args[0], args[1:]
 	switch sub {
 	case "list":
-		return mcpList(rest, stdout)
+		return mcpList(rest, stdout, stderr)
 	case "trust", "untrust":
 		return mcpTrust(sub, rest, stdout)
 	case "add":
@@ -62,6 +62,9 @@ type mcpFlags struct {
 	args                 []string
 	oauth                mcp.OAuthConfig
 	scopes               list
+	// served is set when the app runs the command for the command line
+	// (see servedBy).
+	served *served
 }
 
 // list collects a repeated flag.
@@ -115,14 +118,12 @@ func parseMCP(sub string, args []string) (*mcpFlags, error) {
 	return f, nil
 }
 
-// workspaceDir is --workspace or the current folder.
+// workspaceDir is --workspace or the current folder (the client's, when
+// the app runs the command).
 func (f *mcpFlags) workspaceDir() (string, error) {
-	if f.workspace != "" {
-		return f.workspace, nil
-	}
-	ws, err := os.Getwd()
+	ws, err := workDir(f.served, f.workspace)
 	if err != nil {
-		return "", fmt.Errorf("tally mcp: cannot read the current folder (%w); pass --workspace", err)
+		return "", fmt.Errorf("tally mcp: %w; pass --workspace", err)
 	}
 	return ws, nil
 }
@@ -130,7 +131,7 @@ func (f *mcpFlags) workspaceDir() (string, error) {
 // openBench opens the data directory of --data (or the one the app
 // serves).
 func (f *mcpFlags) openBench() (*workbench.Workbench, error) {
-	o := &options{data: f.data}
+	o := &options{data: f.data, served: f.served}
 	w, _, err := o.open()
 	return w, err
 }
@@ -158,11 +159,12 @@ func (f *mcpFlags) openWorkspace() (string, *workbench.Workbench, error) {
 	return ws, w, err
 }
 
-func mcpList(args []string, stdout io.Writer) error {
+func mcpList(args []string, stdout, stderr io.Writer) error {
 	f, err := parseMCP("list", args)
 	if err != nil {
 		return err
 	}
+	f.served = servedBy(stderr)
 	if len(f.args) > 0 {
 		return usagef("tally mcp list: unexpected argument %q\n%s", f.args[0], mcpUsage)
 	}

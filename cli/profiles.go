@@ -37,35 +37,53 @@ type profileRow struct {
 	ContextWindow int    `json:"context_window,omitempty"`
 }
 
-// cmdProfile runs `tally profile SUBCOMMAND`.
-func cmdProfile(args []string, stdin io.Reader, stdout io.Writer) error {
-	var data, baseURL, model, keyEnv, onProfile string
-	var keyStdin, asJSON bool
-	var window int
+// profileFlags is a parsed `tally profile` command line.
+type profileFlags struct {
+	data, baseURL, model, keyEnv, onProfile string
+	keyStdin, json                          bool
+	window                                  int
+	sub                                     string   // list when none is given
+	pos                                     []string // the subcommand's arguments
+}
+
+// parseProfile parses the arguments of `tally profile`.
+func parseProfile(args []string) (*profileFlags, error) {
+	p := &profileFlags{}
 	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&data, "data", "", "")
-	fs.StringVar(&baseURL, "base-url", "", "")
-	fs.StringVar(&model, "model", "", "")
-	fs.StringVar(&keyEnv, "key-env", "", "")
-	fs.StringVar(&onProfile, "profile", "", "")
-	fs.BoolVar(&keyStdin, "key-stdin", false, "")
-	fs.BoolVar(&asJSON, "json", false, "")
-	fs.IntVar(&window, "context-window", 0, "")
+	fs.StringVar(&p.data, "data", "", "")
+	fs.StringVar(&p.baseURL, "base-url", "", "")
+	fs.StringVar(&p.model, "model", "", "")
+	fs.StringVar(&p.keyEnv, "key-env", "", "")
+	fs.StringVar(&p.onProfile, "profile", "", "")
+	fs.BoolVar(&p.keyStdin, "key-stdin", false, "")
+	fs.BoolVar(&p.json, "json", false, "")
+	fs.IntVar(&p.window, "context-window", 0, "")
 	pos, err := parseAnywhere(fs, args)
 	if err != nil {
-		return usagef("tally profile: %v\n%s", err, profileUsage)
+		return nil, usagef("tally profile: %v\n%s", err, profileUsage)
 	}
-	sub := "list"
+	p.sub = "list"
 	if len(pos) > 0 {
-		sub, pos = pos[0], pos[1:]
+		p.sub, pos = pos[0], pos[1:]
 	}
 	want := map[string]int{"list": 0, "add": 1, "remove": 1, "default": 1, "role": 1}
-	n, ok := want[sub]
+	n, ok := want[p.sub]
 	if !ok || len(pos) != n {
-		return usagef("tally profile %s: wrong arguments\n%s", sub, profileUsage)
+		return nil, usagef("tally profile %s: wrong arguments\n%s", p.sub, profileUsage)
 	}
-	w, settingsErr, err := (&options{data: data}).open()
+	p.pos = pos
+	return p, nil
+}
+
+// cmdProfile runs `tally profile SUBCOMMAND`.
+func cmdProfile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	f, err := parseProfile(args)
+	if err != nil {
+		return err
+	}
+	pos := f.pos
+	w, settingsErr, err := (&options{data: f.data, served: servedBy(stderr)}).open()
 	if err != nil {
 		return err
 	}
@@ -74,13 +92,13 @@ func cmdProfile(args []string, stdin io.Reader, stdout io.Writer) error {
 		return settingsErr
 	}
 	s := w.Settings()
-	switch sub {
+	switch f.sub {
 	case "list":
-		return listProfiles(stdout, s, asJSON)
+		return listProfiles(stdout, s, f.json)
 	case "add":
-		p := workbench.Profile{Name: pos[0], BaseURL: baseURL, Model: model, KeyEnv: keyEnv, ContextWindow: window}
-		if keyStdin {
-			if keyEnv != "" {
+		p := workbench.Profile{Name: pos[0], BaseURL: f.baseURL, Model: f.model, KeyEnv: f.keyEnv, ContextWindow: f.window}
+		if f.keyStdin {
+			if f.keyEnv != "" {
 				return usagef("tally profile add: give --key-env or --key-stdin, not both")
 			}
 			line, _ := bufio.NewReader(stdin).ReadString('\n')
@@ -104,7 +122,7 @@ func cmdProfile(args []string, stdin io.Reader, stdout io.Writer) error {
 			return fmt.Errorf("tally profile default: there is no profile called %q; `tally profile list` shows them", pos[0])
 		}
 	case "role":
-		if s, err = s.SetRole(pos[0], workbench.RoleModel{Profile: onProfile, Model: model}); err != nil {
+		if s, err = s.SetRole(pos[0], workbench.RoleModel{Profile: f.onProfile, Model: f.model}); err != nil {
 			return err
 		}
 	}

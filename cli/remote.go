@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tally-dev/tally/engine/workbench"
@@ -14,22 +15,29 @@ import (
 
 // The app holds the store's exclusive lock while it is open. Reading
 // commands then run inside the app, against its open store, over the
-// socket of internal/remote; writing commands say that the app holds the
-// data.
+// socket of internal/remote, with the client's folder and environment;
+// `tally acp` runs there whole (see relayACP); writing commands say that
+// the app holds the data.
 
 // readingCommands are the commands that only read the store and may run
-// inside the app. A rewind's dry run reads too (see reads).
+// inside the app. Commands with subcommands, a rewind's dry run and a
+// search read too (see reads).
 var readingCommands = map[string]bool{
 	"sessions": true, "inspect": true, "export": true, "preview": true,
 	"archive": true, "changes": true, "help": true,
 }
 
 // reads reports whether the command line args only reads the store: a
-// reading command, a rewind without --yes, whose dry run opens the
-// session read-only, or a search without --reindex.
+// reading command; a listing (mcp list, skills [list], hooks [list],
+// profile [list]); a worktree diff; a rewind without --yes, whose dry
+// run opens the session read-only; or a search without --reindex.
 func reads(args []string) bool {
 	if len(args) == 0 {
 		return false
+	}
+	sub := ""
+	if len(args) > 1 {
+		sub = args[1]
 	}
 	switch args[0] {
 	case "rewind":
@@ -37,6 +45,15 @@ func reads(args []string) bool {
 	case "search":
 		reindex, _, err := takeReindex(args[1:])
 		return err == nil && !reindex
+	case "mcp":
+		return sub == "list"
+	case "skills", "hooks":
+		return sub != "trust" && sub != "untrust" // list, the default
+	case "profile", "profiles":
+		p, err := parseProfile(args[1:])
+		return err == nil && p.sub == "list"
+	case "worktree":
+		return sub == "diff"
 	}
 	return readingCommands[args[0]]
 }
@@ -50,6 +67,25 @@ func rewindDryRun(args []string) bool {
 	}
 	o, err := parse("rewind", rest, io.Discard)
 	return err == nil && !o.yes
+}
+
+// commandName is how an error names the command of args: "tally mcp
+// trust", "tally run".
+func commandName(args []string) string {
+	if len(args) > 1 && slices.Contains([]string{"mcp", "skills", "hooks", "profile", "profiles", "worktree"}, args[0]) && !strings.HasPrefix(args[1], "-") {
+		return "tally " + args[0] + " " + args[1]
+	}
+	return "tally " + args[0]
+}
+
+// refusedBeside is the error of a command that changes data the app holds.
+func refusedBeside(args []string) string {
+	name := commandName(args)
+	what := "do this in the app, or close the app and run the command again"
+	if name == "tally mcp call" || name == "tally search" { // the app has no such action
+		what = "close the app and run the command again"
+	}
+	return name + ": the Tally app has this data open, and only commands that read it run beside the app; " + what
 }
 
 // appServes reports whether the desktop app serves the data directory
@@ -80,13 +116,20 @@ func dataDirOf(args []string) (string, error) {
 	return filepath.Dir(path), nil
 }
 
+// request is args as a request to the app: with this process's folder
+// and environment, which the command then uses as its own.
+func request(args []string) remote.Request {
+	dir, _ := os.Getwd()
+	return remote.Request{Args: args, Dir: dir, Env: os.Environ()}
+}
+
 // heldByApp runs a command whose store another Tally holds: a reading
 // command is passed to that Tally when it serves requests; otherwise the
 // error says who holds the data and what to do. handled is false when the
 // error is not about the lock.
 func heldByApp(args []string, err error, stdout, stderr io.Writer) (code int, handled bool) {
-	if !errors.Is(err, workbench.ErrLocked) {
-		return 0, false
+	if !errors.Is(err, workbench.ErrLocked) || servedBy(stderr) != nil {
+		return 0, false // inside the app, a command never asks the app
 	}
 	dir, derr := dataDirOf(args)
 	if derr != nil {
@@ -96,10 +139,10 @@ func heldByApp(args []string, err error, stdout, stderr io.Writer) (code int, ha
 		if !remote.Serving(dir) {
 			return 0, false // another command holds it: the lock's own error says so
 		}
-		fmt.Fprintf(stderr, "tally %s: the Tally app has this data open and holds its sessions; run it there, or close the app and try again\n", args[0])
+		fmt.Fprintln(stderr, refusedBeside(args))
 		return ExitFail, true
 	}
-	code, cerr := remote.Call(dir, args, stdout, stderr)
+	code, cerr := remote.Call(dir, request(args), nil, stdout, stderr)
 	if errors.Is(cerr, remote.ErrNoServer) {
 		return 0, false // not the app (another command, an older Tally): the lock's own error says it
 	}
@@ -110,37 +153,90 @@ func heldByApp(args []string, err error, stdout, stderr io.Writer) (code int, ha
 	return code, true
 }
 
-// ServeReads lets command-line processes run reading commands against
-// wb, the app's open workbench of dataDir, while the app holds the store;
-// stop ends it. Writing commands sent this way are refused. Commands run
-// concurrently, each on its own borrowed view of wb.
+// ServeReads lets command-line processes run reading commands, and
+// `tally acp`, against wb, the app's open workbench of dataDir, while the
+// app holds the store; stop ends it. Writing commands sent this way are
+// refused. Commands run concurrently, each on its own borrowed view of wb
+// with its client's folder and environment.
 func ServeReads(wb *workbench.Workbench, dataDir string) (stop func(), err error) {
 	if dataDir == "" {
 		dataDir = filepath.Dir(wb.Path())
 	}
-	return remote.Serve(dataDir, func(args []string, stdout, stderr io.Writer) int {
-		if !reads(args) {
-			fmt.Fprintf(stderr, "tally %s: the Tally app has this data open and holds its sessions; run it there, or close the app and try again\n", args[0])
+	return remote.Serve(dataDir, func(req remote.Request, stdin io.Reader, stdout, stderr io.Writer) int {
+		if !reads(req.Args) && req.Args[0] != "acp" {
+			fmt.Fprintln(stderr, refusedBeside(req.Args))
 			return ExitFail
 		}
-		return Main(args, strings.NewReader(""), stdout, servedStderr{Writer: stderr, wb: wb})
+		return Main(req.Args, stdin, stdout, servedStderr{Writer: stderr, s: newServed(wb, req)})
 	})
 }
 
-// servedStderr is the standard error of a command the app runs for the
-// command line: it carries the app's workbench to the command's options
-// (see parse), so each served command, and only it, uses the app's open
-// store.
-type servedStderr struct {
-	io.Writer
-	wb *workbench.Workbench
+// served is what a command the app runs for another process works with:
+// the app's workbench, and the client's folder and environment.
+type served struct {
+	wb  *workbench.Workbench
+	dir string
+	env map[string]string
 }
 
-// servedBy is the app workbench a served command's stderr carries, or nil
-// in a command-line process.
-func servedBy(stderr io.Writer) *workbench.Workbench {
+func newServed(wb *workbench.Workbench, req remote.Request) *served {
+	s := &served{wb: wb, dir: req.Dir, env: make(map[string]string, len(req.Env))}
+	for _, kv := range req.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			s.env[k] = v
+		}
+	}
+	return s
+}
+
+// getenv looks a variable up in the client's environment.
+func (s *served) getenv(k string) string { return s.env[k] }
+
+// borrow is the view of the app's workbench the command uses, as h (see
+// workbench.Borrow).
+func (s *served) borrow(h workbench.Holder) *workbench.Workbench {
+	return s.wb.Borrow(h, s.getenv)
+}
+
+// servedStderr is the standard error of a command the app runs for the
+// command line: it carries the app's workbench and the client's folder
+// and environment to the command (see parse), so each served command, and
+// only it, uses the app's open store.
+type servedStderr struct {
+	io.Writer
+	s *served
+}
+
+// servedBy is what a served command's stderr carries, or nil in a
+// command-line process.
+func servedBy(stderr io.Writer) *served {
 	if s, ok := stderr.(servedStderr); ok {
-		return s.wb
+		return s.s
 	}
 	return nil
 }
+
+// workDir is the folder p names for a command: p itself, or when p is ""
+// the current folder; when the app runs the command for another process
+// (s is not nil), relative to that process's folder.
+func workDir(s *served, p string) (string, error) {
+	switch {
+	case s == nil && p != "":
+		return p, nil
+	case s == nil:
+		dir, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("the current folder cannot be read (%w)", err)
+		}
+		return dir, nil
+	case filepath.IsAbs(p):
+		return p, nil
+	case s.dir == "":
+		return "", errors.New("the command's folder did not reach the app")
+	}
+	return filepath.Join(s.dir, p), nil
+}
+
+// commandHolder holds what a command the app runs for the command line
+// opens: reading commands open sessions read-only, so never a session.
+var commandHolder = workbench.Holder{Where: "a tally command", Free: "wait for it to end and try again"}

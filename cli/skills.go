@@ -17,8 +17,8 @@ const skillsUsage = `usage:
   tally skills untrust [--workspace DIR]           stop offering them`
 
 // cmdSkills runs `tally skills SUBCOMMAND`.
-func cmdSkills(args []string, stdout io.Writer) error {
-	c, err := parseWorkspaceCmd("skills", skillsUsage, args)
+func cmdSkills(args []string, stdout, stderr io.Writer) error {
+	c, err := parseWorkspaceCmd("skills", skillsUsage, args, stderr)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/tally-dev/tally/engine/workbench"
 )
@@ -19,8 +18,9 @@ type workspaceCmd struct {
 	w              *workbench.Workbench
 }
 
-// parseWorkspaceCmd parses args of `tally name`; usage is its help.
-func parseWorkspaceCmd(name, usage string, args []string) (*workspaceCmd, error) {
+// parseWorkspaceCmd parses args of `tally name`; usage is its help, and
+// stderr the command's (see servedBy).
+func parseWorkspaceCmd(name, usage string, args []string, stderr io.Writer) (*workspaceCmd, error) {
 	c := &workspaceCmd{sub: "list"}
 	if len(args) > 0 && (args[0] == "list" || args[0] == "trust" || args[0] == "untrust") {
 		c.sub, args = args[0], args[1:]
@@ -38,12 +38,10 @@ func parseWorkspaceCmd(name, usage string, args []string) (*workspaceCmd, error)
 	if len(rest) > 0 {
 		return nil, usagef("tally %s: unexpected argument %q\n%s", name, rest[0], usage)
 	}
-	if c.workspace == "" {
-		if c.workspace, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("tally %s: cannot read the current folder (%w); pass --workspace", name, err)
-		}
+	if c.workspace, err = workDir(servedBy(stderr), c.workspace); err != nil {
+		return nil, fmt.Errorf("tally %s: %w; pass --workspace", name, err)
 	}
-	o := &options{data: data}
+	o := &options{data: data, served: servedBy(stderr)}
 	if c.w, _, err = o.open(); err != nil {
 		return nil, err
 	}

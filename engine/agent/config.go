@@ -117,6 +117,9 @@ type Config struct {
 	// Hooks tunes the session's command hooks; the zero value runs the
 	// user's and the workspace's trusted ones (see HooksOptions).
 	Hooks HooksOptions
+	// OnClose, when set, runs at the end of every Close (the host's
+	// record of which sessions are open).
+	OnClose func()
 }
 
 // DedupeMin is the size from which a tool result identical to an earlier

@@ -75,7 +75,14 @@ type Workbench struct {
 	mu       sync.Mutex
 	settings Settings
 	demo     *demo.Model // made on first use
-	borrowed bool        // a view of another Workbench: Close leaves the store open
+	// lender is the Workbench this one is a view of (see Borrow), nil
+	// for the one that opened the store: Close leaves the store open, and
+	// the settings are the lender's.
+	lender *Workbench
+	// holder is who opens sessions through this Workbench; holders, who
+	// has each session open (shared with the lender).
+	holder  *holder
+	holders *sessionHolders
 }
 
 // DataPath returns the store file of dataDir, or of the default data
@@ -121,22 +128,33 @@ func open(dataDir string, env func(string) string, o storage.Options) (*Workbenc
 	if env == nil {
 		env = os.Getenv
 	}
-	w := &Workbench{store: st, env: env}
+	w := &Workbench{store: st, env: env, holder: &holder{appHolder}, holders: &sessionHolders{open: map[string]*holding{}}}
 	w.settings, err = config.Load(st)
 	return w, err, nil
 }
 
-// Borrow returns a view of w for a command run on w's behalf (a reading
-// command the app runs for the command line): it reads and writes the same
-// store, and its Close does nothing, so the command cannot close the
-// app's store.
-func (w *Workbench) Borrow() *Workbench {
-	return &Workbench{store: w.store, env: w.env, settings: w.Settings(), borrowed: true}
+// Borrow returns a view of w for a command run on another process's
+// behalf (a command the app runs for the command line, or an editor's
+// tally acp): it reads and writes the same store and w's settings, looks
+// up environment variables with env (w's when nil), and its Close does
+// nothing, so the command cannot close the app's store. Sessions it opens
+// for turns are h's: while it has one open, opening that session through
+// w or another view fails with an error matching ErrInUse that names h,
+// and the reverse.
+func (w *Workbench) Borrow(h Holder, env func(string) string) *Workbench {
+	root := w
+	if w.lender != nil {
+		root = w.lender
+	}
+	if env == nil {
+		env = w.env
+	}
+	return &Workbench{store: w.store, env: env, lender: root, holder: &holder{h}, holders: w.holders}
 }
 
 // Close closes the store; on a borrowed view it does nothing.
 func (w *Workbench) Close() error {
-	if w.borrowed {
+	if w.lender != nil {
 		return nil
 	}
 	return w.store.Close()
@@ -152,6 +170,9 @@ func (w *Workbench) Damage() error { return w.store.Damage() }
 
 // Settings returns the saved settings.
 func (w *Workbench) Settings() Settings {
+	if w.lender != nil {
+		return w.lender.Settings()
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.settings
@@ -163,6 +184,9 @@ func (w *Workbench) SaveSettings(s Settings) error {
 	kept, err := config.Keep(w.store, s)
 	if err != nil {
 		return err
+	}
+	if w.lender != nil {
+		w = w.lender
 	}
 	w.mu.Lock()
 	w.settings = kept

@@ -34,16 +34,23 @@ func WorktreesDir(dataPath string) string {
 // created, the worktree is removed again.
 func (w *Workbench) CreateSessionInWorktree(ctx context.Context, cfg agent.Config, workspace, title string) (*agent.Session, worktree.Tree, error) {
 	id := agent.NewID(time.Now())
+	c, cfg := w.newClaim(cfg)
+	if err := c.take(id); err != nil {
+		return nil, worktree.Tree{}, err // a new ID: never
+	}
 	t, err := worktree.Create(ctx, workspace, WorktreesDir(w.store.Path()), id)
 	if err != nil {
+		c.release()
 		return nil, worktree.Tree{}, err
 	}
 	if err := w.editTrees(func(m map[string]worktree.Tree) { m[id] = t }); err != nil {
+		c.release()
 		_ = t.Remove(ctx, true)
 		return nil, worktree.Tree{}, err
 	}
 	sess, err := agent.Create(cfg, id, t.Path, title)
 	if err != nil {
+		c.release()
 		_ = t.Remove(ctx, true)
 		_ = w.editTrees(func(m map[string]worktree.Tree) { delete(m, id) })
 		return nil, worktree.Tree{}, err

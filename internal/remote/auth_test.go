@@ -17,7 +17,7 @@ import (
 func serveCounting(t *testing.T, dir string) (runs *int, stop func()) {
 	t.Helper()
 	n := 0
-	stop, err := Serve(dir, func(args []string, stdout, stderr io.Writer) int {
+	stop, err := Serve(dir, func(_ Request, _ io.Reader, stdout, _ io.Writer) int {
 		n++
 		io.WriteString(stdout, "secret: every session\n")
 		return 0
@@ -68,7 +68,7 @@ func TestSocketClientWithoutTokenIsRefused(t *testing.T) {
 	}
 	// With the token the command runs.
 	var out bytes.Buffer
-	if code, err := Call(dir, []string{"sessions"}, &out, io.Discard); err != nil || code != 0 || !strings.Contains(out.String(), "secret") {
+	if code, err := Call(dir, Request{Args: []string{"sessions"}}, nil, &out, io.Discard); err != nil || code != 0 || !strings.Contains(out.String(), "secret") {
 		t.Fatalf("the app's own client: code %d, %v, %q", code, err, out.String())
 	}
 	// Another user (as the kernel reports it) is refused even with the
@@ -77,7 +77,7 @@ func TestSocketClientWithoutTokenIsRefused(t *testing.T) {
 	defer func() { ownerUID = os.Getuid }()
 	out.Reset()
 	var errb bytes.Buffer
-	code, err := Call(dir, []string{"sessions"}, &out, &errb)
+	code, err := Call(dir, Request{Args: []string{"sessions"}}, nil, &out, &errb)
 	if peerOK() && (code == 0 || strings.Contains(out.String(), "secret") || !strings.Contains(errb.String(), "only the user")) {
 		t.Errorf("another user: code %d, %v, out %q, stderr %q", code, err, out.String(), errb.String())
 	}
@@ -89,7 +89,8 @@ func TestSocketClientWithoutTokenIsRefused(t *testing.T) {
 func TestIdleSocketClientDoesNotBlockOthers(t *testing.T) {
 	dir := t.TempDir()
 	release := make(chan struct{})
-	stop, err := Serve(dir, func(args []string, stdout, stderr io.Writer) int {
+	stop, err := Serve(dir, func(req Request, _ io.Reader, stdout, stderr io.Writer) int {
+		args := req.Args
 		if args[0] == "slow" {
 			<-release // a long command
 		}
@@ -106,12 +107,12 @@ func TestIdleSocketClientDoesNotBlockOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer idle.Close()
-	go Call(dir, []string{"slow"}, io.Discard, io.Discard)
+	go Call(dir, Request{Args: []string{"slow"}}, nil, io.Discard, io.Discard)
 	time.Sleep(100 * time.Millisecond)
 	done := make(chan error, 1)
 	go func() {
 		var out bytes.Buffer
-		_, err := Call(dir, []string{"sessions"}, &out, io.Discard)
+		_, err := Call(dir, Request{Args: []string{"sessions"}}, nil, &out, io.Discard)
 		if err == nil && out.String() != "ok\n" {
 			err = io.ErrUnexpectedEOF
 		}

@@ -3,6 +3,8 @@
 // holds the store's exclusive lock; with this, `tally sessions`, `tally
 // inspect` and the other reading commands still work while it is open: the
 // app runs them against its own open store and streams their output back.
+// A command that reads its standard input (`tally acp`) gets the client's
+// after the request, so a whole protocol session runs in the app.
 //
 // The socket is created with mode 0600 in the data directory, and every
 // client must prove it is the user who runs the app twice over: on Linux
@@ -10,11 +12,15 @@
 // carry the per-launch token Serve writes, mode 0600, to TokenName in the
 // data directory — which the command sandbox cannot read, so a command the
 // agent runs cannot talk to the app even as the same user. One request per
-// connection: a JSON line {"token": …, "args": [...]} from the client,
-// then JSON lines {"o": text}, {"e": text} with the command's standard
-// output and error as it writes them, and a last line {"exit": code}.
-// Clients are served concurrently, each with deadlines, so an idle or
-// stalled client holds up nobody else.
+// connection: a JSON line {"token": …, "args": [...], "dir": …, "env":
+// [...], "stdin": bool} from the client — its arguments, current folder
+// and environment — then, when "stdin" is set, the client's standard input
+// as raw bytes until it closes its side for writing; from the server JSON
+// lines {"o": text}, {"e": text} with the command's standard output and
+// error as it writes them (never splitting a UTF-8 character), and a last
+// line {"exit": code}. Clients are served concurrently, each with
+// deadlines on the request, so an idle or stalled client holds up nobody
+// else.
 package remote
 
 import (
@@ -32,6 +38,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // SocketName is the socket's file name in the data directory.
@@ -41,8 +48,8 @@ const SocketName = "tally.sock"
 // per-launch token.
 const TokenName = "tally.sock.token"
 
-// MaxRequest caps a request line in bytes.
-const MaxRequest = 64 << 10
+// MaxRequest caps a request line in bytes (the environment included).
+const MaxRequest = 1 << 20
 
 // RequestTimeout is how long a client has, once connected, to send its
 // request line; WriteTimeout is how long one frame of output may wait for
@@ -56,12 +63,27 @@ const (
 // variable so tests can play another user.
 var ownerUID = os.Getuid
 
-// Handler runs one command with args and returns its exit status.
-type Handler func(args []string, stdout, stderr io.Writer) int
+// Request is a command another process asks the serving one to run.
+type Request struct {
+	// Args are the command's arguments, without the program name.
+	Args []string
+	// Dir is the client's current folder, which relative paths and a
+	// missing --workspace mean; "" when it could not be read.
+	Dir string
+	// Env is the client's environment, as os.Environ gives it.
+	Env []string
+}
+
+// Handler runs one command and returns its exit status. stdin is the
+// client's standard input when it sent it (see Call), and empty otherwise.
+type Handler func(req Request, stdin io.Reader, stdout, stderr io.Writer) int
 
 type request struct {
 	Token string   `json:"token"` // first: checked before anything else
 	Args  []string `json:"args"`
+	Dir   string   `json:"dir,omitempty"`
+	Env   []string `json:"env,omitempty"`
+	Stdin bool     `json:"stdin,omitempty"` // raw input follows the line
 }
 
 type frame struct {
@@ -205,8 +227,8 @@ func (s *server) serveConn(c net.Conn) {
 	// The request is read before any refusal, so the client's write of
 	// it has finished and it reads why it was refused.
 	_ = c.SetReadDeadline(time.Now().Add(RequestTimeout))
-	r := bufio.NewReader(io.LimitReader(c, MaxRequest))
-	line, err := r.ReadBytes('\n')
+	r := bufio.NewReaderSize(c, 64<<10)
+	line, err := readLine(r, MaxRequest)
 	if uid, ok := peerUID(c); ok && uid != ownerUID() {
 		w.refuse("tally: the app's socket serves only the user who runs the app")
 		return
@@ -223,16 +245,42 @@ func (s *server) serveConn(c net.Conn) {
 		return
 	}
 	_ = c.SetReadDeadline(time.Time{})
+	var stdin io.Reader = strings.NewReader("")
+	if req.Stdin {
+		stdin = r // what the client sent after its request line, then the rest
+	}
+	stdout, stderr := w.stream(true), w.stream(false)
 	code := func() (code int) {
 		defer func() {
 			if p := recover(); p != nil {
-				fmt.Fprintf(w.stream(false), "tally: the running app failed on this command (%v); close the app and run it again\n", p)
+				fmt.Fprintf(stderr, "tally: the running app failed on this command (%v); close the app and run it again\n", p)
 				code = 1
 			}
 		}()
-		return s.h(req.Args, w.stream(true), w.stream(false))
+		return s.h(Request{Args: req.Args, Dir: req.Dir, Env: req.Env}, stdin, stdout, stderr)
 	}()
+	stdout.flush()
+	stderr.flush()
 	w.exit(code)
+}
+
+// readLine reads one line of at most max bytes from r, without its
+// newline.
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		part, err := r.ReadSlice('\n')
+		line = append(line, part...)
+		if len(line) > max {
+			return nil, fmt.Errorf("the request is longer than %d bytes", max)
+		}
+		switch {
+		case err == nil:
+			return line[:len(line)-1], nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return nil, err
+		}
+	}
 }
 
 // frameWriter turns writes to stdout and stderr into frames on one
@@ -260,23 +308,65 @@ func (fw *frameWriter) refuse(why string) {
 	fw.exit(1)
 }
 
+// streamWriter is the command's standard output or error on the
+// connection. A write that ends inside a UTF-8 character keeps the
+// character's first bytes for the next write, so every frame's text is
+// the command's own (JSON would replace half a character).
 type streamWriter struct {
-	fw  *frameWriter
-	out bool
+	fw      *frameWriter
+	out     bool
+	mu      sync.Mutex
+	pending []byte // the start of a character cut by the last write
 }
 
-func (fw *frameWriter) stream(out bool) io.Writer { return streamWriter{fw, out} }
+func (fw *frameWriter) stream(out bool) *streamWriter { return &streamWriter{fw: fw, out: out} }
 
-func (s streamWriter) Write(p []byte) (int, error) {
-	text := string(p)
+func (s *streamWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data := append(s.pending, p...)
+	cut := completeUTF8(data)
+	s.pending = append([]byte(nil), data[cut:]...)
+	if cut == 0 {
+		return len(p), nil
+	}
+	if err := s.send(data[:cut]); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// flush sends what a last write left of a character.
+func (s *streamWriter) flush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending) > 0 {
+		_ = s.send(s.pending)
+		s.pending = nil
+	}
+}
+
+func (s *streamWriter) send(b []byte) error {
+	text := string(b)
 	f := frame{Err: &text}
 	if s.out {
 		f = frame{Out: &text}
 	}
-	if err := s.fw.send(f); err != nil {
-		return 0, err
+	return s.fw.send(f)
+}
+
+// completeUTF8 is the length of b without a UTF-8 character its end cuts
+// short (invalid bytes count as complete: they are sent as they are).
+func completeUTF8(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return i
+			}
+			break
+		}
 	}
-	return len(p), nil
+	return len(b)
 }
 
 // Serving reports whether a Tally answers on the socket of dataDir.
@@ -292,10 +382,11 @@ func Serving(dataDir string) bool {
 // ErrNoServer is returned by Call when no Tally serves the data directory.
 var ErrNoServer = errors.New("no running Tally serves this data directory")
 
-// Call asks the Tally serving dataDir to run args, copying its output to
-// stdout and stderr, and returns the command's exit status. It returns an
-// error matching ErrNoServer when nobody listens.
-func Call(dataDir string, args []string, stdout, stderr io.Writer) (int, error) {
+// Call asks the Tally serving dataDir to run req, copying its output to
+// stdout and stderr, and returns the command's exit status. With a stdin,
+// the command reads it: Call copies it to the server until it ends. It
+// returns an error matching ErrNoServer when nobody listens.
+func Call(dataDir string, req Request, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	c, err := net.DialTimeout("unix", filepath.Join(dataDir, SocketName), 2*time.Second)
 	if err != nil {
 		return 0, fmt.Errorf("%w (%w)", ErrNoServer, err)
@@ -305,9 +396,17 @@ func Call(dataDir string, args []string, stdout, stderr io.Writer) (int, error) 
 	if err != nil {
 		return 0, fmt.Errorf("%w (the socket's token cannot be read: %w)", ErrNoServer, err)
 	}
-	b, _ := json.Marshal(request{Token: strings.TrimSpace(string(token)), Args: args})
+	b, _ := json.Marshal(request{Token: strings.TrimSpace(string(token)), Args: req.Args, Dir: req.Dir, Env: req.Env, Stdin: stdin != nil})
 	if _, err := c.Write(append(b, '\n')); err != nil {
 		return 0, fmt.Errorf("%w (%w)", ErrNoServer, err)
+	}
+	if stdin != nil {
+		go func() {
+			_, _ = io.Copy(c, stdin)
+			if uc, ok := c.(*net.UnixConn); ok {
+				_ = uc.CloseWrite() // the command's input ends; its output goes on
+			}
+		}()
 	}
 	dec := json.NewDecoder(bufio.NewReader(c))
 	for {
