@@ -21,14 +21,15 @@ import (
 // The New session dialog: a workspace folder (typed, or chosen in a folder
 // dialog; it starts at the last session's folder) and an optional title.
 // Enter creates; a folder that cannot be used keeps the dialog open with
-// the reason under the field.
+// the reason under the fields, in a line whose room is kept so that they
+// never move.
 
 // newSessionForm is the New session dialog's state.
 type newSessionForm struct {
 	ws, title *tw.EscEntry
-	worktree  *widget.Check  // in a git worktree of its own
-	endpoint  *widget.Select // the endpoint profile, when there are profiles
-	problem   *widget.Label  // why the folder cannot be used
+	worktree  *widget.Check   // in a git worktree of its own
+	endpoint  *widget.Select  // the endpoint profile, when there are profiles
+	problem   *tw.ProblemLine // why the folder cannot be used
 	dlg       *dialog.CustomDialog
 }
 
@@ -39,13 +40,11 @@ func (v *sessionsView) showNew() {
 	f.ws.SetPlaceHolder("/path/to/project")
 	f.ws.SetText(u.lastWorkspace())
 	f.title.SetPlaceHolder("optional; named after your first prompt")
-	f.problem = &widget.Label{Importance: widget.DangerImportance, Wrapping: fyne.TextWrapWord}
-	f.problem.Hide()
+	f.problem = tw.NewProblemLine(3)
 	submit := func() {
 		ws, problem := u.checkWorkspace(f.ws.Text)
 		if problem != "" {
-			f.problem.SetText(problem)
-			f.problem.Show()
+			f.problem.Say(problem)
 			u.win.Canvas().Focus(f.ws)
 			return
 		}
@@ -61,7 +60,7 @@ func (v *sessionsView) showNew() {
 	}
 	f.ws.OnSubmitted = func(string) { submit() }
 	f.title.OnSubmitted = func(string) { submit() }
-	f.ws.OnChanged = func(string) { f.problem.Hide() }
+	f.ws.OnChanged = func(string) { f.problem.Clear() }
 	browse := &widget.Button{Text: "Choose…", Icon: theme.FolderOpenIcon(), OnTapped: func() {
 		d := dialog.NewFolderOpen(func(lu fyne.ListableURI, err error) {
 			if err == nil && lu != nil {
@@ -76,7 +75,7 @@ func (v *sessionsView) showNew() {
 	hint := &widget.Label{Text: "The folder the agent may read and change.", Importance: widget.LowImportance, SizeName: theme.SizeNameCaptionText}
 	f.worktree = widget.NewCheck("In a git worktree of its own (branch tally/<session>)", nil)
 	form := widget.NewForm(
-		&widget.FormItem{Text: "Workspace", Widget: container.NewVBox(container.NewBorder(nil, nil, nil, browse, f.ws), f.problem, hint)},
+		&widget.FormItem{Text: "Workspace", Widget: container.NewVBox(container.NewBorder(nil, nil, nil, browse, f.ws), hint)},
 		&widget.FormItem{Text: "Title", Widget: f.title},
 		&widget.FormItem{Text: "", Widget: f.worktree},
 	)
@@ -89,7 +88,7 @@ func (v *sessionsView) showNew() {
 	}
 	create := &widget.Button{Text: "Create", Importance: widget.HighImportance, OnTapped: submit}
 	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { f.dlg.Hide() }}
-	f.dlg = dialog.NewCustomWithoutButtons("New session", form, u.win)
+	f.dlg = dialog.NewCustomWithoutButtons("New session", container.NewVBox(form, f.problem), u.win)
 	f.dlg.SetButtons([]fyne.CanvasObject{cancel, create})
 	f.dlg.Resize(fyne.NewSize(min(600, u.win.Canvas().Size().Width-40), 320))
 	f.dlg.Show()

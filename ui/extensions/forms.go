@@ -130,7 +130,7 @@ func newFormInput(fd mcp.Field, submit func()) *formInput {
 		in.entry.SetText(fd.Text(fd.Default))
 		in.entry.SetPlaceHolder(placeholder(fd))
 		in.entry.OnSubmitted = func(string) { submit() }
-		in.entry.OnChanged = func(string) { in.wrong.Hide() }
+		in.entry.OnChanged = func(string) { in.wrong.SetText("") } // kept shown: the fields under it stay put
 	}
 	return in
 }
@@ -207,7 +207,7 @@ func (d *FormDialog) submit() {
 			bad++
 			continue
 		}
-		in.wrong.Hide()
+		in.wrong.SetText("") // kept shown if it was: the fields under it stay put
 		if v != nil {
 			content[in.field.Name] = v
 		}

@@ -90,7 +90,7 @@ func ShowMCPServers(h Host, m MCP) *MCPServers {
 	v.name = tw.NewEscEntry()
 	v.name.SetPlaceHolder("name, e.g. github")
 	v.command = tw.NewEscEntry()
-	v.command.SetPlaceHolder("a command (npx -y @modelcontextprotocol/server-github) or an https:// URL")
+	v.command.SetPlaceHolder("a command (npx -y @org/server) or an https:// URL")
 	v.status = &widget.Label{Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance}
 	add := &widget.Button{Text: "Add", Icon: theme.ContentAddIcon(), OnTapped: v.add}
 	form := container.NewBorder(nil, nil, nil, add, container.NewGridWithColumns(2, v.name, v.command))

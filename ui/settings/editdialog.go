@@ -16,17 +16,17 @@ import (
 type editDialog struct {
 	dlg     *dialog.CustomDialog
 	save    *widget.Button
-	problem *widget.Label
+	problem *tw.ProblemLine
 }
 
 // newEditDialog shows an editDialog titled title in win, height tall at
-// the most. Typing in one of its entries hides the problem said.
+// the most. Typing in one of its entries clears the problem said; the
+// problem's line keeps its room, so the fields never move.
 func newEditDialog(win fyne.Window, title, saveText string, items []*widget.FormItem, height float32, submit func()) *editDialog {
-	d := &editDialog{problem: &widget.Label{Importance: widget.DangerImportance, Wrapping: fyne.TextWrapWord}}
-	d.problem.Hide()
+	d := &editDialog{problem: tw.NewProblemLine(2)}
 	for _, it := range items {
 		if e, ok := it.Widget.(*tw.EscEntry); ok {
-			e.OnChanged = func(string) { d.problem.Hide() }
+			e.OnChanged = func(string) { d.problem.Clear() }
 		}
 		wrapHint(it)
 	}
@@ -49,6 +49,5 @@ func formEntry(placeholder string, submit func()) *tw.EscEntry {
 
 // fail says msg under the form and keeps the dialog open.
 func (d *editDialog) fail(msg string) {
-	d.problem.SetText(msg)
-	d.problem.Show()
+	d.problem.Say(msg)
 }

@@ -120,15 +120,15 @@ func newForm(h Host) *Form {
 	f.model = tw.NewEscEntry()
 	f.model.SetText(r.Model)
 	f.apiKey = widget.NewPasswordEntry()
+	keyHint := "kept in the system keychain, or in Tally's local store where there is none"
 	switch r.KeySource {
 	case "":
 		f.apiKey.SetPlaceHolder("not set")
 	case "settings":
-		where := "in the system keychain"
+		f.apiKey.SetPlaceHolder("saved " + workbench.Mask(r.APIKey) + " — type to replace")
 		if h.Saved.KeyStore != workbench.KeyInKeychain {
-			where = "in the local database (no keychain found)"
+			keyHint = "kept in Tally's local store: no system keychain was found"
 		}
-		f.apiKey.SetPlaceHolder("saved " + where + " " + workbench.Mask(r.APIKey) + " — type to replace")
 	default:
 		f.apiKey.SetPlaceHolder("from " + r.KeySource + " " + workbench.Mask(r.APIKey) + " — type to save one here")
 	}
@@ -187,8 +187,8 @@ func newForm(h Host) *Form {
 		newSection(sectionConnection, []*widget.FormItem{
 			{Text: "Base URL", Widget: f.baseURL, HintText: "any OpenAI-compatible endpoint, ending in /v1"},
 			{Text: "Model", Widget: f.model},
-			{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forgetKey), HintText: "kept in the system keychain, or in Tally's local store where there is none"},
-			{Widget: container.NewBorder(nil, nil, f.testB, nil, f.result)},
+			{Text: "API key", Widget: container.NewVBox(f.apiKey, f.forgetKey), HintText: keyHint},
+			{Widget: container.NewBorder(nil, nil, container.NewVBox(f.testB), nil, withRoom(2, f.result))},
 			f.safety.timeouts(),
 		}),
 		newSection(sectionModels, []*widget.FormItem{

@@ -2,11 +2,13 @@ package settings
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/ui/internal/fynetest"
@@ -238,4 +240,103 @@ func dialogOf(top fyne.CanvasObject) fyne.CanvasObject {
 		return p.Content
 	}
 	return top
+}
+
+// Placeholders were cut at 960×600: the shared caches, the secret files
+// and a saved key's. Every shown placeholder fits its field on one line.
+func TestSettingsPlaceholdersFit(t *testing.T) {
+	h := newHarness(t, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "TALLY_MODEL": "test-model"})
+	test.ApplyTheme(t, tw.ThemeFor("")) // the window's fonts and sizes
+	s := h.wb.Settings()
+	s.APIKey = "sk-saved-0123456789abcdefSECRET"
+	if err := h.wb.SaveSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	h.openAt(960, 600)
+	for _, sec := range sectionRows {
+		h.showSection(sec.name)
+		h.walkShown(func(o fyne.CanvasObject) {
+			var e *widget.Entry
+			switch v := o.(type) {
+			case *tw.EscEntry:
+				e = &v.Entry
+			case *widget.Entry:
+				e = v
+			}
+			if e == nil || e.PlaceHolder == "" {
+				return
+			}
+			th := e.Theme()
+			room := e.Size().Width - 2*th.Size(theme.SizeNameInnerPadding) - 2*th.Size(theme.SizeNameInputBorder)
+			if e.Password {
+				room -= th.Size(theme.SizeNameInlineIcon) + th.Size(theme.SizeNameLineSpacing)
+			}
+			if w := fyne.MeasureText(e.PlaceHolder, th.Size(theme.SizeNameText), e.TextStyle).Width; w > room {
+				t.Errorf("%s: the placeholder %q (%.0f px) is cut in its %.0f px field", sec.name, e.PlaceHolder, w, room)
+			}
+		})
+	}
+}
+
+// A problem said under a form moved the fields (Save's line pushed them
+// down; in the small edit dialogs the dialog grew and was centred again),
+// so a click aimed at a field landed on another.
+func TestSettingsProblemsDoNotMoveTheFields(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	h := newHarness(t, endpointEnv)
+	f := h.openAt(960, 600)
+	h.waitFor("the language servers", func() bool { return !f.lsp.add.Disabled() })
+	h.showSection("Connection")
+	fields := []fyne.CanvasObject{f.baseURL, f.model, f.apiKey}
+	where := func() []fyne.Position {
+		h.layout()
+		var out []fyne.Position
+		for _, o := range fields {
+			out = append(out, absPos(o))
+		}
+		return out
+	}
+	before := where()
+	f.baseURL.SetText("not a url")
+	if f.save() {
+		t.Fatal("a bad base URL was saved")
+	}
+	if got := where(); !slices.Equal(got, before) || !h.overlayShows("not an http(s) URL") {
+		t.Errorf("Save's problem moved the fields from %v to %v", before, got)
+	}
+	f.baseURL.SetText("http://localhost:8000/v1")
+	if got := where(); !slices.Equal(got, before) {
+		t.Errorf("clearing the problem moved the fields from %v to %v", before, got)
+	}
+
+	// What Test connection found (two lines at this size) is said next
+	// to it without moving the timeouts under it.
+	f.baseURL.SetText(endpointEnv["OPENAI_BASE_URL"])
+	fields = []fyne.CanvasObject{f.safety.connect, f.safety.idle}
+	before = where()
+	test.Tap(f.testB)
+	h.waitFor("the test's result", func() bool { return strings.HasPrefix(f.result.Text, "Unreachable") })
+	if got := where(); !slices.Equal(got, before) {
+		t.Errorf("the test's result %q moved the timeouts from %v to %v", f.result.Text, before, got)
+	}
+
+	// The language-server form says its problem under the fields.
+	h.showSection("Extensions")
+	test.Tap(f.lsp.add)
+	h.layout()
+	name := h.entryWith("zls")
+	fields = []fyne.CanvasObject{name, h.entryWith("zls, or /path/to/server"), h.entryWith(".zig, .zon")}
+	before = where()
+	test.Type(name, "zls")
+	name.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if !h.overlayShows("has no command") {
+		t.Fatal("the form did not say what is wrong")
+	}
+	if got := where(); !slices.Equal(got, before) {
+		t.Errorf("the form's problem moved its fields from %v to %v", before, got)
+	}
+	test.Type(h.entryWith("zls, or /path/to/server"), "z")
+	if got := where(); !slices.Equal(got, before) || h.overlayShows("has no command") {
+		t.Errorf("typing cleared the problem and moved the fields from %v to %v", before, got)
+	}
 }

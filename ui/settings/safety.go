@@ -47,12 +47,12 @@ func newSafetyFields(s workbench.Settings) safetyFields {
 	f.shellEnv.SetPlaceHolder("e.g. DATABASE_URL GOPRIVATE")
 	f.shellEnv.SetText(strings.Join(s.Shell.Env, " "))
 	f.caches = tw.NewEscMultiLineEntry()
-	f.caches.SetPlaceHolder("none: sandboxed commands get build caches of their own per workspace")
+	f.caches.SetPlaceHolder("none; one folder a line")
 	f.caches.SetText(strings.Join(s.Shell.CacheDirs, "\n"))
 	f.caches.Wrapping = fyne.TextWrapBreak
 	growing(f.caches, 2, 8)
 	f.secrets = tw.NewEscMultiLineEntry()
-	f.secrets.SetPlaceHolder(strings.Join(tool.DefaultSecretFiles(), " "))
+	f.secrets.SetPlaceHolder("the default list; one pattern a line")
 	f.secrets.SetText(strings.Join(s.Shell.SecretFiles, "\n"))
 	f.secrets.Wrapping = fyne.TextWrapWord
 	growing(f.secrets, 2, 8)
@@ -82,7 +82,7 @@ func (f safetyFields) items() []*widget.FormItem {
 		{Text: "Shared caches", Widget: f.caches,
 			HintText: "folders, one a line, that sandboxed commands may write although your own builds use them too (a command could change what those builds run); empty: none"},
 		{Text: "Secret files", Widget: f.secrets,
-			HintText: "patterns the file tools refuse unless you allow that one read; empty uses the list shown"},
+			HintText: "patterns the file tools refuse unless you allow that one read; empty uses the default list: " + strings.Join(tool.DefaultSecretFiles(), " ")},
 		{Text: "Local pages", Widget: f.fetchLocal,
 			HintText: "off: a page on a loopback or link-local address (a cloud's metadata service among them) is refused, redirects included"},
 	}

@@ -264,6 +264,37 @@ func (w *wheel) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(&fyne.Container{})
 }
 
+// withRoom keeps room for lines lines of the label l, so that what it
+// comes to say (up to that many lines) moves nothing under it.
+func withRoom(lines int, l *widget.Label) fyne.CanvasObject {
+	return container.New(roomLayout{lines: lines, label: l}, l)
+}
+
+// roomLayout lays out a label at least lines lines high.
+type roomLayout struct {
+	lines int
+	label *widget.Label
+}
+
+func (r roomLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objects {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+func (r roomLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
+	m := r.label.MinSize()
+	th := r.label.Theme()
+	size := r.label.SizeName
+	if size == "" {
+		size = theme.SizeNameText
+	}
+	line := fyne.MeasureText("M", th.Size(size), r.label.TextStyle).Height
+	m.Height = max(m.Height, line*float32(r.lines)+2*th.Size(theme.SizeNameInnerPadding))
+	return m
+}
+
 // caption is a small grey line of text that wraps.
 func caption(s string) *widget.Label {
 	return &widget.Label{Text: s, Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance, SizeName: theme.SizeNameCaptionText}

@@ -2,8 +2,9 @@
 // share: the context gauge, the cache chip, the request chart, the
 // checklist, the footer, the banner, diffs and Markdown for the chat, the
 // run state the footer names, the theme, the text field that lets Escape
-// close its dialog, and a message's texts for people (one line of it, or
-// the whole) with the colours of diagnostics.
+// close its dialog, the line that says what is wrong with a form in room
+// it keeps, and a message's texts for people (one line of it, or the
+// whole) with the colours of diagnostics.
 //
 // The widgets only display what they are given. None of them reads the
 // engine or the store, starts a goroutine or calls fyne.Do, and nothing
