@@ -181,7 +181,13 @@ func TestSessionReadsWhileTheAppIsOpen(t *testing.T) {
 		}
 		closed[i] = out
 	}
-	openApp(t, data)
+	wb := openApp(t, data)
+	// The window shows the session: reading it is still everyone's.
+	shown, err := wb.OpenSession(mustConfig(t, wb, workbench.Flags{BaseURL: srv.URL(), Model: "deepseek-chat"}, "u"), "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shown.Close()
 	for i, args := range commands {
 		out, errOut, code := runCLI(t, append(args, "--data", data)...)
 		if code != ExitOK || out != closed[i] {
@@ -339,4 +345,34 @@ func mustConfig(t *testing.T, wb *workbench.Workbench, flags workbench.Flags, id
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// A tally acp started before the app, which had not opened the data yet
+// when the app took it, cannot open a session: it says to restart the
+// agent, which then runs inside the app.
+func TestACPStartedBeforeTheAppSaysToRestart(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	data := t.TempDir()
+	srvIn, toSrv := io.Pipe()
+	fromSrv, srvOut := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := Main([]string{"acp", "--data", data, "--base-url", "http://127.0.0.1:9/v1", "--model", "m"}, srvIn, srvOut, io.Discard)
+		srvOut.Close()
+		done <- code
+	}()
+	conn := acp.NewClientSideConnection(allowingClient{}, toSrv, fromSrv)
+	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx := context.Background()
+	if _, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	openApp(t, data)
+	_, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
+	if err == nil || !strings.Contains(err.Error(), "restart the agent in the editor") {
+		t.Errorf("session/new after the app opened the data: %v", err)
+	}
+	toSrv.Close()
+	<-done
 }
