@@ -12,19 +12,22 @@ import (
 // How the chat measures its rows and follows the bottom as they change.
 
 // fitShown gives row id, just shown in r, the height it needs at the
-// list's width, measured where it is drawn (wrapped rich text can measure
-// differently off screen). The row is laid out again first even when its
-// size did not change: r may have shown another item, and a part hidden
-// then kept the width it had when last shown (a window since made
-// narrower measured a compaction row's text a line or two short, and the
-// card under it covered its last lines). The list then keeps following
-// the bottom if it was there.
+// list's width: a row estimated so far is measured, and a measured one is
+// checked where it is drawn (wrapped rich text can measure differently
+// off screen). The list then keeps following the bottom if it was there.
 func (c *View) fitShown(id int, r *MessageRow) {
 	it := r.Item
 	if c.width <= 0 || id >= c.List.rows() || c.Items[id] != it {
 		return
 	}
-	h := c.measureRow(r, it)
+	var h float32
+	if it.measuredAt != c.width {
+		h = c.measureRow(r, it)
+	} else {
+		r.Resize(fyne.NewSize(c.width, c.List.heightOf(id)))
+		r.layParts()
+		h = r.MinSize().Height
+	}
 	if d := h - c.List.heightOf(id); d > 1 || d < -1 {
 		follow := c.following()
 		c.List.SetItemHeight(id, h)
@@ -179,6 +182,19 @@ func (c *View) estimate(it *Item) float32 {
 		lines += strings.Count(it.Text, "\n\n") // Markdown paragraph spacing
 	}
 	return base + float32(max(lines-1, 0))*c.lineH
+}
+
+// layParts lays the row's parts out again at its width, even when the
+// row's size did not change. The list recycles rows: a part that was
+// hidden while r showed another item kept the width it had when last
+// shown, and measured there it is too short or too tall (a window since
+// made narrower measured a compaction row's text a line or two short,
+// and the card under it covered its last lines). Parts whose size is
+// right are left as they are.
+func (r *MessageRow) layParts() {
+	if r.body != nil && r.body.Layout != nil {
+		r.body.Layout.Layout(r.body.Objects, r.body.Size())
+	}
 }
 
 // measure returns the height of it at the current width, measured off

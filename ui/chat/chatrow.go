@@ -35,6 +35,7 @@ type MessageRow struct {
 	rich    *tw.Markdown
 	card    *ToolCard
 	Pics    *fyne.Container // the message's thumbnails
+	body    *fyne.Container // the parts above, top to bottom (see layParts)
 }
 
 // NewMessageRow returns a row of c, to be filled by its list.
@@ -214,8 +215,8 @@ func (r *MessageRow) showImages(it *Item) {
 
 // CreateRenderer implements fyne.Widget.
 func (r *MessageRow) CreateRenderer() fyne.WidgetRenderer {
-	body := container.NewVBox(r.header, r.Reason, r.rtext, r.Plain, r.Pics, r.Fold, r.rich, r.card)
-	return rowRenderer{WidgetRenderer: widget.NewSimpleRenderer(container.NewStack(r.bg, r.Hover, container.NewPadded(body), r.veil)), r: r}
+	r.body = container.NewVBox(r.header, r.Reason, r.rtext, r.Plain, r.Pics, r.Fold, r.rich, r.card)
+	return rowRenderer{WidgetRenderer: widget.NewSimpleRenderer(container.NewStack(r.bg, r.Hover, container.NewPadded(r.body), r.veil)), r: r}
 }
 
 // rowRenderer draws a row; a refresh (Fyne refreshes every widget when
