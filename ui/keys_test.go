@@ -166,3 +166,18 @@ func TestTextScaleShortcuts(t *testing.T) {
 		t.Errorf("after a restart the text is %.2f; want %.2f", got, base*1.1)
 	}
 }
+
+// F1 opened the keyboard sheet only while nothing had the focus, so not
+// from the prompt box, where the keyboard usually is.
+func TestF1FromThePromptOpensTheKeyboardSheet(t *testing.T) {
+	h := silentSession(t)
+	p := h.ui.input.prompt
+	h.win.Canvas().Focus(p)
+	p.TypedKey(&fyne.KeyEvent{Name: fyne.KeyF1})
+	if !h.overlayShows("Keyboard and text size") || !h.overlayShows("Shift+Enter") {
+		t.Error("F1 in the prompt did not open the keyboard sheet")
+	}
+	if p.Text != "" {
+		t.Errorf("F1 typed %q", p.Text)
+	}
+}

@@ -21,7 +21,10 @@ type promptEntry struct {
 	EnterNewline bool
 	// takesTab reports whether Tab is the completion list's now.
 	takesTab func() bool
-	shift    bool // a Shift key is down
+	// onHelp opens the keyboard sheet: F1 reaches the window only while
+	// nothing has the focus.
+	onHelp func()
+	shift  bool // a Shift key is down
 	// onShortcut runs the window's shortcut for cs and reports whether
 	// there was one; the entry would otherwise swallow it.
 	onShortcut func(cs *desktop.CustomShortcut) bool
@@ -61,10 +64,15 @@ func (e *promptEntry) TypedShortcut(s fyne.Shortcut) {
 	e.Entry.TypedShortcut(s)
 }
 
-// TypedKey gives the key to onKey first; Enter without Shift sends
-// (unless EnterNewline is set); everything else goes to the entry.
+// TypedKey gives the key to onKey first; F1 opens the keyboard sheet;
+// Enter without Shift sends (unless EnterNewline is set); everything else
+// goes to the entry.
 func (e *promptEntry) TypedKey(k *fyne.KeyEvent) {
 	if e.onKey != nil && e.onKey(k) {
+		return
+	}
+	if k.Name == fyne.KeyF1 && e.onHelp != nil {
+		e.onHelp()
 		return
 	}
 	if (k.Name == fyne.KeyReturn || k.Name == fyne.KeyEnter) && !e.EnterNewline && !e.shiftHeld() {

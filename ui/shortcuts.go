@@ -61,6 +61,7 @@ func (u *UI) installShortcuts() {
 		}
 	}
 	u.input.prompt.onShortcut = u.runShortcut
+	u.input.prompt.onHelp = u.showShortcuts
 }
 
 // windowKey handles a key typed with nothing focused that takes it: F1
