@@ -39,7 +39,7 @@ func TestReadmeIntroducesTheScriptedServerAndAskMode(t *testing.T) {
 	server := read("scripts/llmtestd/main.go")
 	models := read("docs/models.md")
 	for _, flag := range regexp.MustCompile("`(--[a-z]+)").FindAllStringSubmatch(section(models, "## A scripted server"), -1) {
-		if !regexp.MustCompile(`flag\.[A-Za-z]+\("`+flag[1][2:]+`"`).MatchString(server) {
+		if !regexp.MustCompile(`flag\.[A-Za-z]+\("` + flag[1][2:] + `"`).MatchString(server) {
 			t.Errorf("docs/models.md gives scripts/llmtestd the flag %s, which it does not have", flag[1])
 		}
 	}
