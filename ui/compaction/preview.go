@@ -308,13 +308,18 @@ func (vs *Views) ShowPreview(plan compact.Plan, before []transcript.Message, ans
 }
 
 // notWorthIt says why applying plan would not help — the context would
-// grow, or the rewrite never pays off in cache terms — or "" when it would.
+// grow, or the rewrite never pays off in cache terms, or not before the
+// ceiling — or "" when it would.
 func notWorthIt(plan compact.Plan) string {
+	c := plan.Cache
 	switch {
 	case plan.TokensAfter > plan.TokensBefore:
 		return fmt.Sprintf("Applying would make the context larger (%s → %s tokens)", text.Thousands(plan.TokensBefore), text.Thousands(plan.TokensAfter))
-	case plan.Cache.BreakEven < 0:
+	case c.BreakEven < 0:
 		return "Applying never pays off in cache terms"
+	case c.Horizon > 0 && c.BreakEven > c.Horizon:
+		return fmt.Sprintf("Applying pays off only after %s, more than the %s expected before the ceiling",
+			text.Plural(int(math.Ceil(c.BreakEven)), "later request"), text.Plural(int(c.Horizon), "request"))
 	}
 	return ""
 }

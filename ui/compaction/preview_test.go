@@ -111,20 +111,23 @@ func TestNothingToApply(t *testing.T) {
 }
 
 // The preview offered Apply as its primary button even when the context
-// would grow or the rewrite never pays off: Cancel is the primary button
-// then, and the head says why.
+// would grow or the rewrite never pays off (or not before the ceiling):
+// Cancel is the primary button then, and the head says why.
 func TestCancelIsPrimaryWhenApplyingDoesNotHelp(t *testing.T) {
 	grows, _ := samplePlan()
 	grows.TokensAfter = grows.TokensBefore + 500
 	never, _ := samplePlan()
 	never.Cache.BreakEven = -1
+	late, _ := samplePlan()
+	late.Cache.BreakEven, late.Cache.Horizon = 1630.2, 197
 	for name, c := range map[string]struct {
 		plan compact.Plan
 		why  string // "" when Apply is the primary button
 	}{
-		"helps":      {plan: func() compact.Plan { p, _ := samplePlan(); return p }()},
-		"grows":      {plan: grows, why: "Applying would make the context larger (84,200 → 84,700 tokens), so Cancel is the suggested choice."},
-		"never pays": {plan: never, why: "Applying never pays off in cache terms, so Cancel is the suggested choice."},
+		"helps":         {plan: func() compact.Plan { p, _ := samplePlan(); return p }()},
+		"grows":         {plan: grows, why: "Applying would make the context larger (84,200 → 84,700 tokens), so Cancel is the suggested choice."},
+		"never pays":    {plan: never, why: "Applying never pays off in cache terms, so Cancel is the suggested choice."},
+		"pays too late": {plan: late, why: "Applying pays off only after 1,631 later requests, more than the 197 requests expected before the ceiling, so Cancel is the suggested choice."},
 	} {
 		h := newHarness(t, &fakeOps{})
 		d, _ := h.views.ShowPreview(c.plan, nil, func(bool) {})
