@@ -1,15 +1,20 @@
 package workbench
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/tally-dev/tally/config"
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/tokens"
 )
 
 // Endpoint profiles and models per role: the types of the front door.
@@ -77,7 +82,53 @@ func choice(r Resolved, saved Settings, vision bool) (agent.ModelChoice, error) 
 		return m, noModelError{err}
 	}
 	m.Model = llm.NewOpenAI(saved.Client(r))
+	if m.ContextWindow == 0 {
+		m.ContextWindow = serverWindow(r, saved)
+	}
 	return m, nil
+}
+
+// ServerWindow reads the context window the server of r serves its model
+// with, where the server says so itself (llama.cpp's /props, the meta of
+// its /v1/models entry, vLLM's max_model_len), with the timeouts of the
+// settings s; it returns the window and where it was read.
+func ServerWindow(ctx context.Context, s Settings, r Resolved) (int, string, error) {
+	return llm.ServerWindow(ctx, s.Client(r), r.Model)
+}
+
+// windowProbe bounds the read of a server's window when a session opens.
+const windowProbe = 3 * time.Second
+
+// serverWindows holds, per endpoint and model, the window a server said
+// (0 when it answered without saying one), for the life of the process.
+var serverWindows sync.Map
+
+// serverWindow is the window the server of r says it serves r.Model with,
+// for a model Tally does not know and no window configured: a local
+// server (llama.cpp, vLLM) tells the one it was started with, which
+// Tally's table cannot know. It is 0 when the model is known, the
+// endpoint is a hosted API, or the server does not say; a server that
+// could not be reached is asked again next time.
+func serverWindow(r Resolved, saved Settings) int {
+	if _, known := tokens.Window(r.Model); known || r.ContextWindow > 0 {
+		return 0
+	}
+	u, err := url.Parse(r.BaseURL)
+	if err != nil || hostedAPI(u.Hostname()) {
+		return 0
+	}
+	key := r.BaseURL + "\x00" + r.Model
+	if v, ok := serverWindows.Load(key); ok {
+		return v.(int)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), windowProbe)
+	defer cancel()
+	n, _, err := ServerWindow(ctx, saved, r)
+	if err != nil && !errors.Is(err, llm.ErrNoWindow) {
+		return 0
+	}
+	serverWindows.Store(key, n)
+	return n
 }
 
 // openAIEndpoint reports whether baseURL is OpenAI's own API, the one

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/workbench"
+	"github.com/tally-dev/tally/internal/text"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
 
@@ -364,6 +365,9 @@ func (f *Form) test() {
 		defer cancel()
 		d, err := workbench.Ping(ctx, s, r)
 		msg := pingMessage(d, err, model)
+		if err == nil {
+			msg += windowNote(ctx, s, r)
+		}
 		return func() {
 			f.testB.Enable()
 			f.result.SetText(msg)
@@ -388,6 +392,20 @@ func pingMessage(d time.Duration, err error, model string) string {
 		return "No answer within 20 s; the server may be overloaded or the URL wrong."
 	}
 	return "Failed: " + err.Error()
+}
+
+// windowNote says the context window the server serves the model with,
+// where it says so itself (a local llama.cpp or vLLM server), and
+// whether sessions take it; "" when it does not say.
+func windowNote(ctx context.Context, s workbench.Settings, r workbench.Resolved) string {
+	n, from, err := workbench.ServerWindow(ctx, s, r)
+	if err != nil || n <= 0 {
+		return ""
+	}
+	if r.ContextWindow > 0 {
+		return fmt.Sprintf(" The server serves a context window of %s tokens (its %s); sessions use the %s set here.", text.Thousands(n), from, text.Thousands(r.ContextWindow))
+	}
+	return fmt.Sprintf(" The server serves a context window of %s tokens (its %s); sessions use it.", text.Thousands(n), from)
 }
 
 // Field names a field the dialog can open on.

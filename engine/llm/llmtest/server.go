@@ -42,6 +42,7 @@ type config struct {
 	apiKey       string
 	usage        UsageFields
 	lenient      bool // accept two user messages in a row
+	window       int  // the context window /props and the models' meta say; 0: neither
 }
 
 // Option configures a Server.
@@ -112,6 +113,7 @@ func New(script Script, opts ...Option) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/chat/completions", s.handleChat)
 	mux.HandleFunc("/v1/models", s.handleModels)
+	mux.HandleFunc("/props", s.handleProps)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_url",
 			fmt.Sprintf("Unknown request URL: %s %s. Please check the URL for typos.", r.Method, r.URL.Path))
@@ -290,17 +292,18 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 		models = []string{"llmtest"}
 	}
 	type model struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		OwnedBy string `json:"owned_by"`
+		ID      string     `json:"id"`
+		Object  string     `json:"object"`
+		Created int64      `json:"created"`
+		OwnedBy string     `json:"owned_by"`
+		Meta    *modelMeta `json:"meta,omitempty"`
 	}
 	list := struct {
 		Object string  `json:"object"`
 		Data   []model `json:"data"`
 	}{Object: "list"}
 	for _, m := range models {
-		list.Data = append(list.Data, model{ID: m, Object: "model", Created: created, OwnedBy: "llmtest"})
+		list.Data = append(list.Data, model{ID: m, Object: "model", Created: created, OwnedBy: "llmtest", Meta: s.meta()})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(list)
