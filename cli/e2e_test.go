@@ -213,6 +213,23 @@ func scriptedSession(t *testing.T, mode string) {
 	if rep.StatusAudit.Checked != blocks || len(rep.StatusAudit.Mismatches) > 0 || !strings.Contains(rep.Status, fmt.Sprintf(`state_version="%d"`, blocks+1)) {
 		t.Errorf("inspect status audit: %+v, next status %q", rep.StatusAudit, rep.Status)
 	}
+	// The fixed prefix of the default catalogue, tool by tool, stays
+	// under 3,500 tokens (issue 34): each tool's schema has its cost.
+	if p := rep.Prefix; p.Total > 3500 || p.Total != p.SystemTokens+p.ToolsTokens || len(p.Tools) != len(rep.Request.Tools) || len(p.Tools) == 0 {
+		t.Errorf("inspect prefix: %+v", p)
+	} else {
+		sum := 0
+		for _, tc := range p.Tools {
+			if tc.Tokens <= 0 || tc.Name == "" {
+				t.Errorf("tool cost %+v", tc)
+			}
+			sum += tc.Tokens
+		}
+		if d := sum - p.ToolsTokens; d < -len(p.Tools) || d > 3*len(p.Tools) { // each counted alone carries its own brackets
+			t.Errorf("the tools' costs sum to %d, the catalogue to %d", sum, p.ToolsTokens)
+		}
+		t.Logf("fixed prefix: %d tokens (system %d, %d tools %d)", p.Total, p.SystemTokens, len(p.Tools), p.ToolsTokens)
+	}
 	out, _, code = runCLI(t, "inspect", "--ledger", "--data", data, "e2e")
 	if code != 0 || !strings.Contains(out, "60 requests") || !strings.Contains(out, "without a prefix cache $") {
 		t.Errorf("inspect --ledger (exit %d):\n%s", code, out)

@@ -9,6 +9,7 @@ import (
 	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/status"
+	"github.com/tally-dev/tally/engine/step"
 )
 
 // inspectReport is what `tally inspect` prints.
@@ -40,8 +41,11 @@ type inspectReport struct {
 	Drifts []driftRow `json:"drifts,omitempty"`
 	// Notes say what the request shown may lack: inspect starts no MCP
 	// server, so their tools are not in its catalog.
-	Notes   []string       `json:"notes,omitempty"`
-	Request inspectRequest `json:"request"`
+	Notes []string `json:"notes,omitempty"`
+	// Prefix is what the fixed prefix of every request costs: the system
+	// message and each tool's schema, in tokens.
+	Prefix  step.PrefixCost `json:"prefix"`
+	Request inspectRequest  `json:"request"`
 }
 
 // inspectRequest is the request the model would receive next: its model,
@@ -82,6 +86,9 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	rep := inspectReport{
 		Session: id, Model: sess.Snapshot().Meta.Model, Window: sess.Snapshot().Window,
 		ContextTokens: level, Exact: exact, Fingerprint: sess.Snapshot().Fingerprint, Request: nextRequest(sess),
+	}
+	if len(rep.Request.Messages) > 0 && rep.Request.Messages[0].Role == chat.RoleSystem {
+		rep.Prefix = step.CostOf(rep.Request.Messages[0].Content, rep.Request.Tools)
 	}
 	rep.Status = sess.Audit().NextStatus()
 	rep.Mode, rep.Sandbox = string(sess.Permissions().Mode()), sess.Permissions().SandboxNote()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,7 +96,7 @@ func TestPruneStopsTheCascade(t *testing.T) {
 			return llmtest.Text("summary")
 		}
 		k := req.ToolResultsSinceHuman()
-		if k >= 16 {
+		if k >= 28 {
 			return llmtest.Text("done")
 		}
 		if k%2 == 0 {
@@ -412,20 +413,19 @@ func TestThrashingPausesAutoCompaction(t *testing.T) {
 			paused = append(paused, e.Err)
 		}
 	}
-	compactions, cycles := 0, 0
+	// The first rewrites of the turn: the compactions up to the pause,
+	// then the cycle. (A new cycle starts a fresh cache, so what follows
+	// it in the same turn is the new cycle's.)
+	var kinds []string
 	for _, e := range sw.rec.kinds(EventRebuild) {
-		switch e.Rebuild.Kind {
-		case rewrite.Compaction:
-			compactions++
-		case rewrite.Cycle:
-			cycles++
-		}
+		kinds = append(kinds, string(e.Rebuild.Kind))
+	}
+	want := append(slices.Repeat([]string{string(rewrite.Compaction)}, compact.ThrashTurnLimit+1), string(rewrite.Cycle))
+	if len(kinds) < len(want) || !slices.Equal(kinds[:len(want)], want) {
+		t.Errorf("rewrites %v; want %v first", kinds, want)
 	}
 	if len(paused) != 1 || !strings.Contains(paused[0], "slices") {
 		t.Errorf("pause messages %q; want one that says to read in slices", paused)
-	}
-	if compactions != compact.ThrashTurnLimit+1 || cycles != 1 {
-		t.Errorf("%d compactions and %d new cycles; want %d compactions, then a new cycle", compactions, cycles, compact.ThrashTurnLimit+1)
 	}
 }
 

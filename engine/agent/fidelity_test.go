@@ -158,12 +158,13 @@ type fidelity struct {
 	// texts maps the handle of every text a request showed to the text.
 	texts map[string]string
 	// retrieved are the handles read back, with what came back.
-	retrieved map[string]string
-	want      map[string]string // what each read-back handle names
-	rows      []fidelityRow
-	checked   int
-	dumped    bool
-	stubRead  bool
+	retrieved   map[string]string
+	want        map[string]string // what each read-back handle names
+	rows        []fidelityRow
+	checked     int
+	dumped      bool
+	droppedRead bool // a dropped read_file result was read back
+	stubRead    bool
 	// known are the facts lost to a known defect, with the defect.
 	known map[string]string
 }
@@ -430,7 +431,10 @@ func (f *fidelity) script(plan map[int][]fidelityStep) llmtest.Script {
 		k := f.step
 		f.step++
 		switch {
-		case f.turn == fidelityRetrieveDropped && k == 0:
+		case f.turn >= fidelityRetrieveDropped && k == 0 && !f.droppedRead && f.handleIn(requestText(req.Messages), droppedRead) != "":
+			// The first turn from fidelityRetrieveDropped on whose request
+			// indexes a dropped read (a summary compaction ran).
+			f.droppedRead = true
 			return f.retrieve(req, droppedRead, "dropped read_file result")
 		case f.turn >= fidelityRetrieveStub && k == 0 && !f.stubRead && f.handleIn(requestText(req.Messages), userStub) != "":
 			f.stubRead = true

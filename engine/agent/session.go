@@ -266,6 +266,9 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	for _, t := range todo.Tools(s.checklist) {
 		s.tools.AddBuiltin(t)
 	}
+	for name, target := range todo.Aliases {
+		s.tools.Alias(name, target)
+	}
 	s.guard = guard.New()
 	s.tools.AddBuiltin(cycle.RecallTool(func() ([]cycle.Archive, error) { return rewrite.ReadArchives(cfg.Store, meta.ID) }))
 	if !cfg.Subagents.Off {

@@ -47,6 +47,7 @@ func (p parent) Gate() *tool.Gate                { return p.s.gate }
 func (p parent) Env() tool.Env                   { return p.s.env }
 func (p parent) WireRules() transcript.WireRules { return wireRules(p.s.cfg.Store, p.s.model().Vision) }
 func (p parent) Model() string                   { return p.s.roleModel(ledger.KindSubagent).ModelName }
+func (p parent) Window() int                     { m := p.s.roleModel(ledger.KindSubagent); return m.window() }
 
 func (p parent) Send(ctx context.Context, req llm.Request) (*llm.Response, error) {
 	m := p.s.roleModel(ledger.KindSubagent)

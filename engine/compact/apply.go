@@ -79,6 +79,9 @@ type Result struct {
 	// TurnBase is the Input.TurnBase of the next compaction: this one's
 	// plus the human messages it removed.
 	TurnBase int `json:"turn_base,omitempty"`
+	// RemovedTurns is the Input.RemovedTurns of the next compaction:
+	// this one's and the turns of the human messages it removed.
+	RemovedTurns []int `json:"removed_turns,omitempty"`
 	// Dropped lists every message the cut removed, oldest first, with the
 	// text its handle names. The agent stores each Text as a blob in the
 	// rebuild's transaction so the handles of the section resolve.
@@ -98,7 +101,7 @@ func Apply(in Input, plan Plan, summary string) Result {
 		plan = PlanCascade(in)
 	}
 	res := Result{TokensBefore: plan.TokensBefore, Messages: plan.Messages, TokensAfter: plan.PureTokensAfter,
-		Record: in.Record, Earlier: in.Earlier, TurnBase: in.TurnBase}
+		Record: in.Record, Earlier: in.Earlier, TurnBase: in.TurnBase, RemovedTurns: slices.Clone(in.RemovedTurns)}
 	pure := func() Result {
 		res.Record = buildFacts(in, plan.Messages, nil, false).record
 		return res
@@ -149,6 +152,7 @@ func Apply(in Input, plan Plan, summary string) Result {
 	res.SummarySection = section
 	res.Record, res.Earlier, res.Dropped = f.record, f.earlier, f.dropped
 	res.TurnBase += f.humans
+	res.RemovedTurns = append(res.RemovedTurns, f.removedTurns...)
 	res.TokensAfter = level - in.scaled(removed-added)
 	return res
 }

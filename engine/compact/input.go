@@ -90,6 +90,12 @@ type Input struct {
 	// removed: count the droppedLines of role user with no Kind, or keep a
 	// counter); zero at the start of a cycle.
 	TurnBase int
+	// RemovedTurns are the turn numbers, among TurnBase, of the human
+	// messages earlier compactions of this cycle removed (see
+	// record.Turns): the user's first words stay pinned while later ones
+	// become stubs, so the kept ones are not numbered from TurnBase on.
+	// Nil in states of an older Tally: then TurnBase alone numbers them.
+	RemovedTurns []int
 	// NoFacts leaves out what a compaction keeps by construction — the
 	// user's words pinned beyond the newest, the work record, the stubs
 	// and the dropped index — as compactions did before them. It exists

@@ -230,7 +230,9 @@ func bookkeeping(tool string) bool {
 	return strings.HasPrefix(tool, "checklist_") || strings.HasPrefix(tool, "todo_")
 }
 
-func turnsOf(msgs []transcript.Message, base int) []int { return record.Turns(msgs, base) }
+func turnsOf(msgs []transcript.Message, base int, removed []int) []int {
+	return record.Turns(msgs, base, removed...)
+}
 
 // facts is the facts part of a compaction's section and what it carries.
 type facts struct {
@@ -238,6 +240,8 @@ type facts struct {
 	earlier Earlier
 	dropped []DroppedLine
 	humans  int    // human messages removed
+	// removedTurns are the turn numbers of the human messages removed.
+	removedTurns []int
 	text    string // the record, stubs and index parts; "" when all are empty
 }
 
@@ -248,7 +252,7 @@ type facts struct {
 // is made.
 func buildFacts(in Input, after []transcript.Message, keep map[int]bool, cut bool) facts {
 	msgs := in.Messages
-	turns := turnsOf(msgs, in.TurnBase)
+	turns := turnsOf(msgs, in.TurnBase, in.RemovedTurns)
 	toks := messageTokens(in)
 	shrunkNow := func(i int) bool { return i < len(after) && after[i].Text() != msgs[i].Text() }
 	removed := func(i int) bool { return cut && !keep[i] }
@@ -259,14 +263,14 @@ func buildFacts(in Input, after []transcript.Message, keep map[int]bool, cut boo
 	}
 	f.record = in.Record.Merge(record.FromLog(msgs, in.TurnBase, func(i int) bool {
 		return (removed(i) || shrunkNow(i)) && fresh(i)
-	}))
+	}, in.RemovedTurns...))
 	if !cut {
 		return f
 	}
 	f.record.Checklist = append([]string(nil), in.Reminders.Checklist...)
 	shown := f.record.Merge(record.FromLog(msgs, in.TurnBase, func(i int) bool {
 		return !removed(i) && !shrunkNow(i) && fresh(i)
-	}))
+	}, in.RemovedTurns...))
 
 	var stubs, lines []string
 	indexedHandles := map[string]bool{}
@@ -279,6 +283,7 @@ func buildFacts(in Input, after []transcript.Message, keep map[int]bool, cut boo
 		d := DroppedLine{Handle: Handle(text), Role: m.Role, Tool: tool, What: what, Tokens: toks[i], Turn: turns[i], Text: text}
 		if m.IsPlainUserText() {
 			f.humans++
+			f.removedTurns = append(f.removedTurns, turns[i])
 			stubs = append(stubs, StubLine(m, turns[i]))
 		} else if indexed(m, toks[i]) && !indexedHandles[d.Handle] {
 			// The same text dropped twice (a file read again) is one line.
@@ -370,8 +375,9 @@ func withFacts(factsText, section string) string {
 
 // LogRecord returns the work record of a log as a compaction's section
 // shows it: rec (what earlier compactions recorded) merged with the facts
-// of msgs that are not placeholders of results already recorded. The
+// of msgs that are not placeholders of results already recorded, numbered
+// by turnBase and the removed turns (see record.Turns). The
 // cycle hand-off uses it for the record it carries.
-func LogRecord(rec record.Record, msgs []transcript.Message, turnBase int) record.Record {
-	return rec.Merge(record.FromLog(msgs, turnBase, func(i int) bool { return !Shrunk(msgs[i].Text()) }))
+func LogRecord(rec record.Record, msgs []transcript.Message, turnBase int, removed []int) record.Record {
+	return rec.Merge(record.FromLog(msgs, turnBase, func(i int) bool { return !Shrunk(msgs[i].Text()) }, removed...))
 }

@@ -76,7 +76,7 @@ func reverse(xs []int) {
 // hand-off uses it to carry the user's words into the next cycle's seed.
 func UserWords(msgs []transcript.Message, turnBase, budget int) (verbatim, stubs []string) {
 	kept, past := userWords(msgs, budget)
-	turns := turnsOf(msgs, turnBase)
+	turns := turnsOf(msgs, turnBase, nil)
 	for _, i := range kept {
 		verbatim = append(verbatim, msgs[i].Body())
 	}

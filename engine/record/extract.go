@@ -22,12 +22,25 @@ const (
 // follows base human messages: base plus the number of human messages
 // (transcript.Message.IsPlainUserText) at or before it. Messages before the
 // first human message are in turn base.
-func Turns(msgs []transcript.Message, base int) []int {
+//
+// removed, when given, are the turn numbers among those base of the human
+// messages a compaction took out of this log, which may lie between the
+// ones it kept (it keeps the user's first words and drops later ones to
+// stubs): the log then follows base-len(removed) earlier turns, and each
+// human message takes the next number that is not removed.
+func Turns(msgs []transcript.Message, base int, removed ...int) []int {
 	out := make([]int, len(msgs))
-	t := base
+	gone := make(map[int]bool, len(removed))
+	for _, n := range removed {
+		gone[n] = true
+	}
+	t := base - len(gone)
 	for i := range msgs {
 		if msgs[i].IsPlainUserText() {
 			t++
+			for gone[t] {
+				t++
+			}
 		}
 		out[i] = t
 	}
@@ -39,7 +52,7 @@ func Turns(msgs []transcript.Message, base int) []int {
 func FromMessages(msgs []transcript.Message) Record { return FromLog(msgs, 0, nil) }
 
 // FromLog computes the record of msgs, read as one log that follows base
-// human messages (see [Turns]). When only is not nil, only the tool
+// human messages, removed among them (see [Turns]). When only is not nil, only the tool
 // results at the indexes it accepts are recorded; the calls they answer
 // are looked up anywhere in msgs, so a caller can record part of a log
 // with the turn numbers of the whole.
@@ -64,8 +77,8 @@ func FromMessages(msgs []transcript.Message) Record { return FromLog(msgs, 0, ni
 //
 // Results whose text an earlier compaction replaced by a placeholder still
 // count as runs; the outcome then comes from the result's error flag.
-func FromLog(msgs []transcript.Message, base int, only func(i int) bool) Record {
-	turns := Turns(msgs, base)
+func FromLog(msgs []transcript.Message, base int, only func(i int) bool, removed ...int) Record {
+	turns := Turns(msgs, base, removed...)
 	calls := map[string]transcript.ToolCall{}
 	for _, m := range msgs {
 		for _, c := range m.ToolCalls {

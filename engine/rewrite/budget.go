@@ -81,8 +81,25 @@ func (r *Session) Publish() {
 	b := &budgetState{in: in}
 	if r.opt.KeepUnder == KeepAuto {
 		b.auto = compact.Budget(in)
+		if prev := r.budget.Load(); prev != nil && !budgetMoves(prev.in, in) {
+			b.auto = prev.auto // hysteresis: the level holds while the context only grows
+		}
 	}
 	r.budget.Store(b)
+}
+
+// budgetMoves reports whether the price-aware level is computed again
+// from now rather than kept from before: only at a rewrite (the level fell,
+// as a compaction, cycle, purge or rewind leaves it), when the growth is
+// first measured, or when the window, threshold or prices changed (another
+// model). While the context only grows between two compactions the level
+// stays put, however the measured growth wanders: it decides when the
+// next compaction runs, and a target that moves as the context fills
+// would make that moment drift.
+func budgetMoves(prev, now compact.BudgetInput) bool {
+	return now.Level < prev.Level || (prev.Growth <= 0) != (now.Growth <= 0) ||
+		now.Window != prev.Window || now.Threshold != prev.Threshold ||
+		now.HitPrice != prev.HitPrice || now.MissPrice != prev.MissPrice
 }
 
 // KeepForecast returns the choices of "keep the context under" for this

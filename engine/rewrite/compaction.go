@@ -68,6 +68,7 @@ func (r *Session) input(force bool) compact.Input {
 		Record:          st.Carry.Record,
 		Earlier:         st.Carry.Earlier,
 		TurnBase:        st.Carry.TurnBase,
+		RemovedTurns:    st.Carry.RemovedTurns,
 		NoFacts:         r.opt.NoFacts,
 	}
 	in.Level, _ = h.Level()
@@ -166,7 +167,7 @@ func (r *Session) apply(ctx context.Context, in compact.Input, plan compact.Plan
 			if out.SummarySection != "" {
 				st.Summary = out.SummarySection
 			}
-			st.Carry = Carry{Record: out.Record, Earlier: out.Earlier, TurnBase: out.TurnBase}
+			st.Carry = Carry{Record: out.Record, Earlier: out.Earlier, TurnBase: out.TurnBase, RemovedTurns: out.RemovedTurns}
 		},
 		Summary: summary, Call: plan.Cache, Extra: keepDropped,
 		Describe: func(info *Info) {

@@ -134,7 +134,7 @@ func (r *Session) handOver() (CycleCarry, []string) {
 	if n := len(c.Stubs) - compact.MaxCarriedStubs; n > 0 {
 		c.Stubs = c.Stubs[n:] // the oldest go first
 	}
-	c.Record = st.Carried.Record.Merge(compact.LogRecord(st.Carry.Record, msgs, st.Carry.TurnBase))
+	c.Record = st.Carried.Record.Merge(compact.LogRecord(st.Carry.Record, msgs, st.Carry.TurnBase, st.Carry.RemovedTurns))
 	return c, blobs
 }
 

@@ -187,3 +187,30 @@ func TestIdleMicroCompactsAfterAPause(t *testing.T) {
 		t.Errorf("the micro layer changed the message count (%d of %d); it only clears results", n, idle.log.Len())
 	}
 }
+
+// The price-aware level holds while the context only grows, however the
+// measured growth wanders, and is computed again after a rewrite lowered
+// the level.
+func TestPriceAwareLevelHoldsBetweenCompactions(t *testing.T) {
+	h := newHost(128_000, 20_000)
+	r := NewSession(h, Options{KeepUnder: KeepAuto})
+	level := func(growth float64, at int) int {
+		h.state.Breakers.Growth.Last, h.level = growth, at
+		r.Publish()
+		got, _ := r.Thresholds()
+		return got
+	}
+	first := level(3_000, 20_000)
+	for i, g := range []float64{300, 6_000, 900} {
+		if got := level(g, 21_000+1_000*i); got != first {
+			t.Fatalf("the level moved from %d to %d while the context grew (growth %.0f)", first, got, g)
+		}
+	}
+	after := level(300, 9_000) // a compaction left 9K
+	if after == first {
+		t.Fatalf("the level stayed %d after a rewrite under a much slower growth", after)
+	}
+	if in := r.budget.Load().in; after != min(compact.Budget(in), in.Threshold) {
+		t.Errorf("after the rewrite the level is %d; the budget from now is %d", after, compact.Budget(in))
+	}
+}

@@ -45,4 +45,7 @@ type Carry struct {
 	Record   record.Record   `json:"record,omitzero"`
 	Earlier  compact.Earlier `json:"earlier,omitzero"`
 	TurnBase int             `json:"turn_base,omitempty"`
+	// RemovedTurns are the turns among TurnBase whose human messages a
+	// compaction removed (compact.Input.RemovedTurns).
+	RemovedTurns []int `json:"removed_turns,omitempty"`
 }

@@ -3,6 +3,7 @@ package step
 import (
 	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -136,4 +137,37 @@ func Tools(specs []tool.Spec) []chat.Tool {
 		})
 	}
 	return out
+}
+
+// ToolCost is what one tool's schema costs in every request's fixed
+// prefix, counted as the prefix is counted (tokens.Count of its encoding).
+type ToolCost struct {
+	Name   string `json:"name"`
+	Tokens int    `json:"tokens"`
+}
+
+// PrefixCost is what the fixed prefix of a request costs: the system
+// message, the catalogue (counted whole, as the level counts it) and each
+// tool of it.
+type PrefixCost struct {
+	SystemTokens int        `json:"system_tokens"`
+	ToolsTokens  int        `json:"tools_tokens"`
+	Total        int        `json:"total"`
+	Tools        []ToolCost `json:"tools"`
+}
+
+// CostOf counts the fixed prefix of a request with system and tools.
+func CostOf(system string, tools []chat.Tool) PrefixCost {
+	var c PrefixCost
+	c.SystemTokens = transcript.WireTokens(chat.Message{Role: chat.RoleSystem, Content: system}, tokens.Count)
+	if enc, err := chat.EncodeTools(tools); err == nil {
+		c.ToolsTokens = tokens.Count(string(enc))
+	}
+	for _, t := range tools {
+		if enc, err := chat.EncodeTools([]chat.Tool{t}); err == nil {
+			c.Tools = append(c.Tools, ToolCost{Name: t.Name, Tokens: tokens.Count(string(enc))})
+		}
+	}
+	c.Total = c.SystemTokens + c.ToolsTokens
+	return c
 }

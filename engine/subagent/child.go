@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tally-dev/tally/assets"
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/guard"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/secrets"
@@ -46,6 +47,15 @@ type child struct {
 	// dedupeMin is the size from which a tool result is also kept in the
 	// blob store, so the log's reference to it can be paged back.
 	dedupeMin int
+	// system and catalog are the child's prefix, prefixTok its cost (see
+	// relieve); stored counts the messages of its stored transcript, which
+	// keeps every message when a compaction rewrites the log; fullNote
+	// says why a child whose context is full stopped.
+	system    string
+	catalog   []chat.Tool
+	prefixTok int
+	stored    int
+	fullNote  string
 
 	info Info // guarded by h.mu
 }
@@ -78,9 +88,10 @@ func (h *Hub) subagentTools(kind string, list *todo.List) *tool.Registry {
 	reg.AddBuiltin(tool.Grep())
 	reg.AddBuiltin(tool.RetrieveToolResult(h.p.Store().LoadBlob))
 	for _, t := range todo.Tools(list) {
-		if strings.HasPrefix(t.Spec().Name, "checklist_") {
-			reg.AddBuiltin(t)
-		}
+		reg.AddBuiltin(t)
+	}
+	for name, target := range todo.Aliases {
+		reg.Alias(name, target)
 	}
 	if kind == General {
 		reg.AddBuiltin(tool.WriteFile())
@@ -121,7 +132,8 @@ func (h *Hub) newChild(ctx context.Context, c transcript.ToolCall) (*child, tool
 	}
 	ch.env = p.Env() // the parent's confinement, sandbox and recorder
 	ch.req.Log = ch.log
-	ch.req.SetPrefix(prompt, step.Tools(ch.reg.Catalog()))
+	ch.system, ch.catalog = prompt, step.Tools(ch.reg.Catalog())
+	ch.prefixTok = prefixTokens(prompt, ch.req.SetPrefix(ch.system, ch.catalog))
 	ch.info = Info{ID: id, CallID: c.ID, Title: tp.Description, Kind: tp.Kind, Status: Running,
 		Cycle: p.Cycle(), MaxSteps: steps, Started: p.Now()}
 	return ch, tool.Result{}
@@ -187,12 +199,18 @@ func (c *child) runSafely() (res tool.Result) {
 // request fails. It returns how it ended and the report.
 func (c *child) loop() (reason, report string, err error) {
 	end := step.Run(c.ctx, c, c.p.Now)
+	if end.Reason == ReasonContextFull {
+		return end.Reason, c.lastAnswer(), nil
+	}
 	return end.Reason, end.Answer, end.Err
 }
 
 // Begin tells the child, on its last step, to report instead of calling
 // more tools.
 func (c *child) Begin(step int) (string, error) {
+	if reason, err := c.relieve(); reason != "" || err != nil {
+		return reason, err
+	}
 	if budget := c.info.MaxSteps; step == budget {
 		note := fmt.Sprintf("<system-reminder>This is your last step (%d of %d): do not call any tool; write your final report now.</system-reminder>", step, budget)
 		if err := c.commit(transcript.Injected(transcript.KindReminder, note, c.p.Now()), nil); err != nil {
@@ -369,6 +387,8 @@ func (c *child) finish(reason, report string, err error) tool.Result {
 		head += "\nThe sub-agent spent its step budget; this is what it had when it stopped."
 	case step.ReasonHalted:
 		head += "\nThe loop guard stopped the sub-agent because a tool kept failing; this is what it had when it stopped."
+	case ReasonContextFull:
+		head += "\n" + c.fullNote
 	}
 	if n > 0 {
 		capped += fmt.Sprintf("\n\n(report cut at %s of %s tokens; retrieve_tool_result with sha %s pages the whole report)", text.Thousands(c.h.cfg.reportCap()), text.Thousands(n), sha)

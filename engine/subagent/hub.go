@@ -104,6 +104,9 @@ type Info struct {
 	ContextTokens    int `json:"context_tokens"`
 	FilesRead        int `json:"files_read"` // distinct files read
 	Messages         int `json:"messages"`   // stored transcript length
+	// Compactions counts the times the child's context was compacted to
+	// stay inside its window (see relieve).
+	Compactions int `json:"compactions,omitempty"`
 	// Checklist is the child's own checklist.
 	Checklist []todo.Item `json:"checklist,omitempty"`
 	// ReportTokens is the size of the report the parent got; ReportSHA
@@ -173,6 +176,9 @@ type Parent interface {
 	// it, with the session's cache key.
 	Model() string
 	Send(ctx context.Context, req llm.Request) (*llm.Response, error)
+	// Window is the sub-agents' model's context window in tokens (0 when
+	// unknown): a child keeps its context inside it.
+	Window() int
 	// Row is the ledger row of a child's response, whose log then holds
 	// messages messages; AddRow stores it.
 	Row(resp *llm.Response, messages int) ledger.Row

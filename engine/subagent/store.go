@@ -109,12 +109,13 @@ func (h *Hub) saveChild(info Info) error {
 // start stores the child in the index with its first message.
 func (c *child) start(job transcript.Message) error {
 	c.log.Append(job)
-	info := c.update(func(i *Info) { i.Messages = c.log.Len() })
+	c.stored = 1
+	info := c.update(func(i *Info) { i.Messages = c.stored })
 	return c.p.Store().Update(func(tx *storage.Tx) error {
 		if err := putChild(tx, c.parent, info); err != nil {
 			return err
 		}
-		return c.putMessage(tx, 0)
+		return c.putMessage(tx, 0, &c.log.At(0).Msg)
 	})
 }
 
@@ -123,10 +124,10 @@ func (c *child) start(job transcript.Message) error {
 // then reports it.
 func (c *child) commit(m transcript.Message, row *ledger.Row) error {
 	c.log.Append(m)
-	n := c.log.Len() - 1
+	n, msg := c.stored, &c.log.At(c.log.Len()-1).Msg // its place in the stored transcript
 	info := c.update(func(i *Info) { i.Messages = n + 1 })
 	err := c.p.Store().Update(func(tx *storage.Tx) error {
-		if err := c.putMessage(tx, n); err != nil {
+		if err := c.putMessage(tx, n, msg); err != nil {
 			return err
 		}
 		if row == nil {
@@ -137,14 +138,15 @@ func (c *child) commit(m transcript.Message, row *ledger.Row) error {
 	if err != nil {
 		return fmt.Errorf("could not save sub-agent %s's transcript: %w", c.info.ID, err)
 	}
-	c.emit(UpdateMessage, info, func(u *Update) { msg := c.log.At(n).Msg.Clone(); u.Message, u.Index = &msg, n })
+	c.stored++
+	c.emit(UpdateMessage, info, func(u *Update) { m := msg.Clone(); u.Message, u.Index = &m, n })
 	return nil
 }
 
-// putMessage stores message n of the child's log; a large tool result
-// also goes to the blob store, so a reference to it can be paged back.
-func (c *child) putMessage(tx *storage.Tx, n int) error {
-	m := &c.log.At(n).Msg
+// putMessage stores m as message n of the child's stored transcript; a
+// large tool result also goes to the blob store, so a reference to it can
+// be paged back.
+func (c *child) putMessage(tx *storage.Tx, n int, m *transcript.Message) error {
 	data, err := transcript.Encode(*m)
 	if err != nil {
 		return err

@@ -11,8 +11,6 @@ import (
 var (
 	//go:embed checklist_add.md
 	checklistAddDoc string
-	//go:embed todo_add.md
-	todoAddDoc string
 )
 
 const addParamsHint = `"content", "status"?`

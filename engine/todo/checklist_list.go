@@ -11,8 +11,6 @@ import (
 var (
 	//go:embed checklist_list.md
 	checklistListDoc string
-	//go:embed todo_list.md
-	todoListDoc string
 )
 
 var listSchema = compact(`{"type": "object", "properties": {}, "additionalProperties": false}`)

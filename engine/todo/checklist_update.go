@@ -12,8 +12,6 @@ import (
 var (
 	//go:embed checklist_update.md
 	checklistUpdateDoc string
-	//go:embed todo_update.md
-	todoUpdateDoc string
 )
 
 const updateParamsHint = `"id", "status"?, "content"?`

@@ -11,8 +11,6 @@ import (
 var (
 	//go:embed checklist_write.md
 	checklistWriteDoc string
-	//go:embed todo_write.md
-	todoWriteDoc string
 )
 
 const writeParamsHint = `"items": [{"id"?, "content", "status"?}, ...]`

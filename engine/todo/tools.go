@@ -9,10 +9,9 @@ import (
 	"github.com/tally-dev/tally/engine/tool"
 )
 
-// Tools returns the eight checklist tools, all working on l:
-// checklist_write, checklist_add, checklist_update and checklist_list, then
-// their aliases todo_write, todo_add, todo_update and todo_list, which take
-// the same parameters and behave the same. None of them needs approval.
+// Tools returns the four checklist tools, all working on l:
+// checklist_write, checklist_add, checklist_update and checklist_list. None
+// of them needs approval.
 //
 // Every result's Content is the list's [Snapshot] in its String form (the
 // summary line, a blank line, the JSON), followed by notes about items moved
@@ -25,11 +24,18 @@ func Tools(l *List) []tool.Tool {
 		addTool{base{"checklist_add", checklistAddDoc, addSchema, l}},
 		updateTool{base{"checklist_update", checklistUpdateDoc, updateSchema, l}},
 		listTool{base{"checklist_list", checklistListDoc, listSchema, l}},
-		writeTool{base{"todo_write", todoWriteDoc, writeSchema, l}},
-		addTool{base{"todo_add", todoAddDoc, addSchema, l}},
-		updateTool{base{"todo_update", todoUpdateDoc, updateSchema, l}},
-		listTool{base{"todo_list", todoListDoc, listSchema, l}},
 	}
+}
+
+// Aliases are the names other agents give the checklist tools, which
+// models trained on them call: each runs the checklist tool it names,
+// with the same parameters. They are accepted but not in the catalogue,
+// so their schemas cost no prefix (see tool.Registry.Alias).
+var Aliases = map[string]string{
+	"todo_write":  "checklist_write",
+	"todo_add":    "checklist_add",
+	"todo_update": "checklist_update",
+	"todo_list":   "checklist_list",
 }
 
 // compact compacts a JSON Schema literal written in the source. It panics on

@@ -53,7 +53,7 @@ var grepSpec = Spec{
 		"properties": {
 			"pattern": {"type": "string", "description": "Go (RE2) regular expression matched against each line."},
 			"path": {"type": "string", "description": "File or directory relative to the workspace root. Default \".\"."},
-			"glob": {"type": "string", "description": "Optional file name filter, such as \"*.go\"."},
+			"glob": {"type": "string", "description": "Optional file name filter, such as \"*.go\"; one with a / is matched against the workspace-relative path."},
 			"max_results": {"type": "integer", "minimum": 1, "maximum": 500, "description": "Maximum matching lines to show. Default 100."}
 		},
 		"required": ["pattern"],

@@ -45,6 +45,7 @@ type Registry struct {
 	extras   []entry
 	active   []entry
 	where    map[string]section
+	aliases  map[string]string // another name → the registered tool it runs
 }
 
 // NewRegistry returns an empty registry.
@@ -148,11 +149,31 @@ func (r *Registry) Names() []string {
 	return out
 }
 
-// Lookup returns the tool registered under name.
+// Alias makes name another name of the tool registered as target: Lookup
+// finds it under both, while the catalog and Names list only target, so
+// an alias costs no prefix. A registered tool's own name wins over an
+// alias.
+func (r *Registry) Alias(name, target string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.aliases == nil {
+		r.aliases = make(map[string]string)
+	}
+	r.aliases[name] = target
+}
+
+// Lookup returns the tool registered under name, or the one name is an
+// alias of.
 func (r *Registry) Lookup(name string) (Tool, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	sec, ok := r.where[name]
+	if !ok {
+		if target, aliased := r.aliases[name]; aliased {
+			name = target
+			sec, ok = r.where[name]
+		}
+	}
 	if !ok {
 		return nil, false
 	}

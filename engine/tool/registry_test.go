@@ -301,10 +301,18 @@ func TestBuiltinSpecs(t *testing.T) {
 			if len(s.Description) < 80 || strings.TrimSpace(s.Description) != s.Description {
 				t.Errorf("description is short or untrimmed: %q", s.Description)
 			}
-			for prop := range schema.Properties {
-				if !strings.Contains(s.Description, prop) {
-					t.Errorf("description does not mention parameter %q", prop)
+			// Each parameter is described once, in the schema: the
+			// description is prose about the tool, with no list of them.
+			for prop, raw := range schema.Properties {
+				var p struct {
+					Description string `json:"description"`
 				}
+				if json.Unmarshal(raw, &p) != nil || len(p.Description) < 10 {
+					t.Errorf("parameter %q has no description in the schema", prop)
+				}
+			}
+			if strings.Contains(s.Description, "Parameters:") {
+				t.Errorf("the description lists the parameters the schema describes: %q", s.Description)
 			}
 			gated := s.Name == "write_file" || s.Name == "edit_file" || s.Name == "run_shell" || s.Name == "web_fetch"
 			if b.NeedsApproval() != gated {
@@ -362,4 +370,26 @@ type recordingApprover struct {
 func (a *recordingApprover) Approve(_ context.Context, req ApprovalRequest) (Decision, error) {
 	a.reqs = append(a.reqs, req)
 	return a.decision, a.err
+}
+
+// An alias runs the tool it names but is not in the catalog.
+func TestAliasIsFoundButNotListed(t *testing.T) {
+	r := NewRegistry()
+	r.AddBuiltin(ReadFile())
+	r.Alias("open_file", "read_file")
+	r.Alias("ghost", "no_such_tool")
+	if got, ok := r.Lookup("open_file"); !ok || got.Spec().Name != "read_file" {
+		t.Fatalf("Lookup(open_file) = %v, %v", got, ok)
+	}
+	if _, ok := r.Lookup("ghost"); ok {
+		t.Error("an alias of no registered tool was found")
+	}
+	for _, n := range r.Names() {
+		if n == "open_file" {
+			t.Error("the alias is listed")
+		}
+	}
+	if c := r.Catalog(); len(c) != 1 || c[0].Name != "read_file" {
+		t.Errorf("catalog %+v", c)
+	}
 }
