@@ -93,8 +93,10 @@ func TestReopenedChatEqualsTheLiveOne(t *testing.T) {
 
 	h.newCycle()
 	h.waitFor("the new cycle", func() bool { return !h.ui.live.job.running && h.ui.live.sess.Snapshot().Meta.Cycle == 2 })
+	h.waitFor("the chat read again after the cycle", func() bool {
+		return len(h.ui.chat.Items) > 0 && h.ui.chat.Items[0].Kind == chat.ItemCycle
+	})
 	turn("turn six")
-	h.waitFor("the chat and the ledger read again", func() bool { return h.q.empty() })
 	live = chatRows(h)
 	for _, want := range []string{"new cycle 2", "answer to turn six"} {
 		if h.rowWith(want) < 0 {

@@ -52,9 +52,10 @@ func newSessionsView(u *UI) *sessionsView {
 			s := v.items[id]
 			box := o.(*fyne.Container)
 			head := box.Objects[0].(*fyne.Container)
-			head.Objects[0].(*widget.Label).SetText(s.Title)
+			head.Objects[0].(*widget.Label).SetText(listTitle(v.items, id))
 			b := head.Objects[1].(*widget.Label)
-			switch bd := v.u.badgeOf(s.ID); bd {
+			bd := v.u.badgeOf(s.ID)
+			switch bd {
 			case badgeNone:
 				b.Hide()
 			default:
@@ -67,7 +68,7 @@ func newSessionsView(u *UI) *sessionsView {
 			}
 			// The selected row's background is tinted: the detail uses the
 			// full foreground colour there to stay readable.
-			tw.SetStyledTextSized(box.Objects[1].(*widget.RichText), sessionDetail(s, time.Now()),
+			tw.SetStyledTextSized(box.Objects[1].(*widget.RichText), sessionDetail(s, time.Now(), bd != badgeNone),
 				detailColor(s.ID == v.sel), false, theme.SizeNameCaptionText)
 		})
 	v.list.OnSelected = func(id widget.ListItemID) {
@@ -93,12 +94,32 @@ func newSessionsView(u *UI) *sessionsView {
 }
 
 // sessionDetail is the second line of a row: workspace, activity, cycle.
-func sessionDetail(s workbench.SessionInfo, now time.Time) string {
+// A session that is running (or waiting for the user) is active now,
+// whenever it last stored a message.
+func sessionDetail(s workbench.SessionInfo, now time.Time, active bool) string {
 	ws := s.Workspace
 	if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(ws, home) {
 		ws = "~" + strings.TrimPrefix(ws, home)
 	}
-	return fmt.Sprintf("%s · %s · cycle %d", ws, tw.Ago(s.Updated, now), max(s.Cycle, 1))
+	when := tw.Ago(s.Updated, now)
+	if active {
+		when = "active now"
+	}
+	return fmt.Sprintf("%s · %s · cycle %d", ws, when, max(s.Cycle, 1))
+}
+
+// listTitle is the title row i of items shows: its own, or, when another
+// listed session has the same one (two sessions started with the same
+// prompt), when the session was created and then the title, so the rows
+// can be told apart even where a long title is cut.
+func listTitle(items []workbench.SessionInfo, i int) string {
+	s := items[i]
+	for j, o := range items {
+		if j != i && o.Title == s.Title {
+			return s.Created.Local().Format("Jan 2 15:04:05") + " · " + s.Title
+		}
+	}
+	return s.Title
 }
 
 // detailColor is the colour of a row's second line: muted, except on the

@@ -1,0 +1,35 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tally-dev/tally/engine/workbench"
+)
+
+// Two sessions started with the same prompt are told apart in the list,
+// and a running session is "active now", not "4 min ago".
+func TestSessionRowsTellSameTitlesApartAndShowActivity(t *testing.T) {
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.Local)
+	items := []workbench.SessionInfo{
+		{ID: "a", Title: "Fix the failing tests in the calc package", Created: at},
+		{ID: "b", Title: "Fix the failing tests in the calc package", Created: at.Add(90 * time.Second)},
+		{ID: "c", Title: "Something else", Created: at},
+	}
+	a, b, c := listTitle(items, 0), listTitle(items, 1), listTitle(items, 2)
+	if a == b || !strings.HasPrefix(a, "Mar 1 09:00:00 · ") || !strings.HasPrefix(b, "Mar 1 09:01:30 · ") {
+		t.Errorf("same titles shown as %q and %q", a, b)
+	}
+	if c != "Something else" {
+		t.Errorf("a unique title shown as %q", c)
+	}
+	s := workbench.SessionInfo{Workspace: "/w", Updated: at, Cycle: 1}
+	now := at.Add(4 * time.Minute)
+	if got := sessionDetail(s, now, false); !strings.Contains(got, "4 min ago") {
+		t.Errorf("an idle session's detail %q", got)
+	}
+	if got := sessionDetail(s, now, true); !strings.Contains(got, "active now") || strings.Contains(got, "ago") {
+		t.Errorf("a running session's detail %q", got)
+	}
+}
