@@ -81,7 +81,10 @@ func (c *childCard) set(it *Item) {
 // session is shown again.
 func (c *View) AttachChildren(children []subagent.Info) {
 	for i := range children {
-		if it := c.ByCall[children[i].CallID]; it != nil {
+		// A call ID is unique in the log, not in the history: after a
+		// rewind the model's next calls may reuse the IDs of those it
+		// took out, so only a task call gets a child.
+		if it := c.ByCall[children[i].CallID]; it != nil && it.Call.Name == subagent.TaskToolName {
 			it.Child = &children[i]
 		}
 	}
