@@ -30,7 +30,11 @@ var KeepChoices = []int{64_000, 128_000, 256_000, 512_000}
 // on every read of the thresholds.
 type budgetState struct {
 	in   compact.BudgetInput
-	auto int // compact.Budget(in)
+	auto int                 // compact.Budget(at)
+	at   compact.BudgetInput // what auto was computed from
+	// stale: a rewrite lowered the level since auto was computed, whose
+	// growth was not measured yet; auto is computed again once it is.
+	stale bool
 }
 
 // defaultLevels returns the window's own thresholds, without the budget.
@@ -80,26 +84,43 @@ func (r *Session) Publish() {
 	}
 	b := &budgetState{in: in}
 	if r.opt.KeepUnder == KeepAuto {
-		b.auto = compact.Budget(in)
-		if prev := r.budget.Load(); prev != nil && !budgetMoves(prev.in, in) {
-			b.auto = prev.auto // hysteresis: the level holds while the context only grows
+		b.auto, b.at = compact.Budget(in), in
+		if prev := r.budget.Load(); prev != nil {
+			if keep, stale := budgetHolds(prev, in); keep {
+				b.auto, b.at, b.stale = prev.auto, prev.at, stale // hysteresis
+			}
 		}
 	}
 	r.budget.Store(b)
 }
 
-// budgetMoves reports whether the price-aware level is computed again
-// from now rather than kept from before: only at a rewrite (the level fell,
-// as a compaction, cycle, purge or rewind leaves it), when the growth is
-// first measured, or when the window, threshold or prices changed (another
-// model). While the context only grows between two compactions the level
-// stays put, however the measured growth wanders: it decides when the
-// next compaction runs, and a target that moves as the context fills
-// would make that moment drift.
-func budgetMoves(prev, now compact.BudgetInput) bool {
-	return now.Level < prev.Level || (prev.Growth <= 0) != (now.Growth <= 0) ||
-		now.Window != prev.Window || now.Threshold != prev.Threshold ||
-		now.HitPrice != prev.HitPrice || now.MissPrice != prev.MissPrice
+// rewriteDrop is the share of the level a rewrite removes at least: a
+// smaller fall is the provider's count correcting the estimate.
+const rewriteDrop = 0.10
+
+// budgetHolds reports whether the price-aware level of prev holds at now,
+// rather than being computed again, and whether it is stale (a rewrite
+// happened whose growth is not measured yet). It is computed again when
+// the growth is first measured, after a rewrite (the level fell by
+// rewriteDrop or more, as a compaction, cycle, purge or rewind leaves
+// it) once the growth is measured again, and when the window, threshold
+// or prices changed (another model). While the context only grows between
+// two compactions the level stays put, however the measured growth
+// wanders: it decides when the next compaction runs, and a target that
+// moved as the context filled would make that moment drift.
+func budgetHolds(prev *budgetState, now compact.BudgetInput) (keep, stale bool) {
+	at := prev.at
+	if now.Window != at.Window || now.Threshold != at.Threshold || now.HitPrice != at.HitPrice || now.MissPrice != at.MissPrice {
+		return false, false
+	}
+	stale = prev.stale || float64(now.Level) < float64(prev.in.Level)*(1-rewriteDrop)
+	switch {
+	case now.Growth <= 0:
+		return prev.auto > 0, stale // nothing new is known: a level, once there is one, holds
+	case at.Growth <= 0 || stale:
+		return false, false // measured for the first time, or again after a rewrite
+	}
+	return true, false
 }
 
 // KeepForecast returns the choices of "keep the context under" for this
