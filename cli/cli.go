@@ -1,7 +1,9 @@
 // Package cli implements Tally's headless command line: run, sessions,
 // inspect and export, sharing one set of flags. Main returns the process
-// exit status: 0 on success, 1 when a turn or command failed, 2 on bad
-// usage. Errors are printed to stderr as one sentence; the API key never is.
+// exit status, one of the Exit constants: 0 on success, 1 when a turn or
+// command failed, 2 on bad usage, and for `tally run` 3 to 5 (a denied
+// approval, the step limit, an answer not valid against --json-schema).
+// Errors are printed to stderr as one sentence; the API key never is.
 package cli
 
 import (
@@ -19,13 +21,6 @@ import (
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
-)
-
-// Exit statuses.
-const (
-	ExitOK    = 0
-	ExitFail  = 1
-	ExitUsage = 2
 )
 
 // Usage is the command summary printed for `tally help` and bad usage.
@@ -82,7 +77,9 @@ Flags (of tally run; each other command takes the ones that apply to it):
                          e.g. 'rm *' (repeatable; in every mode, and it beats --allow-command)
   --image FILE           tally run: attach a PNG, JPEG, GIF or WebP image (up to 5 MB) to the prompt (repeatable)
   --vision               the model accepts images, whatever Settings and Tally's model table say
-  --json                 print events as JSON lines on stdout
+  --fetch-local          tally run: web_fetch may open loopback and link-local pages (Settings' Local pages), this run only
+  --json                 print events as JSON lines on stdout (tally run: versioned, see docs/cli.md)
+  --json-schema FILE     tally run: the final answer must be JSON valid against this JSON Schema (exit 5 if not)
   --max-steps N          model requests allowed per turn (default 50)
   --status-mode MODE     where the status block goes: tail, append or on-change (default: the provider's, see Settings)
   --warm-up              on a new session, pre-warm the provider's prefix cache first
@@ -121,6 +118,8 @@ type options struct {
 	allowCommands, denyCommands              []string // --allow-command, --deny-command
 	images                                   []string // tally run --image FILE
 	vision                                   bool     // tally run --vision
+	fetchLocal                               bool     // tally run --fetch-local
+	jsonSchema                               string   // tally run --json-schema FILE
 	network                                  string   // tally run --network on|off; "" keeps the session's
 	args                                     []string
 	// served is the app's workbench and the client's folder and
@@ -162,6 +161,8 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	fs.Func("deny-command", "", func(v string) error { o.denyCommands = append(o.denyCommands, v); return nil })
 	fs.Func("image", "", func(v string) error { o.images = append(o.images, v); return nil })
 	fs.BoolVar(&o.vision, "vision", false, "")
+	fs.BoolVar(&o.fetchLocal, "fetch-local", false, "")
+	fs.StringVar(&o.jsonSchema, "json-schema", "", "")
 	fs.Func("network", "", func(v string) error {
 		switch v {
 		case "on", "off":
@@ -317,11 +318,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.As(err, &n) {
 		fmt.Fprintln(stderr, safeText(n.note))
 	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		return ExitUsage
-	}
-	return ExitFail
+	return exitCode(err)
 }
 
 // enginePrefix matches the package names an engine error may still open

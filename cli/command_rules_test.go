@@ -50,8 +50,8 @@ func TestRunAllowAndDenyCommand(t *testing.T) {
 	// The next run of the session, without the flags, asks again (and
 	// with no terminal, is denied).
 	_, errOut, code = runCLI(t, append(base, "again")...)
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
+	if code != ExitDenied {
+		t.Fatalf("exit %d, want %d (denied): %s", code, ExitDenied, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "again.txt")); err == nil || !strings.Contains(errOut, "not a terminal") {
 		t.Errorf("a rule of the last run still applied: %v\n%s", err, errOut)

@@ -24,10 +24,16 @@ import (
 	"github.com/tally-dev/tally/internal/text"
 )
 
-func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	o, err := parse("run", args, stderr)
 	if err != nil {
 		return err
+	}
+	var schema *answerSchema
+	if o.jsonSchema != "" {
+		if schema, err = loadSchema(o.jsonSchema); err != nil {
+			return err
+		}
 	}
 	text := strings.Join(o.args, " ")
 	if text == "-" {
@@ -61,9 +67,13 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if o.worktree && o.session != "" {
 		return usagef("tally run: --worktree starts a new session in a worktree of its own; leave out --session, or drop --worktree to continue that session where it works")
 	}
-	out := &printer{stdout: stdout, stderr: stderr, json: o.json}
+	out := &printer{stdout: stdout, stderr: stderr, json: o.json, answer: stdout}
+	if schema != nil {
+		out.answer = stderr // stdout gets the validated JSON alone
+	}
+	denied := &denials{}
 	so := o.sessionOptions(o.session)
-	so.Approver = approver(o.yes, stdin, stderr)
+	so.Approver = approver(o.yes, stdin, stderr, denied)
 	term, _ := so.Approver.(*terminalApprover)
 	out.forms = newSessionForms(newFormAnswerer("tally run", o.yes, stdin, stderr, term))
 	so.Forms = true
@@ -71,6 +81,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cfg, err := w.Config(so)
 	if err != nil {
 		return err
+	}
+	if o.fetchLocal {
+		cfg.Shell.FetchLocal = true // this run only, as Settings' "Local pages" does for every session
 	}
 	if len(imgs) > 0 && !cfg.Vision {
 		return fmt.Errorf("tally run: %w (or pass --vision)", images.NoVision(cfg.ModelName))
@@ -106,6 +119,17 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	if created {
 		fmt.Fprintf(stderr, "session %s\n", sess.Snapshot().Meta.ID)
+	}
+	var rs result // the --json stream's last line
+	if o.json {
+		rs.Session = sess.Snapshot().Meta.ID
+		defer func() {
+			rs.Exit, rs.Denied = exitCode(err), denied.count()
+			if err != nil {
+				rs.Error = message(err)
+			}
+			out.result(rs)
+		}()
 	}
 	if term != nil {
 		term.allowCommand = sess.Permissions().AllowCommand
@@ -145,15 +169,57 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "cache warm-up: %d prompt tokens\n", row.PromptTokens)
 	}
+	if schema != nil {
+		text = schema.prompt(text)
+	}
 	res, err := sess.RunWithImages(ctx, text, imgs)
 	out.finish()
+	rs.Reason, rs.Answer = res.Reason, res.Answer
 	if err != nil {
+		if res.Reason == step.ReasonStepLimit {
+			return withExit(failed(err), ExitBudget)
+		}
 		return failed(err)
 	}
 	if res.Reason == step.ReasonCancelled {
 		return fmt.Errorf("tally run: the turn was interrupted; the conversation is saved and can be continued with --session %s", sess.Snapshot().Meta.ID)
 	}
+	if schema != nil {
+		valid, err := checkAnswer(ctx, sess, schema, res.Answer, out)
+		if err != nil {
+			return err
+		}
+		rs.JSON = valid
+		if !o.json {
+			fmt.Fprintf(stdout, "%s\n", valid)
+		}
+	}
+	if n := denied.count(); n > 0 {
+		return exitError{fmt.Errorf("tally run: the turn ended, but %d tool call(s) needing approval were denied; allow them with --yes or a permission mode such as --mode auto-edit", n), ExitDenied}
+	}
 	return nil
+}
+
+// checkAnswer validates the turn's answer against schema; when it fails,
+// the model is told why and asked once more. It returns the valid JSON.
+func checkAnswer(ctx context.Context, sess *agent.Session, schema *answerSchema, answer string, out *printer) (json.RawMessage, error) {
+	valid, problem := schema.check(answer)
+	if problem == nil {
+		return valid, nil
+	}
+	fmt.Fprintf(out.stderr, "tally run: the answer does not validate against %s (%s); asking the model once more\n", schema.path, safeText(text.OneLine(problem.Error(), 300)))
+	res, err := sess.Run(ctx, schema.retryPrompt(problem))
+	out.finish()
+	if err != nil {
+		if res.Reason == step.ReasonStepLimit {
+			return nil, withExit(err, ExitBudget)
+		}
+		return nil, err
+	}
+	if valid, problem = schema.check(res.Answer); problem != nil {
+		return nil, exitError{fmt.Errorf("tally run: the final answer does not validate against the JSON Schema %s, even after one retry (%s); read the answer with tally export --session %s, or relax the schema", schema.path, text.OneLine(problem.Error(), 300), sess.Snapshot().Meta.ID), ExitSchema}
+	}
+	return valid, nil
 }
 
 // answered reports whether the model answered any request of sess: the
@@ -177,6 +243,7 @@ type printer struct {
 	stdout  io.Writer
 	stderr  io.Writer
 	json    bool
+	answer  io.Writer // where the model's streamed text goes (stdout, or stderr under --json-schema)
 	midLine bool
 	forms   *sessionForms // answers the session's forms; nil answers none
 }
@@ -190,7 +257,7 @@ func (p *printer) event(e agent.Event) {
 	if p.json {
 		b, err := json.Marshal(e)
 		if err == nil {
-			p.stdout.Write(append(safeJSON(b), '\n'))
+			p.stdout.Write(append(safeJSON(versioned(b)), '\n'))
 		}
 		return
 	}
@@ -202,7 +269,7 @@ func (p *printer) event(e agent.Event) {
 	switch e.Kind {
 	case agent.EventDelta:
 		if e.Delta.Content != "" {
-			io.WriteString(p.stdout, safeText(e.Delta.Content))
+			io.WriteString(p.answerTo(), safeText(e.Delta.Content))
 			p.midLine = !strings.HasSuffix(e.Delta.Content, "\n")
 		}
 	case agent.EventToolStart:
@@ -231,9 +298,24 @@ func (p *printer) event(e agent.Event) {
 
 func (p *printer) newline() {
 	if p.midLine {
-		io.WriteString(p.stdout, "\n")
+		io.WriteString(p.answerTo(), "\n")
 		p.midLine = false
 	}
+}
+
+// answerTo is where the model's text goes.
+func (p *printer) answerTo() io.Writer {
+	if p.answer == nil {
+		return p.stdout
+	}
+	return p.answer
+}
+
+// result writes the --json stream's last line.
+func (p *printer) result(r result) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	writeResult(p.stdout, r)
 }
 
 // quoteRunes bounds the line of a message, brief or description that the
@@ -248,22 +330,24 @@ func (p *printer) finish() {
 
 // approver returns the CLI's approval gate: --yes approves everything; on a
 // terminal the user is asked; otherwise calls needing approval are denied.
-func approver(yes bool, stdin io.Reader, stderr io.Writer) tool.Approver {
+// Each denial is counted in denied.
+func approver(yes bool, stdin io.Reader, stderr io.Writer, denied *denials) tool.Approver {
 	if yes {
 		return tool.ApproveAll{}
 	}
 	if f, ok := terminalIn(stdin); ok {
-		return &terminalApprover{in: bufio.NewReader(f), out: stderr}
+		return &terminalApprover{in: bufio.NewReader(f), out: stderr, denied: denied}
 	}
-	return &noticeDeny{out: stderr}
+	return &noticeDeny{out: stderr, denied: denied}
 }
 
 // noticeDeny denies every call that needs approval when there is no
 // terminal to ask on. It says so once, at the first such call; each
 // denied call still shows as a refused result.
 type noticeDeny struct {
-	out  io.Writer
-	once sync.Once
+	out    io.Writer
+	once   sync.Once
+	denied *denials // counts the denials; nil counts none
 }
 
 // Approve implements tool.Approver: it denies req.
@@ -271,6 +355,7 @@ func (n *noticeDeny) Approve(_ context.Context, req tool.ApprovalRequest) (tool.
 	n.once.Do(func() {
 		fmt.Fprintf(n.out, "tally run: %s%s needs approval, but standard input is not a terminal to ask on, so it and every later call that needs approval are denied; run on a terminal, or allow them with --yes or a permission mode such as --mode auto-edit\n", safeText(req.Summary), askedBy(req))
 	})
+	n.denied.add()
 	return tool.Deny, nil
 }
 
@@ -294,6 +379,7 @@ type terminalApprover struct {
 	// allowCommand stores a command rule for the workspace ([c]); nil
 	// offers none. It is set before the turn starts.
 	allowCommand func(pattern string) error
+	denied       *denials // counts the denials; nil counts none
 }
 
 // Approve implements tool.Approver through ApproveHunks.
@@ -309,6 +395,15 @@ func (t *terminalApprover) Approve(ctx context.Context, req tool.ApprovalRequest
 func (t *terminalApprover) ApproveHunks(ctx context.Context, req tool.ApprovalRequest) (tool.Decision, []bool, error) {
 	t.turn.Lock()
 	defer t.turn.Unlock()
+	d, accepted, err := t.ask(req)
+	if d == tool.Deny {
+		t.denied.add()
+	}
+	return d, accepted, err
+}
+
+// ask shows the call and reads the answer; the caller holds turn.
+func (t *terminalApprover) ask(req tool.ApprovalRequest) (tool.Decision, []bool, error) {
 	shown := req.Display
 	if shown == "" {
 		var ok bool

@@ -33,8 +33,8 @@ func TestRunWithoutATerminalSaysOnceThatApprovalsAreDenied(t *testing.T) {
 		code := Main([]string{"run", "--data", t.TempDir(), "--base-url", srv.URL(), "--model", "deepseek-chat",
 			"--workspace", ws, "--mode", "ask", "turn one"}, stdin, &out, &errb)
 		got := errb.String()
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", name, code, got)
+		if code != ExitDenied {
+			t.Fatalf("%s: exit %d, want %d (denied): %s", name, code, ExitDenied, got)
 		}
 		if n := strings.Count(got, "not a terminal"); n != 1 || !strings.Contains(got, "--yes") {
 			t.Errorf("%s: the notice shows %d times (want once, naming --yes):\n%s", name, n, got)

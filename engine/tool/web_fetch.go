@@ -79,7 +79,7 @@ func (w webFetch) Run(ctx context.Context, env *Env, args json.RawMessage) Resul
 		return errResult(name, fmt.Errorf("%q is not an http:// or https:// address; give the page's full address", text.Clip(p.URL, 200)))
 	}
 	if env == nil || !env.AllowNetwork {
-		return errResult(name, errors.New("the session's Network switch is off, so no page can be fetched; ask the user to turn Network on, or work without the page"))
+		return errResult(name, errors.New("the session's Network switch is off, so no page can be fetched; ask the user to turn Network on (the Network box in the app, tally run --network on), or work without the page"))
 	}
 	ctx, cancel := context.WithTimeout(ctx, WebFetchTimeout)
 	defer cancel()
@@ -239,7 +239,7 @@ var isLocal = func(ip netip.Addr) bool {
 }
 
 func localError(host string) error {
-	return fmt.Errorf("web_fetch refuses %s, %w (this machine or its network's metadata service); if that page is meant, the user can turn on local addresses for web_fetch in Settings", host, errLocalAddress)
+	return fmt.Errorf("web_fetch refuses %s, %w (this machine or its network's metadata service); if that page is meant, the user can turn on Local pages in Settings (tally run --fetch-local)", host, errLocalAddress)
 }
 
 // pageText turns a page into what the model reads. HTML is redacted
