@@ -1,6 +1,8 @@
 package rewrite
 
 import (
+	"math"
+
 	"github.com/tally-dev/tally/engine/compact"
 )
 
@@ -86,7 +88,7 @@ func (r *Session) Publish() {
 	if r.opt.KeepUnder == KeepAuto {
 		b.auto, b.at = compact.Budget(in), in
 		if prev := r.budget.Load(); prev != nil {
-			if keep, stale := budgetHolds(prev, in); keep {
+			if keep, stale := budgetHolds(prev, in, b.auto); keep {
 				b.auto, b.at, b.stale = prev.auto, prev.at, stale // hysteresis
 			}
 		}
@@ -94,21 +96,27 @@ func (r *Session) Publish() {
 	r.budget.Store(b)
 }
 
-// rewriteDrop is the share of the level a rewrite removes at least: a
-// smaller fall is the provider's count correcting the estimate.
-const rewriteDrop = 0.10
+// Hysteresis of the price-aware level: rewriteDrop is the share of the
+// level a rewrite removes at least (a smaller fall is the provider's
+// count correcting the estimate); budgetBand is how far a new estimate
+// must differ from the level in force to replace it while the context
+// only grows.
+const (
+	rewriteDrop = 0.10
+	budgetBand  = 0.15
+)
 
 // budgetHolds reports whether the price-aware level of prev holds at now,
-// rather than being computed again, and whether it is stale (a rewrite
-// happened whose growth is not measured yet). It is computed again when
-// the growth is first measured, after a rewrite (the level fell by
-// rewriteDrop or more, as a compaction, cycle, purge or rewind leaves
-// it) once the growth is measured again, and when the window, threshold
-// or prices changed (another model). While the context only grows between
-// two compactions the level stays put, however the measured growth
-// wanders: it decides when the next compaction runs, and a target that
-// moved as the context filled would make that moment drift.
-func budgetHolds(prev *budgetState, now compact.BudgetInput) (keep, stale bool) {
+// where fresh is the level computed from now, and whether it is stale (a
+// rewrite happened whose growth is not measured yet). A new level takes
+// over when the window, threshold or prices changed (another model), when
+// the growth is first measured, once the growth is measured again after a
+// rewrite (the level fell by rewriteDrop or more, as a compaction, cycle,
+// purge or rewind leaves it), and otherwise only when it differs from the
+// level in force by more than budgetBand: a first rough estimate still
+// settles, but the level does not wander with every measurement, since it
+// decides when the next compaction runs.
+func budgetHolds(prev *budgetState, now compact.BudgetInput, fresh int) (keep, stale bool) {
 	at := prev.at
 	if now.Window != at.Window || now.Threshold != at.Threshold || now.HitPrice != at.HitPrice || now.MissPrice != at.MissPrice {
 		return false, false
@@ -120,7 +128,7 @@ func budgetHolds(prev *budgetState, now compact.BudgetInput) (keep, stale bool) 
 	case at.Growth <= 0 || stale:
 		return false, false // measured for the first time, or again after a rewrite
 	}
-	return true, false
+	return math.Abs(float64(fresh-prev.auto)) <= budgetBand*float64(prev.auto), false
 }
 
 // KeepForecast returns the choices of "keep the context under" for this
