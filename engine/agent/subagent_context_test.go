@@ -9,12 +9,14 @@ import (
 	"github.com/tally-dev/tally/engine/subagent"
 )
 
-// TestSubagentContextIsAppendOnly (issue 19, item 6): a sub-agent never
-// compacts. Its context is its job and what its steps append, bounded by
-// its step budget (subagent.Config.MaxSteps) and its report cap, so every
-// request of a child repeats the one before it whole and adds to it; the
-// parent's compaction rules apply to the report once it enters the
-// parent's log (a task result is recorded by engine/record).
+// TestSubagentContextIsAppendOnly (issue 19, item 6): below the
+// compaction threshold of its window a sub-agent's context is its job and
+// what its steps append, bounded by its step budget
+// (subagent.Config.MaxSteps) and its report cap, so every request of a
+// child repeats the one before it whole and adds to it; the parent's
+// compaction rules apply to the report once it enters the parent's log (a
+// task result is recorded by engine/record). A child that reaches its
+// threshold compacts (TestSubagentCompactsToStayInItsWindow).
 func TestSubagentContextIsAppendOnly(t *testing.T) {
 	script := llmtest.ScriptFunc(func(r *llmtest.Req) llmtest.Reply {
 		if isChildReq(r.Messages) {
@@ -28,7 +30,7 @@ func TestSubagentContextIsAppendOnly(t *testing.T) {
 		}
 		return llmtest.Text("done")
 	})
-	sw := newSmallWindow(t, 32_000, script)
+	sw := newSmallWindow(t, 128_000, script) // six 3K reads stay under the threshold
 	s := sw.session("child-context")
 	if _, err := s.Run(context.Background(), "Delegate the reading."); err != nil {
 		t.Fatal(err)
