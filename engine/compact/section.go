@@ -239,10 +239,10 @@ type facts struct {
 	record  record.Record // cumulative, for Result.Record
 	earlier Earlier
 	dropped []DroppedLine
-	humans  int    // human messages removed
+	humans  int // human messages removed
 	// removedTurns are the turn numbers of the human messages removed.
 	removedTurns []int
-	text    string // the record, stubs and index parts; "" when all are empty
+	text         string // the record, stubs and index parts; "" when all are empty
 }
 
 // buildFacts computes the facts of cutting in to the indexes keep, in
