@@ -81,7 +81,9 @@ Flags (of tally run; each other command takes the ones that apply to it):
   --json                 print events as JSON lines on stdout (tally run: versioned, see docs/cli.md)
   --json-schema FILE     tally run: the final answer must be JSON valid against this JSON Schema (exit 5 if not)
   --max-steps N          model requests allowed per turn (default 50)
-  --status-mode MODE     where the status block goes: tail, append or on-change (default: the provider's, see Settings)
+  --status-mode MODE     where the status block goes: tail, append or on-change (default: the provider's, see Settings);
+                         off sends none
+  --no-checklist         tally run: leave the checklist's tools out (with --status-mode off, to measure what both are worth)
   --warm-up              on a new session, pre-warm the provider's prefix cache first
   --compaction MODE      at the threshold: auto (default), ask (headless: skip) or off
   --cycle-at FRACTION    start a new cycle at this share of the window (default 0.75; 0 = never)
@@ -115,6 +117,7 @@ type options struct {
 	cycleAtSet                               bool
 	contextWindow, maxSteps                  int
 	yes, json, ledger, warmUp, worktree      bool
+	noChecklist                              bool     // tally run --no-checklist
 	allowCommands, denyCommands              []string // --allow-command, --deny-command
 	images                                   []string // tally run --image FILE
 	vision                                   bool     // tally run --vision
@@ -157,6 +160,7 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.BoolVar(&o.ledger, "ledger", false, "")
 	fs.BoolVar(&o.warmUp, "warm-up", false, "")
+	fs.BoolVar(&o.noChecklist, "no-checklist", false, "")
 	fs.Func("allow-command", "", func(v string) error { o.allowCommands = append(o.allowCommands, v); return nil })
 	fs.Func("deny-command", "", func(v string) error { o.denyCommands = append(o.denyCommands, v); return nil })
 	fs.Func("image", "", func(v string) error { o.images = append(o.images, v); return nil })
@@ -176,9 +180,9 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 		return nil, usagef("tally %s: %v; run `tally help` for the flags", name, err)
 	}
 	switch o.statusMode {
-	case "", "tail", "append", "on-change":
+	case "", "tail", "append", "on-change", "off":
 	default:
-		return nil, usagef("tally %s: --status-mode must be tail, append or on-change, not %q", name, o.statusMode)
+		return nil, usagef("tally %s: --status-mode must be tail, append, on-change or off, not %q", name, o.statusMode)
 	}
 	if _, err := rewrite.ParseMode(o.compaction); err != nil {
 		return nil, usagef("tally %s: --compaction must be auto, ask or off, not %q", name, o.compaction)
@@ -233,14 +237,15 @@ var waitOpen = workbench.Open
 // for session id ("" for a new one).
 func (o *options) sessionOptions(id string) workbench.SessionOptions {
 	so := workbench.SessionOptions{
-		ID:         id,
-		Flags:      workbench.Flags{BaseURL: o.baseURL, Model: o.model, ContextWindow: o.contextWindow},
-		Compaction: o.compaction,
-		KeepUnder:  o.keepUnder,
-		Mode:       tool.Mode(o.mode),
-		MaxSteps:   o.maxSteps,
-		StatusMode: status.Placement(o.statusMode),
-		Profile:    o.profile,
+		ID:          id,
+		Flags:       workbench.Flags{BaseURL: o.baseURL, Model: o.model, ContextWindow: o.contextWindow},
+		Compaction:  o.compaction,
+		KeepUnder:   o.keepUnder,
+		Mode:        tool.Mode(o.mode),
+		MaxSteps:    o.maxSteps,
+		StatusMode:  status.Placement(o.statusMode),
+		NoChecklist: o.noChecklist,
+		Profile:     o.profile,
 	}
 	// The run's own command rules; the workspace's stored ones apply too.
 	so.AllowCommands, so.DenyCommands = o.allowCommands, o.denyCommands

@@ -61,8 +61,12 @@ type Config struct {
 	// StatusMode places the <agent_status> block: status.Tail (the
 	// engine's default) sends only the newest one at the tail of each
 	// request, outside the log; status.Append appends each one to the log;
-	// status.OnChange appends one only when it changed.
+	// status.OnChange appends one only when it changed; status.Off sends
+	// none.
 	StatusMode status.Placement
+	// NoChecklist leaves the checklist's tools out of the catalog, for
+	// measuring what the checklist is worth; the app never sets it.
+	NoChecklist bool
 	// ToolCallLimit caps tool calls per turn (DefaultToolCallLimit when 0).
 	ToolCallLimit int
 	// Subagents sets the task tool's limits, or turns it off.

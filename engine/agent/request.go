@@ -33,6 +33,9 @@ func (s *Session) resetPrefix() {
 func (t *turnLoop) nextRequest() (llm.Request, error) {
 	s := t.s
 	mcpHost{s}.sync() // MCP tools that arrived since the last request (booked)
+	if s.cfg.StatusMode == status.Off {
+		return s.req.Assemble(s.model().ModelName, ""), nil
+	}
 	// The state is computed once per request (it reads .git/HEAD), and
 	// whether the last block is still in the log is looked up once.
 	cur := s.canonical(0)

@@ -263,11 +263,13 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	}
 	s.checklist = loadChecklist(cfg.Store, meta.ID)
 	s.savedList = s.checklist.Version()
-	for _, t := range todo.Tools(s.checklist) {
-		s.tools.AddBuiltin(t)
-	}
-	for name, target := range todo.Aliases {
-		s.tools.Alias(name, target)
+	if !cfg.NoChecklist {
+		for _, t := range todo.Tools(s.checklist) {
+			s.tools.AddBuiltin(t)
+		}
+		for name, target := range todo.Aliases {
+			s.tools.Alias(name, target)
+		}
 	}
 	s.guard = guard.New()
 	s.tools.AddBuiltin(cycle.RecallTool(func() ([]cycle.Archive, error) { return rewrite.ReadArchives(cfg.Store, meta.ID) }))

@@ -25,6 +25,10 @@ const (
 	// block, so the bytes sent stay a pure extension of the last request.
 	// A block may be a delta of the last one (see RenderDelta).
 	OnChange Placement = "on-change"
+	// Off sends no status block at all: the requests carry the log
+	// alone. It is for measuring what the block is worth (tally run
+	// --status-mode off); Settings does not offer it.
+	Off Placement = "off"
 )
 
 // DefaultPlacement is the placement measured cheapest for a provider

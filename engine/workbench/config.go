@@ -46,12 +46,14 @@ type SessionOptions struct {
 	AllowCommands, DenyCommands []string
 	// Demo configures the scripted demo model instead of the endpoint.
 	Demo bool
-	// MaxSteps, StatusMode and the callbacks are passed through.
-	MaxSteps   int
-	StatusMode status.Placement
-	Approver   tool.Approver
-	Asker      rewrite.Asker
-	OnEvent    func(agent.Event)
+	// MaxSteps, StatusMode, NoChecklist and the callbacks are passed
+	// through.
+	MaxSteps    int
+	StatusMode  status.Placement
+	NoChecklist bool
+	Approver    tool.Approver
+	Asker       rewrite.Asker
+	OnEvent     func(agent.Event)
 	// Forms says the host answers the MCP servers' forms (see
 	// agent.Config.Forms); false declines them.
 	Forms bool
@@ -93,7 +95,7 @@ func (e noModelError) Is(target error) bool { return target == ErrNoModel }
 func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 	saved := w.Settings()
 	cfg := agent.Config{
-		Store: w.store, MaxSteps: o.MaxSteps, StatusMode: o.StatusMode,
+		Store: w.store, MaxSteps: o.MaxSteps, StatusMode: o.StatusMode, NoChecklist: o.NoChecklist,
 		Approver: o.Approver, Asker: o.Asker, OnEvent: o.OnEvent, Forms: o.Forms,
 		UserConfigDir: userConfigDir(),
 		Shell:         agent.ShellConfig(saved.Shell),
@@ -217,9 +219,9 @@ func placement(mode status.Placement, saved Settings, baseURL string) (ledger.Ca
 	switch mode {
 	case "":
 		mode = status.DefaultPlacement(rule == ledger.RuleUnits)
-	case status.Tail, status.Append, status.OnChange:
+	case status.Tail, status.Append, status.OnChange, status.Off:
 	default:
-		return "", "", fmt.Errorf("status placement %q is not tail, append or on-change", mode)
+		return "", "", fmt.Errorf("status placement %q is not tail, append, on-change or off", mode)
 	}
 	return rule, mode, nil
 }
