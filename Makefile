@@ -6,7 +6,7 @@ GO      ?= go
 BIN     ?= tally
 PKGS    := ./...
 
-.PHONY: all deps build run test vet lint unit race fuzz smoke conformance acp bench clean package
+.PHONY: all deps build run test vet lint unit race fuzz smoke conformance acp realmodel realmodel-short bench clean package
 
 all: build
 
@@ -64,10 +64,24 @@ conformance: build
 acp: build
 	TALLY=./$(BIN) bash scripts/acp/run.sh
 
+# Tally against a real model on this machine: SmolLM2-135M through
+# llama.cpp's llama-server (scripts/realmodel; the model is fetched and
+# llama-server built once into .tools/realmodel): the wire, the prompt
+# cache beside the ledger, and a small evaluation, with the tables in
+# artifacts/realmodel (see docs/realmodel.md).
+realmodel:
+	bash scripts/realmodel/run.sh
+
+# Its short form, a stage of make test: one turn of two requests. It is
+# skipped, saying so, while no llama-server is cached (the build takes
+# longer than CI may add).
+realmodel-short:
+	bash scripts/realmodel/run.sh --short
+
 # Every stage in order, each timed (scripts/stages.sh prints the table and
 # writes it to artifacts/stages.txt).
 test:
-	@bash scripts/stages.sh deps vet unit race fuzz smoke conformance acp
+	@bash scripts/stages.sh deps vet unit race fuzz smoke conformance acp realmodel-short
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

@@ -1,0 +1,156 @@
+//go:build realmodel
+
+package realmodel_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tally-dev/tally/internal/realmodel"
+)
+
+// TestPromptCache runs a multi-step session, a compaction (tally
+// compact), a turn, a new cycle (/new-cycle) and a last turn, and lays
+// llama-server's own figures for every request (cache_n, prompt_n) beside
+// Tally's ledger: each request that extends the one before has only its
+// new tokens evaluated, and the table shows what the compaction and the
+// new cycle cost in tokens evaluated afresh.
+func TestPromptCache(t *testing.T) {
+	if short() {
+		t.Skip("the long session is not part of the short form")
+	}
+	r := newRig(t, "cache", realmodel.ServerOptions{Template: env.template})
+	ws := r.workspace("ws", wireFiles)
+	ctx := context.Background()
+	var labels []string // what each chat request was for, in order
+	mark := func(what string) func() {
+		n0 := len(r.proxy.Exchanges())
+		return func() {
+			for _, e := range r.proxy.Since(n0) {
+				if e.Chat() {
+					labels = append(labels, what)
+				}
+			}
+		}
+	}
+	prompts := []string{
+		"List the files in this folder.",
+		"Read notes.txt.",
+		"Read app.py.",
+		"Which Go version does the build use?",
+	}
+	for i, p := range prompts {
+		done := mark(fmt.Sprintf("turn %d", i+1))
+		r.turn("cache", ws, p, "--max-steps", "5")
+		done()
+	}
+	done := mark("tally compact")
+	res := r.tally.Command(ctx, ws, "compact", "cache")
+	t.Logf("tally compact: exit %d: %s", res.Exit, strings.TrimSpace(res.Stdout+res.Stderr))
+	if res.Crashed || res.Hung {
+		t.Fatalf("tally compact: %v", res.Err())
+	}
+	done()
+	after := "On which day is the release?"
+	done = mark("turn after compact")
+	r.turn("cache", ws, after, "--max-steps", "5")
+	done()
+	done = mark("/new-cycle")
+	r.turn("cache", ws, "/new-cycle")
+	done()
+	last := "Summarise notes.txt in one line."
+	done = mark("turn in the new cycle")
+	r.turn("cache", ws, last, "--max-steps", "5")
+	done()
+
+	ex := r.proxy.Exchanges()
+	r.checkExchanges("cache", append(prompts, after, last), ex)
+	rows := cacheRows(r, "cache", ex)
+	for i := range rows {
+		if i < len(labels) {
+			kind := rows[i].Label
+			rows[i].Label = labels[i]
+			if kind != "turn" {
+				rows[i].Label += " (" + kind + ")"
+			}
+		}
+	}
+	checkReuse(t, rows)
+	writeOut(t, "cache.md", realmodel.CacheTable(rows)+"\n"+costByPhase(rows))
+}
+
+// costByPhase adds up, per label, the requests and the tokens
+// llama-server evaluated afresh and took from its cache.
+func costByPhase(rows []realmodel.CacheRow) string {
+	var b strings.Builder
+	b.WriteString("| phase | requests | prompt tokens | cache_n | evaluated (prompt_n) | evaluated share |\n|---|---|---|---|---|---|\n")
+	type sum struct{ n, prompt, cached, eval int }
+	var order []string
+	sums := map[string]*sum{}
+	var tot sum
+	for _, r := range rows {
+		s := sums[r.Label]
+		if s == nil {
+			s = &sum{}
+			sums[r.Label] = s
+			order = append(order, r.Label)
+		}
+		s.n++
+		tot.n++
+		if r.Usage != nil {
+			s.prompt += r.Usage.PromptTokens
+			tot.prompt += r.Usage.PromptTokens
+		}
+		if r.Timings != nil {
+			s.cached += r.Timings.CacheN
+			s.eval += r.Timings.PromptN
+			tot.cached += r.Timings.CacheN
+			tot.eval += r.Timings.PromptN
+		}
+	}
+	line := func(name string, s sum) {
+		share := 0.0
+		if s.prompt > 0 {
+			share = 100 * float64(s.eval) / float64(s.prompt)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.1f %% |\n", name, s.n, s.prompt, s.cached, s.eval, share)
+	}
+	for _, l := range order {
+		line(l, *sums[l])
+	}
+	line("all", tot)
+	return b.String()
+}
+
+// TestOwnTemplate runs one turn with the model's own chat template, which
+// has no tool syntax: this llama.cpp then neither shows the model the
+// tools nor parses calls out of its reply, so every answer is text. The
+// wire must hold all the same: every request accepted, every reply
+// stored.
+func TestOwnTemplate(t *testing.T) {
+	if short() {
+		t.Skip("not part of the short form")
+	}
+	r := newRig(t, "own-template", realmodel.ServerOptions{})
+	ws := r.workspace("ws", wireFiles)
+	prompts := []string{"Read notes.txt and tell me on which day the release is.", "Create a file done.txt containing yes."}
+	for _, p := range prompts {
+		r.turn("own", ws, p, "--max-steps", "4")
+	}
+	ex := r.proxy.Exchanges()
+	r.checkExchanges("own", prompts, ex)
+	var b strings.Builder
+	b.WriteString("| request | finish_reason | tool calls | reply |\n|---|---|---|---|\n")
+	for _, e := range ex {
+		if !e.Chat() {
+			continue
+		}
+		if len(e.Calls) > 0 {
+			t.Errorf("request %d: llama-server parsed %d tool call(s) with a template that has no tool syntax", e.N, len(e.Calls))
+		}
+		fmt.Fprintf(&b, "| %d | %s | %d | %s |\n", e.N, e.Finish, len(e.Calls), strings.ReplaceAll(clip(strings.ReplaceAll(e.Content, "\n", " ")), "|", "\\|"))
+	}
+	writeOut(t, "own-template.md", b.String())
+}
