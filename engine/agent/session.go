@@ -278,7 +278,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	}
 	if len(st.Skills) > 0 {
 		s.skills = skill.NewSession(st.Skills, func() skill.Catalog { return discoverSkills(s.cfg, s.meta.Workspace) })
-		s.tools.AddBuiltin(s.skills.Tool())
+		s.tools.AddBuiltin(s.skills.Tool(func() []transcript.Message { return s.Snapshot().Messages() }))
 	}
 	if err := (Permissions{s}).setup(); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tally-dev/tally/engine/skill"
 	"github.com/tally-dev/tally/engine/transcript"
 )
 
@@ -30,10 +31,14 @@ const (
 	// reasonSeed keeps a cycle's [CYCLE STATE] seed, which carries the
 	// user's words and the work record of the earlier cycles.
 	reasonSeed = "seed"
+	// reasonSkill keeps an activated skill's instructions (the result of
+	// a skill tool call, see skill.Activations): the model follows them
+	// for the rest of the session, so no layer clears or drops them.
+	reasonSkill = "skill"
 )
 
 // reasonOrder fixes the order of reasons on one message.
-var reasonOrder = []string{reasonRecent, reasonWorkingSet, reasonError, reasonPatch, reasonPair, reasonUserText, reasonUserWords, reasonSeed}
+var reasonOrder = []string{reasonRecent, reasonWorkingSet, reasonError, reasonPatch, reasonPair, reasonUserText, reasonUserWords, reasonSeed, reasonSkill}
 
 // errorMarkers are looked for, case-insensitively, in message text.
 var errorMarkers = []string{"error:", "failed", "panic", "traceback"}
@@ -123,6 +128,9 @@ func pinsFor(in Input) []Pin {
 			add(i, reasonUserText)
 			break
 		}
+	}
+	for i := range skill.Activations(msgs) {
+		add(i, reasonSkill)
 	}
 	if !in.NoFacts {
 		words, _ := userWords(msgs, UserWordsBudget(in))

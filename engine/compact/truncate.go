@@ -1,6 +1,11 @@
 package compact
 
-import "github.com/tally-dev/tally/engine/transcript"
+import (
+	"slices"
+
+	"github.com/tally-dev/tally/engine/skill"
+	"github.com/tally-dev/tally/engine/transcript"
+)
 
 // Emergency limits (DESIGN §4).
 const (
@@ -14,7 +19,8 @@ const (
 // Truncate is the emergency layer: it drops messages from the front until
 // the message tokens fit budget. An assistant message and the results of its
 // calls are dropped together, the newest plain user text is never dropped
-// (later messages go instead), and at least [minKeep] messages stay even if
+// (later messages go instead), nor is an activated skill's instructions
+// with its call, and at least [minKeep] messages stay even if
 // the budget is still exceeded. tokens gives each message's count; missing
 // entries are counted. msgs is not modified. It returns the kept messages
 // in order and how many were dropped.
@@ -47,11 +53,12 @@ func truncation(msgs []transcript.Message, toks []int, budget int) []bool {
 			break
 		}
 	}
+	skills := skill.Activations(msgs)
 	g := groups(msgs)
 	kept := len(msgs)
 	for i := 0; i < len(msgs) && total > budget; i++ {
 		unit := g.members(i) // the message with its call or results
-		if containsIndex(unit, protected) || alreadyDropped(drop, unit) {
+		if containsIndex(unit, protected) || alreadyDropped(drop, unit) || slices.ContainsFunc(unit, func(j int) bool { return skills[j] }) {
 			continue
 		}
 		if kept-len(unit) < minKeep {
