@@ -213,6 +213,7 @@ type input struct {
 type sidePanel struct {
 	checklist *tw.Checklist
 	gauge     *tw.Gauge
+	keepWhy   *widget.Label // why compaction triggers where the gauge marks it
 	mcpInfo   *widget.Label
 	chip      *tw.CacheChip
 	chart     *tw.Chart
@@ -391,7 +392,9 @@ func (u *UI) build() {
 	u.actions.why = &widget.Label{Importance: widget.LowImportance, Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText}
 	u.side.mcpInfo = &widget.Label{Importance: widget.LowImportance, Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText}
 	u.side.mcpInfo.Hide()
-	bottom := container.NewVBox(widget.NewSeparator(), u.side.gauge, u.side.mcpInfo, actions, u.actions.why,
+	u.side.keepWhy = &widget.Label{Importance: widget.LowImportance, Wrapping: fyne.TextWrapWord, SizeName: theme.SizeNameCaptionText}
+	u.side.keepWhy.Hide()
+	bottom := container.NewVBox(widget.NewSeparator(), u.side.gauge, u.side.keepWhy, u.side.mcpInfo, actions, u.actions.why,
 		container.NewHBox(u.side.chip, layout.NewSpacer()), widget.NewSeparator(), u.side.chart)
 	// The checklist takes what the rest leaves and scrolls inside it, so in
 	// a short window it never draws over the gauge; a window too short for

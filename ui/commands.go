@@ -129,7 +129,7 @@ func (u *UI) switchModel(live *liveSession, profile, model string) {
 			if u.live == live {
 				u.footer.State.Model = m.ModelName
 				u.side.gauge.SetLevel(level, window, exact)
-				u.side.gauge.SetThresholds(compactAt, cycleAt)
+				u.setThresholds(live, compactAt, cycleAt)
 				u.showTotals(live)
 				u.footer.Update()
 			}

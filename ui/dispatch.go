@@ -105,7 +105,7 @@ func (u *UI) onUsage(live *liveSession, step int, us agent.Usage) {
 	}
 	u.side.gauge.SetLevel(row.ContextTokens, us.Window, us.Exact)
 	if us.CompactAt > 0 {
-		u.side.gauge.SetThresholds(us.CompactAt, us.CycleAt) // the budget moves the compaction mark
+		u.setThresholds(live, us.CompactAt, us.CycleAt) // the budget moves the compaction mark
 	}
 	u.chat.NoteNextRequest(row)
 	u.side.chip.Set(row, us.First)

@@ -180,7 +180,7 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 	}
 	defer u.revealPending()
 	u.side.gauge.SetLevel(s.level, s.window, s.exact)
-	u.side.gauge.SetThresholds(s.compactAt, s.cycleAt)
+	u.setThresholds(live, s.compactAt, s.cycleAt)
 	u.applyLedger(live, s.rows, s.rule)
 	u.side.checklist.SetItems(s.items)
 	u.footer.State.Alerts = s.alerts
@@ -296,4 +296,21 @@ func (u *UI) warmUp(live *liveSession) {
 			}
 		}
 	})
+}
+
+// setThresholds marks where compaction and a new cycle trigger on the
+// gauge, and says under it why compaction triggers there when that is
+// under the window's own threshold (the price-aware level, or the level
+// the user chose).
+func (u *UI) setThresholds(live *liveSession, compactAt, cycleAt int) {
+	u.side.gauge.SetThresholds(compactAt, cycleAt)
+	why := ""
+	if live != nil && live.sess != nil {
+		why = live.sess.Compaction().KeepReason()
+	}
+	if why != "" {
+		why = "Compaction " + why + "."
+	}
+	u.side.keepWhy.SetText(why)
+	tw.ShowIf(u.side.keepWhy, why != "")
 }

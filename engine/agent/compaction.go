@@ -38,9 +38,12 @@ func (h Compaction) Postpone() {
 }
 
 // KeepForecast returns the choices of "keep the context under" with their
-// forecasts (see rewrite.Session.KeepForecast). It never waits for a
-// running turn.
+// forecasts (see rewrite.Session.KeepForecast). It never waits.
 func (h Compaction) KeepForecast() []rewrite.KeepOption { return h.s.rw.KeepForecast() }
+
+// KeepReason says why compaction triggers where it does (see
+// rewrite.Session.KeepReason). It never waits.
+func (h Compaction) KeepReason() string { return h.s.rw.KeepReason() }
 
 // NewCycle closes the current cycle now and opens the next one, as the
 // user asked. It fails at once with ErrBusy while a turn runs.

@@ -1,9 +1,11 @@
 package rewrite
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/tally-dev/tally/engine/compact"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // KeepAuto as Options.KeepUnder keeps the context under the price-aware
@@ -185,4 +187,22 @@ func (r *Session) Measured() (growth, ratio float64) {
 	}
 	billed, _, own := a.Parts()
 	return g.PerRequest(billed, st.CycleRequests), g.Ratio(billed, own)
+}
+
+// KeepReason says, for the gauge, why automatic compaction triggers where
+// it does when that is under the window's own threshold: the level the
+// user chose, or the price-aware level ("keeps the context under 52,046
+// tokens: the cheapest level at this model's prices"); "" when the
+// window's threshold holds. It never waits for a running turn.
+func (r *Session) KeepReason() string {
+	compactAt, _ := r.Thresholds()
+	own, _ := r.defaultLevels()
+	if compactAt <= 0 || compactAt >= own {
+		return ""
+	}
+	why := "the level you chose"
+	if r.opt.KeepUnder == KeepAuto {
+		why = "the cheapest level at this model's prices"
+	}
+	return fmt.Sprintf("keeps the context under %s tokens: %s", text.Thousands(compactAt), why)
 }

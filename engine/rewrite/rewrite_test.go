@@ -14,6 +14,7 @@ import (
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/text"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -218,5 +219,24 @@ func TestPriceAwareLevelHoldsBetweenCompactions(t *testing.T) {
 	}
 	if in := r.budget.Load().in; after != min(compact.Budget(in), in.Threshold) {
 		t.Errorf("after the rewrite the level is %d; the budget from now is %d", after, compact.Budget(in))
+	}
+}
+
+// The gauge says why compaction triggers under the window's threshold:
+// the price-aware level or the user's; nothing at the window's own.
+func TestKeepReasonNamesTheLevelAndWhy(t *testing.T) {
+	h := newHost(128_000, 20_000)
+	h.state.Breakers.Growth.Last = 3_000
+	auto := NewSession(h, Options{KeepUnder: KeepAuto})
+	auto.Publish()
+	at, _ := auto.Thresholds()
+	if got := auto.KeepReason(); !strings.Contains(got, "keeps the context under ") || !strings.HasSuffix(got, "the cheapest level at this model's prices") || !strings.Contains(got, text.Thousands(at)) {
+		t.Errorf("auto: %q (level %d)", got, at)
+	}
+	if got := NewSession(h, Options{KeepUnder: 40_000}).KeepReason(); got != "keeps the context under 40,000 tokens: the level you chose" {
+		t.Errorf("a chosen level: %q", got)
+	}
+	if got := NewSession(h, Options{}).KeepReason(); got != "" {
+		t.Errorf("the window's threshold: %q", got)
 	}
 }
