@@ -36,7 +36,7 @@ lint:
 LONG_PKGS = $(shell grep -rl --include='*_test.go' --exclude-dir=.tools 'testing.Short()' . | xargs -n1 dirname | sort -u)
 
 unit:
-	$(GO) test -count=1 $(LONG_PKGS)
+	$(GO) test -count=1 -timeout 25m $(LONG_PKGS)
 
 # The race detector over every package (the UI, where engine events cross
 # into Fyne's goroutine, the engine, the store, the command line and the
