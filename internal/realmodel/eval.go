@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tally-dev/tally/engine/transcript"
 )
 
 // Arm is one way of running every task: its name and the flags of
@@ -109,11 +111,22 @@ func RunTask(ctx context.Context, t Tally, p *Proxy, task Task, arm Arm, root st
 
 // SessionProblems checks a stored session against what went over the
 // wire: `tally inspect` passes its audit and gives a next request a
-// strict server accepts, `tally export` holds every prompt, every reply
-// of a chat exchange is stored (its text or its tool calls), and the
-// ledger has a row for each turn request.
+// strict server accepts, `tally export` holds every prompt, and every
+// reply of a turn's request is stored (its text or its tool calls). The
+// replies of the engine's own calls (a compaction's summary, a cycle's
+// brief; told apart by their ledger rows, one per chat request in order)
+// go into the rewritten prefix rather than the messages, and are not
+// looked for.
 func SessionProblems(ctx context.Context, t Tally, session string, prompts []string, exchanges []Exchange) []string {
 	var probs []string
+	var kinds []string // the ledger kind of each chat request, in order
+	if l, err := t.Ledger(ctx, session); err != nil {
+		probs = append(probs, "ledger: "+err.Error())
+	} else {
+		for _, r := range l.Rows {
+			kinds = append(kinds, string(r.Kind))
+		}
+	}
 	in, err := t.Inspect(ctx, session)
 	if err != nil {
 		probs = append(probs, "inspect: "+err.Error())
@@ -139,8 +152,13 @@ func SessionProblems(ctx context.Context, t Tally, session string, prompts []str
 			probs = append(probs, fmt.Sprintf("the export lacks the prompt %q", clip(pr)))
 		}
 	}
+	chat := -1
 	for _, e := range exchanges {
-		if !e.Chat() || e.Status != 200 {
+		if !e.Chat() {
+			continue
+		}
+		chat++
+		if e.Status != 200 || (chat < len(kinds) && kinds[chat] != "") {
 			continue
 		}
 		for _, c := range e.Calls {
@@ -148,7 +166,9 @@ func SessionProblems(ctx context.Context, t Tally, session string, prompts []str
 				probs = append(probs, fmt.Sprintf("request %d: the tool call %s (%s) is not in the export", e.N, c.ID, c.Name))
 			}
 		}
-		if text := strings.TrimSpace(e.Content); text != "" && len(e.Calls) == 0 && !strings.Contains(stored, text) {
+		// The store keeps a reply with the engine's tags defused, as
+		// every request after it carries it.
+		if text := strings.TrimSpace(transcript.Neutralize(e.Content)); text != "" && len(e.Calls) == 0 && !strings.Contains(stored, text) {
 			probs = append(probs, fmt.Sprintf("request %d: the reply %q is not in the export", e.N, clip(text)))
 		}
 	}

@@ -186,21 +186,28 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := &streamState{fault: fault}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	done := false // the stream's [DONE] went by: a client that hangs up now lost nothing
 	for sc.Scan() {
 		line := sc.Bytes()
-		if data, ok := bytes.CutPrefix(line, []byte("data: ")); ok && !bytes.Equal(data, []byte("[DONE]")) {
-			e.Chunks++
-			line = append([]byte("data: "), st.chunk(&e, data)...)
+		if data, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+			if bytes.Equal(data, []byte("[DONE]")) {
+				done = true
+			} else {
+				e.Chunks++
+				line = append([]byte("data: "), st.chunk(&e, data)...)
+			}
 		}
 		if _, err := w.Write(append(line, '\n')); err != nil {
-			e.Err = "tally stopped reading: " + err.Error()
-			return
+			if !done {
+				e.Err = "tally stopped reading: " + err.Error()
+			}
+			break
 		}
 		if len(line) == 0 && flusher != nil {
 			flusher.Flush()
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); err != nil && !done {
 		e.Err = err.Error()
 	}
 	if flusher != nil {

@@ -31,6 +31,9 @@ type ServerOptions struct {
 	// Template, when set, is a Jinja chat template used instead of the
 	// model's own (--chat-template-file).
 	Template string
+	// TemplateKwargs, when set, is a JSON object of variables the
+	// template sees (--chat-template-kwargs).
+	TemplateKwargs string
 	// Alias is the model name the server answers to (default "smollm2").
 	Alias string
 	// Context is the context size in tokens (-c; default 8192).
@@ -113,6 +116,9 @@ func (o ServerOptions) Args(port int) []string {
 	}
 	if o.Template != "" {
 		args = append(args, "--chat-template-file", o.Template)
+	}
+	if o.TemplateKwargs != "" {
+		args = append(args, "--chat-template-kwargs", o.TemplateKwargs)
 	}
 	return args
 }

@@ -76,7 +76,7 @@ func fileMatches(name string, must, mustNot []string) func(string, Outcome) erro
 	return func(ws string, _ Outcome) error {
 		b, err := os.ReadFile(filepath.Join(ws, name))
 		if err != nil {
-			return fmt.Errorf("%s is gone", name)
+			return fmt.Errorf("%s is missing", name)
 		}
 		for _, p := range must {
 			if !regexp.MustCompile(p).Match(b) {

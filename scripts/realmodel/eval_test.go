@@ -30,7 +30,10 @@ func TestEval(t *testing.T) {
 	if short() {
 		t.Skip("the evaluation is not part of the short form")
 	}
-	r := newRig(t, "eval", realmodel.ServerOptions{Template: env.template, Predict: evalPredict})
+	// The tools first in the system message: the 44 sessions, each in a
+	// folder of its own, then share the tool list in llama-server's cache
+	// instead of each evaluating it afresh.
+	r := newRig(t, "eval", realmodel.ServerOptions{Template: env.template, TemplateKwargs: `{"tools_first": true}`, Predict: evalPredict})
 	arms := []realmodel.Arm{
 		{Name: "default"},
 		{Name: "bare", Flags: []string{"--status-mode", "off", "--no-checklist"}},
