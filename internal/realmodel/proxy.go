@@ -72,8 +72,11 @@ const (
 	FaultUnknownTool Fault = "unknown tool"
 	// FaultBadJSON makes the first call's arguments invalid JSON.
 	FaultBadJSON Fault = "arguments not JSON"
-	// FaultNoArguments replaces the first call's arguments with {}.
-	FaultNoArguments Fault = "arguments missing"
+	// FaultNoArguments makes the first call a read_file without the path
+	// it requires: its name becomes read_file, its arguments {}. (SmolLM2
+	// calls list_dir, whose one argument is optional, so {} alone would
+	// still be a valid call.)
+	FaultNoArguments Fault = "required argument missing"
 )
 
 // Proxy forwards every request to Target and records each exchange,
@@ -334,6 +337,9 @@ func (s *streamState) corrupt(data []byte) []byte {
 			s.applied = true
 		}
 	case FaultNoArguments:
+		if name, _ := fn["name"].(string); name != "" {
+			fn["name"] = "read_file"
+		}
 		if _, ok := fn["arguments"]; ok {
 			if s.applied {
 				fn["arguments"] = ""

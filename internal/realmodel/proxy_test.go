@@ -102,7 +102,7 @@ func TestProxyBreaksToolCalls(t *testing.T) {
 	if c.Name != "read_file" || json.Valid([]byte(c.Arguments)) {
 		t.Errorf("bad JSON: %+v", c)
 	}
-	if c := post(t, front.URL); c.Arguments != "{}" {
+	if c := post(t, front.URL); c.Name != "read_file" || c.Arguments != "{}" {
 		t.Errorf("no arguments: %+v", c)
 	}
 	if p.Pending() != 0 {

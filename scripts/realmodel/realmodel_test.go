@@ -211,10 +211,8 @@ var wireFiles = map[string]string{
 }
 
 // TestWire runs several turns of one session with tools and streaming
-// and checks the wire and the store against each other; the long form
-// then breaks three of the model's real tool calls on their way to
-// Tally (an unknown tool, arguments that are not JSON, arguments left
-// out) and checks that each becomes an error result the model reads.
+// and checks the wire and the store against each other, and that each
+// request had only what it added evaluated.
 func TestWire(t *testing.T) {
 	r := newRig(t, "wire", realmodel.ServerOptions{Template: env.template})
 	ws := r.workspace("ws", wireFiles)
@@ -250,44 +248,54 @@ func TestWire(t *testing.T) {
 	rows := cacheRows(r, "wire", ex)
 	checkReuse(t, rows)
 	writeOut(t, "wire.md", realmodel.CacheTable(rows))
-	if short() {
-		return
-	}
+}
 
-	// Faults in real answers: the next three answers that have a tool
-	// call get one fault each.
+// TestFaults breaks three of the model's real tool calls on their way to
+// Tally, each in the first answer of a session of its own (where the
+// model copies the call it is shown): an unknown tool, arguments that are
+// not JSON, arguments left out. Each must become an error result the
+// model reads, with the wire and the store agreeing as in TestWire.
+func TestFaults(t *testing.T) {
+	if short() {
+		t.Skip("not part of the short form")
+	}
+	r := newRig(t, "faults", realmodel.ServerOptions{Template: env.template})
+	ws := r.workspace("ws", wireFiles)
 	faults := []realmodel.Fault{realmodel.FaultUnknownTool, realmodel.FaultBadJSON, realmodel.FaultNoArguments}
-	n0 := len(r.proxy.Exchanges())
-	r.proxy.Break(faults...)
 	prompt := "Read app.py. Reply with exactly:\n" + call("read_file", `{"path": "app.py"}`)
-	for range 4 {
-		r.turn("faults", ws, prompt, "--max-steps", "4")
-		if r.proxy.Pending() == 0 {
-			break
-		}
-	}
-	fex := r.proxy.Since(n0)
-	r.checkExchanges("faults", []string{prompt}, fex)
-	lines, err := r.tally.Export(context.Background(), "faults")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var report strings.Builder
-	report.WriteString("| request | fault put in the model's tool call | what Tally stored as the result |\n|---|---|---|\n")
-	for _, e := range fex {
-		if e.Fault == "" || len(e.Calls) == 0 {
-			continue
+	report.WriteString("| session | fault put in the model's tool call | what Tally stored as the result |\n|---|---|---|\n")
+	for i, f := range faults {
+		session := fmt.Sprintf("fault-%d", i+1)
+		n0 := len(r.proxy.Exchanges())
+		r.proxy.Break(f)
+		r.turn(session, ws, prompt, "--max-steps", "2")
+		ex := r.proxy.Since(n0)
+		r.checkExchanges(session, []string{prompt}, ex)
+		lines, err := r.tally.Export(context.Background(), session)
+		if err != nil {
+			t.Fatal(err)
 		}
-		id := e.Calls[0].ID
-		result, isErr := "", false
-		for _, l := range lines {
-			if l.Message.Role == "tool" && l.Message.ToolCallID == id {
-				result, isErr = l.Text(), l.Message.IsError
+		broken := false
+		for _, e := range ex {
+			if e.Fault == "" || len(e.Calls) == 0 {
+				continue
+			}
+			broken = true
+			id := e.Calls[0].ID
+			result, isErr := "", false
+			for _, l := range lines {
+				if l.Message.Role == "tool" && l.Message.ToolCallID == id {
+					result, isErr = l.Text(), l.Message.IsError
+				}
+			}
+			fmt.Fprintf(&report, "| %s | %s (%s) | %s |\n", session, e.Fault, e.Calls[0].Name, strings.ReplaceAll(clip(result), "|", "\\|"))
+			if !isErr {
+				t.Errorf("%s: the call with %s got a result that is not an error: %q", session, e.Fault, result)
 			}
 		}
-		fmt.Fprintf(&report, "| %d | %s (%s) | %s |\n", e.N, e.Fault, e.Calls[0].Name, strings.ReplaceAll(clip(result), "|", "\\|"))
-		if !isErr {
-			t.Errorf("request %d: the call with %s got a result that is not an error: %q", e.N, e.Fault, result)
+		if !broken {
+			t.Errorf("%s: the model made no tool call to break with %s", session, f)
 		}
 	}
 	writeOut(t, "faults.md", report.String())

@@ -26,7 +26,7 @@ fail() { echo "realmodel: $*" >&2; exit 1; }
 . scripts/realmodel/paths.sh
 if [ -n "$short" ] && [ ! -x "$REALMODEL_SERVER" ] && [ "${REALMODEL_BUILD:-}" != 1 ]; then
 	echo "realmodel: SKIPPED — no llama-server is cached at ${REALMODEL_SERVER#$PWD/}."
-	echo "realmodel: building it takes about 18 CPU-minutes (10 to 45 minutes on two cores), more than CI can add;"
+	echo "realmodel: building it takes about 18 CPU-minutes (43 minutes on two busy cores), more than CI can add;"
 	echo "realmodel: run 'make realmodel' (or bash scripts/realmodel/setup.sh) once and 'make test' runs the short form,"
 	echo "realmodel: or set REALMODEL_BUILD=1 to build it here."
 	exit 0
