@@ -132,9 +132,11 @@ func CacheTable(rows []CacheRow) string {
 	return b.String()
 }
 
-// cell makes s fit in one table cell.
+// cell makes s fit in one table cell, its angle brackets escaped so a
+// reply's markup is shown, never rendered.
 func cell(s string) string {
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", "\\|")
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "<", "&lt;"), ">", "&gt;")
 	if r := []rune(s); len(r) > 90 {
 		s = string(r[:90]) + "…"
 	}

@@ -132,13 +132,13 @@ func all(checks ...func(string, Outcome) error) func(string, Outcome) error {
 	}
 }
 
-// answers checks that the final answer contains one of the words, case
-// not minded.
+// answers checks that the final answer says one of the words, as a
+// word of its own (the 3 of "python3" is not an answer of 3), case not
+// minded.
 func answers(words ...string) func(string, Outcome) error {
 	return func(_ string, o Outcome) error {
-		a := strings.ToLower(o.Answer)
 		for _, w := range words {
-			if strings.Contains(a, strings.ToLower(w)) {
+			if regexp.MustCompile(`(?i)(^|\W)` + regexp.QuoteMeta(w) + `($|\W)`).MatchString(o.Answer) {
 				return nil
 			}
 		}

@@ -87,6 +87,23 @@ func TestEveryTaskHasAFairChecker(t *testing.T) {
 	}
 }
 
+// An answer counts only as a word of its own: SmolLM2's "python3" once
+// passed the question of how many lines a file has.
+func TestAnswersAreWords(t *testing.T) {
+	check := answers("3", "three")
+	for answer, want := range map[string]bool{
+		"It has 3 lines.": true, "Three.": true, "3": true,
+		`bash -c "python3" -m`: false, "33 lines": false, "threefold": false,
+	} {
+		if got := check("", Outcome{Answer: answer}) == nil; got != want {
+			t.Errorf("%q passes: %v, want %v", answer, got, want)
+		}
+	}
+	if answers("4.2.0")("", Outcome{Answer: "Version 4.2.0."}) != nil {
+		t.Error("a version with dots is not found")
+	}
+}
+
 func TestMarkdownChecklist(t *testing.T) {
 	got := markdownChecklist("Plan:\n- [x] first\n* [ ] second\nnot an item\n  - [X] third")
 	want := []ChecklistItem{{"first", "completed"}, {"second", "pending"}, {"third", "completed"}}
