@@ -55,11 +55,15 @@ type fold struct {
 func (c *View) stepItems(past []agent.PastRebuild, steps []transcript.Step) []*Item {
 	var out []*Item
 	var open []fold
-	isRewind := func(i int) bool { return i >= 0 && shownInfo(past[i].Record).Kind == rewrite.Rewind }
+	infos := make([]rewrite.Info, len(past)) // each record's row, decoded once
+	for i, p := range past {
+		infos[i] = shownInfo(p.Record)
+	}
+	isRewind := func(i int) bool { return i >= 0 && infos[i].Kind == rewrite.Rewind }
 	for _, st := range steps {
 		switch {
 		case st.Rewrite >= 0:
-			info := shownInfo(past[st.Rewrite].Record)
+			info := infos[st.Rewrite]
 			if info.Kind != rewrite.Rewind {
 				it := RebuildItem(info)
 				it.Sent = past[st.Rewrite].Record.Time
@@ -74,13 +78,12 @@ func (c *View) stepItems(past []agent.PastRebuild, steps []transcript.Step) []*I
 				}
 			}
 			var gone []*Item
-			msgs := 0
 			if at < len(open) {
 				gone = append(gone, out[open[at].start:]...)
 				out = out[:open[at].start]
 				open = open[:at]
 			}
-			msgs = len(past[st.Rewrite].Gone)
+			msgs := len(past[st.Rewrite].Gone)
 			n, _ := RewindTurn(info.Reason)
 			files, known := 0, info.Files != nil
 			if known {
