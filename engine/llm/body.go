@@ -27,9 +27,10 @@ import (
 // chat's encoding of a message is byte for byte what go-openai writes for
 // the same message (the tests hold them side by side), and an array is its
 // elements joined by commas between brackets. Around the arrays nothing
-// changes but the two additions go-openai cannot make: an explicit
+// changes but the three additions go-openai cannot make: an explicit
 // "temperature":0 as the first member (its field is omitempty, so 0 would
-// be dropped) and "prompt_cache_key" as the last member (it has no such
+// be dropped), DeepSeek's "thinking" switch of the effort (see
+// applyEffort) and "prompt_cache_key" as the last member (it has no such
 // field).
 
 // The placeholders go-openai encodes where the real arrays go. A JSON
@@ -113,6 +114,7 @@ type body struct {
 	messages        [][]byte // each message's encoding, in order
 	tools           []byte   // the tools array; nil: none
 	cacheKey        []byte   // the encoded "prompt_cache_key" value, or nil
+	extra           []byte   // members go-openai has no field for (the effort's), or nil
 	temperatureZero bool     // add "temperature":0 as the first member
 }
 
@@ -194,6 +196,10 @@ func (b *body) assemble(built []byte) (*bodyReader, error) {
 		return nil, &assemblyError{missing: "closing brace after the placeholders"}
 	}
 	out = append(out, built[pos:end]...)
+	if b.extra != nil {
+		out = append(out, ',')
+		out = append(out, b.extra...)
+	}
 	if b.cacheKey != nil {
 		out = append(out, `,"prompt_cache_key":`...) // after the messages at least
 		out = append(out, b.cacheKey...)

@@ -88,6 +88,15 @@ type Request struct {
 	// Temperature is not sent when nil. A pointer to 0 sends
 	// "temperature": 0.
 	Temperature *float32
+	// Effort is how much the model is asked to think, sent in the
+	// dialect of the model's provider (see Effort, Dialect); empty asks
+	// the Config's EffortSource, and sends nothing when it has no level.
+	Effort Effort
+	// Session and Role say who makes the request: the engine's session
+	// ID and the kind of call ("" for a turn, "summary", "subagent" ...).
+	// They are never sent; an EffortSource reads them, and Chain sends
+	// Session as the prompt cache key of a fallback that takes one.
+	Session, Role string
 }
 
 // ToolCall is one function call the model made.
@@ -121,6 +130,13 @@ type Response struct {
 	// Attempts is the number of attempts made, including the successful
 	// one (1 when the first attempt succeeded).
 	Attempts int
+	// Effort is the level the request was sent with (empty: none).
+	Effort Effort
+	// Model is the model that answered when a fallback of a Chain did,
+	// "" when the model asked for answered. Fallback names the switch
+	// this very call made, "old → new: why", on the one answer that
+	// follows it (see Chain).
+	Model, Fallback string
 }
 
 // Delta is a piece of streamed text. Either field may be empty.
@@ -142,6 +158,9 @@ type Retry struct {
 	// Status is the HTTP status of the failure, or 0 when there was none
 	// (connection errors, cut streams).
 	Status int
+	// Fallback, when not empty, says that the request goes to the next
+	// model of a Chain at once instead, "old → new" (Wait is 0).
+	Fallback string
 }
 
 // Callbacks receive progress from Stream. Both are optional and are called

@@ -73,6 +73,11 @@ type Config struct {
 	// honoured: a server asking for a longer wait fails the call.
 	BaseDelay time.Duration
 	MaxDelay  time.Duration
+	// Dialect is how the provider takes a request's Effort (DialectFor
+	// the BaseURL when empty).
+	Dialect Dialect
+	// Efforts, when set, gives the effort of a request that names none.
+	Efforts EffortSource
 	// Sleep waits between attempts. It must return early with ctx.Err()
 	// when ctx is done. Nil means a real timer; tests substitute a
 	// function that records the wait and returns at once.
@@ -97,6 +102,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Sleep == nil {
 		c.Sleep = sleepCtx
+	}
+	if c.Dialect == "" {
+		c.Dialect = DialectFor(c.BaseURL)
 	}
 	c.ConnectTimeout = timeoutOrDefault(c.ConnectTimeout, DefaultConnectTimeout)
 	c.FirstByteTimeout = timeoutOrDefault(c.FirstByteTimeout, DefaultFirstByteTimeout)
@@ -178,6 +186,10 @@ func (o *OpenAI) stream(ctx context.Context, req Request, cb Callbacks) (*Respon
 	if err != nil {
 		return nil, err
 	}
+	if req.Effort == EffortDefault && o.cfg.Efforts != nil {
+		req.Effort = o.cfg.Efforts.Effort(req.Session, req.Role)
+	}
+	plan.extra = applyEffort(&creq, o.cfg.Dialect, req.Effort)
 	for attempt := 1; ; attempt++ {
 		if ctx.Err() != nil {
 			return nil, cancelled(ctx)
@@ -186,7 +198,7 @@ func (o *OpenAI) stream(ctx context.Context, req Request, cb Callbacks) (*Respon
 		resp, err := o.attempt(ctx, creq, plan, cb)
 		if err == nil {
 			resp.Duration = time.Since(start)
-			resp.Attempts = attempt
+			resp.Attempts, resp.Effort = attempt, req.Effort
 			return resp, nil
 		}
 		if ctx.Err() != nil {
