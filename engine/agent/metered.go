@@ -20,7 +20,7 @@ func (s *Session) metered(kind ledger.Kind) llm.Model {
 			cb.OnRetry = func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) }
 		}
 		req.Model = m.ModelName
-		resp, err := m.Model.Stream(ctx, m.keyed(s.meta.ID, req), cb)
+		resp, err := m.Model.Stream(ctx, m.keyed(s.meta.ID, kind, req), cb)
 		if err != nil || resp == nil {
 			return resp, err
 		}

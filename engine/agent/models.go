@@ -51,11 +51,12 @@ func (s *Session) roleModel(kind ledger.Kind) ModelChoice {
 // value it points to is never changed: a switch stores a new one.
 func (s *Session) model() *ModelChoice { return s.chosen.Load() }
 
-// keyed returns req with the session's ID as its prompt cache key when
-// the model's endpoint takes one (ModelChoice.PromptCacheKey): the one
-// place a request gets it, so every request of the session (turns,
-// warm-up, sub-agents, the engine's own calls) carries the same key.
-func (m ModelChoice) keyed(session string, req llm.Request) llm.Request {
+// keyed returns req of kind tagged with its session and role (by which
+// its effort is looked up) and with the session's ID as its prompt cache
+// key when the endpoint takes one (ModelChoice.PromptCacheKey): the one
+// place every request of the session gets them.
+func (m ModelChoice) keyed(session string, kind ledger.Kind, req llm.Request) llm.Request {
+	req.Session, req.Role = session, string(kind)
 	if m.PromptCacheKey {
 		req.CacheKey = session
 	}

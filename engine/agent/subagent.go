@@ -51,7 +51,7 @@ func (p parent) Window() int                     { m := p.s.roleModel(ledger.Kin
 
 func (p parent) Send(ctx context.Context, req llm.Request) (*llm.Response, error) {
 	m := p.s.roleModel(ledger.KindSubagent)
-	return m.Model.Stream(ctx, m.keyed(p.s.meta.ID, req), llm.Callbacks{})
+	return m.Model.Stream(ctx, m.keyed(p.s.meta.ID, ledger.KindSubagent, req), llm.Callbacks{})
 }
 
 func (p parent) Row(resp *llm.Response, messages int) ledger.Row {

@@ -295,7 +295,7 @@ func (t *turnLoop) Send(ctx context.Context, n int) (*llm.Response, error) {
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Step: n, Retry: &r}) },
 	}
 	m := s.model()
-	resp, err := m.Model.Stream(ctx, m.keyed(s.meta.ID, req), cb)
+	resp, err := m.Model.Stream(ctx, m.keyed(s.meta.ID, ledger.KindTurn, req), cb)
 	show(llm.Delta{Content: text.Flush(), Reasoning: thought.Flush()})
 	if err != nil && llm.IsContextLengthExceeded(err) && ctx.Err() == nil {
 		if rerr := s.rw.Emergency(ctx, err); rerr != nil {

@@ -9,16 +9,15 @@ import (
 	"github.com/tally-dev/tally/storage"
 )
 
-// newRow is the one constructor of a ledger row: what response resp to a
-// request of messages messages cost, made at now for kind by the model
-// of that role (see roleModel). The caller fills what only it knows (request number, level,
-// drift, rebuild, sub-agent).
+// newRow is the one constructor of a ledger row: what response resp to a request of messages messages cost, made at now
+// for kind by the model of that role (see roleModel) or the fallback that served it, with the effort sent. The caller
+// fills what only it knows (request number, level, drift, rebuild, sub-agent).
 func (s *Session) newRow(kind ledger.Kind, resp *llm.Response, messages int, now time.Time) ledger.Row {
 	u := resp.Usage
 	return ledger.Row{Time: now, Model: s.roleModel(kind).ModelName, Kind: kind,
 		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
 		CacheHitTokens: u.CacheHitTokens, CacheMissTokens: u.CacheMissTokens, CacheReported: u.CacheReported,
-		DurationMS: resp.Duration.Milliseconds(), Messages: messages, CacheRule: s.model().CacheRule}
+		DurationMS: resp.Duration.Milliseconds(), Messages: messages, CacheRule: s.model().CacheRule}.Served(resp.Model, resp.Fallback, string(resp.Effort))
 }
 
 // addRow stores row in the ledger of session id within tx.

@@ -27,7 +27,7 @@ func (s *Session) WarmUp(ctx context.Context) (ledger.Row, error) {
 		Model: m.ModelName, Tools: s.req.Catalog(), MaxTokens: 8, Temperature: &zero,
 		Messages: []chat.Message{s.req.System(), {Role: chat.RoleUser, Content: warmUpText}},
 	}
-	resp, err := m.Model.Stream(ctx, m.keyed(s.meta.ID, req), llm.Callbacks{
+	resp, err := m.Model.Stream(ctx, m.keyed(s.meta.ID, ledger.KindWarmUp, req), llm.Callbacks{
 		OnRetry: func(r llm.Retry) { s.emit(Event{Kind: EventRetry, Retry: &r}) },
 	})
 	if err != nil {

@@ -54,6 +54,24 @@ type Row struct {
 	// "old → new": the new model's provider cache starts empty, so this
 	// request's prompt is billed as a miss.
 	Repin string `json:"repin,omitempty"`
+	// Fallback names a fallback this request made when its model failed
+	// for good, "old → new: why": the new provider's cache starts empty,
+	// so its prompt is billed as a miss; Model is the model that answered.
+	Fallback string `json:"fallback,omitempty"`
+	// Effort is the reasoning effort the request was sent with ("": the
+	// provider's default).
+	Effort string `json:"effort,omitempty"`
+}
+
+// Served returns r as served: by model when not "" (a fallback answered,
+// so the row is priced at its prices), after the fallback named (see
+// Row.Fallback), with the effort sent.
+func (r Row) Served(model, fallback, effort string) Row {
+	if model != "" {
+		r.Model = model
+	}
+	r.Fallback, r.Effort = fallback, effort
+	return r
 }
 
 // CacheRule is how a provider's prefix cache matches a request.
