@@ -113,6 +113,14 @@ type Settings struct {
 	// (RoleSubagents, RoleSummaries, RoleBriefs); a role not listed uses
 	// the session's model.
 	Roles map[string]RoleModel `json:"roles,omitempty"`
+	// Fallback names the profiles ("main" for the main connection) a
+	// turn goes on with, in order, when its endpoint fails for good; at
+	// most three (see SetFallback).
+	Fallback []string `json:"fallback,omitempty"`
+	// Effort is the reasoning effort of sessions and roles that set none
+	// of their own (off, low, medium, high, max; "" leaves the
+	// provider's default).
+	Effort string `json:"effort,omitempty"`
 	// keyUnread says the keychain holds APIKey but did not answer when
 	// the settings were loaded: saving leaves the entry as it is.
 	keyUnread bool

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/internal/frontmatter"
 )
 
@@ -128,6 +129,7 @@ func (s Settings) RemoveProfile(name string) (Settings, error) {
 	if strings.EqualFold(s.Profile, gone) {
 		s.Profile = ""
 	}
+	s.Fallback = slices.DeleteFunc(slices.Clone(s.Fallback), func(n string) bool { return strings.EqualFold(n, gone) })
 	if len(s.Roles) > 0 {
 		roles := make(map[string]RoleModel, len(s.Roles))
 		for k, v := range s.Roles {
@@ -177,6 +179,45 @@ func (s Settings) SetRole(role string, m RoleModel) (Settings, error) {
 	}
 	s.Roles = withEntry(s.Roles, role, m, m.IsZero())
 	return s, nil
+}
+
+// SetFallback returns s with the fallback chain names: the profiles
+// (MainProfile for the main connection) a turn goes on with, in order,
+// when its endpoint fails for good; none clears it. It checks that each
+// is saved, named once, and that there are at most llm.MaxFallbacks.
+func (s Settings) SetFallback(names []string) (Settings, error) {
+	chain, err := s.FallbackChain(names)
+	if err != nil {
+		return s, err
+	}
+	s.Fallback = chain
+	return s, nil
+}
+
+// FallbackChain checks the chain names against the saved profiles and
+// returns it with each profile's saved spelling (see SetFallback).
+func (s Settings) FallbackChain(names []string) ([]string, error) {
+	if len(names) > llm.MaxFallbacks {
+		return nil, fmt.Errorf("a fallback chain holds at most %d profiles, not %d; drop some", llm.MaxFallbacks, len(names))
+	}
+	var out []string
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if !strings.EqualFold(n, MainProfile) {
+			p, ok := s.ProfileNamed(n)
+			if !ok {
+				return nil, fmt.Errorf("the fallback %q is not a saved profile; add it with `tally profile add` or use main", n)
+			}
+			n = p.Name
+		} else {
+			n = MainProfile
+		}
+		if slices.Contains(out, n) {
+			return nil, fmt.Errorf("the fallback %q is named twice; name each profile once", n)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // errNoProfile is wrapped by ResolveProfile's error for a name that is not

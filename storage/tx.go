@@ -54,9 +54,10 @@ const (
 	KindStatus  Kind = "status"  // status text sent with each request
 	KindLedger  Kind = "ledger"  // per-request usage rows
 	KindArchive Kind = "archive" // closed cycles
+	KindEffort  Kind = "effort"  // changes of the reasoning effort
 )
 
-var kinds = []Kind{KindRebuild, KindStatus, KindLedger, KindArchive}
+var kinds = []Kind{KindRebuild, KindStatus, KindLedger, KindArchive, KindEffort}
 
 // Tx is a storage transaction, passed to the function given to Store.View or
 // Store.Update. It is valid only until that function returns and must not be

@@ -67,6 +67,11 @@ type SessionOptions struct {
 	// background when a turn starts (agent.Config.PrepareSnapshots); the
 	// app, the command line and the editor's agent all set it.
 	PrepareSnapshots bool
+	// Fallback, when not nil, is the fallback chain of this session
+	// instead of the saved one (Settings.Fallback): the profiles, main
+	// for the main connection, a turn goes on with when its endpoint
+	// fails for good. An empty, non-nil list turns fallback off.
+	Fallback []string
 	// Profile is the endpoint profile to use: "" keeps a stored session's
 	// own and starts a new one on the settings' default, MainProfile is
 	// the main connection.
@@ -177,10 +182,13 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 		cfg.Hooks.Off = true // nor the user's hooks, whose scripts expect their own projects
 		return cfg, nil
 	}
-	own, err := choice(r, saved, o.Vision)
+	own, err := w.choice(r, saved, o.Vision)
 	own.CacheRule = cfg.CacheRule // the rule placement chose (the saved override or the endpoint's)
 	cfg.ModelChoice = own
 	if err != nil {
+		return cfg, err
+	}
+	if cfg.ModelChoice, err = w.chained(own, r.Profile, saved, o.Fallback); err != nil {
 		return cfg, err
 	}
 	if cfg.Roles, err = w.roles(saved, r); err != nil {

@@ -63,11 +63,11 @@ func (w *Workbench) sessionProfile(o SessionOptions, saved Settings, stored *Ses
 }
 
 // choice is the ModelChoice of endpoint r under the settings saved: its
-// client with the settings' timeouts, window, prices, cache rule, what
+// client with the settings' timeouts and the sessions' efforts, window, prices, cache rule, what
 // it can see and whether it takes a prompt cache key. It fails when the
 // cache rule saved is not valid or the endpoint is not usable (see
 // missing), returning the choice without a client beside the error.
-func choice(r Resolved, saved Settings, vision bool) (agent.ModelChoice, error) {
+func (w *Workbench) choice(r Resolved, saved Settings, vision bool) (agent.ModelChoice, error) {
 	m := agent.ModelChoice{ModelName: r.Model, Profile: r.Profile, ContextWindow: r.ContextWindow,
 		Vision: vision || saved.VisionFor(r.Model), PromptCacheKey: openAIEndpoint(r.BaseURL)}
 	if p, ok := saved.PriceFor(r.Model); ok {
@@ -81,7 +81,9 @@ func choice(r Resolved, saved Settings, vision bool) (agent.ModelChoice, error) 
 	if err := missing(r); err != nil {
 		return m, noModelError{err}
 	}
-	m.Model = llm.NewOpenAI(saved.Client(r))
+	c := saved.Client(r)
+	c.Efforts = w.efforts() // the session's and its roles' effort, looked up per request
+	m.Model = llm.NewOpenAI(c)
 	if m.ContextWindow == 0 {
 		m.ContextWindow = serverWindow(r, saved)
 	}
@@ -160,7 +162,7 @@ func (w *Workbench) roles(saved Settings, own Resolved) (map[ledger.Kind]agent.M
 		if rm.Model != "" {
 			r.Model = rm.Model
 		}
-		m, err := choice(r, saved, false)
+		m, err := w.choice(r, saved, false)
 		if err != nil {
 			return nil, fmt.Errorf("the %s role's model %s cannot be reached: %w", role, rm, err)
 		}
@@ -171,7 +173,8 @@ func (w *Workbench) roles(saved Settings, own Resolved) (map[ledger.Kind]agent.M
 
 // ModelChoice is the model a running session switches to with
 // Session.SwitchModel: model on profile's endpoint ("" for the main
-// connection; a model of "" is that endpoint's own). It fails, in one
+// connection; a model of "" is that endpoint's own), with the saved
+// fallback chain behind it (see Settings.Fallback). It fails, in one
 // sentence, when the profile is not saved or the endpoint cannot be
 // reached as configured.
 func (w *Workbench) ModelChoice(profile, model string) (agent.ModelChoice, error) {
@@ -183,9 +186,9 @@ func (w *Workbench) ModelChoice(profile, model string) (agent.ModelChoice, error
 	if err != nil {
 		return agent.ModelChoice{}, err
 	}
-	m, err := choice(r, saved, false)
+	m, err := w.choice(r, saved, false)
 	if err != nil {
 		return agent.ModelChoice{}, err
 	}
-	return m, nil
+	return w.chained(m, r.Profile, saved, nil)
 }

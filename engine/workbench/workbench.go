@@ -157,6 +157,7 @@ func (w *Workbench) Close() error {
 	if w.lender != nil {
 		return nil
 	}
+	books.Delete(w.store) // the efforts read from it
 	return w.store.Close()
 }
 

@@ -1,0 +1,173 @@
+package workbench
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tally-dev/tally/config"
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/storage"
+)
+
+// Effort is how much a model is asked to think: off, low, medium, high,
+// max, or the provider's default (""). It is a request parameter, never
+// prompt text, so changing it never rewrites what was sent.
+type Effort = llm.Effort
+
+// ParseEffort reads an effort level by name ("default" is the provider's).
+func ParseEffort(s string) (Effort, error) { return llm.ParseEffort(s) }
+
+// EffortSession names the session's own effort among the roles of
+// SetEffort and Efforts; the others are RoleNamesInOrder's.
+const EffortSession = "session"
+
+// EffortChange is one recorded change of a session's effort: the role it
+// applies to (EffortSession or a role) and the level from then on.
+type EffortChange struct {
+	Time  time.Time `json:"time"`
+	Role  string    `json:"role"`
+	Level Effort    `json:"level"`
+}
+
+// effortRoles maps the kinds of the engine's requests (llm.Request.Role)
+// to the roles whose effort they use; every other kind uses the
+// session's.
+var effortRoles = map[string]string{
+	string(ledger.KindSubagent): config.RoleSubagents,
+	string(ledger.KindSummary):  config.RoleSummaries,
+	string(ledger.KindBrief):    config.RoleBriefs,
+}
+
+// effortBook holds the effort of each session and role of one store: the
+// last recorded change of each, read from the store once per session. It
+// is the llm.EffortSource of every model client the front door builds.
+type effortBook struct {
+	store    *storage.Store
+	settings func() Settings // the saved default level
+	mu       sync.Mutex
+	levels   map[string]map[string]Effort // session → role → level
+}
+
+// books holds the effort book of each open store, shared by its
+// Workbench and every view borrowed from it.
+var books sync.Map
+
+// efforts is the effort book of w's store.
+func (w *Workbench) efforts() *effortBook {
+	root := w
+	if w.lender != nil {
+		root = w.lender
+	}
+	b, _ := books.LoadOrStore(w.store, &effortBook{store: w.store, settings: root.Settings})
+	return b.(*effortBook)
+}
+
+// Effort implements llm.EffortSource: the role's own level, else the
+// session's, else the default saved in the settings.
+func (b *effortBook) Effort(session, kind string) Effort {
+	b.mu.Lock()
+	levels := b.load(session)
+	e, ok := levels[effortRoles[kind]]
+	if !ok || effortRoles[kind] == "" {
+		e, ok = levels[EffortSession]
+	}
+	b.mu.Unlock()
+	if ok {
+		return e
+	}
+	e, _ = llm.ParseEffort(b.settings().Effort)
+	return e
+}
+
+// load returns the levels recorded for session id, read from the store
+// once; the caller holds b.mu.
+func (b *effortBook) load(id string) map[string]Effort {
+	if l, ok := b.levels[id]; ok || id == "" {
+		return l
+	}
+	l := map[string]Effort{}
+	if recs, err := b.store.Records(storage.KindEffort, id); err == nil {
+		for _, r := range recs {
+			var c EffortChange
+			if json.Unmarshal(r.Data, &c) == nil {
+				l[c.Role] = c.Level
+			}
+		}
+	}
+	if b.levels == nil {
+		b.levels = map[string]map[string]Effort{}
+	}
+	b.levels[id] = l
+	return l
+}
+
+// Efforts returns the effort of session id and of each role as its next
+// request will send it: EffortSession's, then each role's (the session's
+// when the role has none of its own).
+func (w *Workbench) Efforts(id string) map[string]Effort {
+	b := w.efforts()
+	out := map[string]Effort{EffortSession: b.Effort(id, "")}
+	for kind, role := range effortRoles {
+		out[role] = b.Effort(id, kind)
+	}
+	return out
+}
+
+// EffortHistory returns the recorded changes of session id's effort,
+// oldest first.
+func (w *Workbench) EffortHistory(id string) ([]EffortChange, error) {
+	recs, err := w.store.Records(storage.KindEffort, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]EffortChange, 0, len(recs))
+	for _, r := range recs {
+		var c EffortChange
+		if json.Unmarshal(r.Data, &c) == nil {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// SetEffort sets the effort of session id's role (EffortSession for the
+// session's own) from its next request on, and records the change in the
+// session's store, so a reopened session keeps it and the history shows
+// when it changed; nothing already sent changes. Setting the level a role
+// already has records nothing.
+func (w *Workbench) SetEffort(id, role string, level Effort) error {
+	role = strings.TrimSpace(role)
+	if role == "" {
+		role = EffortSession
+	}
+	if role != EffortSession && !slices.Contains(config.RoleNames, role) {
+		return fmt.Errorf("%q is not a role of the effort; use session, %s", role, strings.Join(config.RoleNames, ", "))
+	}
+	if _, err := llm.ParseEffort(string(level)); err != nil {
+		return err
+	}
+	if id == "" {
+		return fmt.Errorf("no session is open to set the effort of; open or start one first")
+	}
+	b := w.efforts()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	levels := b.load(id)
+	if cur, ok := levels[role]; ok && cur == level {
+		return nil
+	}
+	data, _ := json.Marshal(EffortChange{Time: time.Now().UTC(), Role: role, Level: level})
+	if err := w.store.Update(func(tx *storage.Tx) error {
+		_, err := tx.AddRecord(storage.KindEffort, id, data)
+		return err
+	}); err != nil {
+		return fmt.Errorf("the effort could not be recorded, so it is unchanged (%w)", err)
+	}
+	levels[role] = level
+	return nil
+}
