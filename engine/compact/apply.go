@@ -86,6 +86,10 @@ type Result struct {
 	// text its handle names. The agent stores each Text as a blob in the
 	// rebuild's transaction so the handles of the section resolve.
 	Dropped []DroppedLine `json:"dropped,omitempty"`
+	// SummaryRejected is set when the model's summary, with the facts and
+	// reminders it brings, was no smaller than the messages it would have
+	// replaced: the summary was not used and only the pure layers applied.
+	SummaryRejected bool `json:"summary_rejected,omitempty"`
 }
 
 // Apply turns a plan and the model's summary into the new history. When the
@@ -147,6 +151,14 @@ func Apply(in Input, plan Plan, summary string) Result {
 	added := tokens.Count(section)
 	for _, m := range rem {
 		added += MessageTokens(m)
+	}
+	if res.Source == LayerSummary && removed <= added {
+		// A summary no shorter than what it replaces (a weak model
+		// writing up to its limit about a short history) would grow the
+		// context: keep the history and say so.
+		res.SummaryRejected = true
+		res.Source = ""
+		return pure()
 	}
 	res.Messages = insertReminders(kept, rem)
 	res.SummarySection = section

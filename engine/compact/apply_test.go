@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
 )
 
@@ -95,6 +96,28 @@ func TestApply(t *testing.T) {
 		res := Apply(in, PlanCascade(in), strings.Repeat("word ", 5000))
 		if !strings.HasSuffix(res.SummarySection, "[summary cut at 2,048 tokens]") {
 			t.Errorf("section not cut: ...%q", res.SummarySection[len(res.SummarySection)-60:])
+		}
+	})
+	t.Run("a summary no shorter than what it replaces is not used", func(t *testing.T) {
+		in := base()
+		p := PlanCascade(in)
+		// The messages the cut removes are short: 60 tokens each, fewer in
+		// all than the summary (capped at SummaryTokens) the model wrote.
+		replaced := 0
+		for i := range p.Tokens {
+			p.Tokens[i] = 60
+			if !slices.Contains(p.Keep, i) {
+				replaced += 60
+			}
+		}
+		long := strings.Repeat("The model restates the task at length. ", 400)
+		res := Apply(in, p, long)
+		if !res.SummaryRejected || res.Source != "" || res.SummarySection != "" || len(res.Messages) != len(p.Messages) {
+			t.Fatalf("a %d-token summary of %d tokens was used: source %q, %d messages of %d",
+				tokens.Count(long), replaced, res.Source, len(res.Messages), len(p.Messages))
+		}
+		if short := Apply(in, p, "Fixed eviction order."); short.SummaryRejected || short.Source != LayerSummary {
+			t.Errorf("a short summary was rejected: source %q", short.Source)
 		}
 	})
 }

@@ -60,3 +60,27 @@ func Levels(window int, known bool, cycleFraction float64) (compactAt, cycleAt i
 	}
 	return compactAt, cycleAt
 }
+
+// prefixRoom is the share of the window the conversation keeps above the
+// fixed prefix (system prompt and tool catalogue) before compaction may
+// trigger.
+const prefixRoom = 0.25
+
+// AbovePrefix returns compactAt raised to the fixed prefix plus prefixRoom
+// of the window when it is lower: in a small window the 40 % floor can sit
+// under the prefix itself (an 8K window with a 3.8K prefix), and compaction
+// would then run at every step with nothing left to shrink. The raised
+// level stays under the cycle level when cycles are on and come later,
+// and under 90 % of the window. A level already high enough, or one the
+// user put after the cycle, is returned unchanged.
+func AbovePrefix(compactAt, cycleAt, window, prefix int) int {
+	floor := prefix + int(float64(window)*prefixRoom)
+	if compactAt >= floor || (cycleAt > 0 && cycleAt <= compactAt) {
+		return compactAt
+	}
+	ceiling := window * 9 / 10
+	if cycleAt > 0 {
+		ceiling = min(ceiling, cycleAt-1)
+	}
+	return max(compactAt, min(floor, ceiling))
+}

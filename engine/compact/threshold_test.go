@@ -53,3 +53,22 @@ func TestLevelsPutCompactionBeforeTheCycle(t *testing.T) {
 		t.Errorf("cycles off: compaction %d, cycle %d", c, cy)
 	}
 }
+
+func TestAbovePrefix(t *testing.T) {
+	for _, c := range []struct {
+		name                               string
+		compactAt, cycleAt, window, prefix int
+		want                               int
+	}{
+		{"8K window, prefix over the 40 % floor", 3_200, 6_000, 8_000, 3_800, 5_800},
+		{"8K window, cycles off", 3_200, 0, 8_000, 3_800, 5_800},
+		{"prefix too big: under the cycle", 3_200, 6_000, 8_000, 5_000, 5_999},
+		{"prefix too big, cycles off: 90 % of the window", 3_200, 0, 8_000, 6_500, 7_200},
+		{"128K window: unchanged", 63_333, 96_000, 128_000, 3_000, 63_333},
+		{"cycle first, as the user set it: unchanged", 3_200, 2_000, 8_000, 3_800, 3_200},
+	} {
+		if got := AbovePrefix(c.compactAt, c.cycleAt, c.window, c.prefix); got != c.want {
+			t.Errorf("%s: AbovePrefix(%d, %d, %d, %d) = %d, want %d", c.name, c.compactAt, c.cycleAt, c.window, c.prefix, got, c.want)
+		}
+	}
+}

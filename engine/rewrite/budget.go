@@ -41,14 +41,16 @@ type budgetState struct {
 	stale bool
 }
 
-// defaultLevels returns the window's own thresholds, without the budget.
+// defaultLevels returns the window's own thresholds, without the budget,
+// with compaction kept above the fixed prefix (compact.AbovePrefix).
 func (r *Session) defaultLevels() (compactAt, cycleAt int) {
 	w, known := r.host.Window()
 	at := r.opt.CycleAt
 	if at == 0 {
 		at = compact.DefaultCycleAt
 	}
-	return compact.Levels(w, known, at)
+	compactAt, cycleAt = compact.Levels(w, known, at)
+	return compact.AbovePrefix(compactAt, cycleAt, w, r.host.PrefixTokens()), cycleAt
 }
 
 // Thresholds returns the token levels at which auto-compaction triggers

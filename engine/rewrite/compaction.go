@@ -146,6 +146,10 @@ func (r *Session) apply(ctx context.Context, in compact.Input, plan compact.Plan
 	}
 	out := compact.Apply(in, plan, summary)
 	if out.Source == "" && !changed(in.Messages, out.Messages) {
+		if out.SummaryRejected {
+			st.Breakers.Failed(h.Now())
+			return res, ErrSummaryTooLong
+		}
 		if in.Force {
 			return res, ErrNothingToCompact
 		}

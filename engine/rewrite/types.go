@@ -133,6 +133,10 @@ type Result struct {
 // nothing.
 var ErrNothingToCompact = errors.New("there is nothing to compact yet; the history has no messages that can be cleared or summarised")
 
+// ErrSummaryTooLong is returned by a compaction whose model-written summary
+// was no smaller than the messages it would replace: the history is kept.
+var ErrSummaryTooLong = errors.New("the model's summary was no shorter than the messages it would replace, so the history was kept; compact later, when there is more to summarise, or use a stronger model for summaries")
+
 // Notice is the announcement of an automatic compaction before it runs:
 // where the level is, where compaction starts, and the dry run of what it
 // would keep, summarise and drop if it ran now.

@@ -39,7 +39,7 @@ func (c *child) relieve() (string, error) {
 	if window <= 0 {
 		return "", nil
 	}
-	threshold := compact.Threshold(window, true)
+	threshold := compact.AbovePrefix(compact.Threshold(window, true), 0, window, c.prefixTok)
 	level := c.level()
 	if level < threshold {
 		return "", nil
