@@ -63,6 +63,10 @@ Flags (of tally run; each other command takes the ones that apply to it):
   --profile NAME         the endpoint profile to use (see tally profile; main: the main connection);
                          a stored session keeps its own unless this is given
   --context-window N     override the model's context window in tokens
+  --fallback PROFILE     tally run: when the endpoint fails for good, go on with this profile (main: the main
+                         connection; repeatable, up to 3, in order; none: no fallback); default: tally profile fallback
+  --effort LEVEL         tally run: how much the model thinks: off, low, medium, high, max or default, from this
+                         turn on (stored with the session); ROLE=LEVEL for subagents, summaries or briefs (repeatable)
   --session ID           continue this session, or start one under this ID
   --workspace DIR        folder the agent works in (default: current folder)
   --worktree             tally run: start the session in a git worktree of its own (branch tally/<session>)
@@ -124,6 +128,8 @@ type options struct {
 	fetchLocal                               bool     // tally run --fetch-local
 	jsonSchema                               string   // tally run --json-schema FILE
 	network                                  string   // tally run --network on|off; "" keeps the session's
+	fallback                                 []string // tally run --fallback PROFILE; nil: the saved chain
+	efforts                                  []effortFlag
 	args                                     []string
 	// served is the app's workbench and the client's folder and
 	// environment when the app runs this command for the command line
@@ -164,6 +170,20 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	fs.Func("allow-command", "", func(v string) error { o.allowCommands = append(o.allowCommands, v); return nil })
 	fs.Func("deny-command", "", func(v string) error { o.denyCommands = append(o.denyCommands, v); return nil })
 	fs.Func("image", "", func(v string) error { o.images = append(o.images, v); return nil })
+	fs.Func("fallback", "", func(v string) error {
+		if o.fallback == nil {
+			o.fallback = []string{}
+		}
+		if v != "none" {
+			o.fallback = append(o.fallback, v)
+		}
+		return nil
+	})
+	fs.Func("effort", "", func(v string) error {
+		e, err := parseEffortFlag(v)
+		o.efforts = append(o.efforts, e)
+		return err
+	})
 	fs.BoolVar(&o.vision, "vision", false, "")
 	fs.BoolVar(&o.fetchLocal, "fetch-local", false, "")
 	fs.StringVar(&o.jsonSchema, "json-schema", "", "")
@@ -246,6 +266,7 @@ func (o *options) sessionOptions(id string) workbench.SessionOptions {
 		StatusMode:  status.Placement(o.statusMode),
 		NoChecklist: o.noChecklist,
 		Profile:     o.profile,
+		Fallback:    o.fallback,
 	}
 	// The run's own command rules; the workspace's stored ones apply too.
 	so.AllowCommands, so.DenyCommands = o.allowCommands, o.denyCommands

@@ -10,6 +10,7 @@ import (
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/step"
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // inspectReport is what `tally inspect` prints.
@@ -42,6 +43,12 @@ type inspectReport struct {
 	// Notes say what the request shown may lack: inspect starts no MCP
 	// server, so their tools are not in its catalog.
 	Notes []string `json:"notes,omitempty"`
+	// Effort is what the next request of the session and of each role
+	// is sent with; Fallback the session's fallback chain (the saved
+	// one, or --fallback's) with what a switch to each costs: the
+	// context re-sent at that fallback's miss price.
+	Effort   map[string]workbench.Effort `json:"effort"`
+	Fallback []workbench.FallbackStep    `json:"fallback,omitempty"`
 	// Prefix is what the fixed prefix of every request costs: the system
 	// message and each tool's schema, in tokens.
 	Prefix  step.PrefixCost `json:"prefix"`
@@ -120,6 +127,10 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	}
 	if rep.Window > 0 {
 		rep.Level = float64(level) / float64(rep.Window)
+	}
+	rep.Effort = w.Efforts(id)
+	if rep.Fallback, err = w.FallbackPreview(o.fallback, view.Meta.Profile, level); err != nil {
+		return usagef("tally inspect: --fallback: %v", err)
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")

@@ -58,6 +58,12 @@ func printLedger(wb *workbench.Workbench, id string, asJSON bool, stdout io.Writ
 		if r.Repin != "" {
 			note += " after switching " + r.Repin
 		}
+		if r.Fallback != "" {
+			note += " fell back " + safeText(r.Fallback)
+		}
+		if r.Effort != "" {
+			note += " effort " + safeText(r.Effort)
+		}
 		fmt.Fprintf(w, "%d\t%d\t%d\t%d\t%d\t%s\t%d\t%s\t%s\t\n", r.Request, r.PromptTokens, r.CacheHitTokens, r.CacheMissTokens,
 			r.CompletionTokens, hitPct(r), r.ContextTokens, rowCost(r, prices), note)
 	}

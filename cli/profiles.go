@@ -20,13 +20,17 @@ const profileUsage = `usage:
   tally profile remove NAME              forget a profile (its sessions still open; switch them with /model)
   tally profile default NAME|main        the profile new sessions start on (main: the main connection)
   tally profile role ROLE [--profile P] [--model M]
-                                         the model of subagents, summaries or briefs; neither flag: the session's own`
+                                         the model of subagents, summaries or briefs; neither flag: the session's own
+  tally profile fallback [NAME...]       the fallback chain (up to 3 profiles, main for the main connection) a turn
+                                         goes on with when its endpoint fails for good; no NAME: none`
 
 // profileListing is what `tally profile list --json` prints.
 type profileListing struct {
 	Profiles []profileRow                   `json:"profiles"`
 	Default  string                         `json:"default"`
 	Roles    map[string]workbench.RoleModel `json:"roles,omitempty"`
+	// Fallback is the saved chain with what a switch to each costs.
+	Fallback []workbench.FallbackStep `json:"fallback,omitempty"`
 }
 
 type profileRow struct {
@@ -67,9 +71,9 @@ func parseProfile(args []string) (*profileFlags, error) {
 	if len(pos) > 0 {
 		p.sub, pos = pos[0], pos[1:]
 	}
-	want := map[string]int{"list": 0, "add": 1, "remove": 1, "default": 1, "role": 1}
+	want := map[string]int{"list": 0, "add": 1, "remove": 1, "default": 1, "role": 1, "fallback": -1}
 	n, ok := want[p.sub]
-	if !ok || len(pos) != n {
+	if !ok || (n >= 0 && len(pos) != n) {
 		return nil, usagef("tally profile %s: wrong arguments\n%s", p.sub, profileUsage)
 	}
 	p.pos = pos
@@ -94,7 +98,7 @@ func cmdProfile(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	s := w.Settings()
 	switch f.sub {
 	case "list":
-		return listProfiles(stdout, s, f.json)
+		return listProfiles(stdout, w, f.json)
 	case "add":
 		p := workbench.Profile{Name: pos[0], BaseURL: f.baseURL, Model: f.model, KeyEnv: f.keyEnv, ContextWindow: f.window}
 		if f.keyStdin {
@@ -125,16 +129,27 @@ func cmdProfile(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		if s, err = s.SetRole(pos[0], workbench.RoleModel{Profile: f.onProfile, Model: f.model}); err != nil {
 			return err
 		}
+	case "fallback":
+		if s, err = s.SetFallback(pos); err != nil {
+			return err
+		}
 	}
 	if err := w.SaveSettings(s); err != nil {
 		return err
 	}
-	return listProfiles(stdout, w.Settings(), false)
+	return listProfiles(stdout, w, false)
 }
 
-// listProfiles prints the profiles of s, the default and the roles.
-func listProfiles(stdout io.Writer, s workbench.Settings, asJSON bool) error {
+// previewTokens is the context a fallback chain's preview prices when no
+// session is named: a mid-sized coding session.
+const previewTokens = 50_000
+
+// listProfiles prints the saved profiles, the default, the roles and the
+// fallback chain with what a switch to each fallback costs.
+func listProfiles(stdout io.Writer, w *workbench.Workbench, asJSON bool) error {
+	s := w.Settings()
 	l := profileListing{Default: s.Profile, Roles: s.Roles}
+	l.Fallback, _ = w.FallbackPreview(nil, s.Profile, previewTokens) // the saved chain was checked when saved
 	if l.Default == "" {
 		l.Default = workbench.MainProfile
 	}
@@ -164,5 +179,31 @@ func listProfiles(stdout io.Writer, s workbench.Settings, asJSON bool) error {
 			fmt.Fprintf(stdout, "%s use: %s\n", role, safeText(m.String()))
 		}
 	}
+	printFallback(stdout, l.Fallback)
 	return nil
+}
+
+// printFallback prints a fallback chain's preview: each fallback and what
+// a switch to it costs, the context re-sent at its miss price.
+func printFallback(stdout io.Writer, chain []workbench.FallbackStep) {
+	if len(chain) == 0 {
+		fmt.Fprintln(stdout, "fallback: none (set one with `tally profile fallback NAME`)")
+		return
+	}
+	for i, st := range chain {
+		where := "the same provider"
+		if st.OtherProvider {
+			where = "another provider"
+		}
+		cost := "price unknown"
+		if st.Priced {
+			cost = fmt.Sprintf("$%.4f", st.Cost)
+		}
+		line := fmt.Sprintf("fallback %d: %s (%s on %s, %s): a new cache prefix, %d tokens re-sent at the miss price: %s",
+			i+1, st.Profile, safeText(st.Model), safeText(st.Host), where, st.Tokens, cost)
+		if st.Problem != "" {
+			line += "; not usable now: " + safeText(st.Problem)
+		}
+		fmt.Fprintln(stdout, line)
+	}
 }

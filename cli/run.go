@@ -120,6 +120,10 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) (err error
 	if created {
 		fmt.Fprintf(stderr, "session %s\n", sess.Snapshot().Meta.ID)
 	}
+	if err := applyEfforts(w, sess.Snapshot().Meta.ID, o.efforts, stderr); err != nil {
+		sess.Close()
+		return err
+	}
 	var rs result // the --json stream's last line
 	if o.json {
 		rs.Session = sess.Snapshot().Meta.ID
@@ -276,6 +280,11 @@ func (p *printer) event(e agent.Event) {
 		p.newline()
 		fmt.Fprintf(p.stderr, "→ %s\n", safeText(tool.Summarize(e.Call.Name, json.RawMessage(e.Call.Arguments))))
 	case agent.EventRetry:
+		if e.Retry.Fallback != "" {
+			p.newline()
+			fmt.Fprintf(p.stderr, "falling back: %s (%s)\n", safeText(e.Retry.Fallback), safeText(e.Retry.Reason))
+			break
+		}
 		fmt.Fprintf(p.stderr, "retrying in %s (attempt %d of %d): %s\n", e.Retry.Wait.Round(time.Millisecond), e.Retry.Attempt, e.Retry.MaxAttempts, safeText(e.Retry.Reason))
 	case agent.EventMessage:
 		if e.Message != nil && e.Message.Role == "tool" && e.Message.IsError {
