@@ -41,22 +41,6 @@ func applyEfforts(w *workbench.Workbench, id string, efforts []effortFlag, stder
 			return usagef("tally run: --effort: %v", err)
 		}
 	}
-	fmt.Fprintf(stderr, "effort: %s\n", effortLine(w.Efforts(id)))
+	fmt.Fprintf(stderr, "effort: %s\n", workbench.EffortLine(w.Efforts(id)))
 	return nil
-}
-
-// effortLine names the session's effort and each role's that differs:
-// "high (summaries off)".
-func effortLine(e map[string]workbench.Effort) string {
-	var roles []string
-	for _, r := range workbench.RoleNamesInOrder() {
-		if e[r] != e[workbench.EffortSession] {
-			roles = append(roles, r+" "+e[r].String())
-		}
-	}
-	s := e[workbench.EffortSession].String()
-	if len(roles) > 0 {
-		s += " (" + strings.Join(roles, ", ") + ")"
-	}
-	return s
 }

@@ -65,7 +65,8 @@ func (u *UI) showModel(live *liveSession, inv command.Invocation) {
 }
 
 // showModelDialog offers the endpoints (the main connection and the
-// profiles) and a model name, and switches live to them.
+// profiles), a model name and the reasoning effort of the session and
+// each role, and switches live to what changed.
 func (u *UI) showModelDialog(live *liveSession) {
 	names := append([]string{settings.MainChoice}, u.settings.ProfileNames()...)
 	endpoint := widget.NewSelect(names, nil)
@@ -83,11 +84,21 @@ func (u *UI) showModelDialog(live *liveSession) {
 		&widget.FormItem{Text: "Endpoint", Widget: endpoint},
 		&widget.FormItem{Text: "Model", Widget: model},
 	)
-	note := &widget.Label{Text: "The conversation stays as it is; the new model's cache starts empty, so the next request is billed as a miss.",
+	efforts := u.wb.Efforts(live.id) // read when the session was shown
+	roles, selects := effortSelects(efforts)
+	for i, r := range roles {
+		form.Append("Effort ("+r+")", selects[i])
+	}
+	note := &widget.Label{Text: "The conversation stays as it is; a new model's cache starts empty, so its next request is billed as a miss. The effort applies from the next request.",
 		Wrapping: fyne.TextWrapWord, Importance: widget.LowImportance}
-	dlg := dialog.NewCustomConfirm("Switch the model", "Switch", "Cancel", container.NewVBox(form, note), func(ok bool) {
+	was := endpoint.Selected
+	dlg := dialog.NewCustomConfirm("Model and effort", "Apply", "Cancel", container.NewVBox(form, note), func(ok bool) {
 		if !ok {
 			return
+		}
+		u.applyEfforts(live, efforts, roles, selects)
+		if endpoint.Selected == was && strings.TrimSpace(model.Text) == live.info.model {
+			return // the model stays
 		}
 		profile := endpoint.Selected
 		if profile == settings.MainChoice {
@@ -95,7 +106,7 @@ func (u *UI) showModelDialog(live *liveSession) {
 		}
 		u.switchModel(live, profile, strings.TrimSpace(model.Text))
 	}, u.win)
-	dlg.Resize(fyne.NewSize(min(520, u.win.Canvas().Size().Width-40), 260))
+	dlg.Resize(fyne.NewSize(min(520, u.win.Canvas().Size().Width-40), 420))
 	dlg.Show()
 	u.win.Canvas().Focus(model)
 }

@@ -35,6 +35,8 @@ type liveSession struct {
 	draft string         // the unsent prompt, as last stored
 	empty bool           // the session has no message yet: nothing to compact, purge or archive
 	rows  []ledger.Row
+	// effort is the footer's effort part (workbench.EffortLine).
+	effort string
 	// lspTold are the language servers whose failure the banner told.
 	lspTold map[string]bool
 }

@@ -70,6 +70,10 @@ func (u *UI) onEvent(live *liveSession, e agent.Event) {
 	case agent.EventUsage:
 		u.onUsage(live, e.Step, *e.Usage)
 	case agent.EventRetry:
+		if e.Retry.Fallback != "" {
+			u.onFallback(e.Retry.Fallback, e.Retry.Reason)
+			break
+		}
 		u.footer.StartRetry(e.Retry.Wait, e.Retry.Attempt, e.Retry.MaxAttempts)
 	case agent.EventError:
 		u.chat.DropStreaming()
@@ -110,6 +114,7 @@ func (u *UI) onUsage(live *liveSession, step int, us agent.Usage) {
 	u.chat.NoteNextRequest(row)
 	u.side.chip.Set(row, us.First)
 	u.footer.State.LastDuration = rowDuration(row)
+	u.footer.State.Fallback = fellBack(row, us.Model)
 	u.footer.State.Run = tw.Running(step, maxSteps, "")
 	u.footer.Update()
 }

@@ -44,6 +44,7 @@ type sessionState struct {
 	draft     string
 	draftOK   bool   // draft was read (a failed read keeps the prompt box as it is)
 	cutShort  string // the note of a turn the closing app interrupted
+	effort    string // the session's reasoning effort (workbench.EffortLine)
 }
 
 // readSession reads what the panels show of session id from sess, off the
@@ -69,6 +70,7 @@ func readSession(wb *workbench.Workbench, sess *agent.Session, id string, runnin
 	draft, err := wb.Draft(id)
 	s.draft, s.draftOK = draft, err == nil
 	s.cutShort, _ = wb.Interrupted(id)
+	s.effort = workbench.EffortLine(wb.Efforts(id))
 	return s
 }
 
@@ -181,6 +183,7 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 	defer u.revealPending()
 	u.side.gauge.SetLevel(s.level, s.window, s.exact)
 	u.setThresholds(live, s.compactAt, s.cycleAt)
+	live.effort = s.effort
 	u.applyLedger(live, s.rows, s.rule)
 	u.side.checklist.SetItems(s.items)
 	u.footer.State.Alerts = s.alerts
@@ -231,8 +234,8 @@ const bigSession = 2000
 // session's cost.
 func (u *UI) applyLedger(live *liveSession, rows []ledger.Row, rule ledger.CacheRule) {
 	live.rows = rows
-	u.footer.State.Model = live.info.model
-	u.footer.State.LastDuration = 0
+	u.footer.State.Model, u.footer.State.Effort = live.info.model, live.effort
+	u.footer.State.LastDuration, u.footer.State.Fallback = 0, ""
 	u.footer.State.RetryAt = time.Time{}
 	u.side.chip.Reset()
 	u.side.chip.SetRule(rule)
@@ -241,6 +244,7 @@ func (u *UI) applyLedger(live *liveSession, rows []ledger.Row, rule ledger.Cache
 		// cache (summaries, briefs and sub-agents never set it), cold
 		// only for a session's very first request.
 		u.footer.State.LastDuration = rowDuration(last)
+		u.footer.State.Fallback = fellBack(last, live.info.model)
 		u.side.chip.Set(last, last.Request == 1)
 	}
 	u.side.chart.SetPrices(u.settings.PriceFor)

@@ -22,6 +22,10 @@ type Effort = llm.Effort
 // ParseEffort reads an effort level by name ("default" is the provider's).
 func ParseEffort(s string) (Effort, error) { return llm.ParseEffort(s) }
 
+// EffortLevels lists the effort levels in order, the provider's default
+// first.
+func EffortLevels() []Effort { return slices.Clone(llm.EffortLevels) }
+
 // EffortSession names the session's own effort among the roles of
 // SetEffort and Efforts; the others are RoleNamesInOrder's.
 const EffortSession = "session"
@@ -170,4 +174,21 @@ func (w *Workbench) SetEffort(id, role string, level Effort) error {
 	}
 	levels[role] = level
 	return nil
+}
+
+// EffortLine names the session's effort and each role's that differs
+// from it, for a footer or a terminal: "high (summaries off)", or
+// "default" when nothing is set.
+func EffortLine(e map[string]Effort) string {
+	var roles []string
+	for _, r := range config.RoleNames {
+		if e[r] != e[EffortSession] {
+			roles = append(roles, r+" "+e[r].String())
+		}
+	}
+	s := e[EffortSession].String()
+	if len(roles) > 0 {
+		s += " (" + strings.Join(roles, ", ") + ")"
+	}
+	return s
 }

@@ -27,8 +27,9 @@ type MarkerKind int
 const (
 	MarkerNone MarkerKind = iota
 	MarkerRebuild
-	MarkerDrift  // an unbooked prefix change
-	MarkerBooked // a booked prefix change without a rebuild record
+	MarkerDrift    // an unbooked prefix change
+	MarkerBooked   // a booked prefix change without a rebuild record
+	MarkerFallback // the request went on with a fallback model: a new cache prefix
 )
 
 // Chart geometry in device-independent pixels.
@@ -40,7 +41,7 @@ const (
 
 // String names the kind.
 func (k MarkerKind) String() string {
-	return [...]string{"none", "rebuild", "drift", "booked drift"}[k]
+	return [...]string{"none", "rebuild", "drift", "booked drift", "fallback"}[k]
 }
 
 // ChartPoint is one turn request on the chart.
@@ -70,6 +71,8 @@ func chartPoints(rows []ledger.Row, window int) []ChartPoint {
 			p.Hit = r.HitRatio()
 		}
 		switch {
+		case r.Fallback != "":
+			p.Marker, p.Label = MarkerFallback, "fell back: "+r.Fallback
 		case r.Drift != nil && r.Drift.Changed && !r.Drift.Booked:
 			p.Marker, p.Label = MarkerDrift, DriftAlert(*r.Drift)
 		case r.Rebuild != "":
@@ -303,6 +306,12 @@ func (c *Chart) Details(i int) string {
 	if r.Rebuild != "" {
 		fmt.Fprintf(&b, "\nAfter a %s: the history was rewritten", r.Rebuild)
 	}
+	if r.Fallback != "" {
+		fmt.Fprintf(&b, "\nFell back %s: a new cache prefix", r.Fallback)
+	}
+	if r.Effort != "" {
+		fmt.Fprintf(&b, "\nEffort %s", r.Effort)
+	}
 	if r.Drift != nil && r.Drift.Changed {
 		fmt.Fprintf(&b, "\n%s", UpperFirst(r.Drift.String()))
 	}
@@ -478,7 +487,8 @@ func (r *chartRenderer) ensure(g ChartGeometry) {
 
 // markerColors are the colours of the markers: the warning colour for an
 // unbooked drift, the foreground for a rebuild; a booked drift is muted.
-var markerColors = map[MarkerKind]fyne.ThemeColorName{MarkerDrift: theme.ColorNameWarning, MarkerRebuild: theme.ColorNameForeground}
+var markerColors = map[MarkerKind]fyne.ThemeColorName{MarkerDrift: theme.ColorNameWarning, MarkerRebuild: theme.ColorNameForeground,
+	MarkerFallback: theme.ColorNameError}
 
 // markerColor is the colour of a marker of kind k.
 func markerColor(k MarkerKind) color.Color {

@@ -16,7 +16,12 @@ import (
 // FooterState is the human footer: volatile facts for the person at the
 // screen that are never sent to the model.
 type FooterState struct {
-	Model        string
+	Model string
+	// Effort is the session's reasoning effort ("" for the provider's
+	// default, not shown); Fallback names the model a fallback went on
+	// with, "old → new", since the switch.
+	Effort       string
+	Fallback     string
 	RetryAt      time.Time // when a pending retry fires; zero when none
 	RetryAttempt int
 	RetryMax     int
@@ -47,6 +52,12 @@ func (s FooterState) Parts(now time.Time) []string {
 	var p []string
 	if s.Model != "" {
 		p = append(p, s.Model)
+	}
+	if s.Fallback != "" {
+		p = append(p, "fell back "+s.Fallback)
+	}
+	if s.Effort != "" && s.Model != "" {
+		p = append(p, "effort "+s.Effort)
 	}
 	if !s.RetryAt.IsZero() {
 		left := int(math.Ceil(s.RetryAt.Sub(now).Seconds()))
