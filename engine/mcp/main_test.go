@@ -43,6 +43,8 @@ func serve(mode string) {
 		s := sdk.NewServer(&sdk.Implementation{Name: "many", Version: "1"}, nil)
 		addManyTools(s)
 		_ = s.Run(context.Background(), &sdk.StdioTransport{})
+	case "modern", "legacy":
+		serveEra(mode)
 	case "fail":
 		fmt.Fprintln(os.Stderr, "fatal: missing config file /etc/test-server.conf")
 		os.Exit(1)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/internal/keychain"
@@ -195,10 +196,11 @@ func (m *Manager) connect(ctx context.Context, s *server) error {
 	return nil
 }
 
-// refresh lists the tools of s again after it announced a change: new
-// tools become pending (appended to the catalog by the caller, never
-// reordering it); tools it dropped stay listed and their calls fail with
-// the server's error.
+// refresh lists the tools of s again after it announced a change, or
+// after the list it gave went stale (see relistStale): new tools become
+// pending (appended to the catalog by the caller, never reordering it);
+// tools it dropped stay listed and their calls fail with the server's
+// error.
 func (m *Manager) refresh(s *server) {
 	s.mu.Lock()
 	cs := s.cs
@@ -208,9 +210,12 @@ func (m *Manager) refresh(s *server) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.CallTimeout())
 	defer cancel()
-	infos, err := listTools(ctx, cs)
+	infos, fresh, err := listTools(ctx, cs)
+	s.mu.Lock()
+	s.listed, s.fresh = time.Now(), fresh
+	s.mu.Unlock()
 	if err != nil {
-		s.log.Note("the server announced new tools but they could not be listed: " + err.Error())
+		s.log.Note("the server's tools could not be listed again: " + err.Error())
 		return
 	}
 	m.addTools(s, infos)
@@ -313,8 +318,12 @@ func (m *Manager) sortedLocked(keep func(*Tool) bool) []*Tool {
 // Later calls return the tools of servers that connected since (the caller
 // appends them with tool.Registry.Activate), or mcp_search once, when they
 // would pass the budget. In search mode tools reach the catalog only
-// through mcp_search.
+// through mcp_search. Each call also starts listing again, in the
+// background, the tools of a server whose list has gone stale by its
+// cache hint (see relistStale); what that finds is pending at a later
+// call.
 func (m *Manager) Pending() []tool.Tool {
+	m.relistStale()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	fresh := m.sortedLocked(func(t *Tool) bool { return !m.handed[t.spec.Name] })

@@ -18,6 +18,17 @@ type ToolSummary struct {
 	Annotations      Annotations
 	// Tokens is what the tool's spec takes in the catalog.
 	Tokens int
+	// Parameters is the input schema the model is given for the tool,
+	// byte for byte: the server's JSON Schema with every keyword kept.
+	Parameters json.RawMessage `json:",omitempty"`
+}
+
+// summary describes the tool as the model is given it.
+func (t *Tool) summary() ToolSummary {
+	return ToolSummary{
+		Name: t.spec.Name, RemoteName: t.remote, Description: t.spec.Description,
+		Annotations: t.ann, Tokens: t.tokens, Parameters: t.Spec().Parameters,
+	}
 }
 
 // Probe starts the server sc under name (even when it is disabled), lists
@@ -36,10 +47,7 @@ func Probe(ctx context.Context, name string, sc ServerConfig, opts Options) ([]T
 	}
 	var out []ToolSummary
 	for _, t := range m.Tools() {
-		out = append(out, ToolSummary{
-			Name: t.spec.Name, RemoteName: t.remote, Description: t.spec.Description,
-			Annotations: t.ann, Tokens: t.tokens,
-		})
+		out = append(out, t.summary())
 	}
 	return out, nil
 }

@@ -28,10 +28,7 @@ func ProbeAll(ctx context.Context, name string, sc ServerConfig, opts Options) (
 	}
 	var out Probed
 	for _, t := range m.Tools() {
-		out.Tools = append(out.Tools, ToolSummary{
-			Name: t.spec.Name, RemoteName: t.remote, Description: t.spec.Description,
-			Annotations: t.ann, Tokens: t.tokens,
-		})
+		out.Tools = append(out.Tools, t.summary())
 	}
 	out.Prompts, out.Resources = m.servers[name].lists(ctx, true)
 	return out, nil

@@ -62,6 +62,11 @@ type ServerStatus struct {
 	LogPath string
 	// Source is the configuration file the server came from.
 	Source string
+	// Protocol is the MCP revision the last connection spoke: "2026-07-28"
+	// (no handshake, version and capabilities sent with every request) or
+	// an older one such as "2025-11-25" (the initialize handshake); ""
+	// before the server first connected.
+	Protocol string
 }
 
 // streamRetries is how often a streamable HTTP connection whose event
@@ -103,8 +108,12 @@ type server struct {
 	tools    int
 	restarts int
 	allowRO  bool
-	kept     *keptAuth // the OAuth handler of an HTTP server's session
-	cb       *callback // the loopback redirect of a sign-in under way
+	protocol string        // the MCP revision the connection speaks
+	listed   time.Time     // when the tools were last listed
+	fresh    time.Duration // how long the server said that list stays fresh
+	relist   bool          // a listing is under way
+	kept     *keptAuth     // the OAuth handler of an HTTP server's session
+	cb       *callback     // the loopback redirect of a sign-in under way
 }
 
 func (s *server) status() ServerStatus {
@@ -113,6 +122,7 @@ func (s *server) status() ServerStatus {
 	return ServerStatus{
 		Name: s.name, State: s.state, Reason: s.reason, Tools: s.tools,
 		Restarts: s.restarts, LogPath: s.log.Path(), Source: s.cfg.Source,
+		Protocol: s.protocol,
 	}
 }
 
@@ -193,7 +203,7 @@ func (s *server) connectLocked(ctx context.Context) ([]toolInfo, error) {
 		s.setState(StateFailed, err.Error())
 		return nil, err
 	}
-	infos, err := listTools(ctx, cs)
+	infos, fresh, err := listTools(ctx, cs)
 	if err != nil {
 		_ = cs.Close()
 		err = s.failure(ctx, "did not list its tools", err)
@@ -205,6 +215,8 @@ func (s *server) connectLocked(ctx context.Context) ([]toolInfo, error) {
 	gen := s.gen
 	s.cs = cs
 	s.tools = len(infos)
+	s.protocol = protocolOf(cs)
+	s.listed, s.fresh = time.Now(), fresh
 	s.mu.Unlock()
 	s.setState(StateConnected, "")
 	go s.watch(gen, cs)
@@ -410,26 +422,6 @@ func (s *server) allowsReadOnly() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.allowRO
-}
-
-// listTools lists every tool of the session, following pages, up to
-// maxTools, sorted by name.
-func listTools(ctx context.Context, cs *sdk.ClientSession) ([]toolInfo, error) {
-	var out []toolInfo
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, err
-		}
-		if t == nil || t.Name == "" {
-			continue
-		}
-		out = append(out, infoOf(t))
-		if len(out) >= maxTools {
-			break
-		}
-	}
-	slices.SortFunc(out, func(a, b toolInfo) int { return strings.Compare(a.Name, b.Name) })
-	return slices.CompactFunc(out, func(a, b toolInfo) bool { return a.Name == b.Name }), nil
 }
 
 // childEnv returns the environment of a stdio server: the allow-listed
