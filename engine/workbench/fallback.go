@@ -113,7 +113,12 @@ type FallbackStep struct {
 // on, and what re-sending the context there at its miss price costs. An
 // invalid chain is an error.
 func (w *Workbench) FallbackPreview(names []string, profile string, tokens int) ([]FallbackStep, error) {
-	saved := w.Settings()
+	return w.FallbackPreviewWith(w.Settings(), names, profile, tokens)
+}
+
+// FallbackPreviewWith is FallbackPreview under the settings saved instead
+// of the stored ones (for a settings form showing values not yet saved).
+func (w *Workbench) FallbackPreviewWith(saved Settings, names []string, profile string, tokens int) ([]FallbackStep, error) {
 	if names == nil {
 		names = saved.Fallback
 	}
