@@ -11,6 +11,10 @@ import (
 // the Model and effort dialog, the footer's part), and a fallback's note
 // in the chat and the footer.
 
+// previewTokens is the context the fallback chain's preview prices when
+// no session is shown: a mid-sized coding session.
+const previewTokens = 50_000
+
 // effortSelects returns a select per role of the effort (the session's
 // first) set to the levels now in force, for the Model and effort dialog.
 func effortSelects(now map[string]workbench.Effort) (roles []string, selects []*widget.Select) {

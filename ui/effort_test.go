@@ -76,3 +76,42 @@ func TestEffortAndFallbackShowInTheChatAndTheFooter(t *testing.T) {
 		t.Errorf("the chart does not mark the fallback: %+v", p)
 	}
 }
+
+// Settings → Endpoint profiles previews the fallback chain typed in: each
+// fallback starts a new cache prefix, and the context re-sent at its miss
+// price costs this much; Save keeps the chain.
+func TestSettingsPreviewsTheFallbackChain(t *testing.T) {
+	h := newHarness(t, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_API_KEY": "k", "TALLY_MODEL": "primary-model", "TALLY_KEYCHAIN": "off"})
+	s, err := h.ui.wb.Settings().PutProfile(workbench.Profile{Name: "backup", BaseURL: "http://127.0.0.1:2/v1", Model: "backup-model"})
+	if err == nil {
+		s.Prices = map[string]workbench.Price{"backup-model": {CacheMiss: 2}}
+		err = h.ui.wb.SaveSettings(s)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ui.settings = h.ui.wb.Settings()
+	d := openSettingsDialog(h)
+	var chain *tw.EscEntry
+	fynetest.Walk(d.row("Endpoint profiles"), func(o fyne.CanvasObject) bool {
+		if e, ok := o.(*tw.EscEntry); ok && strings.HasPrefix(e.PlaceHolder, "none — e.g.") {
+			chain = e
+		}
+		return chain == nil
+	})
+	if chain == nil {
+		t.Fatal("Settings has no fallback chain field")
+	}
+	chain.SetText("nope")
+	if !d.says(`The fallback "nope" is not a saved profile`) {
+		t.Error("an unknown profile is not refused")
+	}
+	chain.SetText("backup")
+	if !d.says("backup: backup-model on 127.0.0.1:2 — a new cache prefix; re-sending 50k tokens costs $0.1000 at its miss price") {
+		t.Error("the chain's preview does not price the switch")
+	}
+	if !d.save() {
+		t.Fatal("Save refused the settings")
+	}
+	h.waitFor("the chain to be saved", func() bool { got := h.ui.wb.Settings().Fallback; return len(got) == 1 && got[0] == "backup" })
+}

@@ -40,7 +40,13 @@ func (u *UI) settingsHost() settings.Host {
 		Shown:    func() bool { return u.live != nil },
 		OpenFile: u.openFile, ShowMCP: u.showMCPSettings, ShowHooks: u.showHooksSettings, Apply: u.applySettings,
 	}
+	tokens, profile := previewTokens, u.settings.Profile // the chain's preview: the shown session's context, else a mid-sized one
+	h.PreviewFallback = func(s workbench.Settings, names []string) ([]workbench.FallbackStep, error) {
+		return wb.FallbackPreviewWith(s, names, profile, tokens)
+	}
 	if live := u.live; live != nil && live.sess != nil {
+		v := live.sess.Snapshot()
+		tokens, profile = max(v.Level, 1), v.Meta.Profile
 		h.Session = &settings.Session{Model: live.info.model, Demo: live.info.demo, LanguageServers: live.sess.LanguageServers().Status}
 		if !live.info.demo {
 			h.Session.Forecast = live.sess.Compaction().KeepForecast

@@ -46,6 +46,9 @@ type Host struct {
 	OpenFile func(path string)
 	// ShowMCP and ShowHooks open the MCP servers and the Hooks dialogs.
 	ShowMCP, ShowHooks func()
+	// PreviewFallback, when set, previews the fallback chain names under
+	// the settings s: what a switch to each fallback costs.
+	PreviewFallback func(s workbench.Settings, names []string) ([]workbench.FallbackStep, error)
 	// Apply stores the settings Save accepted.
 	Apply func(workbench.Settings)
 }

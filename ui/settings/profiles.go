@@ -43,7 +43,10 @@ type profileSection struct {
 	note  *widget.Label // what the last change did, next to Add profile…
 	def   *widget.Select
 	roles map[string]*roleField
-	box   *fyne.Container
+	// chain names the fallback profiles; chainNote previews their cost.
+	chain     *tw.EscEntry
+	chainNote *widget.Label
+	box       *fyne.Container
 }
 
 // roleField chooses one role's model: an endpoint and a model name.
@@ -71,11 +74,58 @@ func newProfileSection(f *Form) *profileSection {
 	for role, r := range p.roles {
 		r.profile.SetSelected(orChoice(f.saved.Roles[role].Profile, ownEndpoint))
 	}
+	p.chain, p.chainNote = tw.NewEscEntry(), caption("")
+	p.chainNote.Wrapping = fyne.TextWrapWord
+	p.chain.SetPlaceHolder("none — e.g. local, main")
+	p.chain.SetText(strings.Join(f.saved.Fallback, ", "))
+	p.chain.OnChanged = func(string) { p.previewChain() }
+	p.previewChain()
 	p.box = container.NewVBox(p.rows, container.NewBorder(nil, nil, add, nil, p.note),
 		container.NewBorder(nil, nil, widget.NewLabel("New sessions start on"), nil, p.def),
 		&widget.Label{Text: "A cheaper model per role (empty: the session's own model)", Importance: widget.LowImportance, SizeName: theme.SizeNameCaptionText},
-		roles)
+		roles,
+		container.NewBorder(nil, nil, widget.NewLabel("Fallback chain"), nil, p.chain), p.chainNote)
 	return p
+}
+
+// chainNames are the names typed in the fallback chain's field.
+func (p *profileSection) chainNames() []string {
+	var out []string
+	for _, n := range strings.Split(p.chain.Text, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// previewChain says under the fallback chain's field what a switch to
+// each fallback costs: a new cache prefix, the context re-sent at the
+// fallback's miss price.
+func (p *profileSection) previewChain() {
+	names := p.chainNames()
+	if len(names) == 0 || p.f.h.PreviewFallback == nil {
+		p.chainNote.SetText("When the endpoint fails for good (overloaded, errors after retries, a rate limit past its wait, a model gone), a turn goes on with these profiles in order (up to 3; main is the main connection).")
+		return
+	}
+	steps, err := p.f.h.PreviewFallback(p.f.saved, names)
+	if err != nil {
+		p.chainNote.SetText(tw.Sentence(err.Error()))
+		return
+	}
+	var lines []string
+	for _, st := range steps {
+		cost := "at a price not known"
+		if st.Priced {
+			cost = "costs " + tw.Dollars(st.Cost) + " at its miss price"
+		}
+		line := st.Profile + ": " + st.Model + " on " + st.Host + " — a new cache prefix; re-sending " + tw.TokensShort(st.Tokens) + " tokens " + cost
+		if st.Problem != "" {
+			line += " (not usable now: " + tw.Sentence(st.Problem) + ")"
+		}
+		lines = append(lines, line)
+	}
+	p.chainNote.SetText(strings.Join(lines, "\n"))
 }
 
 // orChoice is v, or def when v is "".
@@ -148,12 +198,15 @@ func (p *profileSection) apply(s *workbench.Settings) error {
 	if p.def.Selected != MainChoice {
 		s.Profile = p.def.Selected
 	}
+	var err error
+	if *s, err = s.SetFallback(p.chainNames()); err != nil {
+		return err
+	}
 	for role, r := range p.roles {
 		m := workbench.RoleModel{Model: strings.TrimSpace(r.model.Text)}
 		if r.profile.Selected != ownEndpoint {
 			m.Profile = r.profile.Selected
 		}
-		var err error
 		if *s, err = s.SetRole(role, m); err != nil {
 			return err
 		}
