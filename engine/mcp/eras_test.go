@@ -29,6 +29,20 @@ type wireLog struct {
 	probes   int             // requests of the new revision other than server/discover
 	sessions int             // requests that carried an Mcp-Session-Id
 	mcpParam map[string]string
+	srv      *sdk.Server
+}
+
+// count counts the requests of the method.
+func (l *wireLog) count(method string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, m := range l.methods {
+		if m == method {
+			n++
+		}
+	}
+	return n
 }
 
 func (l *wireLog) saw(method string) bool {
@@ -48,10 +62,12 @@ func (l *wireLog) String() string {
 // "confirm" asks the user to confirm (through an input_required result,
 // which the SDK turns into an elicitation/create request for a client of
 // an older revision) and "region" has a parameter mirrored into a header.
-// Its tools/list results say they stay fresh for ttl.
-func eraSDKServer(name, version string, ttl time.Duration) *sdk.Server {
+// Its tools/list results say they stay fresh for ttl; it announces
+// changes to its tools only when announce is set.
+func eraSDKServer(name, version string, ttl time.Duration, announce bool) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: name, Version: "1"}, &sdk.ServerOptions{
 		SupportedProtocolVersions: []string{version},
+		Capabilities:              &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: announce}},
 		SetCacheable: func(_ context.Context, _ sdk.Request, c *sdk.Cacheable) {
 			c.TTLMs, c.CacheScope = int(ttl/time.Millisecond), "private"
 		},
@@ -91,19 +107,19 @@ func serveEra(mode string) {
 	if mode == "modern" {
 		version = "2026-07-28"
 	}
-	_ = eraSDKServer(mode, version, 0).Run(context.Background(), &sdk.StdioTransport{})
+	_ = eraSDKServer(mode, version, 0, true).Run(context.Background(), &sdk.StdioTransport{})
 }
 
 // eraServer serves eraSDKServer over streamable HTTP and records the
 // wire. The SDK serves the 2026-07-28 revision over HTTP only without
 // sessions (stateless), which that revision has none of anyway.
-func eraServer(t *testing.T, name, version string, ttl time.Duration) (string, *wireLog) {
+func eraServer(t *testing.T, name, version string, ttl time.Duration, announce bool) (string, *wireLog) {
 	t.Helper()
-	s := eraSDKServer(name, version, ttl)
+	s := eraSDKServer(name, version, ttl, announce)
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{
 		Stateless: version >= modernProtocol,
 	})
-	log := &wireLog{versions: map[string]bool{}, mcpParam: map[string]string{}}
+	log := &wireLog{versions: map[string]bool{}, mcpParam: map[string]string{}, srv: s}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -139,8 +155,8 @@ func eraServer(t *testing.T, name, version string, ttl time.Duration) (string, *
 // in its own revision, the tools of both reach the catalog and run, and a
 // server's request for input reaches the same form host in both.
 func TestBothErasInOneSession(t *testing.T) {
-	newURL, newWire := eraServer(t, "modern", "2026-07-28", 0)
-	oldURL, oldWire := eraServer(t, "legacy", "2025-11-25", 0)
+	newURL, newWire := eraServer(t, "modern", "2026-07-28", 0, true)
+	oldURL, oldWire := eraServer(t, "legacy", "2025-11-25", 0, true)
 	var mu sync.Mutex
 	var forms []Form
 	r := StartSession(SessionOptions{

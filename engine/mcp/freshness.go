@@ -80,15 +80,15 @@ func protocolOf(cs *sdk.ClientSession) string {
 
 // stale reports whether the connected server's tool list should be listed
 // again: it speaks the 2026-07-28 revision, its cache hint has run out
-// and at least minRelist passed since the last listing, and none is
+// and at least least (minRelist) passed since the last listing, and none is
 // under way. It marks the listing under way when it reports true.
-func (s *server) stale(now time.Time) bool {
+func (s *server) stale(now time.Time, least time.Duration) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cs == nil || s.state != StateConnected || s.relist || s.protocol < modernProtocol {
 		return false
 	}
-	if now.Sub(s.listed) < max(s.fresh, minRelist) {
+	if now.Sub(s.listed) < max(s.fresh, least) {
 		return false
 	}
 	s.relist = true
@@ -101,7 +101,7 @@ func (m *Manager) relistStale() {
 	now := time.Now()
 	for _, name := range m.names {
 		s := m.servers[name]
-		if !s.stale(now) {
+		if !s.stale(now, m.minRelist) {
 			continue
 		}
 		go func() {

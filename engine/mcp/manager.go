@@ -127,6 +127,8 @@ type Manager struct {
 	tools  map[string]*Tool // by model-facing name
 	handed map[string]bool  // names handed out (mcp_search included)
 	mode   mode
+
+	minRelist time.Duration // minRelist, shorter in tests
 }
 
 // NewManager prepares the servers of cfg without starting them; see
@@ -137,6 +139,8 @@ func NewManager(cfg Config, opts Options) *Manager {
 		servers: map[string]*server{},
 		tools:   map[string]*Tool{},
 		handed:  map[string]bool{},
+
+		minRelist: minRelist,
 	}
 	m.search = &searchTool{m: m}
 	for _, name := range cfg.Names() {
