@@ -32,6 +32,9 @@ type fixture struct {
 	buffers map[string]string
 	// vision makes sessions take their model to accept images.
 	vision bool
+	// forms makes the client offer form elicitation; fetchLocal lets
+	// web_fetch reach loopback pages.
+	forms, fetchLocal bool
 }
 
 func newFixture(t *testing.T) *fixture { return newFixtureWith(t, demoserver.Script(0)) }
@@ -60,6 +63,25 @@ type client struct {
 	// client that offers the file-system methods; wrote records what the
 	// agent wrote through them.
 	buffers, wrote map[string]string
+	// forms records the elicitations asked; elicit answers them (nil:
+	// decline).
+	forms  []acp.UnstableCreateElicitationRequest
+	elicit func(acp.UnstableCreateElicitationRequest) acp.UnstableCreateElicitationResponse
+}
+
+func (c *client) UnstableCreateElicitation(_ context.Context, p acp.UnstableCreateElicitationRequest) (acp.UnstableCreateElicitationResponse, error) {
+	c.mu.Lock()
+	c.forms = append(c.forms, p)
+	elicit := c.elicit
+	c.mu.Unlock()
+	if elicit == nil {
+		return acp.UnstableCreateElicitationResponse{Decline: &acp.UnstableCreateElicitationDecline{Action: "decline"}}, nil
+	}
+	return elicit(p), nil
+}
+
+func (c *client) UnstableCompleteElicitation(context.Context, acp.UnstableCompleteElicitationNotification) error {
+	return nil
 }
 
 func (c *client) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
@@ -164,7 +186,8 @@ func (f *fixture) connect(t *testing.T, mode tool.Mode) *harness {
 		Session: func(string) workbench.SessionOptions {
 			return workbench.SessionOptions{Flags: workbench.Flags{BaseURL: f.model.URL(), Model: "deepseek-chat"}, Mode: mode, Vision: f.vision}
 		},
-		Log: io.Discard,
+		Log:        io.Discard,
+		FetchLocal: f.fetchLocal,
 	}
 	go func() {
 		defer close(h.done)
@@ -175,6 +198,9 @@ func (f *fixture) connect(t *testing.T, mode tool.Mode) *harness {
 	h.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(h.close)
 	caps := acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: f.buffers != nil, WriteTextFile: f.buffers != nil}}
+	if f.forms {
+		caps.Elicitation = &acp.ElicitationCapabilities{Form: &acp.ElicitationFormCapabilities{}}
+	}
 	if _, err := h.conn.Initialize(ctx(t), acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber, ClientCapabilities: caps}); err != nil {
 		t.Fatal(err)
 	}

@@ -39,14 +39,15 @@ func (st *session) replay(ctx context.Context) {
 		switch m.Role {
 		case transcript.User:
 			if body := strings.TrimSpace(m.Body()); body != "" {
-				st.send(acp.UpdateUserMessageText(body))
+				st.send(withID(acp.UpdateUserMessageText(body), newMessageID()))
 			}
 		case transcript.Assistant:
+			id := newMessageID()
 			if m.Reasoning != "" {
-				st.send(acp.UpdateAgentThoughtText(m.Reasoning))
+				st.send(withID(acp.UpdateAgentThoughtText(m.Reasoning), id))
 			}
 			if t := m.Text(); t != "" {
-				st.send(acp.UpdateAgentMessageText(t))
+				st.send(withID(acp.UpdateAgentMessageText(t), id))
 			}
 			for _, c := range m.ToolCalls {
 				st.replayCall(c, results)
@@ -169,6 +170,8 @@ func (st *session) action(ctx context.Context, inv command.Invocation, perr erro
 		}
 		st.noModel = nil // the session now has an endpoint of its own
 		say(fmt.Sprintf("This session now talks to %s; its next request starts that model's cache afresh.", modelOn(m.ModelName, m.Profile)))
+		st.send(st.configUpdate())
+		st.sendUsage()
 	default:
 		say(fmt.Sprintf("/%s is not available from the editor; run `tally rewind %s --to TURN` in a terminal, or use the app's Rewind dialog.", c.Name, st.id))
 	}

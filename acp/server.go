@@ -1,12 +1,15 @@
 // Package acp serves Tally's engine to code editors over the Agent Client
 // Protocol (https://agentclientprotocol.com), as newline-delimited JSON-RPC
 // on a pair of streams (the `tally acp` command's standard input and
-// output). An editor creates, loads, resumes, lists and closes Tally
-// sessions of the same store the app and `tally run` use, sends prompts
-// and sees the turn as it streams: message and reasoning chunks, tool
-// calls with their diffs and status, the checklist as the plan, the
-// context level. Approvals are asked with session/request_permission and
-// the permission modes are the session's modes.
+// output). An editor creates, loads, resumes, lists, closes and deletes
+// Tally sessions of the same store the app and `tally run` use, sends
+// prompts and sees the turn as it streams: message and reasoning chunks
+// with their message IDs, tool calls with their diffs and status, the
+// checklist as the plan, and the ledger's context level and cost as
+// usage updates. Approvals are asked with session/request_permission; the
+// permission mode, the model and the Network switch are the session's
+// config options (the mode is also its session mode); the MCP servers'
+// forms are asked with elicitation/create.
 //
 // Tally's file tools check every path on disk (confined to the workspace,
 // the secret-file deny list refused) and snapshot every file they change
@@ -51,6 +54,9 @@ type Options struct {
 	Version string
 	// Log receives diagnostics, one line each; nil discards them.
 	Log io.Writer
+	// FetchLocal lets web_fetch reach loopback and link-local pages in
+	// every session (tally acp --fetch-local).
+	FetchLocal bool
 }
 
 // Serve answers one ACP client on in and out until in ends or ctx is
@@ -201,6 +207,7 @@ func (s *Server) Initialize(_ context.Context, p acp.InitializeRequest) (_ acp.I
 				List:   &acp.SessionListCapabilities{},
 				Close:  &acp.SessionCloseCapabilities{},
 				Resume: &acp.SessionResumeCapabilities{},
+				Delete: &acp.SessionDeleteCapabilities{},
 			},
 			Meta: map[string]any{"tally": map[string]any{
 				"fileSystem": FileSystemNote,
@@ -235,6 +242,9 @@ func (s *Server) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Aut
 // what to set.
 func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (_ acp.NewSessionResponse, err error) {
 	defer s.guard("NewSession", &err)
+	if err := noExtraDirs(p.AdditionalDirectories); err != nil {
+		return acp.NewSessionResponse{}, err
+	}
 	ws, err := workspaceDir(p.Cwd)
 	if err != nil {
 		return acp.NewSessionResponse{}, err
@@ -248,7 +258,7 @@ func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (_ acp.N
 	if cfgErr != nil {
 		return acp.NewSessionResponse{}, failure(cfgErr)
 	}
-	s.addMCP(&cfg, p.McpServers)
+	s.configure(&cfg, p.McpServers)
 	sess, err := wb.CreateSession(cfg, ws, "")
 	if err != nil {
 		return acp.NewSessionResponse{}, failure(err)
@@ -257,7 +267,7 @@ func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (_ acp.N
 		return acp.NewSessionResponse{}, err
 	}
 	st.commandsLater()
-	return acp.NewSessionResponse{SessionId: acp.SessionId(sess.Snapshot().Meta.ID), Modes: st.modes()}, nil
+	return acp.NewSessionResponse{SessionId: acp.SessionId(sess.Snapshot().Meta.ID), Modes: st.modes(), ConfigOptions: st.configOptions()}, nil
 }
 
 // LoadSession implements acp.AgentLoader: it opens a stored session and
@@ -265,25 +275,31 @@ func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (_ acp.N
 // before it answers.
 func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (_ acp.LoadSessionResponse, err error) {
 	defer s.guard("LoadSession", &err)
+	if err := noExtraDirs(p.AdditionalDirectories); err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
 	st, err := s.open(string(p.SessionId), p.McpServers)
 	if err != nil {
 		return acp.LoadSessionResponse{}, err
 	}
 	st.replay(ctx)
 	st.commandsLater()
-	return acp.LoadSessionResponse{Modes: st.modes()}, nil
+	return acp.LoadSessionResponse{Modes: st.modes(), ConfigOptions: st.configOptions()}, nil
 }
 
 // ResumeSession implements acp.Agent: it opens a stored session without
 // replaying it.
 func (s *Server) ResumeSession(_ context.Context, p acp.ResumeSessionRequest) (_ acp.ResumeSessionResponse, err error) {
 	defer s.guard("ResumeSession", &err)
+	if err := noExtraDirs(p.AdditionalDirectories); err != nil {
+		return acp.ResumeSessionResponse{}, err
+	}
 	st, err := s.open(string(p.SessionId), p.McpServers)
 	if err != nil {
 		return acp.ResumeSessionResponse{}, err
 	}
 	st.commandsLater()
-	return acp.ResumeSessionResponse{Modes: st.modes()}, nil
+	return acp.ResumeSessionResponse{Modes: st.modes(), ConfigOptions: st.configOptions()}, nil
 }
 
 // open returns session id, opening it from the store unless this
@@ -312,7 +328,7 @@ func (s *Server) open(id string, servers []acp.McpServer) (*session, error) {
 	case cfgErr != nil:
 		return nil, failure(cfgErr)
 	}
-	s.addMCP(&cfg, servers)
+	s.configure(&cfg, servers)
 	sess, err := wb.OpenSession(cfg, id)
 	if errors.Is(err, workbench.ErrLocked) {
 		return nil, failuref("session %s is open in another Tally (the app or a tally run); close it there and load it again", id)
@@ -424,53 +440,6 @@ func (s *Server) Cancel(_ context.Context, p acp.CancelNotification) (err error)
 		st.cancel()
 	}
 	return nil
-}
-
-// SetSessionMode implements acp.Agent: modeId is a Tally permission mode
-// (read-only, ask, auto-edit, full-auto). It decides the next tool call
-// at once, even inside a running turn.
-func (s *Server) SetSessionMode(_ context.Context, p acp.SetSessionModeRequest) (_ acp.SetSessionModeResponse, err error) {
-	defer s.guard("SetSessionMode", &err)
-	st, err := s.known(p.SessionId)
-	if err != nil {
-		return acp.SetSessionModeResponse{}, err
-	}
-	m, err := tool.ParseMode(string(p.ModeId))
-	if err != nil || p.ModeId == "" {
-		return acp.SetSessionModeResponse{}, &acp.RequestError{Code: codeInvalidParams, Message: fmt.Sprintf(
-			"unknown mode %q; use one of %s", string(p.ModeId), strings.Join(modeIDs(), ", "))}
-	}
-	if m == tool.ModeFullAuto && !st.sess.Permissions().Sandboxed() {
-		return acp.SetSessionModeResponse{}, failuref("full-auto mode needs the command sandbox, which is not available here; use auto-edit or ask")
-	}
-	// The gate switches at once; storing the mode waits for a running
-	// turn, which the answer does not.
-	done := make(chan error, 1)
-	go func() { done <- st.sess.Permissions().SetMode(m) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return acp.SetSessionModeResponse{}, failure(err)
-		}
-	case <-time.After(modeWait):
-		go func() {
-			if err := <-done; err != nil {
-				s.logf("session %s: the mode %s could not be stored: %s", st.id, m, sentence(err.Error()))
-			}
-		}()
-	}
-	return acp.SetSessionModeResponse{}, nil
-}
-
-// modeWait is how long session/set_mode waits for the mode to be stored
-// before it answers; the gate has switched by then.
-const modeWait = 250 * time.Millisecond
-
-// SetSessionConfigOption implements acp.Agent. Tally offers no session
-// configuration options, so every option is unknown.
-func (s *Server) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
-	return acp.SetSessionConfigOptionResponse{}, &acp.RequestError{Code: codeInvalidParams,
-		Message: "Tally offers no session configuration options; switch permission modes with session/set_mode"}
 }
 
 // Prompt implements acp.Agent: it runs one user turn of the session and

@@ -35,7 +35,9 @@ type session struct {
 	streamed bool                 // text or reasoning streamed since the last assistant message
 	stop     context.CancelFunc   // cancels the running prompt; nil when none runs
 	closed   bool
-	sendErr  bool // a failed update was logged
+	sendErr  bool                          // a failed update was logged
+	msgID    string                        // the assistant message being streamed (see messageID)
+	forms    map[string]context.CancelFunc // the forms asked of the client, by engine form ID
 }
 
 // options is the session's workbench configuration with the server's
@@ -48,7 +50,7 @@ func (st *session) options(id string) workbench.SessionOptions {
 	so.ID = id
 	so.Approver = &approver{st: st}
 	so.OnEvent = st.event
-	so.Forms = false // the MCP servers' forms are declined: ACP has no stable form request
+	so.Forms = st.srv.formsOffered() // the MCP servers' forms go to the client as elicitation/create
 	so.Editor = editor{st}
 	so.PrepareSnapshots = true // the turn's first command finds the workspace listed
 	return so
@@ -195,14 +197,18 @@ func (st *session) close() {
 	st.idle <- struct{}{}
 }
 
-// commandsLater sends the commands once the answer that opened the
-// session has been written to the client, which only then knows the
-// session; listing them may wait a few seconds for a slow MCP server.
+// commandsLater sends the context level and cost, then the commands,
+// once the answer that opened the session has been written to the
+// client, which only then knows the session; listing the commands may
+// wait a few seconds for a slow MCP server.
 func (st *session) commandsLater() {
 	if st.srv.ledger == nil { // no connection: nobody to tell
 		return
 	}
-	st.srv.ledger.afterOpened(st.sessionID(), st.sendCommands)
+	st.srv.ledger.afterOpened(st.sessionID(), func() {
+		st.sendUsage()
+		st.sendCommands()
+	})
 }
 
 // sendCommands tells the client the session's slash commands: the

@@ -24,6 +24,10 @@ type ledger struct {
 
 	opened  map[string][]func() // by session ID: run once its opening answer is out
 	opening map[string]string   // a load or resume request's ID → the session it opens
+	// booleans says the client's initialize advertised boolean config
+	// options (clientCapabilities.session.configOptions.boolean), which
+	// the Go SDK's types do not carry.
+	booleans bool
 }
 
 func newLedger() *ledger {
@@ -61,6 +65,24 @@ func (l *ledger) answered(reqID, session string) {
 // reading is told of every request read: a load or resume request names
 // the session its answer opens.
 func (l *ledger) reading(m rpcMessage) {
+	if m.Method == acp.AgentMethodInitialize {
+		var p struct {
+			Caps struct {
+				Session *struct {
+					ConfigOptions *struct {
+						Boolean json.RawMessage `json:"boolean"`
+					} `json:"configOptions"`
+				} `json:"session"`
+			} `json:"clientCapabilities"`
+		}
+		_ = json.Unmarshal(m.Params, &p) // a malformed one is the SDK's to refuse
+		s := p.Caps.Session
+		on := s != nil && s.ConfigOptions != nil && len(s.ConfigOptions.Boolean) > 0 && string(s.ConfigOptions.Boolean) != "null"
+		l.mu.Lock()
+		l.booleans = on
+		l.mu.Unlock()
+		return
+	}
 	if m.Method != acp.AgentMethodSessionLoad && m.Method != acp.AgentMethodSessionResume {
 		return
 	}
@@ -69,6 +91,13 @@ func (l *ledger) reading(m rpcMessage) {
 		l.opening[string(m.ID)] = sid
 		l.mu.Unlock()
 	}
+}
+
+// booleanOptions reports whether the client takes boolean config options.
+func (l *ledger) booleanOptions() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.booleans
 }
 
 func (l *ledger) add(requests, responses int) {
@@ -148,9 +177,15 @@ func newCountingWriter(w io.Writer, l *ledger) countingWriter {
 }
 
 func (c countingWriter) Write(p []byte) (int, error) {
+	out := scoped(p) // the connection writes one message at a time
 	c.mu.Lock()
-	n, err := c.w.Write(p)
+	n, err := c.w.Write(out)
 	c.mu.Unlock()
+	if n == len(out) {
+		n = len(p)
+	} else {
+		n = min(n, len(p))
+	}
 	responses := 0
 	for line := range bytes.Lines(p[:n]) {
 		if m, _, resp := kind(line); resp {

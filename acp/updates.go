@@ -48,10 +48,10 @@ func (st *session) event(e agent.Event) {
 		st.streamed = true
 		st.mu.Unlock()
 		if e.Delta.Reasoning != "" {
-			st.send(acp.UpdateAgentThoughtText(e.Delta.Reasoning))
+			st.send(withID(acp.UpdateAgentThoughtText(e.Delta.Reasoning), st.messageID()))
 		}
 		if e.Delta.Content != "" {
-			st.send(acp.UpdateAgentMessageText(e.Delta.Content))
+			st.send(withID(acp.UpdateAgentMessageText(e.Delta.Content), st.messageID()))
 		}
 	case agent.EventMessage:
 		if e.Message != nil {
@@ -64,9 +64,9 @@ func (st *session) event(e agent.Event) {
 	case agent.EventChecklist:
 		st.send(planUpdate(e.Checklist))
 	case agent.EventUsage:
-		if e.Usage != nil && e.Usage.Window > 0 && e.Usage.ContextTokens >= 0 {
-			st.send(acp.SessionUpdate{UsageUpdate: &acp.SessionUsageUpdate{Used: e.Usage.ContextTokens, Size: e.Usage.Window}})
-		}
+		st.usage(e.Usage)
+	case agent.EventForm, agent.EventFormDone:
+		st.form(e)
 	case agent.EventSubagentStart, agent.EventSubagentStep, agent.EventSubagentEnd:
 		st.subagent(e)
 	case agent.EventSubagentMessage:
@@ -100,13 +100,15 @@ func (st *session) message(m transcript.Message) {
 		st.streamed = false
 		st.mu.Unlock()
 		if !streamed && m.Kind == transcript.KindChat {
+			id := st.messageID()
 			if m.Reasoning != "" {
-				st.send(acp.UpdateAgentThoughtText(m.Reasoning))
+				st.send(withID(acp.UpdateAgentThoughtText(m.Reasoning), id))
 			}
 			if t := m.Text(); t != "" {
-				st.send(acp.UpdateAgentMessageText(t))
+				st.send(withID(acp.UpdateAgentMessageText(t), id))
 			}
 		}
+		st.endMessage()
 	case transcript.Tool:
 		st.mu.Lock()
 		ci := st.calls[m.ToolCallID]
@@ -115,10 +117,18 @@ func (st *session) message(m transcript.Message) {
 		if ci == nil {
 			return // a hidden call (the checklist's) or one never announced
 		}
+		content := resultContent(ci, m)
+		if ci.name == "web_fetch" && m.IsError && strings.Contains(m.Text(), "Network switch is off") {
+			content = append(content, acp.ToolContent(acp.TextBlock(NetworkNote)))
+		}
 		st.send(acp.UpdateToolCall(acp.ToolCallId(m.ToolCallID),
-			acp.WithUpdateStatus(resultStatus(m)), acp.WithUpdateContent(resultContent(ci, m))))
+			acp.WithUpdateStatus(resultStatus(m)), acp.WithUpdateContent(content)))
 	}
 }
+
+// NetworkNote is what the editor shows under a web_fetch refused because
+// the session's Network switch is off: how to switch it on from there.
+const NetworkNote = "To let Tally fetch pages in this session, turn on its Network option (the session's config option \"network\") and ask again."
 
 func resultStatus(m transcript.Message) acp.ToolCallStatus {
 	if m.IsError {

@@ -39,9 +39,10 @@ func cmdACP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			Open: func() (*workbench.Workbench, error) {
 				return o.served.borrow(workbench.Holder{Where: "an editor connected with tally acp", Free: "close it in the editor and try again"}), nil
 			},
-			Session: o.sessionOptions,
-			Version: version(),
-			Log:     stderr,
+			Session:    o.sessionOptions,
+			Version:    version(),
+			Log:        stderr,
+			FetchLocal: o.fetchLocal,
 		})
 	}
 	if stdout == io.Writer(os.Stdout) {
@@ -53,10 +54,11 @@ func cmdACP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return acp.Serve(ctx, stdin, stdout, acp.Options{
-		Open:    func() (*workbench.Workbench, error) { return openForACP(o) },
-		Session: o.sessionOptions,
-		Version: version(),
-		Log:     stderr,
+		Open:       func() (*workbench.Workbench, error) { return openForACP(o) },
+		Session:    o.sessionOptions,
+		Version:    version(),
+		Log:        stderr,
+		FetchLocal: o.fetchLocal,
 	})
 }
 
