@@ -117,10 +117,6 @@ type Settings struct {
 	// turn goes on with, in order, when its endpoint fails for good; at
 	// most three (see SetFallback).
 	Fallback []string `json:"fallback,omitempty"`
-	// Effort is the reasoning effort of sessions and roles that set none
-	// of their own (off, low, medium, high, max; "" leaves the
-	// provider's default).
-	Effort string `json:"effort,omitempty"`
 	// keyUnread says the keychain holds APIKey but did not answer when
 	// the settings were loaded: saving leaves the entry as it is.
 	keyUnread bool

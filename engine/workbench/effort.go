@@ -19,6 +19,9 @@ import (
 // prompt text, so changing it never rewrites what was sent.
 type Effort = llm.Effort
 
+// EffortDefault is the level that sends nothing: the provider's default.
+const EffortDefault = llm.EffortDefault
+
 // ParseEffort reads an effort level by name ("default" is the provider's).
 func ParseEffort(s string) (Effort, error) { return llm.ParseEffort(s) }
 
@@ -51,10 +54,9 @@ var effortRoles = map[string]string{
 // last recorded change of each, read from the store once per session. It
 // is the llm.EffortSource of every model client the front door builds.
 type effortBook struct {
-	store    *storage.Store
-	settings func() Settings // the saved default level
-	mu       sync.Mutex
-	levels   map[string]map[string]Effort // session → role → level
+	store  *storage.Store
+	mu     sync.Mutex
+	levels map[string]map[string]Effort // session → role → level
 }
 
 // books holds the effort book of each open store, shared by its
@@ -63,16 +65,12 @@ var books sync.Map
 
 // efforts is the effort book of w's store.
 func (w *Workbench) efforts() *effortBook {
-	root := w
-	if w.lender != nil {
-		root = w.lender
-	}
-	b, _ := books.LoadOrStore(w.store, &effortBook{store: w.store, settings: root.Settings})
+	b, _ := books.LoadOrStore(w.store, &effortBook{store: w.store})
 	return b.(*effortBook)
 }
 
 // Effort implements llm.EffortSource: the role's own level, else the
-// session's, else the default saved in the settings.
+// session's, else the provider's default.
 func (b *effortBook) Effort(session, kind string) Effort {
 	b.mu.Lock()
 	levels := b.load(session)
@@ -84,8 +82,15 @@ func (b *effortBook) Effort(session, kind string) Effort {
 	if ok {
 		return e
 	}
-	e, _ = llm.ParseEffort(b.settings().Effort)
-	return e
+	return EffortDefault
+}
+
+// forget drops what was read of session id (deleted: a new session of
+// the same ID starts afresh).
+func (b *effortBook) forget(id string) {
+	b.mu.Lock()
+	delete(b.levels, id)
+	b.mu.Unlock()
 }
 
 // load returns the levels recorded for session id, read from the store

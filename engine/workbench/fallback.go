@@ -89,6 +89,8 @@ func linkLabel(model, profile string) string {
 // (another provider's cache, or another model's, starts empty), so the
 // whole context is re-sent at the fallback's miss price.
 type FallbackStep struct {
+	// Profile is the fallback's profile (main for the main connection),
+	// Model the model it talks to, Host its endpoint's host.
 	Profile string `json:"profile"`
 	Model   string `json:"model"`
 	Host    string `json:"host"`

@@ -218,7 +218,10 @@ func (w *Workbench) Session(id string) (SessionInfo, error) { return w.store.Ses
 func (w *Workbench) Rename(id, title string) error { return agent.Rename(w.store, id, title) }
 
 // Delete removes a session with all its data.
-func (w *Workbench) Delete(id string) error { return agent.Delete(w.store, id) }
+func (w *Workbench) Delete(id string) error {
+	w.efforts().forget(id)
+	return agent.Delete(w.store, id)
+}
 
 // Archives returns a session's closed cycles, oldest first, each with
 // every message it ever held: those a compaction or purge superseded
