@@ -14,6 +14,7 @@ import (
 
 	"github.com/tally-dev/tally/internal/safefile"
 	"github.com/tally-dev/tally/internal/text"
+	"github.com/tally-dev/tally/internal/trust"
 	"github.com/tally-dev/tally/internal/userconfig"
 )
 
@@ -270,7 +271,14 @@ type WorkspaceFile struct {
 // trusted(hash) holds for its [TrustHash]; otherwise none, with
 // WorkspaceFile.NeedsTrust set. A missing file is no hooks and no error.
 func LoadWorkspace(ws string, trusted func(hash string) bool) ([]Hook, WorkspaceFile, []string, error) {
+	return loadWorkspace(ws, trusted, nil)
+}
+
+// loadWorkspace is LoadWorkspace with every path it looks at recorded in
+// w (nil: none), each before it is read.
+func loadWorkspace(ws string, trusted func(hash string) bool, w *trust.Watch) ([]Hook, WorkspaceFile, []string, error) {
 	path := WorkspacePath(ws)
+	_, _ = w.Lstat(path) // recorded before the read, which reports any error
 	root, err := os.OpenRoot(ws)
 	if err != nil {
 		return nil, WorkspaceFile{}, nil, fmt.Errorf("the workspace %s cannot be opened (%w); check that it exists and is readable", ws, err)
@@ -287,7 +295,7 @@ func LoadWorkspace(ws string, trusted func(hash string) bool) ([]Hook, Workspace
 		return nil, wf, nil, err
 	}
 	wf.Preview = hooks
-	if wf.Hash, err = TrustHash(ws, data, hooks); err != nil {
+	if wf.Hash, err = trustHash(ws, data, hooks, w); err != nil {
 		return nil, wf, notes, err
 	}
 	if trusted == nil || !trusted(wf.Hash) {

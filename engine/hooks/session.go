@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tally-dev/tally/engine/tool"
+	"github.com/tally-dev/tally/internal/trust"
 )
 
 // StopLimit is how many times in one turn Stop hooks may make the agent
@@ -44,10 +45,13 @@ type Session struct {
 	started chan struct{}
 	cancel  context.CancelFunc
 
-	mu       sync.Mutex
-	hooks    []Hook
-	wf       WorkspaceFile
-	trusted  string // the trust hash of the workspace hooks loaded
+	mu      sync.Mutex
+	hooks   []Hook
+	wf      WorkspaceFile
+	trusted string // the trust hash of the workspace hooks loaded
+	// watch recorded what the last fingerprint that gave trusted looked
+	// at: while it is unchanged the fingerprint is still trusted.
+	watch    *trust.Watch
 	notes    []string
 	last     map[string]Run
 	runs     []Run
@@ -73,7 +77,8 @@ func Open(o Options) *Session {
 			hs.notes = append(hs.notes, err.Error())
 		}
 	}
-	wsHooks, wf, notes, err := LoadWorkspace(o.Workspace, hs.trust)
+	w := trust.NewWatch()
+	wsHooks, wf, notes, err := loadWorkspace(o.Workspace, hs.trust, w)
 	hs.wf, hs.notes = wf, append(hs.notes, notes...)
 	if err != nil {
 		hs.notes = append(hs.notes, err.Error())
@@ -81,7 +86,7 @@ func Open(o Options) *Session {
 	if wf.NeedsTrust {
 		hs.notes = append(hs.notes, UntrustedNote(o.Workspace))
 	} else if len(wsHooks) > 0 {
-		hs.trusted = wf.Hash
+		hs.trusted, hs.watch = wf.Hash, w
 		hs.hooks = append(hs.hooks, wsHooks...)
 	}
 	return hs
@@ -146,22 +151,34 @@ func (hs *Session) Has(ev Event, subject string) bool {
 
 // selectHooks returns the hooks of ev for subject; the workspace's only
 // while its file and scripts still have the hash the user trusted (a
-// change drops them until trusted again, with a note).
+// change drops them until trusted again, with a note) and the user still
+// trusts it. The hash is computed again only when a path it covered has
+// a new stamp (see trust.Watch); otherwise the check costs a metadata
+// lookup of each path and no read.
 func (hs *Session) selectHooks(ev Event, subject string) (list []Hook, note string) {
 	hs.mu.Lock()
 	list = Select(hs.hooks, ev, subject)
-	trusted := hs.trusted
+	trusted, watch := hs.trusted, hs.watch
 	hs.mu.Unlock()
 	if !slices.ContainsFunc(list, func(h Hook) bool { return h.Source == SourceWorkspace }) {
 		return list, ""
 	}
-	_, cur, _, err := LoadWorkspace(hs.ws, hs.trust)
+	if watch.Unchanged() && hs.trust(trusted) {
+		return list, ""
+	}
+	w := trust.NewWatch()
+	_, cur, _, err := loadWorkspace(hs.ws, hs.trust, w)
 	if err == nil && !cur.NeedsTrust && cur.Hash == trusted {
+		hs.mu.Lock()
+		if hs.trusted == trusted {
+			hs.watch = w
+		}
+		hs.mu.Unlock()
 		return list, ""
 	}
 	hs.mu.Lock()
 	hs.hooks = slices.DeleteFunc(hs.hooks, func(h Hook) bool { return h.Source == SourceWorkspace })
-	hs.trusted = ""
+	hs.trusted, hs.watch = "", nil
 	if cur.Path != "" {
 		cur.NeedsTrust = true
 	}

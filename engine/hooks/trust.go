@@ -18,7 +18,13 @@ import (
 // trust again. Past trust.MaxFiles files or trust.MaxBytes the file cannot
 // be trusted and the error says so.
 func TrustHash(ws string, data []byte, hooks []Hook) (string, error) {
-	p, err := trust.New(ws, FileName, data)
+	return trustHash(ws, data, hooks, nil)
+}
+
+// trustHash is TrustHash with every path it looks at recorded in w (nil:
+// none).
+func trustHash(ws string, data []byte, hooks []Hook, w *trust.Watch) (string, error) {
+	p, err := trust.NewWatched(ws, FileName, data, w)
 	for i := 0; err == nil && i < len(hooks); i++ {
 		err = p.CommandLine(hooks[i].Command)
 	}

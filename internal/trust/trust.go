@@ -10,7 +10,9 @@
 // fingerprint, so the user is asked again. Names outside the workspace are
 // left out: they are not the repository's to change. Past [MaxFiles] files
 // or [MaxBytes] bytes nothing can be trusted: the error matches
-// [ErrTooLarge].
+// [ErrTooLarge]. A fingerprint taken with a [Watch] ([NewWatched]) can be
+// checked again without reading a file: while [Watch.Unchanged] holds,
+// every path it looked at has the same stamp, so it is the same.
 package trust
 
 import (
@@ -61,19 +63,29 @@ type Print struct {
 	files  int64  // left of the budget
 	bytes  int64
 	hashed map[string]bool
+	w      *Watch // records every lookup; nil records nothing
 }
 
 // New starts the fingerprint of the configuration file name (its content
 // data) of workspace ws; it already covers the .tally folder.
 func New(ws, name string, data []byte) (*Print, error) {
-	real, err := filepath.EvalSymlinks(ws)
+	return NewWatched(ws, name, data, nil)
+}
+
+// NewWatched is [New] with every path the fingerprint looks at — each
+// file and folder it reads (looked up before it is read), each name it
+// looks up that does not exist, each link it resolves — recorded in w, so
+// that while w.Unchanged() holds the fingerprint is known to be the same
+// without computing it again.
+func NewWatched(ws, name string, data []byte, w *Watch) (*Print, error) {
+	real, err := w.EvalSymlinks(ws)
 	if err != nil {
 		real = ws
 	}
-	p := &Print{h: sha256.New(), ws: ws, real: real, files: MaxFiles, bytes: MaxBytes, hashed: map[string]bool{}}
+	p := &Print{h: sha256.New(), ws: ws, real: real, files: MaxFiles, bytes: MaxBytes, hashed: map[string]bool{}, w: w}
 	p.field(name)
 	p.field(string(data))
-	if _, err := os.Lstat(filepath.Join(real, Folder)); err == nil {
+	if _, err := w.Lstat(filepath.Join(real, Folder)); err == nil {
 		if err := p.path(Folder, 0); err != nil {
 			return nil, err
 		}
@@ -165,7 +177,7 @@ func (p *Print) name(dir, word string, depth int) error {
 		return nil
 	}
 	full := filepath.Join(p.real, rel)
-	fi, err := os.Stat(full)
+	fi, err := p.w.Stat(full)
 	if err != nil {
 		return nil // gone or unreadable: it runs the same way trusted or not
 	}
@@ -212,7 +224,10 @@ func (p *Print) rel(dir, word string) (string, bool) {
 	if err != nil || !filepath.IsLocal(r) {
 		return "", false
 	}
-	if _, err := os.Lstat(filepath.Join(p.real, r)); err != nil {
+	if r == "." {
+		return r, true // the workspace itself, which is never covered whole
+	}
+	if _, err := p.w.Lstat(filepath.Join(p.real, r)); err != nil {
 		return "", false
 	}
 	return r, true
@@ -227,7 +242,7 @@ func (p *Print) path(rel string, depth int) error {
 	}
 	p.hashed[rel] = true
 	full := filepath.Join(p.real, rel)
-	fi, err := os.Lstat(full)
+	fi, err := p.w.Lstat(full) // before the read, so a later change shows in the stamp
 	if err != nil {
 		return err
 	}
@@ -243,7 +258,7 @@ func (p *Print) path(rel string, depth int) error {
 		if err := p.take(0); err != nil {
 			return err // the budget ends a loop of links
 		}
-		dest, err := filepath.EvalSymlinks(full)
+		dest, err := p.w.EvalSymlinks(full)
 		if err != nil {
 			return nil // a dangling link counts by its target
 		}
@@ -285,6 +300,13 @@ func (p *Print) dir(rel string, depth int) error {
 		}
 		if d.IsDir() && d.Name() == ".git" {
 			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			// Stamped before its entries are listed: an entry added,
+			// removed or renamed later changes the folder's stamp.
+			if _, err := p.w.Lstat(path); err != nil {
+				return err
+			}
 		}
 		if !d.IsDir() {
 			if len(paths) >= int(p.files) {
