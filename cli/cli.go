@@ -51,7 +51,8 @@ Usage:
   tally lsp install NAME                install gopls, pyright or typescript-language-server (pinned versions) for Tally
   tally skills [list|trust|untrust]     Agent Skills (SKILL.md) of you and the workspace
   tally worktree diff|merge|remove SESSION  the git worktree of a session run with --worktree
-  tally profile [list|add|remove|default|role]  endpoint profiles (DeepSeek, a local llama.cpp…) and a cheaper model per role
+  tally profile [list|add|remove|default|role|fallback]  endpoint profiles (DeepSeek, a local llama.cpp…), a cheaper model
+                                        per role, and the fallback chain with what a switch costs
   tally hooks [list|trust|untrust]      command hooks of you and the workspace (its .tally/hooks.json only once trusted)
   tally acp [flags]                     serve the Agent Client Protocol on stdin/stdout for an editor (Zed, JetBrains, Neovim)
   tally help                            this text

@@ -106,6 +106,16 @@ func TestATurnFallsBackToTheNextProfileAndTheLedgerSaysSo(t *testing.T) {
 	if e := w.Efforts("fb"); e[EffortSession] != "high" || e[RoleSummaries] != "high" {
 		t.Errorf("the efforts shown: %v", e)
 	}
+	// A role's own level beats the session's for that role's calls only.
+	if err := w.SetEffort("fb", RoleSummaries, "off"); err != nil {
+		t.Fatal(err)
+	}
+	if b := w.efforts(); b.Effort("fb", "summary") != "off" || b.Effort("fb", "subagent") != "high" || b.Effort("fb", "") != "high" {
+		t.Errorf("summary %q, subagent %q, turn %q", b.Effort("fb", "summary"), b.Effort("fb", "subagent"), b.Effort("fb", ""))
+	}
+	if err := w.SetEffort("fb", "poems", "low"); err == nil {
+		t.Error("an unknown role took an effort")
+	}
 }
 
 // TestFallbackPreviewAndChecks: the preview prices the context re-sent at
