@@ -174,6 +174,7 @@ func mcpList(args []string, stdout, stderr io.Writer) error {
 	}
 	type row struct {
 		workbench.MCPServer
+		Protocol  string            `json:",omitempty"`
 		Tools     []mcp.ToolSummary `json:",omitempty"`
 		Prompts   []mcp.Prompt      `json:",omitempty"`
 		Resources []mcp.Resource    `json:",omitempty"`
@@ -187,7 +188,7 @@ func mcpList(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				rows[i].Error = message(err)
 			}
-			rows[i].Tools, rows[i].Prompts, rows[i].Resources = p.Tools, p.Prompts, p.Resources
+			rows[i].Protocol, rows[i].Tools, rows[i].Prompts, rows[i].Resources = p.Protocol, p.Tools, p.Prompts, p.Resources
 		}
 	}
 	if f.json {
@@ -208,6 +209,9 @@ func mcpList(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", safeText(r.Name), r.Source, mcpState(r.MCPServer), safeText(mcpTarget(r.Config)))
 		if r.Error != "" {
 			fmt.Fprintf(stdout, "  failed: %s\n", safeText(r.Error))
+		}
+		if r.Protocol != "" {
+			fmt.Fprintf(stdout, "  speaks MCP %s\n", safeText(r.Protocol))
 		}
 		for _, t := range r.Tools {
 			fmt.Fprintf(stdout, "  %s (%d tokens): %s\n", safeText(t.Name), t.Tokens, safeText(text.FirstLine(t.Description, quoteRunes)))

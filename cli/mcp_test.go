@@ -60,7 +60,8 @@ func TestMCPAddListProbeRemove(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("list: exit %d, %q", code, errOut)
 	}
-	if !strings.Contains(out, "files\tuser\tenabled\t"+url) || !strings.Contains(out, "mcp__files__echo") {
+	if !strings.Contains(out, "files\tuser\tenabled\t"+url) || !strings.Contains(out, "mcp__files__echo") ||
+		!strings.Contains(out, "\n  speaks MCP 20") {
 		t.Errorf("list = %q", out)
 	}
 	if !strings.Contains(out, "tool\tuser\tdisabled\tmy-server --flag") {

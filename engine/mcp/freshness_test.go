@@ -3,7 +3,10 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,5 +153,39 @@ func TestSchema2020ReachesTheModelIntact(t *testing.T) {
 	g, _ := json.Marshal(got)
 	if string(w) != string(g) {
 		t.Fatalf("the model got\n%s\nfor the server's\n%s", g, w)
+	}
+}
+
+// TestInvalidHeaderToolLeftOutAndLogged: a tool whose x-mcp-header
+// annotation is invalid is not offered, the server's other tools are, and
+// the server's log says which was left out.
+func TestInvalidHeaderToolLeftOutAndLogged(t *testing.T) {
+	url, wire := eraServer(t, "headers", "2026-07-28", 0, false)
+	// The SDK's server refuses such a tool, so it is slipped into the
+	// list as it goes out.
+	wire.srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			res, err := next(ctx, method, req)
+			if l, ok := res.(*sdk.ListToolsResult); ok && err == nil {
+				l.Tools = append(l.Tools, &sdk.Tool{Name: "bad", Description: "A header on an object.", InputSchema: json.RawMessage(
+					`{"type":"object","properties":{"data":{"type":"object","x-mcp-header":"Data"}}}`)})
+			}
+			return res, err
+		}
+	})
+	logPath := filepath.Join(t.TempDir(), "headers.log")
+	m := newManager(t, map[string]ServerConfig{"headers": {URL: url}}, Options{Budget: -1, LogPath: func(string) string { return logPath }})
+	if err := m.Connect(context.Background(), "headers"); err != nil {
+		t.Fatal(err)
+	}
+	if names := toolNames(m.Tools()); slices.Contains(names, "mcp__headers__bad") || !slices.Contains(names, "mcp__headers__region") {
+		t.Fatalf("the tools offered are %v", names)
+	}
+	if out, isErr := run(t, m, "mcp__headers__region", `{"region":"eu"}`); isErr || wire.mcpParam["Region"] != "eu" {
+		t.Fatalf("region gave %q (error %v), header %q", out, isErr, wire.mcpParam["Region"])
+	}
+	log, _ := os.ReadFile(logPath)
+	if !strings.Contains(string(log), "excluding tool") || !strings.Contains(string(log), "bad") {
+		t.Fatalf("the log says %q", log)
 	}
 }

@@ -3,8 +3,12 @@ package mcp
 import "context"
 
 // Probed is what a probed server offers: its tools, prompts and resources
-// (resource templates among them).
+// (resource templates among them), and the MCP revision it was spoken to
+// in.
 type Probed struct {
+	// Protocol is the revision, "2026-07-28" or an older one such as
+	// "2025-11-25" (see [ServerStatus].Protocol).
+	Protocol  string `json:",omitempty"`
 	Tools     []ToolSummary
 	Prompts   []Prompt   `json:",omitempty"`
 	Resources []Resource `json:",omitempty"`
@@ -26,7 +30,7 @@ func ProbeAll(ctx context.Context, name string, sc ServerConfig, opts Options) (
 	if err := m.Connect(ctx, name); err != nil {
 		return Probed{}, err
 	}
-	var out Probed
+	out := Probed{Protocol: m.servers[name].status().Protocol}
 	for _, t := range m.Tools() {
 		out.Tools = append(out.Tools, t.summary())
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"regexp"
@@ -182,6 +183,8 @@ func (s *server) connectLocked(ctx context.Context) ([]toolInfo, error) {
 	}
 	s.log.Note("connecting to " + s.describe())
 	client := sdk.NewClient(&sdk.Implementation{Name: "tally", Version: s.m.opts.clientVersion()}, &sdk.ClientOptions{
+		// The SDK's warnings, such as a tool it left out, go to the log.
+		Logger: slog.New(sdkLog{s: s}),
 		// A server that adds tools says so; they join the catalog at its
 		// end, like a server that connects late.
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { go s.m.refresh(s) },
