@@ -34,10 +34,12 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/assets"
+	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/chat"
 	"github.com/tally-dev/tally/ui/compaction"
+	"github.com/tally-dev/tally/ui/fleet"
 	"github.com/tally-dev/tally/ui/rewind"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
@@ -160,6 +162,7 @@ type UI struct {
 	chat     *chat.View
 	maint    *compaction.Views // the compaction, purge, cycle and archive views
 	rewinds  *rewind.Views     // the Rewind dialog and the Changes view
+	fleet    *fleet.View       // every session that runs, waits for you or ended a turn
 	head     header
 	input    input
 	side     sidePanel
@@ -345,6 +348,8 @@ func (u *UI) build() {
 	u.chat.OnChild = [2]func(*chat.Item){u.showChildTranscript, u.stopChild}
 	u.chat.OnCommand = u.allowCommandFromCard
 	u.sessions = newSessionsView(u)
+	u.fleet = fleet.New(fleet.Host{Window: u.win, Work: u.bridge.Work, Read: fleet.Reader(u.wb), Show: u.showView, Open: u.openSession,
+		Waiting: u.waitingFor, Prices: func(m string) (ledger.Price, bool) { return u.settings.PriceFor(m) }, MaxSteps: maxSteps})
 	u.head.perm = newPermissionBar(u)
 	u.head.title = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}
 	u.head.demoTag = &widget.Label{Text: "Demo — scripted model, no network", Importance: widget.WarningImportance, TextStyle: fyne.TextStyle{Bold: true}}
@@ -379,7 +384,7 @@ func (u *UI) build() {
 	right := container.NewPadded(container.NewBorder(nil, nil, nil, nil, u.side.checklist))
 	u.panels = newPanels(u.sessions.box, widget.NewLabel(""), right)
 	top := container.NewVBox(
-		container.NewBorder(nil, nil, u.panels.leftB, container.NewHBox(u.head.demoTag, u.panels.rightB, settingsB), u.head.title),
+		container.NewBorder(nil, nil, u.panels.leftB, container.NewHBox(u.head.demoTag, u.fleet.Button, u.panels.rightB, settingsB), u.head.title),
 		u.head.perm.box, u.banner, u.head.notice)
 	u.center.chat = container.NewBorder(nil, input, nil, nil, u.chat.Box)
 	u.center.welcome = u.welcomeView()

@@ -23,25 +23,10 @@ const draftDelay = 700 * time.Millisecond
 // reopened. Drafts: each session keeps its own unsent prompt, stored
 // through the front door so it also survives a restart.
 
-// badge is what the session list shows next to a session's title.
-type badge int
-
-const (
-	badgeNone badge = iota
-	badgeRunning
-	badgeWaiting // an approval, a compaction question or a form waits for the user
-)
-
-// String is the badge's text in the session list.
-func (b badge) String() string {
-	switch b {
-	case badgeRunning:
-		return "running"
-	case badgeWaiting:
-		return "needs you"
-	}
-	return ""
-}
+// The badges the session list shows next to a session's title: none, a
+// turn runs, or it waits for the user (an approval, a compaction question
+// or a form).
+const badgeNone, badgeRunning, badgeWaiting = "", "running", "needs you"
 
 // running returns the live state of session id if a turn of it runs,
 // whether shown or in the background.
@@ -53,15 +38,27 @@ func (u *UI) running(id string) *liveSession {
 }
 
 // badgeOf is session id's badge in the list.
-func (u *UI) badgeOf(id string) badge {
-	live := u.running(id)
+func (u *UI) badgeOf(id string) string {
 	switch {
-	case live == nil:
+	case u.running(id) == nil:
 		return badgeNone
-	case len(live.waits.approvals) > 0 || live.waits.ask != nil || len(live.waits.forms) > 0:
+	case u.waitingFor(id) != "":
 		return badgeWaiting
 	}
 	return badgeRunning
+}
+
+// waitingFor says what session id's running turn waits for the user on,
+// "" for nothing.
+func (u *UI) waitingFor(id string) string {
+	switch live := u.running(id); {
+	case live == nil:
+	case len(live.waits.approvals) > 0:
+		return "needs approval"
+	case live.waits.ask != nil || len(live.waits.forms) > 0:
+		return "needs an answer"
+	}
+	return ""
 }
 
 // leave puts the shown session aside before another opens: its draft is

@@ -217,17 +217,27 @@ func (u *UI) send() {
 		return
 	}
 	inputs := u.input.images.inputs()
-	ctx, cancel := context.WithCancelCause(context.Background())
-	live.job = job{running: true, cancel: cancel}
-	live.empty = false
 	u.input.prompt.SetText("")
 	u.input.images.clear()
 	u.keepDraft(live)
+	u.startTurn(live, text, inputs, imgs)
+}
+
+// startTurn runs a turn of live, shown or in the background (a prompt
+// queued in the fleet), with text and the pictures inputs (imgs as the
+// tray held them).
+func (u *UI) startTurn(live *liveSession, text string, inputs []images.Input, imgs []pendingImage) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	live.job, live.empty = job{running: true, cancel: cancel}, false
+	if u.live == live {
+		u.setRunning(1)
+		u.banner.Hide()
+		u.setBusyButtons(true)
+	} else {
+		u.bg[live.id] = live
+	}
 	u.sessions.badges()
-	u.setRunning(1)
-	u.banner.Hide()
 	sess := live.sess
-	u.setBusyButtons(true)
 	u.bridge.Work(func() func() {
 		res, err := sess.RunWithImages(ctx, text, inputs)
 		v := sess.Snapshot()
@@ -260,6 +270,7 @@ func (u *UI) stop() {
 }
 
 func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int, exact bool) {
+	queued, again := u.fleet.Ended(live.id, live.sess, res.Reason, err)
 	cycled := live.job.cycled
 	live.job = job{}
 	if cycled && u.live == live {
@@ -269,6 +280,10 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 	}
 	live.waits.approvals, live.waits.ask = nil, nil
 	if u.live != live {
+		if again {
+			u.startTurn(live, queued, nil, nil) // the fleet's queued prompt, in the background
+			return
+		}
 		if res.Reason != step.ReasonCancelled {
 			u.backgroundDone(live, err)
 		} else {
@@ -300,6 +315,9 @@ func (u *UI) turnDone(live *liveSession, res agent.Result, err error, level int,
 	u.setIdleButtons()
 	u.footer.Update()
 	u.sessions.refresh()
+	if again {
+		u.startTurn(live, queued, nil, nil)
+	}
 }
 
 // showTurnError puts a failed turn's error in the banner, with a Settings

@@ -18,6 +18,7 @@ import (
 
 // onEvent applies one engine event on the UI goroutine.
 func (u *UI) onEvent(live *liveSession, e agent.Event) {
+	u.fleet.Event(live.id, live.sess, e) // shown or not
 	if e.Kind == agent.EventForm || e.Kind == agent.EventFormDone {
 		u.onForm(live, e) // a hidden session's form waits for it to be shown
 		return

@@ -63,7 +63,7 @@ func newSessionsView(u *UI) *sessionsView {
 				if bd == badgeWaiting {
 					b.Importance = widget.WarningImportance
 				}
-				b.SetText("● " + bd.String())
+				b.SetText("● " + bd)
 				b.Show()
 			}
 			// The selected row's background is tinted: the detail uses the
@@ -195,8 +195,8 @@ func (v *sessionsView) selectID(id string) {
 	v.list.UnselectAll()
 }
 
-// badges redraws the rows' running and waiting badges.
-func (v *sessionsView) badges() { v.list.Refresh() }
+// badges redraws the rows' running and waiting badges, and the fleet's.
+func (v *sessionsView) badges() { v.list.Refresh(); v.u.fleet.Refresh() }
 
 // title is session id's title as listed, or its ID before the list loads.
 func (v *sessionsView) title(id string) string {
@@ -350,6 +350,7 @@ func (u *UI) deleteSessionAnd(id string, removeTree bool) {
 				u.banner.ShowError("Could not delete the session: " + err.Error())
 			}
 			u.sessions.sel = ""
+			u.fleet.Forget(id)
 			u.refreshSessions(false)
 		}
 	})

@@ -32,6 +32,7 @@ func shortcuts() []shortcut {
 		{fyne.KeyY, fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift, "Ctrl+Shift+Y", "Approve the call waiting for you", func(u *UI) { u.decideWaiting(true) }},
 		{fyne.KeyN, fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift, "Ctrl+Shift+N", "Deny the call waiting for you", func(u *UI) { u.decideWaiting(false) }},
 		{fyne.KeyK, fyne.KeyModifierShortcutDefault, "Ctrl+K", "Search every session", func(u *UI) { u.showSearch() }},
+		{fyne.KeyF, fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift, "Ctrl+Shift+F", "The fleet: every session running, waiting or done", func(u *UI) { u.fleet.Show() }},
 		{fyne.KeyComma, fyne.KeyModifierShortcutDefault, "Ctrl+,", "Settings", func(u *UI) { u.showSettings() }},
 		{fyne.KeyB, fyne.KeyModifierShortcutDefault, "Ctrl+B", "Show or hide the session list", func(u *UI) { u.panels.toggleLeft() }},
 		{fyne.KeyJ, fyne.KeyModifierShortcutDefault, "Ctrl+J", "Show or hide the side panel", func(u *UI) { u.panels.toggleRight() }},
