@@ -30,6 +30,7 @@ import (
 	"github.com/tally-dev/tally/internal/frontmatter"
 	"github.com/tally-dev/tally/internal/safefile"
 	"github.com/tally-dev/tally/internal/text"
+	"github.com/tally-dev/tally/internal/trust"
 )
 
 // FileName is the file that makes a folder a skill.
@@ -96,53 +97,78 @@ type header struct {
 
 // Discover finds the skills of the user (in userDir, "" for none) and of
 // workspace ("" for none). The workspace's are offered only when trusted
-// is its WorkspaceHash.
+// is its WorkspaceHash. What it read is remembered with the stamp of
+// every folder listed and SKILL.md read (see trust.Watch): while none of
+// them changed, a call reads no file, and a skill added, removed or
+// edited is seen by the next call as before.
 func Discover(userDir, workspace, trusted string) Catalog {
-	var c Catalog
-	seen := map[string]bool{}
+	return found(userDir, workspace).catalog(trusted)
+}
+
+// scanned is what Discover reads from disk, before the trust decides
+// which workspace skills are offered.
+type scanned struct {
+	user, ws []Skill  // the user's, then the workspace's (each name once)
+	notes    []string // the problems found reading them
+	hash     string   // the workspace's skills' fingerprint
+}
+
+// scanAll reads the skills of userDir and workspace, recording in w each
+// folder and SKILL.md it looks at before reading it.
+func scanAll(userDir, workspace string, w *trust.Watch) scanned {
+	var f scanned
 	if userDir != "" {
-		for _, s := range scan(filepath.Join(userDir, "skills"), SourceUser, "", &c) {
+		f.user = scan(filepath.Join(userDir, "skills"), SourceUser, "", &f.notes, w)
+	}
+	if workspace == "" {
+		return f
+	}
+	for _, d := range WorkspaceDirs {
+		for _, s := range scan(filepath.Join(workspace, filepath.FromSlash(d)), SourceWorkspace, workspace, &f.notes, w) {
+			if slices.ContainsFunc(f.ws, func(o Skill) bool { return o.Name == s.Name }) {
+				f.notes = append(f.notes, fmt.Sprintf("the skill %q of %s is also in an earlier skills folder, so it is not used", s.Name, d))
+				continue
+			}
+			f.ws = append(f.ws, s)
+		}
+	}
+	h := sha256.New()
+	for _, s := range f.ws {
+		data, _, err := safefile.ReadWithin(s.Within, s.Path, MaxSkillFile)
+		if err != nil {
+			continue
+		}
+		rel, _ := filepath.Rel(workspace, s.Path)
+		fmt.Fprintf(h, "%d:%s%d:", len(rel), filepath.ToSlash(rel), len(data))
+		h.Write(data)
+	}
+	if len(f.ws) > 0 {
+		f.hash = hex.EncodeToString(h.Sum(nil))
+	}
+	return f
+}
+
+// catalog is the catalog of f when trusted is the workspace skills'
+// trusted hash; it shares no slice with f.
+func (f scanned) catalog(trusted string) Catalog {
+	c := Catalog{Notes: slices.Clone(f.notes), WorkspaceHash: f.hash, WorkspaceSkills: cloneSkills(f.ws)}
+	seen := map[string]bool{}
+	for _, s := range f.user {
+		seen[s.Name] = true
+		c.Skills = append(c.Skills, s)
+	}
+	for _, s := range f.ws {
+		switch {
+		case f.hash != trusted:
+			c.Withheld++
+		case seen[s.Name]:
+			c.Notes = append(c.Notes, fmt.Sprintf("the workspace's skill %q has the name of one of yours, so yours is used", s.Name))
+		default:
 			seen[s.Name] = true
 			c.Skills = append(c.Skills, s)
 		}
 	}
-	if workspace != "" {
-		h := sha256.New()
-		var ws []Skill
-		for _, d := range WorkspaceDirs {
-			for _, s := range scan(filepath.Join(workspace, filepath.FromSlash(d)), SourceWorkspace, workspace, &c) {
-				if slices.ContainsFunc(ws, func(o Skill) bool { return o.Name == s.Name }) {
-					c.Notes = append(c.Notes, fmt.Sprintf("the skill %q of %s is also in an earlier skills folder, so it is not used", s.Name, d))
-					continue
-				}
-				ws = append(ws, s)
-			}
-		}
-		for _, s := range ws {
-			data, _, err := safefile.ReadWithin(s.Within, s.Path, MaxSkillFile)
-			if err != nil {
-				continue
-			}
-			rel, _ := filepath.Rel(workspace, s.Path)
-			fmt.Fprintf(h, "%d:%s%d:", len(rel), filepath.ToSlash(rel), len(data))
-			h.Write(data)
-		}
-		c.WorkspaceSkills = ws
-		if len(ws) > 0 {
-			c.WorkspaceHash = hex.EncodeToString(h.Sum(nil))
-		}
-		for _, s := range ws {
-			switch {
-			case c.WorkspaceHash != trusted:
-				c.Withheld++
-			case seen[s.Name]:
-				c.Notes = append(c.Notes, fmt.Sprintf("the workspace's skill %q has the name of one of yours, so yours is used", s.Name))
-			default:
-				seen[s.Name] = true
-				c.Skills = append(c.Skills, s)
-			}
-		}
-	}
+	c.Skills = cloneSkills(c.Skills)
 	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
 	if len(c.Skills) > MaxSkills {
 		c.Notes = append(c.Notes, fmt.Sprintf("only the first %d skills by name are offered", MaxSkills))
@@ -151,10 +177,23 @@ func Discover(userDir, workspace, trusted string) Catalog {
 	return c
 }
 
-// scan reads the skills directly under dir.
-func scan(dir, source, within string, c *Catalog) []Skill {
+func cloneSkills(list []Skill) []Skill {
+	out := slices.Clone(list)
+	for i := range out {
+		out[i].AllowedTools = slices.Clone(out[i].AllowedTools)
+	}
+	return out
+}
+
+// scan reads the skills directly under dir, adding their problems to
+// notes; w records dir and each SKILL.md before it is read.
+func scan(dir, source, within string, notes *[]string, w *trust.Watch) []Skill {
+	if _, err := w.Stat(dir); err != nil {
+		return nil
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
+		w.Spoil()
 		return nil
 	}
 	var out []Skill
@@ -162,12 +201,13 @@ func scan(dir, source, within string, c *Catalog) []Skill {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue // a link to a folder elsewhere is not followed
 		}
+		_, _ = w.Stat(filepath.Join(dir, e.Name(), FileName)) // recorded before read reads it
 		s, err := read(filepath.Join(dir, e.Name()), source, within)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			c.Notes = append(c.Notes, err.Error())
+			*notes = append(*notes, err.Error())
 			continue
 		}
 		out = append(out, s)

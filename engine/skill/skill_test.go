@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func write(t *testing.T, dir, rel, text string) {
+func write(t testing.TB, dir, rel, text string) {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
