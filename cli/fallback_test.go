@@ -47,7 +47,7 @@ func TestRunFallsBackAndSendsTheEffort(t *testing.T) {
 		t.Errorf("the ledger does not show the fallback and the effort:\n%s", out)
 	}
 	out, _, _ = runCLI(t, "inspect", "--data", data, "fb")
-	if !strings.Contains(out, `"summaries": "off"`) || !strings.Contains(out, `"profile": "backup"`) {
+	if !strings.Contains(out, `"summaries": "off"`) || !strings.Contains(out, `"profile": "backup"`) || !strings.Contains(out, `"effort_changes"`) || !strings.Contains(out, `"role": "summaries"`) {
 		t.Errorf("inspect shows no effort or chain:\n%s", out)
 	}
 	if _, errOut, code = runCLI(t, "run", "--data", data, "--session", "fb", "--effort", "turbo", "again"); code != ExitUsage || !strings.Contains(errOut, "not an effort level") {

@@ -49,6 +49,8 @@ type inspectReport struct {
 	// context re-sent at that fallback's miss price.
 	Effort   map[string]workbench.Effort `json:"effort"`
 	Fallback []workbench.FallbackStep    `json:"fallback,omitempty"`
+	// EffortChanges are the recorded changes of the effort, oldest first.
+	EffortChanges []workbench.EffortChange `json:"effort_changes,omitempty"`
 	// Prefix is what the fixed prefix of every request costs: the system
 	// message and each tool's schema, in tokens.
 	Prefix  step.PrefixCost `json:"prefix"`
@@ -129,6 +131,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		rep.Level = float64(level) / float64(rep.Window)
 	}
 	rep.Effort = w.Efforts(id)
+	rep.EffortChanges, _ = w.EffortHistory(id) // an unreadable list shows none; the levels above still hold
 	if rep.Fallback, err = w.FallbackPreview(o.fallback, view.Meta.Profile, level); err != nil {
 		return usagef("tally inspect: --fallback: %v", err)
 	}
