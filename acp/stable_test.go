@@ -266,13 +266,13 @@ func signupServer(t *testing.T) string {
 	t.Helper()
 	srv := sdk.NewServer(&sdk.Implementation{Name: "forms", Version: "1"}, nil)
 	sdk.AddTool(srv, &sdk.Tool{Name: "signup", Description: "Sign the user up."},
-		func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
-			res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "Who are you?", RequestedSchema: json.RawMessage(`{"type":"object",
+		func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			res, ok := req.Params.InputResponses["who"].(*sdk.ElicitResult)
+			if !ok { // ask: an input request, elicitation/create for an older client
+				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"who": &sdk.ElicitParams{Message: "Who are you?", RequestedSchema: json.RawMessage(`{"type":"object",
 				"properties":{"name":{"type":"string","title":"Name"},
 				"plan":{"type":"string","oneOf":[{"const":"free","title":"Free"},{"const":"pro","title":"Pro"}],"default":"free"},
-				"seats":{"type":"integer","minimum":1,"maximum":9}},"required":["name"]}`)})
-			if err != nil {
-				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "elicit failed: " + err.Error()}}, IsError: true}, nil, nil
+				"seats":{"type":"integer","minimum":1,"maximum":9}},"required":["name"]}`)}}}, nil, nil
 			}
 			text := fmt.Sprintf("action=%s name=%v plan=%v seats=%v", res.Action, res.Content["name"], res.Content["plan"], res.Content["seats"])
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, nil, nil

@@ -3,12 +3,17 @@
 // in a new session (the edit shows with its diff and is allowed, the test
 // run is rejected), checks the streamed updates, loads the session in a
 // second process and checks the replayed history, then cancels a turn
-// while it asks for permission. Any mismatch fails the run loudly.
+// while it asks for permission. A third process drives ACP's stable
+// session set: the config options (mode, model, the Network switch),
+// usage updates with Tally's context level and cost, an MCP server's form
+// as elicitation/create, message IDs, session/close and session/delete.
+// Any mismatch fails the run loudly.
 //
 // Environment: TALLY (the binary), TALLY_ACP_DATA (a fresh data folder),
-// TALLY_ACP_WORKSPACE (the demo's sample project), OPENAI_BASE_URL (the
-// scripted model) and OPENAI_API_KEY; ACP_TRACE=1 prints each update as
-// it arrives.
+// TALLY_ACP_WORKSPACE (the demo's sample project), TALLY_ACP_FIXTURE (the
+// fixture binary, run as the MCP server), TALLY_ACP_PAGE (its loopback
+// page), OPENAI_BASE_URL (the scripted model) and OPENAI_API_KEY;
+// ACP_TRACE=1 prints each update as it arrives.
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -29,6 +34,8 @@ const tally = env("TALLY");
 const data = env("TALLY_ACP_DATA");
 const ws = env("TALLY_ACP_WORKSPACE");
 const baseURL = env("OPENAI_BASE_URL");
+const fixture = env("TALLY_ACP_FIXTURE");
+const page = env("TALLY_ACP_PAGE");
 
 const failures = [];
 function check(ok, what, detail) {
@@ -40,15 +47,15 @@ function check(ok, what, detail) {
 }
 
 const watchdog = setTimeout(() => {
-  console.error("FAIL: the test did not finish within 50 s");
+  console.error("FAIL: the test did not finish within 120 s");
   process.exit(1);
-}, 50_000);
+}, 120_000);
 
 // connect starts `tally acp` and runs op with the client context, the
 // collected session/update notifications and a settable permission
 // handler. It resolves with op's result once the agent has exited.
 async function connect(name, op) {
-  const child = spawn(tally, ["acp", "--data", data, "--base-url", baseURL], {
+  const child = spawn(tally, ["acp", "--data", data, "--base-url", baseURL, "--fetch-local"], {
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
@@ -59,7 +66,9 @@ async function connect(name, op) {
     permissions: [],
     fsReads: [],
     fsWrites: [],
+    forms: [],
     answer: async () => ({ outcome: { outcome: "selected", optionId: "allow_once" } }),
+    elicit: async () => ({ action: "decline" }),
   };
   const app = client({ name: "tally-acp-e2e" })
     .onNotification(methods.client.session.update, ({ params }) => {
@@ -79,6 +88,10 @@ async function connect(name, op) {
       state.fsWrites.push(params);
       writeFileSync(params.path, params.content); // saved, as an editor does
       return {};
+    })
+    .onRequest(methods.client.elicitation.create, async ({ params }) => {
+      state.forms.push(params);
+      return state.elicit(params);
     });
   const stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
   let result;
@@ -86,7 +99,12 @@ async function connect(name, op) {
     result = await app.connectWith(stream, async (ctx) => {
       const init = await ctx.request(methods.agent.initialize, {
         protocolVersion: PROTOCOL_VERSION,
-        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+        clientCapabilities: {
+          fs: { readTextFile: true, writeTextFile: true },
+          terminal: false,
+          elicitation: { form: {} },
+          session: { configOptions: { boolean: {} } },
+        },
         clientInfo: { name: "tally-acp-e2e", version: "1" },
       });
       return op(ctx, state, init);
@@ -205,6 +223,92 @@ if (sessionId) {
     check(missing, "session/load of an unknown session is an error");
   });
 }
+
+// 3. ACP's stable session set, in a third process.
+const option = (options, id) => (options ?? []).find((o) => o.id === id);
+const toolText = (updates) =>
+  updates
+    .filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update")
+    .flatMap((u) => u.content ?? [])
+    .filter((c) => c.type === "content" && c.content?.type === "text")
+    .map((c) => c.content.text)
+    .join("\n");
+const usages = (updates) => updates.filter((u) => u.sessionUpdate === "usage_update");
+await connect("stable session set", async (ctx, state, init) => {
+  const caps = init.agentCapabilities?.sessionCapabilities ?? {};
+  check(caps.close !== undefined && caps.delete !== undefined, "initialize offers session/close and session/delete", caps);
+  const say = (sessionId, text) => ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+
+  const created = await ctx.request(methods.agent.session.new, {
+    cwd: ws,
+    mcpServers: [{ name: "forms", command: fixture, args: ["mcp"], env: [] }],
+  });
+  const id = created.sessionId;
+  const mode = option(created.configOptions, "mode");
+  check(mode?.type === "select" && mode.category === "mode" && mode.currentValue === "ask", "the mode is a config option", mode);
+  const model = option(created.configOptions, "model");
+  check(
+    model?.type === "select" && model.category === "model" && model.options.some((o) => o.value === "second/deepseek-reasoner"),
+    "the model is a config option offering the second profile's model",
+    model,
+  );
+  const net = option(created.configOptions, "network");
+  check(net?.type === "boolean" && net.currentValue === false, "the Network switch is a boolean config option, off", net);
+
+  // The Network switch: off, web_fetch is refused saying how to switch it on.
+  await say(id, "Fetch the page");
+  let u = state.updates.splice(0);
+  check(toolText(u).includes('config option "network"'), "with Network off, web_fetch's refusal says how to switch it on", toolText(u));
+  const switched = await ctx.request(methods.agent.session.setConfigOption, { sessionId: id, configId: "network", type: "boolean", value: true });
+  check(option(switched.configOptions, "network")?.currentValue === true, "session/set_config_option turns Network on", switched);
+  await say(id, "Fetch the page");
+  u = state.updates.splice(0);
+  check(text(u, "agent_message_chunk").includes("Fixture page"), "with Network on, web_fetch brings the loopback page", text(u, "agent_message_chunk"));
+
+  // An MCP server's form is asked with elicitation/create.
+  state.elicit = async () => ({ action: "accept", content: { name: "Ada", plan: "pro", seats: 3 } });
+  await say(id, "Sign me up");
+  u = state.updates.splice(0);
+  const form = state.forms[0];
+  check(state.forms.length === 1 && form?.mode === "form" && form?.sessionId === id, "the MCP server's form comes as elicitation/create in form mode, scoped to the session", state.forms);
+  check(form?.requestedSchema?.properties?.plan?.oneOf?.length === 2 && form?.requestedSchema?.required?.includes("name"), "the form's fields are its requested schema", form?.requestedSchema);
+  const reply = text(u, "agent_message_chunk");
+  check(reply.includes("action=accept") && reply.includes('"name":"Ada"') && reply.includes('"plan":"pro"') && reply.includes('"seats":3'), "the form's answers reach the MCP server", reply);
+  const ids = u.filter((x) => x.sessionUpdate === "agent_message_chunk").map((x) => x.messageId);
+  check(ids.length > 0 && ids.every((x) => typeof x === "string" && x.length === 36), "message chunks carry message IDs", ids);
+
+  // Usage: Tally's context level and cost.
+  const usage = usages(u).at(-1);
+  check(usage?.used > 0 && usage.size > usage.used, "usage_update has the context level against the window", usage);
+  check(usage?.cost?.currency === "USD" && usage.cost.amount > 0, "usage_update has the session's cost in USD", usage?.cost);
+  check(usage?._meta?.tally?.requests >= 6, "usage_update's _meta.tally has the ledger's request count", usage?._meta);
+  if (usage?.cost) {
+    console.log(`usage: ${usage.used} of ${usage.size} tokens in context, $${usage.cost.amount.toFixed(6)} after ${usage._meta?.tally?.requests} requests (${(100 * (usage._meta?.tally?.cacheHitRatio ?? 0)).toFixed(1)}% cache hits)`);
+  }
+
+  // The model option switches the model.
+  const moved = await ctx.request(methods.agent.session.setConfigOption, { sessionId: id, configId: "model", value: "second/deepseek-reasoner" });
+  check(option(moved.configOptions, "model")?.currentValue === "second/deepseek-reasoner", "session/set_config_option switches the model", option(moved.configOptions, "model"));
+  await say(id, "Sign me up");
+  u = state.updates.splice(0);
+  check(usages(u).at(-1)?._meta?.tally?.model === "deepseek-reasoner", "the next turn runs on the chosen model", usages(u).at(-1)?._meta);
+
+  // The mode option is the session's mode.
+  const ro = await ctx.request(methods.agent.session.setConfigOption, { sessionId: id, configId: "mode", value: "read-only" });
+  check(option(ro.configOptions, "mode")?.currentValue === "read-only", "session/set_config_option sets the mode", option(ro.configOptions, "mode"));
+  let refused = false;
+  await ctx.request(methods.agent.session.setConfigOption, { sessionId: id, configId: "colour", value: "blue" }).catch(() => (refused = true));
+  check(refused, "an unknown config option is refused");
+
+  // Close, then delete.
+  await ctx.request(methods.agent.session.close, { sessionId: id });
+  let closed = false;
+  await say(id, "still there?").catch(() => (closed = true));
+  check(closed, "after session/close the session takes no prompt");
+  await ctx.request(methods.agent.session.delete, { sessionId: id });
+  const listed = await ctx.request(methods.agent.session.list, { cwd: ws });
+  check(!listed.sessions.some((s) => s.sessionId === id), "session/delete removes the session from session/list", listed);
+});
 
 clearTimeout(watchdog);
 if (failures.length > 0) {

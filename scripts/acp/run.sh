@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end test of `tally acp` with the official ACP TypeScript SDK's
 # client (scripts/acp/client.mjs) against the scripted demo model served by
-# scripts/llmtestd. The SDK and the Node.js 22 it runs on are installed from
+# scripts/acp/fixture, which also serves a loopback page for web_fetch and,
+# as `fixture mcp`, an MCP server that asks for a form. A second endpoint
+# profile on the same model gives the model option a choice. The SDK and
+# the Node.js 22 it runs on are installed from
 # npm into .tools/acp of the repository, pinned; nothing of the user's is
 # touched (the test's data, workspace and configuration live in a temporary
 # folder). Set TALLY to test a built binary; otherwise one is built.
@@ -30,24 +33,31 @@ if [ -z "${TALLY:-}" ]; then
 fi
 [ -x "$TALLY" ] || fail "TALLY=$TALLY is not an executable"
 TALLY="$(cd "$(dirname "$TALLY")" && pwd)/$(basename "$TALLY")"
-(cd "$root" && go build -o "$tmp/llmtestd" ./scripts/llmtestd) || fail "cannot build scripts/llmtestd"
+(cd "$root" && go build -o "$tmp/fixture" ./scripts/acp/fixture) || fail "cannot build scripts/acp/fixture"
 
 ws="$tmp/workspace"
 mkdir -p "$ws" "$tmp/config"
-"$tmp/llmtestd" --workspace "$ws" >"$tmp/llmtestd.out" 2>"$tmp/llmtestd.err" &
+"$tmp/fixture" model --workspace "$ws" >"$tmp/fixture.out" 2>"$tmp/fixture.err" &
 pids+=($!)
-url=""
+url="" page=""
 for _ in $(seq 100); do
-	url="$(head -n1 "$tmp/llmtestd.out" 2>/dev/null || true)"
-	[ -n "$url" ] && break
+	url="$(sed -n 1p "$tmp/fixture.out" 2>/dev/null || true)"
+	page="$(sed -n 2p "$tmp/fixture.out" 2>/dev/null || true)"
+	[ -n "$page" ] && break
 	sleep 0.1
 done
-[ -n "$url" ] || fail "the scripted model server printed no URL: $(cat "$tmp/llmtestd.err")"
+[ -n "$page" ] || fail "the scripted model server printed no URLs: $(cat "$tmp/fixture.err")"
+
+# The model option's second choice: a profile on the same scripted model.
+env XDG_CONFIG_HOME="$tmp/config" OPENAI_API_KEY=sk-acp-test \
+	"$TALLY" profile add second --data "$tmp/data" --base-url "$url" --model deepseek-reasoner --key-env OPENAI_API_KEY >/dev/null ||
+	fail "cannot add the second endpoint profile"
 
 # The module resolves the SDK next to it, in .tools/acp.
 cp "$here/client.mjs" "$prefix/client.mjs"
 env -u TALLY_DATA -u TALLY_MODEL -u DEEPSEEK_API_KEY \
 	TALLY="$TALLY" TALLY_ACP_DATA="$tmp/data" TALLY_ACP_WORKSPACE="$ws" \
+	TALLY_ACP_FIXTURE="$tmp/fixture" TALLY_ACP_PAGE="$page" \
 	OPENAI_BASE_URL="$url" OPENAI_API_KEY=sk-acp-test \
 	XDG_CONFIG_HOME="$tmp/config" \
-	timeout 120 "$node" "$prefix/client.mjs"
+	timeout 180 "$node" "$prefix/client.mjs"
