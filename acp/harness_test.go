@@ -35,6 +35,8 @@ type fixture struct {
 	// forms makes the client offer form elicitation; fetchLocal lets
 	// web_fetch reach loopback pages.
 	forms, fetchLocal bool
+	// network is Options.Network.
+	network string
 }
 
 func newFixture(t *testing.T) *fixture { return newFixtureWith(t, demoserver.Script(0)) }
@@ -188,6 +190,7 @@ func (f *fixture) connect(t *testing.T, mode tool.Mode) *harness {
 		},
 		Log:        io.Discard,
 		FetchLocal: f.fetchLocal,
+		Network:    f.network,
 	}
 	go func() {
 		defer close(h.done)

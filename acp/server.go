@@ -57,6 +57,10 @@ type Options struct {
 	// FetchLocal lets web_fetch reach loopback and link-local pages in
 	// every session (tally acp --fetch-local).
 	FetchLocal bool
+	// Network, "on" or "off", turns the Network switch of every session
+	// the server opens and stores it (tally acp --network); "" keeps each
+	// session's own. The editor turns it with the "network" config option.
+	Network string
 }
 
 // Serve answers one ACP client on in and out until in ends or ctx is
@@ -353,6 +357,12 @@ func (s *Server) newSession() *session {
 // once keeps the first and closes the second.
 func (s *Server) register(st *session, sess *agent.Session) error {
 	st.attach(sess)
+	if s.o.Network != "" {
+		if err := sess.Permissions().SetAllowNetwork(s.o.Network == "on"); err != nil {
+			sess.Close()
+			return failuref("the Network switch of session %s could not be stored (%s); try again", st.id, sentence(err.Error()))
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

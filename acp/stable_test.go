@@ -185,6 +185,15 @@ func TestNetworkSwitchLetsWebFetchReachThePage(t *testing.T) {
 	if !strings.Contains(summarize(on).text, "Loopback page") {
 		t.Errorf("the fetch with Network on did not bring the page:\n%s\n%s", summarize(on).text, toolText(on))
 	}
+
+	// tally acp --network on: a new session starts with it on.
+	h.close()
+	f.network = "on"
+	h2 := f.connect(t, "")
+	created := f.newSession(t, h2)
+	if got := option(t, created.ConfigOptions, configNetwork).Select.CurrentValue; got != "on" {
+		t.Errorf("with Options.Network on, a new session's switch is %q", got)
+	}
 }
 
 // toolText is the text of every tool call's content in updates.

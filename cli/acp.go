@@ -43,6 +43,7 @@ func cmdACP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			Version:    version(),
 			Log:        stderr,
 			FetchLocal: o.fetchLocal,
+			Network:    o.network,
 		})
 	}
 	if stdout == io.Writer(os.Stdout) {
@@ -59,6 +60,7 @@ func cmdACP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		Version:    version(),
 		Log:        stderr,
 		FetchLocal: o.fetchLocal,
+		Network:    o.network,
 	})
 }
 
