@@ -8,7 +8,11 @@
 // read from the user's file ([UserPath], ~/.config/tally/hooks.json) and
 // the workspace's .tally/hooks.json ([WorkspacePath]), which is used only
 // when the user trusted its exact content and that of the workspace
-// scripts its commands name ([LoadWorkspace], [TrustHash]).
+// scripts its commands name ([LoadWorkspace], [TrustHash]). Before each
+// call a workspace hook matches, a session checks that this content is
+// unchanged: by the stamps of the paths the trust covered (see
+// trust.Watch, which no command can forge), and by hashing it all again
+// only when one of them changed.
 //
 // A hook gets the event as JSON on its standard input ([Input], with
 // Claude Code's field names, so existing hook scripts work) and runs with

@@ -105,8 +105,9 @@ func activeCall(msgs []transcript.Message, name string) (string, bool) {
 
 // Session is a session's view of the skills: the catalog it started with
 // and a live one, found again when a turn starts and, for the skill tool,
-// when the last look is older than two seconds. The status block reads the
-// live one as it is: it never touches the disk. Its methods are safe for
+// when the last look is older than two seconds; a look reads no file
+// when no skills folder or SKILL.md changed (see [Discover]). The status
+// block reads the live one as it is: it never touches the disk. Its methods are safe for
 // concurrent use, and on a nil *Session, which has no skills.
 type Session struct {
 	discover func() Catalog

@@ -26,9 +26,13 @@ const Settle = 2 * time.Second
 // kernel on every write, rename, link, chmod or utimes (`touch -d`
 // included) and cannot be set from user space, so no command the agent
 // runs can make a changed file look unchanged. Where the change time
-// cannot be read, Unchanged is always false. A nil *Watch records
-// nothing; its methods then only do the lookup. Its methods are safe for
-// concurrent use.
+// cannot be read, Unchanged is always false. What a stamp cannot show: a
+// process that holds a shared writable mapping of a file may change its
+// bytes without a new change time until the kernel writes them back
+// (never, on tmpfs); such a process can as well change a script between
+// any check and its run, which no check before the run guards against. A
+// nil *Watch records nothing; its methods then only do the lookup. Its
+// methods are safe for concurrent use.
 type Watch struct {
 	start time.Time
 
