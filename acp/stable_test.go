@@ -14,6 +14,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tally-dev/tally/engine/demo"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/workbench"
 )
@@ -435,4 +436,29 @@ func waitFor(t *testing.T, ok func() bool, what string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("%s never came", what)
+}
+
+// TestCancelRequestStopsThePrompt: $/cancel_request of a session/prompt
+// (the SDK sends it when the request's context ends) stops the turn as
+// session/cancel does: the approval it waited for is denied, so the edit
+// is not made, and the session takes the next prompt.
+func TestCancelRequestStopsThePrompt(t *testing.T) {
+	f := newFixture(t)
+	h := f.connect(t, "")
+	id := f.newSession(t, h).SessionId
+	pctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h.client.answer = func(acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		cancel()
+		time.Sleep(300 * time.Millisecond) // the cancellation arrives first
+		return selected(optionAllow)
+	}
+	if _, err := h.conn.Prompt(pctx, acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{acp.TextBlock(demo.Prompt)}}); err == nil {
+		t.Fatal("the cancelled prompt answered without an error")
+	}
+	h.client.answer = func(acp.RequestPermissionRequest) acp.RequestPermissionResponse { return selected(optionReject) }
+	prompt(t, h, id, "hello")
+	if strings.Contains(f.read(t, "calc/calc.go"), "return a + b") {
+		t.Error("the edit approved after $/cancel_request was made")
+	}
 }
