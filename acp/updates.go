@@ -65,6 +65,8 @@ func (st *session) event(e agent.Event) {
 		st.send(planUpdate(e.Checklist))
 	case agent.EventUsage:
 		st.usage(e.Usage)
+	case agent.EventRebuild:
+		go st.sendUsage() // a compaction or a new cycle moved the level
 	case agent.EventForm, agent.EventFormDone:
 		st.form(e)
 	case agent.EventSubagentStart, agent.EventSubagentStep, agent.EventSubagentEnd:
