@@ -23,6 +23,17 @@
 // appending; past the token budget the model gets mcp_search instead, and
 // the tools it finds are activated through Options.OnActivate.
 //
+// Servers of MCP's 2026-07-28 revision and of 2025-11-25 are served side
+// by side: the SDK asks server/discover and speaks 2026-07-28 (no
+// handshake, no session ID, version and capabilities on every request,
+// list changes on subscriptions/listen, Mcp-Method, Mcp-Name and
+// Mcp-Param-* headers) to a server that offers it, and falls back to the
+// initialize handshake otherwise; [ServerStatus].Protocol says which. A
+// tool list is listed again once its cache hint (ttlMs) ran out, at a
+// request boundary, only ever appending; a tool whose x-mcp-header is
+// invalid is left out and logged; input schemas keep every JSON Schema
+// 2020-12 keyword.
+//
 // Calls never panic and never wait longer than the server's timeout
 // (default 60 s): a server that fails to start, crashes, hangs or answers
 // malformed data gives the model an error Result in one sentence, and its
@@ -31,7 +42,8 @@
 // read-only and the user allowed that server's read-only tools.
 //
 // A server may ask the user to fill in a form during a call (elicitation,
-// form mode only): its schema becomes a [Form], Options.Elicit asks the
+// form mode only; an elicitation/create request in 2025-11-25, an
+// input_required result in 2026-07-28, both the same form): its schema becomes a [Form], Options.Elicit asks the
 // user, and the answers are checked and completed with the defaults of
 // the fields left out before they reach the server; the call's timeout
 // pauses meanwhile. Without Options.Elicit every form is declined.

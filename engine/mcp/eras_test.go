@@ -30,6 +30,7 @@ type wireLog struct {
 	sessions int             // requests that carried an Mcp-Session-Id
 	mcpParam map[string]string
 	srv      *sdk.Server
+	hello    []string // the bodies of server/discover and initialize
 }
 
 // count counts the requests of the method.
@@ -130,6 +131,9 @@ func eraServer(t *testing.T, name, version string, ttl time.Duration, announce b
 		log.mu.Lock()
 		if msg.Method != "" {
 			log.methods = append(log.methods, msg.Method)
+		}
+		if msg.Method == "server/discover" || msg.Method == "initialize" {
+			log.hello = append(log.hello, string(body))
 		}
 		if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
 			log.versions[v] = true
@@ -241,6 +245,15 @@ func TestBothErasInOneSession(t *testing.T) {
 	}
 	if !oldWire.saw("initialize") || oldWire.probes != 0 || oldWire.mcpParam["Region"] != "" {
 		t.Fatalf("the legacy server saw %s, headers %v", oldWire, oldWire.mcpParam)
+	}
+	// Both are told Tally fills in forms, and neither that it has roots.
+	if len(newWire.hello) != 1 || len(oldWire.hello) != 2 {
+		t.Fatalf("the greetings: %q and %q", newWire.hello, oldWire.hello)
+	}
+	for _, hello := range append(newWire.hello, oldWire.hello...) {
+		if !strings.Contains(hello, `"elicitation":{"form":{}}`) || strings.Contains(hello, `"roots"`) {
+			t.Errorf("a server was greeted with %s", hello)
+		}
 	}
 }
 

@@ -185,6 +185,10 @@ func (s *server) connectLocked(ctx context.Context) ([]toolInfo, error) {
 	client := sdk.NewClient(&sdk.Implementation{Name: "tally", Version: s.m.opts.clientVersion()}, &sdk.ClientOptions{
 		// The SDK's warnings, such as a tool it left out, go to the log.
 		Logger: slog.New(sdkLog{s: s}),
+		// No roots (deprecated in 2026-07-28, and Tally has none to
+		// give) and no sampling; elicitation (form mode) is added for
+		// the handler below.
+		Capabilities: &sdk.ClientCapabilities{},
 		// A server that adds tools says so; they join the catalog at its
 		// end, like a server that connects late.
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { go s.m.refresh(s) },
