@@ -1,9 +1,11 @@
 package fleet
 
 import (
+	"image/color"
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
@@ -18,13 +20,14 @@ import (
 // The dialog: a line that counts the sessions by state, then one row per
 // session, what needs the user first. A row is four short lines, each cut
 // with "…" rather than widen the dialog: the state, the title and the
-// cost; the workspace, branch and context level; the last line; the
-// queued prompt, or a button to queue one while a turn runs.
+// cost; the workspace, branch and context level; the last line, with a
+// button to queue a prompt while a turn runs; the queued prompt, if any.
 
 // Dialog sizes: at most this large, and this far inside the window.
 const (
 	maxWidth, maxHeight = 960, 640
 	inset               = 40
+	stateWidth          = 190 // room for "● running · step 12/50"
 )
 
 // Show opens the fleet's dialog over the window, listing every entry.
@@ -178,9 +181,11 @@ func newRow(v *View, id string) *row {
 	r.open = &widget.Button{Text: "Open", Icon: theme.NavigateNextIcon(), OnTapped: func() { v.open(id) }}
 	r.queue = &widget.Button{Text: "Queue a prompt…", Icon: theme.ContentAddIcon(), Importance: widget.LowImportance, OnTapped: func() { v.askQueue(id) }}
 	r.cancel = &widget.Button{Text: "Cancel", Icon: theme.CancelIcon(), Importance: widget.LowImportance, OnTapped: func() { v.Cancel(id) }}
-	top := container.NewBorder(nil, nil, r.state, container.NewHBox(r.cost, r.open), r.title)
-	r.queueLine = container.NewBorder(nil, nil, nil, container.NewHBox(r.queue, r.cancel), r.queued)
-	r.content = container.NewVBox(top, r.detail, r.last, r.queueLine, widget.NewSeparator())
+	col := canvas.NewRectangle(color.Transparent) // the states' column, so the titles line up
+	col.SetMinSize(fyne.NewSize(stateWidth, 0))
+	top := container.NewBorder(nil, nil, container.NewStack(col, r.state), container.NewHBox(r.cost, r.open), r.title)
+	r.queueLine = container.NewBorder(nil, nil, nil, r.cancel, r.queued)
+	r.content = container.NewVBox(top, r.detail, container.NewBorder(nil, nil, nil, r.queue, r.last), r.queueLine, widget.NewSeparator())
 	r.ExtendBaseWidget(r)
 	return r
 }
@@ -217,5 +222,5 @@ func (r *row) update(en *Entry, prices ledger.PriceBook) {
 	}
 	tw.ShowIf(r.queue, en.busy() && en.Queued == "")
 	tw.ShowIf(r.cancel, en.Queued != "")
-	tw.ShowIf(r.queueLine, en.busy() || en.Queued != "")
+	tw.ShowIf(r.queueLine, en.Queued != "")
 }

@@ -73,9 +73,12 @@ func threeSessions(v *View, h *fakeHost) {
 	e := ev(agent.EventToolStart, 3)
 	e.Call = &transcript.ToolCall{Name: "read_file", Arguments: `{"path":"calc.go"}`}
 	v.Event("A", nil, e)
+	e = ev(agent.EventToolStart, 2)
+	e.Call = &transcript.ToolCall{Name: "write_file", Arguments: `{"path":"store.go","content":"package store"}`}
+	v.Event("B", nil, e)
 	h.waiting["B"] = "needs approval"
 	v.Refresh()
-	v.Event("C", nil, say(transcript.Assistant, "Done: the docs are written.\nMore detail."))
+	v.Event("C", nil, say(transcript.Assistant, "## Done: the **docs** are written.\nMore detail."))
 	v.Ended("C", nil, step.ReasonDone, nil)
 }
 
@@ -103,7 +106,7 @@ func TestFleetListsThreeStates(t *testing.T) {
 	v.Show()
 	want := map[string][]string{
 		"A": {"● running · step 3/50", "Fix the parser", "/src/calc · branch tally/A · context 42k / 128k (33 %)", "running read_file calc.go", "$0."},
-		"B": {"● needs approval", "Refactor the store", "/src/store", "You: task for B", "$0.00"},
+		"B": {"● needs approval", "Refactor the store", "/src/store", "Asks to run write_file store.go", "$0.00"},
 		"C": {"● done", "Write the docs", "branch tally/C", "Done: the docs are written.", "$0.00"},
 	}
 	for id, parts := range want {
@@ -121,14 +124,14 @@ func TestFleetListsThreeStates(t *testing.T) {
 	if !strings.HasPrefix(v.summary.Text, "3 sessions: 1 needs you · 1 running · 1 ended") {
 		t.Errorf("summary %q", v.summary.Text)
 	}
-	if !v.rows["A"].queue.Visible() || v.rows["C"].queue.Visible() || v.rows["C"].queueLine.Visible() {
+	if !v.rows["A"].queue.Visible() || v.rows["C"].queue.Visible() || v.rows["A"].queueLine.Visible() {
 		t.Error("Queue a prompt… is offered on an ended session, or not on a running one")
 	}
 
 	// The approval answered: B runs again, and the badge goes.
 	delete(h.waiting, "B")
 	v.Refresh()
-	if v.rows["B"].state.Text != "● running · step 1/50" || v.Button.Text != "" || v.Button.Importance != widget.LowImportance {
+	if v.rows["B"].state.Text != "● running · step 2/50" || v.Button.Text != "" || v.Button.Importance != widget.LowImportance {
 		t.Errorf("after the approval: B %q, button %q", v.rows["B"].state.Text, v.Button.Text)
 	}
 }
@@ -183,7 +186,7 @@ func TestFleetQueuedPrompt(t *testing.T) {
 
 	// Cancelled: nothing goes when the turn ends.
 	test.Tap(v.rows["A"].cancel)
-	if v.rows["A"].queued.Text != "" || v.rows["A"].queueLine.Visible() != true {
+	if v.rows["A"].queued.Text != "" || v.rows["A"].queueLine.Visible() || !v.rows["A"].queue.Visible() {
 		t.Errorf("after Cancel the row shows %q", v.rows["A"].queued.Text)
 	}
 	// Queued again: handed back when the turn ends, and shown as running.

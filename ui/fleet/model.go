@@ -63,6 +63,7 @@ type Entry struct {
 	Window    int
 	Rows      []ledger.Row // the session's ledger rows, for its cost so far
 	Last      string       // the session's last line: a message's first line or the tool call running
+	Call      string       // the tool call started last (tool.Summarize), which an approval is about
 	Err       string       // why the last turn failed
 	Queued    string       // a prompt to send when the turn ends; "" for none
 	Changed   time.Time    // the last event
@@ -121,7 +122,8 @@ func (en *Entry) apply(e agent.Event) bool {
 		if e.Call == nil {
 			return false
 		}
-		en.Last = "running " + tool.Summarize(e.Call.Name, []byte(e.Call.Arguments))
+		en.Call = tool.Summarize(e.Call.Name, []byte(e.Call.Arguments))
+		en.Last = "running " + en.Call
 		en.Step = max(en.Step, e.Step)
 	case agent.EventUsage:
 		if e.Usage == nil {
@@ -157,7 +159,7 @@ func lastLine(m transcript.Message) string {
 			return "You: " + s
 		}
 	case transcript.Assistant:
-		if s := text.FirstLine(m.Body(), 200); s != "" {
+		if s := plain(text.FirstLine(m.Body(), 200)); s != "" {
 			return s
 		}
 		if len(m.ToolCalls) > 0 {
@@ -169,6 +171,13 @@ func lastLine(m transcript.Message) string {
 		}
 	}
 	return ""
+}
+
+// plain is a line of Markdown without its marks: a heading's or quote's
+// leading signs, bold and code marks.
+func plain(s string) string {
+	s = strings.TrimLeft(s, "#> ")
+	return strings.NewReplacer("**", "", "`", "").Replace(s)
 }
 
 // ended takes the end of a turn into the entry: its state and why it
@@ -250,10 +259,14 @@ func (en *Entry) Cost(prices ledger.PriceBook) string {
 	return tw.Dollars(t.Cost)
 }
 
-// LastText is the row's third line: why the turn failed, or its last line.
+// LastText is the row's third line: why the turn failed, the call an
+// approval is asked for, or the last line.
 func (en *Entry) LastText() string {
-	if en.State == Failed && en.Err != "" {
+	switch {
+	case en.State == Failed && en.Err != "":
 		return "Failed: " + en.Err
+	case en.State == Waiting && en.Waits == "needs approval" && en.Call != "":
+		return "Asks to run " + en.Call
 	}
 	if en.Last == "" {
 		return "—"
