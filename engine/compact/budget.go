@@ -10,10 +10,11 @@ import "math"
 // for the session; [ForecastCost] prices one choice.
 const (
 	// maxBudgetFloor caps the lowest level [Budget] may choose: a window's
-	// budget floor is [minFraction] of it, at most this. The price-aware
-	// level of a 1M window may so go down to 64K, never lower, so
+	// budget floor is [minFraction] of it, at most this. A 1M window may
+	// so go down to the level a 128K window would choose (its floor is
+	// 48K too), so the same task costs about the same in either, while
 	// compactions stay far apart whatever the prices.
-	maxBudgetFloor = 64_000
+	maxBudgetFloor = 48_000
 	// budgetTolerance is the share of the cheapest forecast within which
 	// [Budget] prefers the largest level: fewer compactions for nearly
 	// the same price.
@@ -139,15 +140,7 @@ func Budget(in BudgetInput) int {
 	if t <= 0 || in.Growth <= 0 || math.IsNaN(in.Growth) {
 		return max(t, 0)
 	}
-	// Weighed from the level a compaction leaves, not from the level
-	// now, the choice holds for the whole of a cycle between compactions
-	// instead of moving as the context fills.
-	steady := in
-	if in.Base > 0 {
-		steady.Level = min(in.Level, in.Base)
-	} else {
-		steady.Level = min(in.Level, SummaryReserve)
-	}
+	steady := steadyInput(in)
 	floor := BudgetFloor(in.Window, t)
 	step := max((t-floor)/budgetSteps, 1)
 	var levels []int
@@ -168,4 +161,25 @@ func Budget(in BudgetInput) int {
 		}
 	}
 	return t
+}
+
+// steadyInput is in weighed from the level a compaction leaves, not from
+// the level now, so a choice holds for the whole of a cycle between
+// compactions instead of moving as the context fills.
+func steadyInput(in BudgetInput) BudgetInput {
+	if in.Base > 0 {
+		in.Level = min(in.Level, in.Base)
+	} else {
+		in.Level = min(in.Level, SummaryReserve)
+	}
+	return in
+}
+
+// LevelCost is the forecast input cost, in hit-price units, of keeping
+// the context under level for the requests of in, weighed as [Budget]
+// weighs every level: so a level in force and the one Budget would pick
+// now can be compared by what they cost rather than by how far apart
+// they are.
+func LevelCost(in BudgetInput, level int) float64 {
+	return ForecastCost(steadyInput(in), level).Cost
 }

@@ -15,14 +15,14 @@ func TestBudgetByPrice(t *testing.T) {
 		// lo and hi bound the level chosen.
 		lo, hi int
 	}{
-		{"128K at 1:5", 128_000, 5, 330, 51_200, 63_333},
-		{"128K at 1:12", 128_000, 12, 330, 51_200, 63_333},
-		{"128K at 1:30", 128_000, 30, 330, 51_200, 63_333},
-		{"128K at 1:30, fast growth", 128_000, 30, 700, 51_200, 63_333},
-		{"1M at 1:5", 1_000_000, 5, 330, 64_000, 64_000},
-		{"1M at 1:12", 1_000_000, 12, 330, 64_000, 64_000},
-		{"1M at 1:30", 1_000_000, 30, 330, 64_000, 64_000},
-		{"1M at 1:30, fast growth", 1_000_000, 30, 700, 64_000, 80_000},
+		{"128K at 1:5", 128_000, 5, 330, 48_000, 63_333},
+		{"128K at 1:12", 128_000, 12, 330, 48_000, 63_333},
+		{"128K at 1:30", 128_000, 30, 330, 48_000, 63_333},
+		{"128K at 1:30, fast growth", 128_000, 30, 700, 48_000, 63_333},
+		{"1M at 1:5", 1_000_000, 5, 330, 48_000, 64_000},
+		{"1M at 1:12", 1_000_000, 12, 330, 48_000, 64_000},
+		{"1M at 1:30", 1_000_000, 30, 330, 48_000, 64_000},
+		{"1M at 1:30, fast growth", 1_000_000, 30, 700, 48_000, 80_000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			th, _ := Levels(tc.window, true, DefaultCycleAt)
@@ -68,7 +68,7 @@ func TestBudgetFallsBack(t *testing.T) {
 	for name, mod := range map[string]func(*BudgetInput){
 		"unknown growth":    func(in *BudgetInput) { in.Growth = 0 },
 		"a short session":   func(in *BudgetInput) { in.Requests = 20 },
-		"never reaches 64K": func(in *BudgetInput) { in.Growth = 100 },
+		"never reaches 48K": func(in *BudgetInput) { in.Growth = 100 },
 	} {
 		c := in
 		mod(&c)
@@ -86,9 +86,9 @@ func TestBudgetFallsBack(t *testing.T) {
 func TestBudgetFloor(t *testing.T) {
 	for _, tc := range []struct{ window, threshold, want int }{
 		{32_000, 12_800, 12_800},
-		{128_000, 63_333, 51_200},
-		{200_000, 167_000, 64_000},
-		{1_000_000, 650_000, 64_000},
+		{128_000, 63_333, 48_000},
+		{200_000, 167_000, 48_000},
+		{1_000_000, 650_000, 48_000},
 		{1_000_000, 30_000, 30_000},
 	} {
 		if g := BudgetFloor(tc.window, tc.threshold); g != tc.want {

@@ -2,7 +2,6 @@ package rewrite
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/internal/text"
@@ -90,9 +89,20 @@ func (r *Session) Publish() {
 	}
 	b := &budgetState{in: in}
 	if r.opt.KeepUnder == KeepAuto {
-		b.auto, b.at = compact.Budget(in), in
+		// The level matters once the context reaches it, when the session
+		// has made about as many requests as it takes to get there: it is
+		// weighed over the longest horizon, not the requests made so far,
+		// so it does not drift as the session ages.
+		// A growth measured over fewer than levelRequests requests since
+		// the session began or the last rewrite is not trusted with it.
+		long := in
+		long.Requests = compact.MaxHorizon
+		if r.growthSpan() < levelRequests {
+			long.Growth = 0
+		}
+		b.auto, b.at = compact.Budget(long), long
 		if prev := r.budget.Load(); prev != nil {
-			if keep, stale := budgetHolds(prev, in, b.auto); keep {
+			if keep, stale := budgetHolds(prev, long); keep {
 				b.auto, b.at, b.stale = prev.auto, prev.at, stale // hysteresis
 			}
 		}
@@ -101,26 +111,35 @@ func (r *Session) Publish() {
 }
 
 // Hysteresis of the price-aware level: rewriteDrop is the share of the
-// level a rewrite removes at least (a smaller fall is the provider's
-// count correcting the estimate); budgetBand is how far a new estimate
-// must differ from the level in force to replace it while the context
-// only grows.
+// level a rewrite removes at least (a smaller fall is the provider's count
+// correcting the estimate); levelRequests is the fewest requests the
+// growth must be measured over, since the session began or the last
+// rewrite, before the level is computed from it.
 const (
-	rewriteDrop = 0.10
-	budgetBand  = 0.15
+	rewriteDrop   = 0.10
+	levelRequests = 20
 )
 
-// budgetHolds reports whether the price-aware level of prev holds at now,
-// where fresh is the level computed from now, and whether it is stale (a
-// rewrite happened whose growth is not measured yet). A new level takes
-// over when the window, threshold or prices changed (another model), when
-// the growth is first measured, once the growth is measured again after a
-// rewrite (the level fell by rewriteDrop or more, as a compaction, cycle,
-// purge or rewind leaves it), and otherwise only when it differs from the
-// level in force by more than budgetBand: a first rough estimate still
-// settles, but the level does not wander with every measurement, since it
-// decides when the next compaction runs.
-func budgetHolds(prev *budgetState, now compact.BudgetInput, fresh int) (keep, stale bool) {
+// growthSpan is the number of requests the growth is measured over now:
+// since the base the last rewrite (or the session's start) set.
+func (r *Session) growthSpan() int {
+	st := r.host.State()
+	if g := st.Breakers.Growth; g.Set {
+		return st.CycleRequests - g.Requests
+	}
+	return 0
+}
+
+// budgetHolds reports whether the price-aware level of prev holds at now
+// and whether it is stale (a rewrite happened whose growth is not
+// measured yet). The level is computed at two moments only: when the
+// growth is first measured, and once it is measured again after a rewrite
+// (the level fell by rewriteDrop or more, as a compaction, cycle, purge or
+// rewind leaves it) — and afresh when the window, threshold or prices
+// changed (another model). While the context only grows it holds, however
+// the measured growth wanders, since it decides when the next compaction
+// runs.
+func budgetHolds(prev *budgetState, now compact.BudgetInput) (keep, stale bool) {
 	at := prev.at
 	if now.Window != at.Window || now.Threshold != at.Threshold || now.HitPrice != at.HitPrice || now.MissPrice != at.MissPrice {
 		return false, false
@@ -132,7 +151,7 @@ func budgetHolds(prev *budgetState, now compact.BudgetInput, fresh int) (keep, s
 	case at.Growth <= 0 || stale:
 		return false, false // measured for the first time, or again after a rewrite
 	}
-	return math.Abs(float64(fresh-prev.auto)) <= budgetBand*float64(prev.auto), false
+	return true, false
 }
 
 // KeepForecast returns the choices of "keep the context under" for this

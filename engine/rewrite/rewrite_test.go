@@ -189,36 +189,49 @@ func TestIdleMicroCompactsAfterAPause(t *testing.T) {
 	}
 }
 
-// The price-aware level holds while the context only grows, however the
-// measured growth wanders, and is computed again after a rewrite lowered
-// the level.
+// The price-aware level is computed once the growth has been measured
+// over levelRequests requests, holds while the context only grows however
+// the measured growth wanders, and is computed again after a rewrite
+// lowered the level, once the growth is measured again.
 func TestPriceAwareLevelHoldsBetweenCompactions(t *testing.T) {
 	h := newHost(128_000, 20_000)
 	r := NewSession(h, Options{KeepUnder: KeepAuto})
-	level := func(growth float64, at int) int {
-		h.state.Breakers.Growth.Last, h.level = growth, at
+	own, _ := r.defaultLevels()
+	level := func(growth float64, at, span int) int {
+		h.state.Breakers.Growth = compact.Growth{Set: true, Last: growth}
+		h.state.CycleRequests, h.level = span, at
 		r.Publish()
 		got, _ := r.Thresholds()
 		return got
 	}
-	first := level(3_000, 20_000)
-	for i, g := range []float64{300, 6_000, 900} {
-		if got := level(g, 21_000+1_000*i); got != first {
+	if got := level(300, 20_000, levelRequests-1); got != own {
+		t.Fatalf("a growth measured over %d requests set the level to %d; want the window's %d", levelRequests-1, got, own)
+	}
+	first := level(300, 20_000, levelRequests)
+	if first == own {
+		t.Fatalf("the level stayed the window's %d under a growth of 300 a request", own)
+	}
+	for i, g := range []float64{3_000, 60, 900} {
+		if got := level(g, 21_000+1_000*i, levelRequests+10*(i+1)); got != first {
 			t.Fatalf("the level moved from %d to %d while the context grew (growth %.0f)", first, got, g)
 		}
 	}
-	if got := level(900, 22_300); got != first { // the provider's count corrects ours a little
+	if got := level(320, 22_300, levelRequests+40); got != first { // the provider's count corrects ours a little
 		t.Fatalf("the level moved from %d to %d on a small correction of the count", first, got)
 	}
-	if got := level(0, 9_000); got != first { // a compaction; its growth is not measured yet
+	if got := level(0, 9_000, 0); got != first { // a compaction; its growth is not measured yet
 		t.Fatalf("the level moved from %d to %d before anything new was known", first, got)
 	}
-	after := level(300, 9_500) // measured again after the compaction
-	if after == first {
-		t.Fatalf("the level stayed %d after a rewrite under a much slower growth", after)
+	if got := level(3_000, 9_500, levelRequests/2); got != first { // measured over too few requests yet
+		t.Fatalf("the level moved from %d to %d on a growth measured over %d requests", first, got, levelRequests/2)
 	}
-	if in := r.budget.Load().in; after != min(compact.Budget(in), in.Threshold) {
-		t.Errorf("after the rewrite the level is %d; the budget from now is %d", after, compact.Budget(in))
+	after := level(3_000, 9_500, levelRequests) // measured again after the compaction
+	if after == first {
+		t.Fatalf("the level stayed %d after a rewrite under a much faster growth", after)
+	}
+	long := r.budget.Load().at
+	if long.Requests != compact.MaxHorizon || after != min(compact.Budget(long), long.Threshold) {
+		t.Errorf("after the rewrite the level is %d; the budget over %v requests is %d", after, long.Requests, compact.Budget(long))
 	}
 }
 
@@ -226,7 +239,8 @@ func TestPriceAwareLevelHoldsBetweenCompactions(t *testing.T) {
 // the price-aware level or the user's; nothing at the window's own.
 func TestKeepReasonNamesTheLevelAndWhy(t *testing.T) {
 	h := newHost(128_000, 20_000)
-	h.state.Breakers.Growth.Last = 3_000
+	h.state.Breakers.Growth = compact.Growth{Set: true, Last: 300}
+	h.state.CycleRequests = levelRequests
 	auto := NewSession(h, Options{KeepUnder: KeepAuto})
 	auto.Publish()
 	at, _ := auto.Thresholds()
