@@ -44,7 +44,8 @@ const (
 	Done                 // the last turn finished
 )
 
-// String is the state's label in a row ("running", "needs approval"…).
+// String is the state's word: "needs you", "running", "failed",
+// "stopped" or "done" (a row says more through Entry.StateText).
 func (s State) String() string {
 	return [...]string{"needs you", "running", "failed", "stopped", "done"}[s]
 }
