@@ -48,6 +48,11 @@ func (r *Session) BeforeRequest(ctx context.Context) error {
 		}
 		return nil
 	}
+	if r.notice.postponed(level, compactAt, level >= r.forecast().Ceiling) {
+		// "Not now": a step under the postponement's end reads and plans
+		// nothing, however long the history.
+		return nil
+	}
 	in := r.input(false)
 	pinned := compact.PinnedTokens(in, compact.Pins(in))
 	if !compact.ShouldCompact(level, pinned, compactAt) {
@@ -60,9 +65,6 @@ func (r *Session) BeforeRequest(ctx context.Context) error {
 			// does.
 			return r.roll(ctx, cycle.ModeAuto)
 		}
-		return nil
-	}
-	if r.notice.postponed(level, compactAt, plan.Auto.Forced) {
 		return nil
 	}
 	if r.opt.Mode == Ask {

@@ -29,6 +29,7 @@ type host struct {
 	rebuilds []Request
 	warnings []string
 	notices  []Notice
+	inputs   int // how many times the compaction input was built (WorkingSet reads)
 }
 
 func newHost(window, level int) *host {
@@ -45,7 +46,7 @@ func (h *host) Model() Model                     { return Model{Name: "m", HitPr
 func (h *host) Requests() int                    { return 10 }
 func (h *host) Now() time.Time                   { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 func (h *host) Meta() storage.Session            { return storage.Session{ID: "s", Cycle: 1} }
-func (h *host) WorkingSet() []string             { return nil }
+func (h *host) WorkingSet() []string             { h.inputs++; return nil }
 func (h *host) Checklist() []todo.Item           { return nil }
 func (h *host) System() string                   { return "system" }
 func (h *host) Catalog() []chat.Tool             { return nil }
@@ -114,6 +115,35 @@ func TestPostponeHoldsOneCompaction(t *testing.T) {
 	}
 	if r.notice.postponed(at, at, false) {
 		t.Fatal("the postponement skipped a second compaction")
+	}
+}
+
+// A step over the threshold while "Not now" holds reads and plans nothing:
+// the compaction input is built only once the postponement ends.
+func TestPostponedStepBuildsNoInput(t *testing.T) {
+	h := newHost(128_000, 0)
+	call := transcript.ToolCall{ID: "c", Name: "run_shell", Arguments: `{"command":"ls"}`}
+	h.log.Append(transcript.UserText("", "go", h.Now()))
+	h.log.Append(transcript.AssistantReply("", "", []transcript.ToolCall{call}, h.Now()))
+	h.log.Append(transcript.ToolResult(call, strings.Repeat("output line\n", 4000), false, h.Now()))
+	r := NewSession(h, Options{})
+	compactAt, _ := r.Thresholds()
+	h.level = compactAt
+	r.Postpone(h.level)
+	for range 3 {
+		if err := r.BeforeRequest(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h.inputs != 0 || len(h.rebuilds) != 0 {
+		t.Fatalf("postponed steps built the compaction input %d times and rewrote %d times", h.inputs, len(h.rebuilds))
+	}
+	h.level = compactAt + int(float64(compactAt)*PostponeStep) + 1
+	if err := r.BeforeRequest(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if h.inputs == 0 {
+		t.Error("past the postponement's end the compaction input was never built")
 	}
 }
 
