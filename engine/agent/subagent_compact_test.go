@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/subagent"
@@ -124,5 +126,70 @@ func TestSubagentThatCannotFitEndsWithAReport(t *testing.T) {
 	}
 	if !strings.Contains(result, "no longer fits its 8,000-token window") || res.Answer == "" {
 		t.Errorf("the parent read %q", result)
+	}
+}
+
+// TestSubagentSummarisesWhenClearingIsNotEnough: a child whose own
+// replies fill its window (long notes at every step, which the cheap
+// layers do not clear) summarises with its model, goes on and reports;
+// the summary request is a ledger row of the child's, and no request of
+// it is above its window.
+func TestSubagentSummarisesWhenClearingIsNotEnough(t *testing.T) {
+	const window, files = 12_000, 24
+	var steps atomic.Int32
+	note := strings.Repeat("Noting what this file says about the stages and how they connect. ", 40)
+	script := llmtest.ScriptFunc(func(r *llmtest.Req) llmtest.Reply {
+		switch {
+		case isSummaryRequest(r):
+			return llmtest.Text("Read the small files in order; each names its stage. Nothing failed.")
+		case isChildReq(r.Messages):
+			if k := int(steps.Add(1)) - 1; k < files {
+				return llmtest.Reply{Content: note, ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: fmt.Sprintf(`{"path":"small%d.txt"}`, k)}}}
+			}
+			return llmtest.Text(fmt.Sprintf("Report: read %d files; each names its stage.", files))
+		case toolResults(r.Messages) == 0:
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{taskCall("read the small files", "Read small0.txt to the last file and report.", "explore")}}
+		}
+		return llmtest.Text("The sub-agent reported.")
+	})
+	h := newHarness(t, script, tool.ApproveAll{})
+	h.cfg.ContextWindow = window
+	h.cfg.NoDiagnostics = true
+	h.cfg.Subagents.MaxSteps = files + 4
+	for i := range files {
+		if err := os.WriteFile(filepath.Join(h.ws, fmt.Sprintf("small%d.txt", i)), []byte(fmt.Sprintf("stage %d\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := h.session("child-summarises")
+	if _, err := s.Run(context.Background(), "read them all through a sub-agent"); err != nil {
+		t.Fatal(err)
+	}
+	h.noInvalid()
+	for _, r := range h.srv.Requests() {
+		if isChildReq(r.Messages) && r.Prompt > window {
+			t.Errorf("child request %d has %d prompt tokens, above its %d-token window", r.Index, r.Prompt, window)
+		}
+	}
+	kids, err := s.Subagents().List()
+	if err != nil || len(kids) != 1 {
+		t.Fatalf("children %+v, %v", kids, err)
+	}
+	k := kids[0]
+	if k.Status != step.ReasonDone || k.Compactions == 0 || !strings.Contains(k.ReportHead, "read 24 files") {
+		t.Fatalf("child %s: status %s, %d compactions, report %q", k.ID, k.Status, k.Compactions, k.ReportHead)
+	}
+	rows, err := s.Audit().Ledger()
+	if err != nil {
+		t.Fatal(err)
+	}
+	summaries := 0
+	for _, row := range rows {
+		if row.Subagent == k.ID && row.Kind == ledger.KindSummary {
+			summaries++
+		}
+	}
+	if summaries == 0 {
+		t.Error("the child's summary request has no ledger row of its own")
 	}
 }

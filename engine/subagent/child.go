@@ -54,6 +54,8 @@ type child struct {
 	system    string
 	catalog   []chat.Tool
 	prefixTok int
+	section   string        // the summary section merged into the prompt (see summarise)
+	anchor    tokens.Anchor // the provider's count of the last request (see level)
 	stored    int
 	fullNote  string
 
@@ -235,6 +237,9 @@ func (c *child) CommitReply(step int, resp *llm.Response, reply transcript.Messa
 		row.Model = c.model // the custom agent's own model
 	}
 	u := resp.Usage
+	if u.PromptTokens > 0 {
+		c.anchor.Set(u.PromptTokens, c.log.Len(), c.level()) // the log as it was sent
+	}
 	c.update(func(i *Info) {
 		i.Steps, i.ContextTokens = step, u.PromptTokens
 		i.PromptTokens += u.PromptTokens
