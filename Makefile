@@ -72,9 +72,9 @@ acp: build
 realmodel:
 	bash scripts/realmodel/run.sh
 
-# Its short form, a stage of make test: one turn of two requests. It is
-# skipped, saying so, while no llama-server is cached (the build takes
-# longer than CI may add).
+# Its short form, a stage of make test: one turn of two requests. On a
+# fresh clone it fetches the model and builds llama-server first (a lean
+# build for this CPU: a few minutes on two cores, see docs/realmodel.md).
 realmodel-short:
 	bash scripts/realmodel/run.sh --short
 
