@@ -29,11 +29,16 @@ type Session struct {
 	// Profile is the endpoint profile the session talks to ("" for the
 	// main connection); OwnModel says the session chose Model itself (a
 	// mid-session switch), so the settings' model does not replace it.
-	Profile  string          `json:"profile,omitempty"`
-	OwnModel bool            `json:"own_model,omitempty"`
-	Created  time.Time       `json:"created"`
-	Updated  time.Time       `json:"updated"`
-	Cycle    int             `json:"cycle"`           // current cycle number, starting at 1
+	Profile  string    `json:"profile,omitempty"`
+	OwnModel bool      `json:"own_model,omitempty"`
+	Created  time.Time `json:"created"`
+	Updated  time.Time `json:"updated"`
+	Cycle    int       `json:"cycle"` // current cycle number, starting at 1
+	// ForkOf and ForkTurn are the session's lineage: the session it was
+	// forked from and the turn it was forked at ("" and 0 for a session
+	// started afresh). Storage gives them no meaning and never follows them.
+	ForkOf   string          `json:"fork_of,omitempty"`
+	ForkTurn int             `json:"fork_turn,omitempty"`
 	Extra    json.RawMessage `json:"extra,omitempty"` // engine-owned settings and state, opaque here
 }
 
