@@ -41,6 +41,9 @@ Usage:
   tally changes SESSION [--turn N]      diffs of every file the session changed (since turn N)
   tally rewind SESSION --to N [--files-only|--chat-only] [--force] [--yes]
                                         go back to the start of turn N: dry run unless --yes
+  tally fork SESSION [--at N] [--worktree] [--title T]
+                                        a new session whose history is SESSION's up to the end of turn N (default: the
+                                        last), cache-warm; --worktree: in a worktree of its own with the files of turn N
   tally mcp list [--probe]              MCP servers (yours and the workspace's), with --probe their tools
   tally mcp add NAME -- COMMAND ARGS    add a stdio MCP server (or NAME --url URL for HTTP); remove|enable|disable NAME
   tally mcp trust [--workspace DIR]     run the servers of the workspace's .tally/mcp.json (never without this)
@@ -329,6 +332,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdChanges(args[1:], stdout, stderr)
 	case "rewind":
 		err = cmdRewind(args[1:], stdout, stderr)
+	case "fork":
+		err = cmdFork(args[1:], stdout, stderr)
 	case "search":
 		err = cmdSearch(args[1:], stdout, stderr)
 	default:

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/tally-dev/tally/engine/workbench"
 )
 
 // sessionRow is the JSON form of one listed session.
@@ -16,6 +18,8 @@ type sessionRow struct {
 	Updated   time.Time `json:"updated"`
 	Cycle     int       `json:"cycle"`
 	Messages  int       `json:"messages"`
+	ForkOf    string    `json:"fork_of,omitempty"`   // the session it was forked from
+	ForkTurn  int       `json:"fork_turn,omitempty"` // the turn it was forked at
 }
 
 func cmdSessions(args []string, stdout, stderr io.Writer) error {
@@ -37,7 +41,7 @@ func cmdSessions(args []string, stdout, stderr io.Writer) error {
 	}
 	rows := make([]sessionRow, 0, len(list))
 	for _, s := range list {
-		rows = append(rows, sessionRow{s.ID, s.Title, s.Workspace, s.Model, s.Updated, s.Cycle, s.Messages})
+		rows = append(rows, sessionRow{s.ID, s.Title, s.Workspace, s.Model, s.Updated, s.Cycle, s.Messages, s.ForkOf, s.ForkTurn})
 	}
 	if o.json {
 		enc := json.NewEncoder(stdout)
@@ -48,9 +52,13 @@ func cmdSessions(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	for _, r := range rows {
-		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\tcycle %d\t%d messages\t%s\n",
+	for i, r := range rows {
+		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\tcycle %d\t%d messages\t%s",
 			r.ID, r.Title, r.Workspace, r.Model, r.Cycle, r.Messages, r.Updated.Local().Format("2006-01-02 15:04"))
+		if line := workbench.Lineage(list[i].SessionInfo, nil); line != "" {
+			fmt.Fprintf(stdout, "\t%s", line)
+		}
+		fmt.Fprintln(stdout)
 	}
 	return nil
 }

@@ -30,8 +30,9 @@ import (
 )
 
 // The per-session state keys a fork copies, owned by engine/agent (the
-// stored system prompt and the checklist); TestForkOpensAsTheParentsPrefix
-// fails if they drift.
+// stored system prompt and the checklist); workbench's
+// TestAForkHitsTheParentsCachedPrefixAndHasTheFilesOfItsTurn opens a fork
+// as a session and fails if they drift.
 const (
 	promptKey    = "prompt"
 	checklistKey = "checklist"
