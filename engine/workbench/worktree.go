@@ -69,6 +69,11 @@ func (w *Workbench) Worktree(id string) (t worktree.Tree, ok bool, err error) {
 	return t, ok, nil
 }
 
+// Branch returns the git branch the checkout at workspace is on, read
+// without running git (see worktree.CurrentBranch); "" for a folder that
+// is no checkout.
+func (w *Workbench) Branch(workspace string) string { return worktree.CurrentBranch(workspace) }
+
 // WorktreeDiff is what session id changed in its worktree against the
 // commit it started from.
 func (w *Workbench) WorktreeDiff(ctx context.Context, id string) (string, error) {

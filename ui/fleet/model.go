@@ -55,7 +55,7 @@ func (s State) String() string {
 type Entry struct {
 	ID, Title string
 	Workspace string
-	Branch    string // the session's worktree branch; "" for a session in its folder
+	Branch    string // the session's worktree branch, or its folder's checkout's; "" for no checkout
 	State     State
 	Waits     string // what a waiting session asks for: "needs approval", "needs an answer"
 	Step      int    // the running turn's step (its latest request)
@@ -80,7 +80,8 @@ type Facts struct {
 
 // ReadFacts reads session id's facts through the front door: its title,
 // workspace, level and window from sess's published view (which never
-// waits for a turn), its branch from wb and its ledger rows from sess.
+// waits for a turn), its branch from wb (its worktree's, or its folder's
+// checkout's) and its ledger rows from sess.
 // It reads the store, so it runs off the UI goroutine. A nil wb or sess
 // leaves their parts empty.
 func ReadFacts(wb *workbench.Workbench, sess *agent.Session, id string) Facts {
@@ -94,6 +95,8 @@ func ReadFacts(wb *workbench.Workbench, sess *agent.Session, id string) Facts {
 	if wb != nil {
 		if t, ok, err := wb.Worktree(id); err == nil && ok {
 			f.Branch = t.Branch
+		} else if f.Workspace != "" {
+			f.Branch = wb.Branch(f.Workspace) // a session in its folder: the folder's checkout
 		}
 	}
 	return f
