@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/workbench"
 )
 
@@ -12,7 +13,7 @@ import (
 // session's own) and its level.
 type effortFlag struct {
 	role  string
-	level workbench.Effort
+	level llm.Effort
 }
 
 // parseEffortFlag reads LEVEL or ROLE=LEVEL.

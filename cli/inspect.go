@@ -7,6 +7,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/chat"
+	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/step"
@@ -47,8 +48,8 @@ type inspectReport struct {
 	// is sent with; Fallback the session's fallback chain (the saved
 	// one, or --fallback's) with what a switch to each costs: the
 	// context re-sent at that fallback's miss price.
-	Effort   map[string]workbench.Effort `json:"effort"`
-	Fallback []workbench.FallbackStep    `json:"fallback,omitempty"`
+	Effort   map[string]llm.Effort    `json:"effort"`
+	Fallback []workbench.FallbackStep `json:"fallback,omitempty"`
 	// EffortChanges are the recorded changes of the effort, oldest first.
 	EffortChanges []workbench.EffortChange `json:"effort_changes,omitempty"`
 	// Prefix is what the fixed prefix of every request costs: the system
