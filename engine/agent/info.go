@@ -15,10 +15,7 @@ import (
 func (h Compaction) Archives() ([]cycle.Archive, error) { return h.s.rw.Archives() }
 
 // Ledger returns the session's stored usage rows, oldest first.
-func (h Audit) Ledger() ([]LedgerRow, error) {
-	s := h.s
-	return ReadLedger(s.cfg.Store, s.meta.ID)
-}
+func (h Audit) Ledger() ([]LedgerRow, error) { return ReadLedger(h.s.cfg.Store, h.s.meta.ID) }
 
 // ReadLedger returns a session's stored usage rows, oldest first.
 func ReadLedger(st *storage.Store, id string) ([]LedgerRow, error) {

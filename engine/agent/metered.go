@@ -31,3 +31,6 @@ func (s *Session) metered(kind ledger.Kind) llm.Model {
 		return resp, nil
 	})
 }
+
+// Metered is the model for an engine call of kind made for the session from outside it (memory proposals), each answer recorded in its ledger under kind.
+func (h Audit) Metered(kind ledger.Kind) llm.Model { return h.s.metered(kind) }

@@ -129,6 +129,9 @@ const (
 	// KindSubagent is a request of a sub-agent (the task tool's child),
 	// counted in its parent session's totals; Row.Subagent names the child.
 	KindSubagent Kind = "subagent"
+	// KindMemory is a request for memory entries over the session's
+	// conversation (see package memory), made on the user's request.
+	KindMemory Kind = "memory"
 )
 
 // miss returns the uncached prompt tokens, treating a backend that reports

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tally-dev/tally/engine/memory"
 	"github.com/tally-dev/tally/engine/secrets"
 	filetool "github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -45,6 +46,9 @@ type ContextPack struct {
 	// Agents is the section listing the custom sub-agents; "" for none.
 	// The caller sets it.
 	Agents string
+	// Memory is the section of the memory entries the user accepted, the
+	// project's and their own (see package memory); "" for none.
+	Memory string
 }
 
 // ContextOptions tune [LoadContextWith].
@@ -74,6 +78,9 @@ func (p ContextPack) Sections() []Section {
 		out = append(out, Section{Name: "workspace_layout", Tier: Workspace,
 			Text: "# Workspace layout (top level)\n" + p.Listing})
 	}
+	if p.Memory != "" { // last of its tier: accepting an entry leaves the rest cached
+		out = append(out, Section{Name: "memory", Tier: Workspace, Text: p.Memory})
+	}
 	return out
 }
 
@@ -84,7 +91,10 @@ func LoadContext(workspace, userDir string) ContextPack {
 }
 
 // LoadContextWith reads the context pack for workspace. The user's
-// AGENTS.md (in opt.UserDir) comes first, then the workspace root's.
+// AGENTS.md (in opt.UserDir) comes first, then the workspace root's. The
+// memory entries the user accepted (memory.Section: the workspace's
+// .tally/memory.md and opt.UserDir's memory.md) are read here too, so, like
+// AGENTS.md, a session sees those of its start and never a later change.
 //
 // A repository is untrusted, so every file read here stays inside its own
 // root (the workspace, or the user's config directory for the user's file
@@ -130,6 +140,7 @@ func LoadContextWith(workspace string, opt ContextOptions) ContextPack {
 	}
 	pack.Instructions = transcript.Neutralize(strings.Join(parts, "\n\n"))
 	pack.Listing = listing(abs)
+	pack.Memory = memory.Section(abs, opt.UserDir)
 	return pack
 }
 

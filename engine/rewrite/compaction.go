@@ -5,32 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/memory"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
-	"github.com/tally-dev/tally/internal/safefile"
 	"github.com/tally-dev/tally/storage"
 )
 
-// readMemory returns the workspace's MemoryFile, neutralised, or "". It is
-// read only when it is a regular file inside the workspace (not a symlink,
-// FIFO or device), at most MaxMemoryBytes of it.
+// readMemory returns the workspace's MemoryFile, redacted and neutralised,
+// or "". It is read by the one reader of memory files (memory.Read): only
+// when it is a regular file inside the workspace (not a symlink, FIFO or
+// device), at most MaxMemoryBytes of it.
 func readMemory(workspace string) string {
-	root, err := os.OpenRoot(workspace)
-	if err != nil {
-		return ""
-	}
-	defer root.Close()
-	b, _, err := safefile.ReadIn(root, MemoryFile, MaxMemoryBytes)
-	if err != nil {
-		return ""
-	}
-	return transcript.Neutralize(strings.ToValidUTF8(string(b), "\uFFFD"))
+	return transcript.Neutralize(memory.Read(workspace, MemoryFile, MaxMemoryBytes))
 }
 
 // tokensOf returns the count the log keeps for each message

@@ -1,0 +1,231 @@
+package workbench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/memory"
+	"github.com/tally-dev/tally/storage"
+)
+
+// Memory you review: the model proposes entries over a session's
+// conversation; they wait, stored in the settings bucket under
+// memoryKey (so they survive restarts and travel with the data folder),
+// until the user accepts, edits or rejects each one. Accepting writes the
+// entry to its memory file, which new sessions read when they start
+// (memory.Section through the prompt's context pack); nothing reaches a
+// prompt unreviewed, and no running session's prefix changes.
+
+// The memory types of the front door.
+type (
+	// MemoryEntry is one memory entry, pending or accepted.
+	MemoryEntry = memory.Entry
+	// MemoryKind is what an entry remembers.
+	MemoryKind = memory.Kind
+	// MemoryProposal is what one proposal call gave: the entries now
+	// pending and a note for each part of the answer dropped.
+	MemoryProposal = memory.Proposal
+)
+
+// memoryKey is the setting that holds the pending proposals.
+const memoryKey = "memory_proposals"
+
+// memoryBook is the stored value of memoryKey.
+type memoryBook struct {
+	Next    int            `json:"next"` // the last ID given
+	Pending []memory.Entry `json:"pending"`
+}
+
+// readMemoryBook reads the pending proposals within tx.
+func readMemoryBook(tx *storage.Tx) (memoryBook, error) {
+	var b memoryBook
+	data, err := tx.Setting(memoryKey)
+	if err != nil || len(data) == 0 {
+		return b, err
+	}
+	if err := json.Unmarshal(data, &b); err != nil {
+		return memoryBook{}, fmt.Errorf("%w (%w); reject them all with `tally memory reject all`", errMemoryBook, err)
+	}
+	return b, nil
+}
+
+// errMemoryBook is matched by the error of unreadable stored proposals.
+var errMemoryBook = errors.New("the stored memory proposals are unreadable")
+
+// updateMemory changes the pending proposals in one transaction; fresh
+// lets fn start from none when the stored ones are unreadable.
+func (w *Workbench) updateMemory(fresh bool, fn func(b *memoryBook) error) error {
+	return w.store.Update(func(tx *storage.Tx) error {
+		b, err := readMemoryBook(tx)
+		if err != nil && !(fresh && errors.Is(err, errMemoryBook)) {
+			return err
+		}
+		if err := fn(&b); err != nil {
+			return err
+		}
+		data, err := json.Marshal(b)
+		if err != nil {
+			return err
+		}
+		return tx.PutSetting(memoryKey, data)
+	})
+}
+
+// PendingMemory lists the proposals waiting for review, oldest first.
+func (w *Workbench) PendingMemory() ([]MemoryEntry, error) {
+	var b memoryBook
+	err := w.store.View(func(tx *storage.Tx) (err error) { b, err = readMemoryBook(tx); return err })
+	return b.Pending, err
+}
+
+// AcceptedMemory reads the entries accepted for workspace: its
+// .tally/memory.md, then the user's own memory.md (preferences).
+func (w *Workbench) AcceptedMemory(workspace string) []MemoryEntry {
+	return memory.Accepted(workspace, userConfigDir())
+}
+
+// MemoryCost is an entry's share of the prefix of the sessions it enters,
+// in tokens; MemoryHeadCost is what the memory section's heading adds
+// once.
+func MemoryCost(e MemoryEntry) int { return memory.Cost(e) }
+
+// MemoryHeadCost is the tokens of the memory section's heading, added to
+// the prefix once when any entry is accepted.
+func MemoryHeadCost() int { return memory.HeadCost() }
+
+// MemoryKinds lists the kinds of entries in the order they are shown.
+func MemoryKinds() []MemoryKind { return slices.Clone(memory.Kinds) }
+
+// MemoryFile is where an accepted e is kept: its workspace's
+// .tally/memory.md, or the user's memory.md for a preference.
+func MemoryFile(e MemoryEntry) (string, error) { return memory.FileFor(e, userConfigDir()) }
+
+// ProposeMemory asks sess's model for memory entries over its
+// conversation (one request sharing the session's cached prefix, recorded
+// in its ledger as a memory row) and stores the valid ones as pending.
+// Entries already pending or accepted are dropped with a note, as are
+// malformed ones; an answer that is not the JSON asked for gives a note
+// and no entry, never an error.
+func (w *Workbench) ProposeMemory(ctx context.Context, sess *agent.Session) (MemoryProposal, error) {
+	view := sess.Snapshot()
+	var turns []memory.Turn
+	for _, t := range view.Turns() {
+		if !t.Superseded {
+			turns = append(turns, memory.Turn{N: t.N, Text: t.Text})
+		}
+	}
+	meta := view.Meta
+	p, err := memory.Propose(ctx, sess.Audit().Metered(ledger.KindMemory), sess.Audit().NextRequest(), turns, meta.ID, meta.Workspace)
+	if err != nil {
+		return p, err
+	}
+	known := map[string]bool{}
+	for _, e := range w.AcceptedMemory(meta.Workspace) {
+		known[string(e.Kind)+e.Text] = true
+	}
+	now := time.Now().UTC()
+	err = w.updateMemory(false, func(b *memoryBook) error {
+		for _, e := range b.Pending {
+			known[string(e.Kind)+e.Text] = true
+		}
+		kept := p.Entries[:0]
+		for _, e := range p.Entries {
+			if known[string(e.Kind)+e.Text] {
+				p.Notes = append(p.Notes, fmt.Sprintf("%q was dropped: it is already pending or remembered", e.Text))
+				continue
+			}
+			b.Next++
+			e.ID, e.Proposed = b.Next, now
+			b.Pending = append(b.Pending, e)
+			kept = append(kept, e)
+		}
+		p.Entries = kept
+		return nil
+	})
+	if err != nil {
+		return p, fmt.Errorf("the proposed memory entries could not be stored (%w); propose them again", err)
+	}
+	return p, nil
+}
+
+// errNoProposal says id is not pending.
+func errNoProposal(id int) error {
+	return fmt.Errorf("no memory proposal %d is pending; run `tally memory list` to see them", id)
+}
+
+// AcceptMemory writes pending proposal id to its memory file (see
+// MemoryFile) and removes it from the pending ones; sessions started from
+// now on have it in their prompt. It returns the entry as kept.
+func (w *Workbench) AcceptMemory(id int) (MemoryEntry, error) {
+	var out MemoryEntry
+	err := w.updateMemory(false, func(b *memoryBook) error {
+		i := slices.IndexFunc(b.Pending, func(e memory.Entry) bool { return e.ID == id })
+		if i < 0 {
+			return errNoProposal(id)
+		}
+		e := b.Pending[i]
+		path, err := memory.FileFor(e, userConfigDir())
+		if err != nil {
+			return err
+		}
+		if err := memory.Append(path, e); err != nil {
+			return err
+		}
+		e.File, out = path, e
+		b.Pending = slices.Delete(b.Pending, i, i+1)
+		return nil
+	})
+	return out, err
+}
+
+// EditMemory replaces the text of pending proposal id and, when kind is
+// not "", its kind; it stays pending until accepted. The text is cleaned
+// as a proposal's is (one line, secrets redacted).
+func (w *Workbench) EditMemory(id int, text string, kind MemoryKind) (MemoryEntry, error) {
+	var out MemoryEntry
+	clean, err := memory.Clean(text)
+	if err != nil {
+		return out, err
+	}
+	if kind != "" {
+		if kind, err = memory.ParseKind(string(kind)); err != nil {
+			return out, err
+		}
+	}
+	err = w.updateMemory(false, func(b *memoryBook) error {
+		i := slices.IndexFunc(b.Pending, func(e memory.Entry) bool { return e.ID == id })
+		if i < 0 {
+			return errNoProposal(id)
+		}
+		b.Pending[i].Text = clean
+		if kind != "" {
+			b.Pending[i].Kind = kind
+		}
+		out = b.Pending[i]
+		return nil
+	})
+	return out, err
+}
+
+// RejectMemory drops pending proposal id; it is remembered nowhere. id 0
+// drops every pending proposal.
+func (w *Workbench) RejectMemory(id int) error {
+	return w.updateMemory(id == 0, func(b *memoryBook) error {
+		if id == 0 {
+			b.Pending = nil
+			return nil
+		}
+		i := slices.IndexFunc(b.Pending, func(e memory.Entry) bool { return e.ID == id })
+		if i < 0 {
+			return errNoProposal(id)
+		}
+		b.Pending = slices.Delete(b.Pending, i, i+1)
+		return nil
+	})
+}

@@ -1,0 +1,167 @@
+package workbench
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tally-dev/tally/engine/ledger"
+	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/memory"
+)
+
+// Texts the scripted model proposes.
+const (
+	keptText     = "Run the tests with `go test ./calc/...` from the repository root."
+	rejectedText = "Always run gofmt before committing, even for generated files."
+	prefText     = "The user wants answers in British English."
+)
+
+// memoryScript answers a memory proposal with three entries and a
+// malformed one, and every other request with a plain answer.
+func memoryScript() llmtest.Script {
+	return llmtest.ScriptFunc(func(r *llmtest.Req) llmtest.Reply {
+		last := r.Messages[len(r.Messages)-1].Content
+		if !strings.Contains(last, "Propose what is worth remembering") {
+			return llmtest.Text("done")
+		}
+		return llmtest.Text("Here you are:\n```json\n" + `{"entries": [
+			{"kind": "build", "text": "` + strings.ReplaceAll(keptText, "`", "\\u0060") + `", "source": 1},
+			{"kind": "convention", "text": "` + rejectedText + `", "source": "turn 1"},
+			{"kind": "preference", "text": "` + prefText + `", "source": {"turn": 9}},
+			{"kind": "todo", "text": "Not a kind of memory.", "source": 1},
+			{"kind": "pitfall", "text": "   ", "source": 1}
+		]}` + "\n```")
+	})
+}
+
+// memoryBench opens a workbench on server, with the user's config folder
+// (AGENTS.md, memory.md) in a temporary folder.
+func memoryBench(t *testing.T, server *llmtest.Server) (*Workbench, string) {
+	t.Helper()
+	userDir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", userDir)
+	w := bench(t, nil)
+	if err := w.SaveSettings(Settings{BaseURL: server.URL(), Model: "memory-model", APIKey: "sk-test"}); err != nil {
+		t.Fatal(err)
+	}
+	return w, filepath.Join(userDir, "tally")
+}
+
+// TestAcceptedMemoryEntersOnlyTheNextSession: the model proposes entries
+// over session one's conversation (its call a memory row of the ledger);
+// one is accepted, one edited and accepted, one rejected, a malformed one
+// dropped with a note. No request of session one carries an accepted
+// entry, before or after the acceptance; session two's first request
+// does; the rejected entry is in no request and no file.
+func TestAcceptedMemoryEntersOnlyTheNextSession(t *testing.T) {
+	server := llmtest.New(memoryScript())
+	defer server.Close()
+	w, userDir := memoryBench(t, server)
+	ws := t.TempDir()
+	cfg, err := w.Config(SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := w.CreateSession(cfg, ws, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	ctx := context.Background()
+	if _, err := one.Run(ctx, "Fix the failing test in calc"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := w.ProposeMemory(ctx, one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Entries) != 3 {
+		t.Fatalf("proposed %d entries, want 3: %+v (notes %q)", len(p.Entries), p.Entries, p.Notes)
+	}
+	if len(p.Notes) != 3 || !strings.Contains(strings.Join(p.Notes, "\n"), `"todo" is not a kind of memory`) {
+		t.Errorf("notes: %q", p.Notes)
+	}
+	build, conv, pref := p.Entries[0], p.Entries[1], p.Entries[2]
+	if build.Text != keptText || build.Source != (memory.Source{Session: one.Snapshot().Meta.ID, Turn: 1}) || conv.Source.Turn != 1 {
+		t.Errorf("entries %+v, %+v", build, conv)
+	}
+	if pref.Source.Turn != 0 {
+		t.Errorf("a turn the session does not have was kept: %+v", pref)
+	}
+	pending, err := w.PendingMemory()
+	if err != nil || len(pending) != 3 {
+		t.Fatalf("pending %+v, %v", pending, err)
+	}
+	rows, _ := w.Ledger(one.Snapshot().Meta.ID)
+	if len(rows) != 2 || rows[1].Kind != ledger.KindMemory {
+		t.Errorf("the proposal is not a memory row of the ledger: %+v", rows)
+	}
+	proposal := server.Requests()[len(server.Requests())-1]
+	if proposal.Hit == 0 {
+		t.Errorf("the proposal did not reuse the session's cached prefix (hit %d of %d)", proposal.Hit, proposal.Prompt)
+	}
+
+	if _, err := w.AcceptMemory(build.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.EditMemory(pref.ID, prefText+" Spell it colour.", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.AcceptMemory(pref.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.RejectMemory(conv.ID); err != nil {
+		t.Fatal(err)
+	}
+	if pending, _ := w.PendingMemory(); len(pending) != 0 {
+		t.Errorf("still pending: %+v", pending)
+	}
+	if _, err := w.AcceptMemory(conv.ID); err == nil {
+		t.Error("a rejected entry could be accepted")
+	}
+	// Session one goes on: its prefix is the one it started with.
+	if _, err := one.Run(ctx, "Thanks, carry on"); err != nil {
+		t.Fatal(err)
+	}
+	sessionOne := len(server.Requests())
+	if sessionOne != 3 {
+		t.Fatalf("session one made %d requests, want 3 (a turn, the proposal, a turn)", sessionOne)
+	}
+
+	two, err := w.CreateSession(cfg, ws, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer two.Close()
+	if _, err := two.Run(ctx, "Add a Sub function"); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range server.Requests() {
+		body := string(r.Body)
+		if strings.Contains(body, "Always run gofmt") {
+			t.Errorf("request %d carries the rejected entry", i)
+		}
+		if i < sessionOne && (strings.Contains(body, "go test ./calc/...") || strings.Contains(body, "British English")) {
+			t.Errorf("request %d of the proposing session carries an accepted entry", i)
+		}
+	}
+	first := server.Requests()[sessionOne]
+	if sys := first.Messages[0].Content; !strings.Contains(sys, "- [build] "+keptText) || !strings.Contains(sys, "- [preference] "+prefText+" Spell it colour.") {
+		t.Errorf("session two's first request lacks the accepted entries; its system prompt ends:\n%s", sys[max(0, len(sys)-600):])
+	}
+	project, _ := os.ReadFile(filepath.Join(ws, ".tally", "memory.md"))
+	user, _ := os.ReadFile(filepath.Join(userDir, "memory.md"))
+	if !strings.Contains(string(project), keptText) || strings.Contains(string(project), prefText) || !strings.Contains(string(user), prefText) {
+		t.Errorf("the files hold:\n%s\n---\n%s", project, user)
+	}
+	if strings.Contains(string(project)+string(user), "Always run gofmt") {
+		t.Error("the rejected entry was written to a memory file")
+	}
+	got := w.AcceptedMemory(ws)
+	if len(got) != 2 || got[0].Source.Turn != 1 || MemoryCost(got[0]) < 10 {
+		t.Errorf("accepted %+v", got)
+	}
+}
