@@ -2,16 +2,13 @@
 // the chat with tool cards and approvals, the context gauge, the cache chip,
 // the human footer, settings and the first-run welcome with its demo.
 //
-// The package talks to the engine through the workbench (the front door:
-// settings, opening and creating sessions, classifying model errors) and
-// engine/agent's sessions and events; it shows the numbers the engine
-// reports and derives none. Engine work (turns, opening sessions,
-// connection tests) runs off the UI goroutine through the Bridge, the one
-// file that starts goroutines and calls fyne.Do; results reach the widgets
-// (package ui/widget) on the UI goroutine. Whole views are packages of
-// their own that never see the UI type — ui/chat, ui/settings,
-// ui/compaction, ui/extensions and ui/rewind — and get what they need
-// from the window as callbacks (a Host, a Session).
+// The package talks to the engine through the workbench (the front door: settings, opening and creating
+// sessions, classifying model errors) and engine/agent's sessions and events; it shows the numbers the engine
+// reports and derives none. Engine work (turns, opening sessions, connection tests) runs off the UI goroutine
+// through the Bridge, the one file that starts goroutines and calls fyne.Do; results reach the widgets (package
+// ui/widget) on the UI goroutine. Whole views are packages of their own that never see the UI type — ui/chat,
+// ui/settings, ui/compaction, ui/extensions, ui/rewind and ui/fork — and get what they need from the window as
+// callbacks (a Host, a Session).
 package ui
 
 import (
@@ -40,6 +37,7 @@ import (
 	"github.com/tally-dev/tally/ui/chat"
 	"github.com/tally-dev/tally/ui/compaction"
 	"github.com/tally-dev/tally/ui/fleet"
+	uifork "github.com/tally-dev/tally/ui/fork"
 	"github.com/tally-dev/tally/ui/rewind"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
@@ -345,6 +343,7 @@ func (u *UI) build() {
 	u.chat = chat.New(u.bridge.Do, u.decide, func(s string) { u.app.Clipboard().SetContent(s) })
 	u.chat.Filled = u.memoryReleaser(settleRelease, textureLife(), releaseMemory)
 	u.chat.OnRewind = u.startRewind
+	u.chat.OnFork = uifork.New(uifork.Host{Host: u.rewindHost(), Fork: u.wb.ForkSession, Opened: func(id string) { u.sessions.refresh(); u.openSession(id) }}).Fork
 	u.chat.OnChild = [2]func(*chat.Item){u.showChildTranscript, u.stopChild}
 	u.chat.OnCommand = u.allowCommandFromCard
 	u.sessions = newSessionsView(u)

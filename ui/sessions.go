@@ -66,9 +66,8 @@ func newSessionsView(u *UI) *sessionsView {
 				b.SetText("● " + bd)
 				b.Show()
 			}
-			// The selected row's background is tinted: the detail uses the
-			// full foreground colour there to stay readable.
-			tw.SetStyledTextSized(box.Objects[1].(*widget.RichText), sessionDetail(s, time.Now(), bd != badgeNone),
+			// The selected row's background is tinted: the detail uses the full foreground colour there to stay readable.
+			tw.SetStyledTextSized(box.Objects[1].(*widget.RichText), sessionDetail(s, time.Now(), bd != badgeNone, v.items),
 				detailColor(s.ID == v.sel), false, theme.SizeNameCaptionText)
 		})
 	v.list.OnSelected = func(id widget.ListItemID) {
@@ -93,10 +92,10 @@ func newSessionsView(u *UI) *sessionsView {
 	return v
 }
 
-// sessionDetail is the second line of a row: workspace, activity, cycle.
-// A session that is running (or waiting for the user) is active now,
+// sessionDetail is the second line of a row: workspace, activity, cycle and, for a fork, where it comes from
+// (its parent named by its title in list). A session that is running (or waiting for the user) is active now,
 // whenever it last stored a message.
-func sessionDetail(s workbench.SessionInfo, now time.Time, active bool) string {
+func sessionDetail(s workbench.SessionInfo, now time.Time, active bool, list []workbench.SessionInfo) string {
 	ws := s.Workspace
 	if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(ws, home) {
 		ws = "~" + strings.TrimPrefix(ws, home)
@@ -105,7 +104,7 @@ func sessionDetail(s workbench.SessionInfo, now time.Time, active bool) string {
 	if active {
 		when = "active now"
 	}
-	return fmt.Sprintf("%s · %s · cycle %d", ws, when, max(s.Cycle, 1))
+	return strings.TrimSuffix(fmt.Sprintf("%s · %s · cycle %d · %s", ws, when, max(s.Cycle, 1), workbench.Lineage(s, list)), " · ")
 }
 
 // listTitle is the title row i of items shows: its own, or, when another

@@ -26,10 +26,10 @@ func TestSessionRowsTellSameTitlesApartAndShowActivity(t *testing.T) {
 	}
 	s := workbench.SessionInfo{Workspace: "/w", Updated: at, Cycle: 1}
 	now := at.Add(4 * time.Minute)
-	if got := sessionDetail(s, now, false); !strings.Contains(got, "4 min ago") {
+	if got := sessionDetail(s, now, false, nil); !strings.Contains(got, "4 min ago") {
 		t.Errorf("an idle session's detail %q", got)
 	}
-	if got := sessionDetail(s, now, true); !strings.Contains(got, "active now") || strings.Contains(got, "ago") {
+	if got := sessionDetail(s, now, true, nil); !strings.Contains(got, "active now") || strings.Contains(got, "ago") {
 		t.Errorf("a running session's detail %q", got)
 	}
 }

@@ -85,18 +85,18 @@ func (w *Workbench) ForkSession(ctx context.Context, parent string, o ForkOption
 	return out, nil
 }
 
-// Lineage says where a forked session comes from, as the session list
-// shows it: "forked from <title> at turn N", naming the parent by its
-// title when titleOf knows it (nil or "": by its ID); "" for a session
-// that is not a fork.
-func Lineage(s SessionInfo, titleOf func(id string) string) string {
+// Lineage says where a forked session comes from, as the session lists
+// show it: "forked from <parent> at turn N", naming the parent by its
+// title when it is among list (else, or with a nil list, by its ID); ""
+// for a session that is not a fork.
+func Lineage(s SessionInfo, list []SessionInfo) string {
 	if s.ForkOf == "" {
 		return ""
 	}
 	name := s.ForkOf
-	if titleOf != nil {
-		if t := titleOf(s.ForkOf); t != "" {
-			name = t
+	for _, p := range list {
+		if p.ID == s.ForkOf && p.Title != "" {
+			name = p.Title
 		}
 	}
 	return fmt.Sprintf("forked from %s at turn %d", name, s.ForkTurn)

@@ -177,14 +177,14 @@ func TestAForkSharesTheFolderByDefaultAndListsItsLineage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	titles := map[string]string{}
-	for _, s := range list {
-		titles[s.ID] = s.Title
+	infos, err := w.Sessions()
+	if err != nil {
+		t.Fatal(err)
 	}
 	var line string
 	for _, s := range list {
 		if s.ID == f.Session.ID {
-			line = Lineage(s.SessionInfo, func(id string) string { return titles[id] })
+			line = Lineage(s.SessionInfo, infos)
 		}
 	}
 	if line != "forked from parent at turn 1" {

@@ -138,6 +138,7 @@ type View struct {
 	rewound   map[string]int    // files each rewind of this window restored, by rewindKey
 	curIndex  int               // the log index addMessage gives user rows, -1 outside the log
 	OnRewind  func(it *Item)    // a user row's Rewind
+	OnFork    func(it *Item)    // a user row's Fork: a new session from the end of its turn
 	OnChild   [2]func(it *Item) // a sub-agent card's Transcript and Stop
 	OnCommand func(it *Item)    // a command card's "Always allow this command"
 

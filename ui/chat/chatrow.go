@@ -26,6 +26,7 @@ type MessageRow struct {
 	role    *widget.Label
 	copyB   *widget.Button
 	rewindB *widget.Button // "Rewind to here…" on the user's messages
+	forkB   *widget.Button // "Fork…" on the user's messages: a new session from this turn
 	header  *fyne.Container
 	Reason  *widget.Button // unfolds the reasoning
 	Fold    *widget.Button // expands a rewind's folded messages
@@ -55,7 +56,12 @@ func NewMessageRow(c *View) *MessageRow {
 			r.chat.OnRewind(r.Item)
 		}
 	}}
-	r.header = container.NewBorder(nil, nil, nil, container.NewHBox(r.rewindB, r.copyB), r.role)
+	r.forkB = &widget.Button{Text: "Fork…", Icon: theme.MailForwardIcon(), Importance: widget.LowImportance, OnTapped: func() {
+		if r.Item != nil && r.chat.OnFork != nil {
+			r.chat.OnFork(r.Item)
+		}
+	}}
+	r.header = container.NewBorder(nil, nil, nil, container.NewHBox(r.rewindB, r.forkB, r.copyB), r.role)
 	r.Reason = &widget.Button{Importance: widget.LowImportance, Alignment: widget.ButtonAlignLeading, OnTapped: func() {
 		switch {
 		case r.Item == nil:
@@ -112,6 +118,7 @@ func (r *MessageRow) Set(it *Item) {
 	tw.ShowIf(r.Plain, plain)
 	tw.ShowIf(r.rich, rich)
 	tw.ShowIf(r.rewindB, it.Kind == ItemUser && (it.LogIndex >= 0 || !it.Sent.IsZero()) && r.chat.OnRewind != nil)
+	tw.ShowIf(r.forkB, it.Kind == ItemUser && !it.Superseded && (it.LogIndex >= 0 || !it.Sent.IsZero()) && r.chat.OnFork != nil)
 	tw.ShowIf(r.Fold, it.Kind == itemRewind && len(it.PastItems) > 0 || it.Kind == ItemCycle)
 	tw.ShowIf(r.veil, it.Superseded)
 	r.restyle()
