@@ -57,6 +57,8 @@ Usage:
   tally profile [list|add|remove|default|role|fallback]  endpoint profiles (DeepSeek, a local llama.cpp…), a cheaper model
                                         per role, and the fallback chain with what a switch costs
   tally hooks [list|trust|untrust]      command hooks of you and the workspace (its .tally/hooks.json only once trusted)
+  tally memory [list|propose SESSION|accept ID|edit ID TEXT [--kind KIND]|reject ID]
+                                        memory entries the model proposes over a session, kept only once you accept them
   tally acp [flags]                     serve the Agent Client Protocol on stdin/stdout for an editor (Zed, JetBrains, Neovim)
   tally help                            this text
 
@@ -314,6 +316,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdProfile(args[1:], stdin, stdout, stderr)
 	case "hooks":
 		err = cmdHooks(args[1:], stdout, stderr)
+	case "memory":
+		err = cmdMemory(args[1:], stdout, stderr)
 	case "sessions":
 		err = cmdSessions(args[1:], stdout, stderr)
 	case "inspect":

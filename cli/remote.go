@@ -54,6 +54,8 @@ func reads(args []string) bool {
 		return err == nil && p.sub == "list"
 	case "worktree":
 		return sub == "diff"
+	case "memory":
+		return sub == "" || sub == "list" || strings.HasPrefix(sub, "-")
 	}
 	return readingCommands[args[0]]
 }
@@ -72,7 +74,7 @@ func rewindDryRun(args []string) bool {
 // commandName is how an error names the command of args: "tally mcp
 // trust", "tally run".
 func commandName(args []string) string {
-	if len(args) > 1 && slices.Contains([]string{"mcp", "skills", "hooks", "profile", "profiles", "worktree"}, args[0]) && !strings.HasPrefix(args[1], "-") {
+	if len(args) > 1 && slices.Contains([]string{"mcp", "skills", "hooks", "profile", "profiles", "worktree", "memory"}, args[0]) && !strings.HasPrefix(args[1], "-") {
 		return "tally " + args[0] + " " + args[1]
 	}
 	return "tally " + args[0]

@@ -177,7 +177,8 @@ func (w *Workbench) AcceptMemory(id int) (MemoryEntry, error) {
 		if err := memory.Append(path, e); err != nil {
 			return err
 		}
-		e.File, out = path, e
+		e.File = path
+		out = e
 		b.Pending = slices.Delete(b.Pending, i, i+1)
 		return nil
 	})
