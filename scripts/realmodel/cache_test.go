@@ -3,20 +3,33 @@
 package realmodel_test
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tally-dev/tally/internal/realmodel"
 )
 
-// TestPromptCache runs a multi-step session, a compaction (tally
-// compact), a turn, a new cycle (/new-cycle) and a last turn, and lays
-// llama-server's own figures for every request (cache_n, prompt_n) beside
-// Tally's ledger: each request that extends the one before has only its
-// new tokens evaluated, and the table shows what the compaction and the
-// new cycle cost in tokens evaluated afresh.
+// TestPromptCache runs a session long enough for a summary to replace
+// part of it, a compaction (tally compact), a turn, a new cycle
+// (/new-cycle) and a last turn, and lays llama-server's own figures for
+// every request (cache_n, prompt_n) beside Tally's ledger: each request
+// that extends the one before has only its new tokens evaluated, and the
+// table shows what the compaction and the new cycle cost in tokens
+// evaluated afresh.
+//
+// SmolLM2 writes every summary to its 2,048-token cap, and Tally keeps
+// the history when a summary is no shorter than the messages it would
+// replace; so the session first grows, with automatic compaction and
+// cycles off for those turns (--compaction off --cycle-at 0), until what
+// a summary replaces is longer than that. Past it, the turns run with
+// Tally's defaults, which may compact or start a cycle on their own; the
+// table says which requests were whose.
 func TestPromptCache(t *testing.T) {
 	if short() {
 		t.Skip("the long session is not part of the short form")
@@ -35,38 +48,37 @@ func TestPromptCache(t *testing.T) {
 			}
 		}
 	}
-	prompts := []string{
-		"List the files in this folder.",
-		"Read notes.txt.",
-		"Read app.py.",
-		"Which Go version does the build use?",
-	}
-	for i, p := range prompts {
+	var steps []string // what each phase did, as tally said it
+	for i, p := range cachePrompts {
 		done := mark(fmt.Sprintf("turn %d", i+1))
-		r.turn("cache", ws, p, "--max-steps", "5")
+		r.turn("cache", ws, p, "--max-steps", "5", "--compaction", "off", "--cycle-at", "0")
 		done()
 	}
 	done := mark("tally compact")
-	res := r.tally.Command(ctx, ws, "compact", "cache")
-	t.Logf("tally compact: exit %d: %s", res.Exit, strings.TrimSpace(res.Stdout+res.Stderr))
+	res := r.tally.Command(ctx, ws, "compact", "cache", "--json")
+	t.Logf("tally compact: exit %d in %s: %s", res.Exit, res.Duration.Round(time.Millisecond), strings.TrimSpace(res.Stdout+res.Stderr))
 	if res.Crashed || res.Hung {
 		t.Fatalf("tally compact: %v", res.Err())
 	}
 	done()
+	steps = append(steps, "tally compact: "+compactOutcome(res))
 	after := "On which day is the release?"
 	done = mark("turn after compact")
-	r.turn("cache", ws, after, "--max-steps", "5")
+	_, events := r.turn("cache", ws, after, "--max-steps", "5")
 	done()
+	steps = append(steps, "turn after compact: "+rebuilds(events))
 	done = mark("/new-cycle")
-	r.turn("cache", ws, "/new-cycle")
+	res, _ = r.turn("cache", ws, "/new-cycle")
 	done()
+	steps = append(steps, "/new-cycle: "+strings.TrimSpace(res.Stdout+res.Stderr))
 	last := "Summarise notes.txt in one line."
 	done = mark("turn in the new cycle")
-	r.turn("cache", ws, last, "--max-steps", "5")
+	_, events = r.turn("cache", ws, last, "--max-steps", "5")
 	done()
+	steps = append(steps, "turn in the new cycle: "+rebuilds(events))
 
 	ex := r.proxy.Exchanges()
-	r.checkExchanges("cache", append(prompts, after, last), ex)
+	r.checkExchanges("cache", append(append([]string{}, cachePrompts...), after, last), ex)
 	rows := cacheRows(r, "cache", ex)
 	for i := range rows {
 		if i < len(labels) {
@@ -78,7 +90,73 @@ func TestPromptCache(t *testing.T) {
 		}
 	}
 	checkReuse(t, rows)
-	writeOut(t, "cache.md", realmodel.CacheTable(rows)+"\n"+costByPhase(rows))
+	var kinds []string
+	for _, row := range rows {
+		kinds = append(kinds, row.Label)
+	}
+	if !slices.ContainsFunc(kinds, func(l string) bool { return strings.HasSuffix(l, "(summary)") }) {
+		t.Error("no summary request: the run has no compaction by the model")
+	}
+	if !slices.ContainsFunc(kinds, func(l string) bool { return strings.HasSuffix(l, "(brief)") }) {
+		t.Error("no brief request: the run has no new cycle")
+	}
+	writeOut(t, "cache.md", realmodel.CacheTable(rows)+"\n"+costByPhase(rows)+"\n"+strings.Join(steps, "\n\n")+"\n")
+}
+
+// cachePrompts are the turns that grow the cache session: plain
+// questions, which SmolLM2 answers with text up to its 256-token cap
+// (it calls no tool when not shown the call), about 300 tokens a turn.
+// Twelve take the history past what a 2,048-token summary can replace
+// while the context stays inside the 8,192-token window.
+var cachePrompts = []string{
+	"List the files in this folder.",
+	"Read notes.txt.",
+	"Read app.py.",
+	"Which Go version does the build use?",
+	"What does app.py print?",
+	"Is there a test for app.py?",
+	"How would you run app.py?",
+	"What would you add to notes.txt?",
+	"Which file is the longest?",
+	"Suggest a name for this project.",
+	"What is missing from this folder?",
+	"Say in one word whether app.py works.",
+}
+
+// compactOutcome says what `tally compact --json` did.
+func compactOutcome(res realmodel.Result) string {
+	var out struct {
+		Applied      bool   `json:"applied"`
+		Source       string `json:"source"`
+		TokensBefore int    `json:"tokens_before"`
+		TokensAfter  int    `json:"tokens_after"`
+	}
+	if res.Exit != 0 || json.Unmarshal([]byte(res.Stdout), &out) != nil {
+		return strings.TrimSpace(res.Stdout + res.Stderr)
+	}
+	if !out.Applied {
+		return "nothing applied"
+	}
+	return fmt.Sprintf("applied (%s), %d → %d tokens by Tally's count", cmp.Or(out.Source, "cheap layers"), out.TokensBefore, out.TokensAfter)
+}
+
+// rebuilds lists the rebuild events of a turn (an automatic compaction
+// or cycle), or says there were none.
+func rebuilds(events []realmodel.Event) string {
+	var out []string
+	for _, e := range events {
+		if e.Kind == "rebuild" {
+			line := string(e.Raw)
+			if len(line) > 400 {
+				line = line[:400] + "…"
+			}
+			out = append(out, "`"+line+"`")
+		}
+	}
+	if len(out) == 0 {
+		return "no rebuild"
+	}
+	return strings.Join(out, "; ")
 }
 
 // costByPhase adds up, per label, the requests and the tokens

@@ -126,6 +126,9 @@ build_server() {
 	mkdir -p "$server_dir"
 	cp "$work/build/bin/llama-server" "$REALMODEL_SERVER.part"
 	mv "$REALMODEL_SERVER.part" "$REALMODEL_SERVER"
+	# ninja's log of every step (start and end in ms), to see which
+	# files the build's time goes to.
+	cp "$work/build/.ninja_log" "$server_dir/ninja_log.txt" 2>/dev/null || true
 	printf 'llama-cpp-python %s, recipe %s: sdist fetched and unpacked in %d s; built in %s s of wall time, %s CPU-seconds, %s jobs\n' \
 		"$LLAMA_CPP_PYTHON_VERSION" "$REALMODEL_RECIPE" $((t1 - t0)) "${wall%.*}" "$cpu" "${REALMODEL_JOBS:-2}" >"$server_dir/build.txt"
 	rm -rf "$work"
