@@ -212,6 +212,7 @@ func (s *Server) Initialize(_ context.Context, p acp.InitializeRequest) (_ acp.I
 				Close:  &acp.SessionCloseCapabilities{},
 				Resume: &acp.SessionResumeCapabilities{},
 				Delete: &acp.SessionDeleteCapabilities{},
+				Fork:   &acp.SessionForkCapabilities{},
 			},
 			Meta: map[string]any{"tally": map[string]any{
 				"fileSystem": FileSystemNote,
