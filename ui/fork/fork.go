@@ -33,7 +33,9 @@ import (
 // ForkSession, and Opened, which lists and shows a new session.
 type Host struct {
 	rewind.Host
-	Fork   func(ctx context.Context, parent string, o workbench.ForkOptions) (workbench.Forked, error)
+	// Fork is workbench.Workbench.ForkSession, called off the UI goroutine.
+	Fork func(ctx context.Context, parent string, o workbench.ForkOptions) (workbench.Forked, error)
+	// Opened lists and shows the new session id, on the UI goroutine.
 	Opened func(id string)
 }
 
@@ -50,12 +52,12 @@ func New(h Host) *Views { return &Views{h: h} }
 
 // Dialog is the content of the Fork dialog.
 type Dialog struct {
-	Turn   int
+	Turn   int                // the turn the fork ends with
 	Where  *widget.RadioGroup // the folder's choice: Shared or InWorktree
-	Title  *widget.Entry
-	Fork   *widget.Button
-	Cancel *widget.Button
-	Text   *widget.Label
+	Title  *widget.Entry      // the fork's title; empty: the parent's with "(fork)"
+	Fork   *widget.Button     // forks and opens the fork
+	Cancel *widget.Button     // closes the dialog, nothing made
+	Text   *widget.Label      // what a fork is and keeps
 	dlg    dialog.Dialog
 	parent string
 }
