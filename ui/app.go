@@ -7,7 +7,7 @@
 // reports and derives none. Engine work (turns, opening sessions, connection tests) runs off the UI goroutine
 // through the Bridge, the one file that starts goroutines and calls fyne.Do; results reach the widgets (package
 // ui/widget) on the UI goroutine. Whole views are packages of their own that never see the UI type — ui/chat,
-// ui/settings, ui/compaction, ui/extensions, ui/rewind and ui/fork — and get what they need from the window as
+// ui/settings, ui/compaction, ui/extensions, ui/rewind, ui/fork and ui/memory — and get what they need from the window as
 // callbacks (a Host, a Session).
 package ui
 
@@ -38,6 +38,7 @@ import (
 	"github.com/tally-dev/tally/ui/compaction"
 	"github.com/tally-dev/tally/ui/fleet"
 	uifork "github.com/tally-dev/tally/ui/fork"
+	uimemory "github.com/tally-dev/tally/ui/memory"
 	"github.com/tally-dev/tally/ui/rewind"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
@@ -356,8 +357,7 @@ func (u *UI) build() {
 	u.input.prompt = newPromptEntry(u.send)
 	u.input.complete = newCompleter(u)
 	u.input.prompt.OnChanged = func(string) { u.draftChanged(); u.input.complete.changed() }
-	u.input.prompt.onKey = u.input.complete.key
-	u.input.prompt.takesTab = u.input.complete.open
+	u.input.prompt.onKey, u.input.prompt.takesTab = u.input.complete.key, u.input.complete.open
 	u.chat.List.OnRune = func(r rune) {
 		u.win.Canvas().Focus(u.input.prompt)
 		u.input.prompt.TypedRune(r)
@@ -382,8 +382,9 @@ func (u *UI) build() {
 	input := container.NewBorder(container.NewVBox(u.input.suggestBox, u.input.complete.box, u.input.images.box), nil, nil, buttons, u.input.prompt)
 	right := container.NewPadded(container.NewBorder(nil, nil, nil, nil, u.side.checklist))
 	u.panels = newPanels(u.sessions.box, widget.NewLabel(""), right)
+	mem := uimemory.New(uimemory.Host{Window: u.win, Work: u.bridge.Work, Memory: uimemory.Over(u.wb), Session: u.shownSession, Show: u.showView})
 	top := container.NewVBox(
-		container.NewBorder(nil, nil, u.panels.leftB, container.NewHBox(u.head.demoTag, u.fleet.Button, u.panels.rightB, settingsB), u.head.title),
+		container.NewBorder(nil, nil, u.panels.leftB, container.NewHBox(u.head.demoTag, u.fleet.Button, mem.Button, u.panels.rightB, settingsB), u.head.title),
 		u.head.perm.box, u.banner, u.head.notice)
 	u.center.chat = container.NewBorder(nil, input, nil, nil, u.chat.Box)
 	u.center.welcome = u.welcomeView()

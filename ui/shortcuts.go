@@ -61,8 +61,7 @@ func (u *UI) installShortcuts() {
 			u.windowKey(ev)
 		}
 	}
-	u.input.prompt.onShortcut = u.runShortcut
-	u.input.prompt.onHelp = u.showShortcuts
+	u.input.prompt.onShortcut, u.input.prompt.onHelp = u.runShortcut, u.showShortcuts
 }
 
 // windowKey handles a key typed with nothing focused that takes it: F1
