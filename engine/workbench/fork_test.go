@@ -16,13 +16,26 @@ import (
 	"github.com/tally-dev/tally/engine/tool"
 )
 
-// forkScript writes notes.txt with the state the human names ("state-2")
-// and then answers: one file change per turn.
+// forkScript writes notes.txt with the state the human names ("state-2"),
+// puts that state on the checklist and then answers: one file change and
+// one checklist per turn.
 var forkScript = llmtest.ScriptFunc(func(req *llmtest.Req) llmtest.Reply {
-	last := req.Messages[len(req.Messages)-1]
-	if last.Role == "user" && strings.Contains(last.Content, "Set state-") {
-		state := regexp.MustCompile(`Set (state-\d+)`).FindStringSubmatch(last.Content)[1]
+	i := len(req.Messages) - 1
+	for i > 0 && !(req.Messages[i].Role == "user" && strings.Contains(req.Messages[i].Content, "Set state-")) {
+		i--
+	}
+	state := regexp.MustCompile(`Set (state-\d+)`).FindStringSubmatch(req.Messages[i].Content)[1]
+	results := 0
+	for _, m := range req.Messages[i:] {
+		if m.Role == "tool" {
+			results++
+		}
+	}
+	switch results {
+	case 0:
 		return llmtest.Call("write_file", `{"path":"notes.txt","content":"`+state+`\n"}`)
+	case 1:
+		return llmtest.Call("checklist_write", `{"items":[{"content":"`+state+`","status":"in_progress"}]}`)
 	}
 	return llmtest.Text("Wrote notes.txt.")
 })
@@ -85,14 +98,22 @@ func forkConfig(t *testing.T, w *Workbench, id string) agent.Config {
 // with the very bytes of the parent's request after turn 2 (the system
 // prompt, the tool catalogue and turns 1 and 2), so the scripted
 // provider's cache serves at least what it served the parent there.
+// It holds under both of the scripted server's cache rules: the longest
+// common prefix, and DeepSeek's persisted prefix units.
 func TestAForkHitsTheParentsCachedPrefixAndHasTheFilesOfItsTurn(t *testing.T) {
-	srv := llmtest.New(forkScript, llmtest.WithTemplate(llmtest.TemplateDeepSeekV4))
+	for name, rule := range map[string]llmtest.CacheRule{"prefix": llmtest.CacheLCP, "units": llmtest.CacheUnits} {
+		t.Run(name, func(t *testing.T) { forkHitsTheCache(t, rule) })
+	}
+}
+
+func forkHitsTheCache(t *testing.T, rule llmtest.CacheRule) {
+	srv := llmtest.New(forkScript, llmtest.WithTemplate(llmtest.TemplateDeepSeekV4), llmtest.WithCacheRule(rule))
 	defer srv.Close()
 	w, ws := forkBench(t, srv)
 	parentReqs := srv.Requests()
-	// Two requests a turn: the parent's first request of turn 3 is the
+	// Three requests a turn: the parent's first request of turn 3 is the
 	// one that carried turns 1 and 2 whole.
-	turn3 := parentReqs[4]
+	turn3 := parentReqs[6]
 	if !strings.Contains(turn3.Messages[len(turn3.Messages)-1].Content, "state-3") {
 		t.Fatalf("request 5 is not turn 3's first: %q", turn3.Messages[len(turn3.Messages)-1].Content)
 	}
@@ -118,6 +139,9 @@ func TestAForkHitsTheParentsCachedPrefixAndHasTheFilesOfItsTurn(t *testing.T) {
 	defer sess.Close()
 	if n := len(sess.Snapshot().Turns()); n != 2 {
 		t.Errorf("the fork has %d turns; want turns 1 and 2", n)
+	}
+	if list := sess.Snapshot().Checklist; len(list) != 1 || list[0].Content != "state-2" {
+		t.Errorf("the fork's checklist is %+v; want turn 2's", list)
 	}
 	if _, err := sess.Run(context.Background(), "Set state-9."); err != nil {
 		t.Fatal(err)
@@ -170,8 +194,18 @@ func TestAForkSharesTheFolderByDefaultAndListsItsLineage(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(got) != "state-3\n" {
 		t.Errorf("notes.txt is %q; a fork in the same folder touches no file", got)
 	}
-	if f.Messages != 5 { // turn 1 as the parent logged it
-		t.Errorf("the fork copied %d messages; want turn 1's 5", f.Messages)
+	parentLog, err := w.SessionSummaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	perTurn := 0
+	for _, s := range parentLog {
+		if s.ID == "p" {
+			perTurn = s.Messages / 3
+		}
+	}
+	if f.Messages != perTurn {
+		t.Errorf("the fork copied %d messages; want turn 1's %d", f.Messages, perTurn)
 	}
 	list, err := w.SessionSummaries()
 	if err != nil {
@@ -198,7 +232,7 @@ func TestAForkSharesTheFolderByDefaultAndListsItsLineage(t *testing.T) {
 	}
 	// The last turn by default, whose end is the log's end.
 	last, err := w.ForkSession(context.Background(), "p", ForkOptions{})
-	if err != nil || last.Turn != 3 || last.Messages != 15 {
+	if err != nil || last.Turn != 3 || last.Messages != 3*perTurn {
 		t.Errorf("a fork of the last turn: %+v, %v", last, err)
 	}
 }
