@@ -73,3 +73,27 @@ func TestForkCommandListsItsLineage(t *testing.T) {
 		t.Error("the fork's requests got nothing from the cache")
 	}
 }
+
+// TestForkRefusesATurnOfAnEarlierCycle: after a new cycle the turns before
+// it are refused in one sentence naming the turns that can be forked,
+// and the new cycle's own turn forks.
+func TestForkRefusesATurnOfAnEarlierCycle(t *testing.T) {
+	srv := llmtest.New(undoScript())
+	defer srv.Close()
+	data, ws := t.TempDir(), workspace(t)
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	common := []string{"--data", data, "--base-url", srv.URL(), "--model", "deepseek-chat", "--session", "u", "--workspace", ws, "--yes"}
+	for _, text := range []string{"turn one", "/new-cycle", "hello again"} {
+		if _, errOut, code := runCLI(t, append(append([]string{"run"}, common...), text)...); code != 0 {
+			t.Fatalf("run %q exited %d: %s", text, code, errOut)
+		}
+	}
+	_, errOut, code := runCLI(t, "fork", "--data", data, "u", "--at", "1")
+	if code != ExitFail || !strings.Contains(errOut, "turn 1 belongs to cycle 1 of session u, whose prompt is no longer stored, so only turn 2 of the current cycle 2 can be forked") {
+		t.Errorf("fork --at 1 after a new cycle exited %d: %s", code, errOut)
+	}
+	out, errOut, code := runCLI(t, "fork", "--data", data, "u")
+	if code != 0 || !strings.Contains(out, "forked from u at turn 2") {
+		t.Errorf("fork of the new cycle's turn exited %d: %s%s", code, out, errOut)
+	}
+}

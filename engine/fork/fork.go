@@ -195,9 +195,9 @@ func span(parent storage.Session, turns []rewind.Turn, n, size int) (t rewind.Tu
 	case live[k].LogIndex < 0 && first < 0:
 		return t, 0, nil, fmt.Errorf("no turn of session %s is in its conversation any more (a compaction or a new cycle took them out), so it cannot be forked; continue it instead", parent.ID)
 	case live[k].LogIndex < 0 && live[k].Cycle < parent.Cycle:
-		return t, 0, nil, fmt.Errorf("turn %d belongs to cycle %d of session %s, whose prompt is no longer stored, so only turns %d to %d of the current cycle %d can be forked", n, live[k].Cycle, parent.ID, first, live[len(live)-1].N, parent.Cycle)
+		return t, 0, nil, fmt.Errorf("turn %d belongs to cycle %d of session %s, whose prompt is no longer stored, so only %s of the current cycle %d can be forked", n, live[k].Cycle, parent.ID, turnRange(first, live[len(live)-1].N), parent.Cycle)
 	case live[k].LogIndex < 0:
-		return t, 0, nil, fmt.Errorf("turn %d of session %s lies before a compaction that took it out of the conversation, so only turns %d to %d can be forked", n, parent.ID, first, live[len(live)-1].N)
+		return t, 0, nil, fmt.Errorf("turn %d of session %s lies before a compaction that took it out of the conversation, so only %s can be forked", n, parent.ID, turnRange(first, live[len(live)-1].N))
 	}
 	t, end = live[k], size
 	if k+1 < len(live) {
@@ -208,6 +208,14 @@ func span(parent storage.Session, turns []rewind.Turn, n, size int) (t rewind.Tu
 		end, next = nx.LogIndex, &nx
 	}
 	return t, end, next, nil
+}
+
+// turnRange names the turns a to b: "turn 4" or "turns 4 to 7".
+func turnRange(a, b int) string {
+	if a == b {
+		return fmt.Sprintf("turn %d", a)
+	}
+	return fmt.Sprintf("turns %d to %d", a, b)
 }
 
 // firstInLog is the number of the first turn whose message is in the log,
