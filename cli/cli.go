@@ -88,6 +88,7 @@ Flags (of tally run; each other command takes the ones that apply to it):
   --image FILE           tally run: attach a PNG, JPEG, GIF or WebP image (up to 5 MB) to the prompt (repeatable)
   --vision               the model accepts images, whatever Settings and Tally's model table say
   --fetch-local          tally run: web_fetch may open loopback and link-local pages (Settings' Local pages), this run only
+  --propose-memory       tally run: when the turn ends, the model proposes memory entries to review (see tally memory)
   --json                 print events as JSON lines on stdout (tally run: versioned, see docs/cli.md)
   --json-schema FILE     tally run: the final answer must be JSON valid against this JSON Schema (exit 5 if not)
   --max-steps N          model requests allowed per turn (default 50)
@@ -135,6 +136,7 @@ type options struct {
 	jsonSchema                               string   // tally run --json-schema FILE
 	network                                  string   // tally run --network on|off; "" keeps the session's
 	fallback                                 []string // tally run --fallback PROFILE; nil: the saved chain
+	proposeMemory                            bool     // tally run --propose-memory
 	efforts                                  []effortFlag
 	args                                     []string
 	// served is the app's workbench and the client's folder and
@@ -192,6 +194,7 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	})
 	fs.BoolVar(&o.vision, "vision", false, "")
 	fs.BoolVar(&o.fetchLocal, "fetch-local", false, "")
+	fs.BoolVar(&o.proposeMemory, "propose-memory", false, "")
 	fs.StringVar(&o.jsonSchema, "json-schema", "", "")
 	fs.Func("network", "", func(v string) error {
 		switch v {

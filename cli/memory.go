@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
 )
@@ -186,13 +187,32 @@ func proposeMemory(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "The model proposed nothing new to remember.")
 		return nil
 	}
-	noun := "entries"
-	if len(p.Entries) == 1 {
-		noun = "entry"
-	}
-	fmt.Fprintf(stdout, "Proposed %d %s, waiting for review (tally memory accept|edit|reject ID):\n", len(p.Entries), noun)
+	fmt.Fprintf(stdout, "Proposed %s, waiting for review (tally memory accept|edit|reject ID):\n", entries(len(p.Entries)))
 	for _, e := range p.Entries {
 		fmt.Fprintf(stdout, "  %-4d %8s  %s\n", e.ID, "+"+text.Thousands(workbench.MemoryCost(e)), memoryLine(e))
 	}
 	return nil
+}
+
+// proposeAtEnd is `tally run --propose-memory` after its turn: the model
+// proposes entries, which wait for review; what it proposed (or why it
+// could not) is said on stderr, and never fails the run.
+func proposeAtEnd(ctx context.Context, w *workbench.Workbench, sess *agent.Session, stderr io.Writer) {
+	p, err := w.ProposeMemory(ctx, sess)
+	if err != nil {
+		fmt.Fprintln(stderr, "memory: nothing was proposed:", safeText(message(err)))
+		return
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintln(stderr, "memory: note:", safeText(n))
+	}
+	fmt.Fprintf(stderr, "memory: %s new, waiting for review (tally memory list)\n", entries(len(p.Entries)))
+}
+
+// entries counts memory entries: "1 entry", "2 entries".
+func entries(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return strconv.Itoa(n) + " entries"
 }

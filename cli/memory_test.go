@@ -41,6 +41,11 @@ func TestMemoryCommands(t *testing.T) {
 	if !strings.Contains(out, "Proposed 2 entries") || !strings.Contains(out, `note: entry 3 was dropped: "nonsense" is not a kind of memory`) {
 		t.Fatalf("propose:\n%s", out)
 	}
+	// At the end of a run: the same entries again are dropped as pending.
+	_, errOut, code := runCLI(t, append([]string{"run", "--session", "one", "--propose-memory"}, append(common, "Go on")...)...)
+	if code != 0 || !strings.Contains(errOut, "memory: 0 entries new") || !strings.Contains(errOut, "already pending or remembered") {
+		t.Fatalf("run --propose-memory: exit %d\n%s", code, errOut)
+	}
 	out = run("memory", "list", "--data", data, "--workspace", ws)
 	if !strings.Contains(out, "1     ") || !strings.Contains(out, "[build] Run the tests with make check.") || !strings.Contains(out, "from session one, turn 1") || !strings.Contains(out, "Accepted for "+ws+" (0 tokens") {
 		t.Errorf("list:\n%s", out)

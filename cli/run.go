@@ -198,6 +198,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) (err error
 			fmt.Fprintf(stdout, "%s\n", valid)
 		}
 	}
+	if o.proposeMemory {
+		proposeAtEnd(ctx, w, sess, stderr)
+	}
 	if n := denied.count(); n > 0 {
 		return exitError{fmt.Errorf("tally run: the turn ended, but %d tool call(s) needing approval were denied; allow them with --yes or a permission mode such as --mode auto-edit", n), ExitDenied}
 	}
