@@ -11,6 +11,7 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/memory"
+	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -121,6 +122,12 @@ func (w *Workbench) ProposeMemory(ctx context.Context, sess *agent.Session) (Mem
 		}
 	}
 	meta := view.Meta
+	switch {
+	case len(turns) == 0:
+		return MemoryProposal{}, fmt.Errorf("session %s has no turn to propose memory from yet; send a message first", meta.ID)
+	case len(transcript.Unanswered(view.Messages())) > 0:
+		return MemoryProposal{}, fmt.Errorf("session %s is in the middle of a turn (its tool calls wait for results); propose memory when the turn ends", meta.ID)
+	}
 	p, err := memory.Propose(ctx, sess.Audit().Metered(ledger.KindMemory), sess.Audit().NextRequest(), turns, meta.ID, meta.Workspace)
 	if err != nil {
 		return p, err

@@ -71,6 +71,9 @@ func TestAcceptedMemoryEntersOnlyTheNextSession(t *testing.T) {
 	}
 	defer one.Close()
 	ctx := context.Background()
+	if _, err := w.ProposeMemory(ctx, one); err == nil || !strings.Contains(err.Error(), "no turn to propose memory from") {
+		t.Errorf("a proposal from a session without turns: %v", err)
+	}
 	if _, err := one.Run(ctx, "Fix the failing test in calc"); err != nil {
 		t.Fatal(err)
 	}
@@ -163,5 +166,49 @@ func TestAcceptedMemoryEntersOnlyTheNextSession(t *testing.T) {
 	got := w.AcceptedMemory(ws)
 	if len(got) != 2 || got[0].Source.Turn != 1 || MemoryCost(got[0]) < 10 {
 		t.Errorf("accepted %+v", got)
+	}
+}
+
+// TestPendingMemorySurvivesReopening: what waits for review is in the
+// store, so it is there after the data folder is opened again; stored
+// proposals that cannot be read are an error until rejected all at once.
+func TestPendingMemorySurvivesReopening(t *testing.T) {
+	dir := t.TempDir()
+	w, _, err := Open(dir, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.updateMemory(false, func(b *memoryBook) error {
+		b.Next++
+		b.Pending = append(b.Pending, memory.Entry{ID: b.Next, Kind: memory.Pitfall, Text: "Mind the cache.", Source: memory.Source{Session: "s", Turn: 2}, Workspace: "/ws"})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	w, _, err = Open(dir, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	pending, err := w.PendingMemory()
+	if err != nil || len(pending) != 1 || pending[0].Text != "Mind the cache." || pending[0].Source.Turn != 2 {
+		t.Fatalf("after reopening: %+v, %v", pending, err)
+	}
+	if err := w.store.PutSetting(memoryKey, []byte("{not json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.PendingMemory(); err == nil || !strings.Contains(err.Error(), "reject them all") {
+		t.Errorf("unreadable proposals: %v", err)
+	}
+	if err := w.RejectMemory(1); err == nil {
+		t.Error("one entry of unreadable proposals was rejected")
+	}
+	if err := w.RejectMemory(0); err != nil {
+		t.Fatal(err)
+	}
+	if pending, err := w.PendingMemory(); err != nil || len(pending) != 0 {
+		t.Errorf("after rejecting all: %+v, %v", pending, err)
 	}
 }
