@@ -61,6 +61,7 @@ func NewMessageRow(c *View) *MessageRow {
 			r.chat.OnFork(r.Item)
 		}
 	}}
+	r.forkB.Hide() // shown by Set on the rows that have it: the list's template row does not widen the chat for it
 	r.header = container.NewBorder(nil, nil, nil, container.NewHBox(r.rewindB, r.forkB, r.copyB), r.role)
 	r.Reason = &widget.Button{Importance: widget.LowImportance, Alignment: widget.ButtonAlignLeading, OnTapped: func() {
 		switch {
