@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/workbench"
 )
 
@@ -13,7 +13,7 @@ import (
 // session's own) and its level.
 type effortFlag struct {
 	role  string
-	level llm.Effort
+	level chat.Effort
 }
 
 // parseEffortFlag reads LEVEL or ROLE=LEVEL.

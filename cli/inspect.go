@@ -7,7 +7,6 @@ import (
 
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/chat"
-	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/step"
@@ -48,7 +47,7 @@ type inspectReport struct {
 	// is sent with; Fallback the session's fallback chain (the saved
 	// one, or --fallback's) with what a switch to each costs: the
 	// context re-sent at that fallback's miss price.
-	Effort   map[string]llm.Effort    `json:"effort"`
+	Effort   map[string]chat.Effort   `json:"effort"`
 	Fallback []workbench.FallbackStep `json:"fallback,omitempty"`
 	// EffortChanges are the recorded changes of the effort, oldest first.
 	EffortChanges []workbench.EffortChange `json:"effort_changes,omitempty"`

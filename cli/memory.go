@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/memory"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
 )
@@ -75,7 +76,7 @@ func cmdMemory(args []string, stdout, stderr io.Writer) error {
 			safeText(e.File), text.Plural(workbench.MemoryCost(e), "token"), memoryLine(e))
 		return nil
 	case "edit":
-		e, err := w.EditMemory(id, rest[1], workbench.MemoryKind(kind))
+		e, err := w.EditMemory(id, rest[1], memory.Kind(kind))
 		if err != nil {
 			return err
 		}
@@ -99,13 +100,13 @@ func cmdMemory(args []string, stdout, stderr io.Writer) error {
 }
 
 // memoryLine is an entry on one line: its kind and text.
-func memoryLine(e workbench.MemoryEntry) string {
+func memoryLine(e memory.Entry) string {
 	return fmt.Sprintf("[%s] %s", e.Kind, safeText(e.Text))
 }
 
 // memoryRow is an entry as `tally memory list --json` prints it.
 type memoryRow struct {
-	workbench.MemoryEntry
+	memory.Entry
 	File   string `json:"file,omitempty"`
 	Tokens int    `json:"tokens"`
 }
@@ -158,7 +159,7 @@ func listMemory(w *workbench.Workbench, workspace string, asJSON bool, stdout io
 }
 
 // memoryTarget names the file a waiting entry goes to when accepted.
-func memoryTarget(e workbench.MemoryEntry) string {
+func memoryTarget(e memory.Entry) string {
 	path, err := workbench.MemoryFile(e)
 	if err != nil {
 		return "no file (" + err.Error() + ")"

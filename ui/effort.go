@@ -3,8 +3,8 @@ package ui
 import (
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/ledger"
-	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/workbench"
 )
 
@@ -18,7 +18,7 @@ const previewTokens = 50_000
 
 // effortSelects returns a select per role of the effort (the session's
 // first) set to the levels now in force, for the Model and effort dialog.
-func effortSelects(now map[string]llm.Effort) (roles []string, selects []*widget.Select) {
+func effortSelects(now map[string]chat.Effort) (roles []string, selects []*widget.Select) {
 	var names []string
 	for _, e := range workbench.EffortLevels() {
 		names = append(names, e.String())
@@ -35,8 +35,8 @@ func effortSelects(now map[string]llm.Effort) (roles []string, selects []*widget
 // applyEfforts records each level of selects that differs from now, off
 // the UI goroutine, and shows the result on the footer (or the error in
 // the banner); the change applies from the session's next request.
-func (u *UI) applyEfforts(live *liveSession, now map[string]llm.Effort, roles []string, selects []*widget.Select) {
-	changed := map[string]llm.Effort{}
+func (u *UI) applyEfforts(live *liveSession, now map[string]chat.Effort, roles []string, selects []*widget.Select) {
+	changed := map[string]chat.Effort{}
 	for i, r := range roles {
 		if e, err := workbench.ParseEffort(selects[i].Selected); err == nil && e != now[r] {
 			changed[r] = e

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/config"
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/storage"
@@ -18,11 +19,11 @@ import (
 const EffortDefault = llm.EffortDefault
 
 // ParseEffort reads an effort level by name ("default" is the provider's).
-func ParseEffort(s string) (llm.Effort, error) { return llm.ParseEffort(s) }
+func ParseEffort(s string) (chat.Effort, error) { return llm.ParseEffort(s) }
 
 // EffortLevels lists the effort levels in order, the provider's default
 // first.
-func EffortLevels() []llm.Effort { return slices.Clone(llm.EffortLevels) }
+func EffortLevels() []chat.Effort { return slices.Clone(llm.EffortLevels) }
 
 // EffortSession names the session's own effort among the roles of
 // SetEffort and Efforts; the others are RoleNamesInOrder's.
@@ -31,9 +32,9 @@ const EffortSession = "session"
 // EffortChange is one recorded change of a session's effort: the role it
 // applies to (EffortSession or a role) and the level from then on.
 type EffortChange struct {
-	Time  time.Time  `json:"time"`
-	Role  string     `json:"role"`
-	Level llm.Effort `json:"level"`
+	Time  time.Time   `json:"time"`
+	Role  string      `json:"role"`
+	Level chat.Effort `json:"level"`
 }
 
 // effortRoles maps the kinds of the engine's requests (llm.Request.Role)
@@ -51,7 +52,7 @@ var effortRoles = map[string]string{
 type effortBook struct {
 	store  *storage.Store
 	mu     sync.Mutex
-	levels map[string]map[string]llm.Effort // session → role → level
+	levels map[string]map[string]chat.Effort // session → role → level
 }
 
 // books holds the effort book of each open store, shared by its
@@ -66,7 +67,7 @@ func (w *Workbench) efforts() *effortBook {
 
 // Effort implements llm.EffortSource: the role's own level, else the
 // session's, else the provider's default.
-func (b *effortBook) Effort(session, kind string) llm.Effort {
+func (b *effortBook) Effort(session, kind string) chat.Effort {
 	b.mu.Lock()
 	levels := b.load(session)
 	e, ok := levels[effortRoles[kind]]
@@ -90,11 +91,11 @@ func (b *effortBook) forget(id string) {
 
 // load returns the levels recorded for session id, read from the store
 // once; the caller holds b.mu.
-func (b *effortBook) load(id string) map[string]llm.Effort {
+func (b *effortBook) load(id string) map[string]chat.Effort {
 	if l, ok := b.levels[id]; ok || id == "" {
 		return l
 	}
-	l := map[string]llm.Effort{}
+	l := map[string]chat.Effort{}
 	if recs, err := b.store.Records(storage.KindEffort, id); err == nil {
 		for _, r := range recs {
 			var c EffortChange
@@ -104,7 +105,7 @@ func (b *effortBook) load(id string) map[string]llm.Effort {
 		}
 	}
 	if b.levels == nil {
-		b.levels = map[string]map[string]llm.Effort{}
+		b.levels = map[string]map[string]chat.Effort{}
 	}
 	b.levels[id] = l
 	return l
@@ -113,9 +114,9 @@ func (b *effortBook) load(id string) map[string]llm.Effort {
 // Efforts returns the effort of session id and of each role as its next
 // request will send it: EffortSession's, then each role's (the session's
 // when the role has none of its own).
-func (w *Workbench) Efforts(id string) map[string]llm.Effort {
+func (w *Workbench) Efforts(id string) map[string]chat.Effort {
 	b := w.efforts()
-	out := map[string]llm.Effort{EffortSession: b.Effort(id, "")}
+	out := map[string]chat.Effort{EffortSession: b.Effort(id, "")}
 	for kind, role := range effortRoles {
 		out[role] = b.Effort(id, kind)
 	}
@@ -144,7 +145,7 @@ func (w *Workbench) EffortHistory(id string) ([]EffortChange, error) {
 // session's store, so a reopened session keeps it and the history shows
 // when it changed; nothing already sent changes. Setting the level a role
 // already has records nothing.
-func (w *Workbench) SetEffort(id, role string, level llm.Effort) error {
+func (w *Workbench) SetEffort(id, role string, level chat.Effort) error {
 	role = strings.TrimSpace(role)
 	if role == "" {
 		role = EffortSession
@@ -179,7 +180,7 @@ func (w *Workbench) SetEffort(id, role string, level llm.Effort) error {
 // EffortLine names the session's effort and each role's that differs
 // from it, for a footer or a terminal: "high (summaries off)", or
 // "default" when nothing is set.
-func EffortLine(e map[string]llm.Effort) string {
+func EffortLine(e map[string]chat.Effort) string {
 	var roles []string
 	for _, r := range config.RoleNames {
 		if e[r] != e[EffortSession] {

@@ -23,17 +23,6 @@ import (
 // (memory.Section through the prompt's context pack); nothing reaches a
 // prompt unreviewed, and no running session's prefix changes.
 
-// The memory types of the front door.
-type (
-	// MemoryEntry is one memory entry, pending or accepted.
-	MemoryEntry = memory.Entry
-	// MemoryKind is what an entry remembers.
-	MemoryKind = memory.Kind
-	// MemoryProposal is what one proposal call gave: the entries now
-	// pending and a note for each part of the answer dropped.
-	MemoryProposal = memory.Proposal
-)
-
 // memoryKey is the setting that holds the pending proposals.
 const memoryKey = "memory_proposals"
 
@@ -79,7 +68,7 @@ func (w *Workbench) updateMemory(fresh bool, fn func(b *memoryBook) error) error
 }
 
 // PendingMemory lists the proposals waiting for review, oldest first.
-func (w *Workbench) PendingMemory() ([]MemoryEntry, error) {
+func (w *Workbench) PendingMemory() ([]memory.Entry, error) {
 	var b memoryBook
 	err := w.store.View(func(tx *storage.Tx) (err error) { b, err = readMemoryBook(tx); return err })
 	return b.Pending, err
@@ -87,25 +76,25 @@ func (w *Workbench) PendingMemory() ([]MemoryEntry, error) {
 
 // AcceptedMemory reads the entries accepted for workspace: its
 // .tally/memory.md, then the user's own memory.md (preferences).
-func (w *Workbench) AcceptedMemory(workspace string) []MemoryEntry {
+func (w *Workbench) AcceptedMemory(workspace string) []memory.Entry {
 	return memory.Accepted(workspace, userConfigDir())
 }
 
 // MemoryCost is an entry's share of the prefix of the sessions it enters,
 // in tokens; MemoryHeadCost is what the memory section's heading adds
 // once.
-func MemoryCost(e MemoryEntry) int { return memory.Cost(e) }
+func MemoryCost(e memory.Entry) int { return memory.Cost(e) }
 
 // MemoryHeadCost is the tokens of the memory section's heading, added to
 // the prefix once when any entry is accepted.
 func MemoryHeadCost() int { return memory.HeadCost() }
 
 // MemoryKinds lists the kinds of entries in the order they are shown.
-func MemoryKinds() []MemoryKind { return slices.Clone(memory.Kinds) }
+func MemoryKinds() []memory.Kind { return slices.Clone(memory.Kinds) }
 
 // MemoryFile is where an accepted e is kept: its workspace's
 // .tally/memory.md, or the user's memory.md for a preference.
-func MemoryFile(e MemoryEntry) (string, error) { return memory.FileFor(e, userConfigDir()) }
+func MemoryFile(e memory.Entry) (string, error) { return memory.FileFor(e, userConfigDir()) }
 
 // ProposeMemory asks sess's model for memory entries over its
 // conversation (one request sharing the session's cached prefix, recorded
@@ -113,7 +102,7 @@ func MemoryFile(e MemoryEntry) (string, error) { return memory.FileFor(e, userCo
 // Entries already pending or accepted are dropped with a note, as are
 // malformed ones; an answer that is not the JSON asked for gives a note
 // and no entry, never an error.
-func (w *Workbench) ProposeMemory(ctx context.Context, sess *agent.Session) (MemoryProposal, error) {
+func (w *Workbench) ProposeMemory(ctx context.Context, sess *agent.Session) (memory.Proposal, error) {
 	view := sess.Snapshot()
 	var turns []memory.Turn
 	for _, t := range view.Turns() {
@@ -124,9 +113,9 @@ func (w *Workbench) ProposeMemory(ctx context.Context, sess *agent.Session) (Mem
 	meta := view.Meta
 	switch {
 	case len(turns) == 0:
-		return MemoryProposal{}, fmt.Errorf("session %s has no turn to propose memory from yet; send a message first", meta.ID)
+		return memory.Proposal{}, fmt.Errorf("session %s has no turn to propose memory from yet; send a message first", meta.ID)
 	case len(transcript.Unanswered(view.Messages())) > 0:
-		return MemoryProposal{}, fmt.Errorf("session %s is in the middle of a turn (its tool calls wait for results); propose memory when the turn ends", meta.ID)
+		return memory.Proposal{}, fmt.Errorf("session %s is in the middle of a turn (its tool calls wait for results); propose memory when the turn ends", meta.ID)
 	}
 	p, err := memory.Propose(ctx, sess.Audit().Metered(ledger.KindMemory), sess.Audit().NextRequest(), turns, meta.ID, meta.Workspace)
 	if err != nil {
@@ -169,8 +158,8 @@ func errNoProposal(id int) error {
 // AcceptMemory writes pending proposal id to its memory file (see
 // MemoryFile) and removes it from the pending ones; sessions started from
 // now on have it in their prompt. It returns the entry as kept.
-func (w *Workbench) AcceptMemory(id int) (MemoryEntry, error) {
-	var out MemoryEntry
+func (w *Workbench) AcceptMemory(id int) (memory.Entry, error) {
+	var out memory.Entry
 	err := w.updateMemory(false, func(b *memoryBook) error {
 		i := slices.IndexFunc(b.Pending, func(e memory.Entry) bool { return e.ID == id })
 		if i < 0 {
@@ -195,8 +184,8 @@ func (w *Workbench) AcceptMemory(id int) (MemoryEntry, error) {
 // EditMemory replaces the text of pending proposal id and, when kind is
 // not "", its kind; it stays pending until accepted. The text is cleaned
 // as a proposal's is (one line, secrets redacted).
-func (w *Workbench) EditMemory(id int, text string, kind MemoryKind) (MemoryEntry, error) {
-	var out MemoryEntry
+func (w *Workbench) EditMemory(id int, text string, kind memory.Kind) (memory.Entry, error) {
+	var out memory.Entry
 	clean, err := memory.Clean(text)
 	if err != nil {
 		return out, err

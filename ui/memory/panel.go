@@ -23,6 +23,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/memory"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/internal/text"
 	tw "github.com/tally-dev/tally/ui/widget"
@@ -31,12 +32,12 @@ import (
 // Store is the front door's memory (a *workbench.Workbench), an
 // interface so the panel's tests can play it.
 type Store interface {
-	PendingMemory() ([]workbench.MemoryEntry, error)
-	AcceptedMemory(workspace string) []workbench.MemoryEntry
-	AcceptMemory(id int) (workbench.MemoryEntry, error)
-	EditMemory(id int, text string, kind workbench.MemoryKind) (workbench.MemoryEntry, error)
+	PendingMemory() ([]memory.Entry, error)
+	AcceptedMemory(workspace string) []memory.Entry
+	AcceptMemory(id int) (memory.Entry, error)
+	EditMemory(id int, text string, kind memory.Kind) (memory.Entry, error)
 	RejectMemory(id int) error
-	ProposeMemory(ctx context.Context, sess *agent.Session) (workbench.MemoryProposal, error)
+	ProposeMemory(ctx context.Context, sess *agent.Session) (memory.Proposal, error)
 }
 
 // Over is wb's memory as the panel's Store; nil when wb is (the data
@@ -75,8 +76,8 @@ type Panel struct {
 	// for review, "" when none.
 	Button *widget.Button
 
-	pending  []workbench.MemoryEntry
-	accepted []workbench.MemoryEntry
+	pending  []memory.Entry
+	accepted []memory.Entry
 	space    string // the workspace accepted was read for
 
 	dlg      dialog.Dialog
@@ -201,7 +202,7 @@ func (p *Panel) redraw() {
 }
 
 // line is an entry's kind and text.
-func line(e workbench.MemoryEntry) *widget.Label {
+func line(e memory.Entry) *widget.Label {
 	return &widget.Label{Text: "[" + string(e.Kind) + "] " + e.Text, Wrapping: fyne.TextWrapWord}
 }
 
@@ -212,7 +213,7 @@ func tokens(n int, sign string) *widget.Label {
 
 // pendingRow is one waiting entry: its text, cost and source, and its
 // Accept, Edit and Reject buttons; or, while it is edited, the editor.
-func (p *Panel) pendingRow(e workbench.MemoryEntry) fyne.CanvasObject {
+func (p *Panel) pendingRow(e memory.Entry) fyne.CanvasObject {
 	where, err := workbench.MemoryFile(e)
 	if err != nil {
 		where = err.Error()
@@ -228,7 +229,7 @@ func (p *Panel) pendingRow(e workbench.MemoryEntry) fyne.CanvasObject {
 		kind.SetSelected(string(e.Kind))
 		save := &widget.Button{Text: "Save", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, OnTapped: func() {
 			p.change(func(s Store) error {
-				_, err := s.EditMemory(id, entry.Text, workbench.MemoryKind(kind.Selected))
+				_, err := s.EditMemory(id, entry.Text, memory.Kind(kind.Selected))
 				return err
 			}, "")
 		}}

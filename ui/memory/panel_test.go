@@ -20,24 +20,24 @@ import (
 // fakeStore plays the front door's memory: what waits, what was accepted,
 // and the calls made.
 type fakeStore struct {
-	pending, accepted []workbench.MemoryEntry
+	pending, accepted []memory.Entry
 	calls             []string
 }
 
-func (f *fakeStore) PendingMemory() ([]workbench.MemoryEntry, error) {
+func (f *fakeStore) PendingMemory() ([]memory.Entry, error) {
 	return slices.Clone(f.pending), nil
 }
-func (f *fakeStore) AcceptedMemory(string) []workbench.MemoryEntry { return slices.Clone(f.accepted) }
-func (f *fakeStore) take(id int) (workbench.MemoryEntry, error) {
-	i := slices.IndexFunc(f.pending, func(e workbench.MemoryEntry) bool { return e.ID == id })
+func (f *fakeStore) AcceptedMemory(string) []memory.Entry { return slices.Clone(f.accepted) }
+func (f *fakeStore) take(id int) (memory.Entry, error) {
+	i := slices.IndexFunc(f.pending, func(e memory.Entry) bool { return e.ID == id })
 	if i < 0 {
-		return workbench.MemoryEntry{}, errors.New("no such entry")
+		return memory.Entry{}, errors.New("no such entry")
 	}
 	e := f.pending[i]
 	f.pending = slices.Delete(f.pending, i, i+1)
 	return e, nil
 }
-func (f *fakeStore) AcceptMemory(id int) (workbench.MemoryEntry, error) {
+func (f *fakeStore) AcceptMemory(id int) (memory.Entry, error) {
 	f.calls = append(f.calls, "accept")
 	e, err := f.take(id)
 	if err == nil {
@@ -45,7 +45,7 @@ func (f *fakeStore) AcceptMemory(id int) (workbench.MemoryEntry, error) {
 	}
 	return e, err
 }
-func (f *fakeStore) EditMemory(id int, text string, kind workbench.MemoryKind) (workbench.MemoryEntry, error) {
+func (f *fakeStore) EditMemory(id int, text string, kind memory.Kind) (memory.Entry, error) {
 	f.calls = append(f.calls, "edit "+string(kind)+" "+text)
 	for i := range f.pending {
 		if f.pending[i].ID == id {
@@ -53,19 +53,19 @@ func (f *fakeStore) EditMemory(id int, text string, kind workbench.MemoryKind) (
 			return f.pending[i], nil
 		}
 	}
-	return workbench.MemoryEntry{}, errors.New("no such entry")
+	return memory.Entry{}, errors.New("no such entry")
 }
 func (f *fakeStore) RejectMemory(id int) error {
 	f.calls = append(f.calls, "reject")
 	_, err := f.take(id)
 	return err
 }
-func (f *fakeStore) ProposeMemory(context.Context, *agent.Session) (workbench.MemoryProposal, error) {
-	return workbench.MemoryProposal{}, errors.New("no session")
+func (f *fakeStore) ProposeMemory(context.Context, *agent.Session) (memory.Proposal, error) {
+	return memory.Proposal{}, errors.New("no session")
 }
 
-func entry(id int, kind memory.Kind, text string) workbench.MemoryEntry {
-	return workbench.MemoryEntry{ID: id, Kind: kind, Text: text, Source: memory.Source{Session: "s1", Turn: id}, Workspace: "/ws"}
+func entry(id int, kind memory.Kind, text string) memory.Entry {
+	return memory.Entry{ID: id, Kind: kind, Text: text, Source: memory.Source{Session: "s1", Turn: id}, Workspace: "/ws"}
 }
 
 // labels returns the texts of every label on the window's overlays.
@@ -101,7 +101,7 @@ func TestPanelAcceptsEditsAndRejects(t *testing.T) {
 	test.NewTempApp(t)
 	w := test.NewTempWindow(t, widget.NewLabel(""))
 	w.Resize(fyne.NewSize(1000, 800))
-	store := &fakeStore{pending: []workbench.MemoryEntry{
+	store := &fakeStore{pending: []memory.Entry{
 		entry(1, memory.Build, "Run the tests with make check."),
 		entry(2, memory.Convention, "Tabs in Go files."),
 		entry(3, memory.Pitfall, "The clock is vendored."),
