@@ -352,7 +352,7 @@ func (u *UI) build() {
 		Waiting: u.waitingFor, Prices: func(m string) (ledger.Price, bool) { return u.settings.PriceFor(m) }, MaxSteps: maxSteps})
 	u.head.perm = newPermissionBar(u)
 	u.head.title = &widget.Label{TextStyle: fyne.TextStyle{Bold: true}, Truncation: fyne.TextTruncateEllipsis}
-	u.head.demoTag = &widget.Label{Text: "Demo — scripted model, no network", Importance: widget.WarningImportance, TextStyle: fyne.TextStyle{Bold: true}}
+	u.head.demoTag = &widget.Label{Text: "Demo — scripted model", Importance: widget.WarningImportance, TextStyle: fyne.TextStyle{Bold: true}}
 	u.head.demoTag.Hide()
 	u.input.prompt = newPromptEntry(u.send)
 	u.input.complete = newCompleter(u)
