@@ -27,7 +27,9 @@ import (
 // the history when a summary is no shorter than the messages it would
 // replace; so the session first grows, with automatic compaction and
 // cycles off for those turns (--compaction off --cycle-at 0), until what
-// a summary replaces is longer than that. Past it, the turns run with
+// a summary replaces is longer than that: its first turn shows the model
+// a run_shell call that prints a long changelog (a tool result no pin
+// keeps), the others are plain questions. Past them, the turns run with
 // Tally's defaults, which may compact or start a cycle on their own; the
 // table says which requests were whose.
 func TestPromptCache(t *testing.T) {
@@ -35,7 +37,11 @@ func TestPromptCache(t *testing.T) {
 		t.Skip("the long session is not part of the short form")
 	}
 	r := newRig(t, "cache", realmodel.ServerOptions{Template: env.template})
-	ws := r.workspace("ws", wireFiles)
+	files := map[string]string{"changelog.txt": changelog()}
+	for name, text := range wireFiles {
+		files[name] = text
+	}
+	ws := r.workspace("ws", files)
 	ctx := context.Background()
 	var labels []string // what each chat request was for, in order
 	mark := func(what string) func() {
@@ -103,24 +109,30 @@ func TestPromptCache(t *testing.T) {
 	writeOut(t, "cache.md", realmodel.CacheTable(rows)+"\n"+costByPhase(rows)+"\n"+strings.Join(steps, "\n\n")+"\n")
 }
 
-// cachePrompts are the turns that grow the cache session: plain
-// questions, which SmolLM2 answers with text up to its 256-token cap
-// (it calls no tool when not shown the call), about 300 tokens a turn.
-// Twelve take the history past what a 2,048-token summary can replace
-// while the context stays inside the 8,192-token window.
+// cachePrompts are the turns that grow the cache session: the first
+// shows the call that prints changelog.txt (some 2,000 tokens of
+// result), the others are plain questions, which SmolLM2 answers with
+// text up to its 256-token cap, about 300 tokens a turn. Together they
+// take the history past what a 2,048-token summary can replace, with the
+// changelog out of the last messages (which compaction keeps), while the
+// context stays inside the 8,192-token window.
 var cachePrompts = []string{
-	"List the files in this folder.",
-	"Read notes.txt.",
-	"Read app.py.",
+	"Show me the changelog. Reply with exactly:\n" + call("run_shell", `{"command": "cat changelog.txt"}`),
 	"Which Go version does the build use?",
 	"What does app.py print?",
-	"Is there a test for app.py?",
-	"How would you run app.py?",
-	"What would you add to notes.txt?",
-	"Which file is the longest?",
 	"Suggest a name for this project.",
-	"What is missing from this folder?",
-	"Say in one word whether app.py works.",
+}
+
+// changelog is a long file of plain release notes (no word that marks
+// an error, which compaction would keep).
+func changelog() string {
+	areas := []string{"the settings page", "the session list", "the export", "the search", "the status bar", "the chat view"}
+	verbs := []string{"opens faster", "remembers its width", "shows the date of each entry", "reads larger files", "keeps its scroll position", "names the model in use"}
+	var b strings.Builder
+	for i := 100; i > 0; i-- {
+		fmt.Fprintf(&b, "Release 1.%d: %s %s, and the help text for it was rewritten.\n", i, areas[i%len(areas)], verbs[(i/len(areas))%len(verbs)])
+	}
+	return b.String()
 }
 
 // compactOutcome says what `tally compact --json` did.
