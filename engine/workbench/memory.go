@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/memory"
 	"github.com/tally-dev/tally/engine/transcript"
+	"github.com/tally-dev/tally/internal/trust"
 	"github.com/tally-dev/tally/storage"
 )
 
@@ -160,7 +161,19 @@ func errNoProposal(id int) error {
 // now on have it in their prompt. It returns the entry as kept.
 func (w *Workbench) AcceptMemory(id int) (memory.Entry, error) {
 	var out memory.Entry
-	err := w.updateMemory(false, func(b *memoryBook) error {
+	pending, err := w.PendingMemory()
+	if err != nil {
+		return out, err
+	}
+	ws := ""
+	if i := slices.IndexFunc(pending, func(e memory.Entry) bool { return e.ID == id }); i >= 0 && !pending[i].Kind.User() {
+		ws = pending[i].Workspace
+	}
+	var hooksHeld, mcpHeld bool
+	if ws != "" {
+		hooksHeld, mcpHeld = w.heldTrust(ws) // the memory file is written under its .tally folder
+	}
+	err = w.updateMemory(false, func(b *memoryBook) error {
 		i := slices.IndexFunc(b.Pending, func(e memory.Entry) bool { return e.ID == id })
 		if i < 0 {
 			return errNoProposal(id)
@@ -178,6 +191,9 @@ func (w *Workbench) AcceptMemory(id int) (memory.Entry, error) {
 		b.Pending = slices.Delete(b.Pending, i, i+1)
 		return nil
 	})
+	if err == nil && ws != "" {
+		err = w.renewTrust(ws, hooksHeld, mcpHeld)
+	}
 	return out, err
 }
 
@@ -225,4 +241,33 @@ func (w *Workbench) RejectMemory(id int) error {
 		b.Pending = slices.Delete(b.Pending, i, i+1)
 		return nil
 	})
+}
+
+// heldTrust reports which of workspace ws's hooks and MCP files are
+// trusted now.
+func (w *Workbench) heldTrust(ws string) (hooksHeld, mcpHeld bool) {
+	if wf, err := w.HooksWorkspaceFile(ws); err == nil && wf.Path != "" && !wf.NeedsTrust {
+		hooksHeld = true
+	}
+	if wf, err := w.MCPWorkspaceFile(ws); err == nil && wf.Path != "" && !wf.NeedsTrust {
+		mcpHeld = true
+	}
+	return hooksHeld, mcpHeld
+}
+
+// renewTrust trusts workspace ws's hooks and MCP files as they are now,
+// each only when it was trusted right before Tally wrote its own memory
+// file there (see heldTrust): their fingerprints cover the whole .tally
+// folder, and the user's own accept must not withdraw a trust that
+// nothing else changed. Trust that did not hold before stays withdrawn.
+func (w *Workbench) renewTrust(ws string, hooksHeld, mcpHeld bool) error {
+	if wf, err := w.HooksWorkspaceFile(ws); hooksHeld && err == nil && wf.Hash != "" {
+		if err := trust.Put(w.store, trust.Hooks, ws, wf.Hash); err != nil {
+			return err
+		}
+	}
+	if wf, err := w.MCPWorkspaceFile(ws); mcpHeld && err == nil && wf.Hash != "" {
+		return trust.Put(w.store, trust.MCP, ws, wf.Hash)
+	}
+	return nil
 }

@@ -2,13 +2,16 @@ package workbench
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tally-dev/tally/engine/hooks"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/memory"
 )
 
@@ -210,5 +213,58 @@ func TestPendingMemorySurvivesReopening(t *testing.T) {
 	}
 	if pending, err := w.PendingMemory(); err != nil || len(pending) != 0 {
 		t.Errorf("after rejecting all: %+v, %v", pending, err)
+	}
+}
+
+// Accepting a project entry writes .tally/memory.md, which the hooks' and
+// MCP files' fingerprints cover: trust that held right before the write
+// is renewed, and trust that did not hold stays withdrawn.
+func TestAcceptingMemoryKeepsTheTrustThatHeld(t *testing.T) {
+	w, _, err := Open(t.TempDir(), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	trusted, untrusted := t.TempDir(), t.TempDir()
+	for _, ws := range []string{trusted, untrusted} {
+		os.MkdirAll(filepath.Join(ws, ".tally"), 0o755)
+		os.WriteFile(hooks.WorkspacePath(ws), []byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`), 0o644)
+		os.WriteFile(mcp.WorkspacePath(ws), []byte(`{"mcpServers": {"docs": {"command": "docs-server"}}}`), 0o644)
+	}
+	hf, err := w.HooksWorkspaceFile(trusted)
+	if err != nil || w.TrustHooks(trusted, hf.Hash) != nil {
+		t.Fatalf("hooks: %+v, %v", hf, err)
+	}
+	mf, err := w.MCPWorkspaceFile(trusted)
+	if err != nil || w.TrustMCP(trusted, mf.Hash) != nil {
+		t.Fatalf("mcp: %+v, %v", mf, err)
+	}
+	for i, ws := range []string{trusted, untrusted} {
+		err := w.updateMemory(false, func(b *memoryBook) error {
+			b.Next++
+			b.Pending = append(b.Pending, memory.Entry{ID: b.Next, Kind: memory.Pitfall, Text: fmt.Sprintf("Pitfall %d.", i), Source: memory.Source{Session: "s", Turn: 1}, Workspace: ws})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.AcceptMemory(i + 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if data, _ := os.ReadFile(memory.ProjectFile(trusted)); !strings.Contains(string(data), "Pitfall 0.") {
+		t.Fatalf("the entry was not written: %q", data)
+	}
+	if hf, _ := w.HooksWorkspaceFile(trusted); hf.NeedsTrust {
+		t.Error("accepting an entry withdrew the trust in the hooks file")
+	}
+	if mf, _ := w.MCPWorkspaceFile(trusted); mf.NeedsTrust {
+		t.Error("accepting an entry withdrew the trust in the MCP file")
+	}
+	if hf, _ := w.HooksWorkspaceFile(untrusted); !hf.NeedsTrust {
+		t.Error("accepting an entry trusted a hooks file nobody trusted")
+	}
+	if mf, _ := w.MCPWorkspaceFile(untrusted); !mf.NeedsTrust {
+		t.Error("accepting an entry trusted an MCP file nobody trusted")
 	}
 }
