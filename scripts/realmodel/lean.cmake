@@ -1,5 +1,6 @@
-# Included by setup.sh's cmake configure of llama.cpp, right after its
-# top-level project() (-DCMAKE_PROJECT_llama.cpp_INCLUDE=this file), to make
+# Included by setup.sh's cmake configure of llama.cpp after each project()
+# (-DCMAKE_PROJECT_INCLUDE=this file; it acts on the first, the top-level
+# one, and returns at once for ggml's own project()), to make
 # the one-off build of llama-server cheap on two cores without touching a
 # line of llama.cpp. When every target is defined, it lowers the
 # optimisation of the code that is not on the hot path (the HTTP server,
