@@ -219,7 +219,8 @@ func cutRunesMarked(s string, n int) string {
 }
 
 // Summarize asks m for the summary plan needs and returns it, capped at
-// [SummaryTokens]. When the request does not fit the model's window it
+// [SummaryTokens]. It asks for at most [SummaryLimit] tokens, and never
+// for more than the window has room for after the request ([OutputRoom]). When the request does not fit the model's window it
 // drops the oldest [retryDropShare] of the messages being summarised and
 // retries with the flattened request, at most [summaryRetries] times; the
 // dropped messages are then lost rather than summarised. An empty answer is
@@ -237,7 +238,9 @@ func Summarize(ctx context.Context, m llm.Model, in Input, plan Plan, model, sys
 		return "", errors.New("there is nothing to summarise because every message is pinned; apply the plan without a summary")
 	}
 	req := SummaryRequest(in, plan, model, system, tools)
+	limit := SummaryLimit(in, plan)
 	for retry := 0; ; retry++ {
+		req.MaxTokens = OutputRoom(req, in.Window, limit)
 		if err := ctx.Err(); err != nil {
 			return "", fmt.Errorf("the summary was cancelled (%w); run /compact again when ready", err)
 		}
@@ -267,4 +270,50 @@ func Summarize(ctx context.Context, m llm.Model, in Input, plan Plan, model, sys
 		}
 		return CapSummary(text), nil
 	}
+}
+
+// Output room of the engine's own calls (summary and brief).
+const (
+	// outputMargin is kept free in the window besides the request and
+	// its answer: the estimate's drift and the template's tokens.
+	outputMargin = 256
+	// MinOutput is the least an engine call asks for, even in a window
+	// with less room (the server then refuses it, which the caller
+	// reports).
+	MinOutput = 256
+)
+
+// OutputRoom returns the max_tokens for req in a window of window tokens:
+// limit, or less when the window's room after the request (its messages
+// and tools by Tally's count) and outputMargin is smaller, and never
+// under MinOutput. An unknown window (0) gives limit.
+func OutputRoom(req llm.Request, window, limit int) int {
+	if window <= 0 {
+		return limit
+	}
+	used := outputMargin
+	for _, m := range req.Messages {
+		used += tokens.Count(m.Content) + tokens.MessageOverhead
+		for _, c := range m.ToolCalls {
+			used += tokens.Count(c.Name) + tokens.Count(c.Arguments)
+		}
+	}
+	if enc, err := chat.EncodeTools(req.Tools); err == nil && len(req.Tools) > 0 {
+		used += tokens.Count(string(enc))
+	}
+	return max(min(limit, window-used), MinOutput)
+}
+
+// SummaryLimit is the most a summary of plan is asked to be: half of the
+// tokens it replaces, at least summaryFloor and at most [SummaryTokens] —
+// a summary as long as what it replaces saves nothing (see
+// [Result.SummaryRejected]).
+func SummaryLimit(in Input, plan Plan) int {
+	replaced := 0
+	for _, i := range plan.Summarize {
+		if i >= 0 && i < len(plan.Tokens) {
+			replaced += plan.Tokens[i]
+		}
+	}
+	return min(SummaryTokens, max(in.scaled(replaced)/2, summaryFloor))
 }

@@ -41,7 +41,7 @@ func checkRequest(t *testing.T, req llm.Request) {
 	if last := req.Messages[len(req.Messages)-1]; last.Role != chat.RoleUser || !strings.Contains(last.Content, "900 words") {
 		t.Errorf("last message is not the instruction: %+v", last)
 	}
-	if req.MaxTokens != SummaryTokens || req.Temperature == nil || *req.Temperature != SummaryTemperature {
+	if req.MaxTokens < MinOutput || req.MaxTokens > SummaryTokens || req.Temperature == nil || *req.Temperature != SummaryTemperature {
 		t.Errorf("limits: max %d temperature %v", req.MaxTokens, req.Temperature)
 	}
 }
@@ -257,5 +257,35 @@ func TestCutTokens(t *testing.T) {
 				t.Errorf("not a prefix: %q", got)
 			}
 		})
+	}
+}
+
+// A summary is asked to be at most half of what it replaces, and never
+// more than the window has room for after the request.
+func TestSummaryOutputFitsTheWindowAndWhatItReplaces(t *testing.T) {
+	in := sessionInput()
+	in.Threshold, in.Window = 4000, 128_000
+	p := PlanCascade(in)
+	replaced := 0
+	for _, i := range p.Summarize {
+		replaced += p.Tokens[i]
+	}
+	var asked []int
+	m := llm.Func(func(ctx context.Context, req llm.Request, cb llm.Callbacks) (*llm.Response, error) {
+		asked = append(asked, req.MaxTokens)
+		return &llm.Response{Content: "the summary"}, nil
+	})
+	if _, err := Summarize(context.Background(), m, in, p, "m", "sys", nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := min(SummaryTokens, max(in.scaled(replaced)/2, summaryFloor)); len(asked) != 1 || asked[0] != want {
+		t.Errorf("a summary of %d tokens asked for %v; want %d", replaced, asked, want)
+	}
+	req := SummaryRequest(in, p, "m", "sys", nil)
+	if got := OutputRoom(req, 2_000, SummaryTokens); got >= SummaryTokens || got < MinOutput {
+		t.Errorf("a 2,000-token window leaves room for %d tokens of a %d-token summary", got, SummaryTokens)
+	}
+	if got := OutputRoom(req, 0, SummaryTokens); got != SummaryTokens {
+		t.Errorf("an unknown window gives %d; want the limit", got)
 	}
 }

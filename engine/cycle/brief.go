@@ -2,12 +2,14 @@ package cycle
 
 import (
 	_ "embed"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/tokens"
+	text2 "github.com/tally-dev/tally/internal/text"
 )
 
 // BriefInstruction is the hand-off request appended as the last user
@@ -24,9 +26,6 @@ const (
 	// BriefTemperature is the sampling temperature of the brief call.
 	BriefTemperature float32 = 0.3
 )
-
-// briefCutNote marks a brief that EnforceBrief shortened.
-const briefCutNote = "\n[brief cut at 3,000 tokens]"
 
 // Tags around the brief in the model's answer and in the seed.
 const (
@@ -81,23 +80,56 @@ func answered(msgs []chat.Message) int {
 	return len(msgs)
 }
 
-// EnforceBrief extracts the brief from the model's answer (the text inside
-// <carry_forward> when the tags are there, the whole answer otherwise),
-// trims it, and cuts it to at most [BriefTokens] tokens with a note at the
-// cut.
+// EnforceBrief extracts the brief from the model's answer and cuts it to
+// at most [BriefTokens] tokens with a note at the cut. The brief is the
+// longest text inside <carry_forward> tags when the answer has such a
+// block of some substance; a weak model that only names the tags in
+// passing ("put it in <carry_forward> and </carry_forward>") has its whole
+// answer, tags removed, taken instead.
 func EnforceBrief(text string) string {
-	if i := strings.Index(text, carryOpen); i >= 0 {
-		rest := text[i+len(carryOpen):]
-		if j := strings.Index(rest, carryClose); j >= 0 {
-			rest = rest[:j]
+	return CutBrief(extractBrief(text), BriefTokens)
+}
+
+// minCarried is the fewest characters a <carry_forward> block must hold to
+// be taken as the brief when the answer around it says several times
+// more.
+const minCarried = 40
+
+func extractBrief(text string) string {
+	best, found := "", false
+	for rest := text; ; {
+		i := strings.Index(rest, carryOpen)
+		if i < 0 {
+			break
 		}
-		text = rest
+		rest = rest[i+len(carryOpen):]
+		block := rest
+		if j := strings.Index(rest, carryClose); j >= 0 {
+			block, rest = rest[:j], rest[j+len(carryClose):]
+		}
+		if b := strings.TrimSpace(block); len(b) > len(best) || !found {
+			best, found = b, true
+		}
 	}
-	text = strings.TrimSpace(text)
-	if tokens.Count(text) <= BriefTokens {
+	whole := strings.TrimSpace(strings.NewReplacer(carryOpen, "", carryClose, "").Replace(text))
+	if !found || (len(best) < minCarried && len(whole) > 4*len(best)+minCarried) {
+		return whole
+	}
+	return best
+}
+
+// CutBrief returns brief trimmed and, when it has more than limit tokens,
+// cut to the longest prefix that fits with a note saying where it was cut.
+func CutBrief(brief string, limit int) string {
+	text := strings.TrimSpace(brief)
+	if tokens.Count(text) <= limit {
 		return text
 	}
-	room := BriefTokens - tokens.Count(briefCutNote)
+	note := fmt.Sprintf("\n[brief cut at %s tokens]", text2.Thousands(limit))
+	room := limit - tokens.Count(note)
+	if room <= 0 {
+		return strings.TrimSpace(note)
+	}
 	lo, hi := 0, len(text) // the prefix of length lo fits
 	for lo < hi {
 		mid := lo + (hi-lo+1)/2
@@ -113,5 +145,5 @@ func EnforceBrief(text string) string {
 			hi = mid - 1
 		}
 	}
-	return strings.TrimRight(text[:lo], " \n") + briefCutNote
+	return strings.TrimRight(text[:lo], " \n") + note
 }

@@ -387,3 +387,18 @@ func TestArchiveJSON(t *testing.T) {
 		t.Errorf("round trip: %+v", back)
 	}
 }
+
+// A weak model that names the tags in passing has its whole answer taken
+// as the brief, not the word between them; CutBrief cuts at any limit
+// with a note naming it.
+func TestBriefFromAnAnswerThatOnlyNamesTheTags(t *testing.T) {
+	answer := "I will write what matters between <carry_forward> and </carry_forward>. The parser in calc/parse.go still fails on unary minus; the tests are in calc/parse_test.go and the user wants no new dependencies."
+	got := EnforceBrief(answer)
+	if !strings.Contains(got, "unary minus") || strings.Contains(got, carryOpen) {
+		t.Errorf("EnforceBrief = %q", got)
+	}
+	cut := CutBrief(strings.Repeat("word ", 500), 100)
+	if !strings.HasSuffix(cut, "[brief cut at 100 tokens]") || tokens.Count(cut) > 100 {
+		t.Errorf("CutBrief to 100 tokens = %d tokens, ending %q", tokens.Count(cut), cut[len(cut)-30:])
+	}
+}

@@ -266,6 +266,7 @@ func (m *Manager) check(it *waitItem, want map[string]document, now time.Time, r
 // the caller holds the server's lock.
 func settledLocked(c *conn, rels []string, want map[string]document, now time.Time) (bool, time.Time) {
 	versioned := true
+	var took time.Duration // the longest a publish came after its file was sent
 	for _, rel := range rels {
 		w, ok := want[rel]
 		if !ok || w.deleted {
@@ -282,13 +283,18 @@ func settledLocked(c *conn, rels []string, want map[string]document, now time.Ti
 		if pub.version != sd.version {
 			versioned = false
 		}
+		took = max(took, pub.at.Sub(sd.at))
 	}
 	// A server may publish twice for one version (gopls: the file's own
 	// errors at once, its type errors after the package is checked), so
-	// even versioned diagnostics settle only after a short quiet spell.
+	// even versioned diagnostics settle only after a short quiet spell;
+	// unversioned ones after one as long as their publishes took (see
+	// maxQuiet).
 	wait := quiet
 	if versioned {
 		wait = versionedQuiet
+	} else {
+		wait = max(wait, min(took, maxQuiet))
 	}
 	if q := c.lastPublish.Add(wait); now.Before(q) {
 		return false, q

@@ -33,6 +33,13 @@ const (
 // file they are for (bounded by the Settle wait).
 const quiet = 300 * time.Millisecond
 
+// maxQuiet bounds the quiet spell of a server that took long to publish:
+// one that does not say the version waits at least as long as its
+// publishes took after the file was sent, up to this, since a busy
+// server (typescript-language-server on a loaded machine) publishes a
+// file's syntax diagnostics first and its type errors seconds later.
+const maxQuiet = 3 * time.Second
+
 // versionedQuiet is how long a server must have published nothing before
 // diagnostics it says are for the current version of a file count as
 // settled: it may publish again for that version once it checked more

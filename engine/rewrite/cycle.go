@@ -12,6 +12,7 @@ import (
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/secrets"
+	"github.com/tally-dev/tally/engine/tokens"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
@@ -48,20 +49,33 @@ func (r *Session) roll(ctx context.Context, mode string) error {
 	}
 	next := meta.Cycle + 1
 	carried, blobs := r.handOver()
-	seed := cycle.Messages(cycle.State{
-		Mode: mode, Workspace: meta.Workspace, Cycle: next,
-		Checklist: h.Checklist(), WorkingSet: h.WorkingSet(), Brief: brief,
-		Subagents: h.SubagentLines(),
-		UserWords: carried.Words, UserStubs: carried.Stubs, Record: carried.Record.Render(compact.RecordTokens),
-	}, now)
-	msgs := seed
-	// Mid-turn (an automatic cycle) the user's latest request is the work
-	// in progress and carries over. A cycle started between turns does not
-	// copy it: it was answered, and repeating it would show the model an
-	// answered request as open; the user's next message follows the seed.
-	if mode == cycle.ModeAuto {
-		if u, ok := lastUserText(h.Log()); ok {
-			msgs = append(msgs, u)
+	build := func(brief string) (seed, msgs []transcript.Message) {
+		seed = cycle.Messages(cycle.State{
+			Mode: mode, Workspace: meta.Workspace, Cycle: next,
+			Checklist: h.Checklist(), WorkingSet: h.WorkingSet(), Brief: brief,
+			Subagents: h.SubagentLines(),
+			UserWords: carried.Words, UserStubs: carried.Stubs, Record: carried.Record.Render(compact.RecordTokens),
+		}, now)
+		msgs = seed
+		// Mid-turn (an automatic cycle) the user's latest request is the
+		// work in progress and carries over. A cycle started between turns
+		// does not copy it: it was answered, and repeating it would show
+		// the model an answered request as open; the user's next message
+		// follows the seed.
+		if mode == cycle.ModeAuto {
+			if u, ok := lastUserText(h.Log()); ok {
+				msgs = append(msgs, u)
+			}
+		}
+		return seed, msgs
+	}
+	seed, msgs := build(brief)
+	// The new cycle starts under the compaction level, or it would compact
+	// or roll again at its first request: a brief too long for that is cut.
+	if room := r.seedRoom(); room > 0 {
+		if over := seedTokens(msgs) - room; over > 0 {
+			brief = cycle.CutBrief(brief, max(tokens.Count(brief)-over, compact.MinOutput))
+			seed, msgs = build(brief)
 		}
 	}
 	// Turn numbers run on across cycles, so the record's "latest turn
@@ -148,10 +162,40 @@ func lastUserText(log *transcript.AppendLog) (transcript.Message, bool) {
 	return transcript.Message{}, false
 }
 
-// brief asks the model for the brief to its next self.
+// seedTokens is what msgs add to the context.
+func seedTokens(msgs []transcript.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += transcript.MessageTokens(m)
+	}
+	return n
+}
+
+// seedRoom is the most a new cycle's seed may hold for the cycle to start
+// under the compaction level with a tenth of the window still to work
+// in: the level, less the status block, the prefix and that tenth; 0 when
+// the window is unknown.
+func (r *Session) seedRoom() int {
+	w, _ := r.host.Window()
+	if w <= 0 {
+		return 0
+	}
+	compactAt, _ := r.Thresholds()
+	return max(compactAt-StatusReserve-r.host.PrefixTokens()-w/10, compact.MinOutput)
+}
+
+// brief asks the model for the brief to its next self: at most
+// cycle.BriefTokens, no more than the seed can hold (seedRoom), and no
+// more than the window has room for after the request.
 func (r *Session) brief(ctx context.Context) (string, error) {
 	h := r.host
 	req := cycle.BriefRequest(h.Model().Name, h.System(), h.Catalog(), h.Log().AppendWire(nil))
+	limit := cycle.BriefTokens
+	if room := r.seedRoom(); room > 0 {
+		limit = min(limit, room)
+	}
+	w, _ := h.Window()
+	req.MaxTokens = compact.OutputRoom(req, w, limit)
 	resp, err := h.Metered(ledger.KindBrief).Stream(ctx, req, llm.Callbacks{})
 	if err != nil {
 		return "", err

@@ -29,7 +29,8 @@ type host struct {
 	rebuilds []Request
 	warnings []string
 	notices  []Notice
-	inputs   int // how many times the compaction input was built (WorkingSet reads)
+	inputs   int       // how many times the compaction input was built (WorkingSet reads)
+	model    llm.Model // what Metered gives; nil by default
 }
 
 func newHost(window, level int) *host {
@@ -50,7 +51,7 @@ func (h *host) WorkingSet() []string             { h.inputs++; return nil }
 func (h *host) Checklist() []todo.Item           { return nil }
 func (h *host) System() string                   { return "system" }
 func (h *host) Catalog() []chat.Tool             { return nil }
-func (h *host) Metered(ledger.Kind) llm.Model    { return nil }
+func (h *host) Metered(ledger.Kind) llm.Model    { return h.model }
 func (h *host) Warn(msg string)                  { h.warnings = append(h.warnings, msg) }
 func (h *host) Soon(n Notice)                    { h.notices = append(h.notices, n) }
 func (h *host) PreCompact(context.Context, bool) {}
@@ -282,5 +283,37 @@ func TestKeepReasonNamesTheLevelAndWhy(t *testing.T) {
 	}
 	if got := NewSession(h, Options{}).KeepReason(); got != "" {
 		t.Errorf("the window's threshold: %q", got)
+	}
+}
+
+// In a small window a long brief is asked for no more than the new
+// cycle's seed can hold and cut to fit, so the new cycle starts under the
+// compaction level instead of rolling again at its first request.
+func TestALongBriefIsCutToFitTheNewCycle(t *testing.T) {
+	h := newHost(8_000, 0)
+	asked := 0
+	h.model = llm.Func(func(ctx context.Context, req llm.Request, cb llm.Callbacks) (*llm.Response, error) {
+		asked = req.MaxTokens
+		return &llm.Response{Content: "<carry_forward>" + strings.Repeat("The parser still fails on unary minus. ", 400) + "</carry_forward>"}, nil
+	})
+	h.log.Append(transcript.UserText("", "fix the parser", h.Now()))
+	h.log.Append(transcript.AssistantReply("Looking.", "", nil, h.Now()))
+	r := NewSession(h, Options{})
+	room := r.seedRoom()
+	if err := r.NewCycle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if asked <= 0 || asked > room {
+		t.Errorf("the brief was asked for %d tokens; the seed holds %d", asked, room)
+	}
+	if len(h.rebuilds) != 1 {
+		t.Fatalf("%d rebuilds; want the cycle's", len(h.rebuilds))
+	}
+	rb := h.rebuilds[0]
+	if got := seedTokens(rb.Messages); got > room {
+		t.Errorf("the new cycle's seed holds %d tokens; room for %d", got, room)
+	}
+	if !strings.Contains(rb.Summary, "[brief cut at ") {
+		t.Errorf("the brief was not cut: %d tokens", tokens.Count(rb.Summary))
 	}
 }
