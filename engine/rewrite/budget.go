@@ -165,13 +165,20 @@ func (r *Session) KeepForecast() []KeepOption {
 	w, _ := r.host.Window()
 	m := r.host.Model()
 	in := compact.BudgetInput{Window: w, Threshold: compactAt, HitPrice: m.HitPrice, MissPrice: m.MissPrice}
+	auto := -1
 	if b := r.budget.Load(); b != nil {
 		in = b.in
+		if b.auto > 0 {
+			auto = min(b.auto, compactAt) // the level in force, as Thresholds gives it
+		}
 	}
 	opt := func(keep int) KeepOption {
 		l := compactAt
 		if keep == KeepAuto {
-			l = max(compact.Budget(in), 0)
+			l = auto
+			if l < 0 {
+				l = max(compact.Budget(in), 0)
+			}
 		} else if keep > 0 {
 			l = min(keep, compactAt)
 		}

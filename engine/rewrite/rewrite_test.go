@@ -246,6 +246,9 @@ func TestPriceAwareLevelHoldsBetweenCompactions(t *testing.T) {
 		if got := level(g, 21_000+1_000*i, levelRequests+10*(i+1)); got != first {
 			t.Fatalf("the level moved from %d to %d while the context grew (growth %.0f)", first, got, g)
 		}
+		if o := r.KeepForecast()[0]; o.KeepUnder != KeepAuto || o.Level != first {
+			t.Fatalf("the preview offers Auto at %d; the level in force is %d", o.Level, first)
+		}
 	}
 	if got := level(320, 22_300, levelRequests+40); got != first { // the provider's count corrects ours a little
 		t.Fatalf("the level moved from %d to %d on a small correction of the count", first, got)
