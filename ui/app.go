@@ -162,6 +162,7 @@ type UI struct {
 	maint    *compaction.Views // the compaction, purge, cycle and archive views
 	rewinds  *rewind.Views     // the Rewind dialog and the Changes view
 	fleet    *fleet.View       // every session that runs, waits for you or ended a turn
+	memory   *uimemory.Panel   // the Memory panel; a session left proposes through it
 	head     header
 	input    input
 	side     sidePanel
@@ -382,9 +383,9 @@ func (u *UI) build() {
 	input := container.NewBorder(container.NewVBox(u.input.suggestBox, u.input.complete.box, u.input.images.box), nil, nil, buttons, u.input.prompt)
 	right := container.NewPadded(container.NewBorder(nil, nil, nil, nil, u.side.checklist))
 	u.panels = newPanels(u.sessions.box, widget.NewLabel(""), right)
-	mem := uimemory.New(uimemory.Host{Window: u.win, Work: u.bridge.Work, Memory: uimemory.Over(u.wb), Session: u.shownSession, Show: u.showView})
+	u.memory = uimemory.New(uimemory.Host{Window: u.win, Work: u.bridge.Work, Memory: uimemory.Over(u.wb), Session: u.shownSession, Show: u.showView})
 	top := container.NewVBox(
-		container.NewBorder(nil, nil, u.panels.leftB, container.NewHBox(u.head.demoTag, u.fleet.Button, mem.Button, u.panels.rightB, settingsB), u.head.title),
+		container.NewBorder(nil, nil, u.panels.leftB, container.NewHBox(u.head.demoTag, u.fleet.Button, u.memory.Button, u.panels.rightB, settingsB), u.head.title),
 		u.head.perm.box, u.banner, u.head.notice)
 	u.center.chat = container.NewBorder(nil, input, nil, nil, u.chat.Box)
 	u.center.welcome = u.welcomeView()

@@ -72,7 +72,7 @@ func (u *UI) leave() {
 	if live.job.running {
 		u.bg[live.id] = live
 	} else {
-		u.closeSession(live.sess)
+		u.memory.Leave(live.sess, u.closeSession) // memory may be proposed first
 	}
 	u.live = nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/demo"
 	"github.com/tally-dev/tally/engine/ledger"
 	"github.com/tally-dev/tally/engine/memory"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -31,6 +32,36 @@ const memoryKey = "memory_proposals"
 type memoryBook struct {
 	Next    int            `json:"next"` // the last ID given
 	Pending []memory.Entry `json:"pending"`
+	// Proposed is, for each session memory was proposed from, how many
+	// turns it had then (see MemoryDue).
+	Proposed map[string]int `json:"proposed,omitempty"`
+}
+
+// MemoryDueTurns is how many turns a session must have had since memory
+// was last proposed from it (or since it began) for leaving it in the app
+// to propose again.
+const MemoryDueTurns = 3
+
+// MemoryDue reports whether proposing memory from sess when the user
+// leaves it is worth its request: it is no demo, no turn of it is under
+// way, and it has had MemoryDueTurns turns or more since memory was last
+// proposed from it. It reads the store and the session's published view.
+func (w *Workbench) MemoryDue(sess *agent.Session) bool {
+	view := sess.Snapshot()
+	if view.Meta.Model == demo.ModelName || len(transcript.Unanswered(view.Messages())) > 0 {
+		return false
+	}
+	turns := 0
+	for _, t := range view.Turns() {
+		if !t.Superseded {
+			turns++
+		}
+	}
+	var b memoryBook
+	if err := w.store.View(func(tx *storage.Tx) (err error) { b, err = readMemoryBook(tx); return err }); err != nil {
+		return false
+	}
+	return turns-b.Proposed[view.Meta.ID] >= MemoryDueTurns
 }
 
 // readMemoryBook reads the pending proposals within tx.
@@ -143,6 +174,10 @@ func (w *Workbench) ProposeMemory(ctx context.Context, sess *agent.Session) (mem
 			kept = append(kept, e)
 		}
 		p.Entries = kept
+		if b.Proposed == nil {
+			b.Proposed = map[string]int{}
+		}
+		b.Proposed[meta.ID] = len(turns)
 		return nil
 	})
 	if err != nil {

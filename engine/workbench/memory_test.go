@@ -268,3 +268,46 @@ func TestAcceptingMemoryKeepsTheTrustThatHeld(t *testing.T) {
 		t.Error("accepting an entry trusted an MCP file nobody trusted")
 	}
 }
+
+// Memory is due from a session once it had MemoryDueTurns turns since the
+// last proposal from it (or since it began), and not right after one.
+func TestMemoryIsDueAfterEnoughNewTurns(t *testing.T) {
+	server := llmtest.New(llmtest.ScriptFunc(func(*llmtest.Req) llmtest.Reply { return llmtest.Text("Done.") }))
+	defer server.Close()
+	w, _ := memoryBench(t, server)
+	cfg, err := w.Config(SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := w.CreateSession(cfg, t.TempDir(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	ctx := context.Background()
+	turns := func(n int) {
+		for i := range n {
+			if _, err := sess.Run(ctx, fmt.Sprintf("step %d", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	turns(MemoryDueTurns - 1)
+	if w.MemoryDue(sess) {
+		t.Errorf("memory is due after %d turns", MemoryDueTurns-1)
+	}
+	turns(1)
+	if !w.MemoryDue(sess) {
+		t.Fatalf("memory is not due after %d turns", MemoryDueTurns)
+	}
+	if _, err := w.ProposeMemory(ctx, sess); err != nil {
+		t.Fatal(err)
+	}
+	if w.MemoryDue(sess) {
+		t.Error("memory is due right after a proposal")
+	}
+	turns(MemoryDueTurns)
+	if !w.MemoryDue(sess) {
+		t.Errorf("memory is not due %d turns after the last proposal", MemoryDueTurns)
+	}
+}

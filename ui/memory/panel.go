@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -38,6 +39,7 @@ type Store interface {
 	EditMemory(id int, text string, kind memory.Kind) (memory.Entry, error)
 	RejectMemory(id int) error
 	ProposeMemory(ctx context.Context, sess *agent.Session) (memory.Proposal, error)
+	MemoryDue(sess *agent.Session) bool
 }
 
 // Over is wb's memory as the panel's Store; nil when wb is (the data
@@ -271,6 +273,35 @@ func (p *Panel) change(fn func(Store) error, done string) {
 			p.say(done, false)
 			p.Refresh()
 		}
+	})
+}
+
+// leaveTimeout bounds the proposal made when the user leaves a session.
+const leaveTimeout = 2 * time.Minute
+
+// Leave is how the window lets go of sess, a session the user left with
+// no turn running: when memory is due from it (Store.MemoryDue: enough
+// new turns since the last proposal) its model proposes entries first,
+// off the UI goroutine, and they wait in the panel like any others; then
+// closeSession closes it. A failed proposal only leaves the count as it
+// was. A nil session, or a nil panel, is only closed.
+func (p *Panel) Leave(sess *agent.Session, closeSession func(*agent.Session)) {
+	if p == nil {
+		closeSession(sess)
+		return
+	}
+	store := p.host.Memory
+	if sess == nil || store == nil || p.host.Work == nil {
+		closeSession(sess)
+		return
+	}
+	p.host.Work(func() func() {
+		if store.MemoryDue(sess) {
+			ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
+			_, _ = store.ProposeMemory(ctx, sess)
+			cancel()
+		}
+		return func() { closeSession(sess); p.Refresh() }
 	})
 }
 

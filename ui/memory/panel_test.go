@@ -22,6 +22,7 @@ import (
 type fakeStore struct {
 	pending, accepted []memory.Entry
 	calls             []string
+	due               bool // what MemoryDue says
 }
 
 func (f *fakeStore) PendingMemory() ([]memory.Entry, error) {
@@ -61,7 +62,40 @@ func (f *fakeStore) RejectMemory(id int) error {
 	return err
 }
 func (f *fakeStore) ProposeMemory(context.Context, *agent.Session) (memory.Proposal, error) {
+	f.calls = append(f.calls, "propose")
+	if f.due {
+		f.pending = append(f.pending, entry(9, memory.Pitfall, "The parser needs a unary minus."))
+		return memory.Proposal{Entries: f.pending[len(f.pending)-1:]}, nil
+	}
 	return memory.Proposal{}, errors.New("no session")
+}
+func (f *fakeStore) MemoryDue(*agent.Session) bool { return f.due }
+
+// Leaving a session proposes memory from it first when it is due, then
+// closes it and counts the new entry; when it is not due it only closes it.
+func TestLeavingASessionProposesWhenMemoryIsDue(t *testing.T) {
+	test.NewTempApp(t)
+	w := test.NewTempWindow(t, widget.NewLabel(""))
+	for _, due := range []bool{false, true} {
+		store := &fakeStore{due: due}
+		p := New(Host{Window: w, Work: func(work func() func()) { work()() }, Memory: store,
+			Session: func() (*agent.Session, string) { return nil, "/ws" }})
+		closed := 0
+		p.Leave(&agent.Session{}, func(*agent.Session) { closed++ })
+		proposed := slices.Contains(store.calls, "propose")
+		if closed != 1 || proposed != due {
+			t.Errorf("due %v: closed %d times, proposed %v", due, closed, proposed)
+		}
+		if want := map[bool]string{false: "", true: "1"}[due]; p.Button.Text != want {
+			t.Errorf("due %v: the button says %q, want %q", due, p.Button.Text, want)
+		}
+	}
+	var none *Panel
+	closed := 0
+	none.Leave(nil, func(*agent.Session) { closed++ })
+	if closed != 1 {
+		t.Error("a nil panel did not close the session")
+	}
 }
 
 func entry(id int, kind memory.Kind, text string) memory.Entry {
