@@ -286,9 +286,27 @@ const (
 // OutputRoom returns the max_tokens for req in a window of window tokens:
 // limit, or less when the window's room after the request (its messages
 // and tools by Tally's count) and outputMargin is smaller, and never
-// under MinOutput. An unknown window (0) gives limit.
+// under MinOutput. An unknown window (0) gives limit. Only a request
+// whose bytes come near the window is counted.
 func OutputRoom(req llm.Request, window, limit int) int {
 	if window <= 0 {
+		return limit
+	}
+	// A token is at least a byte: when the request's bytes leave room for
+	// limit, so do its tokens, and the request (a whole conversation, in
+	// a large window) is not counted.
+	bytes := outputMargin
+	for _, m := range req.Messages {
+		bytes += len(m.Content) + tokens.MessageOverhead
+		for _, c := range m.ToolCalls {
+			bytes += len(c.Name) + len(c.Arguments)
+		}
+	}
+	enc, err := chat.EncodeTools(req.Tools)
+	if err == nil && len(req.Tools) > 0 {
+		bytes += len(enc)
+	}
+	if window-bytes >= limit {
 		return limit
 	}
 	used := outputMargin
@@ -298,7 +316,7 @@ func OutputRoom(req llm.Request, window, limit int) int {
 			used += tokens.Count(c.Name) + tokens.Count(c.Arguments)
 		}
 	}
-	if enc, err := chat.EncodeTools(req.Tools); err == nil && len(req.Tools) > 0 {
+	if err == nil && len(req.Tools) > 0 {
 		used += tokens.Count(string(enc))
 	}
 	return max(min(limit, window-used), MinOutput)
