@@ -56,13 +56,7 @@ func (c *child) relieve() (string, error) {
 	if level < threshold {
 		return "", nil
 	}
-	msgs := c.log.Messages()
-	toks := make([]int, c.log.Len())
-	for i := range toks {
-		toks[i] = c.log.At(i).Tokens
-	}
-	in := compact.Input{Messages: msgs, Tokens: toks, PrefixTokens: c.prefixTok, Level: level, Threshold: threshold,
-		Window: window, Now: c.p.Now(), Target: compact.Target(threshold, c.prefixTok)}
+	in := c.input(window, threshold)
 	plan := compact.PlanCascade(in)
 	res := compact.Apply(in, plan, "") // no summary: only the cheap layers' rewrites
 	if res.TokensAfter < level {
@@ -89,13 +83,8 @@ func (c *child) relieve() (string, error) {
 // then; a summary that fails or would not shrink the context changes
 // nothing.
 func (c *child) summarise(window, threshold int) int {
-	msgs := c.log.Messages()
-	toks := make([]int, c.log.Len())
-	for i := range toks {
-		toks[i] = c.log.At(i).Tokens
-	}
-	in := compact.Input{Messages: msgs, Tokens: toks, PrefixTokens: c.prefixTok, Level: c.level(), Threshold: threshold,
-		Window: window, Now: c.p.Now(), Target: compact.Target(threshold, c.prefixTok), Force: true}
+	in := c.input(window, threshold)
+	in.Force = true
 	plan := compact.PlanCascade(in)
 	if !plan.NeedsSummary || len(plan.Summarize) == 0 {
 		return c.level()
@@ -115,6 +104,18 @@ func (c *child) summarise(window, threshold int) int {
 	c.prefixTok = prefixTokens(c.prompt(), c.req.SetPrefix(c.prompt(), c.catalog))
 	c.update(func(i *Info) { i.Compactions++ })
 	return c.level()
+}
+
+// input is what the cascade works from for the child now: its log with
+// each message's count, its prefix and level, in a window of window
+// tokens with compaction at threshold.
+func (c *child) input(window, threshold int) compact.Input {
+	toks := make([]int, c.log.Len())
+	for i := range toks {
+		toks[i] = c.log.At(i).Tokens
+	}
+	return compact.Input{Messages: c.log.Messages(), Tokens: toks, PrefixTokens: c.prefixTok, Level: c.level(), Threshold: threshold,
+		Window: window, Now: c.p.Now(), Target: compact.Target(threshold, c.prefixTok)}
 }
 
 // prompt is the child's system prompt: its kind's, and the summary
