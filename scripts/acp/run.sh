@@ -39,14 +39,16 @@ ws="$tmp/workspace"
 mkdir -p "$ws" "$tmp/config"
 "$tmp/fixture" model --workspace "$ws" >"$tmp/fixture.out" 2>"$tmp/fixture.err" &
 pids+=($!)
+# Both lines are read once the second is there: reading the first before
+# the fixture has written it would leave the model URL empty.
 url="" page=""
 for _ in $(seq 100); do
-	url="$(sed -n 1p "$tmp/fixture.out" 2>/dev/null || true)"
 	page="$(sed -n 2p "$tmp/fixture.out" 2>/dev/null || true)"
 	[ -n "$page" ] && break
 	sleep 0.1
 done
-[ -n "$page" ] || fail "the scripted model server printed no URLs: $(cat "$tmp/fixture.err")"
+url="$(sed -n 1p "$tmp/fixture.out" 2>/dev/null || true)"
+[ -n "$url" ] && [ -n "$page" ] || fail "the scripted model server printed no URLs: $(cat "$tmp/fixture.err")"
 
 # The model option's second choice: a profile on the same scripted model.
 env XDG_CONFIG_HOME="$tmp/config" OPENAI_API_KEY=sk-acp-test \
