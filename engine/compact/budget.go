@@ -14,7 +14,7 @@ const (
 	// so go down to the level a 128K window would choose (its floor is
 	// 48K too), so the same task costs about the same in either, while
 	// compactions stay far apart whatever the prices.
-	maxBudgetFloor = 48_000
+	maxBudgetFloor = 32_000
 	// budgetTolerance is the share of the cheapest forecast within which
 	// [Budget] prefers the largest level: fewer compactions for nearly
 	// the same price.

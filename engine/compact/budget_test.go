@@ -15,14 +15,14 @@ func TestBudgetByPrice(t *testing.T) {
 		// lo and hi bound the level chosen.
 		lo, hi int
 	}{
-		{"128K at 1:5", 128_000, 5, 330, 48_000, 63_333},
-		{"128K at 1:12", 128_000, 12, 330, 48_000, 63_333},
-		{"128K at 1:30", 128_000, 30, 330, 48_000, 63_333},
-		{"128K at 1:30, fast growth", 128_000, 30, 700, 48_000, 63_333},
-		{"1M at 1:5", 1_000_000, 5, 330, 48_000, 64_000},
-		{"1M at 1:12", 1_000_000, 12, 330, 48_000, 64_000},
-		{"1M at 1:30", 1_000_000, 30, 330, 48_000, 64_000},
-		{"1M at 1:30, fast growth", 1_000_000, 30, 700, 48_000, 80_000},
+		{"128K at 1:5", 128_000, 5, 330, 32_000, 63_333},
+		{"128K at 1:12", 128_000, 12, 330, 32_000, 63_333},
+		{"128K at 1:30", 128_000, 30, 330, 32_000, 63_333},
+		{"128K at 1:30, fast growth", 128_000, 30, 700, 32_000, 63_333},
+		{"1M at 1:5", 1_000_000, 5, 330, 32_000, 64_000},
+		{"1M at 1:12", 1_000_000, 12, 330, 32_000, 64_000},
+		{"1M at 1:30", 1_000_000, 30, 330, 32_000, 64_000},
+		{"1M at 1:30, fast growth", 1_000_000, 30, 700, 32_000, 80_000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			th, _ := Levels(tc.window, true, DefaultCycleAt)
@@ -66,9 +66,9 @@ func TestBudgetFallsBack(t *testing.T) {
 		t.Errorf("unknown prices forecast %+v, a miss at %.0f hits %+v", a, defaultMissHitRatio, b)
 	}
 	for name, mod := range map[string]func(*BudgetInput){
-		"unknown growth":    func(in *BudgetInput) { in.Growth = 0 },
-		"a short session":   func(in *BudgetInput) { in.Requests = 20 },
-		"never reaches 48K": func(in *BudgetInput) { in.Growth = 100 },
+		"unknown growth":          func(in *BudgetInput) { in.Growth = 0 },
+		"a short session":         func(in *BudgetInput) { in.Requests = 20 },
+		"never reaches the floor": func(in *BudgetInput) { in.Growth = 50 },
 	} {
 		c := in
 		mod(&c)
@@ -81,14 +81,15 @@ func TestBudgetFallsBack(t *testing.T) {
 	}
 }
 
-// TestBudgetFloor: 40 % of the window, at most 64K, never over the
+// TestBudgetFloor: 40 % of the window, at most 32K, never over the
 // threshold.
 func TestBudgetFloor(t *testing.T) {
 	for _, tc := range []struct{ window, threshold, want int }{
 		{32_000, 12_800, 12_800},
-		{128_000, 63_333, 48_000},
-		{200_000, 167_000, 48_000},
-		{1_000_000, 650_000, 48_000},
+		{64_000, 31_333, 25_600},
+		{128_000, 63_333, 32_000},
+		{200_000, 167_000, 32_000},
+		{1_000_000, 650_000, 32_000},
 		{1_000_000, 30_000, 30_000},
 	} {
 		if g := BudgetFloor(tc.window, tc.threshold); g != tc.want {
