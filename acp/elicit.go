@@ -12,16 +12,24 @@ import (
 )
 
 // This file passes the forms MCP servers ask for during a tool call to
-// the client as ACP elicitation/create requests in form mode, scoped to
-// the session, where the client advertised form elicitation; without it
-// the engine declines them. A form withdrawn because its call ended
-// cancels its request ($/cancel_request).
+// the client as ACP elicitation/create requests in form mode, and the
+// pages they ask to be opened in URL mode, scoped to the session, where
+// the client advertised that mode; otherwise they are declined. A form
+// withdrawn because its call ended cancels its request
+// ($/cancel_request).
 
-// formsOffered reports whether the client takes form elicitations.
+// formsOffered reports whether the client takes form elicitations, and
+// pagesOffered URL-mode ones.
 func (s *Server) formsOffered() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.client.Elicitation != nil && s.client.Elicitation.Form != nil
+}
+
+func (s *Server) pagesOffered() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.client.Elicitation != nil && s.client.Elicitation.Url != nil
 }
 
 // form handles EventForm (ask the client) and EventFormDone (a withdrawn
@@ -66,12 +74,24 @@ func (st *session) form(e agent.Event) {
 // cancelled request is a cancelled form.
 func (st *session) askForm(ctx context.Context, f mcp.Form) mcp.Reply {
 	msg := "The MCP server \"" + f.Server + "\" asks: " + f.Message
-	resp, err := st.srv.conn.UnstableCreateElicitation(ctx, acp.UnstableCreateElicitationRequest{Form: &acp.UnstableCreateElicitationForm{
-		Message:         msg,
-		Mode:            "form",
-		RequestedSchema: formSchema(f),
-		Meta:            map[string]any{scopeKey: map[string]any{"sessionId": st.sessionID()}},
-	}})
+	meta := map[string]any{scopeKey: map[string]any{"sessionId": st.sessionID()}}
+	req := acp.UnstableCreateElicitationRequest{Form: &acp.UnstableCreateElicitationForm{
+		Message: msg, Mode: "form", RequestedSchema: formSchema(f), Meta: meta,
+	}}
+	offered := st.srv.formsOffered()
+	if f.Page() {
+		// A page the server asks to be opened goes to the client as a
+		// URL-mode elicitation, its ID scoped to the session.
+		req = acp.UnstableCreateElicitationRequest{Url: &acp.UnstableCreateElicitationUrl{
+			Message: msg, Mode: "url", Url: f.URL, ElicitationId: acp.UnstableElicitationId(st.sessionID() + "/" + f.ElicitationID), Meta: meta,
+		}}
+		offered = st.srv.pagesOffered()
+	}
+	if !offered {
+		st.srv.logf("session %s: the MCP server %q asks for what the client does not take (a %s), so it was declined", st.id, f.Server, map[bool]string{true: "page to open", false: "form"}[f.Page()])
+		return mcp.Declined
+	}
+	resp, err := st.srv.conn.UnstableCreateElicitation(ctx, req)
 	switch {
 	case err != nil:
 		if ctx.Err() == nil {

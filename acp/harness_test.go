@@ -32,9 +32,9 @@ type fixture struct {
 	buffers map[string]string
 	// vision makes sessions take their model to accept images.
 	vision bool
-	// forms makes the client offer form elicitation; fetchLocal lets
-	// web_fetch reach loopback pages.
-	forms, fetchLocal bool
+	// forms makes the client offer form elicitation, pages URL-mode
+	// elicitation; fetchLocal lets web_fetch reach loopback pages.
+	forms, pages, fetchLocal bool
 	// network is Options.Network.
 	network string
 }
@@ -201,8 +201,14 @@ func (f *fixture) connect(t *testing.T, mode tool.Mode) *harness {
 	h.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(h.close)
 	caps := acp.ClientCapabilities{Fs: acp.FileSystemCapabilities{ReadTextFile: f.buffers != nil, WriteTextFile: f.buffers != nil}}
+	if f.forms || f.pages {
+		caps.Elicitation = &acp.ElicitationCapabilities{}
+	}
 	if f.forms {
-		caps.Elicitation = &acp.ElicitationCapabilities{Form: &acp.ElicitationFormCapabilities{}}
+		caps.Elicitation.Form = &acp.ElicitationFormCapabilities{}
+	}
+	if f.pages {
+		caps.Elicitation.Url = &acp.ElicitationUrlCapabilities{}
 	}
 	if _, err := h.conn.Initialize(ctx(t), acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber, ClientCapabilities: caps}); err != nil {
 		t.Fatal(err)

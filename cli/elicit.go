@@ -16,7 +16,9 @@ import (
 // formAnswerer answers the forms MCP servers ask for during a command's
 // tool calls: on a terminal each field is a question with its default in
 // brackets (Enter takes it); with --yes the defaults are accepted;
-// otherwise the form is declined, saying why on standard error.
+// otherwise the form is declined, saying why on standard error. A page a
+// server asks to be opened (URL mode) is shown on a terminal and never
+// accepted by --yes (see page).
 type formAnswerer struct {
 	cmd  string            // the command, for messages ("tally run")
 	yes  bool              // --yes: accept the defaults
@@ -50,6 +52,9 @@ func (a *formAnswerer) failure() error {
 // answer is the mcp.Options.Elicit of the command.
 func (a *formAnswerer) answer(_ context.Context, f mcp.Form) (mcp.Reply, error) {
 	server, what := safeText(f.Server), safeText(text.OneLine(f.Message, quoteRunes))
+	if f.Page() {
+		return a.page(f)
+	}
 	switch {
 	case a.yes:
 		r, err := f.AcceptDefaults()

@@ -41,12 +41,15 @@
 // next call. A call needs approval unless the server annotates the tool as
 // read-only and the user allowed that server's read-only tools.
 //
-// A server may ask the user to fill in a form during a call (elicitation,
-// form mode only; an elicitation/create request in 2025-11-25, an
-// input_required result in 2026-07-28, both the same form): its schema becomes a [Form], Options.Elicit asks the
-// user, and the answers are checked and completed with the defaults of
-// the fields left out before they reach the server; the call's timeout
-// pauses meanwhile. Without Options.Elicit every form is declined.
+// A server may ask the user to fill in a form during a call (elicitation;
+// an elicitation/create request in 2025-11-25, an input_required result
+// in 2026-07-28, both the same form): its schema becomes a [Form],
+// Options.Elicit asks the user, and the answers are checked and completed
+// with the defaults of the fields left out before they reach the server;
+// the call's timeout pauses meanwhile. A request to open a page (URL
+// mode) reaches Options.Elicit as a Form with a URL ([Form.Page]), only
+// for https pages or http on a loopback address. Without Options.Elicit
+// every form and page is declined.
 //
 // The prompts and resources of the connected servers are listed for the
 // prompt box ([Manager.Prompts], [Manager.Resources]; cached per

@@ -17,8 +17,8 @@ import (
 // mode). The request's schema becomes a [Form]; Options.Elicit asks the
 // user and returns a [Reply], whose answers are checked against the form
 // and completed with the defaults of the fields left out (SEP-1034)
-// before they reach the server. Only form mode is advertised; a URL-mode
-// request is declined.
+// before they reach the server. A URL-mode request (a page the user is
+// asked to open, see elicit_url.go) reaches the host as a Form with a URL.
 
 // Kind is the type of a form's field.
 type Kind string
@@ -92,12 +92,18 @@ func (f Field) Label() string {
 // Form is a server's request for information from the user. Fields are
 // sorted by name (the protocol's schema is a JSON object, whose order
 // does not survive decoding); a form without fields asks only to accept
-// or decline its message.
+// or decline its message. A form with a URL asks the user to open a page
+// instead (URL mode, see [Form.Page]).
 type Form struct {
 	// Server is the configured name of the server that asks.
 	Server  string  `json:"server"`
 	Message string  `json:"message"`
 	Fields  []Field `json:"fields,omitempty"`
+	// URL is the page a URL-mode request asks the user to open in their
+	// browser, "" for a form; it is an https URL, or http on a loopback
+	// address. ElicitationID is the server's name for the request.
+	URL           string `json:"url,omitempty"`
+	ElicitationID string `json:"elicitation_id,omitempty"`
 }
 
 // Clone returns a copy of f that shares no memory with it.
@@ -219,7 +225,7 @@ func (f Form) AcceptDefaults() (Reply, error) {
 // elicit answers the server's elicitation request (the SDK's
 // ElicitationHandler). It never panics: a request Tally cannot show is
 // refused with an error the server reads, and without Options.Elicit
-// every form is declined, as is a URL-mode request.
+// every form and page is declined.
 func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (res *sdk.ElicitResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -231,11 +237,12 @@ func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (res *sdk.E
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the elicitation request has no parameters"}
 	}
 	p := req.Params
+	var f Form
 	if p.Mode == "url" || (p.Mode == "" && (p.URL != "" || p.ElicitationID != "")) {
-		s.log.Note("declined a URL-mode form request: Tally answers forms only")
-		return &sdk.ElicitResult{Action: string(ActionDecline)}, nil
+		f, err = parsePage(s.name, p)
+	} else {
+		f, err = parseForm(s.name, p.Message, p.RequestedSchema)
 	}
-	f, err := parseForm(s.name, p.Message, p.RequestedSchema)
 	if err != nil {
 		s.log.Note("refused a form request: " + err.Error())
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
@@ -258,6 +265,10 @@ func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (res *sdk.E
 	}
 	switch r.Action {
 	case ActionAccept:
+		if f.Page() {
+			// The user agreed to open the page; nothing else is sent.
+			return &sdk.ElicitResult{Action: string(ActionAccept)}, nil
+		}
 		r, err = f.Accept(r.Content)
 		if err != nil {
 			// The host checks the answers first; one that slips through

@@ -186,14 +186,16 @@ func (s *server) connectLocked(ctx context.Context) ([]toolInfo, error) {
 		// The SDK's warnings, such as a tool it left out, go to the log.
 		Logger: slog.New(sdkLog{s: s}),
 		// No roots (deprecated in 2026-07-28, and Tally has none to
-		// give) and no sampling; elicitation (form mode) is added for
-		// the handler below.
-		Capabilities: &sdk.ClientCapabilities{},
+		// give) and no sampling; elicitation in form and URL mode.
+		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{
+			Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{},
+		}},
 		// A server that adds tools says so; they join the catalog at its
 		// end, like a server that connects late.
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { go s.m.refresh(s) },
-		// Forms a server asks for reach the user (form mode only).
-		ElicitationHandler: s.elicit,
+		// Forms and pages a server asks for reach the user.
+		ElicitationHandler:         s.elicit,
+		ElicitationCompleteHandler: s.pageDone,
 		// A server whose prompts or resources changed is listed again
 		// the next time they are asked for.
 		PromptListChangedHandler:   func(context.Context, *sdk.PromptListChangedRequest) { s.forgetLists() },

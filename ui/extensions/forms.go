@@ -16,7 +16,8 @@ import (
 
 // A form an MCP server asks for during a tool call opens as a dialog: one
 // widget per field with its default filled in, a star on the required
-// ones, and Accept, Decline and Cancel.
+// ones, and Accept, Decline and Cancel. A page it asks to be opened
+// (URL mode) opens as a dialog of its own (page.go).
 
 // FormDialog is the dialog of one form.
 type FormDialog struct {
@@ -45,6 +46,9 @@ type formInput struct {
 // the answers, Decline, or Cancel, also on Escape).
 func NewFormDialog(f mcp.Form, win fyne.Window, answer func(mcp.Reply)) *FormDialog {
 	d := &FormDialog{form: f, answer: answer}
+	if f.Page() {
+		return d.page(win)
+	}
 	body := container.NewVBox(
 		&widget.Label{Text: fmt.Sprintf("The MCP server %q asks you to fill in this form during a tool call:", text.Clip(f.Server, 60)), Wrapping: fyne.TextWrapWord},
 		&widget.Label{Text: f.Message, Wrapping: fyne.TextWrapWord, TextStyle: fyne.TextStyle{Bold: true}},
