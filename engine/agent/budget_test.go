@@ -37,11 +37,14 @@ func (b budgetRun) maxPrompt() int {
 
 // runLongBudget drives the long session through Tally in a window, with
 // the provider billing a miss at ratio hits (Tally is told these prices)
-// and Config.KeepUnder set to keep.
-func runLongBudget(tb testing.TB, rule llmtest.CacheRule, window int, ratio float64, keep int) budgetRun {
+// and Config.KeepUnder set to keep; edits change the config further.
+func runLongBudget(tb testing.TB, rule llmtest.CacheRule, window int, ratio float64, keep int, edits ...func(*Config)) budgetRun {
 	tb.Helper()
 	s, srv, rec := newLongSession(tb, rule, func(cfg *Config) {
 		cfg.ContextWindow, cfg.MissPrice, cfg.KeepUnder = window, longHitPrice*ratio, keep
+		for _, edit := range edits {
+			edit(cfg)
+		}
 	})
 	out := budgetRun{window: window, keep: keep, ratio: ratio}
 	for turn := 1; turn <= longTurns; turn++ {
