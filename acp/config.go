@@ -24,13 +24,17 @@ const (
 	// configNetwork is the session's Network switch: whether web_fetch
 	// may fetch pages and commands may reach the network.
 	configNetwork = "network"
+	// configEffort is the session's reasoning effort (its own, not a
+	// role's): default, off, low, medium, high or max.
+	configEffort = "effort"
 )
 
 // mainProfile names the main connection in a model option's value.
 const mainProfile = workbench.MainProfile
 
 // configOptions is the session's configuration as ACP config options:
-// the permission mode, the model and the Network switch. The switch is
+// the permission mode, the model, the reasoning effort and the Network
+// switch. The switch is
 // a boolean toggle for a client that advertised boolean options and an
 // off/on selector otherwise.
 func (st *session) configOptions() []acp.SessionConfigOption {
@@ -51,7 +55,7 @@ func (st *session) configOptions() []acp.SessionConfigOption {
 	model.Select.Description = acp.Ptr("The model this session talks to: the main connection's or an endpoint profile's (Settings, tally profile list).")
 	model.Select.Category = acp.Ptr(acp.SessionConfigOptionCategoryModel)
 
-	return []acp.SessionConfigOption{mode, model, st.networkOption(perm.AllowNetwork())}
+	return []acp.SessionConfigOption{mode, model, st.effortOption(), st.networkOption(perm.AllowNetwork())}
 }
 
 // booleanOptions reports whether the client advertised boolean config
@@ -128,7 +132,7 @@ func cmpOr(a, b string) string {
 }
 
 // SetSessionConfigOption implements acp.Agent: it sets the mode, the
-// model or the Network switch of an open session and answers with every
+// model, the effort or the Network switch of an open session and answers with every
 // option's value.
 func (s *Server) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfigOptionRequest) (_ acp.SetSessionConfigOptionResponse, err error) {
 	defer s.guard("SetSessionConfigOption", &err)
@@ -163,6 +167,13 @@ func (s *Server) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfi
 		if err := st.setModel(value); err != nil {
 			return acp.SetSessionConfigOptionResponse{}, err
 		}
+	case configEffort:
+		if isBool {
+			return acp.SetSessionConfigOptionResponse{}, invalid("the effort takes one of its levels (default, off, low, medium, high, max), not a boolean")
+		}
+		if err := st.setEffort(value); err != nil {
+			return acp.SetSessionConfigOptionResponse{}, err
+		}
 	case configNetwork:
 		on := boolean
 		if !isBool {
@@ -178,7 +189,7 @@ func (s *Server) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfi
 			return acp.SetSessionConfigOptionResponse{}, err
 		}
 	default:
-		return acp.SetSessionConfigOptionResponse{}, invalid("unknown configuration option %q; Tally offers %s, %s and %s", id, configMode, configModel, configNetwork)
+		return acp.SetSessionConfigOptionResponse{}, invalid("unknown configuration option %q; Tally offers %s, %s, %s and %s", id, configMode, configModel, configEffort, configNetwork)
 	}
 	return acp.SetSessionConfigOptionResponse{ConfigOptions: st.configOptions()}, nil
 }
