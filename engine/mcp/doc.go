@@ -53,7 +53,8 @@
 //
 // The prompts and resources of the connected servers are listed for the
 // prompt box ([Manager.Prompts], [Manager.Resources]; cached per
-// connection for a short while), a prompt's messages are got as one text
+// connection for as long as a 2026-07-28 server's cache hints say, else
+// for a short while), a prompt's messages are got as one text
 // ([Manager.GetPrompt]) and a resource is read as text
 // ([Manager.ReadResource]), binary parts as one-line placeholders and
 // both capped in size; the caller redacts and neutralises what they give.

@@ -246,12 +246,13 @@ func TestBothErasInOneSession(t *testing.T) {
 	if !oldWire.saw("initialize") || oldWire.probes != 0 || oldWire.mcpParam["Region"] != "" {
 		t.Fatalf("the legacy server saw %s, headers %v", oldWire, oldWire.mcpParam)
 	}
-	// Both are told Tally fills in forms, and neither that it has roots.
+	// Both are told Tally fills in forms and opens pages, and neither that
+	// it has roots.
 	if len(newWire.hello) != 1 || len(oldWire.hello) != 2 {
 		t.Fatalf("the greetings: %q and %q", newWire.hello, oldWire.hello)
 	}
 	for _, hello := range append(newWire.hello, oldWire.hello...) {
-		if !strings.Contains(hello, `"elicitation":{"form":{}}`) || strings.Contains(hello, `"roots"`) {
+		if !strings.Contains(hello, `"elicitation":{"form":{},"url":{}}`) || strings.Contains(hello, `"roots"`) {
 			t.Errorf("a server was greeted with %s", hello)
 		}
 	}

@@ -33,30 +33,20 @@ const maxListPages = 100
 // annotations are invalid are left out by the SDK.
 func listTools(ctx context.Context, cs *sdk.ClientSession) ([]toolInfo, time.Duration, error) {
 	var out []toolInfo
-	fresh := time.Duration(-1)
-	params := &sdk.ListToolsParams{}
-	seen := map[string]bool{}
-	for range maxListPages {
-		res, err := cs.ListTools(ctx, params)
-		if err != nil {
-			return nil, 0, err
+	fresh, err := listPages(ctx, func(ctx context.Context, cursor string) ([]*sdk.Tool, string, int, error) {
+		res, err := cs.ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
+		if err != nil || res == nil {
+			return nil, "", 0, err
 		}
-		if res == nil {
-			break
+		return res.Tools, res.NextCursor, res.TTLMs, nil
+	}, func(t *sdk.Tool) bool {
+		if t != nil && t.Name != "" {
+			out = append(out, infoOf(t))
 		}
-		if d := time.Duration(max(res.TTLMs, 0)) * time.Millisecond; fresh < 0 || d < fresh {
-			fresh = d
-		}
-		for _, t := range res.Tools {
-			if t != nil && t.Name != "" && len(out) < maxTools {
-				out = append(out, infoOf(t))
-			}
-		}
-		if res.NextCursor == "" || seen[res.NextCursor] || len(out) >= maxTools {
-			break
-		}
-		seen[res.NextCursor] = true
-		params = &sdk.ListToolsParams{Cursor: res.NextCursor}
+		return len(out) < maxTools
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	slices.SortFunc(out, func(a, b toolInfo) int { return strings.Compare(a.Name, b.Name) })
 	if protocolOf(cs) < modernProtocol {

@@ -63,8 +63,11 @@ const (
 	maxPrompts   = 500
 	maxResources = 1000
 	// listTTL is how long a server's lists are reused before it is asked
-	// again.
-	listTTL = 30 * time.Second
+	// again, unless it speaks the 2026-07-28 revision and its lists carry
+	// a cache hint (ttlMs), which is followed, but never under
+	// minListTTL: the prompt box asks as the user types.
+	listTTL    = 30 * time.Second
+	minListTTL = 2 * time.Second
 	// listTimeout bounds the listing of one server; a slow server is left
 	// out of the lists rather than hold up the prompt box.
 	listTimeout = 10 * time.Second
@@ -77,6 +80,7 @@ type serverLists struct {
 	mu        sync.Mutex
 	gen       int // the connection listed; 0: none yet
 	at        time.Time
+	ttl       time.Duration // how long the lists stay fresh
 	prompts   []Prompt
 	resources []Resource
 }
@@ -164,9 +168,11 @@ func (s *server) lists(ctx context.Context, fresh bool) ([]Prompt, []Resource) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, min(listTimeout, s.cfg.CallTimeout()))
 	defer cancel()
-	prompts, resources := s.listPrompts(ctx, cs), s.listResources(ctx, cs)
+	prompts, pfresh := s.listPrompts(ctx, cs)
+	resources, rfresh := s.listResources(ctx, cs)
 	c.mu.Lock()
 	c.gen, c.at, c.prompts, c.resources = gen, time.Now(), prompts, resources
+	c.ttl = listFreshness(protocolOf(cs), pfresh, rfresh)
 	c.mu.Unlock()
 	return prompts, resources
 }
@@ -185,7 +191,7 @@ func (s *server) forgetLists() {
 func (c *serverLists) current(gen int, fresh bool) ([]Prompt, []Resource, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if fresh || c.gen != gen || c.gen == 0 || time.Since(c.at) > listTTL {
+	if fresh || c.gen != gen || c.gen == 0 || time.Since(c.at) > c.ttl {
 		return nil, nil, false
 	}
 	return c.prompts, c.resources, true
@@ -199,28 +205,49 @@ func capabilities(cs *sdk.ClientSession) *sdk.ServerCapabilities {
 	return nil
 }
 
+// listFreshness is how long lists whose pages gave the shortest cache
+// hints hints (-1: no page read) stay fresh for a server of protocol.
+func listFreshness(protocol string, hints ...time.Duration) time.Duration {
+	if protocol < modernProtocol {
+		return listTTL
+	}
+	fresh := time.Duration(-1)
+	for _, h := range hints {
+		if h >= 0 && (fresh < 0 || h < fresh) {
+			fresh = h
+		}
+	}
+	if fresh < 0 {
+		return listTTL
+	}
+	return max(fresh, minListTTL)
+}
+
 // listPrompts lists the prompts of the session, following pages, up to
-// maxPrompts, sorted by name; a server without prompts has none.
-func (s *server) listPrompts(ctx context.Context, cs *sdk.ClientSession) []Prompt {
+// maxPrompts, sorted by name, with the shortest cache hint of its pages
+// (-1 when none was read); a server without prompts has none.
+func (s *server) listPrompts(ctx context.Context, cs *sdk.ClientSession) ([]Prompt, time.Duration) {
 	if caps := capabilities(cs); caps != nil && caps.Prompts == nil {
-		return nil
+		return nil, -1
 	}
 	var out []Prompt
-	for p, err := range cs.Prompts(ctx, nil) {
-		if err != nil {
-			s.log.Note("the prompts could not be listed: " + text.OneLine(err.Error(), 300))
-			break
+	fresh, err := listPages(ctx, func(ctx context.Context, cursor string) ([]*sdk.Prompt, string, int, error) {
+		res, err := cs.ListPrompts(ctx, &sdk.ListPromptsParams{Cursor: cursor})
+		if err != nil || res == nil {
+			return nil, "", 0, err
 		}
-		if p == nil || !usableName(p.Name) {
-			continue
+		return res.Prompts, res.NextCursor, res.TTLMs, nil
+	}, func(p *sdk.Prompt) bool {
+		if p != nil && usableName(p.Name) {
+			out = append(out, promptOf(s.name, p))
 		}
-		out = append(out, promptOf(s.name, p))
-		if len(out) >= maxPrompts {
-			break
-		}
+		return len(out) < maxPrompts
+	})
+	if err != nil {
+		s.log.Note("the prompts could not be listed: " + text.OneLine(err.Error(), 300))
 	}
 	slices.SortFunc(out, func(a, b Prompt) int { return strings.Compare(a.Name, b.Name) })
-	return slices.CompactFunc(out, func(a, b Prompt) bool { return a.Name == b.Name })
+	return slices.CompactFunc(out, func(a, b Prompt) bool { return a.Name == b.Name }), fresh
 }
 
 // usableName reports whether a prompt name can be typed as one word.
@@ -247,35 +274,47 @@ func oneLine(s string) string {
 }
 
 // listResources lists the resources and templates of the session,
-// following pages, up to maxResources in all.
-func (s *server) listResources(ctx context.Context, cs *sdk.ClientSession) []Resource {
+// following pages, up to maxResources in all, with the shortest cache
+// hint of their pages (-1 when none was read).
+func (s *server) listResources(ctx context.Context, cs *sdk.ClientSession) ([]Resource, time.Duration) {
 	if caps := capabilities(cs); caps != nil && caps.Resources == nil {
-		return nil
+		return nil, -1
 	}
 	var out []Resource
-	for r, err := range cs.Resources(ctx, nil) {
-		if err != nil {
-			s.log.Note("the resources could not be listed: " + text.OneLine(err.Error(), 300))
-			break
+	fresh, err := listPages(ctx, func(ctx context.Context, cursor string) ([]*sdk.Resource, string, int, error) {
+		res, err := cs.ListResources(ctx, &sdk.ListResourcesParams{Cursor: cursor})
+		if err != nil || res == nil {
+			return nil, "", 0, err
 		}
-		if r == nil || r.URI == "" {
-			continue
+		return res.Resources, res.NextCursor, res.TTLMs, nil
+	}, func(r *sdk.Resource) bool {
+		if r != nil && r.URI != "" {
+			out = append(out, Resource{Server: s.name, URI: r.URI, Name: oneLine(r.Name), Title: oneLine(r.Title),
+				Description: oneLine(r.Description), MIMEType: oneLine(r.MIMEType), Size: max(r.Size, 0)})
 		}
-		out = append(out, Resource{Server: s.name, URI: r.URI, Name: oneLine(r.Name), Title: oneLine(r.Title),
-			Description: oneLine(r.Description), MIMEType: oneLine(r.MIMEType), Size: max(r.Size, 0)})
-		if len(out) >= maxResources {
-			break
-		}
+		return len(out) < maxResources
+	})
+	if err != nil {
+		s.log.Note("the resources could not be listed: " + text.OneLine(err.Error(), 300))
 	}
-	for r, err := range cs.ResourceTemplates(ctx, nil) {
-		if err != nil || len(out) >= maxResources {
-			break // templates are optional: a server may list none
+	if len(out) < maxResources {
+		// Templates are optional: a server may list none, or fail to.
+		tfresh, _ := listPages(ctx, func(ctx context.Context, cursor string) ([]*sdk.ResourceTemplate, string, int, error) {
+			res, err := cs.ListResourceTemplates(ctx, &sdk.ListResourceTemplatesParams{Cursor: cursor})
+			if err != nil || res == nil {
+				return nil, "", 0, err
+			}
+			return res.ResourceTemplates, res.NextCursor, res.TTLMs, nil
+		}, func(r *sdk.ResourceTemplate) bool {
+			if r != nil && r.URITemplate != "" {
+				out = append(out, Resource{Server: s.name, URI: r.URITemplate, Name: oneLine(r.Name), Title: oneLine(r.Title),
+					Description: oneLine(r.Description), MIMEType: oneLine(r.MIMEType), Template: true})
+			}
+			return len(out) < maxResources
+		})
+		if tfresh >= 0 && (fresh < 0 || tfresh < fresh) {
+			fresh = tfresh
 		}
-		if r == nil || r.URITemplate == "" {
-			continue
-		}
-		out = append(out, Resource{Server: s.name, URI: r.URITemplate, Name: oneLine(r.Name), Title: oneLine(r.Title),
-			Description: oneLine(r.Description), MIMEType: oneLine(r.MIMEType), Template: true})
 	}
 	slices.SortStableFunc(out, func(a, b Resource) int {
 		if a.Template != b.Template {
@@ -286,5 +325,5 @@ func (s *server) listResources(ctx context.Context, cs *sdk.ClientSession) []Res
 		}
 		return strings.Compare(a.URI, b.URI)
 	})
-	return slices.CompactFunc(out, func(a, b Resource) bool { return a.URI == b.URI && a.Template == b.Template })
+	return slices.CompactFunc(out, func(a, b Resource) bool { return a.URI == b.URI && a.Template == b.Template }), fresh
 }
