@@ -53,7 +53,8 @@ const hello = "Hello! I am Tally's scripted demo model."
 // turn has come (the assistant messages after it) and the tool results and
 // earlier answers in it, so the script is deterministic and can be
 // replayed against any session. It also answers the engine's own
-// requests: compaction summaries, cycle hand-off briefs and purges. What
+// requests: compaction summaries, cycle hand-off briefs, purges and memory
+// proposals. What
 // it says of the fix and of the test run is what the request shows
 // happened.
 func Answer(req Request) Reply {
@@ -69,6 +70,8 @@ func Answer(req Request) Reply {
 			readTests(req.Messages).testSentence() + " The user then asked for a tour of the project: go.mod, README.md, " +
 			"calc/calc.go, calc/table.go (a generated squares table) and docs/design.md (rules on overflow, rounding, " +
 			"naming, testing) were read.")
+	case strings.Contains(last, proposalMarker):
+		return say(proposal(req))
 	case len(req.Tools) == 1 && req.Tools[0] == "purge_context":
 		return say("Nothing in this short demo is worth removing; keeping everything.")
 	}

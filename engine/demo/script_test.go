@@ -5,7 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/cycle"
+	"github.com/tally-dev/tally/engine/llm"
+	"github.com/tally-dev/tally/engine/memory"
 )
 
 // play drives the script through the fix story: each reply's calls get
@@ -128,5 +131,28 @@ func TestFirstFailing(t *testing.T) {
 		if got := firstFailing(out); got != want {
 			t.Errorf("firstFailing(%q) = %q; want %q", out, got, want)
 		}
+	}
+}
+
+// TestScriptProposesMemory: after the fix story whose tests passed, a
+// memory proposal gets the build command and the pitfall, from the fix's
+// turn, in the shape memory.Parse takes; a session without a story gets
+// none.
+func TestScriptProposesMemory(t *testing.T) {
+	msgs, _, _ := play(t, results(passOutput))
+	turns := []memory.Turn{{N: 1, Text: Prompt}}
+	ask := func(msgs []Message) memory.Proposal {
+		req := memory.Request(llm.Request{Messages: []chat.Message{{Role: chat.RoleUser, Content: "hi"}}}, turns)
+		msgs = append(msgs, Message{Role: "user", Content: req.Messages[len(req.Messages)-1].Content})
+		return memory.Parse(Answer(Request{Messages: msgs}).Content, turns, "s1", "/ws")
+	}
+	p := ask(msgs)
+	if len(p.Entries) != 2 || len(p.Notes) != 0 || p.Entries[0].Kind != memory.Build || !strings.Contains(p.Entries[0].Text, "go test ./...") ||
+		p.Entries[1].Kind != memory.Pitfall || p.Entries[0].Source.Turn != 1 {
+		t.Errorf("after the fix story the proposal is %+v", p)
+	}
+	turns = []memory.Turn{{N: 1, Text: "hello"}}
+	if p := ask([]Message{{Role: "user", Content: "hello"}, {Role: "assistant", Content: hello}}); len(p.Entries) != 0 || len(p.Notes) != 0 {
+		t.Errorf("a session without a story proposed %+v", p)
 	}
 }
