@@ -92,8 +92,8 @@ func newSessionsView(u *UI) *sessionsView {
 	return v
 }
 
-// sessionDetail is the second line of a row: workspace, activity, cycle and, for a fork, where it comes from
-// (its parent named by its title in list). A session that is running (or waiting for the user) is active now,
+// sessionDetail is the second line of a row: for a fork, first, where it comes from (its parent named by its
+// title in list), then workspace, activity and cycle. A session that is running (or waiting for the user) is active now,
 // whenever it last stored a message.
 func sessionDetail(s workbench.SessionInfo, now time.Time, active bool, list []workbench.SessionInfo) string {
 	ws := s.Workspace
@@ -104,7 +104,11 @@ func sessionDetail(s workbench.SessionInfo, now time.Time, active bool, list []w
 	if active {
 		when = "active now"
 	}
-	return strings.TrimSuffix(fmt.Sprintf("%s · %s · cycle %d · %s", ws, when, max(s.Cycle, 1), workbench.Lineage(s, list)), " · ")
+	line := fmt.Sprintf("%s · %s · cycle %d", ws, when, max(s.Cycle, 1))
+	if from := workbench.Lineage(s, list); from != "" {
+		line = from + " · " + line // first: a long folder would cut it off
+	}
+	return line
 }
 
 // listTitle is the title row i of items shows: its own, or, when another

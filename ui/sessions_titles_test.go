@@ -33,3 +33,18 @@ func TestSessionRowsTellSameTitlesApartAndShowActivity(t *testing.T) {
 		t.Errorf("a running session's detail %q", got)
 	}
 }
+
+// A fork's row says where it comes from before its folder, which a narrow
+// list cuts off.
+func TestSessionDetailPutsTheLineageFirst(t *testing.T) {
+	now := time.Now()
+	parent := workbench.SessionInfo{ID: "p1", Title: "Fix Add", Workspace: "/a/long/folder", Updated: now}
+	fork := workbench.SessionInfo{ID: "f1", Title: "Fix Add (fork)", Workspace: "/a/long/folder", Updated: now, ForkOf: "p1", ForkTurn: 2}
+	got := sessionDetail(fork, now, false, []workbench.SessionInfo{parent, fork})
+	if !strings.HasPrefix(got, "forked from Fix Add at turn 2 · /a/long/folder") {
+		t.Errorf("the fork's row says %q", got)
+	}
+	if got := sessionDetail(parent, now, false, nil); !strings.HasPrefix(got, "/a/long/folder · ") || strings.Contains(got, "forked") {
+		t.Errorf("the parent's row says %q", got)
+	}
+}
