@@ -99,28 +99,46 @@ func (a *formAnswerer) ask(f mcp.Form) (mcp.Reply, error) {
 			content[fd.Name] = v
 		}
 	}
+	switch a.choose("Send these answers? [Y]es / [n]o, decline / [c]ancel: ", true, "form") {
+	case mcp.ActionAccept:
+		r, err := f.Accept(content)
+		if err != nil {
+			fmt.Fprintf(t.out, "  %s; the form was declined\n", safeText(err.Error()))
+			return mcp.Declined, nil
+		}
+		return r, nil
+	case mcp.ActionDecline:
+		return mcp.Declined, nil
+	}
+	return mcp.Cancelled, nil
+}
+
+// choose asks question until the answer is yes, no or cancel (Enter is
+// yes when enterAccepts) and returns it as the reply's action; the end
+// of the input cancels the form or page (what).
+func (a *formAnswerer) choose(question string, enterAccepts bool, what string) mcp.Action {
+	t := a.term
 	for {
-		fmt.Fprint(t.out, "Send these answers? [Y]es / [n]o, decline / [c]ancel: ")
+		fmt.Fprint(t.out, question)
 		line, ok := readLine(t.in)
 		if !ok && line == "" {
-			fmt.Fprintln(t.out, "\nform cancelled")
-			return mcp.Cancelled, nil
+			fmt.Fprintf(t.out, "\n%s cancelled\n", what)
+			return mcp.ActionCancel
 		}
 		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "", "y", "yes":
-			r, err := f.Accept(content)
-			if err != nil {
-				fmt.Fprintf(t.out, "  %s; the form was declined\n", safeText(err.Error()))
-				return mcp.Declined, nil
+		case "y", "yes":
+			return mcp.ActionAccept
+		case "":
+			if enterAccepts {
+				return mcp.ActionAccept
 			}
-			return r, nil
 		case "n", "no":
-			return mcp.Declined, nil
+			return mcp.ActionDecline
 		case "c", "cancel":
-			return mcp.Cancelled, nil
+			return mcp.ActionCancel
 		}
 		if !ok {
-			return mcp.Cancelled, nil
+			return mcp.ActionCancel
 		}
 		fmt.Fprintln(t.out, "  answer y, n or c")
 	}

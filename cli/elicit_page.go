@@ -31,24 +31,11 @@ func (a *formAnswerer) page(f mcp.Form) (mcp.Reply, error) {
 		fmt.Fprintf(t.out, "  %s\n", safeText(line))
 	}
 	fmt.Fprintf(t.out, "  %s\n  (host: %s; Tally does not open it for you, and nothing you type there passes through Tally)\n", safeText(f.URL), safeText(f.Host()))
-	for {
-		fmt.Fprint(t.out, "Open it yourself, then answer: [y]es, I opened it / [n]o, decline / [c]ancel: ")
-		line, ok := readLine(t.in)
-		if !ok && line == "" {
-			fmt.Fprintln(t.out, "\npage cancelled")
-			return mcp.Cancelled, nil
-		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes":
-			return mcp.Reply{Action: mcp.ActionAccept}, nil
-		case "n", "no":
-			return mcp.Declined, nil
-		case "c", "cancel":
-			return mcp.Cancelled, nil
-		}
-		if !ok {
-			return mcp.Cancelled, nil
-		}
-		fmt.Fprintln(t.out, "  answer y, n or c")
+	switch a.choose("Open it yourself, then answer: [y]es, I opened it / [n]o, decline / [c]ancel: ", false, "page") {
+	case mcp.ActionAccept:
+		return mcp.Reply{Action: mcp.ActionAccept}, nil
+	case mcp.ActionDecline:
+		return mcp.Declined, nil
 	}
+	return mcp.Cancelled, nil
 }

@@ -13,17 +13,7 @@ import (
 func TestMCPCallShowsAPageOnATerminal(t *testing.T) {
 	data, ws := addPageServer(t)
 	ptmx, tty := openTerminal(t)
-	var shown syncBuffer
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(buf)
-			shown.Write(buf[:n])
-			if err != nil {
-				return
-			}
-		}
-	}()
+	shown := mirror(ptmx)
 	done := make(chan int, 1)
 	go func() {
 		done <- Main([]string{"mcp", "call", "forms", "signin", "--data", data, "--workspace", ws}, tty, tty, tty)

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,17 +16,7 @@ import (
 func TestMCPCallAsksTheFormOnATerminal(t *testing.T) {
 	data, ws := addFormServer(t, signupSchema)
 	ptmx, tty := openTerminal(t)
-	var shown syncBuffer
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(buf)
-			shown.Write(buf[:n])
-			if err != nil {
-				return
-			}
-		}
-	}()
+	shown := mirror(ptmx)
 	done := make(chan int, 1)
 	go func() {
 		done <- Main([]string{"mcp", "call", "forms", "signup", "--data", data, "--workspace", ws}, tty, tty, tty)
@@ -80,4 +71,20 @@ func TestMCPCallAsksTheFormOnATerminal(t *testing.T) {
 	if !strings.Contains(shown.String(), want) {
 		t.Errorf("the server did not get the answers; the terminal shows:\n%s", shown.String())
 	}
+}
+
+// mirror copies what the terminal shows into a buffer, until it closes.
+func mirror(ptmx *os.File) *syncBuffer {
+	shown := &syncBuffer{}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			shown.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return shown
 }
