@@ -86,10 +86,18 @@ func loopbackHost(host string) bool {
 }
 
 // pageDone notes a server's notifications/elicitation/complete: the step
-// the user was sent to a page for is done.
+// the user was sent to a page for is done, which a call waiting for it
+// (see pagesFirst) learns.
 func (s *server) pageDone(_ context.Context, req *sdk.ElicitationCompleteNotificationRequest) {
 	if req == nil || req.Params == nil {
 		return
 	}
-	s.log.Note(fmt.Sprintf("the server says the page it asked to be opened (%s) is done with", text.OneLine(req.Params.ElicitationID, 60)))
+	id := req.Params.ElicitationID
+	s.log.Note(fmt.Sprintf("the server says the page it asked to be opened (%s) is done with", text.OneLine(id, 60)))
+	s.mu.Lock()
+	if ch, ok := s.pages[id]; ok {
+		close(ch)
+		delete(s.pages, id)
+	}
+	s.mu.Unlock()
 }

@@ -109,12 +109,13 @@ type server struct {
 	tools    int
 	restarts int
 	allowRO  bool
-	protocol string        // the MCP revision the connection speaks
-	listed   time.Time     // when the tools were last listed
-	fresh    time.Duration // how long the server said that list stays fresh
-	relist   bool          // a listing is under way
-	kept     *keptAuth     // the OAuth handler of an HTTP server's session
-	cb       *callback     // the loopback redirect of a sign-in under way
+	protocol string                   // the MCP revision the connection speaks
+	listed   time.Time                // when the tools were last listed
+	fresh    time.Duration            // how long the server said that list stays fresh
+	relist   bool                     // a listing is under way
+	kept     *keptAuth                // the OAuth handler of an HTTP server's session
+	cb       *callback                // the loopback redirect of a sign-in under way
+	pages    map[string]chan struct{} // pages opened for a refused call, by elicitation ID, closed when done
 }
 
 func (s *server) status() ServerStatus {

@@ -156,7 +156,13 @@ func (t *Tool) Run(ctx context.Context, _ *tool.Env, args json.RawMessage) (res 
 	// The timeout pauses while a form of the server waits for the user.
 	cctx, done := t.srv.startCall(ctx)
 	defer done()
-	out, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: t.remote, Arguments: arguments})
+	params := &sdk.CallToolParams{Name: t.remote, Arguments: arguments}
+	out, err := cs.CallTool(cctx, params)
+	if again, perr := t.srv.pagesFirst(cctx, cs, err); perr != nil {
+		return errResult(name, perr)
+	} else if again {
+		out, err = cs.CallTool(cctx, params)
+	}
 	if err != nil {
 		return errResult(name, t.callError(ctx, cctx, gen, err))
 	}
