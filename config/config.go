@@ -91,6 +91,10 @@ type Settings struct {
 	// NoNotifications turns off the desktop notifications sent when a turn
 	// ends or waits for the user while its session is not in view.
 	NoNotifications bool `json:"no_notifications,omitempty"`
+	// NoMemoryOnLeave turns off the memory proposal the app asks of a
+	// session in the background when the user leaves it after three turns
+	// or more; proposing on request still works.
+	NoMemoryOnLeave bool `json:"no_memory_on_leave,omitempty"`
 	// Window is the main window's last size and position, restored on
 	// launch; zero means the default.
 	Window WindowPlace `json:"window,omitzero"`

@@ -43,12 +43,13 @@ type memoryBook struct {
 const MemoryDueTurns = 3
 
 // MemoryDue reports whether proposing memory from sess when the user
-// leaves it is worth its request: it is no demo, no turn of it is under
-// way, and it has had MemoryDueTurns turns or more since memory was last
+// leaves it is worth its request: the user did not turn it off
+// (Settings.NoMemoryOnLeave), it is no demo, no turn of it is under way,
+// and it has had MemoryDueTurns turns or more since memory was last
 // proposed from it. It reads the store and the session's published view.
 func (w *Workbench) MemoryDue(sess *agent.Session) bool {
 	view := sess.Snapshot()
-	if view.Meta.Model == demo.ModelName || len(transcript.Unanswered(view.Messages())) > 0 {
+	if w.Settings().NoMemoryOnLeave || view.Meta.Model == demo.ModelName || len(transcript.Unanswered(view.Messages())) > 0 {
 		return false
 	}
 	turns := 0

@@ -310,4 +310,13 @@ func TestMemoryIsDueAfterEnoughNewTurns(t *testing.T) {
 	if !w.MemoryDue(sess) {
 		t.Errorf("memory is not due %d turns after the last proposal", MemoryDueTurns)
 	}
+	// Turned off in Settings, it is never due.
+	s := w.Settings()
+	s.NoMemoryOnLeave = true
+	if err := w.SaveSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	if w.MemoryDue(sess) {
+		t.Error("memory is due with the proposal on leaving turned off")
+	}
 }

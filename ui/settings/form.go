@@ -44,6 +44,7 @@ type Form struct {
 	cyclesOff *widget.Check
 	warmUp    *widget.Check
 	notify    *widget.Check
+	memory    *widget.Check
 	safety    safetyFields
 	cache     cacheFields
 	keep      keepFields
@@ -170,6 +171,8 @@ func newForm(h Host) *Form {
 	f.warmUp.SetChecked(h.Saved.WarmUp)
 	f.notify = widget.NewCheck("Notify me when a turn ends or waits for me", nil)
 	f.notify.SetChecked(!h.Saved.NoNotifications)
+	f.memory = widget.NewCheck("Propose memory from a session when I leave it", nil)
+	f.memory.SetChecked(!h.Saved.NoMemoryOnLeave)
 	f.safety = newSafetyFields(h.Saved)
 	f.cache = newCacheFields(h.Saved)
 	f.keep = newKeepFieldsFor(h, r.Model)
@@ -207,6 +210,8 @@ func newForm(h Host) *Form {
 				HintText: "compaction triggers first, 10 % of the window earlier; if it cannot keep the context down, a cycle restarts from a hand-off brief (the next request misses the cache)"},
 			{Text: "Cache warm-up", Widget: f.warmUp,
 				HintText: "one small request per new session (the prefix at the miss price) so the first turn hits the cache"},
+			{Text: "Memory", Widget: f.memory,
+				HintText: "after three turns or more, one request in the background; the entries wait in the Memory panel for you"},
 		}, f.cache.items(r.BaseURL)...)),
 		newSection(sectionExtensions, []*widget.FormItem{
 			{Text: "MCP servers", Widget: &widget.Button{Text: "Manage MCP servers…", Icon: theme.ComputerIcon(), OnTapped: h.ShowMCP},
@@ -315,7 +320,7 @@ func (f *Form) values() (workbench.Settings, error) {
 		s.Compaction = "" // the default, stored as absent
 	}
 	s.CyclesOff, s.WarmUp = f.cyclesOff.Checked, f.warmUp.Checked
-	s.NoNotifications = !f.notify.Checked
+	s.NoNotifications, s.NoMemoryOnLeave = !f.notify.Checked, !f.memory.Checked
 	f.cache.apply(&s)
 	f.keep.apply(&s)
 	f.vision.apply(&s)

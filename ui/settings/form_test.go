@@ -26,6 +26,10 @@ func TestSettingsRoundTripThroughStore(t *testing.T) {
 	f.miss.SetText("1.5")
 	f.compl.SetText("3")
 	f.theme.SetSelected("Dark")
+	if !f.memory.Checked {
+		t.Error("the memory proposal on leaving a session is off by default")
+	}
+	f.memory.SetChecked(false)
 	if !f.save() {
 		t.Fatalf("save refused: %s", f.problem.Text)
 	}
@@ -34,14 +38,14 @@ func TestSettingsRoundTripThroughStore(t *testing.T) {
 		Prices: map[string]workbench.Price{"qwen3-coder": {CacheHit: 0.1, CacheMiss: 1.5, Completion: 3}}}
 	got := h.wb.Settings()
 	if got.BaseURL != want.BaseURL || got.APIKey != want.APIKey || got.ContextWindow != want.ContextWindow ||
-		got.Theme != want.Theme || got.Prices["qwen3-coder"] != want.Prices["qwen3-coder"] {
+		got.Theme != want.Theme || got.Prices["qwen3-coder"] != want.Prices["qwen3-coder"] || !got.NoMemoryOnLeave {
 		t.Fatalf("stored settings = %+v; want %+v", got, want)
 	}
 	// A new form shows the stored values, without the key in any field.
 	clear(h.env)
 	g := newForm(h.host())
 	if g.baseURL.Text != want.BaseURL || g.model.Text != want.Model || g.window.Text != "131072" ||
-		g.miss.Text != "1.5" || g.theme.Selected != "Dark" || g.apiKey.Text != "" {
+		g.miss.Text != "1.5" || g.theme.Selected != "Dark" || g.apiKey.Text != "" || g.memory.Checked {
 		t.Errorf("reloaded form: url %q model %q window %q miss %q theme %q key %q",
 			g.baseURL.Text, g.model.Text, g.window.Text, g.miss.Text, g.theme.Selected, g.apiKey.Text)
 	}

@@ -24,7 +24,7 @@ var sectionRows = []struct {
 	{"Connection", []string{"Base URL", "Model", "API key", "Timeouts"}},
 	{"Models and profiles", []string{"Context window", "Images", "Endpoint profiles"}},
 	{"Safety", []string{"New sessions", "Command variables", "Shared caches", "Secret files", "Local pages"}},
-	{"Context and cost", []string{"Prices", "Compaction", "Keep the context under", "New cycle at", "Cache warm-up", "Cache rule", "Status placement"}},
+	{"Context and cost", []string{"Prices", "Compaction", "Keep the context under", "New cycle at", "Cache warm-up", "Memory", "Cache rule", "Status placement"}},
 	{"Extensions", []string{"MCP servers", "Hooks", "Language servers"}},
 	{"Appearance", []string{"Theme", "Notifications"}},
 }
