@@ -6,7 +6,8 @@
 // while it asks for permission. A third process drives ACP's stable
 // session set: the config options (mode, model, the Network switch),
 // usage updates with Tally's context level and cost, an MCP server's form
-// as elicitation/create, message IDs, session/close and session/delete.
+// as elicitation/create (a form, and a page in URL mode), the effort option,
+// message IDs, session/close and session/delete.
 // Any mismatch fails the run loudly.
 //
 // Environment: TALLY (the binary), TALLY_ACP_DATA (a fresh data folder),
@@ -102,7 +103,7 @@ async function connect(name, op) {
         clientCapabilities: {
           fs: { readTextFile: true, writeTextFile: true },
           terminal: false,
-          elicitation: { form: {} },
+          elicitation: { form: {}, url: {} },
           session: { configOptions: { boolean: {} } },
         },
         clientInfo: { name: "tally-acp-e2e", version: "1" },
@@ -252,6 +253,9 @@ await connect("stable session set", async (ctx, state, init) => {
     "the model is a config option offering the second profile's model",
     model,
   );
+  const effort = option(created.configOptions, "effort");
+  check(effort?.type === "select" && effort.category === "thought_level" && effort.currentValue === "default" && effort.options.some((o) => o.value === "high"),
+    "the reasoning effort is a thought_level config option", effort);
   const net = option(created.configOptions, "network");
   check(net?.type === "boolean" && net.currentValue === false, "the Network switch is a boolean config option, off", net);
 
@@ -274,6 +278,14 @@ await connect("stable session set", async (ctx, state, init) => {
   check(form?.requestedSchema?.properties?.plan?.oneOf?.length === 2 && form?.requestedSchema?.required?.includes("name"), "the form's fields are its requested schema", form?.requestedSchema);
   const reply = text(u, "agent_message_chunk");
   check(reply.includes("action=accept") && reply.includes('"name":"Ada"') && reply.includes('"plan":"pro"') && reply.includes('"seats":3'), "the form's answers reach the MCP server", reply);
+  // A page the MCP server asks the user to open comes in URL mode.
+  state.elicit = async () => ({ action: "accept" });
+  await say(id, "Sign me in");
+  const signin = text(state.updates.splice(0), "agent_message_chunk");
+  const page = state.forms.at(-1);
+  check(state.forms.filter((f) => f.mode === "url").length === 1 && page?.mode === "url" && page?.url === "https://tracker.example.com/oauth/start" && page?.sessionId === id &&
+    String(page?.elicitationId).endsWith("/login-1"), "the MCP server's page comes as elicitation/create in URL mode, scoped to the session", state.forms);
+  check(signin.includes("action=accept"), "the editor's accept of the page reaches the MCP server", signin);
   const ids = u.filter((x) => x.sessionUpdate === "agent_message_chunk").map((x) => x.messageId);
   check(ids.length > 0 && ids.every((x) => typeof x === "string" && x.length === 36), "message chunks carry message IDs", ids);
 
