@@ -81,6 +81,11 @@ type Panel struct {
 	pending  []memory.Entry
 	accepted []memory.Entry
 	space    string // the workspace accepted was read for
+	// costs are each pending and accepted entry's tokens (by kind and
+	// text) and total the accepted ones' with the heading, counted off
+	// the UI goroutine when the entries are read.
+	costs map[string]int
+	total int
 
 	dlg      dialog.Dialog
 	propose  *widget.Button
@@ -110,8 +115,20 @@ func (p *Panel) Refresh() {
 	p.host.Work(func() func() {
 		pending, err := store.PendingMemory()
 		accepted := store.AcceptedMemory(ws)
+		costs, total := map[string]int{}, 0
+		for _, e := range pending {
+			costs[costKey(e)] = workbench.MemoryCost(e)
+		}
+		for _, e := range accepted {
+			costs[costKey(e)] = workbench.MemoryCost(e)
+			total += costs[costKey(e)]
+		}
+		if len(accepted) > 0 {
+			total += workbench.MemoryHeadCost()
+		}
 		return func() {
 			p.pending, p.accepted, p.space = pending, accepted, ws
+			p.costs, p.total = costs, total
 			if err != nil {
 				p.say(err.Error(), true)
 			}
@@ -182,26 +199,25 @@ func (p *Panel) redraw() {
 	}
 	p.pendBox.Objects = rows
 	p.pendBox.Refresh()
-	total := 0
-	if len(p.accepted) > 0 {
-		total = workbench.MemoryHeadCost()
-	}
 	rows = rows[:0:0]
 	for _, e := range p.accepted {
-		total += workbench.MemoryCost(e)
-		rows = append(rows, container.NewBorder(nil, nil, nil, tokens(workbench.MemoryCost(e), ""), line(e)))
+		rows = append(rows, container.NewBorder(nil, nil, nil, tokens(p.costs[costKey(e)], ""), line(e)))
 	}
 	where := "your own memory.md"
 	if p.space != "" {
 		where = p.space
 	}
-	p.acceptHd.SetText(fmt.Sprintf("Accepted for %s: %s in the prefix of each new session", where, text.Plural(total, "token")))
+	p.acceptHd.SetText(fmt.Sprintf("Accepted for %s: %s in the prefix of each new session", where, text.Plural(p.total, "token")))
 	if len(rows) == 0 {
 		rows = append(rows, &widget.Label{Text: "None yet.", Importance: widget.LowImportance})
 	}
 	p.acceptBx.Objects = rows
 	p.acceptBx.Refresh()
 }
+
+// costKey names an entry among the panel's costs: its kind and text,
+// which decide its line in the prefix.
+func costKey(e memory.Entry) string { return string(e.Kind) + "\x00" + e.Text }
 
 // line is an entry's kind and text.
 func line(e memory.Entry) *widget.Label {
@@ -245,7 +261,7 @@ func (p *Panel) pendingRow(e memory.Entry) fyne.CanvasObject {
 	reject := &widget.Button{Text: "Reject", Icon: theme.DeleteIcon(), Importance: widget.DangerImportance, OnTapped: func() {
 		p.change(func(s Store) error { return s.RejectMemory(id) }, "Rejected; it is remembered nowhere.")
 	}}
-	top := container.NewBorder(nil, nil, nil, tokens(workbench.MemoryCost(e), "+"), line(e))
+	top := container.NewBorder(nil, nil, nil, tokens(p.costs[costKey(e)], "+"), line(e))
 	return container.NewVBox(top, detail, container.NewHBox(accept, edit, reject), widget.NewSeparator())
 }
 
