@@ -180,9 +180,11 @@ func lastLine(m transcript.Message) string {
 // plain is a line of Markdown without its marks: a heading's or quote's
 // leading signs, bold and code marks.
 func plain(s string) string {
-	s = strings.TrimLeft(s, "#> ")
-	return strings.NewReplacer("**", "", "`", "").Replace(s)
+	return markMarks.Replace(strings.TrimLeft(s, "#> "))
 }
+
+// markMarks removes bold and code marks.
+var markMarks = strings.NewReplacer("**", "", "`", "")
 
 // ended takes the end of a turn into the entry: its state and why it
 // failed. cancelled is a Stop; err the turn's error.

@@ -22,7 +22,6 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
-	enginerewind "github.com/tally-dev/tally/engine/rewind"
 	"github.com/tally-dev/tally/engine/workbench"
 	"github.com/tally-dev/tally/ui/chat"
 	"github.com/tally-dev/tally/ui/rewind"
@@ -75,7 +74,7 @@ func (v *Views) Fork(it *chat.Item) {
 		return
 	}
 	snap := s.Engine().Snapshot()
-	n, ok := TurnOf(snap.Turns(), it)
+	n, ok := rewind.TurnOf(snap.Turns(), rewind.Row{Sent: it.Sent, Sha: it.Sha, LogIndex: it.LogIndex})
 	if !ok {
 		v.h.Error("Cannot fork: this message has no turn number (it was sent by an older Tally).")
 		return
@@ -85,22 +84,6 @@ func (v *Views) Fork(it *chat.Item) {
 		return
 	}
 	v.Dialog = v.show(snap.Meta.ID, snap.Meta.Title, n)
-}
-
-// TurnOf finds the turn of a user row among turns: by the time and body
-// hash of its message, else by its index in the log.
-func TurnOf(turns []enginerewind.Turn, it *chat.Item) (int, bool) {
-	for _, t := range turns {
-		if !it.Sent.IsZero() && t.Time.Equal(it.Sent) && t.SHA != "" && strings.HasPrefix(it.Sha, t.SHA) {
-			return t.N, true
-		}
-	}
-	for _, t := range turns {
-		if it.LogIndex >= 0 && t.LogIndex == it.LogIndex {
-			return t.N, true
-		}
-	}
-	return 0, false
 }
 
 func (v *Views) show(parent, title string, n int) *Dialog {

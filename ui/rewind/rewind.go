@@ -52,7 +52,7 @@ func (vs *Views) Rewind(r Row) {
 	}
 	sess := s.Engine()
 	readThen(vs, s, "Cannot rewind: ", func() (rewind.Plan, error) {
-		turn, ok := turnOfRow(sess.Snapshot().Turns(), r)
+		turn, ok := TurnOf(sess.Snapshot().Turns(), r)
 		if !ok {
 			return rewind.Plan{}, errors.New("this message has no turn number (it was sent by an older Tally)")
 		}
@@ -79,10 +79,10 @@ func readThen[T any](vs *Views, s Session, failed string, read func() (T, error)
 	})
 }
 
-// turnOfRow finds the turn of a user row: by the time and body of its
+// TurnOf finds the turn of a user row: by the time and body of its
 // message, which no rewrite of the log changes (a compaction or a new
 // cycle moves the message or archives it), else by its log index.
-func turnOfRow(turns []rewind.Turn, r Row) (int, bool) {
+func TurnOf(turns []rewind.Turn, r Row) (int, bool) {
 	if !r.Sent.IsZero() {
 		for _, t := range turns {
 			if t.Time.Equal(r.Sent) && t.SHA != "" && strings.HasPrefix(r.Sha, t.SHA) {

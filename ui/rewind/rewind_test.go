@@ -22,7 +22,7 @@ func TestTurnOfRow(t *testing.T) {
 		{Row{Sent: t0.Add(time.Hour), Sha: "zzz", LogIndex: 3}, 2, true},
 		{Row{LogIndex: -1}, 0, false},
 	} {
-		if got, ok := turnOfRow(turns, c.row); got != c.want || ok != c.ok {
+		if got, ok := TurnOf(turns, c.row); got != c.want || ok != c.ok {
 			t.Errorf("%+v: turn %d, %v; want %d, %v", c.row, got, ok, c.want, c.ok)
 		}
 	}
