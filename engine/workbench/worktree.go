@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tally-dev/tally/engine/agent"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/worktree"
 	"github.com/tally-dev/tally/storage"
 )
@@ -69,10 +70,10 @@ func (w *Workbench) Worktree(id string) (t worktree.Tree, ok bool, err error) {
 	return t, ok, nil
 }
 
-// Branch returns the git branch the checkout at workspace is on, read
-// without running git (see worktree.CurrentBranch); "" for a folder that
-// is no checkout.
-func (w *Workbench) Branch(workspace string) string { return worktree.CurrentBranch(workspace) }
+// Branch returns the git branch of the repository holding workspace, as
+// the model's status block names it (see status.GitBranch): read without
+// running git; "" for a folder in no repository.
+func (w *Workbench) Branch(workspace string) string { return status.GitBranch(workspace) }
 
 // WorktreeDiff is what session id changed in its worktree against the
 // commit it started from.

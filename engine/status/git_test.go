@@ -1,4 +1,4 @@
-package worktree
+package status
 
 import (
 	"os"
@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// CurrentBranch reads a checkout's branch from its HEAD: a plain
-// checkout, a linked worktree's .git file, a detached HEAD, and a folder
-// that is no checkout.
-func TestCurrentBranch(t *testing.T) {
+// GitBranch reads a checkout's branch from its HEAD: a plain checkout, a
+// linked worktree's .git file, a detached HEAD, and a folder that is no
+// checkout.
+func TestGitBranchOfCheckoutsAndWorktrees(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
@@ -26,19 +26,19 @@ func TestCurrentBranch(t *testing.T) {
 	os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644)
 	git(repo, "add", "a.txt")
 	git(repo, "commit", "-q", "-m", "a")
-	if got := CurrentBranch(repo); got != "feature/x" {
+	if got := GitBranch(repo); got != "feature/x" {
 		t.Errorf("a checkout on feature/x: %q", got)
 	}
 	linked := filepath.Join(t.TempDir(), "wt")
 	git(repo, "worktree", "add", "-q", "-b", "tally/s1", linked)
-	if got := CurrentBranch(linked); got != "tally/s1" {
+	if got := GitBranch(linked); got != "tally/s1" {
 		t.Errorf("a linked worktree on tally/s1: %q", got)
 	}
 	git(repo, "checkout", "-q", "--detach")
-	if got := CurrentBranch(repo); len(got) != 12 {
-		t.Errorf("a detached HEAD: %q; want the commit's first 12 digits", got)
+	if got := GitBranch(repo); len(got) != len("detached@")+7 || got[:9] != "detached@" {
+		t.Errorf("a detached HEAD: %q; want detached@ and the commit's first 7 digits", got)
 	}
-	if got := CurrentBranch(t.TempDir()); got != "" {
+	if got := GitBranch(t.TempDir()); got != "" {
 		t.Errorf("a folder that is no checkout: %q", got)
 	}
 }
