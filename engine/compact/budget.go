@@ -12,8 +12,11 @@ const (
 	// maxBudgetFloor caps the lowest level [Budget] may choose: a window's
 	// budget floor is [minFraction] of it, at most this. A 1M window may
 	// so go down to the level a 128K window would choose (its floor is
-	// 48K too), so the same task costs about the same in either, while
-	// compactions stay far apart whatever the prices.
+	// 32K too), so the same task costs about the same in either. Below it
+	// a compaction, which keeps the prefix, the user's words, the work
+	// record and the recent steps (about 17K tokens in the long session
+	// of the cost tests), would leave too little room to work in before
+	// the next.
 	maxBudgetFloor = 32_000
 	// budgetTolerance is the share of the cheapest forecast within which
 	// [Budget] prefers the largest level: fewer compactions for nearly

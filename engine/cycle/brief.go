@@ -9,7 +9,7 @@ import (
 	"github.com/tally-dev/tally/engine/chat"
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/tokens"
-	text2 "github.com/tally-dev/tally/internal/text"
+	itext "github.com/tally-dev/tally/internal/text"
 )
 
 // BriefInstruction is the hand-off request appended as the last user
@@ -125,7 +125,7 @@ func CutBrief(brief string, limit int) string {
 	if tokens.Count(text) <= limit {
 		return text
 	}
-	note := fmt.Sprintf("\n[brief cut at %s tokens]", text2.Thousands(limit))
+	note := fmt.Sprintf("\n[brief cut at %s tokens]", itext.Thousands(limit))
 	room := limit - tokens.Count(note)
 	if room <= 0 {
 		return strings.TrimSpace(note)
