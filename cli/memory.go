@@ -119,12 +119,17 @@ func listMemory(w *workbench.Workbench, workspace string, asJSON bool, stdout io
 		return err
 	}
 	accepted := w.AcceptedMemory(workspace)
+	pendingCost, acceptedCost := make([]int, len(pending)), make([]int, len(accepted))
+	for i, e := range pending {
+		pendingCost[i] = workbench.MemoryCost(e)
+	}
 	total := 0
 	if len(accepted) > 0 {
 		total = workbench.MemoryHeadCost()
 	}
-	for _, e := range accepted {
-		total += workbench.MemoryCost(e)
+	for i, e := range accepted {
+		acceptedCost[i] = workbench.MemoryCost(e)
+		total += acceptedCost[i]
 	}
 	if asJSON {
 		out := struct {
@@ -132,11 +137,11 @@ func listMemory(w *workbench.Workbench, workspace string, asJSON bool, stdout io
 			Accepted     []memoryRow `json:"accepted"`
 			PrefixTokens int         `json:"prefix_tokens"`
 		}{Pending: []memoryRow{}, Accepted: []memoryRow{}, PrefixTokens: total}
-		for _, e := range pending {
-			out.Pending = append(out.Pending, memoryRow{e, "", workbench.MemoryCost(e)})
+		for i, e := range pending {
+			out.Pending = append(out.Pending, memoryRow{e, "", pendingCost[i]})
 		}
-		for _, e := range accepted {
-			out.Accepted = append(out.Accepted, memoryRow{e, e.File, workbench.MemoryCost(e)})
+		for i, e := range accepted {
+			out.Accepted = append(out.Accepted, memoryRow{e, e.File, acceptedCost[i]})
 		}
 		return json.NewEncoder(stdout).Encode(out)
 	}
@@ -145,15 +150,15 @@ func listMemory(w *workbench.Workbench, workspace string, asJSON bool, stdout io
 	} else {
 		fmt.Fprintln(stdout, "Waiting for review (tally memory accept|edit|reject ID):")
 	}
-	for _, e := range pending {
-		fmt.Fprintf(stdout, "  %-4d %8s  %s\n       from %s, in %s\n", e.ID, "+"+text.Thousands(workbench.MemoryCost(e)), memoryLine(e), safeText(e.Source.String()), safeText(memoryTarget(e)))
+	for i, e := range pending {
+		fmt.Fprintf(stdout, "  %-4d %8s  %s\n       from %s, in %s\n", e.ID, "+"+text.Thousands(pendingCost[i]), memoryLine(e), safeText(e.Source.String()), safeText(memoryTarget(e)))
 	}
 	fmt.Fprintf(stdout, "Accepted for %s (%s in the prefix of each new session):\n", safeText(workspace), text.Plural(total, "token"))
 	if len(accepted) == 0 {
 		fmt.Fprintln(stdout, "  none")
 	}
-	for _, e := range accepted {
-		fmt.Fprintf(stdout, "  %13s  %s\n", text.Thousands(workbench.MemoryCost(e)), memoryLine(e))
+	for i, e := range accepted {
+		fmt.Fprintf(stdout, "  %13s  %s\n", text.Thousands(acceptedCost[i]), memoryLine(e))
 	}
 	return nil
 }
