@@ -78,17 +78,17 @@ func (st *session) askForm(ctx context.Context, f mcp.Form) mcp.Reply {
 	req := acp.UnstableCreateElicitationRequest{Form: &acp.UnstableCreateElicitationForm{
 		Message: msg, Mode: "form", RequestedSchema: formSchema(f), Meta: meta,
 	}}
-	offered := st.srv.formsOffered()
+	offered, what := st.srv.formsOffered(), "form"
 	if f.Page() {
 		// A page the server asks to be opened goes to the client as a
 		// URL-mode elicitation, its ID scoped to the session.
 		req = acp.UnstableCreateElicitationRequest{Url: &acp.UnstableCreateElicitationUrl{
 			Message: msg, Mode: "url", Url: f.URL, ElicitationId: acp.UnstableElicitationId(st.sessionID() + "/" + f.ElicitationID), Meta: meta,
 		}}
-		offered = st.srv.pagesOffered()
+		offered, what = st.srv.pagesOffered(), "page to open"
 	}
 	if !offered {
-		st.srv.logf("session %s: the MCP server %q asks for what the client does not take (a %s), so it was declined", st.id, f.Server, map[bool]string{true: "page to open", false: "form"}[f.Page()])
+		st.srv.logf("session %s: the MCP server %q asks for what the client does not take (a %s), so it was declined", st.id, f.Server, what)
 		return mcp.Declined
 	}
 	resp, err := st.srv.conn.UnstableCreateElicitation(ctx, req)
