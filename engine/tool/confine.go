@@ -12,9 +12,15 @@ import (
 // returns for a path that would reach outside the workspace.
 var ErrOutsideWorkspace = errors.New("path is outside the workspace")
 
-type outsideError struct{ path string }
+type outsideError struct {
+	path  string
+	roots []string // the session's additional roots, if any
+}
 
 func (e *outsideError) Error() string {
+	if len(e.roots) > 0 {
+		return fmt.Sprintf("path %q is outside the workspace and its additional folders (%s); use a path relative to the workspace root, or an absolute path inside one of those folders", e.path, strings.Join(e.roots, ", "))
+	}
 	return fmt.Sprintf("path %q is outside the workspace; use a path inside the workspace, relative to its root", e.path)
 }
 

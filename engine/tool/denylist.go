@@ -124,7 +124,7 @@ func SecretTarget(env *Env, name string, args json.RawMessage) (rel string, ok b
 	if err := json.Unmarshal(normalizeArgs(args), &p); err != nil || p.Path == "" {
 		return "", false
 	}
-	w, err := openWorkspace(env)
+	w, err := openWorkspace(env, p.Path)
 	if err != nil {
 		return "", false
 	}

@@ -87,7 +87,7 @@ func (editFile) plan(ctx context.Context, env *Env, args json.RawMessage) (*edit
 	if p.OldString == p.NewString {
 		return fail(errorf(name, "old_string and new_string are identical for %q; pass the changed text in new_string", p.Path))
 	}
-	w, err := openWorkspace(env)
+	w, err := openWorkspace(env, p.Path)
 	if err != nil {
 		return fail(errResult(name, err))
 	}

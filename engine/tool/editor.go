@@ -1,9 +1,6 @@
 package tool
 
-import (
-	"context"
-	"path/filepath"
-)
+import "context"
 
 // Editor is the editor a session is driven from (an ACP client), when it
 // offers its buffers. read_file and edit_file take a text file's content
@@ -21,13 +18,13 @@ type Editor interface {
 	WroteText(ctx context.Context, abs, text string)
 }
 
-// editorText is the editor's text of workspace file rel, when there is an
+// editorText is the editor's text of file rel (as the tools show it), when there is an
 // editor that has it.
 func (e *Env) editorText(ctx context.Context, rel string) (string, bool) {
 	if e == nil || e.Editor == nil {
 		return "", false
 	}
-	return e.Editor.ReadText(ctx, filepath.Join(e.Workspace, filepath.FromSlash(rel)))
+	return e.Editor.ReadText(ctx, e.abs(rel))
 }
 
 // toEditor hands the editor, when there is one, the content written to
@@ -36,5 +33,5 @@ func (e *Env) toEditor(ctx context.Context, rel string, content []byte) {
 	if e == nil || e.Editor == nil {
 		return
 	}
-	e.Editor.WroteText(ctx, filepath.Join(e.Workspace, filepath.FromSlash(rel)), string(content))
+	e.Editor.WroteText(ctx, e.abs(rel), string(content))
 }

@@ -101,7 +101,7 @@ func (grepTool) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 	if p.Path == "" {
 		p.Path = "."
 	}
-	w, err := openWorkspace(env)
+	w, err := openWorkspace(env, p.Path)
 	if err != nil {
 		return errResult(name, err)
 	}

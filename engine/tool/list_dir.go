@@ -69,7 +69,7 @@ func (listDir) Run(ctx context.Context, env *Env, args json.RawMessage) Result {
 	if depth == 0 {
 		depth = 1
 	}
-	w, err := openWorkspace(env)
+	w, err := openWorkspace(env, p.Path)
 	if err != nil {
 		return errResult(name, err)
 	}

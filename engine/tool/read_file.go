@@ -91,7 +91,7 @@ func (readFile) Run(ctx context.Context, env *Env, args json.RawMessage) Result 
 	}
 	limit = min(limit, ReadFileMaxLimit)
 
-	w, err := openWorkspace(env)
+	w, err := openWorkspace(env, p.Path)
 	if err != nil {
 		return errResult(name, err)
 	}

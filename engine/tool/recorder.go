@@ -28,7 +28,7 @@ type Recorder interface {
 // workspace, else rel itself.
 func (w *wsRoot) recordTarget(rel, name string) string {
 	if target, err := w.resolve(name); err == nil && target != "." {
-		return filepath.ToSlash(target)
+		return w.show(filepath.ToSlash(target))
 	}
 	return rel
 }

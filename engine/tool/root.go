@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -21,13 +22,20 @@ import (
 // form ("." for the root); rel values are the slash form shown to the model.
 type wsRoot struct {
 	root *os.Root
-	ws   string // the workspace as configured, absolute and clean
+	ws   string // the workspace (or additional root) as configured, absolute and clean
 	real string // ws with its symlinks resolved
+	// shown is "" for the workspace, whose files are shown relative to
+	// it, and the slash form of an additional root, whose files are
+	// shown by their absolute paths.
+	shown string
+	roots []string // the additional roots, named when a path is outside
 }
 
-// openWorkspace opens env's workspace. The caller must Close it.
-func openWorkspace(env *Env) (*wsRoot, error) {
-	ws, err := env.root()
+// openWorkspace opens the folder env confines path p to: the additional
+// root an absolute p lies in, else the workspace. The caller must Close
+// it.
+func openWorkspace(env *Env, p string) (*wsRoot, error) {
+	ws, shown, err := env.rootOf(p)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +47,16 @@ func openWorkspace(env *Env) (*wsRoot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace %q cannot be opened (%w); open an existing workspace folder", ws, unwrapPathError(err))
 	}
-	return &wsRoot{root: root, ws: ws, real: real}, nil
+	return &wsRoot{root: root, ws: ws, real: real, shown: shown, roots: env.Roots}, nil
+}
+
+// show returns the form the model sees of name, a slash-separated path
+// relative to w: itself in the workspace, absolute in an additional root.
+func (w *wsRoot) show(name string) string {
+	if w.shown == "" {
+		return name
+	}
+	return path.Join(w.shown, name)
 }
 
 // Close releases the workspace handle.
@@ -50,10 +67,14 @@ func (w *wsRoot) Close() { w.root.Close() }
 func (w *wsRoot) confine(p string) (rel, name string, err error) {
 	abs, err := Confine(w.ws, p)
 	if err != nil {
+		var out *outsideError
+		if errors.As(err, &out) {
+			out.roots = w.roots
+		}
 		return "", "", err
 	}
 	rel = relPath(w.ws, abs)
-	return rel, filepath.FromSlash(rel), nil
+	return w.show(rel), filepath.FromSlash(rel), nil
 }
 
 // resolve follows the symlinks in name as far as it exists, dangling ones
@@ -68,11 +89,11 @@ func (w *wsRoot) resolve(name string) (string, error) {
 		return "", err
 	}
 	if !within(w.real, real) {
-		return "", &outsideError{path: filepath.ToSlash(name)}
+		return "", &outsideError{path: w.show(filepath.ToSlash(name)), roots: w.roots}
 	}
 	rel, err := filepath.Rel(w.real, real)
 	if err != nil {
-		return "", &outsideError{path: filepath.ToSlash(name)}
+		return "", &outsideError{path: w.show(filepath.ToSlash(name)), roots: w.roots}
 	}
 	return rel, nil
 }

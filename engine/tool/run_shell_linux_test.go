@@ -302,3 +302,29 @@ func TestCommandPlantsCodeInUserBuildCaches(t *testing.T) {
 	}
 	_ = ws
 }
+
+// TestRunShellSandboxWritesInAdditionalRoots checks that a command may
+// write in the session's additional folders, and still not beside them.
+func TestRunShellSandboxWritesInAdditionalRoots(t *testing.T) {
+	requireSandbox(t)
+	_, env := sandboxEnv(t)
+	extra := newRoot(t, map[string]string{"a.txt": "a\n"})
+	beside := filepath.Join(filepath.Dir(extra), fmt.Sprintf("tally-beside-%d", os.Getpid()))
+	t.Cleanup(func() { os.Remove(beside) })
+	env.Roots = []string{extra}
+	res := call(t, RunShell(), env, map[string]any{"command": fmt.Sprintf("echo b > %s/b.txt && cat %s/a.txt %s/b.txt", extra, extra, extra)})
+	if res.IsError {
+		t.Fatalf("got %s", res.Content)
+	}
+	mustContain(t, res.Content, "a\nb\n")
+	res = call(t, RunShell(), env, map[string]any{"command": "echo x > " + beside})
+	if !res.IsError {
+		t.Errorf("a write beside the additional folder ran: %s", res.Content)
+	}
+	if _, err := os.Stat(beside); err == nil {
+		t.Errorf("%s was written", beside)
+	}
+	if note := ShellSandboxNote(env); !strings.Contains(note, "1 additional folder") {
+		t.Errorf("the sandbox note does not name the additional folder: %s", note)
+	}
+}

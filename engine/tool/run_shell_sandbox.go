@@ -8,6 +8,7 @@ import (
 
 	"github.com/tally-dev/tally/internal/ownpaths"
 	"github.com/tally-dev/tally/internal/sandbox"
+	"github.com/tally-dev/tally/internal/text"
 )
 
 // shellFixedEnv are set for every command, replacing inherited values, so
@@ -84,6 +85,9 @@ func ShellSandboxNote(env *Env) string {
 		return "not sandboxed: " + why
 	}
 	places := []string{"the workspace"}
+	if len(env.Roots) > 0 {
+		places = append(places, text.Plural(len(env.Roots), "additional folder"))
+	}
 	if env.TempDir != "" {
 		places = append(places, "temp dir")
 	}
@@ -116,6 +120,7 @@ func shellPolicy(env *Env, ws string, caches sandbox.Caches) sandbox.Policy {
 		Workspace: ws, AllowNetwork: env.AllowNetwork, Require: env.RequireSandbox,
 		Hidden: ownpaths.Hidden(env.Private...), Readable: ownpaths.Readable(),
 	}
+	p.Writable = append(p.Writable, env.Roots...)
 	if env.TempDir != "" {
 		p.Writable = append(p.Writable, env.TempDir)
 	}

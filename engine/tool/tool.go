@@ -56,8 +56,14 @@ type Image struct {
 // Env may be shared by concurrent calls.
 type Env struct {
 	// Workspace is the absolute path of the workspace root. Every path a
-	// tool touches is confined to it.
+	// tool touches is confined to it or to one of Roots.
 	Workspace string
+	// Roots are further folders the session may read and change (an
+	// editor's additional directories): absolute, clean, existing, and
+	// neither inside Workspace nor holding it or each other (see
+	// workspace.Roots). The file tools reach their files by absolute path
+	// and show them so; sandboxed commands may write in them.
+	Roots []string
 	// ShellTimeout bounds a run_shell call that does not ask for its own
 	// timeout. Zero means [DefaultShellTimeout].
 	ShellTimeout time.Duration
@@ -142,6 +148,36 @@ func (e *Env) root() (string, error) {
 		return "", fmt.Errorf("workspace %q cannot be resolved (%w); open a different workspace folder", e.Workspace, err)
 	}
 	return ws, nil
+}
+
+// rootOf returns the folder path p is to be confined to, and the prefix
+// its files are shown with: the additional root an absolute p lies in
+// (shown by its absolute path), else the workspace (shown relative to
+// it, prefix "").
+func (e *Env) rootOf(p string) (dir, shown string, err error) {
+	if e != nil && filepath.IsAbs(p) {
+		clean := filepath.Clean(p)
+		for _, r := range e.Roots {
+			if within(r, clean) {
+				return r, filepath.ToSlash(r), nil
+			}
+			if real, err := filepath.EvalSymlinks(r); err == nil && within(real, clean) {
+				return r, filepath.ToSlash(r), nil
+			}
+		}
+	}
+	ws, err := e.root()
+	return ws, "", err
+}
+
+// abs returns the absolute path of a file the tools show as rel: rel
+// itself for a file of an additional root, else rel inside the
+// workspace.
+func (e *Env) abs(rel string) string {
+	if filepath.IsAbs(filepath.FromSlash(rel)) {
+		return filepath.FromSlash(rel)
+	}
+	return filepath.Join(e.Workspace, filepath.FromSlash(rel))
 }
 
 func (e *Env) shellTimeout() time.Duration {

@@ -67,7 +67,7 @@ func (writeFile) target(env *Env, args json.RawMessage) (*wsRoot, WriteFileParam
 	if p.Content == nil {
 		return fail(errorf(name, "content is missing for %q; pass the complete file text in content (an empty string for an empty file)", p.Path))
 	}
-	w, err := openWorkspace(env)
+	w, err := openWorkspace(env, p.Path)
 	if err != nil {
 		return fail(errResult(name, err))
 	}
