@@ -3,6 +3,8 @@ package rewind
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/tally-dev/tally/engine/filehistory"
@@ -15,8 +17,10 @@ import (
 // the reason checkpoints are unavailable.
 type recorder struct {
 	mu  sync.Mutex
-	rec *filehistory.Recorder
-	err error // why changes cannot be recorded now
+	rec *filehistory.Recorder // the workspace's
+	// extra are the additional folders' recorders.
+	extra []extraRec
+	err   error // why changes cannot be recorded now
 	// cancel is set once the first turn's snapshot was started in the
 	// background (see prepare) and ends it early; preparing is done when
 	// it has ended.
@@ -35,15 +39,53 @@ func (f *recorder) prepare() {
 	if f.cancel != nil || f.rec == nil || f.err != nil {
 		return
 	}
-	r := f.rec
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
 	f.preparing.Add(1)
 	go func() {
 		defer f.preparing.Done()
 		defer cancel()
-		_ = r.Prepare(ctx)
+		_ = f.each(func(r *filehistory.Recorder) error { return r.Prepare(ctx) })
 	}()
+}
+
+// extraRec is the recorder of an additional folder, or why there is none.
+type extraRec struct {
+	root root
+	rec  *filehistory.Recorder
+	err  error
+}
+
+// each calls fn on the workspace's recorder, then on every additional
+// folder's, and returns the first error; it stops there.
+func (f *recorder) each(fn func(*filehistory.Recorder) error) error {
+	if err := fn(f.rec); err != nil {
+		return err
+	}
+	for _, x := range f.extra {
+		if x.rec == nil {
+			continue
+		}
+		if err := fn(x.rec); err != nil {
+			return fmt.Errorf("%s: %w", x.root.dir, err)
+		}
+	}
+	return nil
+}
+
+// route returns the recorder of the folder rel (as the tools show it)
+// lies in, and rel's path inside it.
+func (f *recorder) route(rel string) (*filehistory.Recorder, string, error) {
+	r, err := f.get()
+	if err != nil {
+		return nil, "", err
+	}
+	for _, x := range f.extra {
+		if in, ok := x.root.own(rel); ok {
+			return x.rec, in, x.err
+		}
+	}
+	return r, rel, nil
 }
 
 // stopPreparing ends a snapshot under way (it leaves the workspace as it
@@ -75,40 +117,57 @@ func (f *recorder) fail(err error) {
 
 // BeforeWrite records rel's state before a tool writes it.
 func (f *recorder) BeforeWrite(rel string) error {
-	r, err := f.get()
+	r, in, err := f.route(rel)
 	if err != nil {
 		return err
 	}
-	return r.BeforeWrite(rel)
+	return r.BeforeWrite(in)
 }
 
 // AfterWrite records rel's state after a tool wrote it.
 func (f *recorder) AfterWrite(rel string) error {
-	r, err := f.get()
+	r, in, err := f.route(rel)
 	if err != nil {
 		return err
 	}
-	return r.AfterWrite(rel)
+	return r.AfterWrite(in)
 }
 
-// BeforeShell saves the workspace before a command runs.
+// BeforeShell saves the workspace and the additional folders before a
+// command runs; a folder whose checkpoints are unavailable refuses the
+// command, since it could change files there.
 func (f *recorder) BeforeShell() error {
-	r, err := f.get()
-	if err != nil {
+	if _, err := f.get(); err != nil {
 		return err
 	}
-	return r.BeforeShell()
+	for _, x := range f.extra {
+		if x.err != nil {
+			return x.err
+		}
+	}
+	return f.each((*filehistory.Recorder).BeforeShell)
 }
 
-// AfterShell records what a command changed and returns the files it
-// created or modified.
+// AfterShell records what a command changed in every folder and returns
+// the files it created or modified, as the tools show them.
 func (f *recorder) AfterShell() ([]string, error) {
 	r, err := f.get()
 	if err != nil {
 		return nil, err
 	}
 	ch, err := r.AfterShell()
-	return append(append([]string(nil), ch.Created...), ch.Modified...), err
+	out := append(append([]string(nil), ch.Created...), ch.Modified...)
+	for _, x := range f.extra {
+		if x.rec == nil {
+			continue
+		}
+		ch, xerr := x.rec.AfterShell()
+		for _, p := range append(ch.Created, ch.Modified...) {
+			out = append(out, x.root.show(p))
+		}
+		err = errors.Join(err, xerr)
+	}
+	return out, err
 }
 
 // Limits are the limits of a workspace's checkpoints: the size

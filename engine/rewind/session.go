@@ -3,6 +3,7 @@ package rewind
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tally-dev/tally/engine/filehistory"
@@ -16,6 +17,9 @@ type Options struct {
 	Store     *storage.Store
 	ID        string // the session
 	Workspace string // its workspace folder
+	// Roots are its additional folders (absolute), whose changes are
+	// checkpointed and restored beside the workspace's.
+	Roots []string
 	Cycle     int    // its current cycle
 	// Entries is the current cycle's log, numbered as the turns of a
 	// session from before turns were recorded.
@@ -28,11 +32,11 @@ type Options struct {
 
 // Session is one conversation's turns and file checkpoints.
 type Session struct {
-	store   *storage.Store
-	id      string
-	folder  string                 // the workspace
-	ws      *filehistory.Workspace // nil with wsErr saying why
-	wsErr   error
+	store *storage.Store
+	id    string
+	// roots are the checkpoints of the workspace (first) and of the
+	// additional folders.
+	roots   []root
 	rec     *recorder // nil until Record
 	turns   []Turn
 	prepare bool
@@ -42,9 +46,9 @@ type Session struct {
 // workspace, for reading; a workspace that cannot be opened leaves them
 // unavailable, which the methods that need them report.
 func Open(opt Options) *Session {
-	r := &Session{store: opt.Store, id: opt.ID, folder: opt.Workspace, prepare: opt.Prepare}
+	r := &Session{store: opt.Store, id: opt.ID, prepare: opt.Prepare}
 	r.turns = loadTurns(opt.Store, opt.ID, opt.Cycle, opt.Entries)
-	r.ws, r.wsErr = filehistory.Open(opt.Store, opt.Workspace, opt.Limits)
+	r.roots = openRoots(opt.Store, opt.Workspace, opt.Roots, opt.Limits)
 	return r
 }
 
@@ -54,16 +58,26 @@ func Open(opt Options) *Session {
 func (r *Session) Record() tool.Recorder {
 	f := &recorder{}
 	r.rec = f
-	if r.ws == nil {
-		f.fail(fmt.Errorf("file checkpoints are unavailable (%w)", r.wsErr))
+	main := r.roots[0]
+	if main.ws == nil {
+		f.fail(fmt.Errorf("file checkpoints are unavailable (%w)", main.err))
 		return f
 	}
-	rec, err := r.ws.Recorder(r.id)
+	rec, err := main.ws.Recorder(r.id)
 	if err != nil {
 		f.fail(err)
 		return f
 	}
 	f.rec = rec
+	for _, o := range r.roots[1:] {
+		x := extraRec{root: o}
+		if o.ws == nil {
+			x.err = fmt.Errorf("the file checkpoints of %s are unavailable (%w)", o.dir, o.err)
+		} else if x.rec, x.err = o.ws.Recorder(r.id); x.err != nil {
+			x.err = fmt.Errorf("the file checkpoints of %s are unavailable (%w)", o.dir, x.err)
+		}
+		f.extra = append(f.extra, x)
+	}
 	return f
 }
 
@@ -75,7 +89,7 @@ func (r *Session) BeginTurn(n int) {
 	if f == nil || f.rec == nil {
 		return
 	}
-	err := f.rec.BeginTurn(n)
+	err := f.each(func(rec *filehistory.Recorder) error { return rec.BeginTurn(n) })
 	if err != nil {
 		err = fmt.Errorf("the checkpoint of turn %d could not be started (%w)", n, err)
 	}
@@ -94,19 +108,15 @@ func (r *Session) Close() error {
 		return nil
 	}
 	f.stopPreparing() // a snapshot under way ends before its recorder closes
-	err := f.rec.Close()
+	var err error
+	f.each(func(rec *filehistory.Recorder) error {
+		err = errors.Join(err, rec.Close())
+		return nil
+	})
 	f.fail(errors.New("the session was closed; open it again to change files"))
 	return err
 }
 
-// checkpoints returns the workspace's checkpoints, or an error saying
-// why they cannot be read.
-func (r *Session) checkpoints() (*filehistory.Workspace, error) {
-	if r.ws == nil {
-		return nil, fmt.Errorf("the file checkpoints of %s cannot be read (%w); check that the workspace folder exists", r.folder, r.wsErr)
-	}
-	return r.ws, nil
-}
 
 // Plan is the dry run of a rewind to the start of a turn: what restoring
 // the files and rewinding the conversation would each do. Nothing changes
@@ -176,15 +186,10 @@ func (r *Session) Plan(n, cycle int, entries []transcript.Entry) (Plan, error) {
 			p.Superseded = append(p.Superseded, entries[i].Msg)
 		}
 	}
-	ws, err := r.checkpoints()
-	if err != nil {
-		p.FilesErr = err.Error()
-		return p, nil
-	}
-	if p.Files, err = ws.Plan(r.id, n); err != nil {
+	if p.Files, err = r.plan(n); err != nil {
 		p.FilesErr = err.Error()
 	}
-	if p.Unrestorable, err = ws.Unrestorable(r.id); err != nil {
+	if p.Unrestorable, err = r.Unrestorable(); err != nil {
 		p.FilesErr = err.Error()
 	}
 	return p, nil
@@ -209,55 +214,110 @@ func WhyNotInLog(t Turn, cycle int) string {
 // makes it fail, with nothing changed and an error wrapping
 // filehistory.ErrConflict, unless force is set.
 func (r *Session) RestoreFiles(n int, force bool) (filehistory.Result, error) {
-	ws, err := r.checkpoints()
+	plan, err := r.plan(n)
 	if err != nil {
 		return filehistory.Result{}, err
 	}
-	return restore(ws, r.id, n, force, "rewound", "rewind")
+	return r.restore(plan, force, "rewound", "rewind")
 }
 
-// restore gives the files session id changed from turn n on their content
-// of that moment back, refusing (nothing written) when one changed
-// outside Tally and force is not set; done and verb word the refusal.
-func restore(ws *filehistory.Workspace, id string, n int, force bool, done, verb string) (filehistory.Result, error) {
-	plan, err := ws.Plan(id, n)
-	if err != nil {
-		return filehistory.Result{}, err
+// plan is what restoring the files of every folder to the start of turn
+// n would do, the workspace's files first, each folder's sorted by path.
+func (r *Session) plan(n int) (filehistory.Plan, error) {
+	all := filehistory.Plan{Session: r.id, Turn: n}
+	for _, o := range r.roots {
+		ws, err := o.available()
+		if err != nil {
+			return filehistory.Plan{}, err
+		}
+		p, err := ws.Plan(r.id, n)
+		if err != nil {
+			return filehistory.Plan{}, err
+		}
+		all.Files = append(all.Files, o.shownPlan(p).Files...)
 	}
+	return all, nil
+}
+
+// restore carries out plan, a plan of every folder, refusing (nothing
+// written) when a file changed outside Tally and force is not set; done
+// and verb word the refusal.
+func (r *Session) restore(plan filehistory.Plan, force bool, done, verb string) (filehistory.Result, error) {
 	if c := plan.Conflicts(); len(c) > 0 && !force {
 		return filehistory.Result{}, fmt.Errorf("%s changed outside Tally since the agent wrote them, so nothing was %s; review them and %s with force to overwrite them: %w",
 			strings.Join(c, ", "), done, verb, filehistory.ErrConflict)
 	}
-	return ws.Restore(plan, force)
+	var all filehistory.Result
+	for _, o := range r.roots {
+		own := o.ownPlan(plan)
+		if len(own.Files) == 0 {
+			continue
+		}
+		ws, err := o.available()
+		if err != nil {
+			return all, err
+		}
+		res, err := ws.Restore(own, force)
+		all = merge(all, o.shownResult(res))
+		if err != nil {
+			return all, err
+		}
+	}
+	return all, nil
 }
 
 // Changes returns every file the session changed, with its diff against
-// the session's first checkpoint, sorted by path; files back in their
-// original state are left out. It never waits for a running turn.
+// the session's first checkpoint, the workspace's files first, each
+// folder's sorted by path; files back in their original state are left
+// out. It never waits for a running turn.
 func (r *Session) Changes() ([]filehistory.FileChange, error) {
-	ws, err := r.checkpoints()
-	if err != nil {
-		return nil, err
-	}
-	return ws.Changes(r.id)
+	return r.changes(func(ws *filehistory.Workspace) ([]filehistory.FileChange, error) { return ws.Changes(r.id) })
 }
 
 // Since returns every file the session changed since the start of turn
 // n, with its diff from then to now. It never waits for a running turn.
 func (r *Session) Since(n int) ([]filehistory.FileChange, error) {
-	ws, err := r.checkpoints()
-	if err != nil {
-		return nil, err
-	}
-	return ws.ChangesSince(r.id, n)
+	return r.changes(func(ws *filehistory.Workspace) ([]filehistory.FileChange, error) { return ws.ChangesSince(r.id, n) })
 }
 
-// Revert puts the workspace file rel (slash-separated, relative to the
-// workspace) back to its state at the session's first checkpoint. A file
-// changed outside Tally since the agent wrote it is refused with an error
-// wrapping filehistory.ErrConflict unless force is set.
+// changes gathers of from every folder, with the paths as the tools show
+// them.
+func (r *Session) changes(of func(*filehistory.Workspace) ([]filehistory.FileChange, error)) ([]filehistory.FileChange, error) {
+	var out []filehistory.FileChange
+	for _, o := range r.roots {
+		ws, err := o.available()
+		if err != nil {
+			return nil, err
+		}
+		cs, err := of(ws)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			c.Path, c.Diff.Path = o.show(c.Path), o.show(c.Diff.Path)
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// Revert puts the file rel (as the tools show it: relative to the
+// workspace, or absolute in an additional folder) back to its state at
+// the session's first checkpoint. A file changed outside Tally since the
+// agent wrote it is refused with an error wrapping
+// filehistory.ErrConflict unless force is set.
 func (r *Session) Revert(rel string, force bool) (filehistory.Result, error) {
-	ws, err := r.checkpoints()
+	for _, o := range r.roots[1:] {
+		if in, ok := o.own(rel); ok {
+			ws, err := o.available()
+			if err != nil {
+				return filehistory.Result{}, err
+			}
+			res, err := ws.RevertFile(r.id, in, force)
+			return o.shownResult(res), err
+		}
+	}
+	ws, err := r.roots[0].available()
 	if err != nil {
 		return filehistory.Result{}, err
 	}
@@ -268,24 +328,45 @@ func (r *Session) Revert(rel string, force bool) (filehistory.Result, error) {
 // session's first checkpoint, as Revert does for one; with a conflict
 // and no force nothing is written.
 func (r *Session) RevertAll(force bool) (filehistory.Result, error) {
-	ws, err := r.checkpoints()
-	if err != nil {
-		return filehistory.Result{}, err
+	all := filehistory.Plan{Session: r.id}
+	for _, o := range r.roots {
+		ws, err := o.available()
+		if err != nil {
+			return filehistory.Result{}, err
+		}
+		turns, err := ws.Turns(r.id)
+		if err != nil {
+			return filehistory.Result{}, err
+		}
+		if len(turns) == 0 {
+			continue
+		}
+		p, err := ws.Plan(r.id, turns[0])
+		if err != nil {
+			return filehistory.Result{}, err
+		}
+		all.Files = append(all.Files, o.shownPlan(p).Files...)
 	}
-	turns, err := ws.Turns(r.id)
-	if err != nil || len(turns) == 0 {
-		return filehistory.Result{}, err
-	}
-	return restore(ws, r.id, turns[0], force, "reverted", "revert")
+	return r.restore(all, force, "reverted", "revert")
 }
 
 // Unrestorable returns the session's turns whose checkpoints lost content
-// to the store's size limit (see filehistory.Workspace.Unrestorable). It
-// never waits for a running turn.
+// to the store's size limit in any of its folders (see
+// filehistory.Workspace.Unrestorable). It never waits for a running
+// turn.
 func (r *Session) Unrestorable() ([]int, error) {
-	ws, err := r.checkpoints()
-	if err != nil {
-		return nil, err
+	var out []int
+	for _, o := range r.roots {
+		ws, err := o.available()
+		if err != nil {
+			return nil, err
+		}
+		turns, err := ws.Unrestorable(r.id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, turns...)
 	}
-	return ws.Unrestorable(r.id)
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
