@@ -20,7 +20,7 @@ type Options struct {
 	// Roots are its additional folders (absolute), whose changes are
 	// checkpointed and restored beside the workspace's.
 	Roots []string
-	Cycle     int    // its current cycle
+	Cycle int // its current cycle
 	// Entries is the current cycle's log, numbered as the turns of a
 	// session from before turns were recorded.
 	Entries []transcript.Entry
@@ -116,7 +116,6 @@ func (r *Session) Close() error {
 	f.fail(errors.New("the session was closed; open it again to change files"))
 	return err
 }
-
 
 // Plan is the dry run of a rewind to the start of a turn: what restoring
 // the files and rewinding the conversation would each do. Nothing changes
