@@ -12,6 +12,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/llm"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -347,7 +348,7 @@ func TestWorkspaceErrors(t *testing.T) {
 }
 
 func TestTurnMetaIsStableWithinADay(t *testing.T) {
-	var ws WorkingSet
+	var ws status.WorkingSet
 	a := TurnMeta(day, "m", &ws)
 	b := TurnMeta(day.Add(3*time.Hour), "m", &ws)
 	if a != b {
@@ -365,7 +366,7 @@ func TestTurnMetaIsStableWithinADay(t *testing.T) {
 }
 
 func TestPathsIn(t *testing.T) {
-	got := strings.Join(PathsIn("Fix calc/calc.go and README.md, see https://x.io/a.html or /etc/passwd."), ",")
+	got := strings.Join(status.PathsIn("Fix calc/calc.go and README.md, see https://x.io/a.html or /etc/passwd."), ",")
 	if got != "calc/calc.go,README.md" {
 		t.Errorf("PathsIn = %s", got)
 	}

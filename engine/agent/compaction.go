@@ -5,6 +5,7 @@ import (
 
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/rewrite"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
@@ -85,19 +86,19 @@ func (h Purge) Apply(p rewrite.PurgePreview) error {
 
 // workingSetOf rebuilds the working set from the paths msgs still
 // mention, in the order of prev where it knew them.
-func workingSetOf(msgs []transcript.Message, prev WorkingSet) WorkingSet {
+func workingSetOf(msgs []transcript.Message, prev status.WorkingSet) status.WorkingSet {
 	seen := map[string]bool{}
 	for _, m := range msgs {
 		for _, p := range m.Paths {
 			seen[p] = true
 		}
 		if m.IsPlainUserText() {
-			for _, p := range PathsIn(m.Body()) {
+			for _, p := range status.PathsIn(m.Body()) {
 				seen[p] = true
 			}
 		}
 	}
-	var ws WorkingSet
+	var ws status.WorkingSet
 	for _, p := range prev.Paths {
 		if seen[p] {
 			ws.Touch(p)

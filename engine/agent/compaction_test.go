@@ -13,6 +13,7 @@ import (
 	"github.com/tally-dev/tally/engine/compact"
 	"github.com/tally-dev/tally/engine/llm/llmtest"
 	"github.com/tally-dev/tally/engine/rewrite"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/tool"
 	"github.com/tally-dev/tally/engine/transcript"
 )
@@ -487,7 +488,7 @@ func TestCyclesAndRecall(t *testing.T) {
 }
 
 func TestWorkingSetIsRebuiltFromWhatRemains(t *testing.T) {
-	prev := WorkingSet{Paths: []string{"gone.go", "kept.go", "typed.md"}}
+	prev := status.WorkingSet{Paths: []string{"gone.go", "kept.go", "typed.md"}}
 	msgs := []transcript.Message{
 		transcript.UserText("", "look at typed.md", day),
 		{Role: transcript.Tool, Paths: []string{"kept.go"}},

@@ -8,6 +8,7 @@ import (
 	"github.com/tally-dev/tally/engine/filehistory"
 	"github.com/tally-dev/tally/engine/rewind"
 	"github.com/tally-dev/tally/engine/rewrite"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/transcript"
 	"github.com/tally-dev/tally/storage"
 )
@@ -96,7 +97,7 @@ func (h Rewind) chat(t rewind.Turn, res *rewind.Result, files bool) error {
 				haveSnap = false
 			}
 		}
-		s.st.WorkingSet = WorkingSet{Paths: append([]string(nil), snap.WorkingSet...)}
+		s.st.WorkingSet = status.WorkingSet{Paths: append([]string(nil), snap.WorkingSet...)}
 	}
 	if !haveSnap {
 		res.Note = fmt.Sprintf("the checklist of turn %d was not recorded, so it was kept as it is", t.N)

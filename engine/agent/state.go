@@ -12,11 +12,11 @@ import (
 // promptState): they change only at session start, a compaction summary or
 // a new cycle, and would otherwise be rewritten on every step.
 type state struct {
-	System     string        `json:"-"`
-	Spans      []prompt.Span `json:"-"`
-	WorkingSet WorkingSet    `json:"working_set"`
-	Requests   int           `json:"requests"`
-	Anchor     *anchorState  `json:"anchor,omitempty"`
+	System     string            `json:"-"`
+	Spans      []prompt.Span     `json:"-"`
+	WorkingSet status.WorkingSet `json:"working_set"`
+	Requests   int               `json:"requests"`
+	Anchor     *anchorState      `json:"anchor,omitempty"`
 	// Calibration holds the provider's units across a rebuild (see
 	// calibration); nil while the anchor is valid or nothing was billed.
 	Calibration *calibration `json:"calibration,omitempty"`

@@ -15,6 +15,7 @@ import (
 	"github.com/tally-dev/tally/engine/prompt"
 	"github.com/tally-dev/tally/engine/rewind"
 	"github.com/tally-dev/tally/engine/secrets"
+	"github.com/tally-dev/tally/engine/status"
 	"github.com/tally-dev/tally/engine/step"
 	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/tool"
@@ -37,7 +38,7 @@ type LedgerRow = ledger.Row
 // TurnMeta renders the <turn_meta> block for a turn: the date at day
 // granularity, the model and the working set. Within one day and with no
 // new paths it is byte-identical.
-func TurnMeta(day time.Time, model string, ws *WorkingSet) string {
+func TurnMeta(day time.Time, model string, ws *status.WorkingSet) string {
 	return fmt.Sprintf("<turn_meta>\ndate: %s\nmodel: %s\nworking_set: %s\n</turn_meta>",
 		day.Format("2006-01-02"), transcript.NeutralizeLine(model), ws.Summary())
 }
@@ -114,7 +115,7 @@ func (t *turnLoop) run(ctx context.Context, in prepared) (Result, error) {
 	list, _ := s.checklist.MarshalJSON()
 	n, snap := s.turns.Next(), rewind.Snapshot{Checklist: list, WorkingSet: append([]string(nil), s.st.WorkingSet.Paths...)}
 	s.turns.BeginTurn(n)
-	s.st.WorkingSet.Touch(PathsIn(in.text)...)
+	s.st.WorkingSet.Touch(status.PathsIn(in.text)...)
 	meta := TurnMeta(now, s.model().ModelName, &s.st.WorkingSet)
 	user := in.message(meta, now)
 	record, undo := s.turns.Begin(n, s.meta.Cycle, &user, snap) // published with the message

@@ -2,7 +2,9 @@
 // small, bounded, deterministic projection of the engine's canonical run
 // state (phase, open goals, budgets, environment, alerts). The model never
 // writes it; code computes every field, each snapshot carries a monotonic
-// state_version, and a shown snapshot can be re-rendered and compared.
+// state_version, and a shown snapshot can be re-rendered and compared. It
+// also keeps the working set, the recently touched paths a turn's
+// metadata shows.
 //
 // Volatile facts for people — retry countdowns, durations, cost, clock
 // times — are not part of State and so can never reach the model.
