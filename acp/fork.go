@@ -24,7 +24,8 @@ import (
 // session/new made.
 func (s *Server) UnstableForkSession(_ context.Context, p acp.UnstableForkSessionRequest) (_ acp.UnstableForkSessionResponse, err error) {
 	defer s.guard("ForkSession", &err)
-	if err := noExtraDirs(p.AdditionalDirectories); err != nil {
+	dirs, err := extraDirs(p.AdditionalDirectories)
+	if err != nil {
 		return acp.UnstableForkSessionResponse{}, err
 	}
 	parent := string(p.SessionId)
@@ -52,7 +53,7 @@ func (s *Server) UnstableForkSession(_ context.Context, p acp.UnstableForkSessio
 	if f.Session.ID == "" {
 		return acp.UnstableForkSessionResponse{}, failuref("session %s cannot be forked: %s", parent, sentence(err.Error()))
 	}
-	st, oerr := s.open(f.Session.ID, retype[[]acp.McpServer](p.McpServers))
+	st, oerr := s.open(f.Session.ID, retype[[]acp.McpServer](p.McpServers), dirs)
 	if oerr != nil {
 		return acp.UnstableForkSessionResponse{}, oerr
 	}

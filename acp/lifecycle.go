@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"errors"
+	"path/filepath"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -26,13 +27,32 @@ func (s *Server) configure(cfg *agent.Config, servers []acp.McpServer) {
 	s.addMCP(cfg, servers)
 }
 
-// noExtraDirs refuses additional directories, which Tally does not
-// offer: a session's tools are confined to its one folder.
-func noExtraDirs(dirs []string) error {
-	if len(dirs) == 0 {
-		return nil
+// extraDirs checks the additional directories of a session/new, load,
+// resume or fork and returns them as the session's folders: the protocol
+// wants absolute paths, and an omitted or empty list means none (a
+// non-nil empty list, which clears the stored ones). The engine checks
+// the rest (see workspace.Roots).
+func extraDirs(dirs []string) ([]string, error) {
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			return nil, invalid("the additional directory %q is not an absolute path; send it in full", d)
+		}
 	}
-	return invalid("Tally confines a session to its one project folder and does not take additionalDirectories; open the folder that holds them all as the project")
+	return append([]string{}, dirs...), nil
+}
+
+// sameDirs reports whether a session of this connection already has the
+// folders dirs asks for: those it stores, the engine's result for them.
+func sameDirs(stored, dirs []string) bool {
+	if len(stored) != len(dirs) {
+		return false
+	}
+	for i := range dirs {
+		if filepath.Clean(dirs[i]) != stored[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // UnstableDeleteSession implements session/delete (stable in the

@@ -213,6 +213,10 @@ func (s *Server) Initialize(_ context.Context, p acp.InitializeRequest) (_ acp.I
 				Resume: &acp.SessionResumeCapabilities{},
 				Delete: &acp.SessionDeleteCapabilities{},
 				Fork:   &acp.SessionForkCapabilities{},
+				// Each additional directory is a folder of the session:
+				// the file tools reach it by absolute path, commands may
+				// write in it, and its changes are checkpointed.
+				AdditionalDirectories: &acp.SessionAdditionalDirectoriesCapabilities{},
 			},
 			Meta: map[string]any{"tally": map[string]any{
 				"fileSystem": FileSystemNote,
@@ -247,7 +251,8 @@ func (s *Server) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Aut
 // what to set.
 func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (_ acp.NewSessionResponse, err error) {
 	defer s.guard("NewSession", &err)
-	if err := noExtraDirs(p.AdditionalDirectories); err != nil {
+	dirs, err := extraDirs(p.AdditionalDirectories)
+	if err != nil {
 		return acp.NewSessionResponse{}, err
 	}
 	ws, err := workspaceDir(p.Cwd)
@@ -264,6 +269,7 @@ func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (_ acp.N
 		return acp.NewSessionResponse{}, failure(cfgErr)
 	}
 	s.configure(&cfg, p.McpServers)
+	cfg.Roots = dirs
 	sess, err := wb.CreateSession(cfg, ws, "")
 	if err != nil {
 		return acp.NewSessionResponse{}, failure(err)
@@ -280,10 +286,11 @@ func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (_ acp.N
 // before it answers.
 func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (_ acp.LoadSessionResponse, err error) {
 	defer s.guard("LoadSession", &err)
-	if err := noExtraDirs(p.AdditionalDirectories); err != nil {
+	dirs, err := extraDirs(p.AdditionalDirectories)
+	if err != nil {
 		return acp.LoadSessionResponse{}, err
 	}
-	st, err := s.open(string(p.SessionId), p.McpServers)
+	st, err := s.open(string(p.SessionId), p.McpServers, dirs)
 	if err != nil {
 		return acp.LoadSessionResponse{}, err
 	}
@@ -296,10 +303,11 @@ func (s *Server) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (_ a
 // replaying it.
 func (s *Server) ResumeSession(_ context.Context, p acp.ResumeSessionRequest) (_ acp.ResumeSessionResponse, err error) {
 	defer s.guard("ResumeSession", &err)
-	if err := noExtraDirs(p.AdditionalDirectories); err != nil {
+	dirs, err := extraDirs(p.AdditionalDirectories)
+	if err != nil {
 		return acp.ResumeSessionResponse{}, err
 	}
-	st, err := s.open(string(p.SessionId), p.McpServers)
+	st, err := s.open(string(p.SessionId), p.McpServers, dirs)
 	if err != nil {
 		return acp.ResumeSessionResponse{}, err
 	}
@@ -307,23 +315,28 @@ func (s *Server) ResumeSession(_ context.Context, p acp.ResumeSessionRequest) (_
 	return acp.ResumeSessionResponse{Modes: st.modes(), ConfigOptions: st.configOptions()}, nil
 }
 
-// open returns session id, opening it from the store unless this
-// connection has it open already.
-func (s *Server) open(id string, servers []acp.McpServer) (*session, error) {
+// open returns session id with the additional folders dirs, opening it
+// from the store unless this connection has it open already (with the
+// same folders).
+func (s *Server) open(id string, servers []acp.McpServer, dirs []string) (*session, error) {
 	if err := agent.ValidID(id); err != nil {
 		return nil, notFound(id)
-	}
-	if st := s.session(id); st != nil {
-		return st, nil
 	}
 	wb, err := s.workbench()
 	if err != nil {
 		return nil, failure(err)
 	}
-	if _, err := wb.Session(id); errors.Is(err, workbench.ErrNotFound) {
+	info, err := wb.Session(id)
+	if errors.Is(err, workbench.ErrNotFound) {
 		return nil, notFound(id)
 	} else if err != nil {
 		return nil, failure(err)
+	}
+	if st := s.session(id); st != nil {
+		if !sameDirs(agent.Roots(info), dirs) {
+			return nil, invalid("session %s is open on this connection with other additional directories; close it with session/close, then load it with these", id)
+		}
+		return st, nil
 	}
 	st := s.newSession()
 	cfg, cfgErr := wb.Config(st.options(id))
@@ -334,6 +347,7 @@ func (s *Server) open(id string, servers []acp.McpServer) (*session, error) {
 		return nil, failure(cfgErr)
 	}
 	s.configure(&cfg, servers)
+	cfg.Roots = dirs
 	sess, err := wb.OpenSession(cfg, id)
 	if errors.Is(err, workbench.ErrLocked) {
 		return nil, failuref("session %s is open in another Tally (the app or a tally run); close it there and load it again", id)
@@ -415,7 +429,7 @@ func (s *Server) ListSessions(_ context.Context, p acp.ListSessionsRequest) (_ a
 		if in.Workspace == "" || !filepath.IsAbs(in.Workspace) {
 			continue // the protocol's cwd is absolute
 		}
-		info := acp.SessionInfo{SessionId: acp.SessionId(in.ID), Cwd: in.Workspace}
+		info := acp.SessionInfo{SessionId: acp.SessionId(in.ID), Cwd: in.Workspace, AdditionalDirectories: agent.Roots(in)}
 		if in.Title != "" {
 			info.Title = acp.Ptr(in.Title)
 		}

@@ -44,6 +44,10 @@ type Config struct {
 	// ones; they are not stored. An invalid one fails the session's
 	// opening.
 	AllowCommands, DenyCommands []string
+	// Roots are the session's additional folders (an editor's additional
+	// directories, see workspace.Roots): they replace the stored ones,
+	// and an empty non-nil list clears them; nil keeps what is stored.
+	Roots []string
 	// TempRoot holds the sessions' private temporary directories; "" means
 	// a folder under the system's temporary directory.
 	TempRoot string

@@ -34,6 +34,16 @@ func ReadLedger(st *storage.Store, id string) ([]LedgerRow, error) {
 	return rows, nil
 }
 
+// Roots returns a stored session's additional folders (see
+// Config.Roots), none when its header cannot be read.
+func Roots(meta storage.Session) []string {
+	var st struct {
+		Roots []string `json:"roots"`
+	}
+	_ = json.Unmarshal(meta.Extra, &st)
+	return st.Roots
+}
+
 // Rename sets a session's title.
 func Rename(st *storage.Store, id, title string) error {
 	title = strings.TrimSpace(title)

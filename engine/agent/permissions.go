@@ -54,7 +54,7 @@ func (h Permissions) setup() error {
 	s.gate.SetCommandRules(s.cmds.Set)
 	caches := cfg.Shell.CacheDirs
 	s.env = tool.Env{
-		Workspace: s.meta.Workspace, ShellTimeout: cfg.ShellTimeout,
+		Workspace: s.meta.Workspace, Roots: s.st.Roots, ShellTimeout: cfg.ShellTimeout,
 		SecretFiles: cfg.Shell.SecretFiles, ShellEnv: cfg.Shell.Env, CacheDirs: caches, FetchLocal: cfg.Shell.FetchLocal,
 		// Where the sandbox works, a command never runs without it: a
 		// failure to apply it refuses the command instead of a silent

@@ -144,6 +144,10 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 	if err := ValidID(id); err != nil {
 		return nil, err
 	}
+	roots, err := cfg.roots(abs, cfg.Roots)
+	if err != nil {
+		return nil, err
+	}
 	now := cfg.now()
 	pack := prompt.LoadContextWith(abs, prompt.ContextOptions{UserDir: cfg.UserConfigDir, SecretFiles: cfg.Shell.SecretFiles})
 	skillCat := discoverSkills(cfg, abs)
@@ -157,7 +161,7 @@ func Create(cfg Config, id, workspace, title string) (*Session, error) {
 		title = filepath.Base(abs)
 	}
 	meta := storage.Session{ID: id, Title: title, Workspace: abs, Model: cfg.ModelName, Profile: cfg.Profile, Created: now, Updated: now, Cycle: 1}
-	st := state{System: text, Spans: spans, Base: text, BaseSpans: spans, State: rewrite.State{CycleStarted: now}, Skills: skillCat.Names()}
+	st := state{System: text, Spans: spans, Base: text, BaseSpans: spans, State: rewrite.State{CycleStarted: now}, Skills: skillCat.Names(), Roots: roots}
 	err = cfg.Store.Update(func(tx *storage.Tx) error {
 		// A generated ID that is taken is drawn again, inside the
 		// transaction, so two sessions created at once cannot collide.
@@ -198,6 +202,11 @@ func Open(cfg Config, id string) (*Session, error) {
 	}
 	if err := s.repair(); err != nil {
 		return nil, err
+	}
+	if cfg.Roots != nil { // the folders the host named are the session's from now on
+		if err := s.saveMeta(); err != nil {
+			return nil, err
+		}
 	}
 	s.env.Recorder = s.turns.Record()
 	mcpHost{s}.start()
@@ -248,6 +257,12 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	}
 	if cfg.Compaction == "" {
 		cfg.Compaction = rewrite.Auto
+	}
+	if cfg.Roots != nil { // the host names the folders: they replace the stored ones
+		var err error
+		if st.Roots, err = cfg.roots(meta.Workspace, cfg.Roots); err != nil {
+			return nil, err
+		}
 	}
 	s := &Session{cfg: cfg, meta: meta, st: st, defaultRenderer: defaultRenderer}
 	s.chosen.Store(&cfg.ModelChoice)
@@ -300,7 +315,7 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 	if a := st.Anchor; a != nil {
 		s.anchor.Set(a.Billed, a.At, a.Est)
 	}
-	s.turns = rewind.Open(rewind.Options{Store: cfg.Store, ID: meta.ID, Workspace: meta.Workspace, Cycle: meta.Cycle,
+	s.turns = rewind.Open(rewind.Options{Store: cfg.Store, ID: meta.ID, Workspace: meta.Workspace, Roots: st.Roots, Cycle: meta.Cycle,
 		Entries: s.log.Entries(), Limits: rewind.Limits(cfg.CheckpointBytes, cfg.Shell.SecretFiles), Prepare: cfg.PrepareSnapshots})
 	s.publish()
 	return s, nil

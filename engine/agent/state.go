@@ -36,6 +36,8 @@ type state struct {
 	// network" switch for commands.
 	Mode         tool.Mode `json:"mode,omitempty"`
 	AllowNetwork bool      `json:"allow_network,omitempty"`
+	// Roots are the session's additional folders (see Config.Roots).
+	Roots []string `json:"roots,omitempty"`
 	// Skills are the names of the skills in the system prompt, sorted;
 	// the skill tool is offered when there is one.
 	Skills []string `json:"skills,omitempty"`

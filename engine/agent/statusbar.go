@@ -13,6 +13,7 @@ func (s *Session) canonical(version int64) status.State {
 		ToolCalls: status.Budget{Used: s.turn.toolCalls, Limit: s.cfg.ToolCallLimit},
 		Steps:     status.Budget{Used: s.turn.steps, Limit: s.cfg.MaxSteps},
 		Cwd:       s.meta.Workspace,
+		Roots:     s.st.Roots,
 		Branch:    status.GitBranch(s.meta.Workspace),
 		Alerts:    append(s.alerts(), s.subs.RunningAlerts()...),
 	}

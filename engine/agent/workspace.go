@@ -18,3 +18,9 @@ func (c *Config) dataDir() string {
 	}
 	return filepath.Dir(c.Store.Path())
 }
+
+// roots checks the additional folders dirs of a session in ws (see
+// workspace.Roots).
+func (c *Config) roots(ws string, dirs []string) ([]string, error) {
+	return workspace.Roots(ws, dirs, c.dataDir())
+}

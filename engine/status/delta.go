@@ -27,8 +27,11 @@ func RenderDelta(prev, cur State) (string, error) {
 	if prev.ToolCalls != cur.ToolCalls || prev.Steps != cur.Steps {
 		writeBudgets(&b, cur)
 	}
-	if prev.Cwd != cur.Cwd || prev.Branch != cur.Branch {
+	if prev.Cwd != cur.Cwd || prev.Branch != cur.Branch || !slices.Equal(prev.Roots, cur.Roots) {
 		writeEnvironment(&b, cur)
+		if len(prev.Roots) > 0 && len(cur.Roots) == 0 {
+			b.WriteString("  additional_folders: []  # none any more\n")
+		}
 	}
 	if !slices.Equal(prev.Alerts, cur.Alerts) {
 		writeAlerts(&b, cur)

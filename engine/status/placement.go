@@ -132,7 +132,7 @@ func (k *Kept) InLog(log *transcript.AppendLog) bool {
 // wrap_up, which is.
 func sameMaterial(a, b State) bool {
 	return a.Phase == b.Phase && a.Done == b.Done && a.Cwd == b.Cwd && a.Branch == b.Branch &&
-		slices.Equal(a.Goals, b.Goals) && slices.Equal(a.Alerts, b.Alerts)
+		slices.Equal(a.Goals, b.Goals) && slices.Equal(a.Alerts, b.Alerts) && slices.Equal(a.Roots, b.Roots)
 }
 
 // Audit is the result of re-rendering recorded status blocks.

@@ -44,15 +44,18 @@ type Goal struct {
 // State is the canonical run state the status is rendered from. Every
 // field is computed by code; nothing in it comes from the model unchecked.
 type State struct {
-	Version   int64    `json:"state_version"`
-	Phase     string   `json:"phase"`
-	Goals     []Goal   `json:"remaining_goals"`
-	Done      int      `json:"done"` // completed checklist items
-	ToolCalls Budget   `json:"tool_calls"`
-	Steps     Budget   `json:"steps"`
-	Cwd       string   `json:"cwd"`
-	Branch    string   `json:"branch"` // "" when unknown: rendered as unknown, never guessed
-	Alerts    []string `json:"alerts"`
+	Version   int64  `json:"state_version"`
+	Phase     string `json:"phase"`
+	Goals     []Goal `json:"remaining_goals"`
+	Done      int    `json:"done"` // completed checklist items
+	ToolCalls Budget `json:"tool_calls"`
+	Steps     Budget `json:"steps"`
+	Cwd       string `json:"cwd"`
+	// Roots are the session's additional folders, whose files the tools
+	// reach by absolute path; rendered only when there are some.
+	Roots  []string `json:"additional_folders,omitempty"`
+	Branch string   `json:"branch"` // "" when unknown: rendered as unknown, never guessed
+	Alerts []string `json:"alerts"`
 }
 
 // Phases.
@@ -137,6 +140,13 @@ func writeBudgets(b *strings.Builder, s State) {
 func writeEnvironment(b *strings.Builder, s State) {
 	b.WriteString("environment:\n")
 	fmt.Fprintf(b, "  cwd: %s\n", quote(s.Cwd, 200))
+	if len(s.Roots) > 0 {
+		quoted := make([]string, len(s.Roots))
+		for i, r := range s.Roots {
+			quoted[i] = quote(r, 200)
+		}
+		fmt.Fprintf(b, "  additional_folders: [%s]  # absolute paths reach them\n", strings.Join(quoted, ", "))
+	}
 	if s.Branch == "" {
 		b.WriteString("  branch: unknown\n")
 	} else {

@@ -195,3 +195,25 @@ func TestStatusErrorsArePlainSentences(t *testing.T) {
 		}
 	}
 }
+
+func TestAdditionalFoldersAreShownWhenThereAreSome(t *testing.T) {
+	s := State{Version: 1, Phase: PhaseWork, Cwd: "/p"}
+	plain, _ := Render(s)
+	if strings.Contains(plain, "additional_folders") {
+		t.Errorf("a session without additional folders shows them:\n%s", plain)
+	}
+	s.Roots = []string{"/lib", "/docs"}
+	full, _ := Render(s)
+	if !strings.Contains(full, "  additional_folders: [\"/lib\", \"/docs\"]  # absolute paths reach them\n") {
+		t.Errorf("the folders are not shown:\n%s", full)
+	}
+	cur := s
+	cur.Version, cur.Roots = 2, nil
+	delta, _ := RenderDelta(s, cur)
+	if !strings.Contains(delta, "additional_folders: []") {
+		t.Errorf("a delta does not say the folders are gone:\n%s", delta)
+	}
+	if sameMaterial(s, cur) {
+		t.Error("a change of folders is not material")
+	}
+}

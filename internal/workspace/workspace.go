@@ -86,3 +86,44 @@ func Resolve(dir string) (string, error) {
 	}
 	return abs, nil
 }
+
+// Roots checks the additional folders dirs of a session working in ws
+// (already checked) and returns them resolved, in order: each must be an
+// absolute path to a folder Check accepts that does not hold ws. A
+// folder inside ws or inside an earlier one, or named twice, is left out,
+// as its files are in reach already; one that holds an earlier folder
+// replaces it. None, or none left, is nil.
+func Roots(ws string, dirs []string, dataDir string) ([]string, error) {
+	var out []string
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			return nil, fmt.Errorf("the additional folder %q is not an absolute path; give it in full", d)
+		}
+		abs, err := Check(d, dataDir)
+		if err != nil {
+			return nil, fmt.Errorf("additional folder: %w", err)
+		}
+		switch {
+		case within(ws, abs) && ws != abs:
+			return nil, fmt.Errorf("the additional folder %q holds the workspace %s; open %s as the workspace instead", d, ws, abs)
+		case within(abs, ws):
+			continue
+		}
+		kept := out[:0]
+		inside := false
+		for _, o := range out {
+			switch {
+			case within(abs, o):
+				inside = true
+				kept = append(kept, o)
+			case !within(o, abs):
+				kept = append(kept, o)
+			}
+		}
+		out = kept
+		if !inside {
+			out = append(out, abs)
+		}
+	}
+	return out, nil
+}
