@@ -7,16 +7,19 @@
 // session set: the config options (mode, model, the Network switch),
 // usage updates with Tally's context level and cost, an MCP server's form
 // as elicitation/create (a form, and a page in URL mode), the effort option,
-// message IDs, session/close and session/delete.
+// message IDs, a session with an additional directory the model writes in,
+// session/close and session/delete.
 // Any mismatch fails the run loudly.
 //
 // Environment: TALLY (the binary), TALLY_ACP_DATA (a fresh data folder),
 // TALLY_ACP_WORKSPACE (the demo's sample project), TALLY_ACP_FIXTURE (the
 // fixture binary, run as the MCP server), TALLY_ACP_PAGE (its loopback
-// page), OPENAI_BASE_URL (the scripted model) and OPENAI_API_KEY;
+// page), TALLY_ACP_EXTRA (an empty folder, symlinks resolved, given as an
+// additional directory), OPENAI_BASE_URL (the scripted model) and
+// OPENAI_API_KEY;
 // ACP_TRACE=1 prints each update as it arrives.
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 
@@ -37,6 +40,7 @@ const ws = env("TALLY_ACP_WORKSPACE");
 const baseURL = env("OPENAI_BASE_URL");
 const fixture = env("TALLY_ACP_FIXTURE");
 const page = env("TALLY_ACP_PAGE");
+const extra = env("TALLY_ACP_EXTRA");
 
 const failures = [];
 function check(ok, what, detail) {
@@ -311,6 +315,33 @@ await connect("stable session set", async (ctx, state, init) => {
   let refused = false;
   await ctx.request(methods.agent.session.setConfigOption, { sessionId: id, configId: "colour", value: "blue" }).catch(() => (refused = true));
   check(refused, "an unknown config option is refused");
+
+  // An additional directory is a folder of the session: the model is told
+  // it in its status block and writes there by absolute path.
+  check(caps.additionalDirectories !== undefined, "initialize offers additionalDirectories", caps);
+  const docs = await ctx.request(methods.agent.session.new, { cwd: ws, mcpServers: [], additionalDirectories: [extra] });
+  await say(docs.sessionId, "Write the notes");
+  u = state.updates.splice(0);
+  const notes = join(extra, "NOTES.md");
+  const wrote = calls(u).find((c) => c.kind === "edit");
+  check(wrote?.locations?.[0]?.path === notes && lastStatus(u, wrote.toolCallId) === "completed",
+    "the model writes NOTES.md in the additional directory by its absolute path", calls(u));
+  check(existsSync(notes) && readFileSync(notes, "utf8") === "# Notes\n", "NOTES.md is on disk in the additional directory");
+  let docsListed = await ctx.request(methods.agent.session.list, { cwd: ws });
+  check(docsListed.sessions.find((s) => s.sessionId === docs.sessionId)?.additionalDirectories?.[0] === extra,
+    "session/list reports the session's additional directory", docsListed);
+  let relative = false;
+  await ctx.request(methods.agent.session.new, { cwd: ws, mcpServers: [], additionalDirectories: ["docs"] }).catch(() => (relative = true));
+  check(relative, "a relative additional directory is refused");
+  await ctx.request(methods.agent.session.close, { sessionId: docs.sessionId });
+  await ctx.request(methods.agent.session.resume, { sessionId: docs.sessionId, cwd: ws });
+  docsListed = await ctx.request(methods.agent.session.list, { cwd: ws });
+  check(!docsListed.sessions.find((s) => s.sessionId === docs.sessionId)?.additionalDirectories?.length,
+    "resumed without additional directories, the session has none", docsListed);
+  await say(docs.sessionId, "Write the notes");
+  check(text(state.updates.splice(0), "agent_message_chunk").includes("No additional folder"),
+    "the model is told the folder is gone");
+  await ctx.request(methods.agent.session.close, { sessionId: docs.sessionId });
 
   // Close, then delete.
   await ctx.request(methods.agent.session.close, { sessionId: id });

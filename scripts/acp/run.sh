@@ -36,7 +36,8 @@ TALLY="$(cd "$(dirname "$TALLY")" && pwd)/$(basename "$TALLY")"
 (cd "$root" && go build -o "$tmp/fixture" ./scripts/acp/fixture) || fail "cannot build scripts/acp/fixture"
 
 ws="$tmp/workspace"
-mkdir -p "$ws" "$tmp/config"
+extra="$(cd "$tmp" && pwd -P)/docs" # an additional directory, symlinks resolved
+mkdir -p "$ws" "$tmp/config" "$extra"
 "$tmp/fixture" model --workspace "$ws" >"$tmp/fixture.out" 2>"$tmp/fixture.err" &
 pids+=($!)
 # Both lines are read once the second is there: reading the first before
@@ -59,7 +60,7 @@ env XDG_CONFIG_HOME="$tmp/config" OPENAI_API_KEY=sk-acp-test \
 cp "$here/client.mjs" "$prefix/client.mjs"
 env -u TALLY_DATA -u TALLY_MODEL -u DEEPSEEK_API_KEY \
 	TALLY="$TALLY" TALLY_ACP_DATA="$tmp/data" TALLY_ACP_WORKSPACE="$ws" \
-	TALLY_ACP_FIXTURE="$tmp/fixture" TALLY_ACP_PAGE="$page" \
+	TALLY_ACP_FIXTURE="$tmp/fixture" TALLY_ACP_PAGE="$page" TALLY_ACP_EXTRA="$extra" \
 	OPENAI_BASE_URL="$url" OPENAI_API_KEY=sk-acp-test \
 	XDG_CONFIG_HOME="$tmp/config" \
 	timeout 180 "$node" "$prefix/client.mjs"
