@@ -26,8 +26,8 @@ func cmdACP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	switch {
 	case len(o.args) > 0:
 		return usagef("tally acp: takes no arguments; the editor starts it and speaks the protocol on standard input and output")
-	case o.session != "" || o.workspace != "":
-		return usagef("tally acp: --session and --workspace come from the editor (session/load and the project's folder); leave them out")
+	case o.session != "" || o.workspace != "" || o.addDirs != nil:
+		return usagef("tally acp: --session, --workspace and --add-dir come from the editor (session/load, the project's folder and its additional directories); leave them out")
 	case o.yes || o.json:
 		return usagef("tally acp: approvals are answered in the editor and events go to it; leave out --yes and --json (pick a mode with --mode or in the editor)")
 	}

@@ -9,7 +9,7 @@ import (
 // TestACPRefusesWhatTheEditorDecides: the session, the workspace, the
 // approvals and the output belong to the editor.
 func TestACPRefusesWhatTheEditorDecides(t *testing.T) {
-	for _, args := range [][]string{{"acp", "--yes"}, {"acp", "--json"}, {"acp", "--session", "x"}, {"acp", "--workspace", "/tmp"}, {"acp", "extra"}} {
+	for _, args := range [][]string{{"acp", "--yes"}, {"acp", "--json"}, {"acp", "--session", "x"}, {"acp", "--workspace", "/tmp"}, {"acp", "--add-dir", "/tmp"}, {"acp", "extra"}} {
 		if _, errOut, code := runCLI(t, append(args, "--data", t.TempDir())...); code != ExitUsage || !strings.Contains(errOut, "tally acp:") {
 			t.Errorf("%v: exit %d, %q; want a usage error", args, code, errOut)
 		}

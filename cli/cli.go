@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 
@@ -76,6 +77,8 @@ Flags (of tally run; each other command takes the ones that apply to it):
   --session ID           continue this session, or start one under this ID
   --workspace DIR        folder the agent works in (default: current folder)
   --worktree             tally run: start the session in a git worktree of its own (branch tally/<session>)
+  --add-dir DIR          tally run: a further folder the agent may read and change by absolute path (repeatable);
+                         given, they replace a stored session's; not given, it keeps its own
   --yes                  approve every tool call that would ask (the mode still refuses what it refuses),
                          and accept the defaults of the forms MCP servers ask for
   --network on|off       tally run: switch the session's Network for its commands and web_fetch (stored
@@ -130,6 +133,7 @@ type options struct {
 	yes, json, ledger, warmUp, worktree      bool
 	noChecklist                              bool     // tally run --no-checklist
 	allowCommands, denyCommands              []string // --allow-command, --deny-command
+	addDirs                                  []string // tally run --add-dir DIR, absolute; nil: none given
 	images                                   []string // tally run --image FILE
 	vision                                   bool     // tally run --vision
 	fetchLocal                               bool     // tally run --fetch-local
@@ -177,6 +181,11 @@ func parse(name string, args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.noChecklist, "no-checklist", false, "")
 	fs.Func("allow-command", "", func(v string) error { o.allowCommands = append(o.allowCommands, v); return nil })
 	fs.Func("deny-command", "", func(v string) error { o.denyCommands = append(o.denyCommands, v); return nil })
+	fs.Func("add-dir", "", func(v string) error {
+		abs, err := filepath.Abs(v)
+		o.addDirs = append(o.addDirs, abs)
+		return err
+	})
 	fs.Func("image", "", func(v string) error { o.images = append(o.images, v); return nil })
 	fs.Func("fallback", "", func(v string) error {
 		if o.fallback == nil {
@@ -279,6 +288,7 @@ func (o *options) sessionOptions(id string) workbench.SessionOptions {
 	}
 	// The run's own command rules; the workspace's stored ones apply too.
 	so.AllowCommands, so.DenyCommands = o.allowCommands, o.denyCommands
+	so.Roots = o.addDirs
 	so.Vision = o.vision
 	so.PrepareSnapshots = true // the turn's first command finds the workspace listed
 	if o.cycleAtSet {

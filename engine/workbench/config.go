@@ -44,6 +44,9 @@ type SessionOptions struct {
 	// AllowCommands and DenyCommands are command rules for this session
 	// only (agent.Config.AllowCommands), on top of the workspace's.
 	AllowCommands, DenyCommands []string
+	// Roots are the session's additional folders (agent.Config.Roots):
+	// nil keeps a stored session's own.
+	Roots []string
 	// Demo configures the scripted demo model instead of the endpoint.
 	Demo bool
 	// MaxSteps, StatusMode, NoChecklist and the callbacks are passed
@@ -105,7 +108,7 @@ func (w *Workbench) Config(o SessionOptions) (agent.Config, error) {
 		UserConfigDir: userConfigDir(),
 		Shell:         agent.ShellConfig(saved.Shell),
 		Mode:          w.permissionMode(o, saved),
-		AllowCommands: o.AllowCommands, DenyCommands: o.DenyCommands,
+		AllowCommands: o.AllowCommands, DenyCommands: o.DenyCommands, Roots: o.Roots,
 		// The one mapping of the checkpoint cap (0: the default).
 		CheckpointBytes:  saved.CheckpointCap,
 		LSP:              languageServers(),
