@@ -48,7 +48,8 @@ type sessionFacts struct {
 	model     string
 	noModel   error // why turns cannot run (no endpoint configured)
 	window    int
-	workspace string // the session's folder (it never changes)
+	workspace string   // the session's folder (it never changes)
+	roots     []string // its further folders (fixed while it is open)
 	perm      permState
 }
 
@@ -389,8 +390,8 @@ func (u *UI) setIdle() {
 
 // showTitle puts the open session's title and workspace in the header and
 // the window title.
-func (u *UI) showTitle(title, workspace string) {
-	u.head.title.SetText(title + "  ·  " + workspace)
+func (u *UI) showTitle(title string, f sessionFacts) {
+	u.head.title.SetText(title + "  ·  " + strings.Join(append([]string{f.workspace}, f.roots...), " + "))
 	u.win.SetTitle("Tally — " + title)
 }
 

@@ -3,11 +3,13 @@ package ui
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/ui/internal/fynetest"
 	tw "github.com/tally-dev/tally/ui/widget"
 )
@@ -65,4 +67,44 @@ func TestNewSessionDialogKeepsItsFieldsAndSubmitsOnEnter(t *testing.T) {
 	h.waitFor("the new session", func() bool {
 		return h.ui.live != before && h.ui.live != nil && h.ui.live.sess != nil && h.ui.live.info.workspace == missing
 	})
+}
+
+// The New session dialog takes further folders: one the engine's rule
+// refuses keeps the dialog open saying why; accepted ones (a relative one
+// taken from the workspace) become the session's folders.
+func TestNewSessionDialogTakesFurtherFolders(t *testing.T) {
+	h := silentSession(t)
+	h.ui.sessions.showNew()
+	ws, dirs := entryWith(h, "/path/to/project"), entryWith(h, "optional; e.g. ../shared-lib, ~/src/docs")
+	if dirs == nil {
+		t.Fatal("the New session dialog has no field for further folders")
+	}
+	proj, lib := filepath.Join(h.dir, "proj"), filepath.Join(h.dir, "lib")
+	for _, d := range []string{proj, lib} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws.SetText(proj)
+	dirs.SetText("../missing")
+	dirs.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if h.win.Canvas().Overlays().Top() == nil || !h.overlayShows("does not exist") {
+		t.Fatal("a missing further folder did not keep the dialog open with the reason")
+	}
+	before := h.ui.live
+	dirs.SetText("../lib")
+	dirs.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	h.waitFor("the new session", func() bool {
+		return h.ui.live != before && h.ui.live != nil && h.ui.live.sess != nil && h.ui.live.info.workspace == proj
+	})
+	meta, err := h.ui.wb.Session(h.ui.live.sess.Snapshot().Meta.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := agent.Roots(meta); len(got) != 1 || got[0] != lib {
+		t.Errorf("the session's folders are %v; want [%s]", got, lib)
+	}
+	if got := h.ui.head.title.Text; !strings.HasSuffix(got, proj+" + "+lib) {
+		t.Errorf("the header says %q; want the workspace and the further folder", got)
+	}
 }

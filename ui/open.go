@@ -45,6 +45,7 @@ type sessionState struct {
 	draftOK   bool   // draft was read (a failed read keeps the prompt box as it is)
 	cutShort  string // the note of a turn the closing app interrupted
 	effort    string // the session's reasoning effort (workbench.EffortLine)
+	roots     []string
 }
 
 // readSession reads what the panels show of session id from sess, off the
@@ -53,7 +54,7 @@ type sessionState struct {
 func readSession(wb *workbench.Workbench, sess *agent.Session, id string, running bool) sessionState {
 	var s sessionState
 	v := sess.Snapshot() // one view: what the last commit left, never waiting for a turn
-	s.msgs, s.meta, s.alerts = v.Messages(), v.Meta, v.Alerts
+	s.msgs, s.meta, s.alerts, s.roots = v.Messages(), v.Meta, v.Alerts, sess.Files().Roots()
 	if !running {
 		s.perm = &permState{network: sess.Permissions().AllowNetwork(), sandboxed: sess.Permissions().Sandboxed(), sandbox: sess.Permissions().SandboxNote()}
 	}
@@ -171,7 +172,8 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 		live.info.perm = *s.perm
 	}
 	u.head.perm.load(live)
-	u.showTitle(s.meta.Title, s.meta.Workspace)
+	live.info.roots = s.roots
+	u.showTitle(s.meta.Title, live.info)
 	tw.ShowIf(u.head.demoTag, live.info.demo)
 	tw.ShowIf(u.input.suggestBox, live.info.demo)
 	u.chat.SetHistory(s.cycles, s.past, s.msgs)

@@ -68,7 +68,9 @@ func (u *UI) showSearch() {
 			h := v.hits[id]
 			box := o.(*fyne.Container)
 			box.Objects[0].(*widget.Label).SetText(hitPlace(h))
-			setHitSnippet(box.Objects[1].(*widget.RichText), h, v.words)
+			rt := box.Objects[1].(*widget.RichText)
+			rt.Segments = tw.MarkWords(h.Snippet, v.words) // cut by the workbench, engine blocks left out
+			rt.Refresh()
 		})
 	v.list.OnSelected = func(id widget.ListItemID) {
 		v.list.Unselect(id)

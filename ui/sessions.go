@@ -221,13 +221,13 @@ func (v *sessionsView) selected() (workbench.SessionInfo, bool) {
 }
 
 // createSession creates a session off the UI goroutine and opens it.
-func (u *UI) createSession(workspace, title string) { u.createSessionIn(workspace, title, false, "") }
+func (u *UI) createSession(workspace, title string) { u.createSessionIn(workspace, title, false, "", nil) }
 
 // createSessionIn creates a session over workspace, with inWorktree in a
 // git worktree of its own (see workbench.CreateSessionInWorktree), on
 // endpoint profile ("" for the settings' default, workbench.MainProfile
-// for the main connection).
-func (u *UI) createSessionIn(workspace, title string, inWorktree bool, profile string) {
+// for the main connection), with the further folders roots (checked).
+func (u *UI) createSessionIn(workspace, title string, inWorktree bool, profile string, roots []string) {
 	workspace, problem := u.checkWorkspace(workspace)
 	if problem != "" {
 		u.banner.ShowError(problem)
@@ -237,7 +237,7 @@ func (u *UI) createSessionIn(workspace, title string, inWorktree bool, profile s
 	u.bridge.Work(func() func() {
 		// A new session starts in the mode chosen in Settings; one with no
 		// endpoint yet can be created and opened all the same.
-		cfg, err := wb.Config(workbench.SessionOptions{Profile: profile})
+		cfg, err := wb.Config(workbench.SessionOptions{Profile: profile, Roots: roots})
 		var sess *agent.Session
 		if err == nil || errors.Is(err, workbench.ErrNoModel) {
 			if inWorktree {
@@ -281,7 +281,7 @@ func (v *sessionsView) showRename() {
 					return
 				}
 				if v.u.live != nil && v.u.live.id == id {
-					v.u.showTitle(strings.TrimSpace(title), s.Workspace)
+					v.u.showTitle(strings.TrimSpace(title), v.u.live.info)
 				}
 				v.refresh()
 			}
@@ -363,12 +363,7 @@ func (u *UI) deleteSessionAnd(id string, removeTree bool) {
 // field, or the nearest existing folder above it; nil leaves the picker
 // at its default (the home folder).
 func pickerStart(typed string) fyne.ListableURI {
-	dir := strings.TrimSpace(typed)
-	if strings.HasPrefix(dir, "~") {
-		if home, err := os.UserHomeDir(); err == nil {
-			dir = filepath.Join(home, strings.TrimPrefix(dir, "~"))
-		}
-	}
+	dir := expandHome(strings.TrimSpace(typed))
 	if dir == "" || !filepath.IsAbs(dir) {
 		return nil
 	}

@@ -112,7 +112,7 @@ func TestNewSessionDialogChoosesTheEndpoint(t *testing.T) {
 	if chosen != "local" {
 		t.Fatalf("the New session dialog offers the endpoint %q; want the default profile", chosen)
 	}
-	h.ui.createSessionIn(t.TempDir(), "on local", false, "local")
+	h.ui.createSessionIn(t.TempDir(), "on local", false, "local", nil)
 	h.waitFor("the session", func() bool { return h.ui.live != nil && h.ui.live.sess != nil })
 	h.send("hello")
 	h.waitIdle()

@@ -42,7 +42,7 @@ func TestSessionInAWorktreeMergesBack(t *testing.T) {
 	gitIn("add", ".")
 	gitIn("commit", "-qm", "first")
 
-	h.ui.createSessionIn(repo, "in a tree", true, "")
+	h.ui.createSessionIn(repo, "in a tree", true, "", nil)
 	h.waitFor("the session", func() bool { return h.ui.live != nil && h.ui.live.sess != nil })
 	ws := h.ui.live.info.workspace
 	if ws == repo || !strings.Contains(ws, "tally-worktrees") {

@@ -1,5 +1,7 @@
 package agent
 
+import "slices"
+
 // The session's features are reached through small handles, one per
 // concern, so that Session itself keeps only what every caller needs
 // (run a turn, read the conversation, its numbers and its prompt). A
@@ -19,6 +21,10 @@ type Files struct{ s *Session }
 
 // Files returns the session's file-changes handle.
 func (s *Session) Files() Files { return Files{s} }
+
+// Roots returns the session's additional folders (see Config.Roots);
+// they are fixed while it is open.
+func (h Files) Roots() []string { return slices.Clone(h.s.st.Roots) }
 
 // MCP is the session's MCP servers: their state and connecting one.
 type MCP struct{ s *Session }

@@ -19,8 +19,14 @@ func (c *Config) dataDir() string {
 	return filepath.Dir(c.Store.Path())
 }
 
-// roots checks the additional folders dirs of a session in ws (see
-// workspace.Roots).
+// CheckRoots is workspace.Roots: the one rule for the additional folders
+// dirs of a session in ws (see Config.Roots), which the app's New-session
+// dialog uses too.
+func CheckRoots(ws string, dirs []string, dataDir string) ([]string, error) {
+	return workspace.Roots(ws, dirs, dataDir)
+}
+
+// roots checks the additional folders dirs of a session in ws.
 func (c *Config) roots(ws string, dirs []string) ([]string, error) {
-	return workspace.Roots(ws, dirs, c.dataDir())
+	return CheckRoots(ws, dirs, c.dataDir())
 }

@@ -20,27 +20,40 @@ import (
 // that rule), where every session and the API key are kept. It is the one
 // rule the command line, the app's New-session dialog and the engine use;
 // a stored session whose workspace breaks it runs no turn.
-func Check(dir, dataDir string) (string, error) {
-	abs, err := Resolve(dir)
+func Check(dir, dataDir string) (string, error) { return check(dir, dataDir, asWorkspace) }
+
+// kind names a folder in the rule's refusals: what it is and what to
+// pass instead.
+type kind struct{ noun, instead string }
+
+var (
+	asWorkspace = kind{"workspace", "pass a project folder instead (e.g. --workspace ~/src/myproject)"}
+	asRoot      = kind{"additional folder", "give a project folder instead (e.g. ~/src/shared-lib)"}
+)
+
+func check(dir, dataDir string, k kind) (string, error) {
+	abs, err := resolve(dir, k)
 	if err != nil {
 		return "", err
 	}
-	return abs, Protected(abs, dataDir)
+	return abs, protected(abs, dataDir, k)
 }
 
 // Protected reports why the resolved workspace abs may not be used, or
 // nil: the part of Check that needs no file system but the home folder.
-func Protected(abs, dataDir string) error {
+func Protected(abs, dataDir string) error { return protected(abs, dataDir, asWorkspace) }
+
+func protected(abs, dataDir string, k kind) error {
 	if abs == string(filepath.Separator) {
-		return fmt.Errorf("the workspace %q is the root of the file system, which holds your home folder and Tally's data; pass a project folder instead (e.g. --workspace ~/src/myproject)", abs)
+		return fmt.Errorf("the %s %q is the root of the file system, which holds your home folder and Tally's data; %s", k.noun, abs, k.instead)
 	}
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
 		if within(resolved(home), abs) {
-			return fmt.Errorf("the workspace %q is your home folder or contains it, where the agent could read your keys and change your shell's startup files; pass a project folder instead (e.g. --workspace ~/src/myproject)", abs)
+			return fmt.Errorf("the %s %q is your home folder or contains it, where the agent could read your keys and change your shell's startup files; %s", k.noun, abs, k.instead)
 		}
 	}
 	if dataDir != "" && within(resolved(dataDir), abs) {
-		return fmt.Errorf("the workspace %q is or contains Tally's data directory %s, which holds every session and the API key; pass a project folder instead", abs, dataDir)
+		return fmt.Errorf("the %s %q is or contains Tally's data directory %s, which holds every session and the API key; %s", k.noun, abs, dataDir, k.instead)
 	}
 	return nil
 }
@@ -66,20 +79,22 @@ func resolved(dir string) string {
 
 // Resolve resolves dir to an existing folder's absolute,
 // symlink-free path.
-func Resolve(dir string) (string, error) {
+func Resolve(dir string) (string, error) { return resolve(dir, asWorkspace) }
+
+func resolve(dir string, k kind) (string, error) {
 	if dir == "" {
 		return "", errors.New("no workspace folder given; choose the project folder the agent may work in")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("workspace %q cannot be resolved: %w", dir, err)
+		return "", fmt.Errorf("%s %q cannot be resolved: %w", k.noun, dir, err)
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return "", fmt.Errorf("workspace %q does not exist; create it or pick an existing folder", dir)
+		return "", fmt.Errorf("%s %q does not exist; create it or pick an existing folder", k.noun, dir)
 	}
 	if !st.IsDir() {
-		return "", fmt.Errorf("workspace %q is a file, not a folder; pick the project folder", dir)
+		return "", fmt.Errorf("%s %q is a file, not a folder; pick a folder", k.noun, dir)
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
@@ -99,9 +114,9 @@ func Roots(ws string, dirs []string, dataDir string) ([]string, error) {
 		if !filepath.IsAbs(d) {
 			return nil, fmt.Errorf("the additional folder %q is not an absolute path; give it in full", d)
 		}
-		abs, err := Check(d, dataDir)
+		abs, err := check(d, dataDir, asRoot)
 		if err != nil {
-			return nil, fmt.Errorf("additional folder: %w", err)
+			return nil, err
 		}
 		switch {
 		case within(ws, abs) && ws != abs:

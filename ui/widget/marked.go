@@ -1,20 +1,16 @@
-package ui
+package widget
 
 import (
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/tally-dev/tally/engine/workbench"
 )
 
-// Search snippets as shown: as the workbench cut them (without the
-// engine's blocks), with the words searched for in bold.
-
-// markWords splits s into segments, the occurrences of words (in any
-// letter case) in bold.
-func markWords(s string, words []string) []widget.RichTextSegment {
+// MarkWords splits s into rich-text segments with the occurrences of words
+// (lower-case; found in any letter case) in bold, as search snippets show
+// them. A text whose lower-case form changes its length is shown plain.
+func MarkWords(s string, words []string) []widget.RichTextSegment {
 	low := strings.ToLower(s)
 	var segs []widget.RichTextSegment
 	plain := func(t string, bold bool) {
@@ -44,10 +40,4 @@ func markWords(s string, words []string) []widget.RichTextSegment {
 	}
 	plain(s[last:], false)
 	return segs
-}
-
-// setHitSnippet shows a hit's snippet in rt with the words in bold.
-func setHitSnippet(rt *widget.RichText, h workbench.SearchHit, words []string) {
-	rt.Segments = markWords(h.Snippet, words) // cut by the workbench, engine blocks left out
-	rt.Refresh()
 }
