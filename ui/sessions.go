@@ -221,7 +221,9 @@ func (v *sessionsView) selected() (workbench.SessionInfo, bool) {
 }
 
 // createSession creates a session off the UI goroutine and opens it.
-func (u *UI) createSession(workspace, title string) { u.createSessionIn(workspace, title, false, "", nil) }
+func (u *UI) createSession(workspace, title string) {
+	u.createSessionIn(workspace, title, false, "", nil)
+}
 
 // createSessionIn creates a session over workspace, with inWorktree in a
 // git worktree of its own (see workbench.CreateSessionInWorktree), on
