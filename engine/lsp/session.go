@@ -104,9 +104,14 @@ func InstallRoot(program string) string {
 	return filepath.Dir(real)
 }
 
-// covered reports whether an available server handles path.
+// covered reports whether an available server handles path. The
+// workspace's servers cover none of a session's additional folders,
+// whose files the tools show by absolute path.
 func (l *Session) covered(path string) bool {
 	if l == nil {
+		return false
+	}
+	if rel, err := filepath.Rel(l.mgr.Workspace(), path); filepath.IsAbs(path) && (err != nil || !filepath.IsLocal(rel)) {
 		return false
 	}
 	ext := strings.ToLower(filepath.Ext(path))
