@@ -7,7 +7,6 @@ import (
 	"github.com/tally-dev/tally/engine/agent"
 	"github.com/tally-dev/tally/engine/cycle"
 	"github.com/tally-dev/tally/engine/ledger"
-	"github.com/tally-dev/tally/engine/mcp"
 	"github.com/tally-dev/tally/engine/subagent"
 	"github.com/tally-dev/tally/engine/todo"
 	"github.com/tally-dev/tally/engine/transcript"
@@ -40,7 +39,6 @@ type sessionState struct {
 	rows      []ledger.Row
 	rule      ledger.CacheRule
 	items     []todo.Item
-	mcp       mcp.SessionStatus
 	draft     string
 	draftOK   bool   // draft was read (a failed read keeps the prompt box as it is)
 	cutShort  string // the note of a turn the closing app interrupted
@@ -67,7 +65,6 @@ func readSession(wb *workbench.Workbench, sess *agent.Session, id string, runnin
 	s.rule = v.CacheRule
 	s.items = v.Checklist
 	s.children, _ = sess.Subagents().List()
-	s.mcp = sess.MCP().Status()
 	draft, err := wb.Draft(id)
 	s.draft, s.draftOK = draft, err == nil
 	s.cutShort, _ = wb.Interrupted(id)
@@ -194,7 +191,9 @@ func (u *UI) showSession(live *liveSession, sess *agent.Session, s sessionState)
 		u.banner.ShowAction(live.info.noModel.Error(), "Settings", u.settingsFor(live.info.noModel))
 	} else {
 		u.banner.Hide()
-		u.showMCP(live, s.mcp, "")
+		// Read now, not with the rest: a server's change that came while
+		// the session was read was dropped, as no session was shown yet.
+		u.showMCP(live, sess.MCP().Status(), "")
 		u.showHookTrust(live, false)
 		u.showInterrupted(live, s.cutShort)
 		u.showSkillsTrust(live)
