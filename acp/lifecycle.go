@@ -41,20 +41,6 @@ func extraDirs(dirs []string) ([]string, error) {
 	return append([]string{}, dirs...), nil
 }
 
-// sameDirs reports whether a session of this connection already has the
-// folders dirs asks for: those it stores, the engine's result for them.
-func sameDirs(stored, dirs []string) bool {
-	if len(stored) != len(dirs) {
-		return false
-	}
-	for i := range dirs {
-		if filepath.Clean(dirs[i]) != stored[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // UnstableDeleteSession implements session/delete (stable in the
 // protocol, still named unstable by the Go SDK): it closes the session
 // when this connection has it open, then deletes it with all its data,

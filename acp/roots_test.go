@@ -42,6 +42,9 @@ func TestAdditionalDirectoriesAreFoldersOfTheSession(t *testing.T) {
 	if _, err := h.conn.NewSession(ctx(t), acp.NewSessionRequest{Cwd: f.ws, McpServers: []acp.McpServer{}, AdditionalDirectories: []string{"rel/dir"}}); err == nil || !strings.Contains(err.Error(), "not an absolute path") {
 		t.Errorf("a relative additional directory: %v; want it refused", err)
 	}
+	if _, err := h.conn.NewSession(ctx(t), acp.NewSessionRequest{Cwd: f.ws, McpServers: []acp.McpServer{}, AdditionalDirectories: []string{filepath.Join(extra, "missing")}}); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("a missing additional directory: %v; want it refused, saying why", err)
+	}
 	sess, err := h.conn.NewSession(ctx(t), acp.NewSessionRequest{Cwd: f.ws, McpServers: []acp.McpServer{}, AdditionalDirectories: []string{extra}})
 	if err != nil {
 		t.Fatal(err)

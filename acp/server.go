@@ -27,6 +27,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -263,6 +264,9 @@ func (s *Server) NewSession(_ context.Context, p acp.NewSessionRequest) (_ acp.N
 	if err != nil {
 		return acp.NewSessionResponse{}, failure(err)
 	}
+	if _, err := agent.CheckRoots(ws, dirs, filepath.Dir(wb.Path())); err != nil {
+		return acp.NewSessionResponse{}, invalid("%s", sentence(err.Error()))
+	}
 	st := s.newSession()
 	cfg, cfgErr := wb.Config(st.options(""))
 	if cfgErr != nil {
@@ -332,8 +336,12 @@ func (s *Server) open(id string, servers []acp.McpServer, dirs []string) (*sessi
 	} else if err != nil {
 		return nil, failure(err)
 	}
+	want, err := agent.CheckRoots(info.Workspace, dirs, filepath.Dir(wb.Path()))
+	if err != nil {
+		return nil, invalid("%s", sentence(err.Error()))
+	}
 	if st := s.session(id); st != nil {
-		if !sameDirs(agent.Roots(info), dirs) {
+		if !slices.Equal(agent.Roots(info), want) {
 			return nil, invalid("session %s is open on this connection with other additional directories; close it with session/close, then load it with these", id)
 		}
 		return st, nil
