@@ -24,6 +24,8 @@ func TestRunAddDirIsAFolderOfTheSession(t *testing.T) {
 		llmtest.Text("done"),
 		llmtest.Call("read_file", `{"path":"`+notes+`"}`),
 		llmtest.Text("read"),
+		llmtest.Call("run_shell", `{"command":"echo still here > ran.txt"}`),
+		llmtest.Text("ran"),
 	))
 	defer srv.Close()
 	t.Setenv("OPENAI_API_KEY", "sk-test")
@@ -58,5 +60,20 @@ func TestRunAddDirIsAFolderOfTheSession(t *testing.T) {
 	}
 	if _, err := os.Stat(notes); err == nil {
 		t.Error("the rewind left NOTES.md in the added folder")
+	}
+
+	// A folder deleted since is dropped when the session opens again: its
+	// commands still run.
+	if err := os.RemoveAll(extra); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runCLI(t, append(base, "run a command")...); code != ExitOK {
+		t.Fatalf("with the folder gone: exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err != nil {
+		t.Errorf("the command did not run once the folder was gone: %v", err)
+	}
+	if _, err := os.Stat(extra); err == nil {
+		t.Error("opening the session made the deleted folder again")
 	}
 }

@@ -263,6 +263,8 @@ func load(cfg Config, meta storage.Session, st state, recs []storage.Record) (*S
 		if st.Roots, err = cfg.roots(meta.Workspace, cfg.Roots); err != nil {
 			return nil, err
 		}
+	} else {
+		st.Roots = cfg.present(meta.Workspace, st.Roots)
 	}
 	s := &Session{cfg: cfg, meta: meta, st: st, defaultRenderer: defaultRenderer}
 	s.chosen.Store(&cfg.ModelChoice)

@@ -30,3 +30,16 @@ func CheckRoots(ws string, dirs []string, dataDir string) ([]string, error) {
 func (c *Config) roots(ws string, dirs []string) ([]string, error) {
 	return CheckRoots(ws, dirs, c.dataDir())
 }
+
+// present keeps the stored folders dirs of a session in ws that still
+// pass the rule: one deleted since is dropped, and the session opens
+// without it rather than not at all.
+func (c *Config) present(ws string, dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if r, err := c.roots(ws, []string{d}); err == nil {
+			out = append(out, r...)
+		}
+	}
+	return out
+}

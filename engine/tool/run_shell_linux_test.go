@@ -327,4 +327,12 @@ func TestRunShellSandboxWritesInAdditionalRoots(t *testing.T) {
 	if note := ShellSandboxNote(env); !strings.Contains(note, "1 additional folder") {
 		t.Errorf("the sandbox note does not name the additional folder: %s", note)
 	}
+	// A folder deleted meanwhile is not made again by the next command.
+	if err := os.RemoveAll(extra); err != nil {
+		t.Fatal(err)
+	}
+	call(t, RunShell(), env, map[string]any{"command": "true"})
+	if _, err := os.Stat(extra); err == nil {
+		t.Errorf("running a command made the deleted folder %s again", extra)
+	}
 }

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -120,7 +121,11 @@ func shellPolicy(env *Env, ws string, caches sandbox.Caches) sandbox.Policy {
 		Workspace: ws, AllowNetwork: env.AllowNetwork, Require: env.RequireSandbox,
 		Hidden: ownpaths.Hidden(env.Private...), Readable: ownpaths.Readable(),
 	}
-	p.Writable = append(p.Writable, env.Roots...)
+	for _, r := range env.Roots {
+		if fi, err := os.Stat(r); err == nil && fi.IsDir() { // a folder deleted since is not made again
+			p.Writable = append(p.Writable, r)
+		}
+	}
 	if env.TempDir != "" {
 		p.Writable = append(p.Writable, env.TempDir)
 	}
