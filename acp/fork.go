@@ -45,6 +45,9 @@ func (s *Server) UnstableForkSession(_ context.Context, p acp.UnstableForkSessio
 	if filepath.Clean(p.Cwd) != filepath.Clean(info.Workspace) {
 		return acp.UnstableForkSessionResponse{}, invalid("session %s works in %s, and a fork starts in the same folder; pass that folder as cwd (with _meta tally.worktree for a git worktree of its own)", parent, info.Workspace)
 	}
+	if _, err := agent.CheckRoots(info.Workspace, dirs, filepath.Dir(wb.Path())); err != nil {
+		return acp.UnstableForkSessionResponse{}, invalid("%s", sentence(err.Error())) // before a fork is made
+	}
 	o, err := forkMeta(p.Meta)
 	if err != nil {
 		return acp.UnstableForkSessionResponse{}, err

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,10 +23,23 @@ func TestForkSession(t *testing.T) {
 	if _, err := h.conn.UnstableForkSession(ctx(t), acp.UnstableForkSessionRequest{SessionId: id, Cwd: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "same folder") {
 		t.Errorf("a fork into another folder: %v", err)
 	}
-	resp, err := h.conn.UnstableForkSession(ctx(t), acp.UnstableForkSessionRequest{SessionId: id, Cwd: f.ws,
+	before, _ := h.conn.ListSessions(ctx(t), acp.ListSessionsRequest{})
+	if _, err := h.conn.UnstableForkSession(ctx(t), acp.UnstableForkSessionRequest{SessionId: id, Cwd: f.ws, AdditionalDirectories: []string{"/no/such/folder"}}); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("a fork with a missing additional directory: %v", err)
+	}
+	if after, _ := h.conn.ListSessions(ctx(t), acp.ListSessionsRequest{}); len(after.Sessions) != len(before.Sessions) {
+		t.Errorf("a refused fork left a session: %d sessions, were %d", len(after.Sessions), len(before.Sessions))
+	}
+	extra := t.TempDir()
+	resp, err := h.conn.UnstableForkSession(ctx(t), acp.UnstableForkSessionRequest{SessionId: id, Cwd: f.ws, AdditionalDirectories: []string{extra},
 		Meta: map[string]any{"tally": map[string]any{"turn": 1}}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if list, _ := h.conn.ListSessions(ctx(t), acp.ListSessionsRequest{}); !slices.ContainsFunc(list.Sessions, func(s acp.SessionInfo) bool {
+		return s.SessionId == resp.SessionId && len(s.AdditionalDirectories) == 1
+	}) {
+		t.Errorf("the fork does not have its additional directory: %+v", list.Sessions)
 	}
 	meta, _ := resp.Meta["tally"].(map[string]any)
 	if resp.SessionId == "" || resp.SessionId == id || meta["forkOf"] != string(id) || resp.Modes == nil || len(resp.ConfigOptions) == 0 {
