@@ -45,13 +45,15 @@ func (v *sessionsView) showNew() {
 	f.problem = tw.NewProblemLine(3)
 	submit := func() {
 		ws, problem := u.checkWorkspace(f.ws.Text)
+		at := f.ws // the field at fault
 		var roots []string
 		if problem == "" {
 			roots, problem = u.checkRoots(ws, f.dirs.Text)
+			at = f.dirs
 		}
 		if problem != "" {
 			f.problem.Say(problem)
-			u.win.Canvas().Focus(f.ws)
+			u.win.Canvas().Focus(at)
 			return
 		}
 		f.dlg.Hide()

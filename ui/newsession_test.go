@@ -91,6 +91,9 @@ func TestNewSessionDialogTakesFurtherFolders(t *testing.T) {
 	if h.win.Canvas().Overlays().Top() == nil || !h.overlayShows("does not exist") {
 		t.Fatal("a missing further folder did not keep the dialog open with the reason")
 	}
+	if h.win.Canvas().Focused() != dirs {
+		t.Error("the focus is not in the field at fault")
+	}
 	before := h.ui.live
 	dirs.SetText("../lib")
 	dirs.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
