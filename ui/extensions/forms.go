@@ -49,10 +49,7 @@ func NewFormDialog(f mcp.Form, win fyne.Window, answer func(mcp.Reply)) *FormDia
 	if f.Page() {
 		return d.page(win)
 	}
-	body := container.NewVBox(
-		&widget.Label{Text: fmt.Sprintf("The MCP server %q asks you to fill in this form during a tool call:", text.Clip(f.Server, 60)), Wrapping: fyne.TextWrapWord},
-		&widget.Label{Text: f.Message, Wrapping: fyne.TextWrapWord, TextStyle: fyne.TextStyle{Bold: true}},
-	)
+	body := container.NewVBox(heading(f, "to fill in this form")...)
 	required := false
 	for _, fd := range f.Fields {
 		in := newFormInput(fd, d.submit)
@@ -73,17 +70,7 @@ func NewFormDialog(f mcp.Form, win fyne.Window, answer func(mcp.Reply)) *FormDia
 	if required {
 		body.Add(&widget.Label{Text: "* required", Importance: widget.LowImportance})
 	}
-	d.problem = &widget.Label{Importance: widget.DangerImportance, Wrapping: fyne.TextWrapWord}
-	d.problem.Hide()
-	d.accept = &widget.Button{Text: "Accept", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, OnTapped: d.submit}
-	decline := &widget.Button{Text: "Decline", Icon: theme.CancelIcon(), OnTapped: func() { d.finish(mcp.Declined) }}
-	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { d.finish(mcp.Cancelled) }}
-	d.dlg = dialog.NewCustomWithoutButtons("Form from "+text.Clip(f.Server, 60), container.NewBorder(nil, d.problem, nil, nil, container.NewVScroll(body)), win)
-	d.dlg.SetButtons([]fyne.CanvasObject{cancel, decline, d.accept})
-	d.dlg.SetOnClosed(func() { d.finish(mcp.Cancelled) })
-	size := win.Canvas().Size()
-	d.dlg.Resize(fyne.NewSize(min(600, size.Width-40), min(body.MinSize().Height+160, size.Height-60)))
-	d.dlg.Show()
+	d.show(win, "Form from ", body, &widget.Button{Text: "Accept", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, OnTapped: d.submit})
 	for _, in := range d.inputs {
 		if in.entry != nil {
 			win.Canvas().Focus(in.entry)
@@ -91,6 +78,33 @@ func NewFormDialog(f mcp.Form, win fyne.Window, answer func(mcp.Reply)) *FormDia
 		}
 	}
 	return d
+}
+
+// heading is the first lines of a form's or a page's dialog: which server
+// asks the user for what (asks: "to fill in this form"), then its
+// message.
+func heading(f mcp.Form, asks string) []fyne.CanvasObject {
+	return []fyne.CanvasObject{
+		&widget.Label{Text: fmt.Sprintf("The MCP server %q asks you %s during a tool call:", text.Clip(f.Server, 60), asks), Wrapping: fyne.TextWrapWord},
+		&widget.Label{Text: f.Message, Wrapping: fyne.TextWrapWord, TextStyle: fyne.TextStyle{Bold: true}},
+	}
+}
+
+// show frames body as d's dialog, titled title and the server's name,
+// with a problem line under it and Cancel, Decline and accept as its
+// buttons (closing it cancels), sized to body within win, and shows it.
+func (d *FormDialog) show(win fyne.Window, title string, body *fyne.Container, accept *widget.Button) {
+	d.problem = &widget.Label{Importance: widget.DangerImportance, Wrapping: fyne.TextWrapWord}
+	d.problem.Hide()
+	d.accept = accept
+	decline := &widget.Button{Text: "Decline", Icon: theme.CancelIcon(), OnTapped: func() { d.finish(mcp.Declined) }}
+	cancel := &widget.Button{Text: "Cancel", OnTapped: func() { d.finish(mcp.Cancelled) }}
+	d.dlg = dialog.NewCustomWithoutButtons(title+text.Clip(d.form.Server, 60), container.NewBorder(nil, d.problem, nil, nil, container.NewVScroll(body)), win)
+	d.dlg.SetButtons([]fyne.CanvasObject{cancel, decline, d.accept})
+	d.dlg.SetOnClosed(func() { d.finish(mcp.Cancelled) })
+	size := win.Canvas().Size()
+	d.dlg.Resize(fyne.NewSize(min(600, size.Width-40), min(body.MinSize().Height+160, size.Height-60)))
+	d.dlg.Show()
 }
 
 // newFormInput makes the widget of fd with its default filled in; Enter
