@@ -20,9 +20,7 @@ func listPages[T any](ctx context.Context, list func(ctx context.Context, cursor
 		if err != nil {
 			return fresh, err
 		}
-		if d := time.Duration(max(ttlMs, 0)) * time.Millisecond; fresh < 0 || d < fresh {
-			fresh = d
-		}
+		fresh = shortestHint(fresh, time.Duration(max(ttlMs, 0))*time.Millisecond)
 		for _, it := range items {
 			if !keep(it) {
 				return fresh, nil
@@ -35,4 +33,16 @@ func listPages[T any](ctx context.Context, list func(ctx context.Context, cursor
 		cursor = next
 	}
 	return fresh, nil
+}
+
+// shortestHint is the shortest of the cache hints that were given (those
+// not negative), -1 when none was.
+func shortestHint(hints ...time.Duration) time.Duration {
+	fresh := time.Duration(-1)
+	for _, h := range hints {
+		if h >= 0 && (fresh < 0 || h < fresh) {
+			fresh = h
+		}
+	}
+	return fresh
 }

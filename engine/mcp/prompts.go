@@ -205,19 +205,11 @@ func capabilities(cs *sdk.ClientSession) *sdk.ServerCapabilities {
 	return nil
 }
 
-// listFreshness is how long lists whose pages gave the shortest cache
-// hints hints (-1: no page read) stay fresh for a server of protocol.
+// listFreshness is how long lists whose pages gave the cache hints
+// hints (-1: no page read) stay fresh for a server of protocol.
 func listFreshness(protocol string, hints ...time.Duration) time.Duration {
-	if protocol < modernProtocol {
-		return listTTL
-	}
-	fresh := time.Duration(-1)
-	for _, h := range hints {
-		if h >= 0 && (fresh < 0 || h < fresh) {
-			fresh = h
-		}
-	}
-	if fresh < 0 {
+	fresh := shortestHint(hints...)
+	if protocol < modernProtocol || fresh < 0 {
 		return listTTL
 	}
 	return max(fresh, minListTTL)
@@ -312,9 +304,7 @@ func (s *server) listResources(ctx context.Context, cs *sdk.ClientSession) ([]Re
 			}
 			return len(out) < maxResources
 		})
-		if tfresh >= 0 && (fresh < 0 || tfresh < fresh) {
-			fresh = tfresh
-		}
+		fresh = shortestHint(fresh, tfresh)
 	}
 	slices.SortStableFunc(out, func(a, b Resource) int {
 		if a.Template != b.Template {
