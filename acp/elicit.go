@@ -18,18 +18,13 @@ import (
 // withdrawn because its call ended cancels its request
 // ($/cancel_request).
 
-// formsOffered reports whether the client takes form elicitations, and
-// pagesOffered URL-mode ones.
-func (s *Server) formsOffered() bool {
+// offered reports whether the client takes form elicitations, and
+// whether it takes URL-mode ones (pages).
+func (s *Server) offered() (forms, pages bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.client.Elicitation != nil && s.client.Elicitation.Form != nil
-}
-
-func (s *Server) pagesOffered() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.client.Elicitation != nil && s.client.Elicitation.Url != nil
+	e := s.client.Elicitation
+	return e != nil && e.Form != nil, e != nil && e.Url != nil
 }
 
 // form handles EventForm (ask the client) and EventFormDone (a withdrawn
@@ -78,14 +73,15 @@ func (st *session) askForm(ctx context.Context, f mcp.Form) mcp.Reply {
 	req := acp.UnstableCreateElicitationRequest{Form: &acp.UnstableCreateElicitationForm{
 		Message: msg, Mode: "form", RequestedSchema: formSchema(f), Meta: meta,
 	}}
-	offered, what := st.srv.formsOffered(), "form"
+	forms, pages := st.srv.offered()
+	offered, what := forms, "form"
 	if f.Page() {
 		// A page the server asks to be opened goes to the client as a
 		// URL-mode elicitation, its ID scoped to the session.
 		req = acp.UnstableCreateElicitationRequest{Url: &acp.UnstableCreateElicitationUrl{
 			Message: msg, Mode: "url", Url: f.URL, ElicitationId: acp.UnstableElicitationId(st.sessionID() + "/" + f.ElicitationID), Meta: meta,
 		}}
-		offered, what = st.srv.pagesOffered(), "page to open"
+		offered, what = pages, "page to open"
 	}
 	if !offered {
 		st.srv.logf("session %s: the MCP server %q asks for what the client does not take (a %s), so it was declined", st.id, f.Server, what)

@@ -50,7 +50,8 @@ func (st *session) options(id string) workbench.SessionOptions {
 	so.ID = id
 	so.Approver = &approver{st: st}
 	so.OnEvent = st.event
-	so.Forms = st.srv.formsOffered() || st.srv.pagesOffered() // the MCP servers' forms and pages go to the client as elicitation/create
+	forms, pages := st.srv.offered()
+	so.Forms = forms || pages // the MCP servers' forms and pages go to the client as elicitation/create
 	so.Editor = editor{st}
 	so.PrepareSnapshots = true // the turn's first command finds the workspace listed
 	return so
