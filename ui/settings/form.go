@@ -211,7 +211,7 @@ func newForm(h Host) *Form {
 			{Text: "Cache warm-up", Widget: f.warmUp,
 				HintText: "one small request per new session (the prefix at the miss price) so the first turn hits the cache"},
 			{Text: "Memory", Widget: f.memory,
-				HintText: "after three turns or more, one request in the background; the entries wait in the Memory panel for you"},
+				HintText: fmt.Sprintf("after %d turns or more, one request in the background; the entries wait in the Memory panel for you", workbench.MemoryDueTurns)},
 		}, f.cache.items(r.BaseURL)...)),
 		newSection(sectionExtensions, []*widget.FormItem{
 			{Text: "MCP servers", Widget: &widget.Button{Text: "Manage MCP servers…", Icon: theme.ComputerIcon(), OnTapped: h.ShowMCP},
